@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import { requestId } from "hono/request-id";
+import type { AppBindings, AppContext } from "./context.ts";
+import { ApiError, ErrorCode } from "./errors.ts";
+import { limitBody } from "./middleware/body-limit.ts";
+import { errorResponse, onError } from "./middleware/errors.ts";
+import { requestLog } from "./middleware/request-log.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
+import { healthRoutes } from "./routes/health/get.ts";
+
+export interface CreateAppOptions {
+  /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
+  site?: (app: Hono<AppBindings>) => void;
+}
+
+/** The one place the HTTP application is put together. */
+export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppBindings> {
+  const app = new Hono<AppBindings>();
+
+  app.use(requestId());
+  app.use(requestLog(ctx.log));
+  app.use(securityHeaders(ctx.env));
+  app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES));
+  app.onError(onError);
+
+  app.route("/api/health", healthRoutes(ctx));
+
+  app.all("/api/*", (c) =>
+    errorResponse(
+      c,
+      new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: `No API endpoint at ${c.req.method} ${c.req.path}` }),
+    ),
+  );
+
+  options.site?.(app);
+  return app;
+}

@@ -1,0 +1,94 @@
+import { z } from "zod";
+
+/**
+ * The only reader of the environment. Everything configurable is declared
+ * here, parsed once at start, and handed to the rest of the program as a typed
+ * object. A bad value stops the process with a message naming the variable.
+ */
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+/** An unset or empty variable means "not configured". */
+const optionalUrl = z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.url().optional());
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: port.default(3000),
+  /** The origin users reach the platform at; used for redirects and the Origin check. */
+  PUBLIC_URL: optionalUrl,
+  /** Where the embedded default keeps its files (database, chain state, dev secrets). */
+  DATA_DIR: z.string().min(1).default("data"),
+  /** libSQL URL; defaults to the embedded file `${DATA_DIR}/app.db`. */
+  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_AUTH_TOKEN: z.string().optional(),
+  /** Busy timeout for the embedded libSQL file, in ms. */
+  DATABASE_BUSY_TIMEOUT_MS: positiveInt.default(5000),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** JSON lines for machines (default) or short readable lines for a terminal. */
+  LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
+  /** Largest request body accepted by default (uploads have their own limit). */
+  MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
+  SUPPORT_EMAIL: z.email().default("support@issuepool.dev"),
+  /** Third-party support chat widget; injected on every page but /ai-scoping-agent when set. */
+  SUPPORT_CHAT_SCRIPT_URL: optionalUrl,
+  /** GitHub's web and API base URLs: github.com in production, the emulator in dev and tests. */
+  GITHUB_URL: z.url().default("https://github.com").transform((u) => u.replace(/\/+$/, "")),
+  GITHUB_API_URL: z.url().default("https://api.github.com").transform((u) => u.replace(/\/+$/, "")),
+  /** Which network the platform runs on (see api/chain/networks.ts). */
+  CHAIN: z.enum(["local", "xdc-apothem", "xdc-mainnet"]).default("local"),
+  /** Trust X-Forwarded-For from a reverse proxy in front of the platform. */
+  TRUST_PROXY: z
+    .enum(["true", "false", "1", "0", ""])
+    .default("false")
+    .transform((v) => v === "true" || v === "1"),
+  /** Where `astro build` wrote the site. */
+  SITE_DIST_DIR: z.string().min(1).default("dist"),
+});
+
+export type Env = z.infer<typeof EnvSchema> & { PUBLIC_URL: string; DATABASE_URL: string };
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Parses configuration from `source` (the process environment by default).
+ * `overrides` lets the dev stack and tests supply values without mutating
+ * the environment; they win over `source`.
+ */
+export function loadEnv(
+  overrides: Record<string, string | number | undefined> = {},
+  source: Record<string, string | undefined> = process.env,
+): Env {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(EnvSchema.shape)) {
+    const value = key in overrides ? overrides[key] : source[key];
+    if (value !== undefined) raw[key] = value;
+  }
+  const parsed = EnvSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = issue.path.join(".");
+      const got = raw[name];
+      const shown = isSecretName(name) || got === undefined ? "" : ` (got ${JSON.stringify(String(got))})`;
+      return `  ${name}: ${issue.message}${shown}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const env = parsed.data;
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
+  const databaseUrl = env.DATABASE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, "")}/app.db`;
+  return { ...env, PUBLIC_URL: publicUrl, DATABASE_URL: databaseUrl };
+}
+
+export function isSecretName(name: string): boolean {
+  return /SECRET|TOKEN|KEY|PASSWORD|PRIVATE/i.test(name);
+}
+
+export function isProduction(env: Env): boolean {
+  return env.NODE_ENV === "production";
+}

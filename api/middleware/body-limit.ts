@@ -1,0 +1,23 @@
+import { bodyLimit } from "hono/body-limit";
+import type { MiddlewareHandler } from "hono";
+import { ApiError, ErrorCode } from "../errors.ts";
+
+/** Rejects bodies over `maxBytes` with 413 in the one error shape, before a handler reads them. */
+export function limitBody(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new ApiError({
+        code: ErrorCode.PAYLOAD_TOO_LARGE,
+        error: "Payload Too Large",
+        message: `The request body is larger than the limit of ${formatBytes(maxBytes)}.`,
+      });
+    },
+  });
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KB`;
+  return `${n} bytes`;
+}

@@ -1,0 +1,55 @@
+import type { Context, ErrorHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { ApiError, ErrorCode, internalError, type ErrorBody } from "../errors.ts";
+import type { AppBindings } from "../context.ts";
+
+const statusToCode: Record<number, ErrorCode> = {
+  400: ErrorCode.BAD_REQUEST,
+  401: ErrorCode.UNAUTHORIZED,
+  403: ErrorCode.FORBIDDEN,
+  404: ErrorCode.NOT_FOUND,
+  405: ErrorCode.METHOD_NOT_ALLOWED,
+  409: ErrorCode.CONFLICT,
+  413: ErrorCode.PAYLOAD_TOO_LARGE,
+  415: ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+  422: ErrorCode.UNPROCESSABLE,
+  429: ErrorCode.RATE_LIMITED,
+  503: ErrorCode.SERVICE_UNAVAILABLE,
+};
+
+/** Maps anything thrown by a handler to the one error shape. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 400 && /Malformed JSON/i.test(err.message)) {
+      return new ApiError({
+        code: ErrorCode.MALFORMED_JSON,
+        error: "Malformed JSON",
+        message: "The request body is not valid JSON.",
+      });
+    }
+    const code = statusToCode[err.status];
+    if (code) return new ApiError({ code, message: err.message || defaultMessage(err.status) });
+  }
+  return internalError();
+}
+
+function defaultMessage(status: number): string {
+  if (status === 413) return "The request body is too large.";
+  return "The request could not be processed.";
+}
+
+export function errorResponse(c: Context<AppBindings>, err: ApiError): Response {
+  const body: ErrorBody = err.toBody(c.get("requestId") ?? "unknown");
+  if (err.headers) for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+  c.header("Cache-Control", "no-store");
+  return c.json(body, err.status);
+}
+
+export const onError: ErrorHandler<AppBindings> = (err, c) => {
+  const apiError = toApiError(err);
+  if (apiError.status >= 500) {
+    (c.get("log") ?? console).error("unhandled error", { err, path: c.req.path });
+  }
+  return errorResponse(c, apiError);
+};

@@ -1,0 +1,20 @@
+/**
+ * Production entry: `bun api/serve.ts`. Reads configuration, migrates, serves
+ * the API and the built site on one port, and shuts down gracefully.
+ */
+import { ConfigError, loadEnv } from "./env.ts";
+import { createLogger } from "./logger.ts";
+import { startServer, stopOnSignals } from "./server.ts";
+
+try {
+  const env = loadEnv();
+  const log = createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
+  const running = await startServer(env, { log });
+  stopOnSignals(running.stop, log);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(78);
+  }
+  throw err;
+}

@@ -1,0 +1,67 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { loadEnv } from "./env.ts";
+import { createMemoryLogger } from "./logger.ts";
+import { startServer } from "./server.ts";
+import { makeTempDir } from "./testing/context.ts";
+
+const ROOT = join(import.meta.dir, "..");
+
+describe("graceful shutdown", () => {
+  test("stop() finishes in-flight requests, refuses new ones, closes the database", async () => {
+    const env = loadEnv({ NODE_ENV: "test", PORT: 0, DATABASE_URL: ":memory:" }, {});
+    const log = createMemoryLogger();
+    const running = await startServer(env, { site: false, log });
+    const base = `http://127.0.0.1:${running.server.port}`;
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const encoder = new TextEncoder();
+    const body = new ReadableStream({
+      async start(controller) {
+        controller.enqueue(encoder.encode('{"slow":'));
+        await gate;
+        controller.enqueue(encoder.encode("true}"));
+        controller.close();
+      },
+    });
+    const inflight = fetch(`${base}/api/slow-upload`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json" },
+      // @ts-expect-error streamed request body
+      duplex: "half",
+    });
+    await Bun.sleep(100);
+    const stopped = running.stop();
+    await Bun.sleep(100);
+    await expect(fetch(`${base}/api/health`)).rejects.toThrow();
+    release();
+    const res = await inflight;
+    expect(res.status).toBe(404); // it reached the app and was answered
+    await stopped;
+    expect(running.ctx.database.client.closed).toBe(true);
+    expect(log.lines.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
+  });
+
+  test("the production entry refuses to start without a built site, and says why", async () => {
+    const dir = await makeTempDir();
+    const proc = Bun.spawn([process.execPath, join(ROOT, "api", "serve.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(dir, "no-site"), LOG_FORMAT: "json", LOG_LEVEL: "info" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = proc.stdout.getReader();
+    let output = "";
+    while (!output.includes("\n") && output.length < 10_000) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      output += new TextDecoder().decode(value);
+    }
+    const code = await proc.exited;
+    const stderr = await new Response(proc.stderr).text();
+    expect(code).not.toBe(0);
+    expect(stderr + output).toContain("The site is not built");
+  });
+});

@@ -1,0 +1,79 @@
+import { describe, expect, test } from "bun:test";
+import { PageCache, parseCachePolicy } from "./page-cache.ts";
+import type { StaticFile } from "./static-files.ts";
+
+const page = (html: string, policy?: string, status = 200) =>
+  new Response(html, { status, headers: { "content-type": "text/html", ...(policy ? { "X-Page-Cache": policy } : {}) } });
+const text = (r: StaticFile | Response) => (r instanceof Response ? r.text() : new TextDecoder().decode(r.body));
+
+describe("parseCachePolicy", () => {
+  test("reads max-age and tags", () => {
+    expect(parseCachePolicy("max-age=120; tags=repositories, repo:5")).toEqual({ maxAge: 120, tags: ["repositories", "repo:5"] });
+    expect(parseCachePolicy("max-age=0")).toBeUndefined();
+    expect(parseCachePolicy(null)).toBeUndefined();
+  });
+});
+
+describe("PageCache", () => {
+  test("a second visit is a cache hit; expiry renders again", async () => {
+    let now = 1_000;
+    const cache = new PageCache(10, () => now);
+    let renders = 0;
+    const render = async () => page(`v${++renders}`, "max-age=60; tags=repositories");
+    expect(await text(await cache.getOrRender("/repos", render))).toBe("v1");
+    expect(await text(await cache.getOrRender("/repos", render))).toBe("v1");
+    now += 61_000;
+    expect(await text(await cache.getOrRender("/repos", render))).toBe("v2");
+    expect(renders).toBe(2);
+  });
+
+  test("invalidating a tag drops the pages that show that data, and only those", async () => {
+    const cache = new PageCache();
+    let n = 0;
+    await cache.getOrRender("/repos", async () => page(`list${++n}`, "max-age=60; tags=repositories"));
+    await cache.getOrRender("/faq-like", async () => page("other", "max-age=60; tags=other"));
+    cache.invalidate("repositories");
+    expect(cache.get("/repos")).toBeUndefined();
+    expect(cache.get("/faq-like")).toBeDefined();
+  });
+
+  test("concurrent misses share one render", async () => {
+    const cache = new PageCache();
+    let renders = 0;
+    const render = async () => {
+      renders++;
+      await Bun.sleep(20);
+      return page("shared", "max-age=60");
+    };
+    const results = await Promise.all(Array.from({ length: 10 }, () => cache.getOrRender("/x", render)));
+    expect(renders).toBe(1);
+    for (const r of results) expect(await text(r)).toBe("shared");
+  });
+
+  test("a render that straddles an invalidation is served but not kept", async () => {
+    const cache = new PageCache();
+    const pending = cache.getOrRender("/repos", async () => {
+      await Bun.sleep(20);
+      return page("stale?", "max-age=60; tags=repositories");
+    });
+    cache.invalidate("repositories");
+    expect(await text(await pending)).toBe("stale?");
+    expect(cache.get("/repos")).toBeUndefined();
+  });
+
+  test("pages without the header, and errors, are never cached", async () => {
+    const cache = new PageCache();
+    const plain = await cache.getOrRender("/profile", async () => page("mine"));
+    expect(plain).toBeInstanceOf(Response);
+    await cache.getOrRender("/gone", async () => page("nope", "max-age=60", 404));
+    expect(cache.size).toBe(0);
+  });
+
+  test("stays within its size bound", async () => {
+    const cache = new PageCache(3);
+    for (let i = 0; i < 5; i++) await cache.getOrRender(`/p${i}`, async () => page(`p${i}`, "max-age=60"));
+    expect(cache.size).toBe(3);
+    expect(cache.get("/p0")).toBeUndefined();
+    expect(cache.get("/p4")).toBeDefined();
+  });
+});

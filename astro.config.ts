@@ -1,0 +1,22 @@
+import { defineConfig } from "astro/config";
+import react from "@astrojs/react";
+import tailwindcss from "@tailwindcss/vite";
+import issuepoolAdapter from "./site/adapter/index.ts";
+import issuepoolDirectives from "./site/lib/directives/index.ts";
+
+export default defineConfig({
+  srcDir: "./site",
+  publicDir: "./site/public",
+  outDir: "./dist",
+  output: "static",
+  adapter: issuepoolAdapter(),
+  integrations: [react(), issuepoolDirectives()],
+  image: { service: { entrypoint: "astro/assets/services/noop" } },
+  fetchFile: null,
+  trailingSlash: "ignore",
+  build: { format: "directory" },
+  // The API is the only place that enforces CSRF; Astro serves no forms of its own.
+  security: { checkOrigin: false },
+  devToolbar: { enabled: false },
+  vite: { plugins: [tailwindcss()] },
+});

@@ -1,0 +1,3 @@
+export * from "./columns.ts";
+export * from "./repositories.ts";
+export * from "./pools.ts";

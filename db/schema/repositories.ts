@@ -1,0 +1,33 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { timestamp } from "./columns.ts";
+
+/**
+ * A GitHub repository registered with the platform. The GitHub repository id
+ * is the key everywhere (URLs, the rewards contract, the API's `repoId`),
+ * because it survives renames and transfers; the full name follows GitHub.
+ */
+export const repositories = sqliteTable(
+  "repositories",
+  {
+    githubRepoId: integer("github_repo_id").primaryKey(),
+    fullName: text("full_name").notNull(),
+    /** Lower-cased `owner/name`, for case-insensitive lookups as on GitHub. */
+    fullNameKey: text("full_name_key").notNull(),
+    owner: text("owner").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    htmlUrl: text("html_url").notNull(),
+    isPrivate: integer("is_private", { mode: "boolean" }).notNull().default(false),
+    stars: integer("stars").notNull().default(0),
+    forks: integer("forks").notNull().default(0),
+    installationId: integer("installation_id"),
+    registeredByUserId: integer("registered_by_user_id"),
+    registeredAt: timestamp("registered_at").notNull().default(sql`(unixepoch() * 1000)`),
+    updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
+  },
+  (t) => [uniqueIndex("repositories_full_name_key_idx").on(t.fullNameKey), index("repositories_registered_at_idx").on(t.registeredAt)],
+);
+
+export type Repository = typeof repositories.$inferSelect;
+export type NewRepository = typeof repositories.$inferInsert;

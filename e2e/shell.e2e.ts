@@ -1,0 +1,159 @@
+import { expect, test } from "@playwright/test";
+
+test("/ goes to /repos", async ({ page }) => {
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/repos$/);
+  await expect(page.getByRole("heading", { name: "Explore Bounties" })).toBeVisible();
+});
+
+test("the 404 page answers HTTP 404 and reads '404 Page Not Found'", async ({ page }) => {
+  const response = await page.goto("/no/such/page/here");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "404 Page Not Found" })).toBeVisible();
+  await page.getByRole("link", { name: "Explore bounties" }).click();
+  await expect(page).toHaveURL(/\/repos$/);
+});
+
+test("the FAQ scrolls to #pool-manager and highlights it for 2 s", async ({ page }) => {
+  await page.goto("/faq#pool-manager");
+  const section = page.locator("#pool-manager");
+  await expect(section).toHaveAttribute("data-highlighted", "");
+  await expect(section).toBeInViewport();
+  const started = Date.now();
+  await expect(section).not.toHaveAttribute("data-highlighted", "", { timeout: 5000 });
+  const elapsed = Date.now() - started;
+  expect(elapsed).toBeGreaterThan(1000);
+  // choosing the anchor again from the Help menu highlights it again
+  await page.getByRole("button", { name: "Help & Guides" }).click();
+  await page.getByRole("menuitem", { name: "Pool Manager Guide" }).click();
+  await expect(section).toHaveAttribute("data-highlighted", "");
+});
+
+test("the theme choice survives a reload with no flash of the other theme", async ({ page }) => {
+  // Record the <html> class at the moment <body> is first inserted, i.e. before anything paints.
+  await page.addInitScript(() => {
+    const observer = new MutationObserver(() => {
+      if (document.body) {
+        (window as unknown as { __classAtBody: string }).__classAtBody = document.documentElement.className;
+        observer.disconnect();
+      }
+    });
+    observer.observe(document, { childList: true, subtree: true });
+  });
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.goto("/faq");
+  await expect(page.locator("html")).toHaveClass(/\blight\b/);
+
+  await page.getByRole("button", { name: "Toggle theme" }).click();
+  await page.getByRole("menuitemradio", { name: "Dark" }).click();
+  await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+  expect(await page.evaluate(() => localStorage.getItem("ui-theme"))).toBe("dark");
+
+  await page.reload();
+  expect(await page.evaluate(() => (window as unknown as { __classAtBody: string }).__classAtBody)).toContain("dark");
+  await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+
+  // System follows the operating system's preference
+  await page.getByRole("button", { name: "Toggle theme" }).click();
+  await page.getByRole("menuitemradio", { name: "System" }).click();
+  await expect(page.locator("html")).toHaveClass(/\blight\b/);
+  await page.emulateMedia({ colorScheme: "dark" });
+  await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+});
+
+test("menus work from the keyboard", async ({ page }) => {
+  await page.goto("/repos");
+  const trigger = page.getByRole("button", { name: "Help & Guides" });
+  await trigger.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("menuitem", { name: "FAQ" })).toBeFocused();
+  await page.keyboard.press("ArrowDown");
+  await expect(page.getByRole("menuitem", { name: "Pool Manager Guide" })).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("menu", { name: "Help & Guides" })).toBeHidden();
+  await expect(trigger).toBeFocused();
+});
+
+test.describe("at 375 px", () => {
+  test.use({ viewport: { width: 375, height: 812 } });
+
+  test("the navigation lives in a side sheet", async ({ page }) => {
+    await page.goto("/repos");
+    await expect(page.getByRole("navigation", { name: "Main" })).toBeHidden();
+    await page.getByRole("button", { name: "Open menu" }).click();
+    const sheet = page.getByRole("dialog", { name: "Menu" });
+    await expect(sheet).toBeVisible();
+    for (const name of ["FAQ", "Pool Manager Guide", "Chat", "Explore", "Sign In"]) {
+      await expect(sheet.getByRole("link", { name, exact: true })).toBeVisible();
+    }
+    const box = await sheet.boundingBox();
+    expect(box!.x + box!.width).toBeCloseTo(375, 0);
+    await page.keyboard.press("Escape");
+    await expect(sheet).toBeHidden();
+    await page.getByRole("button", { name: "Open menu" }).click();
+    await sheet.getByRole("button", { name: "Close" }).click();
+    await expect(sheet).toBeHidden();
+    await page.getByRole("button", { name: "Open menu" }).click();
+    await sheet.getByRole("link", { name: "FAQ" }).click();
+    await expect(page).toHaveURL(/\/faq$/);
+  });
+});
+
+test.describe("toasts", () => {
+  const showToast = async (page: import("@playwright/test").Page) => {
+    await page.goto("/faq");
+    await page.getByRole("button", { name: "Chat with Support" }).click();
+    const toast = page.locator("li[data-toast-type]").filter({ hasText: "Support chat unavailable" });
+    await expect(toast).toBeVisible();
+    return toast;
+  };
+
+  test("appear bottom right, one at a time", async ({ page }) => {
+    const toast = await showToast(page);
+    const box = (await toast.boundingBox())!;
+    const viewport = page.viewportSize()!;
+    expect(box.x + box.width).toBeGreaterThan(viewport.width - 40);
+    expect(box.y + box.height).toBeGreaterThan(viewport.height - 40);
+    expect(box.width).toBeLessThanOrEqual(420);
+    await page.getByRole("button", { name: "Chat with Support" }).click();
+    await expect(page.locator("li[data-toast-type]")).toHaveCount(1);
+  });
+
+  test("a swipe right past 50 px dismisses; a short one does not", async ({ page }) => {
+    const toast = await showToast(page);
+    const box = (await toast.boundingBox())!;
+    const y = box.y + box.height / 2;
+    const x = box.x + 40;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x + 20, y, { steps: 5 });
+    await page.mouse.up();
+    await expect(toast).toBeVisible();
+
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x + 160, y, { steps: 10 });
+    await page.mouse.up();
+    await expect(toast).toBeHidden();
+  });
+
+  test("F8 moves focus to the notifications", async ({ page }) => {
+    await showToast(page);
+    await page.keyboard.press("F8");
+    // Radix moves focus to the list of toasts inside the "Notifications (F8)" region.
+    await expect(page.getByRole("region", { name: "Notifications (F8)" }).locator("ol")).toBeFocused();
+  });
+
+  test("disappear by themselves after 5 s", async ({ page }) => {
+    const toast = await showToast(page);
+    await expect(toast).toBeHidden({ timeout: 8000 });
+  });
+});
+
+test("anonymous pages ship no React", async ({ page }) => {
+  const scripts: string[] = [];
+  page.on("response", (r) => r.request().resourceType() === "script" && scripts.push(r.url()));
+  await page.goto("/repos");
+  await page.waitForLoadState("networkidle");
+  expect(scripts.some((s) => /client\.|react|Toaster/.test(s))).toBe(false);
+});

@@ -1,0 +1,65 @@
+import { defineConfig, devices } from "@playwright/test";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/**
+ * Browser journeys against the real stack (`scripts/dev.ts`) on a free port,
+ * with its own data directory. The config is evaluated in the runner and in
+ * every worker; the port and directory are chosen once and inherited.
+ */
+process.env.E2E_PORT ??= execFileSync(process.execPath, [
+  "-e",
+  "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})",
+])
+  .toString()
+  .trim();
+process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "issuepool-e2e-"));
+const port = Number(process.env.E2E_PORT);
+const baseURL = `http://localhost:${port}`;
+
+export default defineConfig({
+  testDir: "./e2e",
+  testMatch: /.*\.e2e\.ts$/,
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: [["list"]],
+  outputDir: "test-results",
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  webServer: {
+    command: "node_modules/.bin/bun scripts/dev.ts",
+    url: `${baseURL}/api/health`,
+    reuseExistingServer: false,
+    timeout: 180_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: process.env.E2E_DATA_DIR,
+      LOG_LEVEL: "warn",
+      E2E: "1",
+    },
+  },
+});

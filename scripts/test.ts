@@ -1,0 +1,66 @@
+/**
+ * `npm test`: every test. Builds the site if needed, runs the unit and
+ * integration suites (`bun test`), then the browser journeys (Playwright in
+ * Debian's Chromium). Chromium is installed with apt when it is missing and
+ * we can (root on Debian); otherwise we stop and say how. Browser tests are
+ * never skipped.
+ *
+ *   npm test                  everything
+ *   npm test -- --unit        bun test only
+ *   npm test -- --e2e [args]  Playwright only (args go to Playwright)
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { buildSite } from "./build-site.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+export const CHROMIUM = "/usr/bin/chromium";
+
+async function run(cmd: string[], env: Record<string, string> = {}): Promise<number> {
+  const proc = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, ...env }, stdout: "inherit", stderr: "inherit" });
+  return proc.exited;
+}
+
+async function ensureChromium(): Promise<void> {
+  if (existsSync(CHROMIUM)) return;
+  const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  const hasApt = existsSync("/usr/bin/apt-get");
+  if (isRoot && hasApt) {
+    console.log("Chromium is missing: installing Debian's chromium package with apt-get...");
+    if ((await run(["apt-get", "update"])) !== 0 || (await run(["apt-get", "install", "-y", "chromium"], { DEBIAN_FRONTEND: "noninteractive" })) !== 0) {
+      throw new Error("apt-get could not install chromium; install it by hand: apt-get install -y chromium");
+    }
+    if (existsSync(CHROMIUM)) return;
+  }
+  throw new Error(
+    [
+      `The browser tests need Debian's Chromium at ${CHROMIUM}, and it is not installed.`,
+      "Install it with:  sudo apt-get update && sudo apt-get install -y chromium",
+      "(The tests never download a browser from anywhere else.)",
+    ].join("\n"),
+  );
+}
+
+const args = process.argv.slice(2);
+const unitOnly = args.includes("--unit");
+const e2eOnly = args.includes("--e2e");
+const passThrough = args.filter((a) => a !== "--unit" && a !== "--e2e");
+
+try {
+  if (!unitOnly) await ensureChromium();
+  await buildSite();
+  let failed = false;
+  if (!e2eOnly) {
+    console.log("\n== Unit and integration tests (bun test) ==\n");
+    failed = (await run([process.execPath, "test", ...(unitOnly ? passThrough : [])])) !== 0 || failed;
+  }
+  if (!unitOnly) {
+    console.log("\n== Browser journeys (Playwright, Chromium) ==\n");
+    const cli = join(ROOT, "node_modules", "@playwright", "test", "cli.js");
+    failed = (await run(["node", cli, "test", ...(e2eOnly ? passThrough : [])], { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" })) !== 0 || failed;
+  }
+  process.exit(failed ? 1 : 0);
+} catch (err) {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+}

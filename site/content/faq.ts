@@ -1,0 +1,105 @@
+/**
+ * The FAQ, section by section (spec section 2, "FAQ"). Answers follow the
+ * platform as built: a 0.5% fee read from the contract, the network of this
+ * deployment (shown in the banner), bounties final once set.
+ */
+export interface FaqEntry {
+  q: string;
+  a: string;
+}
+export interface FaqSection {
+  id: string;
+  title: string;
+  entries: FaqEntry[];
+}
+
+export const FAQ_SECTIONS: FaqSection[] = [
+  {
+    id: "general",
+    title: "General Platform Questions",
+    entries: [
+      { q: "What is Issuepool?", a: "Issuepool links GitHub repositories to reward pools on the XDC Network. Maintainers fund a pool for their repository and put a fixed bounty on issues; contributors who solve an issue are paid on-chain when their pull request is merged." },
+      { q: "Who is it for?", a: "Pool managers are repository admins who fund pools and set bounties. Contributors pick funded issues, submit a fix and get paid. You choose your role when you complete registration." },
+      { q: "What does it cost?", a: "Contributors pay nothing. Funding a pool carries a platform fee of 0.5% (50 basis points); the rest goes to the repository's pool. Network fees on XDC are a fraction of a cent." },
+      { q: "Why is it labelled Beta?", a: "The product is young and still changing. Funds are held by audited-style, open-source contracts and every payment is visible on-chain, but expect rough edges and tell us about them." },
+    ],
+  },
+  {
+    id: "blockchain",
+    title: "Blockchain & Tokens",
+    entries: [
+      { q: "Which network does Issuepool use?", a: "The XDC Network. The banner at the top of this page and the tooltip on your wallet box say which environment this deployment runs on: the live XDC Mainnet with real value, the Apothem test network, or a local development chain." },
+      { q: "Which currencies can fund a pool?", a: "XDC (the network's own coin), ROXN (the platform token, 18 decimals, capped at 1,000,000,000) and USDC. Each issue's bounty is in one currency." },
+      { q: "What are the fees?", a: "0.5% of every funding goes to the platform's fee collector; the net amount is added to the pool. Bounties and payouts carry no platform fee. Network fees are about $0.001 per transaction." },
+      { q: "Where can I check a transaction?", a: "Every success message links to the block explorer. Pools, bounties and payouts are recorded by the rewards contract, so anyone can verify them." },
+    ],
+  },
+  {
+    id: "account",
+    title: "Account & Wallet",
+    entries: [
+      { q: "How do I sign in?", a: "With your GitHub account. Issuepool only reads your public profile, e-mail and, for pool managers, which repositories you administer." },
+      { q: "What is my Issuepool wallet?", a: "When you complete registration, Issuepool creates a custodial XDC wallet for you. Its private key is encrypted at rest and only used to sign the transactions you ask for. Rewards are paid to this address." },
+      { q: "Can I move my wallet to MetaMask?", a: "Yes. On the Wallet page choose Export to MetaMask: we e-mail you a 6-digit code, and after you enter it the key is sent encrypted to your browser and shown for 60 seconds." },
+      { q: "Can I buy or sell XDC?", a: "Yes, for Indian rupees through our on-ramp partner: use 'Buy XDC with INR' or 'Withdraw XDC to INR' on the Wallet page. Your recent purchases and withdrawals are listed under Transactions." },
+    ],
+  },
+  {
+    id: "repositories",
+    title: "Repository Management",
+    entries: [
+      { q: "How do I register a repository?", a: "Sign in as a pool manager, open your profile, and under 'My GitHub Repositories (Admin)' choose Register (or 'Install App & Register' if the Issuepool GitHub App is not installed yet)." },
+      { q: "Who can fund a repository?", a: "Only repository admins can fund a repository's pool, and the pool manager distributes its rewards. Issuepool checks your admin rights with GitHub on every funding." },
+      { q: "Is there a funding limit?", a: "Yes: 1000 XDC per repository over any rolling 24 hours. The funding panel shows how much remains and when the window resets." },
+      { q: "Are private repositories shown publicly?", a: "No. Private repositories never appear on public pages, lists, badges or embeds." },
+    ],
+  },
+  {
+    id: "rewards",
+    title: "Issue Rewards",
+    entries: [
+      { q: "How is a bounty set?", a: "A pool manager opens Set Reward on an issue, chooses XDC, ROXN or USDC and an amount from the pool. The minimum is 1 XDC or 0.0001 ROXN/USDC. A bounty is final once set." },
+      { q: "How do I earn a bounty?", a: "Choose Contribute on a funded issue, open a pull request that closes it (for example with 'Fixes #12' in the description) and get it merged. The bounty is paid to your wallet automatically, once." },
+      { q: "What happens if an issue is closed without a fix?", a: "An issue closed as not planned returns its bounty to the repository's pool. Funds are never forfeited." },
+      { q: "Can a bounty be paid twice?", a: "No. The contract pays each bounty at most once, to one contributor, and the platform records every payout." },
+    ],
+  },
+  {
+    id: "technical",
+    title: "Technical Questions",
+    entries: [
+      { q: "How are merges verified?", a: "Through the Issuepool GitHub App: GitHub sends a signed webhook when a pull request is merged, and Issuepool checks which issues it closes before paying." },
+      { q: "Can I show bounties in my README?", a: "Yes. Every registered repository has an SVG badge and an embeddable bounty board; see the repository's public page." },
+      { q: "Is there an editor integration?", a: "Yes. The VS Code extension signs in through Issuepool and shows your wallet inside the editor." },
+    ],
+  },
+  {
+    id: "troubleshooting",
+    title: "Troubleshooting",
+    entries: [
+      { q: "My funding was refused.", a: "XDC funding must be more than 1 XDC, leave at least 0.1 XDC in your wallet for network fees, and stay within the repository's daily limit. The message you saw says which rule applied." },
+      { q: "My repository is not in the list.", a: "You need admin rights on the repository on GitHub, and the Issuepool GitHub App must be installed on it." },
+      { q: "The export code did not arrive.", a: "Check your spam folder. You can ask for a new code a few times per hour; each code is valid for 10 minutes and can be used once." },
+      { q: "A transaction shows as pending.", a: "XDC confirms in seconds. If it stays pending, refresh after a minute: Issuepool keeps every transaction it sends and retries it, it never sends a second one." },
+    ],
+  },
+  {
+    id: "pool-manager",
+    title: "Pool Manager Guide",
+    entries: [
+      { q: "1. Become a pool manager", a: "Sign in with GitHub and choose Pool Manager when you complete registration. Your wallet is created at the same time." },
+      { q: "2. Install the app and register", a: "From your profile, install the Issuepool GitHub App on your repository and register it. Only repositories where you are an admin can be registered." },
+      { q: "3. Fund the pool", a: "In the repository's Rewards tab add XDC (more than 1 XDC, keeping 0.1 XDC for gas) or ROXN (approve, then add). A 0.5% platform fee is deducted; the rest is in your pool." },
+      { q: "4. Set bounties", a: "Use Set Reward on an open issue. Choose the currency and amount; the amount is taken from the pool and cannot be changed afterwards." },
+      { q: "5. Review and pay", a: "When a contributor's pull request that closes the issue is merged, the bounty is paid automatically. You can also release a bounty by hand to a registered contributor." },
+    ],
+  },
+  {
+    id: "future",
+    title: "Future Plans",
+    entries: [
+      { q: "What is coming next?", a: "Splitting a bounty between several contributors, milestone bounties for larger work, and more tokens on the XDC Network." },
+      { q: "How can I suggest a feature?", a: "Write to us using the support address below or the support chat. We read everything." },
+    ],
+  },
+];

@@ -1,0 +1,8 @@
+/// <reference types="astro/client" />
+
+declare namespace App {
+  interface Locals {
+    runtime?: import("./lib/runtime.ts").RuntimeConfig;
+    services?: import("../api/services/index.ts").Services;
+  }
+}

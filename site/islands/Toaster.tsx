@@ -1,0 +1,64 @@
+import { useStore } from "@nanostores/react";
+import { Toast } from "radix-ui";
+import { $toasts, dismissToast, type Toast as ToastItem } from "../stores/toast.ts";
+
+const tone: Record<ToastItem["type"], string> = {
+  success: "border-success/40 bg-card",
+  error: "border-destructive/50 bg-destructive text-destructive-foreground",
+  info: "border-border bg-card",
+};
+
+/**
+ * Radix Toast gives what spec section 9 asks: bottom right, swipe right to
+ * dismiss past 50 px, F8 moves focus to the notifications region, and the
+ * viewport is at most 420 px wide from medium screens up.
+ */
+export default function Toaster() {
+  const toasts = useStore($toasts);
+  return (
+    <Toast.Provider swipeDirection="right" swipeThreshold={50}>
+      {toasts.map((t) => (
+        <Toast.Root
+          key={t.id}
+          open={t.open}
+          duration={t.duration}
+          onOpenChange={(open) => !open && dismissToast(t.id)}
+          data-toast-type={t.type}
+          className={
+            "group pointer-events-auto relative flex w-full items-start gap-3 overflow-hidden rounded-xl border p-4 pr-9 shadow-lg " +
+            "data-[state=open]:animate-[toast-in_150ms_ease-out] data-[state=closed]:animate-[toast-out_120ms_ease-in] " +
+            "data-[swipe=move]:translate-x-[var(--radix-toast-swipe-move-x)] data-[swipe=cancel]:translate-x-0 " +
+            "data-[swipe=cancel]:transition-transform data-[swipe=end]:animate-[toast-swipe-out_120ms_ease-out] " +
+            tone[t.type]
+          }
+        >
+          <div className="grid gap-1">
+            {t.title && <Toast.Title className="text-sm font-semibold">{t.title}</Toast.Title>}
+            <Toast.Description className="text-sm opacity-90">{t.message}</Toast.Description>
+            {t.action && (
+              <Toast.Action altText={t.action.label} asChild>
+                <a
+                  href={t.action.href}
+                  target={t.action.external ? "_blank" : undefined}
+                  rel={t.action.external ? "noopener noreferrer" : undefined}
+                  className="mt-1 w-fit text-sm font-medium underline underline-offset-4"
+                >
+                  {t.action.label}
+                </a>
+              </Toast.Action>
+            )}
+          </div>
+          <Toast.Close
+            aria-label="Close"
+            className="absolute right-2 top-2 rounded-md p-1 opacity-70 hover:opacity-100 focus-visible:opacity-100"
+          >
+            <svg aria-hidden="true" viewBox="0 0 24 24" className="h-4 w-4" fill="none" stroke="currentColor" strokeWidth="2">
+              <path d="M18 6 6 18M6 6l12 12" />
+            </svg>
+          </Toast.Close>
+        </Toast.Root>
+      ))}
+      <Toast.Viewport className="fixed bottom-0 right-0 z-[100] m-0 flex max-h-screen w-full list-none flex-col-reverse gap-2 p-4 outline-none md:max-w-[420px]" />
+    </Toast.Provider>
+  );
+}

@@ -1,0 +1,54 @@
+import { atom } from "nanostores";
+import { requestHydration } from "../lib/directives/need.ts";
+
+/**
+ * Notifications (spec sections 3 and 9): one shown at a time, the newest
+ * replacing the current one; 5000 ms by default; a dismissed toast is kept
+ * (closed) for 1,000,000 ms before it is removed. Callable from islands and
+ * plain scripts alike; the first toast on a page loads the Toaster island.
+ */
+export type ToastType = "success" | "error" | "info";
+
+export interface ToastAction {
+  label: string;
+  href: string;
+  /** Opens in a new tab (explorer links). */
+  external?: boolean;
+}
+
+export interface ToastInput {
+  title?: string;
+  message: string;
+  /** 'success' and 'error' are styled; anything else is info. */
+  type?: ToastType | string;
+  duration?: number;
+  action?: ToastAction;
+}
+
+export interface Toast extends Omit<ToastInput, "type"> {
+  id: string;
+  type: ToastType;
+  duration: number;
+  open: boolean;
+}
+
+export const TOAST_LIMIT = 1;
+export const TOAST_DEFAULT_DURATION_MS = 5000;
+export const TOAST_REMOVE_DELAY_MS = 1_000_000;
+
+export const $toasts = atom<Toast[]>([]);
+let counter = 0;
+
+export function toast(input: ToastInput): string {
+  const id = `${Date.now()}${counter++ ? `-${counter}` : ""}`;
+  const type: ToastType = input.type === "success" || input.type === "error" ? input.type : "info";
+  const next: Toast = { ...input, id, type, duration: input.duration ?? TOAST_DEFAULT_DURATION_MS, open: true };
+  $toasts.set([next, ...$toasts.get()].slice(0, TOAST_LIMIT));
+  requestHydration("toast");
+  return id;
+}
+
+export function dismissToast(id: string): void {
+  $toasts.set($toasts.get().map((t) => (t.id === id ? { ...t, open: false } : t)));
+  setTimeout(() => $toasts.set($toasts.get().filter((t) => t.id !== id)), TOAST_REMOVE_DELAY_MS);
+}
