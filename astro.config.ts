@@ -18,5 +18,6 @@ export default defineConfig({
   // The API is the only place that enforces CSRF; Astro serves no forms of its own.
   security: { checkOrigin: false },
   devToolbar: { enabled: false },
-  vite: { plugins: [tailwindcss()] },
+  // Scripts and styles as files, never inlined: cached once, not resent with every page.
+  vite: { plugins: [tailwindcss()], build: { assetsInlineLimit: 0 } },
 });

@@ -6,7 +6,9 @@ import { onError } from "./middleware/errors.ts";
 import { validate } from "./validate.ts";
 import { limitBody } from "./middleware/body-limit.ts";
 import type { AppBindings } from "./context.ts";
-import { requestId } from "hono/request-id";
+import { edge } from "./middleware/edge.ts";
+import { loadEnv } from "./env.ts";
+import { createMemoryLogger } from "./logger.ts";
 
 let t: TestContext;
 beforeAll(async () => {
@@ -70,10 +72,17 @@ describe("the API skeleton", () => {
     expect(t.log.lines.join("\n")).not.toContain("secret-oauth-code");
   });
 
-  test("security headers on every response", async () => {
-    const res = await t.app.request("/api/health");
-    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(res.headers.get("x-frame-options")).toBe("DENY");
+  test("security headers: nosniff everywhere; documents refuse framing except /embed/", async () => {
+    const api = await t.app.request("/api/health");
+    expect(api.headers.get("x-content-type-options")).toBe("nosniff");
+    const page = await t.app.request("/some/page");
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+    expect(page.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+    const embed = await t.app.request("/embed/owner/repo");
+    expect(embed.headers.get("x-frame-options")).toBeNull();
+    expect(embed.headers.get("x-request-id")).toBeTruthy();
   });
 });
 
@@ -99,8 +108,9 @@ describe("health", () => {
 
 describe("input errors never become 500", () => {
   // The same middleware the app uses, around a route that reads JSON.
+  const log = createMemoryLogger();
   const app = new Hono<AppBindings>();
-  app.use(requestId());
+  app.use(edge(loadEnv({}, {}), log));
   app.onError(onError);
   app.use(limitBody(64));
   app.post("/echo", validate("json", z.object({ amount: z.string() })), (c) => c.json(c.req.valid("json")));
@@ -123,7 +133,7 @@ describe("input errors never become 500", () => {
 
   test("a thrown unknown error is a generic 500 that leaks nothing", async () => {
     const boom = new Hono<AppBindings>();
-    boom.use(requestId());
+    boom.use(edge(loadEnv({}, {}), log));
     boom.onError(onError);
     boom.get("/boom", () => {
       throw new Error("database password is hunter2");
@@ -133,5 +143,9 @@ describe("input errors never become 500", () => {
     const text = await res.text();
     expect(text).not.toContain("hunter2");
     expect(JSON.parse(text)).toMatchObject({ error: "Internal Server Error", message: "An error occurred", code: "INTERNAL" });
+    // the details go to the log, with the request id, for the operator
+    const logged = log.lines.map((l) => JSON.parse(l)).find((l) => l.msg === "unhandled error");
+    expect(logged.requestId).toBe(res.headers.get("x-request-id"));
+    expect(JSON.stringify(logged)).toContain("hunter2");
   });
 });

@@ -1,11 +1,9 @@
 import { Hono } from "hono";
-import { requestId } from "hono/request-id";
 import type { AppBindings, AppContext } from "./context.ts";
 import { ApiError, ErrorCode } from "./errors.ts";
 import { limitBody } from "./middleware/body-limit.ts";
 import { errorResponse, onError } from "./middleware/errors.ts";
-import { requestLog } from "./middleware/request-log.ts";
-import { securityHeaders } from "./middleware/security-headers.ts";
+import { edge } from "./middleware/edge.ts";
 import { healthRoutes } from "./routes/health/get.ts";
 
 export interface CreateAppOptions {
@@ -17,9 +15,7 @@ export interface CreateAppOptions {
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppBindings> {
   const app = new Hono<AppBindings>();
 
-  app.use(requestId());
-  app.use(requestLog(ctx.log));
-  app.use(securityHeaders(ctx.env));
+  app.use(edge(ctx.env, ctx.log));
   app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES));
   app.onError(onError);
 

@@ -55,18 +55,17 @@ export class ConfigError extends Error {
   }
 }
 
+type Values = Record<string, string | number | undefined>;
+
 /**
  * Parses configuration from `source` (the process environment by default).
- * `overrides` lets the dev stack and tests supply values without mutating
- * the environment; they win over `source`.
+ * `overrides` let tests supply values without mutating the environment and
+ * win over `source`; `defaults` (the dev stack's) lose to it.
  */
-export function loadEnv(
-  overrides: Record<string, string | number | undefined> = {},
-  source: Record<string, string | undefined> = process.env,
-): Env {
+export function loadEnv(overrides: Values = {}, source: Values = process.env, defaults: Values = {}): Env {
   const raw: Record<string, unknown> = {};
   for (const key of Object.keys(EnvSchema.shape)) {
-    const value = key in overrides ? overrides[key] : source[key];
+    const value = overrides[key] ?? source[key] ?? defaults[key];
     if (value !== undefined) raw[key] = value;
   }
   const parsed = EnvSchema.safeParse(raw);

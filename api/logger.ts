@@ -1,3 +1,5 @@
+import { writeSync } from "node:fs";
+
 /**
  * One JSON object per line on stdout. Fields whose names look like secrets
  * are redacted wherever they appear, so a careless `log.info(..., { body })`
@@ -9,12 +11,52 @@ export type LogFields = Record<string, unknown>;
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const SECRET_FIELD = /pass(word)?|secret|token|authorization|cookie|private.?key|otp|code_verifier|encrypted|cipher|^key$/i;
+const secretKeys = new Map<string, boolean>();
+const isSecretField = (key: string) => {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key);
+    if (secretKeys.size < 10_000) secretKeys.set(key, secret);
+  }
+  return secret;
+};
+
+/**
+ * Standard output, buffered: lines written within 25 ms leave in one write,
+ * so logging a request costs no system call of its own. Whatever is still
+ * buffered is written synchronously when the process exits.
+ */
+function bufferedStdout(): (line: string) => void {
+  let pending: string[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    timer = undefined;
+    if (pending.length === 0) return;
+    const chunk = pending.join("\n") + "\n";
+    pending = [];
+    process.stdout.write(chunk);
+  };
+  process.on("exit", () => {
+    if (pending.length) writeSync(1, pending.join("\n") + "\n");
+    pending = [];
+  });
+  return (line) => {
+    pending.push(line);
+    if (pending.length >= 512) flush();
+    else timer ??= setTimeout(flush, 25);
+  };
+}
+
+let stdoutWriter: ((line: string) => void) | undefined;
+const defaultWrite = (line: string) => (stdoutWriter ??= bufferedStdout())(line);
 
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
   warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
+  /** The per-request line, on the hot path: no redaction needed, built directly. */
+  request(method: string, path: string, status: number, ms: number, requestId: string): void;
   child(fields: LogFields): Logger;
 }
 
@@ -22,7 +64,7 @@ export type LogFormat = "json" | "pretty";
 
 export function createLogger(
   level: LogLevel = "info",
-  write: (line: string) => void = (line) => process.stdout.write(line + "\n"),
+  write: (line: string) => void = defaultWrite,
   bound: LogFields = {},
   format: LogFormat = "json",
 ): Logger {
@@ -36,6 +78,18 @@ export function createLogger(
     info: (msg, fields) => emit("info", msg, fields),
     warn: (msg, fields) => emit("warn", msg, fields),
     error: (msg, fields) => emit("error", msg, fields),
+    request: (method, path, status, ms, requestId) => {
+      const at = status >= 500 ? "error" : "info";
+      if (rank[at] < rank[level]) return;
+      if (format !== "json" || Object.keys(bound).length > 0) {
+        emit(at, "request", { method, path, status, ms, requestId });
+        return;
+      }
+      write(
+        `{"time":"${isoNow()}","level":"${at}","msg":"request","method":${jsonString(method)},` +
+          `"path":${jsonString(path)},"status":${status},"ms":${ms},"requestId":${jsonString(requestId)}}`,
+      );
+    },
     child: (fields) => createLogger(level, write, { ...bound, ...fields }, format),
   };
 }
@@ -51,6 +105,23 @@ function pretty(record: LogFields): string {
   return `${clock} ${String(level).toUpperCase().padEnd(5)} ${msg}${extra}`;
 }
 
+let isoMs = 0;
+let isoText = "";
+/** The current time as ISO 8601, formatted at most once per millisecond. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029]/;
+function jsonString(value: string): string {
+  return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
+}
+
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== "object") {
     return typeof value === "bigint" ? value.toString() : value;
@@ -61,7 +132,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = SECRET_FIELD.test(k) ? "[redacted]" : redact(v, depth + 1);
+    out[k] = isSecretField(k) ? "[redacted]" : redact(v, depth + 1);
   }
   return out;
 }

@@ -29,7 +29,7 @@ export interface DevStackOptions {
 }
 
 export async function startDevStack(options: DevStackOptions = {}): Promise<DevStack> {
-  const env = loadEnv({ LOG_FORMAT: "pretty", ...options.overrides });
+  const env = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty" });
   const log = options.log ?? createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
   const stops: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {

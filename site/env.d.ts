@@ -6,3 +6,4 @@ declare namespace App {
     services?: import("../api/services/index.ts").Services;
   }
 }
+declare module "*.svg?url" { const url: string; export default url; }

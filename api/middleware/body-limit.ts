@@ -4,7 +4,7 @@ import { ApiError, ErrorCode } from "../errors.ts";
 
 /** Rejects bodies over `maxBytes` with 413 in the one error shape, before a handler reads them. */
 export function limitBody(maxBytes: number): MiddlewareHandler {
-  return bodyLimit({
+  const limit = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
       throw new ApiError({
@@ -14,6 +14,8 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
       });
     },
   });
+  // GET and HEAD carry no body; skip the check on the hot path.
+  return (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next));
 }
 
 function formatBytes(n: number): string {

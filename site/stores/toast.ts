@@ -1,11 +1,10 @@
 import { atom } from "nanostores";
-import { requestHydration } from "../lib/directives/need.ts";
 
 /**
  * Notifications (spec sections 3 and 9): one shown at a time, the newest
  * replacing the current one; 5000 ms by default; a dismissed toast is kept
  * (closed) for 1,000,000 ms before it is removed. Callable from islands and
- * plain scripts alike; the first toast on a page loads the Toaster island.
+ * plain scripts alike; the first toast on a page loads the Toaster.
  */
 export type ToastType = "success" | "error" | "info";
 
@@ -44,7 +43,7 @@ export function toast(input: ToastInput): string {
   const type: ToastType = input.type === "success" || input.type === "error" ? input.type : "info";
   const next: Toast = { ...input, id, type, duration: input.duration ?? TOAST_DEFAULT_DURATION_MS, open: true };
   $toasts.set([next, ...$toasts.get()].slice(0, TOAST_LIMIT));
-  requestHydration("toast");
+  if (typeof document !== "undefined") void import("../lib/toaster-mount.ts").then((m) => m.mountToaster());
   return id;
 }
 

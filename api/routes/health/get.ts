@@ -2,12 +2,20 @@ import { Hono } from "hono";
 import { sql } from "drizzle-orm";
 import type { AppBindings, AppContext, HealthCheckResult } from "../../context.ts";
 
+/** How long one round of probes answers every health request. */
+export const HEALTH_PROBE_REUSE_MS = 1000;
+
 /**
  * GET /api/health: 200 when every dependency answers, 503 otherwise, with
- * each dependency's status and latency. Never cached.
+ * each dependency's status and latency. Probing is single-flight and a
+ * round's result answers requests for the next second, so a load balancer
+ * (or an attacker) polling hard cannot turn health checks into database load.
  */
 export function healthRoutes(ctx: AppContext) {
-  return new Hono<AppBindings>().get("/", async (c) => {
+  let last: { at: number; ok: boolean; json: string } | undefined;
+  let inflight: Promise<HealthReport> | undefined;
+
+  const probe = async (): Promise<HealthReport> => {
     const checks: Record<string, () => Promise<HealthCheckResult>> = {
       database: () => timed(async () => void (await ctx.database.db.run(sql`select 1`))),
       ...ctx.healthChecks,
@@ -19,10 +27,23 @@ export function healthRoutes(ctx: AppContext) {
       }),
     );
     const ok = Object.values(results).every((r) => r.ok);
-    c.header("Cache-Control", "no-store");
-    return c.json({ status: ok ? "ok" : "degraded", ...results }, ok ? 200 : 503);
+    return { status: ok ? "ok" : "degraded", checkedAt: new Date().toISOString(), ...results };
+  };
+
+  return new Hono<AppBindings>().get("/", async () => {
+    if (!last || Date.now() - last.at >= HEALTH_PROBE_REUSE_MS) {
+      inflight ??= probe().finally(() => (inflight = undefined));
+      const report = await inflight;
+      last = { at: Date.now(), ok: report.status === "ok", json: JSON.stringify(report) };
+    }
+    return new Response(last.json, {
+      status: last.ok ? 200 : 503,
+      headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
+    });
   });
 }
+
+type HealthReport = { status: "ok" | "degraded"; checkedAt: string } & Record<string, unknown>;
 
 export async function timed(probe: () => Promise<unknown>): Promise<HealthCheckResult> {
   const started = performance.now();

@@ -1,0 +1,45 @@
+import type { MiddlewareHandler } from "hono";
+import type { Env } from "../env.ts";
+import type { Logger } from "../logger.ts";
+import type { AppBindings } from "../context.ts";
+
+const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
+
+/**
+ * What every request gets, in one middleware because it runs on every
+ * request and each layer and header costs:
+ * - a request id (the caller's, when it is a sane token, else a new UUID),
+ *   on the response as X-Request-Id and in every log line;
+ * - one log line: method, path (never the query string, which can carry OAuth
+ *   codes and states), status, duration and request id;
+ * - security headers: nosniff everywhere; for documents also a referrer
+ *   policy and no framing, except the embeddable board under /embed/.
+ */
+export function edge(env: Env, log: Logger): MiddlewareHandler<AppBindings> {
+  const https = env.PUBLIC_URL.startsWith("https://");
+  return async (c, next) => {
+    const started = performance.now();
+    const incoming = c.req.raw.headers.get("x-request-id");
+    const requestId = incoming && VALID_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("log", log.child({ requestId }));
+    await next();
+
+    const path = c.req.path;
+    const headers = c.res.headers;
+    headers.set("X-Request-Id", requestId);
+    headers.set("X-Content-Type-Options", "nosniff");
+    if (!path.startsWith("/api/")) {
+      headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+      if (!path.startsWith("/embed/")) {
+        headers.set("X-Frame-Options", "DENY");
+        if (!headers.has("Content-Security-Policy")) headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+      }
+    }
+    if (https) headers.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+
+    const status = c.res.status;
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    log.request(c.req.method, path, status, ms, requestId);
+  };
+}

@@ -1,0 +1,172 @@
+/**
+ * Shared pieces of the benchmarks: a bare Bun.serve baseline, closed-loop
+ * load with autocannon in its own Node process (so the load generator does
+ * not share the server's event loop), and the platform started as it runs
+ * in production. Figures are ratios against the baseline measured in the
+ * same run: these machines are shared and noisy.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+
+export const ROOT = resolve(import.meta.dir, "..", "..");
+
+export interface LoadResult {
+  label: string;
+  requestsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+export interface ChildServer {
+  url: string;
+  proc: Subprocess;
+  stop(): Promise<void>;
+}
+
+/** Reads a child's stdout until `pattern` matches; returns the first group. */
+async function waitForLine(proc: Subprocess<"ignore", "pipe", "inherit">, pattern: RegExp, timeoutMs = 120_000): Promise<string> {
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let seen = "";
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += decoder.decode(value);
+    const match = pattern.exec(seen);
+    if (match) {
+      // keep draining so the child never blocks on a full pipe
+      void (async () => {
+        for (;;) if ((await reader.read()).done) break;
+      })();
+      return match[1]!;
+    }
+  }
+  throw new Error(`child did not print ${pattern} in time; output:\n${seen.slice(-2000)}`);
+}
+
+async function waitForFileLine(path: string, pattern: RegExp, timeoutMs: number, proc: Subprocess): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const text = await Bun.file(path).text().catch(() => "");
+    const match = pattern.exec(text);
+    if (match) return match[1]!;
+    if (proc.exitCode !== null) throw new Error(`server exited (${proc.exitCode}); log:\n${text.slice(-2000)}`);
+    await Bun.sleep(100);
+  }
+  throw new Error(`server did not start in time; see ${path}`);
+}
+
+export async function startBaseline(): Promise<ChildServer> {
+  const proc = Bun.spawn(
+    [process.execPath, "-e", "const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('hello') }); console.log('PORT=' + s.port);"],
+    { stdout: "pipe", stderr: "inherit", stdin: "ignore" },
+  );
+  const port = await waitForLine(proc, /PORT=(\d+)/);
+  return { url: `http://127.0.0.1:${port}`, proc, stop: async () => void (proc.kill(), await proc.exited) };
+}
+
+/**
+ * The platform as `npm start` runs it, on a free port, with its own data
+ * directory. Its log goes to a file, as in production (a pipe drained by
+ * this process would steal CPU from the server being measured).
+ */
+export async function startPlatform(dataDir: string, extraEnv: Record<string, string> = {}): Promise<ChildServer> {
+  const logFile = join(dataDir, "server.log");
+  const proc = Bun.spawn([process.execPath, join(ROOT, "scripts", "dev.ts")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_FORMAT: "json", ...extraEnv },
+    stdout: Bun.file(logFile),
+    stderr: "inherit",
+    stdin: "ignore",
+  });
+  const url = await waitForFileLine(logFile, /"msg":"listening".*?"url":"([^"]+)"/, 300_000, proc);
+  return {
+    url,
+    proc,
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+/**
+ * The load generator: wrk from Debian when it is there (installed with apt
+ * when we can, like Chromium for the tests), else autocannon from npm. wrk
+ * is preferred: written in C, it leaves more of the two cores to the server,
+ * so ratios reflect the server rather than the generator.
+ */
+let generator: "wrk" | "autocannon" | undefined;
+export async function loadGenerator(): Promise<"wrk" | "autocannon"> {
+  if (generator) return generator;
+  if (!existsSync("/usr/bin/wrk") && process.getuid?.() === 0 && existsSync("/usr/bin/apt-get")) {
+    console.log("Installing wrk with apt-get (Debian package)...");
+    await Bun.spawn(["apt-get", "install", "-y", "-qq", "wrk"], { stdout: "ignore", stderr: "ignore" }).exited;
+  }
+  generator = existsSync("/usr/bin/wrk") ? "wrk" : "autocannon";
+  return generator;
+}
+
+/**
+ * Closed-loop load: `connections` clients, each sending the next request when
+ * the last one is answered. Requests accept gzip, as every browser does.
+ */
+export async function load(label: string, url: string, options: { connections?: number; seconds?: number } = {}): Promise<LoadResult> {
+  const connections = String(options.connections ?? 32);
+  const seconds = String(options.seconds ?? 5);
+  if ((await loadGenerator()) === "wrk") {
+    const proc = Bun.spawn(["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--latency", "-H", "Accept-Encoding: gzip", url], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    if (code !== 0) throw new Error(`wrk failed for ${url}: ${await new Response(proc.stderr).text()}`);
+    const ms = (label: string) => {
+      const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, "m").exec(out);
+      if (!m) return NaN;
+      const v = Number(m[1]);
+      return m[2] === "us" ? v / 1000 : m[2] === "s" ? v * 1000 : v;
+    };
+    const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
+    const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+    return {
+      label,
+      requestsPerSec: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]),
+      p50Ms: ms("50"),
+      p99Ms: ms("99"),
+      errors: errors ? errors.slice(1).reduce((a, b) => a + Number(b), 0) : 0,
+      non2xx: Number(non2xx?.[1] ?? 0),
+    };
+  }
+  const cli = join(ROOT, "node_modules", "autocannon", "autocannon.js");
+  const proc = Bun.spawn(["node", cli, "-j", "-c", connections, "-d", seconds, "-H", "accept-encoding=gzip", url], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  if (code !== 0) throw new Error(`autocannon failed for ${url}: ${await new Response(proc.stderr).text()}`);
+  const r = JSON.parse(out);
+  return {
+    label,
+    requestsPerSec: r.requests.average,
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function table(rows: (string | number)[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  const line = (r: (string | number)[]) => "| " + r.map((c, i) => String(c).padEnd(widths[i]!)).join(" | ") + " |";
+  return [line(rows[0]!), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...rows.slice(1).map(line)].join("\n");
+}
