@@ -119,7 +119,7 @@ export async function load(label: string, url: string, options: { connections?: 
   const connections = String(options.connections ?? 32);
   const seconds = String(options.seconds ?? 5);
   if ((await loadGenerator()) === "wrk") {
-    const proc = Bun.spawn(["wrk", "-t2", `-c${connections}`, `-d${seconds}s`, "--latency", "-H", "Accept-Encoding: gzip", url], {
+    const proc = Bun.spawn(["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-H", "Accept-Encoding: gzip", url], {
       stdout: "pipe",
       stderr: "pipe",
     });
