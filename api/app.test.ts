@@ -7,7 +7,6 @@ import { validate } from "./validate.ts";
 import { limitBody } from "./middleware/body-limit.ts";
 import type { AppBindings } from "./context.ts";
 import { edge } from "./middleware/edge.ts";
-import { loadEnv } from "./env.ts";
 import { createMemoryLogger } from "./logger.ts";
 
 let t: TestContext;
@@ -110,10 +109,12 @@ describe("input errors never become 500", () => {
   // The same middleware the app uses, around a route that reads JSON.
   const log = createMemoryLogger();
   const app = new Hono<AppBindings>();
-  app.use(edge(loadEnv({}, {}), log));
-  app.onError(onError);
-  app.use(limitBody(64));
-  app.post("/echo", validate("json", z.object({ amount: z.string() })), (c) => c.json(c.req.valid("json")));
+  beforeAll(() => {
+    app.use(edge(t.env, log));
+    app.onError(onError);
+    app.use(limitBody(64));
+    app.post("/echo", validate("json", z.object({ amount: z.string() })), (c) => c.json(c.req.valid("json")));
+  });
 
   test("malformed JSON is a 400 with a clear message", async () => {
     const res = await app.request("/echo", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
@@ -133,7 +134,7 @@ describe("input errors never become 500", () => {
 
   test("a thrown unknown error is a generic 500 that leaks nothing", async () => {
     const boom = new Hono<AppBindings>();
-    boom.use(edge(loadEnv({}, {}), log));
+    boom.use(edge(t.env, log));
     boom.onError(onError);
     boom.get("/boom", () => {
       throw new Error("database password is hunter2");

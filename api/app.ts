@@ -5,6 +5,10 @@ import { limitBody } from "./middleware/body-limit.ts";
 import { errorResponse, onError } from "./middleware/errors.ts";
 import { edge } from "./middleware/edge.ts";
 import { healthRoutes } from "./routes/health/get.ts";
+import { loadSession } from "./middleware/session.ts";
+import { csrfProtection } from "./middleware/csrf.ts";
+import { authRoutes } from "./routes/auth/index.ts";
+import { userRoutes } from "./routes/user/role.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -19,7 +23,12 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES));
   app.onError(onError);
 
+  // Health answers before sessions are loaded: load balancers poll it hard.
   app.route("/api/health", healthRoutes(ctx));
+  app.use("/api/*", loadSession(ctx));
+  app.use("/api/*", csrfProtection(ctx));
+  app.route("/api/auth", authRoutes(ctx));
+  app.route("/api/user", userRoutes());
 
   app.all("/api/*", (c) =>
     errorResponse(

@@ -2,6 +2,8 @@ import type { Env } from "./env.ts";
 import type { Logger } from "./logger.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { Services } from "./services/index.ts";
+import type { Keyring } from "./crypto/keyring.ts";
+import type { Session, User } from "../db/schema/index.ts";
 
 /** Everything a request handler may reach, built once at start. */
 export interface AppContext {
@@ -9,6 +11,10 @@ export interface AppContext {
   database: DatabaseHandle;
   log: Logger;
   services: Services;
+  /** Master keys for secrets at rest (wallet keys, GitHub tokens). */
+  keyring: Keyring;
+  /** Root key for the server's HMACs (decoded APP_SECRET). */
+  appSecret: Uint8Array;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
 }
@@ -23,6 +29,11 @@ export interface HealthCheckResult {
 export interface AppVariables {
   requestId: string;
   log: Logger;
+  /** Set by loadSession when a browser session is present. */
+  session?: Session;
+  sessionToken?: string;
+  /** The signed-in user (browser session, or an editor token on reads). */
+  user?: User;
 }
 
 export type AppBindings = { Variables: AppVariables };

@@ -1,5 +1,15 @@
-import { describe, expect, test } from "bun:test";
-import { ConfigError, loadEnv } from "./env.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { ConfigError, loadEnv as load } from "./env.ts";
+import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
+
+let secrets: Record<string, string>;
+beforeAll(async () => {
+  const { GITHUB_APP_PUBLIC_KEY: _public, ...rest } = await sharedTestSecrets();
+  secrets = { ...rest };
+});
+/** loadEnv with valid secrets underneath, so each test varies only what it is about. */
+const loadEnv = (overrides: Record<string, string | number | undefined>, source: Record<string, string | undefined>) =>
+  load(overrides, { ...secrets, ...source });
 
 describe("loadEnv", () => {
   test("defaults give the embedded setup on port 3000", () => {
@@ -33,6 +43,27 @@ describe("loadEnv", () => {
       expect((err as Error).message).toContain('"eighty"');
       expect((err as Error).message).toContain("LOG_LEVEL");
     }
+  });
+
+  test("secrets are required, validated, and never echoed", () => {
+    expect(() => load({}, {})).toThrow(/APP_SECRET/);
+    try {
+      loadEnv({}, { APP_SECRET: "c2hvcnQ=", ENCRYPTION_KEYS: "k1:dG9vc2hvcnQ=", GITHUB_APP_PRIVATE_KEY: "not a pem" });
+      throw new Error("expected a ConfigError");
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).toContain("APP_SECRET");
+      expect(message).toContain("ENCRYPTION_KEYS");
+      expect(message).toContain("GITHUB_APP_PRIVATE_KEY");
+      expect(message).not.toContain("c2hvcnQ=");
+      expect(message).not.toContain("dG9vc2hvcnQ=");
+      expect(message).not.toContain("not a pem");
+    }
+  });
+
+  test("a PEM key with \\n escapes (one-line env) is accepted", () => {
+    const oneLine = secrets.GITHUB_APP_PRIVATE_KEY!.replace(/\n/g, "\\n");
+    expect(loadEnv({}, { GITHUB_APP_PRIVATE_KEY: oneLine }).GITHUB_APP_PRIVATE_KEY).toBe(secrets.GITHUB_APP_PRIVATE_KEY!);
   });
 
   test("every bad variable is reported at once", () => {

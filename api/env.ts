@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { decodeBase64 } from "@oslojs/encoding";
+import { KeyringError, parseKeyringSpec } from "./crypto/keyring.ts";
 
 /**
  * The only reader of the environment. Everything configurable is declared
@@ -8,6 +10,34 @@ import { z } from "zod";
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+/** At least 32 bytes of base64: the root of the server's HMAC keys. */
+const secretBytes = z.string().refine(
+  (v) => {
+    try {
+      return decodeBase64(v.trim()).byteLength >= 32;
+    } catch {
+      return false;
+    }
+  },
+  { message: "must be at least 32 random bytes, base64-encoded (e.g. `openssl rand -base64 32`)" },
+);
+
+const keyringSpec = z.string().superRefine((v, ctx) => {
+  try {
+    parseKeyringSpec(v);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: `must be id:base64key[,id:base64key] with 32-byte keys (${err instanceof KeyringError ? err.message : "invalid"})` });
+  }
+});
+
+/** PEM text; `\n` escapes are accepted so the key fits in one environment variable. */
+const pem = z
+  .string()
+  .transform((v) => v.replace(/\\n/g, "\n").trim())
+  .refine((v) => /^-----BEGIN (RSA )?PRIVATE KEY-----[\s\S]+-----END (RSA )?PRIVATE KEY-----$/.test(v), {
+    message: "must be a PEM private key (-----BEGIN PRIVATE KEY----- ...)",
+  });
+
 /** An unset or empty variable means "not configured". */
 const optionalUrl = z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.url().optional());
 
@@ -35,6 +65,22 @@ const EnvSchema = z.object({
   /** GitHub's web and API base URLs: github.com in production, the emulator in dev and tests. */
   GITHUB_URL: z.url().default("https://github.com").transform((u) => u.replace(/\/+$/, "")),
   GITHUB_API_URL: z.url().default("https://api.github.com").transform((u) => u.replace(/\/+$/, "")),
+  /** Root secret for HMACs (anti-forgery tokens, signed values). */
+  APP_SECRET: secretBytes,
+  /** Master keys wrapping the data keys of secrets at rest; the first is active. */
+  ENCRYPTION_KEYS: keyringSpec,
+  /** The GitHub App: its OAuth client (sign-in), id, slug, private key and webhook secret. */
+  GITHUB_CLIENT_ID: z.string().min(1),
+  GITHUB_CLIENT_SECRET: z.string().min(1),
+  GITHUB_APP_ID: z.coerce.number().int().positive(),
+  GITHUB_APP_SLUG: z.string().regex(/^[a-z0-9-]+$/, "lowercase letters, digits and dashes"),
+  GITHUB_APP_PRIVATE_KEY: pem,
+  GITHUB_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters"),
+  /** Where the VS Code extension receives its token. */
+  VSCODE_REDIRECT_URI: z
+    .string()
+    .regex(/^vscode(-insiders)?:\/\/[\w.-]+\/\S*$/, "must be a vscode:// URI")
+    .default("vscode://issuepool.issuepool/auth"),
   /** Which network the platform runs on (see api/chain/networks.ts). */
   CHAIN: z.enum(["local", "xdc-apothem", "xdc-mainnet"]).default("local"),
   /** Trust X-Forwarded-For from a reverse proxy in front of the platform. */
@@ -82,6 +128,11 @@ export function loadEnv(overrides: Values = {}, source: Values = process.env, de
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const databaseUrl = env.DATABASE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, "")}/app.db`;
   return { ...env, PUBLIC_URL: publicUrl, DATABASE_URL: databaseUrl };
+}
+
+/** DATA_DIR alone, before the rest is known: the dev stack keeps its generated secrets there. */
+export function configuredDataDir(source: Values = process.env): string {
+  return String(source.DATA_DIR ?? "data");
 }
 
 export function isSecretName(name: string): boolean {

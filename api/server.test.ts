@@ -1,15 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { loadEnv } from "./env.ts";
 import { createMemoryLogger } from "./logger.ts";
 import { startServer } from "./server.ts";
-import { makeTempDir } from "./testing/context.ts";
+import { makeTempDir, testEnv } from "./testing/context.ts";
+import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
 describe("graceful shutdown", () => {
   test("stop() finishes in-flight requests, refuses new ones, closes the database", async () => {
-    const env = loadEnv({ NODE_ENV: "test", PORT: 0, DATABASE_URL: ":memory:" }, {});
+    const env = await testEnv({ PORT: 0 });
     const log = createMemoryLogger();
     const running = await startServer(env, { site: false, log });
     const base = `http://127.0.0.1:${running.server.port}`;
@@ -48,7 +48,7 @@ describe("graceful shutdown", () => {
     const dir = await makeTempDir();
     const proc = Bun.spawn([process.execPath, join(ROOT, "api", "serve.ts")], {
       cwd: ROOT,
-      env: { ...process.env, PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(dir, "no-site"), LOG_FORMAT: "json", LOG_LEVEL: "info" },
+      env: { ...process.env, ...(await sharedTestSecrets()), PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(dir, "no-site"), LOG_FORMAT: "json", LOG_LEVEL: "info" },
       stdout: "pipe",
       stderr: "pipe",
     });

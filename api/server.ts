@@ -8,6 +8,8 @@ import { createSite, type Site } from "./site/index.ts";
 import { NETWORKS } from "./chain/networks.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import type { RuntimeConfig } from "../site/lib/runtime.ts";
+import { createKeyring } from "./crypto/keyring.ts";
+import { decodeBase64 } from "@oslojs/encoding";
 
 export interface RunningServer {
   url: string;
@@ -44,7 +46,11 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     options.database ??
     (await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS }));
   await migrateDatabase(database);
-  return { env, database, log, services: createServices(database.db), healthChecks: {} };
+  const keyring = await createKeyring(env.ENCRYPTION_KEYS);
+  const appSecret = decodeBase64(env.APP_SECRET.trim());
+  const ctx: AppContext = { env, database, log, keyring, appSecret, healthChecks: {}, services: undefined as never };
+  ctx.services = createServices(ctx);
+  return ctx;
 }
 
 export async function startServer(env: Env, options: StartOptions = {}): Promise<RunningServer> {

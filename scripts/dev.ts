@@ -7,11 +7,12 @@
  * part cleanly; running it again continues on the same data in DATA_DIR.
  */
 import { buildSite } from "./build-site.ts";
-import { ConfigError, loadEnv, type Env } from "../api/env.ts";
+import { ConfigError, configuredDataDir, loadEnv, type Env } from "../api/env.ts";
 import { createLogger, type Logger } from "../api/logger.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase } from "../db/client.ts";
 import { seedDemoData } from "../db/seed.ts";
+import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
 
 export interface DevStack {
   env: Env;
@@ -29,7 +30,9 @@ export interface DevStackOptions {
 }
 
 export async function startDevStack(options: DevStackOptions = {}): Promise<DevStack> {
-  const env = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty" });
+  const dataDir = String(options.overrides?.DATA_DIR ?? configuredDataDir());
+  const { GITHUB_APP_PUBLIC_KEY: _publicKey, ...secrets } = await loadOrCreateDevSecrets(dataDir);
+  const env = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty", ...secrets });
   const log = options.log ?? createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
   const stops: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {

@@ -1,11 +1,13 @@
-import type { Database } from "../../db/client.ts";
+import type { AppContext } from "../context.ts";
 import { listPublicRepositories } from "./repositories/list-public.ts";
 
 /**
- * The domain services, bound to the database once. Route handlers and Astro
- * pages (through `locals`) call these; neither touches tables directly.
+ * The domain services, bound to the application context once. Route handlers
+ * and Astro pages (through `locals`) call these; neither touches tables
+ * directly.
  */
-export function createServices(db: Database) {
+export function createServices(ctx: AppContext) {
+  const db = ctx.database.db;
   return {
     repositories: {
       listPublic: () => listPublicRepositories(db),

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { buildSite } from "../../scripts/build-site.ts";
-import { loadEnv } from "../env.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase } from "../../db/client.ts";
 import { seedDemoData } from "../../db/seed.ts";
-import { makeTempDir } from "../testing/context.ts";
+import { makeTempDir, testEnv } from "../testing/context.ts";
+import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let running: RunningServer;
@@ -14,10 +14,7 @@ let base: string;
 
 beforeAll(async () => {
   await buildSite({ quiet: true });
-  const env = loadEnv(
-    { NODE_ENV: "test", PORT: 0, DATABASE_URL: ":memory:", SUPPORT_EMAIL: "help@issuepool.test", SITE_DIST_DIR: join(ROOT, "dist") },
-    {},
-  );
+  const env = await testEnv({ PORT: 0, SUPPORT_EMAIL: "help@issuepool.test", SITE_DIST_DIR: join(ROOT, "dist") });
   const database = await openDatabase(env.DATABASE_URL);
   await migrateDatabase(database);
   await seedDemoData(database.db, { githubUrl: "http://github.test" });
@@ -101,7 +98,7 @@ describe("the production entry", () => {
     const dir = await makeTempDir();
     const proc = Bun.spawn([process.execPath, join(ROOT, "api", "serve.ts")], {
       cwd: ROOT,
-      env: { ...process.env, PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(ROOT, "dist"), LOG_FORMAT: "json" },
+      env: { ...process.env, ...(await sharedTestSecrets()), PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(ROOT, "dist"), LOG_FORMAT: "json" },
       stdout: "pipe",
       stderr: "inherit",
     });

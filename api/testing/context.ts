@@ -4,6 +4,7 @@ import { createContext } from "../server.ts";
 import { createApp, type CreateAppOptions } from "../app.ts";
 import type { AppContext } from "../context.ts";
 import { openDatabase } from "../../db/client.ts";
+import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 
 export interface TestContextOptions {
   /** Environment values for this test (defaults: NODE_ENV=test, in-memory database). */
@@ -27,15 +28,19 @@ export interface TestContext {
 /** A migrated database, a memory logger and the real app, for in-process tests. */
 export async function createTestContext(options: TestContextOptions = {}, appOptions: CreateAppOptions = {}): Promise<TestContext> {
   const dir = options.fileDatabase ? await makeTempDir() : undefined;
-  const env = loadEnv(
-    { NODE_ENV: "test", LOG_LEVEL: "debug", DATABASE_URL: dir ? `file:${dir}/app.db` : ":memory:", DATA_DIR: dir ?? "data", ...options.env },
-    {},
-  );
+  // Test sessions come from their own addresses through a trusted proxy header (see testing/auth.ts).
+  const env = await testEnv({ LOG_LEVEL: "debug", TRUST_PROXY: "true", DATABASE_URL: dir ? `file:${dir}/app.db` : ":memory:", DATA_DIR: dir ?? "data", ...options.env });
   const log = createMemoryLogger();
   const database = await openDatabase(env.DATABASE_URL);
   const ctx = await createContext(env, { log, database });
   const app = createApp(ctx, appOptions);
   return { ctx, env, log, app, close: () => database.close() };
+}
+
+/** Configuration for tests: NODE_ENV=test, generated secrets, in-memory database, then `overrides`. */
+export async function testEnv(overrides: Record<string, string | number | undefined> = {}): Promise<Env> {
+  const { GITHUB_APP_PUBLIC_KEY: _public, ...secrets } = await sharedTestSecrets();
+  return loadEnv({ NODE_ENV: "test", DATABASE_URL: ":memory:", ...secrets, ...overrides }, {});
 }
 
 export async function makeTempDir(prefix = "issuepool-test-"): Promise<string> {

@@ -1,0 +1,42 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppBindings, AppContext } from "../context.ts";
+import { ApiError, ErrorCode } from "../errors.ts";
+import { verifyCsrfToken } from "../services/auth/csrf.ts";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export const csrfRefused = (message: string) =>
+  new ApiError({ code: ErrorCode.CSRF_FAILED, error: "Forbidden", message });
+
+/**
+ * Anti-forgery for every state-changing request made with a session cookie:
+ * the Origin must be this site's (or, without an Origin, the browser must say
+ * same-origin), and the session's token must come in `X-CSRF-Token` or as
+ * `_csrf` in the JSON body. Refused requests get 403 before any handler runs,
+ * so nothing changes. Without a session the route answers 401 itself;
+ * webhooks authenticate by signature instead.
+ */
+export function csrfProtection(ctx: AppContext): MiddlewareHandler<AppBindings> {
+  const siteOrigin = new URL(ctx.env.PUBLIC_URL).origin;
+  return async (c, next) => {
+    if (SAFE_METHODS.has(c.req.method) || c.req.path.startsWith("/api/webhooks/")) return next();
+    const session = c.get("session");
+    if (!session) return next();
+
+    const origin = c.req.header("origin");
+    const fetchSite = c.req.header("sec-fetch-site");
+    if (origin ? origin !== siteOrigin : fetchSite !== undefined && fetchSite !== "same-origin") {
+      throw csrfRefused("This request did not come from this site.");
+    }
+
+    let token = c.req.header("x-csrf-token");
+    if (!token && /^application\/json/i.test(c.req.header("content-type") ?? "")) {
+      const body = await c.req.json().catch(() => undefined);
+      if (body && typeof body === "object" && typeof (body as { _csrf?: unknown })._csrf === "string") token = (body as { _csrf: string })._csrf;
+    }
+    if (!(await verifyCsrfToken(ctx.appSecret, session.id, token))) {
+      throw csrfRefused("Invalid or missing anti-forgery token. Reload the page and try again.");
+    }
+    return next();
+  };
+}

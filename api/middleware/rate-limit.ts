@@ -1,0 +1,38 @@
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppBindings, AppContext } from "../context.ts";
+import { ApiError, ErrorCode } from "../errors.ts";
+import { consumeRateLimit, type RateLimitPolicy } from "../services/auth/rate-limit.ts";
+import { clientAddress } from "./client-address.ts";
+
+export function tooManyRequests(retryAfterSeconds: number): ApiError {
+  return new ApiError({
+    code: ErrorCode.RATE_LIMITED,
+    error: "Too Many Requests",
+    message: `Too many attempts. Try again in ${retryAfterSeconds} seconds.`,
+    details: { retryAfterSeconds },
+    headers: { "Retry-After": String(retryAfterSeconds) },
+  });
+}
+
+/**
+ * Limits a route per client IP (from the socket, so it holds without proxy
+ * headers) and, when signed in, per user. Each is counted separately;
+ * exceeding either answers 429 with Retry-After.
+ */
+export function rateLimit(ctx: AppContext, policy: RateLimitPolicy): MiddlewareHandler<AppBindings> {
+  return async (c, next) => {
+    await enforceRateLimit(ctx, c, policy);
+    return next();
+  };
+}
+
+export async function enforceRateLimit(ctx: AppContext, c: Context<AppBindings>, policy: RateLimitPolicy): Promise<void> {
+  const ip = clientAddress(c, ctx.env.TRUST_PROXY);
+  const checks: [number, string][] = [[policy.perIp, `ip:${ip}`]];
+  const user = c.get("user");
+  if (user && policy.perUser !== undefined) checks.push([policy.perUser, `user:${user.id}`]);
+  for (const [limit, subject] of checks) {
+    const result = await consumeRateLimit(ctx.database.db, { name: policy.name, limit, windowMs: policy.windowMs }, subject);
+    if (!result.allowed) throw tooManyRequests(result.retryAfterSeconds);
+  }
+}

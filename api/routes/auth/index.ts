@@ -1,0 +1,14 @@
+import { Hono } from "hono";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { githubSignInRoutes } from "./github.ts";
+import { registerRoutes } from "./register.ts";
+import { sessionRoutes } from "./session.ts";
+import { vscodeRoutes } from "./vscode.ts";
+
+export function authRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .route("/github", githubSignInRoutes(ctx))
+    .route("/register", registerRoutes(ctx))
+    .route("/vscode", vscodeRoutes(ctx))
+    .route("/", sessionRoutes(ctx));
+}

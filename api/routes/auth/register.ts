@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { validate } from "../../validate.ts";
+import { rateLimit } from "../../middleware/rate-limit.ts";
+import { requireSession } from "../../middleware/session.ts";
+import { setHintCookie } from "../../middleware/cookies.ts";
+import { clientAddress } from "../../middleware/client-address.ts";
+import { badRequest, forbidden } from "../../errors.ts";
+import { ROLES } from "../../../db/schema/index.ts";
+import { registerUser } from "../../services/users/register.ts";
+
+export const REGISTER_RATE_LIMIT = { name: "register", perIp: 50, perUser: 10, windowMs: 3600 * 1000 };
+
+const RegisterBody = z.object({
+  role: z.enum(ROLES, { message: "role must be contributor or poolmanager" }),
+  email: z.email("Enter a valid e-mail address.").max(254).optional(),
+  // The service variant names the user; it must be the signed-in user.
+  username: z.string().max(100).optional(),
+  githubId: z.coerce.number().int().positive().optional(),
+});
+
+/** POST /api/auth/register: role and e-mail; creates the custodial wallet. */
+export function registerRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>().post("/", rateLimit(ctx, REGISTER_RATE_LIMIT), validate("json", RegisterBody), async (c) => {
+    const { user } = requireSession(c);
+    const body = c.req.valid("json");
+    if ((body.githubId !== undefined && body.githubId !== user.githubId) || (body.username !== undefined && body.username !== user.username)) {
+      throw forbidden("You can only register yourself.");
+    }
+    const email = body.email ?? user.email;
+    if (!email) throw badRequest("An e-mail address is required.", undefined, "Registration Failed");
+    const registered = await registerUser(ctx, { user, role: body.role, email, ip: clientAddress(c, ctx.env.TRUST_PROXY) });
+    setHintCookie(c, ctx.env, registered.role);
+    return c.json({ success: true, user: registered });
+  });
+}

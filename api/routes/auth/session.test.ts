@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { createTestContext, type TestContext } from "../../testing/context.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
+import { securityCases } from "../../testing/security.ts";
+import { sessions, vscodeTokens } from "../../../db/schema/index.ts";
+import { hashToken } from "../../crypto/tokens.ts";
+
+let t: TestContext;
+let owner: TestSession;
+let stranger: TestSession;
+
+beforeAll(async () => (t = await createTestContext()));
+afterAll(() => t.close());
+beforeEach(async () => {
+  owner = await signInAs(t, await createTestUser(t, { role: "poolmanager" }));
+  stranger = await signInAs(t, await createTestUser(t, { role: "contributor" }));
+});
+
+describe("GET /api/auth/user", () => {
+  test("returns the spec's user object for a session, with the wallet in xdc form", async () => {
+    const res = await call(t, "/api/auth/user", { as: owner });
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    const user = await res.json();
+    expect(Object.keys(user).sort()).toEqual(
+      ["id", "username", "name", "githubUsername", "email", "avatarUrl", "bio", "location", "website", "role", "isProfileComplete", "xdcWalletAddress"].sort(),
+    );
+    expect(user).toMatchObject({ id: owner.user.id, role: "poolmanager", isProfileComplete: true });
+    expect(user.xdcWalletAddress).toMatch(/^xdc[0-9a-fA-F]{40}$/);
+  });
+
+  test("returns null when signed out, and clears a stale signed-in hint", async () => {
+    const res = await t.app.request("/api/auth/user", { headers: { Cookie: "ip_signed_in=poolmanager" } });
+    expect(await res.json()).toBeNull();
+    expect(res.headers.get("set-cookie")).toContain("ip_signed_in=;");
+  });
+
+  test("an unknown or expired session cookie is cleared", async () => {
+    const res = await t.app.request("/api/auth/user", { headers: { Cookie: "ip_session=abcdefghijklmnopqrstuvwxyz234567" } });
+    expect(await res.json()).toBeNull();
+    expect(res.headers.get("set-cookie")).toContain("ip_session=;");
+  });
+});
+
+describe("GET /api/auth/session and /api/user/role", () => {
+  test("probe a session", async () => {
+    const signedIn = await (await call(t, "/api/auth/session", { as: owner })).json();
+    expect(signedIn).toMatchObject({ authenticated: true, user: { id: owner.user.id, role: "poolmanager", isProfileComplete: true } });
+    const anonymous = await (await call(t, "/api/auth/session")).json();
+    expect(anonymous).toEqual({ authenticated: false, user: null, expiresAt: null });
+  });
+
+  test("role of the signed-in user; 401 when signed out", async () => {
+    expect(await (await call(t, "/api/user/role", { as: stranger })).json()).toEqual({ role: "contributor" });
+    const res = await call(t, "/api/user/role");
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("GET /api/auth/csrf-token", () => {
+  test("returns the session's token; 401 without a session", async () => {
+    const res = await call(t, "/api/auth/csrf-token", { as: owner });
+    expect(await res.json()).toEqual({ csrfToken: owner.csrfToken });
+    expect((await call(t, "/api/auth/csrf-token")).status).toBe(401);
+  });
+
+  test("the token also works as _csrf in the JSON body", async () => {
+    const res = await call(t, "/api/auth/logout", { as: owner, csrf: false, body: { _csrf: owner.csrfToken } });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("POST /api/auth/logout", () => {
+  test("deletes the session; the old cookie is refused afterwards", async () => {
+    const res = await call(t, "/api/auth/logout", { as: owner, body: {} });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("set-cookie")).toContain("ip_session=;");
+    expect(await t.ctx.database.db.select().from(sessions).where(eq(sessions.id, owner.sessionId))).toHaveLength(0);
+    expect(await (await call(t, "/api/auth/user", { as: owner })).json()).toBeNull();
+    expect((await call(t, "/api/user/role", { as: owner })).status).toBe(401);
+  });
+
+  test("signed out already: succeeds and clears cookies", async () => {
+    const res = await call(t, "/api/auth/logout", { body: {} });
+    expect(res.status).toBe(200);
+  });
+
+  securityCases({ method: "POST", path: "/api/auth/logout", body: {} }, {
+    t: () => t,
+    owner: () => owner,
+    stranger: () => stranger,
+    allowsAnonymous: true,
+  });
+});
+
+describe("VS Code sign-in", () => {
+  test("finalize-onboarding hands the editor a token bound to the user, stored hashed", async () => {
+    const res = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner });
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get("location")!);
+    expect(location.protocol).toBe("vscode:");
+    const token = location.searchParams.get("token")!;
+    expect(token).toStartWith("ipv_");
+    const [row] = await t.ctx.database.db.select().from(vscodeTokens).where(eq(vscodeTokens.tokenHash, hashToken(token)));
+    expect(row!.userId).toBe(owner.user.id);
+    expect(JSON.stringify(row)).not.toContain(token);
+    // the token reads as the user, never writes
+    const read = await t.app.request("/api/auth/user", { headers: { Authorization: `Bearer ${token}` } });
+    expect((await read.json()).id).toBe(owner.user.id);
+    const write = await t.app.request("/api/auth/register", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ role: "contributor", email: "x@example.org" }),
+    });
+    expect(write.status).toBe(401);
+  });
+
+  test("without a session it sends the browser to sign in for VS Code; unregistered users register first", async () => {
+    const anonymous = await call(t, "/api/auth/vscode/finalize-onboarding");
+    expect(anonymous.headers.get("location")).toBe("/auth?source=vscode&from_vscode=true");
+    const fresh = await signInAs(t, await createTestUser(t));
+    const unregistered = await call(t, "/api/auth/vscode/finalize-onboarding", { as: fresh });
+    expect(unregistered.headers.get("location")).toBe("/auth?registration=true&source=vscode");
+  });
+
+  test("revoking ends every editor token of the user", async () => {
+    const issued = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner });
+    const token = new URL(issued.headers.get("location")!).searchParams.get("token")!;
+    const res = await call(t, "/api/auth/vscode/revoke", { as: owner, body: {} });
+    expect(await res.json()).toEqual({ success: true, revoked: 1 });
+    const read = await t.app.request("/api/auth/user", { headers: { Authorization: `Bearer ${token}` } });
+    expect(await read.json()).toBeNull();
+  });
+
+  securityCases({ method: "POST", path: "/api/auth/vscode/revoke", body: {} }, { t: () => t, owner: () => owner, stranger: () => stranger });
+});

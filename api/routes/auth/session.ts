@@ -1,0 +1,52 @@
+import { Hono } from "hono";
+import { getCookie } from "hono/cookie";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { HINT_COOKIE, clearSessionCookies } from "../../middleware/cookies.ts";
+import { requireSession } from "../../middleware/session.ts";
+import { csrfTokenFor } from "../../services/auth/csrf.ts";
+import { invalidateSession } from "../../services/auth/sessions.ts";
+import { walletOfUser } from "../../services/wallets/custodial.ts";
+import { toUserObject } from "../../services/users/user-object.ts";
+
+/**
+ * GET  /api/auth/user         the signed-in user's object, or null
+ * GET  /api/auth/session      a probe: is there a session, and for whom
+ * GET  /api/auth/csrf-token   the anti-forgery token of this session
+ * POST /api/auth/logout       ends the session
+ */
+export function sessionRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .use(async (c, next) => {
+      await next();
+      c.header("Cache-Control", "no-store");
+    })
+    .get("/user", async (c) => {
+      const user = c.get("user");
+      if (!user) {
+        // A hint cookie without a session would keep showing a signed-in header.
+        if (getCookie(c, HINT_COOKIE)) clearSessionCookies(c, ctx.env);
+        return c.json(null);
+      }
+      return c.json(toUserObject(user, await walletOfUser(ctx.database.db, user.id)));
+    })
+    .get("/session", (c) => {
+      const user = c.get("user");
+      const session = c.get("session");
+      return c.json({
+        authenticated: Boolean(user),
+        user: user ? { id: user.id, username: user.username, role: user.role, isProfileComplete: user.isProfileComplete } : null,
+        expiresAt: session?.expiresAt.toISOString() ?? null,
+      });
+    })
+    .get("/csrf-token", async (c) => {
+      const { sessionId } = requireSession(c);
+      return c.json({ csrfToken: await csrfTokenFor(ctx.appSecret, sessionId) });
+    })
+    .post("/logout", async (c) => {
+      // Signing out when already signed out succeeds: the browser ends up signed out either way.
+      const session = c.get("session");
+      if (session) await invalidateSession(ctx.database.db, session.id);
+      clearSessionCookies(c, ctx.env);
+      return c.json({ success: true });
+    });
+}

@@ -1,0 +1,16 @@
+import { constantTimeEqualStrings, hmacBase64url } from "../../crypto/tokens.ts";
+
+/**
+ * Anti-forgery tokens bound to the session: an HMAC of the session id under
+ * the server's secret. Nothing to store, a new one with every new session
+ * (so signing in again invalidates the old token), and a token lifted from
+ * one session is useless in another.
+ */
+export function csrfTokenFor(appSecret: Uint8Array, sessionId: string): Promise<string> {
+  return hmacBase64url(appSecret, `csrf:${sessionId}`);
+}
+
+export async function verifyCsrfToken(appSecret: Uint8Array, sessionId: string, token: string | undefined): Promise<boolean> {
+  if (!token || token.length > 128) return false;
+  return constantTimeEqualStrings(await csrfTokenFor(appSecret, sessionId), token);
+}

@@ -1,0 +1,54 @@
+import { eq } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { users, wallets, type Role, type User } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { newCustodialWallet, walletOfUser } from "../wallets/custodial.ts";
+import { audit } from "../audit.ts";
+import { toUserObject, type UserObject } from "./user-object.ts";
+
+export const ALREADY_REGISTERED = new ApiError({
+  code: ErrorCode.CONFLICT,
+  error: "Registration Error",
+  message: "User already has a wallet address registered.",
+});
+
+/**
+ * Completes registration: chooses the role, records the e-mail, creates the
+ * custodial wallet and marks the profile complete. A user has at most one
+ * wallet: a second registration (even a concurrent one, thanks to the
+ * unique index on wallets.user_id) is refused and changes nothing.
+ */
+export async function registerUser(
+  ctx: AppContext,
+  input: { user: User; role: Role; email: string; ip?: string },
+): Promise<UserObject> {
+  const db = ctx.database.db;
+  if (await walletOfUser(db, input.user.id)) throw ALREADY_REGISTERED;
+  const wallet = await newCustodialWallet(ctx, input.user.id);
+  let updated: User;
+  try {
+    updated = await db.transaction(async (tx) => {
+      await tx.insert(wallets).values(wallet);
+      const [row] = await tx
+        .update(users)
+        .set({ role: input.role, email: input.email, isProfileComplete: true, updatedAt: new Date() })
+        .where(eq(users.id, input.user.id))
+        .returning();
+      return row!;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw ALREADY_REGISTERED;
+    throw err;
+  }
+  await audit(db, { userId: input.user.id, action: "register", ip: input.ip, detail: { role: input.role, address: wallet.address } });
+  return toUserObject(updated, { address: wallet.address });
+}
+
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    if (/UNIQUE constraint failed|SQLITE_CONSTRAINT_UNIQUE|SQLITE_CONSTRAINT_PRIMARYKEY/i.test(String((e as Error).message ?? e))) return true;
+    const code = (e as { code?: string }).code;
+    if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") return true;
+  }
+  return false;
+}

@@ -1,0 +1,32 @@
+import { sql } from "drizzle-orm";
+import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { timestamp } from "./columns.ts";
+
+export const ROLES = ["contributor", "poolmanager"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** A person who signed in with GitHub. Identity is the GitHub user id. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    githubId: integer("github_id").notNull(),
+    username: text("username").notNull(),
+    name: text("name"),
+    email: text("email"),
+    avatarUrl: text("avatar_url"),
+    bio: text("bio"),
+    location: text("location"),
+    website: text("website"),
+    role: text("role", { enum: ROLES }),
+    isProfileComplete: integer("is_profile_complete", { mode: "boolean" }).notNull().default(false),
+    /** The user's GitHub OAuth token, sealed (api/crypto/envelope.ts); never plaintext. */
+    githubTokenSealed: text("github_token_sealed"),
+    createdAt: timestamp("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+    updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
+    lastSignInAt: timestamp("last_sign_in_at"),
+  },
+  (t) => [uniqueIndex("users_github_id_idx").on(t.githubId)],
+);
+
+export type User = typeof users.$inferSelect;
