@@ -9,6 +9,7 @@ import { NETWORKS } from "./chain/networks.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import type { RuntimeConfig } from "../site/lib/runtime.ts";
 import { createKeyring } from "./crypto/keyring.ts";
+import { currentViewer } from "./services/auth/viewer.ts";
 import { decodeBase64 } from "@oslojs/encoding";
 
 export interface RunningServer {
@@ -63,7 +64,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
           distDir: env.SITE_DIST_DIR,
           runtime,
           trustProxy: env.TRUST_PROXY,
-          locals: () => ({ runtime, services: ctx.services }),
+          locals: (c) => ({ runtime, services: ctx.services, viewer: () => currentViewer(ctx, c) }),
         });
   const app = createApp(ctx, { site: site?.mount });
 

@@ -1,5 +1,5 @@
 import type { AppContext } from "../context.ts";
-import { listPublicRepositories } from "./repositories/list-public.ts";
+import { listPublicRepositories, listRegisteredBy } from "./repositories/list-public.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
@@ -11,6 +11,7 @@ export function createServices(ctx: AppContext) {
   return {
     repositories: {
       listPublic: () => listPublicRepositories(db),
+      listRegisteredBy: (userId: number) => listRegisteredBy(db, userId),
     },
   };
 }

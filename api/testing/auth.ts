@@ -61,7 +61,7 @@ export interface CallOptions {
 }
 
 /** A request to the app as a browser on this site would send it. */
-export function call(t: TestContext, path: string, options: CallOptions = {}): Promise<Response> {
+export async function call(t: TestContext, path: string, options: CallOptions = {}): Promise<Response> {
   const method = options.method ?? (options.body === undefined ? "GET" : "POST");
   const headers: Record<string, string> = { Accept: "application/json", ...options.headers };
   if (options.as) headers.Cookie = options.as.cookie;

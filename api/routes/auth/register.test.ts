@@ -43,7 +43,7 @@ describe("POST /api/auth/register", () => {
     const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, owner.user.id));
     const key = await unsealText(t.ctx.keyring, wallet!.privateKeySealed, walletContext(wallet!.id, wallet!.address));
     // the sealed key is the wallet's: it signs as the stored address
-    expect(await withWalletAccount(t.ctx, wallet!, async (account) => account.address)).toBe(wallet!.address);
+    expect(await withWalletAccount(t.ctx, wallet!, async (account) => account.address as string)).toBe(wallet!.address);
     expect(key).toMatch(/^0x[0-9a-f]{64}$/);
     const raw = key.slice(2);
     expect(text).not.toContain(raw);

@@ -45,3 +45,12 @@ export async function listPublicRepositories(db: Database): Promise<PublicReposi
     registeredAt: r.registeredAt,
   }));
 }
+
+/** Repositories a user registered, for their /my-repos page. */
+export async function listRegisteredBy(db: Database, userId: number) {
+  return db
+    .select({ githubRepoId: repositories.githubRepoId, fullName: repositories.fullName, description: repositories.description })
+    .from(repositories)
+    .where(eq(repositories.registeredByUserId, userId))
+    .orderBy(desc(repositories.registeredAt));
+}

@@ -1,0 +1,48 @@
+import { $user, signOut, watchSession, type SessionUser } from "../stores/session.ts";
+
+/** Pages that make no sense signed out: leave them after signing out. */
+const SIGNED_IN_PAGES = ["/profile", "/wallet", "/my-repos", "/vscode/wallet"];
+
+export function shortAddress(address: string): string {
+  return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
+}
+
+/**
+ * The header's signed-in parts, kept in step with the session store: avatar
+ * and names in the account menu, the wallet box's address, the logo's
+ * target (/my-repos for pool managers), and Sign out.
+ */
+export function setupAccountArea(root: ParentNode = document): void {
+  watchSession();
+  $user.subscribe((user) => render(root, user));
+  root.querySelectorAll<HTMLElement>("[data-sign-out]").forEach((button) =>
+    button.addEventListener("click", async () => {
+      if (!(await signOut())) return;
+      if (SIGNED_IN_PAGES.some((p) => location.pathname === p || location.pathname.startsWith(`${p}/`))) location.assign("/repos");
+    }),
+  );
+}
+
+function render(root: ParentNode, user: SessionUser | null): void {
+  const logo = root.querySelector<HTMLAnchorElement>("[data-logo]");
+  if (logo) logo.href = user?.role === "poolmanager" ? "/my-repos" : "/repos";
+  if (!user) return;
+  const avatar = root.querySelector<HTMLImageElement>("[data-user-avatar]");
+  const initials = root.querySelector<HTMLElement>("[data-user-initials]");
+  const label = user.name || user.username;
+  if (initials) initials.textContent = label.slice(0, 2).toUpperCase();
+  if (avatar && user.avatarUrl) {
+    avatar.src = user.avatarUrl;
+    avatar.onload = () => {
+      avatar.classList.remove("hidden");
+      initials?.classList.add("hidden");
+    };
+  }
+  setText(root, "[data-user-name]", label);
+  setText(root, "[data-user-handle]", `@${user.githubUsername}`);
+  setText(root, "[data-wallet-address]", user.xdcWalletAddress ? shortAddress(user.xdcWalletAddress) : "");
+}
+
+function setText(root: ParentNode, selector: string, text: string): void {
+  root.querySelectorAll<HTMLElement>(selector).forEach((el) => (el.textContent = text));
+}

@@ -1,0 +1,118 @@
+/**
+ * The one API client of the site (spec section 7): same-origin cookies, JSON
+ * in and out; POST, PUT and PATCH carry the anti-forgery token in
+ * X-CSRF-Token and as `_csrf` in the JSON body, DELETE in the header only,
+ * GET none. Errors become ApiRequestError with the server's message (or the
+ * spec's fallbacks) and the axios-style code the spec lists.
+ */
+export type ApiErrorCode =
+  | "ERR_BAD_REQUEST"
+  | "ERR_BAD_RESPONSE"
+  | "ERR_NETWORK"
+  | "ECONNABORTED"
+  | "ERR_CANCELED";
+
+export class ApiRequestError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: ApiErrorCode,
+    /** The server's error code (e.g. RATE_LIMITED) and full body, when it sent one. */
+    readonly serverCode?: string,
+    readonly body?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "ApiRequestError";
+  }
+  /** The short title the server sent (`error`), e.g. 'Registration Error'. */
+  get title(): string | undefined {
+    return typeof this.body?.error === "string" ? this.body.error : undefined;
+  }
+}
+
+let csrfToken: string | null = null;
+let refreshCsrf: (() => Promise<string | null>) | null = null;
+
+/** The session store keeps the token here, and how to get a fresh one. */
+export function useCsrfToken(token: string | null, refresh?: () => Promise<string | null>): void {
+  csrfToken = token;
+  if (refresh) refreshCsrf = refresh;
+}
+
+export interface RequestOptions {
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  body?: Record<string, unknown> | FormData;
+  signal?: AbortSignal;
+  /** Gives up after this long with code ECONNABORTED. */
+  timeoutMs?: number;
+}
+
+export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const response = await send(path, options);
+  if (response.status === 403 && refreshCsrf && options.method && options.method !== "GET") {
+    const body = await response.clone().json().catch(() => null);
+    // A token from an earlier session: fetch this session's token and try once more.
+    if (body?.code === "CSRF_FAILED") {
+      csrfToken = await refreshCsrf();
+      return parse<T>(await send(path, options));
+    }
+  }
+  return parse<T>(response);
+}
+
+async function send(path: string, options: RequestOptions): Promise<Response> {
+  const method = options.method ?? "GET";
+  const headers: Record<string, string> = { Accept: "application/json" };
+  let body: BodyInit | undefined;
+  if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  if (options.body instanceof FormData) {
+    body = options.body;
+  } else if (method === "POST" || method === "PUT" || method === "PATCH") {
+    headers["Content-Type"] = "application/json";
+    body = JSON.stringify({ ...(options.body ?? {}), ...(csrfToken ? { _csrf: csrfToken } : {}) });
+  }
+  const signals = [options.signal, options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined].filter(Boolean) as AbortSignal[];
+  try {
+    return await fetch(path, {
+      method,
+      headers,
+      body,
+      credentials: "same-origin",
+      signal: signals.length ? AbortSignal.any(signals) : undefined,
+    });
+  } catch (err) {
+    const name = (err as Error).name;
+    if (name === "TimeoutError") throw new ApiRequestError(`timeout of ${options.timeoutMs}ms exceeded`, 0, "ECONNABORTED");
+    if (name === "AbortError") throw new ApiRequestError("canceled", 0, "ERR_CANCELED");
+    throw new ApiRequestError("Network Error", 0, "ERR_NETWORK");
+  }
+}
+
+async function parse<T>(response: Response): Promise<T> {
+  const text = await response.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (response.ok) return data as T;
+  const body = (data && typeof data === "object" ? data : undefined) as Record<string, unknown> | undefined;
+  const message =
+    (typeof body?.message === "string" && body.message) ||
+    (typeof body?.error === "string" && body.error) ||
+    `API error: ${response.status}`;
+  throw new ApiRequestError(
+    message,
+    response.status,
+    response.status >= 500 ? "ERR_BAD_RESPONSE" : "ERR_BAD_REQUEST",
+    typeof body?.code === "string" ? body.code : undefined,
+    body,
+  );
+}
+
+/** The message to show for any failure, with the spec's fallback. */
+export function errorMessage(err: unknown, fallback = "An error occurred"): string {
+  if (err instanceof ApiRequestError) return err.message || fallback;
+  return fallback;
+}

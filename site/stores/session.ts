@@ -1,0 +1,145 @@
+import { atom } from "nanostores";
+import { api, ApiRequestError, useCsrfToken } from "../lib/api.ts";
+import { toast } from "./toast.ts";
+
+/**
+ * The signed-in user (spec section 4, "Session"): loaded at start, checked
+ * again when the tab becomes visible or the window gains focus (at most every
+ * 3 s). A different user, or a failed check while a user is held, reloads the
+ * session. A user brings a fresh anti-forgery token; no user clears it. A 401
+ * means signed out; other errors are kept as an error state.
+ */
+export interface SessionUser {
+  id: number;
+  username: string;
+  name: string | null;
+  githubUsername: string;
+  email: string | null;
+  avatarUrl: string | null;
+  bio: string | null;
+  location: string | null;
+  website: string | null;
+  role: "contributor" | "poolmanager" | null;
+  isProfileComplete: boolean;
+  xdcWalletAddress: string | null;
+}
+
+export const SESSION_RECHECK_THROTTLE_MS = 3000;
+
+export const $user = atom<SessionUser | null>(null);
+export const $sessionLoading = atom(true);
+export const $sessionError = atom<string | null>(null);
+export const $csrfToken = atom<string | null>(null);
+/** True once the first load finished (whatever its outcome). */
+export const $sessionReady = atom(false);
+
+async function fetchCsrfToken(): Promise<string | null> {
+  try {
+    const { csrfToken } = await api<{ csrfToken: string }>("/api/auth/csrf-token");
+    $csrfToken.set(csrfToken);
+    useCsrfToken(csrfToken);
+    return csrfToken;
+  } catch {
+    return null;
+  }
+}
+useCsrfToken(null, fetchCsrfToken);
+
+/**
+ * The session cookie is HttpOnly, but it always travels with the readable
+ * hint cookie: without the hint there is no session, and an anonymous visit
+ * needs no request to find that out.
+ */
+const mayHaveSession = () => typeof document === "undefined" || /(?:^|;\s*)ip_signed_in=/.test(document.cookie);
+
+export async function loadSession(): Promise<void> {
+  if (!mayHaveSession() && !$user.get()) {
+    clearToken();
+    syncHints(null);
+    $sessionLoading.set(false);
+    $sessionReady.set(true);
+    return;
+  }
+  $sessionLoading.set(true);
+  try {
+    const user = await api<SessionUser | null>("/api/auth/user");
+    $user.set(user && user.id ? user : null);
+    $sessionError.set(null);
+    if ($user.get()) await fetchCsrfToken();
+    else clearToken();
+  } catch (err) {
+    if (err instanceof ApiRequestError && String(err.status).includes("401")) {
+      $user.set(null);
+      clearToken();
+    } else {
+      $sessionError.set(err instanceof Error ? err.message : String(err));
+    }
+  } finally {
+    syncHints($user.get());
+    $sessionLoading.set(false);
+    $sessionReady.set(true);
+  }
+}
+
+function clearToken(): void {
+  $csrfToken.set(null);
+  useCsrfToken(null);
+}
+
+let lastCheck = 0;
+/** The focus/visibility re-check: cheap probe, full reload only when something changed. */
+export async function recheckSession(now = Date.now()): Promise<void> {
+  if (now - lastCheck < SESSION_RECHECK_THROTTLE_MS) return;
+  lastCheck = now;
+  const held = $user.get();
+  if (!held && !mayHaveSession()) return;
+  try {
+    const probe = await api<{ authenticated: boolean; user: { id: number } | null }>("/api/auth/session");
+    if ((probe.user?.id ?? null) !== (held?.id ?? null)) await loadSession();
+  } catch {
+    if (held) await loadSession();
+  }
+}
+
+export async function signOut(): Promise<boolean> {
+  $sessionLoading.set(true);
+  try {
+    await api("/api/auth/logout", { method: "POST" });
+    $user.set(null);
+    clearToken();
+    syncHints(null);
+    toast({ type: "success", message: "Signed out successfully" });
+    return true;
+  } catch (err) {
+    $sessionError.set(err instanceof Error ? err.message : String(err));
+    toast({ type: "error", title: "Error signing out", message: "There was a problem signing out. Please try again." });
+    return false;
+  } finally {
+    $sessionLoading.set(false);
+  }
+}
+
+/** Keeps <html data-auth data-role> (set first from the hint cookie) true to the session. */
+function syncHints(user: SessionUser | null): void {
+  if (typeof document === "undefined") return;
+  const root = document.documentElement;
+  if (user) {
+    root.setAttribute("data-auth", "yes");
+    root.setAttribute("data-role", user.role ?? "user");
+  } else {
+    root.removeAttribute("data-auth");
+    root.removeAttribute("data-role");
+  }
+}
+
+let watching = false;
+/** Loads the session once per page and re-checks it on focus and visibility. */
+export function watchSession(): void {
+  if (watching || typeof window === "undefined") return;
+  watching = true;
+  void loadSession();
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") void recheckSession();
+  });
+  window.addEventListener("focus", () => void recheckSession());
+}
