@@ -1,0 +1,219 @@
+/**
+ * Deploys ROXN, the test USDC (local chains only) and RepoRewards, and
+ * records the addresses in a deployments file. Idempotent: when the file
+ * already describes a live deployment on the same chain, nothing is sent.
+ *
+ *   CHAIN=xdc-apothem DEPLOYER_PRIVATE_KEY=0x... OPERATOR_ADDRESS=0x... \
+ *   FEE_COLLECTOR_ADDRESS=0x... USDC_ADDRESS=0x... bun scripts/deploy-contracts.ts
+ *
+ * On CHAIN=local every variable has a default (anvil's development accounts
+ * and http://127.0.0.1:8545). See docs/contracts.md.
+ */
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import {
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  isAddress,
+  type Abi,
+  type Account,
+  type Address,
+  type Chain,
+  type Hex,
+  type PublicClient,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { anvil, xdc, xdcTestnet } from "viem/chains";
+import { RepoRewardsAbi, RepoRewardsBytecode, RoxnAbi, RoxnBytecode, TestUsdcAbi, TestUsdcBytecode } from "../contracts/artifacts/index.ts";
+import { anvilAccounts, anvilPrivateKey } from "./lib/anvil.ts";
+
+/** Chains with real USDC, where deploying the test token would be a mistake. */
+const XDC_CHAIN_IDS = new Set<number>([xdc.id, xdcTestnet.id]);
+
+export interface DeployedContract {
+  address: Address;
+  /** Block of the deployment transaction; null for a USDC we did not deploy. */
+  block: number | null;
+}
+
+/** The JSON written to the deployments file. */
+export interface Deployments {
+  chainId: number;
+  deployer: Address;
+  operator: Address;
+  feeCollector: Address;
+  roxn: DeployedContract;
+  usdc: DeployedContract & { testToken: boolean };
+  repoRewards: DeployedContract;
+  /** First block holding any of our contracts: where an indexer starts. */
+  deployedBlock: number;
+  deployedAt: string;
+}
+
+export interface DeployOptions {
+  rpcUrl: string;
+  chain: Chain;
+  deployer: Account;
+  operator: Address;
+  feeCollector: Address;
+  /** The real USDC; required on XDC. Unset: deploy TestUsdc. */
+  usdcAddress?: Address;
+  deploymentsFile: string;
+  log?: (msg: string) => void;
+}
+
+export interface DeployResult {
+  roxn: Address;
+  usdc: Address;
+  repoRewards: Address;
+  deployedBlock: bigint;
+  chainId: number;
+  /** False when the deployments file was reused and nothing was sent. */
+  created: boolean;
+}
+
+export function readDeployments(file: string): Deployments | null {
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as Deployments;
+  } catch (err) {
+    throw new Error(`Cannot read deployments file ${file}: ${err instanceof Error ? err.message : err}`);
+  }
+}
+
+async function hasCode(client: PublicClient, address: Address): Promise<boolean> {
+  const code = await client.getCode({ address });
+  return code !== undefined && code !== "0x";
+}
+
+async function isLive(client: PublicClient, deployments: Deployments): Promise<boolean> {
+  const addresses = [deployments.roxn.address, deployments.usdc.address, deployments.repoRewards.address];
+  const present = await Promise.all(addresses.map((address) => hasCode(client, address)));
+  return present.every(Boolean);
+}
+
+export async function deployContracts(options: DeployOptions): Promise<DeployResult> {
+  const { chain, deployer, operator, feeCollector, usdcAddress, deploymentsFile } = options;
+  const log = options.log ?? (() => {});
+  const transport = http(options.rpcUrl);
+  // viem polls every 4 s by default: seconds per receipt on an auto-mining local chain.
+  const pollingInterval = XDC_CHAIN_IDS.has(chain.id) ? 1_000 : 50;
+  const client = createPublicClient({ chain, transport, pollingInterval }) as PublicClient;
+  const wallet = createWalletClient({ account: deployer, chain, transport, pollingInterval });
+
+  const chainId = await client.getChainId();
+  if (chainId !== chain.id) throw new Error(`RPC ${options.rpcUrl} serves chain ${chainId}, expected ${chain.id} (${chain.name})`);
+  if (!usdcAddress && XDC_CHAIN_IDS.has(chainId)) {
+    throw new Error(`Refusing to deploy the test USDC on ${chain.name}: set USDC_ADDRESS to the real USDC`);
+  }
+
+  // RepoRewards keeps its USDC address forever: a typo here would be permanent.
+  if (usdcAddress && !(await hasCode(client, usdcAddress))) throw new Error(`No contract at USDC_ADDRESS ${usdcAddress} on ${chain.name}`);
+
+  const existing = readDeployments(deploymentsFile);
+  if (existing?.chainId === chainId && (await isLive(client, existing))) {
+    if (usdcAddress && existing.usdc.address.toLowerCase() !== usdcAddress.toLowerCase()) {
+      throw new Error(
+        `${deploymentsFile} uses USDC ${existing.usdc.address}, but ${usdcAddress} is configured; move the file away to deploy anew`,
+      );
+    }
+    log(`Contracts already deployed on chain ${chainId} (${deploymentsFile}): RepoRewards at ${existing.repoRewards.address}`);
+    return {
+      roxn: existing.roxn.address,
+      usdc: existing.usdc.address,
+      repoRewards: existing.repoRewards.address,
+      deployedBlock: BigInt(existing.deployedBlock),
+      chainId,
+      created: false,
+    };
+  }
+
+  async function deploy(name: string, abi: Abi, bytecode: Hex, args: readonly unknown[]): Promise<{ address: Address; block: number }> {
+    const hash = await wallet.deployContract({ abi, bytecode, args, account: deployer, chain });
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success" || !receipt.contractAddress) throw new Error(`Deploying ${name} failed (tx ${hash})`);
+    const address = getAddress(receipt.contractAddress);
+    log(`${name} deployed at ${address} (block ${receipt.blockNumber})`);
+    return { address, block: Number(receipt.blockNumber) };
+  }
+
+  // Each constructor grants its roles: the deployer administers and mints the
+  // tokens and administers RepoRewards; `operator` gets OPERATOR_ROLE.
+  const roxn = await deploy("Roxn", RoxnAbi, RoxnBytecode, [deployer.address]);
+  const usdc = usdcAddress
+    ? { address: getAddress(usdcAddress), block: null, testToken: false }
+    : { ...(await deploy("TestUsdc", TestUsdcAbi, TestUsdcBytecode, [deployer.address])), testToken: true };
+  const repoRewards = await deploy("RepoRewards", RepoRewardsAbi, RepoRewardsBytecode, [
+    deployer.address,
+    operator,
+    feeCollector,
+    roxn.address,
+    usdc.address,
+  ]);
+
+  const deployments: Deployments = {
+    chainId,
+    deployer: deployer.address,
+    operator,
+    feeCollector,
+    roxn,
+    usdc,
+    repoRewards,
+    deployedBlock: roxn.block,
+    deployedAt: new Date().toISOString(),
+  };
+  // Write then rename, so a crash never leaves half a file that points nowhere.
+  mkdirSync(dirname(deploymentsFile), { recursive: true });
+  writeFileSync(`${deploymentsFile}.tmp`, `${JSON.stringify(deployments, null, 2)}\n`);
+  renameSync(`${deploymentsFile}.tmp`, deploymentsFile);
+  log(`Wrote ${deploymentsFile}`);
+
+  return {
+    roxn: roxn.address,
+    usdc: usdc.address,
+    repoRewards: repoRewards.address,
+    deployedBlock: BigInt(roxn.block),
+    chainId,
+    created: true,
+  };
+}
+
+const CHAINS: Record<string, Chain> = { local: anvil, "xdc-apothem": xdcTestnet, "xdc-mainnet": xdc };
+
+function addressFrom(name: string, value: string | undefined, localDefault: Address | undefined): Address {
+  const address = value || localDefault;
+  if (!address) throw new Error(`${name} is required`);
+  if (!isAddress(address)) throw new Error(`${name} is not an address: ${address}`);
+  return address;
+}
+
+if (import.meta.main) {
+  try {
+    const env = process.env;
+    const chainName = env.CHAIN || "local";
+    const chain = CHAINS[chainName];
+    if (!chain) throw new Error(`CHAIN must be one of ${Object.keys(CHAINS).join(", ")} (got ${chainName})`);
+    const isLocal = chainName === "local";
+    const devAccounts = isLocal ? anvilAccounts(3) : [];
+
+    const privateKey = env.DEPLOYER_PRIVATE_KEY || (isLocal ? anvilPrivateKey(0) : undefined);
+    if (!privateKey || !/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new Error("DEPLOYER_PRIVATE_KEY must be a 0x-prefixed 32-byte hex key");
+
+    const result = await deployContracts({
+      rpcUrl: env.CHAIN_RPC_URL || chain.rpcUrls.default.http[0]!,
+      chain,
+      deployer: privateKeyToAccount(privateKey as Hex),
+      operator: addressFrom("OPERATOR_ADDRESS", env.OPERATOR_ADDRESS, devAccounts[1]?.address),
+      feeCollector: addressFrom("FEE_COLLECTOR_ADDRESS", env.FEE_COLLECTOR_ADDRESS, devAccounts[2]?.address),
+      usdcAddress: env.USDC_ADDRESS ? addressFrom("USDC_ADDRESS", env.USDC_ADDRESS, undefined) : undefined,
+      deploymentsFile: env.DEPLOYMENTS_FILE || `data/deployments/${chainName}.json`,
+      log: console.log,
+    });
+    console.log(JSON.stringify({ ...result, deployedBlock: result.deployedBlock.toString() }, null, 2));
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  }
+}
