@@ -5,14 +5,44 @@ import { seedDemoData } from "./seed.ts";
 import { repositories, repositoryPools } from "./schema/index.ts";
 import { makeTempDir } from "../api/testing/context.ts";
 
+const repo = (id: number) => ({
+  githubRepoId: id,
+  fullName: `o/r${id}`,
+  fullNameKey: `o/r${id}`,
+  owner: "o",
+  name: `r${id}`,
+  htmlUrl: `http://gh/o/r${id}`,
+});
+
 describe("database", () => {
-  test("the embedded file database runs in WAL mode with a busy timeout", async () => {
+  test("the embedded file database runs in WAL mode", async () => {
     const dir = await makeTempDir();
     const handle = await openDatabase(`file:${dir}/nested/app.db`, { busyTimeoutMs: 4321 });
     const mode = await handle.client.execute("PRAGMA journal_mode");
     expect(String(mode.rows[0]![0])).toBe("wal");
-    const timeout = await handle.client.execute("PRAGMA busy_timeout");
-    expect(Number(timeout.rows[0]![0])).toBe(4321);
+    handle.close();
+  });
+
+  test("writes wait for an open write transaction of the same process without stalling it", async () => {
+    // Regression: the driver's own busy wait blocked the event loop, so the
+    // transaction holding the lock could not commit and everyone stalled until
+    // the busy timeout, then failed with SQLITE_BUSY.
+    const dir = await makeTempDir();
+    const handle = await openDatabase(`file:${dir}/app.db`, { busyTimeoutMs: 3000 });
+    await migrateDatabase(handle);
+    const started = performance.now();
+    const inTransaction = handle.db.transaction(async (tx) => {
+      await tx.insert(repositories).values(repo(1));
+      await Bun.sleep(150); // e.g. signing a transaction while the nonce is held
+      await tx.insert(repositories).values(repo(2));
+    });
+    await Bun.sleep(10);
+    const others = Array.from({ length: 20 }, (_, i) => handle.db.insert(repositories).values(repo(100 + i)));
+    await Promise.all([inTransaction, ...others]);
+    const elapsed = performance.now() - started;
+    const [{ n }] = (await handle.db.select({ n: count() }).from(repositories)) as [{ n: number }];
+    expect(n).toBe(22);
+    expect(elapsed).toBeLessThan(2000);
     handle.close();
   });
 
