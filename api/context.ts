@@ -4,6 +4,10 @@ import type { DatabaseHandle } from "../db/client.ts";
 import type { Services } from "./services/index.ts";
 import type { Keyring } from "./crypto/keyring.ts";
 import type { Session, User } from "../db/schema/index.ts";
+import type { ChainAccess } from "./chain/clients.ts";
+import type { Outbox } from "./chain/outbox.ts";
+import type { RewardsIndexer } from "./chain/indexer.ts";
+import type { ChangeFeed } from "./changes.ts";
 
 /** Everything a request handler may reach, built once at start. */
 export interface AppContext {
@@ -15,6 +19,11 @@ export interface AppContext {
   keyring: Keyring;
   /** Root key for the server's HMACs (decoded APP_SECRET). */
   appSecret: Uint8Array;
+  chain: ChainAccess;
+  outbox: Outbox;
+  indexer: RewardsIndexer;
+  /** Data-changed notifications (page cache invalidation). */
+  changes: ChangeFeed;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
 }

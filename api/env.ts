@@ -38,6 +38,9 @@ const pem = z
     message: "must be a PEM private key (-----BEGIN PRIVATE KEY----- ...)",
   });
 
+const address = z.string().regex(/^(0x|xdc)[0-9a-fA-F]{40}$/i, "must be an address (0x… or xdc…)").transform((v) => `0x${v.slice(v.startsWith("0x") ? 2 : 3)}`);
+const privateKeyHex = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex private key (0x…)");
+
 /** An unset or empty variable means "not configured". */
 const optionalUrl = z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.url().optional());
 
@@ -83,6 +86,18 @@ const EnvSchema = z.object({
     .default("vscode://issuepool.issuepool/auth"),
   /** Which network the platform runs on (see api/chain/networks.ts). */
   CHAIN: z.enum(["local", "xdc-apothem", "xdc-mainnet"]).default("local"),
+  /** JSON-RPC endpoint of the chain (an XDC node, or anvil in development). */
+  CHAIN_RPC_URL: z.url(),
+  /** Contract addresses (written by scripts/deploy-contracts.ts). */
+  REWARDS_CONTRACT_ADDRESS: address,
+  ROXN_TOKEN_ADDRESS: address,
+  USDC_TOKEN_ADDRESS: address,
+  /** Block of the contracts' deployment: where the indexer starts reading. */
+  CONTRACTS_DEPLOYED_BLOCK: z.coerce.number().int().min(0).default(0),
+  /** The platform's operator key: sets pool managers, allocates and pays on verified requests, pays their gas. */
+  OPERATOR_PRIVATE_KEY: privateKeyHex,
+  /** Blocks on top of a transaction's block before it counts as confirmed (default: 1 local, 2 on XDC). */
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(100).optional(),
   /** Trust X-Forwarded-For from a reverse proxy in front of the platform. */
   TRUST_PROXY: z
     .enum(["true", "false", "1", "0", ""])

@@ -26,3 +26,22 @@ describe("logger", () => {
     expect(out.ok).toBe("visible");
   });
 });
+
+describe("logging to a closed stdout", () => {
+  test("does not crash the process", async () => {
+    const script = `
+      import { createLogger } from ${JSON.stringify(import.meta.dir + "/logger.ts")};
+      const log = createLogger("info");
+      for (let i = 0; i < 50; i++) log.info("before", { i });
+      setTimeout(() => {
+        for (let i = 0; i < 2000; i++) log.info("after the reader left", { i });
+        setTimeout(() => { console.error("alive"); process.exit(0); }, 300);
+      }, 300);
+    `;
+    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    await proc.stdout.cancel(); // the reader goes away
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    expect(stderr).toContain("alive");
+    expect(code).toBe(0);
+  });
+});

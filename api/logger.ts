@@ -36,8 +36,14 @@ function bufferedStdout(): (line: string) => void {
     pending = [];
     process.stdout.write(chunk);
   };
+  // A closed stdout (the log reader went away) must not bring the server down.
+  process.stdout.on("error", () => {});
   process.on("exit", () => {
-    if (pending.length) writeSync(1, pending.join("\n") + "\n");
+    try {
+      if (pending.length) writeSync(1, pending.join("\n") + "\n");
+    } catch {
+      // nowhere left to write
+    }
     pending = [];
   });
   return (line) => {

@@ -9,6 +9,11 @@ import { NETWORKS } from "./chain/networks.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import type { RuntimeConfig } from "../site/lib/runtime.ts";
 import { createKeyring } from "./crypto/keyring.ts";
+import { createChainAccess } from "./chain/clients.ts";
+import { Outbox } from "./chain/outbox.ts";
+import { RewardsIndexer } from "./chain/indexer.ts";
+import { ChangeFeed } from "./changes.ts";
+import { timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { decodeBase64 } from "@oslojs/encoding";
 
@@ -27,6 +32,8 @@ export interface StartOptions {
   site?: boolean;
   /** An already-open database (the dev stack opens it to seed first). */
   database?: DatabaseHandle;
+  /** Run the background workers (outbox, indexer) in this process (default true). */
+  workers?: boolean;
 }
 
 export function runtimeConfig(env: Env): RuntimeConfig {
@@ -49,7 +56,23 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   await migrateDatabase(database);
   const keyring = await createKeyring(env.ENCRYPTION_KEYS);
   const appSecret = decodeBase64(env.APP_SECRET.trim());
-  const ctx: AppContext = { env, database, log, keyring, appSecret, healthChecks: {}, services: undefined as never };
+  const chain = createChainAccess(env);
+  const changes = new ChangeFeed();
+  const outbox = new Outbox({ db: database.db, chain, keyring, log });
+  const indexer = new RewardsIndexer({ db: database.db, chain, log, onChange: (tags) => changes.publish(tags) });
+  const ctx: AppContext = {
+    env,
+    database,
+    log,
+    keyring,
+    appSecret,
+    chain,
+    outbox,
+    indexer,
+    changes,
+    healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
+    services: undefined as never,
+  };
   ctx.services = createServices(ctx);
   return ctx;
 }
@@ -67,6 +90,11 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
           locals: (c) => ({ runtime, services: ctx.services, viewer: () => currentViewer(ctx, c) }),
         });
   const app = createApp(ctx, { site: site?.mount });
+  if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));
+  if (options.workers !== false) {
+    ctx.outbox.start();
+    ctx.indexer.start();
+  }
 
   const server = Bun.serve({
     hostname: env.HOST,
@@ -83,6 +111,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (stopping ??= (async () => {
       ctx.log.info("shutting down");
       await server.stop();
+      await ctx.outbox.stop();
+      await ctx.indexer.stop();
       ctx.database.close();
       ctx.log.info("stopped");
     })());

@@ -5,7 +5,7 @@ import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase } from "../../db/client.ts";
 import { seedDemoData } from "../../db/seed.ts";
-import { makeTempDir, testEnv } from "../testing/context.ts";
+import { makeTempDir, NO_CHAIN, testEnv } from "../testing/context.ts";
 import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -98,7 +98,7 @@ describe("the production entry", () => {
     const dir = await makeTempDir();
     const proc = Bun.spawn([process.execPath, join(ROOT, "api", "serve.ts")], {
       cwd: ROOT,
-      env: { ...process.env, ...(await sharedTestSecrets()), PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(ROOT, "dist"), LOG_FORMAT: "json" },
+      env: { ...process.env, ...(await sharedTestSecrets()), ...NO_CHAIN, PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(ROOT, "dist"), LOG_FORMAT: "json" },
       stdout: "pipe",
       stderr: "inherit",
     });
@@ -112,7 +112,11 @@ describe("the production entry", () => {
       url = /"url":"([^"]+)"/.exec(output)?.[1];
     }
     expect(url).toBeTruthy();
-    expect((await fetch(`${url}/api/health`)).status).toBe(200);
+    expect((await fetch(`${url}/faq`)).status).toBe(200);
+    // no chain in this test: health answers, and says so
+    const health = await fetch(`${url}/api/health`);
+    expect(health.status).toBe(503);
+    expect((await health.json()).chain.ok).toBe(false);
     proc.kill("SIGTERM");
     const code = await proc.exited;
     for (;;) {

@@ -33,15 +33,30 @@ export async function createTestContext(options: TestContextOptions = {}, appOpt
   const log = createMemoryLogger();
   const database = await openDatabase(env.DATABASE_URL);
   const ctx = await createContext(env, { log, database });
+  if (!options.env?.CHAIN_RPC_URL) delete ctx.healthChecks.chain;
   const app = createApp(ctx, appOptions);
   return { ctx, env, log, app, close: () => database.close() };
 }
 
-/** Configuration for tests: NODE_ENV=test, generated secrets, in-memory database, then `overrides`. */
+/**
+ * Configuration for tests: NODE_ENV=test, generated secrets, an in-memory
+ * database and, unless a test brings its own chain (testing/chain.ts), chain
+ * settings that point nowhere; then `overrides`.
+ */
 export async function testEnv(overrides: Record<string, string | number | undefined> = {}): Promise<Env> {
   const { GITHUB_APP_PUBLIC_KEY: _public, ...secrets } = await sharedTestSecrets();
-  return loadEnv({ NODE_ENV: "test", DATABASE_URL: ":memory:", ...secrets, ...overrides }, {});
+  return loadEnv({ NODE_ENV: "test", DATABASE_URL: ":memory:", ...NO_CHAIN, ...secrets, ...overrides }, {});
 }
+
+/** A chain that is never reached: API tests that do not move money. */
+export const NO_CHAIN = {
+  CHAIN_RPC_URL: "http://127.0.0.1:9",
+  REWARDS_CONTRACT_ADDRESS: "0x000000000000000000000000000000000000dEaD",
+  ROXN_TOKEN_ADDRESS: "0x000000000000000000000000000000000000bEEF",
+  USDC_TOKEN_ADDRESS: "0x000000000000000000000000000000000000cAFE",
+  // anvil's well-known account #1; only ever used against a local test chain
+  OPERATOR_PRIVATE_KEY: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+};
 
 export async function makeTempDir(prefix = "issuepool-test-"): Promise<string> {
   const { mkdtemp } = await import("node:fs/promises");

@@ -8,3 +8,7 @@ export * from "./vscode-tokens.ts";
 export * from "./audit-log.ts";
 export * from "./repositories.ts";
 export * from "./pools.ts";
+export * from "./chain-transactions.ts";
+export * from "./chain-events.ts";
+export * from "./bounties.ts";
+export * from "./worker-leases.ts";

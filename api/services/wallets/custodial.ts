@@ -30,7 +30,11 @@ export async function walletOfUser(db: Database, userId: number): Promise<Wallet
  * Runs `use` with a viem account for the wallet's key. The key is checked
  * against the stored address, so a wrongly sealed key can never sign.
  */
-export async function withWalletAccount<T>(ctx: AppContext, wallet: Wallet, use: (account: PrivateKeyAccount) => Promise<T>): Promise<T> {
+export async function withWalletAccount<T>(
+  ctx: Pick<AppContext, "keyring">,
+  wallet: Wallet,
+  use: (account: PrivateKeyAccount) => Promise<T>,
+): Promise<T> {
   const privateKey = (await unsealText(ctx.keyring, wallet.privateKeySealed, walletContext(wallet.id, wallet.address))) as Hex;
   const account = privateKeyToAccount(privateKey);
   if (account.address !== wallet.address) throw new Error(`wallet ${wallet.id}: key does not match address`);

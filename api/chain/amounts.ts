@@ -1,0 +1,37 @@
+import { formatUnits } from "viem";
+
+/**
+ * Amounts at the API's edge: decimal strings in, smallest-unit bigints
+ * inside, decimal strings out. Parsing is strict (no exponents, no more
+ * decimals than the token has, no negatives), so "1e18", "-5" or
+ * "0.0000000000000000001" XDC are refused instead of rounded.
+ */
+export const TOKEN_DECIMALS = { XDC: 18, ROXN: 18, USDC: 6 } as const;
+export type TokenSymbol = keyof typeof TOKEN_DECIMALS;
+
+export type ParsedAmount = { ok: true; value: bigint } | { ok: false; reason: "format" | "decimals" | "too_large" };
+
+const MAX_WHOLE_DIGITS = 30;
+
+export function parseAmount(input: unknown, decimals: number): ParsedAmount {
+  const text = typeof input === "number" && Number.isFinite(input) ? numberToPlain(input) : typeof input === "string" ? input.trim() : "";
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) return { ok: false, reason: "format" };
+  const [, whole, fraction = ""] = match;
+  if (whole!.replace(/^0+/, "").length > MAX_WHOLE_DIGITS) return { ok: false, reason: "too_large" };
+  const trimmedFraction = fraction.replace(/0+$/, "");
+  if (trimmedFraction.length > decimals) return { ok: false, reason: "decimals" };
+  return { ok: true, value: BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(trimmedFraction.padEnd(decimals, "0") || "0") };
+}
+
+function numberToPlain(n: number): string {
+  // Numbers from JSON clients: only plain decimals are accepted; 1e21 and friends are refused by the regex.
+  return String(n);
+}
+
+/** Full-precision decimal string, trailing zeros trimmed: "1250.5", "0". */
+export function toDecimalString(value: bigint, decimals: number): string {
+  return formatUnits(value, decimals);
+}
+
+export const toXdcString = (value: bigint) => toDecimalString(value, TOKEN_DECIMALS.XDC);

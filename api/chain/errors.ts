@@ -1,0 +1,73 @@
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  decodeErrorResult,
+  ExecutionRevertedError,
+  InsufficientFundsError,
+  IntrinsicGasTooLowError,
+  NonceTooLowError,
+  type Hex,
+} from "viem";
+import { RepoRewardsAbi, RoxnAbi, TestUsdcAbi } from "../../contracts/artifacts/index.ts";
+
+/**
+ * Classifying what the chain said, so the outbox knows whether to fail a
+ * transaction (it can never succeed) or retry it (the node did not answer).
+ */
+const ERROR_ABIS = [...RepoRewardsAbi, ...RoxnAbi, ...TestUsdcAbi].filter((item) => item.type === "error");
+
+function walk(err: unknown, predicate: (e: unknown) => boolean): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+    if (predicate(e)) return true;
+  }
+  return false;
+}
+
+const message = (e: unknown) => String((e as { details?: string }).details ?? "") + " " + String((e as Error).message ?? "");
+
+export function isRevert(err: unknown): boolean {
+  return walk(err, (e) => e instanceof ContractFunctionRevertedError || e instanceof ExecutionRevertedError || /execution reverted|reverted/i.test(message(e)));
+}
+
+export function isInsufficientFunds(err: unknown): boolean {
+  return walk(err, (e) => e instanceof InsufficientFundsError || /insufficient funds/i.test(message(e)));
+}
+
+export function isNonceTooLow(err: unknown): boolean {
+  return walk(err, (e) => e instanceof NonceTooLowError || /nonce too low|nonce has already been used/i.test(message(e)));
+}
+
+/** The estimate says the transaction cannot succeed as it stands. */
+export function isPermanentEstimateError(err: unknown): boolean {
+  return isRevert(err) || isInsufficientFunds(err);
+}
+
+/** The node refused the signed transaction for a reason a retry will not fix. */
+export function isPermanentBroadcastError(err: unknown): boolean {
+  return (
+    isInsufficientFunds(err) ||
+    walk(err, (e) => e instanceof IntrinsicGasTooLowError || /intrinsic gas too low|exceeds block gas limit|invalid sender/i.test(message(e)))
+  );
+}
+
+/** A short, log- and user-safe description: the contract's custom error when there is one. */
+export function describeChainError(err: unknown): string {
+  let data: Hex | undefined;
+  walk(err, (e) => {
+    const d = (e as { data?: unknown }).data;
+    if (typeof d === "string" && d.startsWith("0x") && d.length >= 10) data = d as Hex;
+    else if (d && typeof d === "object" && typeof (d as { data?: unknown }).data === "string") data = (d as { data: Hex }).data;
+    return Boolean(data);
+  });
+  if (data) {
+    try {
+      const decoded = decodeErrorResult({ abi: ERROR_ABIS, data });
+      const args = ((decoded.args ?? []) as readonly unknown[]).map((a) => (typeof a === "bigint" ? a.toString() : String(a)));
+      return `${decoded.errorName}(${args.join(", ")})`;
+    } catch {
+      // not one of ours: fall through to the message
+    }
+  }
+  if (err instanceof BaseError) return err.shortMessage;
+  return err instanceof Error ? err.message.split("\n")[0]! : String(err);
+}

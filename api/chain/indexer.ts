@@ -1,0 +1,251 @@
+import { and, eq } from "drizzle-orm";
+import { parseEventLogs, type Address, type Hex } from "viem";
+import type { Database } from "../../db/client.ts";
+import {
+  bounties,
+  chainCursors,
+  chainEvents,
+  chainTransactions,
+  repositories,
+  repositoryPools,
+  type BountyStatus,
+  type Currency,
+} from "../../db/schema/index.ts";
+import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
+import type { Logger } from "../logger.ts";
+import { randomToken } from "../crypto/tokens.ts";
+import { releaseLease, takeLease } from "../workers/lease.ts";
+import type { ChainAccess } from "./clients.ts";
+import { describeChainError } from "./errors.ts";
+
+/**
+ * Mirrors the rewards contract into the database so pages and lists read the
+ * database, not the chain. Reads confirmed blocks in batches from where it
+ * stopped (chain_cursors), records every event once (chain_events), and
+ * refreshes the pools and bounties those events touched from the contract's
+ * own views at the batch's last block, so the mirror equals the contract
+ * rather than a sum of deltas that could drift.
+ */
+export const CURRENCY_BY_INDEX: Currency[] = ["XDC", "ROXN", "USDC"];
+const STATUS_BY_INDEX: (BountyStatus | null)[] = [null, "open", "paid", "cancelled"];
+const BATCH_BLOCKS = 2000n;
+const LEASE_MS = 15_000;
+
+export interface IndexerDeps {
+  db: Database;
+  chain: ChainAccess;
+  log: Logger;
+  /** Told which data changed (page cache tags): "repositories", "repo:<id>". */
+  onChange?: (tags: string[]) => void;
+}
+
+export class RewardsIndexer {
+  private readonly owner = `idx-${randomToken(6)}`;
+  private timer?: ReturnType<typeof setTimeout>;
+  private running = false;
+  private pass?: Promise<unknown>;
+
+  constructor(private readonly deps: IndexerDeps) {}
+
+  get cursorName(): string {
+    return `rewards:${this.deps.chain.config.contracts.rewards.toLowerCase()}`;
+  }
+
+  async lastIndexedBlock(): Promise<bigint | null> {
+    const [row] = await this.deps.db.select().from(chainCursors).where(eq(chainCursors.name, this.cursorName));
+    return row ? BigInt(row.lastBlock) : null;
+  }
+
+  /** Indexes one batch; returns how many events it recorded (0 when caught up). */
+  async runOnce(): Promise<number> {
+    const { db, chain } = this.deps;
+    const { confirmations, contracts } = chain.config;
+    const latest = await chain.client.getBlockNumber();
+    const safe = latest - BigInt(Math.max(0, confirmations - 1));
+    const last = await this.lastIndexedBlock();
+    const from = last === null ? contracts.deployedBlock : last + 1n;
+    if (from > safe) return 0;
+    const to = safe - from > BATCH_BLOCKS ? from + BATCH_BLOCKS : safe;
+
+    const logs = await chain.client.getLogs({ address: contracts.rewards, fromBlock: from, toBlock: to });
+    const events = parseEventLogs({ abi: RepoRewardsAbi, logs, strict: true });
+    const repoIds = new Set<bigint>();
+    const issues = new Map<string, { repoId: bigint; issueNumber: bigint }>();
+    for (const event of events) {
+      const args = event.args as Record<string, unknown>;
+      if (typeof args.repoId === "bigint") repoIds.add(args.repoId);
+      if (typeof args.repoId === "bigint" && typeof args.issueNumber === "bigint") {
+        issues.set(`${args.repoId}:${args.issueNumber}`, { repoId: args.repoId, issueNumber: args.issueNumber });
+      }
+    }
+
+    const blockTimes = new Map<bigint, Date>();
+    for (const blockNumber of new Set(events.map((e) => e.blockNumber))) {
+      const block = await chain.client.getBlock({ blockNumber });
+      blockTimes.set(blockNumber, new Date(Number(block.timestamp) * 1000));
+    }
+    const pools = await Promise.all(
+      [...repoIds].map(async (repoId) => ({
+        repoId,
+        balances: await chain.client.readContract({ address: contracts.rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [repoId], blockNumber: to }),
+      })),
+    );
+    const bountyStates = await Promise.all(
+      [...issues.values()].map(async ({ repoId, issueNumber }) => ({
+        repoId,
+        issueNumber,
+        state: await chain.client.readContract({
+          address: contracts.rewards,
+          abi: RepoRewardsAbi,
+          functionName: "getBounty",
+          args: [repoId, issueNumber],
+          blockNumber: to,
+        }),
+      })),
+    );
+
+    const registered = new Set(
+      (await db.select({ id: repositories.githubRepoId }).from(repositories)).map((r) => BigInt(r.id)),
+    );
+
+    await db.transaction(
+      async (tx) => {
+        for (const event of events) {
+          const args = event.args as Record<string, unknown>;
+          await tx
+            .insert(chainEvents)
+            .values({
+              chainId: chain.config.chain.id,
+              blockNumber: Number(event.blockNumber),
+              blockTime: blockTimes.get(event.blockNumber),
+              txHash: event.transactionHash,
+              logIndex: event.logIndex,
+              name: event.eventName,
+              repoId: typeof args.repoId === "bigint" ? Number(args.repoId) : null,
+              issueNumber: typeof args.issueNumber === "bigint" ? Number(args.issueNumber) : null,
+              args: JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
+            })
+            .onConflictDoNothing();
+        }
+        for (const { repoId, issueNumber, state } of bountyStates) {
+          if (!registered.has(repoId)) continue;
+          const [currencyIndex, amount, statusIndex, recipient] = state as readonly [number, bigint, number, Address];
+          const status = STATUS_BY_INDEX[statusIndex];
+          if (!status) continue;
+          const allocated = lastEvent(events, "BountyAllocated", repoId, issueNumber);
+          const paid = lastEvent(events, "BountyPaid", repoId, issueNumber);
+          const closedEvent = paid ?? lastEvent(events, "BountyCancelled", repoId, issueNumber);
+          const intent = allocated ? await allocationIntent(tx as unknown as Database, allocated.transactionHash) : undefined;
+          const values = {
+            currency: CURRENCY_BY_INDEX[currencyIndex]!,
+            amount,
+            status,
+            recipient: status === "paid" ? recipient : null,
+            updatedBlock: Number(to),
+            updatedAt: new Date(),
+            ...(closedEvent ? { closedAt: blockTimes.get(closedEvent.blockNumber) ?? new Date() } : {}),
+            ...(paid ? { paidTx: paid.transactionHash } : {}),
+          };
+          if (allocated) {
+            // A new allocation (also after a cancellation) starts a fresh row.
+            const fresh = {
+              ...values,
+              allocatedTx: allocated.transactionHash,
+              allocatedAt: blockTimes.get(allocated.blockNumber) ?? new Date(),
+              issueTitle: intent?.issueTitle ?? null,
+              issueUrl: intent?.issueUrl ?? null,
+              paidTx: paid?.transactionHash ?? null,
+              closedAt: closedEvent ? (blockTimes.get(closedEvent.blockNumber) ?? new Date()) : null,
+            };
+            await tx
+              .insert(bounties)
+              .values({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), ...fresh })
+              .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: fresh });
+          } else {
+            await tx
+              .update(bounties)
+              .set(values)
+              .where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber))));
+          }
+        }
+        for (const { repoId, balances } of pools) {
+          if (!registered.has(repoId)) continue;
+          const [xdc, roxn, usdc] = balances as readonly [bigint, bigint, bigint];
+          const open = await tx
+            .select({ currency: bounties.currency, amount: bounties.amount })
+            .from(bounties)
+            .where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.status, "open")));
+          const locked = (c: Currency) => open.filter((b) => b.currency === c).reduce((sum, b) => sum + b.amount, 0n);
+          for (const [currency, balance] of [["XDC", xdc], ["ROXN", roxn], ["USDC", usdc]] as [Currency, bigint][]) {
+            const set = { balance, allocated: locked(currency), updatedAt: new Date() };
+            await tx
+              .insert(repositoryPools)
+              .values({ githubRepoId: Number(repoId), currency, ...set })
+              .onConflictDoUpdate({ target: [repositoryPools.githubRepoId, repositoryPools.currency], set });
+          }
+        }
+        await tx
+          .insert(chainCursors)
+          .values({ name: this.cursorName, chainId: chain.config.chain.id, lastBlock: Number(to) })
+          .onConflictDoUpdate({ target: chainCursors.name, set: { lastBlock: Number(to), updatedAt: new Date() } });
+      },
+      { behavior: "immediate" },
+    );
+
+    if (repoIds.size > 0) this.deps.onChange?.(["repositories", ...[...repoIds].map((id) => `repo:${id}`)]);
+    return events.length;
+  }
+
+  /** Keeps indexing until caught up (tests and the seed use this). */
+  async catchUp(): Promise<void> {
+    for (let i = 0; i < 1000; i++) {
+      const latest = await this.deps.chain.client.getBlockNumber();
+      const safe = latest - BigInt(Math.max(0, this.deps.chain.config.confirmations - 1));
+      await this.runOnce();
+      const last = await this.lastIndexedBlock();
+      if (last !== null && last >= safe) return;
+    }
+  }
+
+  start(intervalMs = this.deps.chain.config.pollingIntervalMs * 4): void {
+    if (this.running) return;
+    this.running = true;
+    const tick = async () => {
+      if (!this.running) return;
+      this.pass = (async () => {
+        if (await takeLease(this.deps.db, "indexer", this.owner, LEASE_MS)) {
+          while (this.running && (await this.runOnce()) > 0) {
+            // more batches waiting: keep going
+          }
+        }
+      })().catch((err) => this.deps.log.warn("indexer pass failed", { err: describeChainError(err) }));
+      await this.pass;
+      if (this.running) this.timer = setTimeout(tick, intervalMs);
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.pass;
+    await releaseLease(this.deps.db, "indexer", this.owner).catch(() => undefined);
+  }
+}
+
+type ParsedEvent = { eventName: string; args: unknown; transactionHash: Hex; blockNumber: bigint; logIndex: number };
+
+function lastEvent(events: ParsedEvent[], name: string, repoId: bigint, issueNumber: bigint): ParsedEvent | undefined {
+  return events.findLast((e) => {
+    const args = e.args as { repoId?: bigint; issueNumber?: bigint };
+    return e.eventName === name && args.repoId === repoId && args.issueNumber === issueNumber;
+  });
+}
+
+async function allocationIntent(db: Database, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string } | undefined> {
+  const [row] = await db.select({ intent: chainTransactions.intent }).from(chainTransactions).where(eq(chainTransactions.txHash, txHash)).limit(1);
+  if (!row) return undefined;
+  const intent = JSON.parse(row.intent) as { issueTitle?: string; issueUrl?: string };
+  return { issueTitle: intent.issueTitle, issueUrl: intent.issueUrl };
+}
+

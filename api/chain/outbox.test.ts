@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { encodeFunctionData, type Address } from "viem";
+import { createTestContext, type TestContext } from "../testing/context.ts";
+import { createTestUser } from "../testing/auth.ts";
+import { startTestChain, type TestChain } from "../testing/chain.ts";
+import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
+import { chainTransactions, walletNonces } from "../../db/schema/index.ts";
+import { walletOfUser } from "../services/wallets/custodial.ts";
+import { createChainAccess } from "./clients.ts";
+import { Outbox, type OutboxRequest } from "./outbox.ts";
+
+let chain: TestChain;
+let t: TestContext;
+let keySeq = 0;
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  t = await createTestContext({ fileDatabase: true, env: chain.env });
+}, 60_000);
+afterAll(async () => {
+  t?.close();
+  await chain?.stop();
+});
+
+const rewards = () => chain.deployment.repoRewards;
+const operatorNonce = () => t.ctx.chain.client.getTransactionCount({ address: t.ctx.chain.operator.address });
+
+function setManager(repoId: bigint, manager: Address, key = `k-${keySeq++}`): OutboxRequest {
+  return {
+    userId: null,
+    idempotencyKey: key,
+    request: { repoId: String(repoId), manager },
+    kind: "set_pool_manager",
+    intent: { repoId: String(repoId), manager },
+    signer: { kind: "operator" },
+    to: rewards(),
+    data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setPoolManager", args: [repoId, manager, true] }),
+  };
+}
+
+describe("the transaction outbox", () => {
+  test("a transaction goes queued -> signed -> sent -> confirmed, and happens on-chain", async () => {
+    const manager = "0x00000000000000000000000000000000000000a1" as Address;
+    const { tx } = await t.ctx.outbox.submit(setManager(1n, manager));
+    expect(tx.status === "sent" || tx.status === "confirmed").toBe(true);
+    expect(tx.rawTx).toStartWith("0x");
+    const settled = await t.ctx.outbox.waitForSettled(tx.id, 10_000);
+    expect(settled.status).toBe("confirmed");
+    expect(settled.blockNumber).toBeGreaterThan(0);
+    const onChain = await t.ctx.chain.client.readContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "isPoolManager", args: [1n, manager] });
+    expect(onChain).toBe(true);
+  });
+
+  test("replaying the same idempotency key returns the first row and sends nothing more", async () => {
+    const request = setManager(2n, "0x00000000000000000000000000000000000000a2", "same-key");
+    const first = await t.ctx.outbox.submit(request);
+    await t.ctx.outbox.waitForSettled(first.tx.id, 10_000);
+    const before = await operatorNonce();
+    const again = await t.ctx.outbox.submit(request);
+    expect(again.replayed).toBe(true);
+    expect(again.tx.id).toBe(first.tx.id);
+    expect(again.tx.txHash).toBe(first.tx.txHash);
+    expect(await operatorNonce()).toBe(before);
+  });
+
+  test("the same key for a different request is refused", async () => {
+    await t.ctx.outbox.submit(setManager(3n, "0x00000000000000000000000000000000000000a3", "reused"));
+    await expect(t.ctx.outbox.submit(setManager(4n, "0x00000000000000000000000000000000000000a4", "reused"))).rejects.toMatchObject({
+      code: "UNPROCESSABLE",
+    });
+  });
+
+  test("a transaction that would revert fails before signing and uses no nonce", async () => {
+    const before = await operatorNonce();
+    const { tx } = await t.ctx.outbox.submit({
+      ...setManager(5n, "0x00000000000000000000000000000000000000a5"),
+      kind: "allocate_bounty",
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [5n, 1n, 0, 10n ** 18n] }),
+    });
+    expect(tx.status).toBe("failed");
+    expect(tx.nonce).toBeNull();
+    expect(tx.rawTx).toBeNull();
+    expect(tx.error).toContain("InsufficientPool");
+    expect(await operatorNonce()).toBe(before);
+    const next = await t.ctx.outbox.submit(setManager(5n, "0x00000000000000000000000000000000000000a5"));
+    expect(next.tx.nonce).toBe(before);
+  });
+
+  test("concurrent transactions from one signer get contiguous nonces, each once", async () => {
+    const start = await operatorNonce();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.ctx.outbox.submit(setManager(100n + BigInt(i), "0x00000000000000000000000000000000000000b0"), { timeoutMs: 30_000 })),
+    );
+    const settled = await Promise.all(results.map((r) => t.ctx.outbox.waitForSettled(r.tx.id, 30_000)));
+    expect(settled.every((tx) => tx.status === "confirmed")).toBe(true);
+    const nonces = settled.map((tx) => tx.nonce!).sort((a, b) => a - b);
+    expect(nonces).toEqual(Array.from({ length: 20 }, (_, i) => start + i));
+    expect(await operatorNonce()).toBe(start + 20);
+  });
+
+  test("a wallet without XDC for gas: the row fails, nothing is signed, no nonce is used", async () => {
+    const user = await createTestUser(t, { role: "poolmanager" });
+    const wallet = (await walletOfUser(t.ctx.database.db, user.id))!;
+    const { tx } = await t.ctx.outbox.submit({
+      userId: user.id,
+      idempotencyKey: "broke",
+      request: {},
+      kind: "fund_xdc",
+      intent: {},
+      signer: { kind: "wallet", wallet },
+      to: rewards(),
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [1n] }),
+      value: 2n * 10n ** 18n,
+    });
+    expect(tx.status).toBe("failed");
+    expect(tx.nonce).toBeNull();
+    const nonces = await t.ctx.database.db.select().from(walletNonces).where(eq(walletNonces.key, `${tx.chainId}:${wallet.address}`));
+    expect(nonces).toHaveLength(0);
+  });
+
+  test("after a crash a signed transaction is re-broadcast as it was, never signed again", async () => {
+    // A node that accepts everything but never receives the broadcast: the process "dies" right after signing.
+    let drop = true;
+    const proxy = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(request) {
+        const body = await request.text();
+        if (drop && body.includes("eth_sendRawTransaction")) return new Response("upstream went away", { status: 502 });
+        return fetch(chain.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
+      },
+    });
+    try {
+      const crashing = new Outbox({
+        db: t.ctx.database.db,
+        chain: createChainAccess({ ...t.env, CHAIN_RPC_URL: `http://127.0.0.1:${proxy.port}` }),
+        keyring: t.ctx.keyring,
+        log: t.log,
+      });
+      const before = await operatorNonce();
+      const { tx } = await crashing.submit(setManager(7n, "0x00000000000000000000000000000000000000a7"), { timeoutMs: 500 });
+      expect(tx.status).toBe("signed");
+      expect(tx.nonce).toBe(before);
+      const signedRaw = tx.rawTx;
+
+      // "Restart": a fresh worker on the same database, the node reachable again.
+      drop = false;
+      const restarted = new Outbox({ db: t.ctx.database.db, chain: t.ctx.chain, keyring: t.ctx.keyring, log: t.log });
+      await restarted.runOnce();
+      const after = await restarted.waitForSettled(tx.id, 10_000);
+      expect(after.status).toBe("confirmed");
+      expect(after.rawTx).toBe(signedRaw);
+      expect(after.nonce).toBe(before);
+      expect(await operatorNonce()).toBe(before + 1);
+      const rows = await t.ctx.database.db.select().from(chainTransactions).where(eq(chainTransactions.id, tx.id));
+      expect(rows).toHaveLength(1);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+});

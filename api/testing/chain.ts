@@ -1,0 +1,81 @@
+import { join } from "node:path";
+import { createWalletClient, defineChain, http, parseEther, type Address } from "viem";
+import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil } from "../../scripts/lib/anvil.ts";
+import { deployContracts, type DeployResult } from "../../scripts/deploy-contracts.ts";
+import { RoxnAbi, TestUsdcAbi } from "../../contracts/artifacts/index.ts";
+import { makeTempDir } from "./context.ts";
+
+/**
+ * A real local chain for tests: anvil on a free port with the contracts
+ * deployed (deployer = account 0, operator = account 1, fee collector =
+ * account 2), and helpers to fund wallets the way the dev stack does.
+ */
+export interface TestChain {
+  anvil: Anvil;
+  deployment: DeployResult;
+  /** Environment values that point the platform at this chain. */
+  env: Record<string, string>;
+  feeCollector: Address;
+  fund(address: Address, amounts: { xdc?: string; roxn?: string; usdc?: string }): Promise<void>;
+  /** Raw JSON-RPC, for anvil's own methods (evm_mine, snapshots). */
+  rpc(method: string, params?: unknown[]): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+export async function startTestChain(): Promise<TestChain> {
+  const anvil = await startAnvil();
+  const chain = defineChain({
+    id: anvil.chainId,
+    name: "anvil",
+    nativeCurrency: { name: "XDC", symbol: "XDC", decimals: 18 },
+    rpcUrls: { default: { http: [anvil.rpcUrl] } },
+  });
+  const [deployer, operator, feeCollector] = anvilAccounts(3);
+  const dir = await makeTempDir("issuepool-chain-");
+  const deployment = await deployContracts({
+    rpcUrl: anvil.rpcUrl,
+    chain,
+    deployer: deployer!,
+    operator: operator!.address,
+    feeCollector: feeCollector!.address,
+    deploymentsFile: join(dir, "deployments.json"),
+  });
+  const wallet = createWalletClient({ account: deployer!, chain, transport: http(anvil.rpcUrl) });
+  const rpc = async (method: string, params: unknown[] = []) => {
+    const res = await fetch(anvil.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+    if (body.error) throw new Error(body.error.message);
+    return body.result;
+  };
+  return {
+    anvil,
+    deployment,
+    feeCollector: feeCollector!.address,
+    env: {
+      CHAIN: "local",
+      CHAIN_RPC_URL: anvil.rpcUrl,
+      REWARDS_CONTRACT_ADDRESS: deployment.repoRewards,
+      ROXN_TOKEN_ADDRESS: deployment.roxn,
+      USDC_TOKEN_ADDRESS: deployment.usdc,
+      CONTRACTS_DEPLOYED_BLOCK: String(deployment.deployedBlock),
+      OPERATOR_PRIVATE_KEY: anvilPrivateKey(1),
+    },
+    async fund(address, amounts) {
+      if (amounts.xdc) await rpc("anvil_setBalance", [address, `0x${parseEther(amounts.xdc).toString(16)}`]);
+      if (amounts.roxn) {
+        await wallet.writeContract({ address: deployment.roxn, abi: RoxnAbi, functionName: "mint", args: [address, parseEther(amounts.roxn)] });
+      }
+      if (amounts.usdc) {
+        const units = BigInt(Math.round(Number(amounts.usdc) * 1e6));
+        await wallet.writeContract({ address: deployment.usdc, abi: TestUsdcAbi, functionName: "mint", args: [address, units] });
+      }
+    },
+    rpc,
+    stop: () => anvil.stop(),
+  };
+}
+

@@ -1,0 +1,50 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { amount, CURRENCIES, timestamp } from "./columns.ts";
+import { users } from "./users.ts";
+
+/**
+ * The current bounty of each issue, mirrored from the contract by the
+ * indexer. Final once set: only open -> paid, or open -> cancelled (after
+ * which the contract allows a new bounty, which replaces this row).
+ */
+export const BOUNTY_STATUSES = ["open", "paid", "cancelled"] as const;
+export type BountyStatus = (typeof BOUNTY_STATUSES)[number];
+
+export const bounties = sqliteTable(
+  "bounties",
+  {
+    githubRepoId: integer("github_repo_id").notNull(),
+    issueNumber: integer("issue_number").notNull(),
+    currency: text("currency", { enum: CURRENCIES }).notNull(),
+    amount: amount("amount").notNull(),
+    status: text("status", { enum: BOUNTY_STATUSES }).notNull(),
+    recipient: text("recipient"),
+    allocatedTx: text("allocated_tx").notNull(),
+    paidTx: text("paid_tx"),
+    allocatedAt: timestamp("allocated_at").notNull(),
+    closedAt: timestamp("closed_at"),
+    /** Display data remembered at allocation, for lists and the bot comment. */
+    issueTitle: text("issue_title"),
+    issueUrl: text("issue_url"),
+    updatedBlock: integer("updated_block").notNull(),
+    updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
+  },
+  (t) => [primaryKey({ columns: [t.githubRepoId, t.issueNumber] }), index("bounties_status_idx").on(t.status, t.githubRepoId)],
+);
+
+export type Bounty = typeof bounties.$inferSelect;
+
+/** Contributors who chose Contribute on an issue (spec: POST /api/blockchain/register). */
+export const bountyClaims = sqliteTable(
+  "bounty_claims",
+  {
+    githubRepoId: integer("github_repo_id").notNull(),
+    issueNumber: integer("issue_number").notNull(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: timestamp("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+  },
+  (t) => [primaryKey({ columns: [t.githubRepoId, t.issueNumber, t.userId] })],
+);
