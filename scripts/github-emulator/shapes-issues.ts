@@ -1,0 +1,200 @@
+/** REST JSON for issues, pull requests, comments and timeline events, as GitHub documents them. */
+import { authorAssociation } from "./access.ts";
+import { appJson, simpleUser, type Json } from "./shapes-accounts.ts";
+import { findLabel, labelJson, repoApiUrl, repoJson, repoHtmlUrl } from "./shapes-repos.ts";
+import { sha1Hex, type CommentRecord, type EventRecord, type IssueRecord, type RepoRecord } from "./state.ts";
+import { issueId, nodeId, pullId, type World } from "./world.ts";
+
+const NO_REACTIONS = { total_count: 0, "+1": 0, "-1": 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
+
+/** Pull requests live at /pull/N on the web, issues at /issues/N. */
+export function issueHtmlUrl(world: World, repo: RepoRecord, issue: IssueRecord): string {
+  return `${repoHtmlUrl(world, repo)}/${issue.pull ? "pull" : "issues"}/${issue.number}`;
+}
+
+export function commentsOf(world: World, issue: IssueRecord): CommentRecord[] {
+  return world.state.comments.filter((c) => c.repoId === issue.repoId && c.number === issue.number);
+}
+
+function labelsJson(world: World, repo: RepoRecord, issue: IssueRecord): Json[] {
+  return issue.labels.flatMap((name) => {
+    const label = findLabel(repo, name);
+    return label ? [labelJson(world, repo, label)] : [];
+  });
+}
+
+/** An issue as GET /issues returns it; pull requests carry `pull_request`. `detailed` adds `closed_by` (single-issue GET). */
+export function issueJson(world: World, repo: RepoRecord, issue: IssueRecord, detailed = false): Json {
+  const api = `${repoApiUrl(world, repo)}/issues/${issue.number}`;
+  const html = issueHtmlUrl(world, repo, issue);
+  const id = issueId(repo.id, issue.number);
+  return {
+    url: api,
+    repository_url: repoApiUrl(world, repo),
+    labels_url: `${api}/labels{/name}`,
+    comments_url: `${api}/comments`,
+    events_url: `${api}/events`,
+    html_url: html,
+    id,
+    node_id: issue.pull ? nodeId("PullRequest", pullId(repo.id, issue.number)) : nodeId("Issue", id),
+    number: issue.number,
+    title: issue.title,
+    user: simpleUser(world, issue.author),
+    labels: labelsJson(world, repo, issue),
+    state: issue.state,
+    locked: false,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments: commentsOf(world, issue).length,
+    created_at: issue.createdAt,
+    updated_at: issue.updatedAt,
+    closed_at: issue.closedAt,
+    author_association: authorAssociation(world, repo, issue.author),
+    active_lock_reason: null,
+    ...(issue.pull
+      ? { draft: false, pull_request: { url: `${repoApiUrl(world, repo)}/pulls/${issue.number}`, html_url: html, diff_url: `${html}.diff`, patch_url: `${html}.patch`, merged_at: issue.pull.mergedAt } }
+      : {}),
+    body: issue.body,
+    ...(detailed ? { closed_by: issue.closedBy ? simpleUser(world, issue.closedBy) : null } : {}),
+    reactions: { url: `${api}/reactions`, ...NO_REACTIONS },
+    timeline_url: `${api}/timeline`,
+    performed_via_github_app: null,
+    state_reason: issue.stateReason,
+  };
+}
+
+function branchJson(world: World, repo: RepoRecord, owner: string, ref: string, sha: string): Json {
+  const sameRepo = owner.toLowerCase() === repo.owner.toLowerCase();
+  return {
+    label: `${owner}:${ref}`,
+    ref,
+    sha,
+    user: simpleUser(world, owner),
+    // Forks are not emulated: a pull request from another account has no head repository, as when the fork was deleted.
+    repo: sameRepo ? repoJson(world, repo) : null,
+  };
+}
+
+/** A pull request as GET /pulls returns it; `detailed` adds the single-PR fields (merged, mergeable, counts). */
+export function pullJson(world: World, repo: RepoRecord, issue: IssueRecord, detailed = false): Json {
+  const pull = issue.pull!;
+  const api = repoApiUrl(world, repo);
+  const html = issueHtmlUrl(world, repo, issue);
+  const id = pullId(repo.id, issue.number);
+  const size = 7 * issue.number + issue.title.length;
+  return {
+    url: `${api}/pulls/${issue.number}`,
+    id,
+    node_id: nodeId("PullRequest", id),
+    html_url: html,
+    diff_url: `${html}.diff`,
+    patch_url: `${html}.patch`,
+    issue_url: `${api}/issues/${issue.number}`,
+    number: issue.number,
+    state: issue.state,
+    locked: false,
+    title: issue.title,
+    user: simpleUser(world, issue.author),
+    body: issue.body,
+    created_at: issue.createdAt,
+    updated_at: issue.updatedAt,
+    closed_at: issue.closedAt,
+    merged_at: pull.mergedAt,
+    merge_commit_sha: pull.mergeCommitSha,
+    assignee: null,
+    assignees: [],
+    requested_reviewers: [],
+    requested_teams: [],
+    labels: labelsJson(world, repo, issue),
+    milestone: null,
+    draft: false,
+    commits_url: `${api}/pulls/${issue.number}/commits`,
+    review_comments_url: `${api}/pulls/${issue.number}/comments`,
+    review_comment_url: `${api}/pulls/comments{/number}`,
+    comments_url: `${api}/issues/${issue.number}/comments`,
+    statuses_url: `${api}/statuses/${pull.headSha}`,
+    head: branchJson(world, repo, pull.headOwner, pull.head, pull.headSha),
+    base: branchJson(world, repo, repo.owner, pull.base, sha1Hex(`${repo.id}:${pull.base}`)),
+    author_association: authorAssociation(world, repo, issue.author),
+    auto_merge: null,
+    active_lock_reason: null,
+    ...(detailed
+      ? {
+          merged: pull.merged,
+          mergeable: issue.state === "open" ? true : null,
+          rebaseable: issue.state === "open" ? true : null,
+          mergeable_state: issue.state === "open" ? "clean" : "unknown",
+          merged_by: pull.mergedBy ? simpleUser(world, pull.mergedBy) : null,
+          comments: commentsOf(world, issue).length,
+          review_comments: 0,
+          maintainer_can_modify: false,
+          commits: 1,
+          additions: size,
+          deletions: Math.floor(size / 3),
+          changed_files: 1 + (issue.number % 4),
+        }
+      : {}),
+  };
+}
+
+export function commentJson(world: World, repo: RepoRecord, issue: IssueRecord, comment: CommentRecord): Json {
+  const api = repoApiUrl(world, repo);
+  return {
+    url: `${api}/issues/comments/${comment.id}`,
+    html_url: `${issueHtmlUrl(world, repo, issue)}#issuecomment-${comment.id}`,
+    issue_url: `${api}/issues/${issue.number}`,
+    id: comment.id,
+    node_id: nodeId("IssueComment", comment.id),
+    user: simpleUser(world, comment.author),
+    created_at: comment.createdAt,
+    updated_at: comment.updatedAt,
+    author_association: authorAssociation(world, repo, comment.author),
+    body: comment.body,
+    reactions: { url: `${api}/issues/comments/${comment.id}/reactions`, ...NO_REACTIONS },
+    performed_via_github_app: world.isBot(comment.author) ? appJson(world) : null,
+  };
+}
+
+const EVENT_TYPES: Record<EventRecord["event"], string> = {
+  "cross-referenced": "CrossReferencedEvent",
+  closed: "ClosedEvent",
+  reopened: "ReopenedEvent",
+  labeled: "LabeledEvent",
+  merged: "MergedEvent",
+};
+
+/** One entry of GET /issues/{n}/timeline. */
+export function timelineEventJson(world: World, repo: RepoRecord, event: EventRecord): Json {
+  if (event.event === "cross-referenced") {
+    const sourceRepo = world.repoById(event.source!.repoId)!;
+    const source = world.issue(sourceRepo.id, event.source!.number)!;
+    return {
+      actor: simpleUser(world, event.actor),
+      created_at: event.createdAt,
+      updated_at: event.createdAt,
+      source: { type: "issue", issue: { ...issueJson(world, sourceRepo, source), repository: repoJson(world, sourceRepo) } },
+      event: "cross-referenced",
+    };
+  }
+  const api = repoApiUrl(world, repo);
+  const label = event.label ? findLabel(repo, event.label) : undefined;
+  return {
+    id: event.id,
+    node_id: nodeId(EVENT_TYPES[event.event], event.id),
+    url: `${api}/issues/events/${event.id}`,
+    actor: simpleUser(world, event.actor),
+    event: event.event,
+    commit_id: event.commitId ?? null,
+    commit_url: event.commitId ? `${api}/commits/${event.commitId}` : null,
+    created_at: event.createdAt,
+    performed_via_github_app: null,
+    ...(event.event === "labeled" ? { label: { name: event.label, color: label?.color ?? "ededed" } } : {}),
+    ...(event.event === "closed" || event.event === "reopened" ? { state_reason: event.stateReason ?? null } : {}),
+  };
+}
+
+/** Comments appear on the timeline as `commented` events. */
+export function timelineCommentJson(world: World, repo: RepoRecord, issue: IssueRecord, comment: CommentRecord): Json {
+  return { ...commentJson(world, repo, issue, comment), event: "commented", actor: simpleUser(world, comment.author) };
+}
