@@ -160,3 +160,27 @@ describe("the transaction outbox", () => {
     }
   });
 });
+
+describe("idempotency at the database level", () => {
+  test("the platform's own keys are unique too (NULL user ids are not)", async () => {
+    const request = setManager(40n, "0x00000000000000000000000000000000000000c1", "platform-key");
+    const results = await Promise.all([t.ctx.outbox.enqueue(request), t.ctx.outbox.enqueue(request), t.ctx.outbox.enqueue(request)]);
+    expect(new Set(results.map((r) => r.tx.id)).size).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+  });
+
+  test("at most one live payout per issue, whatever the keys", async () => {
+    const payout = (key: string) => ({
+      ...setManager(41n, "0x00000000000000000000000000000000000000c2", key),
+      kind: "pay_bounty",
+      githubRepoId: 41,
+      issueNumber: 7,
+    });
+    await t.ctx.outbox.enqueue(payout("pay-a"));
+    const error = await t.ctx.outbox.enqueue(payout("pay-b")).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(String((error as { cause?: Error })?.cause?.message)).toContain("UNIQUE constraint failed");
+  });
+});

@@ -102,6 +102,7 @@ export class Outbox {
           .values({
             id: crypto.randomUUID(),
             userId: req.userId,
+            requester: requesterOf(req.userId),
             idempotencyKey: req.idempotencyKey,
             requestHash,
             kind: req.kind,
@@ -115,7 +116,8 @@ export class Outbox {
             data: req.data,
             value: req.value ?? 0n,
           })
-          .onConflictDoNothing()
+          // Only the same key is a replay; any other unique rule (one payout per issue) must fail loudly.
+          .onConflictDoNothing({ target: [chainTransactions.requester, chainTransactions.idempotencyKey] })
           .returning();
       },
       { behavior: "immediate" },
@@ -127,11 +129,23 @@ export class Outbox {
     return { tx: concurrent, replayed: true };
   }
 
+  /**
+   * The first row made for this key, if the request was seen before (and was
+   * the same request): services answer replays from it before validating
+   * again, since a replay must return the first result even when the world
+   * has moved on (the balance it spent is gone).
+   */
+  async replay(userId: number | null, key: string, request: unknown): Promise<ChainTransaction | undefined> {
+    const existing = await this.findByKey(userId, key);
+    if (existing && existing.requestHash !== hashToken(stableJson(request))) throw idempotencyConflict();
+    return existing;
+  }
+
   async findByKey(userId: number | null, key: string): Promise<ChainTransaction | undefined> {
     const [row] = await this.deps.db
       .select()
       .from(chainTransactions)
-      .where(and(userId === null ? isNull(chainTransactions.userId) : eq(chainTransactions.userId, userId), eq(chainTransactions.idempotencyKey, key)))
+      .where(and(eq(chainTransactions.requester, requesterOf(userId)), eq(chainTransactions.idempotencyKey, key)))
       .limit(1);
     return row;
   }
@@ -160,6 +174,21 @@ export class Outbox {
       if (current.status === "queued" || current.status === "signed") await Bun.sleep(this.deps.chain.config.pollingIntervalMs);
     }
     return { tx: current, replayed };
+  }
+
+  /**
+   * For the platform's own transactions (userId null), keyed by what they do:
+   * sends once, but if an earlier attempt failed or reverted, tries again
+   * under the next key (`key#2`, `key#3`, ...) instead of replaying the failure.
+   */
+  async submitOnce(req: OutboxRequest, options: { timeoutMs?: number } = {}): Promise<{ tx: ChainTransaction; replayed: boolean }> {
+    for (let attempt = 1; attempt < 100; attempt++) {
+      const key = attempt === 1 ? req.idempotencyKey : `${req.idempotencyKey}#${attempt}`;
+      const existing = await this.findByKey(req.userId, key);
+      if (existing && (existing.status === "failed" || existing.status === "reverted")) continue;
+      return this.submit({ ...req, idempotencyKey: key }, options);
+    }
+    throw new Error(`outbox: too many failed attempts for ${req.idempotencyKey}`);
   }
 
   /** Waits until the row is confirmed, reverted or failed, or the time is up. */
@@ -433,6 +462,8 @@ export class Outbox {
     await this.pass;
   }
 }
+
+const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
 
 export function isSettled(tx: ChainTransaction): boolean {
   return tx.status === "confirmed" || tx.status === "reverted" || tx.status === "failed";

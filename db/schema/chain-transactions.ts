@@ -20,6 +20,12 @@ export const chainTransactions = sqliteTable(
     id: text("id").primaryKey(),
     /** Who asked (null for the platform itself: seeding, automatic payouts). */
     userId: integer("user_id").references(() => users.id),
+    /**
+     * `user:<id>` or `platform`: the scope of the idempotency key. Not null on
+     * purpose: SQLite treats NULLs as distinct in unique indexes, so keys of
+     * the platform's own rows would not be unique on user_id.
+     */
+    requester: text("requester").notNull().default("platform"),
     /** Per requester: replaying a request with the same key returns this row. */
     idempotencyKey: text("idempotency_key").notNull(),
     /** SHA-256 of the request that created the row; a replay must match it. */
@@ -58,7 +64,7 @@ export const chainTransactions = sqliteTable(
     confirmedAt: timestamp("confirmed_at"),
   },
   (t) => [
-    uniqueIndex("chain_tx_idempotency_idx").on(t.userId, t.idempotencyKey),
+    uniqueIndex("chain_tx_requester_key_idx").on(t.requester, t.idempotencyKey),
     uniqueIndex("chain_tx_nonce_idx").on(t.chainId, t.fromAddress, t.nonce),
     uniqueIndex("chain_tx_hash_idx").on(t.txHash),
     index("chain_tx_status_idx").on(t.status, t.fromAddress, t.createdAt),

@@ -1,0 +1,78 @@
+import { eq } from "drizzle-orm";
+import { encodeFunctionData, type Address } from "viem";
+import type { AppContext } from "../../context.ts";
+import { repositories, type Repository, type User, type Wallet } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode, forbidden, notFound } from "../../errors.ts";
+import { repositoryAsUser } from "../../github/repositories.ts";
+import { walletOfUser } from "../wallets/custodial.ts";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+
+export interface ManagedRepository {
+  repository: Repository;
+  wallet: Wallet;
+}
+
+export async function registeredRepository(ctx: AppContext, repoId: number): Promise<Repository> {
+  const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repoId)).limit(1);
+  if (!repository) throw notFound("Repository not found.");
+  return repository;
+}
+
+/**
+ * What funding, bounties and payouts require, checked on the server whatever
+ * the client shows: the pool manager role, a registered repository whose
+ * name matches, admin rights on it verified with GitHub now, and a wallet.
+ */
+export async function requireManagedRepository(
+  ctx: AppContext,
+  user: User,
+  input: { repoId: number; fullName?: string | null },
+): Promise<ManagedRepository> {
+  if (user.role !== "poolmanager") throw forbidden("Only pool managers can manage repository funds and bounties.");
+  if (!input.fullName) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "Repository details missing." });
+  const repository = await registeredRepository(ctx, input.repoId);
+  if (repository.fullNameKey !== input.fullName.toLowerCase()) {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "The repository name does not match this repository." });
+  }
+  const onGitHub = await repositoryAsUser(ctx, user, repository.fullName);
+  if (onGitHub.id !== repository.githubRepoId) throw notFound("Repository not found.");
+  if (!onGitHub.permissions?.admin) throw forbidden("You need admin permissions to fund this repository.");
+  const wallet = await walletOfUser(ctx.database.db, user.id);
+  if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  return { repository, wallet };
+}
+
+/**
+ * Makes the wallet a pool manager of the repository on-chain (an operator
+ * transaction), once: the outbox key makes it idempotent across requests.
+ */
+export async function ensurePoolManager(ctx: AppContext, repoId: number, address: Address, timeoutMs = 20_000): Promise<void> {
+  const { chain, outbox } = ctx;
+  const already = await chain.client.readContract({
+    address: chain.config.contracts.rewards,
+    abi: RepoRewardsAbi,
+    functionName: "isPoolManager",
+    args: [BigInt(repoId), address],
+  });
+  if (already) return;
+  const { tx } = await outbox.submitOnce({
+    userId: null,
+    idempotencyKey: `pool-manager:${repoId}:${address.toLowerCase()}`,
+    request: { repoId, address },
+    kind: "set_pool_manager",
+    githubRepoId: repoId,
+    intent: { repoId, manager: address },
+    signer: { kind: "operator" },
+    to: chain.config.contracts.rewards,
+    data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setPoolManager", args: [BigInt(repoId), address, true] }),
+  });
+  const settled = await outbox.waitForSettled(tx.id, timeoutMs);
+  if (settled.status !== "confirmed") {
+    throw new ApiError({
+      code: ErrorCode.SERVICE_UNAVAILABLE,
+      error: "Blockchain Busy",
+      message: "Could not set you as pool manager on-chain yet. Please try again in a moment.",
+    });
+  }
+}
+

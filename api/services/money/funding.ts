@@ -1,0 +1,227 @@
+import { and, eq, gte, inArray, notInArray } from "drizzle-orm";
+import { encodeFunctionData, erc20Abi, type Address } from "viem";
+import type { AppContext } from "../../context.ts";
+import type { Database } from "../../../db/client.ts";
+import { chainTransactions, type User, type Wallet } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { parseAmount, toDecimalString, toXdcString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { formatAmount } from "../../../site/lib/format.ts";
+import { ensurePoolManager, requireManagedRepository } from "./access.ts";
+import { forgetBalances, roxnAllowance, walletBalances } from "./balances.ts";
+import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MIN_XDC_FUNDING_EXCLUSIVE } from "./rules.ts";
+import { transactionResult, type TransactionResult } from "./transaction-result.ts";
+import { CURRENCY_INDEX } from "./rules.ts";
+
+const invalidAmount = (symbol: string) =>
+  new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
+
+export interface FundingStatus {
+  dailyLimit: string;
+  currentTotal: string;
+  remainingLimit: string;
+  /** When the oldest funding in the window leaves it (the limit grows again); null when nothing was funded. */
+  windowEndTime: string | null;
+}
+
+/** The rolling 24-hour XDC funding window of a repository, from the outbox (pending fundings count). */
+async function fundingWindow(db: Database, repoId: number, now: number): Promise<{ total: bigint; oldest: Date | null }> {
+  const rows = await db
+    .select({ value: chainTransactions.value, createdAt: chainTransactions.createdAt })
+    .from(chainTransactions)
+    .where(
+      and(
+        eq(chainTransactions.githubRepoId, repoId),
+        eq(chainTransactions.kind, "fund_xdc"),
+        notInArray(chainTransactions.status, ["failed", "reverted"]),
+        gte(chainTransactions.createdAt, new Date(now - DAILY_WINDOW_MS)),
+      ),
+    );
+  const total = rows.reduce((sum, r) => sum + r.value, 0n);
+  const oldest = rows.reduce<Date | null>((min, r) => (!min || r.createdAt < min ? r.createdAt : min), null);
+  return { total, oldest };
+}
+
+export async function fundingStatus(ctx: AppContext, repoId: number, now = Date.now()): Promise<FundingStatus> {
+  const { total, oldest } = await fundingWindow(ctx.database.db, repoId, now);
+  const remaining = total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - total;
+  return {
+    dailyLimit: toXdcString(DAILY_FUNDING_LIMIT),
+    currentTotal: toXdcString(total),
+    remainingLimit: toXdcString(remaining),
+    windowEndTime: oldest ? new Date(oldest.getTime() + DAILY_WINDOW_MS).toISOString() : null,
+  };
+}
+
+function dailyLimitReached(remaining: bigint, resetAt: Date): ApiError {
+  const remainingText = formatAmount(remaining, "XDC");
+  const when = `${resetAt.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  return new ApiError({
+    code: ErrorCode.RATE_LIMITED,
+    error: "Exceeds daily funding limit",
+    message: `Daily funding limit reached. Remaining: ${remainingText} XDC. Limit resets at ${when}.`,
+    details: { remainingLimit: toXdcString(remaining), limitResetTime: resetAt.toISOString() },
+  });
+}
+
+/** XDC the wallet has committed in the outbox but not yet broadcast (the chain's pending balance does not know it yet). */
+async function unbroadcastSpend(db: Database, wallet: Wallet): Promise<bigint> {
+  const rows = await db
+    .select({ value: chainTransactions.value })
+    .from(chainTransactions)
+    .where(and(eq(chainTransactions.walletId, wallet.id), inArray(chainTransactions.status, ["queued", "signed"])));
+  return rows.reduce((sum, r) => sum + r.value, 0n);
+}
+
+export interface FundXdcInput {
+  user: User;
+  repoId: number;
+  amountXdc: unknown;
+  repositoryFullName?: string | null;
+  idempotencyKey: string;
+}
+
+/**
+ * POST /api/blockchain/repository/{repoId}/fund. Rules (spec section 5):
+ * more than 1 XDC; 0.1 XDC left for gas; within the repository's rolling
+ * 24-hour limit of 1000 XDC. The limit and the wallet's spendable balance
+ * are checked again inside the write transaction that records the funding,
+ * so concurrent requests cannot overrun them.
+ */
+export async function fundRepositoryXdc(ctx: AppContext, input: FundXdcInput, now = Date.now()): Promise<TransactionResult> {
+  const request = { route: "fund_xdc", repoId: input.repoId, amountXdc: String(input.amountXdc), repositoryFullName: input.repositoryFullName };
+  const messages = { pending: "XDC funding submitted", confirmed: "XDC funding confirmed", failedTitle: "Error Adding XDC Funds" };
+  const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
+  if (earlier) return transactionResult(ctx, earlier, messages);
+
+  const parsed = parseAmount(input.amountXdc, TOKEN_DECIMALS.XDC);
+  if (!parsed.ok || parsed.value === 0n) throw invalidAmount("XDC");
+  const amount = parsed.value;
+  if (amount <= MIN_XDC_FUNDING_EXCLUSIVE) {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
+  }
+  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName });
+  const balance = await ctx.chain.client.getBalance({ address: wallet.address as Address, blockTag: "pending" });
+  const insufficientForGas = new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
+  if (balance < amount + GAS_RESERVE) throw insufficientForGas;
+  await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address);
+
+  const { tx } = await ctx.outbox.submit(
+    {
+      userId: input.user.id,
+      idempotencyKey: input.idempotencyKey,
+      request,
+      kind: "fund_xdc",
+      githubRepoId: repository.githubRepoId,
+      intent: { repoId: repository.githubRepoId, fullName: repository.fullName, currency: "XDC", amount: amount.toString() },
+      signer: { kind: "wallet", wallet },
+      to: ctx.chain.config.contracts.rewards,
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repository.githubRepoId)] }),
+      value: amount,
+    },
+    {
+      guard: async (tx) => {
+        const window = await fundingWindow(tx, repository.githubRepoId, now);
+        if (window.total + amount > DAILY_FUNDING_LIMIT) {
+          const remaining = window.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - window.total;
+          throw dailyLimitReached(remaining, new Date((window.oldest?.getTime() ?? now) + DAILY_WINDOW_MS));
+        }
+        if (balance - (await unbroadcastSpend(tx, wallet)) < amount + GAS_RESERVE) throw insufficientForGas;
+      },
+    },
+  );
+  forgetBalances(ctx.chain, wallet.address as Address);
+  return transactionResult(ctx, tx, messages);
+}
+
+export interface FundRoxnInput {
+  user: User;
+  repoId: number;
+  roxnAmount: unknown;
+  repositoryFullName?: string | null;
+  idempotencyKey: string;
+}
+
+/** POST /api/blockchain/fund-roxn/{repoId}: above 0, not above the ROXN balance, within the allowance. */
+export async function fundRepositoryRoxn(ctx: AppContext, input: FundRoxnInput): Promise<TransactionResult> {
+  const request = { route: "fund_roxn", repoId: input.repoId, roxnAmount: String(input.roxnAmount), repositoryFullName: input.repositoryFullName };
+  const messages = { pending: "ROXN funding submitted", confirmed: "ROXN funding confirmed", failedTitle: "Error Adding ROXN Funds" };
+  const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
+  if (earlier) return transactionResult(ctx, earlier, messages);
+
+  const parsed = parseAmount(input.roxnAmount, TOKEN_DECIMALS.ROXN);
+  if (!parsed.ok || parsed.value === 0n) {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: "Please enter a valid ROXN amount." });
+  }
+  const amount = parsed.value;
+  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName });
+  const address = wallet.address as Address;
+  const [balances, allowance] = await Promise.all([walletBalances(ctx.chain, address, { fresh: true }), roxnAllowance(ctx.chain, address)]);
+  if (amount > balances.roxn) {
+    throw new ApiError({
+      code: ErrorCode.BAD_REQUEST,
+      error: "Insufficient ROXN Balance",
+      message: `Your ROXN balance is ${formatAmount(balances.roxn, "ROXN")} ROXN.`,
+    });
+  }
+  if (amount > allowance) {
+    throw new ApiError({
+      code: ErrorCode.BAD_REQUEST,
+      error: "Insufficient ROXN allowance",
+      message: "Approve ROXN before adding it to the pool.",
+      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) },
+    });
+  }
+  await ensurePoolManager(ctx, repository.githubRepoId, address);
+  const { tx } = await ctx.outbox.submit({
+    userId: input.user.id,
+    idempotencyKey: input.idempotencyKey,
+    request,
+    kind: "fund_roxn",
+    githubRepoId: repository.githubRepoId,
+    intent: { repoId: repository.githubRepoId, fullName: repository.fullName, currency: "ROXN", amount: amount.toString() },
+    signer: { kind: "wallet", wallet },
+    to: ctx.chain.config.contracts.rewards,
+    data: encodeFunctionData({
+      abi: RepoRewardsAbi,
+      functionName: "fundPoolToken",
+      args: [BigInt(repository.githubRepoId), CURRENCY_INDEX.ROXN, amount],
+    }),
+  });
+  forgetBalances(ctx.chain, address);
+  return transactionResult(ctx, tx, messages);
+}
+
+/**
+ * POST /api/blockchain/approve-roxn: lets the rewards contract take `amount`
+ * ROXN from the wallet. Waits for the approval to be confirmed, because the
+ * next step (funding) depends on it.
+ */
+export async function approveRoxn(
+  ctx: AppContext,
+  input: { user: User; wallet: Wallet; amount: unknown; idempotencyKey: string },
+): Promise<TransactionResult & { allowance: string }> {
+  const request = { route: "approve_roxn", amount: String(input.amount) };
+  const messages = { pending: "ROXN approval submitted", confirmed: "ROXN approved", failedTitle: "ROXN Approval Failed" };
+  let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
+  if (!tx) {
+    const parsed = parseAmount(input.amount, TOKEN_DECIMALS.ROXN);
+    if (!parsed.ok || parsed.value === 0n) {
+      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: "Please enter a valid ROXN amount." });
+    }
+    ({ tx } = await ctx.outbox.submit({
+      userId: input.user.id,
+      idempotencyKey: input.idempotencyKey,
+      request,
+      kind: "approve_roxn",
+      intent: { currency: "ROXN", amount: parsed.value.toString(), spender: ctx.chain.config.contracts.rewards },
+      signer: { kind: "wallet", wallet: input.wallet },
+      to: ctx.chain.config.contracts.roxn,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [ctx.chain.config.contracts.rewards, parsed.value] }),
+    }));
+  }
+  const settled = await ctx.outbox.waitForSettled(tx.id, 15_000);
+  const result = transactionResult(ctx, settled, messages);
+  const allowance = await roxnAllowance(ctx.chain, input.wallet.address as Address);
+  return { ...result, allowance: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) };
+}
