@@ -9,6 +9,8 @@ import { loadSession } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
 import { authRoutes } from "./routes/auth/index.ts";
 import { userRoutes } from "./routes/user/role.ts";
+import { blockchainRoutes } from "./routes/blockchain/index.ts";
+import { tokenRoutes, walletRoutes } from "./routes/wallet/index.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -29,6 +31,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.use("/api/*", csrfProtection(ctx));
   app.route("/api/auth", authRoutes(ctx));
   app.route("/api/user", userRoutes());
+  app.route("/api/wallet", walletRoutes(ctx));
+  app.route("/api/token", tokenRoutes(ctx));
+  app.route("/api/blockchain", blockchainRoutes(ctx));
 
   app.all("/api/*", (c) =>
     errorResponse(

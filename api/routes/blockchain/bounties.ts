@@ -1,0 +1,147 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { Address } from "viem";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { validate } from "../../validate.ts";
+import { requireSession } from "../../middleware/session.ts";
+import { requireIdempotencyKey } from "../../middleware/idempotency.ts";
+import { forbidden } from "../../errors.ts";
+import { parseAddress } from "../../chain/address.ts";
+import { CURRENCIES } from "../../../db/schema/index.ts";
+import {
+  allocateBounty,
+  cancelBounty,
+  distributeBounty,
+  issueBounty,
+  poolInfo,
+  registerContribution,
+} from "../../services/money/bounties.ts";
+import { ensurePoolManager, registeredRepository, requireManagedRepository } from "../../services/money/access.ts";
+import { walletOfUser } from "../../services/wallets/custodial.ts";
+import { positiveId, RepoIssueParam, RepoParam } from "../params.ts";
+
+/**
+ * POST /api/blockchain/allocate-bounty/{repoId}/{issueId}   bountyAmount, isRoxn (or currency), githubRepoFullName, issueTitle, issueUrl
+ * GET  /api/blockchain/issue-bounty/{repoId}/{issueId}      isRoxn, xdcAmount, roxnAmount; 404 when none
+ * GET  /api/blockchain/pool-info/{repoId}                   pools and bounties
+ * POST /api/blockchain/distribute-bounty/{repoId}/{issueId} contributorAddress
+ * POST /api/blockchain/cancel-bounty/{repoId}/{issueId}     (beyond the spec) back to the pool while unclaimed
+ * POST /api/blockchain/register                             Contribute: role, walletAddress, issueId, repoId
+ * POST /api/blockchain/repository/{repoId}/manager          walletAddress, username, githubId
+ * The {issueId} of these paths is the GitHub issue number.
+ */
+export function bountyRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .post(
+      "/allocate-bounty/:repoId/:issueId",
+      validate("param", RepoIssueParam),
+      validate(
+        "json",
+        z.object({
+          bountyAmount: z.union([z.string().max(80), z.number()]),
+          isRoxn: z.boolean().optional(),
+          currency: z.enum(CURRENCIES).optional(),
+          githubRepoFullName: z.string().max(200).nullish(),
+          issueTitle: z.string().max(500).optional(),
+          issueUrl: z.string().max(1000).optional(),
+        }),
+      ),
+      async (c) => {
+        const { user } = requireSession(c);
+        const { repoId, issueId } = c.req.valid("param");
+        const body = c.req.valid("json");
+        return c.json(
+          await allocateBounty(ctx, {
+            user,
+            repoId,
+            issueNumber: issueId,
+            bountyAmount: body.bountyAmount,
+            currency: body.currency ?? (body.isRoxn ? "ROXN" : "XDC"),
+            githubRepoFullName: body.githubRepoFullName,
+            idempotencyKey: requireIdempotencyKey(c),
+          }),
+        );
+      },
+    )
+    .get("/issue-bounty/:repoId/:issueId", validate("param", RepoIssueParam), async (c) => {
+      const { repoId, issueId } = c.req.valid("param");
+      c.header("Cache-Control", "public, max-age=60");
+      return c.json(await issueBounty(ctx, repoId, issueId));
+    })
+    .get("/pool-info/:repoId", validate("param", RepoParam), async (c) => {
+      c.header("Cache-Control", "no-store");
+      return c.json(await poolInfo(ctx, c.req.valid("param").repoId));
+    })
+    .post(
+      "/distribute-bounty/:repoId/:issueId",
+      validate("param", RepoIssueParam),
+      validate("json", z.object({ contributorAddress: z.string().max(64), githubRepoFullName: z.string().max(200).nullish() })),
+      async (c) => {
+        const { user } = requireSession(c);
+        const { repoId, issueId } = c.req.valid("param");
+        const body = c.req.valid("json");
+        return c.json(
+          await distributeBounty(ctx, {
+            user,
+            repoId,
+            issueNumber: issueId,
+            contributorAddress: body.contributorAddress,
+            githubRepoFullName: body.githubRepoFullName,
+            idempotencyKey: requireIdempotencyKey(c),
+          }),
+        );
+      },
+    )
+    .post(
+      "/cancel-bounty/:repoId/:issueId",
+      validate("param", RepoIssueParam),
+      validate("json", z.object({ githubRepoFullName: z.string().max(200).nullish() })),
+      async (c) => {
+        const { user } = requireSession(c);
+        const { repoId, issueId } = c.req.valid("param");
+        return c.json(
+          await cancelBounty(ctx, {
+            user,
+            repoId,
+            issueNumber: issueId,
+            githubRepoFullName: c.req.valid("json").githubRepoFullName,
+            idempotencyKey: requireIdempotencyKey(c),
+          }),
+        );
+      },
+    )
+    .post(
+      "/register",
+      validate(
+        "json",
+        z.object({ role: z.string().max(20).optional(), walletAddress: z.string().max(64).optional(), issueId: positiveId, repoId: positiveId }),
+      ),
+      async (c) => {
+        const { user } = requireSession(c);
+        const body = c.req.valid("json");
+        if (body.walletAddress) {
+          const own = await walletOfUser(ctx.database.db, user.id);
+          if (!own || parseAddress(body.walletAddress) !== own.address) throw forbidden("That wallet is not yours.");
+        }
+        return c.json(await registerContribution(ctx, { user, repoId: body.repoId, issueNumber: body.issueId }));
+      },
+    )
+    .post(
+      "/repository/:repoId/manager",
+      validate("param", RepoParam),
+      validate("json", z.object({ walletAddress: z.string().max(64), username: z.string().max(100).optional(), githubId: positiveId.optional() })),
+      async (c) => {
+        const { user } = requireSession(c);
+        const body = c.req.valid("json");
+        if ((body.githubId !== undefined && body.githubId !== user.githubId) || (body.username !== undefined && body.username !== user.username)) {
+          throw forbidden("You can only make yourself a pool manager.");
+        }
+        const { repoId } = c.req.valid("param");
+        const registered = await registeredRepository(ctx, repoId);
+        const { wallet, repository } = await requireManagedRepository(ctx, user, { repoId, fullName: registered.fullName });
+        if (parseAddress(body.walletAddress) !== wallet.address) throw forbidden("That wallet is not yours.");
+        await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address);
+        return c.json({ success: true, message: "You are a pool manager of this repository on-chain." });
+      },
+    );
+}

@@ -1,0 +1,83 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { Address } from "viem";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { validate } from "../../validate.ts";
+import { requireSession, requireUser } from "../../middleware/session.ts";
+import { requireIdempotencyKey } from "../../middleware/idempotency.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { roxnAllowance } from "../../services/money/balances.ts";
+import { approveRoxn, fundingStatus, fundRepositoryRoxn, fundRepositoryXdc } from "../../services/money/funding.ts";
+import { registeredRepository } from "../../services/money/access.ts";
+import { walletOfUser } from "../../services/wallets/custodial.ts";
+import { RepoParam } from "../params.ts";
+
+const amountField = z.union([z.string().max(80), z.number()]);
+
+/**
+ * POST /api/blockchain/repository/{repoId}/fund            amountXdc, repositoryFullName
+ * GET  /api/blockchain/repository/{repoId}/funding-status  the rolling daily limit
+ * POST /api/blockchain/fund-roxn/{repoId}                  roxnAmount, repositoryFullName
+ * POST /api/blockchain/approve-roxn                        amount
+ * GET  /api/blockchain/roxn-allowance                      allowance (string)
+ */
+export function fundingRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .post(
+      "/repository/:repoId/fund",
+      validate("param", RepoParam),
+      validate("json", z.object({ amountXdc: amountField, repositoryFullName: z.string().max(200).nullish() })),
+      async (c) => {
+        const { user } = requireSession(c);
+        const body = c.req.valid("json");
+        return c.json(
+          await fundRepositoryXdc(ctx, {
+            user,
+            repoId: c.req.valid("param").repoId,
+            amountXdc: body.amountXdc,
+            repositoryFullName: body.repositoryFullName,
+            idempotencyKey: requireIdempotencyKey(c),
+          }),
+        );
+      },
+    )
+    .get("/repository/:repoId/funding-status", validate("param", RepoParam), async (c) => {
+      const { repoId } = c.req.valid("param");
+      await registeredRepository(ctx, repoId);
+      c.header("Cache-Control", "no-store");
+      return c.json(await fundingStatus(ctx, repoId));
+    })
+    .post(
+      "/fund-roxn/:repoId",
+      validate("param", RepoParam),
+      validate("json", z.object({ roxnAmount: amountField, repositoryFullName: z.string().max(200).nullish() })),
+      async (c) => {
+        const { user } = requireSession(c);
+        const body = c.req.valid("json");
+        return c.json(
+          await fundRepositoryRoxn(ctx, {
+            user,
+            repoId: c.req.valid("param").repoId,
+            roxnAmount: body.roxnAmount,
+            repositoryFullName: body.repositoryFullName,
+            idempotencyKey: requireIdempotencyKey(c),
+          }),
+        );
+      },
+    )
+    .post("/approve-roxn", validate("json", z.object({ amount: amountField })), async (c) => {
+      const { user } = requireSession(c);
+      const wallet = await walletOfUser(ctx.database.db, user.id);
+      if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+      return c.json(await approveRoxn(ctx, { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: requireIdempotencyKey(c) }));
+    })
+    .get("/roxn-allowance", async (c) => {
+      c.header("Cache-Control", "private, no-store");
+      const user = requireUser(c);
+      const wallet = await walletOfUser(ctx.database.db, user.id);
+      if (!wallet) return c.json({ allowance: "0" });
+      const allowance = await roxnAllowance(ctx.chain, wallet.address as Address);
+      return c.json({ allowance: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) });
+    });
+}

@@ -1,0 +1,80 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { Address } from "viem";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { validate } from "../../validate.ts";
+import { requireSession, requireUser } from "../../middleware/session.ts";
+import { ApiError, ErrorCode, notFound } from "../../errors.ts";
+import { toXdcAddress, parseAddress } from "../../chain/address.ts";
+import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { walletBalances } from "../../services/money/balances.ts";
+import { walletOfUser } from "../../services/wallets/custodial.ts";
+import { IdParam } from "../params.ts";
+
+const walletInfoFailed = () => new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet info" });
+
+/**
+ * GET  /api/wallet/info                 address, balance (XDC), tokenBalance (ROXN); empty without a user
+ * POST /api/wallet                      confirms the user's wallet address
+ * GET  /api/wallet/usdc-balance/{id}    the user's own USDC balance
+ */
+export function walletRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .use(async (c, next) => {
+      await next();
+      c.header("Cache-Control", "private, no-store");
+    })
+    .get("/info", async (c) => {
+      const user = c.get("user");
+      const wallet = user ? await walletOfUser(ctx.database.db, user.id) : undefined;
+      if (!wallet) return c.json({ address: "", balance: "0", tokenBalance: "0" });
+      const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
+        throw walletInfoFailed();
+      });
+      return c.json({
+        address: toXdcAddress(wallet.address),
+        balance: toDecimalString(balances.xdc, TOKEN_DECIMALS.XDC),
+        tokenBalance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN),
+        usdcBalance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC),
+      });
+    })
+    .post("/", validate("json", z.object({ address: z.string().max(64) })), async (c) => {
+      // Wallets are custodial and created at registration: this confirms which one is the user's.
+      const { user } = requireSession(c);
+      const wallet = await walletOfUser(ctx.database.db, user.id);
+      if (!wallet) {
+        throw new ApiError({ code: ErrorCode.CONFLICT, error: "No wallet", message: "Complete your registration to create your XDC wallet." });
+      }
+      const given = parseAddress(c.req.valid("json").address);
+      if (!given) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter a valid XDC address (xdc… or 0x…)." });
+      if (given !== wallet.address) {
+        throw new ApiError({ code: ErrorCode.CONFLICT, error: "Wallet already set", message: "Your account already has a different wallet address." });
+      }
+      return c.json({ success: true, address: toXdcAddress(wallet.address) });
+    })
+    .get("/usdc-balance/:id", validate("param", IdParam), async (c) => {
+      const user = requireUser(c);
+      // Someone else's balance is not ours to show: 404, as for any other user's resource.
+      if (c.req.valid("param").id !== user.id) throw notFound();
+      const wallet = await walletOfUser(ctx.database.db, user.id);
+      if (!wallet) return c.json({ balance: "0" });
+      const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
+        throw new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch USDC balance" });
+      });
+      return c.json({ balance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC) });
+    });
+}
+
+/** GET /api/token/balance: the user's ROXN balance. */
+export function tokenRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>().get("/balance", async (c) => {
+    c.header("Cache-Control", "private, no-store");
+    const user = requireUser(c);
+    const wallet = await walletOfUser(ctx.database.db, user.id);
+    if (!wallet) return c.json({ balance: "0" });
+    const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
+      throw walletInfoFailed();
+    });
+    return c.json({ balance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN) });
+  });
+}

@@ -1,0 +1,100 @@
+import type { Server } from "bun";
+import { startGitHubEmulator, type GitHubEmulator } from "../../scripts/github-emulator/index.ts";
+import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
+import { createTestContext, type TestContext } from "./context.ts";
+import { startTestChain, type TestChain } from "./chain.ts";
+import type { TestSession } from "./auth.ts";
+import { csrfTokenFor } from "../services/auth/csrf.ts";
+import { hashToken } from "../crypto/tokens.ts";
+import { sessionCookieName } from "../middleware/cookies.ts";
+import { sessions, users } from "../../db/schema/index.ts";
+import { eq } from "drizzle-orm";
+
+/**
+ * The whole platform for integration tests, each part real: anvil with the
+ * contracts, the GitHub emulator (delivering signed webhooks to a real HTTP
+ * listener in front of the app), and the app with its database.
+ */
+export interface TestStack {
+  t: TestContext;
+  chain: TestChain;
+  github: GitHubEmulator;
+  /** The app over HTTP (webhooks arrive here). */
+  url: string;
+  /** Signs in as a fixture user through the real OAuth flow against the emulator. */
+  signIn(login: string): Promise<TestSession>;
+  stop(): Promise<void>;
+}
+
+export async function startTestStack(options: { env?: Record<string, string> } = {}): Promise<TestStack> {
+  const chain = await startTestChain();
+  let handler: (request: Request, server: Server<unknown>) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
+  const listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, server) => handler(request, server) });
+  const url = `http://127.0.0.1:${listener.port}`;
+  const secrets = await sharedTestSecrets();
+  const github = await startGitHubEmulator({
+    oauth: { clientId: "Iv1.unused-oauth-app", clientSecret: "unused" },
+    app: {
+      id: Number(secrets.GITHUB_APP_ID),
+      slug: secrets.GITHUB_APP_SLUG,
+      clientId: secrets.GITHUB_CLIENT_ID,
+      clientSecret: secrets.GITHUB_CLIENT_SECRET,
+      publicKeyPem: secrets.GITHUB_APP_PUBLIC_KEY,
+      setupUrl: `${url}/repos/register`,
+    },
+    webhook: { url: `${url}/api/webhooks/github`, secret: secrets.GITHUB_WEBHOOK_SECRET },
+  });
+  const t = await createTestContext({
+    fileDatabase: true,
+    env: { ...chain.env, PUBLIC_URL: url, GITHUB_URL: github.webUrl, GITHUB_API_URL: github.apiUrl, ...options.env },
+  });
+  handler = (request, server) => t.app.fetch(request, server);
+
+  return {
+    t,
+    chain,
+    github,
+    url,
+    signIn: (login) => signInThroughGitHub(t, login),
+    async stop() {
+      listener.stop(true);
+      await github.stop();
+      t.close();
+      await chain.stop();
+    },
+  };
+}
+
+function cookieValue(setCookies: string[], name: string): string | undefined {
+  for (const header of setCookies) {
+    const match = new RegExp(`(?:^|\\s)${name}=([^;]*)`).exec(header);
+    if (match && match[1]) return match[1];
+  }
+  return undefined;
+}
+
+/** The browser's part of a GitHub sign-in, done by hand: start, authorize at the emulator, come back. */
+export async function signInThroughGitHub(t: TestContext, login: string): Promise<TestSession> {
+  const start = await t.app.request("/api/auth/github?returnTo=/repos");
+  if (start.status !== 302) throw new Error(`sign-in did not start: ${start.status}`);
+  const state = cookieValue(start.headers.getSetCookie(), "ip_oauth_state")!;
+  const authorize = new URL(start.headers.get("location")!);
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set("login", login);
+  const granted = await fetch(`${authorize.origin}${authorize.pathname}`, { method: "POST", body: form, redirect: "manual" });
+  const callback = new URL(granted.headers.get("location")!);
+  const done = await t.app.request(callback.pathname + callback.search, { headers: { Cookie: `ip_oauth_state=${state}` } });
+  if (done.status !== 302) throw new Error(`sign-in callback failed: ${done.status}`);
+  const token = cookieValue(done.headers.getSetCookie(), sessionCookieName(t.env));
+  if (!token) throw new Error(`sign-in refused: ${done.headers.get("location")}`);
+  const sessionId = hashToken(token);
+  const [session] = await t.ctx.database.db.select().from(sessions).where(eq(sessions.id, sessionId));
+  const [user] = await t.ctx.database.db.select().from(users).where(eq(users.id, session!.userId));
+  return {
+    user: user!,
+    cookie: `${sessionCookieName(t.env)}=${token}`,
+    csrfToken: await csrfTokenFor(t.ctx.appSecret, sessionId),
+    sessionId,
+    ip: `10.9.${user!.id % 250}.${Math.floor(Math.random() * 250)}`,
+  };
+}
