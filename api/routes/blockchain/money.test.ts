@@ -1,0 +1,352 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { formatEther, type Address } from "viem";
+import { startTestStack, type TestStack } from "../../testing/stack.ts";
+import { call, databaseDigest, type TestSession } from "../../testing/auth.ts";
+import { securityCases } from "../../testing/security.ts";
+import { chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
+import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
+
+let stack: TestStack;
+let alice: TestSession; // pool manager, admin of issuepool-demo/*
+let erin: TestSession; // pool manager, write access only
+let bob: TestSession; // contributor
+let aliceWallet: Address;
+let bobWallet: Address;
+let keyN = 0;
+const key = () => `test-key-${Date.now()}-${keyN++}`;
+
+const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
+const OTHER = fixtureRepo("issuepool-demo/contract-audit-tools")!;
+
+async function register(session: TestSession, role: "poolmanager" | "contributor") {
+  const res = await call(stack.t, "/api/auth/register", { as: session, body: { role, email: `${session.user.username}@example.com` } });
+  expect(res.status).toBe(200);
+  session.user.role = role;
+}
+
+async function registerRepository(repo: NonNullable<ReturnType<typeof fixtureRepo>>) {
+  await stack.t.ctx.database.db
+    .insert(repositories)
+    .values({
+      githubRepoId: repo.id,
+      fullName: `${repo.owner}/${repo.name}`,
+      fullNameKey: `${repo.owner}/${repo.name}`.toLowerCase(),
+      owner: repo.owner,
+      name: repo.name,
+      htmlUrl: `${stack.github.webUrl}/${repo.owner}/${repo.name}`,
+    })
+    .onConflictDoNothing();
+}
+
+const money = (session: TestSession, path: string, body: Record<string, unknown>, idempotencyKey: string | null = key()) =>
+  call(stack.t, path, { as: session, body, headers: idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {} });
+
+const fund = (session: TestSession, amountXdc: unknown, options: { repo?: typeof REPO; fullName?: string | null; key?: string } = {}) => {
+  const repo = options.repo ?? REPO;
+  return money(
+    session,
+    `/api/blockchain/repository/${repo.id}/fund`,
+    { amountXdc, repositoryFullName: options.fullName === undefined ? `${repo.owner}/${repo.name}` : options.fullName },
+    options.key ?? key(),
+  );
+};
+
+const poolInfo = async (repo = REPO) => (await call(stack.t, `/api/blockchain/pool-info/${repo.id}`)).json();
+const settle = async () => {
+  await stack.t.ctx.outbox.runOnce();
+  for (const row of await stack.t.ctx.database.db.select().from(chainTransactions)) {
+    if (row.status === "sent" || row.status === "signed" || row.status === "queued") await stack.t.ctx.outbox.waitForSettled(row.id, 10_000);
+  }
+  await stack.t.ctx.indexer.catchUp();
+};
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  alice = await stack.signIn("alice");
+  erin = await stack.signIn("erin");
+  bob = await stack.signIn("bob");
+  await register(alice, "poolmanager");
+  await register(erin, "poolmanager");
+  await register(bob, "contributor");
+  const walletOf = async (s: TestSession) =>
+    (await stack.t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, s.user.id)))[0]!.address as Address;
+  aliceWallet = await walletOf(alice);
+  bobWallet = await walletOf(bob);
+  await stack.chain.fund(aliceWallet, { xdc: "5000", roxn: "1000" });
+  await stack.chain.fund(await walletOf(erin), { xdc: "100" });
+  await registerRepository(REPO);
+  await registerRepository(OTHER);
+}, 120_000);
+afterAll(() => stack?.stop());
+
+describe("funding a pool with XDC", () => {
+  test("the net (after the 0.5% fee) lands in the pool; the fee goes to the collector", async () => {
+    const collectorBefore = await stack.t.ctx.chain.client.getBalance({ address: stack.chain.feeCollector });
+    const res = await fund(alice, "100");
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(body.message).toMatch(/XDC funding (submitted|confirmed)/);
+    await settle();
+    expect((await poolInfo()).xdcPoolRewards).toBe("99.5");
+    const collectorAfter = await stack.t.ctx.chain.client.getBalance({ address: stack.chain.feeCollector });
+    expect(formatEther(collectorAfter - collectorBefore)).toBe("0.5");
+  });
+
+  test("replaying a request with the same Idempotency-Key returns the first result and funds nothing more", async () => {
+    const k = key();
+    const first = await (await fund(alice, "10", { key: k })).json();
+    await settle();
+    const before = (await poolInfo()).xdcPoolRewards;
+    const again = await fund(alice, "10", { key: k });
+    expect(again.status).toBe(200);
+    expect((await again.json()).transactionHash).toBe(first.transactionHash);
+    await settle();
+    expect((await poolInfo()).xdcPoolRewards).toBe(before);
+  });
+
+  test("the same key with a different amount is refused", async () => {
+    const k = key();
+    await fund(alice, "5", { key: k });
+    const res = await fund(alice, "6", { key: k });
+    expect(res.status).toBe(422);
+  });
+
+  test("1 XDC or less: 'Minimum funding amount not met'", async () => {
+    for (const amount of ["1", "0.5", "1.000000000000000000"]) {
+      const res = await fund(alice, amount);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
+    }
+  });
+
+  test("leaving less than 0.1 XDC for gas: 'Insufficient funds for gas'", async () => {
+    const balance = await stack.t.ctx.chain.client.getBalance({ address: aliceWallet });
+    const res = await fund(alice, formatEther(balance - 10n ** 16n));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
+  });
+
+  test("bad amounts are 400 with a clear message and send nothing", async () => {
+    const before = await databaseDigest(stack.t);
+    for (const amount of ["abc", "-5", "1e18", "5.0000000000000000001", "99999999999999999999999999999999", "", null, true, { x: 1 }]) {
+      const res = await fund(alice, amount);
+      expect(res.status).toBe(400);
+      expect((await res.json()).message).toBeString();
+    }
+    expect(await databaseDigest(stack.t)).toBe(before);
+  });
+
+  test("the repository must be named, match, be registered, and be administered by the caller", async () => {
+    const missing = await fund(alice, "5", { fullName: null });
+    expect(await missing.json()).toMatchObject({ error: "Repository details missing.", message: "Repository details missing." });
+    expect((await fund(alice, "5", { fullName: "issuepool-demo/roxn-sdk" })).status).toBe(400);
+    const unknown = await money(alice, "/api/blockchain/repository/99999999/fund", { amountXdc: "5", repositoryFullName: "a/b" });
+    expect(unknown.status).toBe(404);
+    const notAdmin = await fund(erin, "5");
+    expect(notAdmin.status).toBe(403);
+    expect((await notAdmin.json()).message).toBe("You need admin permissions to fund this repository.");
+    const contributor = await fund(bob, "5");
+    expect(contributor.status).toBe(403);
+    const badPath = await money(alice, "/api/blockchain/repository/abc/fund", { amountXdc: "5", repositoryFullName: "a/b" });
+    expect(badPath.status).toBe(400);
+  });
+
+  test("an Idempotency-Key is required", async () => {
+    const res = await money(alice, `/api/blockchain/repository/${REPO.id}/fund`, { amountXdc: "5", repositoryFullName: "issuepool-demo/xdc-wallet-kit" }, null);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toBe("Idempotency-Key required");
+  });
+
+  securityCases(() => ({ method: "POST", path: `/api/blockchain/repository/${REPO.id}/fund`, body: { amountXdc: "2", repositoryFullName: "issuepool-demo/xdc-wallet-kit" } }), {
+    t: () => stack.t,
+    owner: () => alice,
+    stranger: () => bob,
+  });
+});
+
+describe("the daily funding limit", () => {
+  test("funding-status reports the rolling window", async () => {
+    const status = await (await call(stack.t, `/api/blockchain/repository/${REPO.id}/funding-status`)).json();
+    expect(status.dailyLimit).toBe("1000");
+    expect(Number(status.currentTotal) + Number(status.remainingLimit)).toBe(1000);
+    expect(new Date(status.windowEndTime).getTime()).toBeGreaterThan(Date.now());
+  });
+
+  test("50 concurrent fundings from one wallet: the limit is never exceeded and nonces stay contiguous", async () => {
+    const repo = OTHER;
+    const results = await Promise.all(Array.from({ length: 50 }, () => fund(alice, "30", { repo })));
+    const statuses = results.map((r) => r.status);
+    const accepted = statuses.filter((s) => s === 200).length;
+    expect(accepted).toBe(33); // 33 x 30 = 990 <= 1000 < 34 x 30
+    expect(statuses.filter((s) => s === 429)).toHaveLength(50 - accepted);
+    const refused = await results.find((r) => r.status === 429)!.json();
+    expect(refused.error).toBe("Exceeds daily funding limit");
+    expect(refused.message).toMatch(/^Daily funding limit reached\. Remaining: 10\.0000 XDC\. Limit resets at .+ UTC\.$/);
+    expect(refused.details.remainingLimit).toBe("10");
+    expect(new Date(refused.details.limitResetTime).getTime()).toBeGreaterThan(Date.now());
+    await settle();
+    expect((await poolInfo(repo)).xdcPoolRewards).toBe(String(990 * 0.995));
+    const rows = await stack.t.ctx.database.db
+      .select({ nonce: chainTransactions.nonce })
+      .from(chainTransactions)
+      .where(and(eq(chainTransactions.fromAddress, aliceWallet), eq(chainTransactions.status, "confirmed")));
+    const nonces = rows.map((r) => r.nonce!).sort((a, b) => a - b);
+    expect(nonces).toEqual(Array.from({ length: nonces.length }, (_, i) => nonces[0]! + i));
+    expect(await stack.t.ctx.chain.client.getTransactionCount({ address: aliceWallet })).toBe(nonces.at(-1)! + 1);
+  }, 60_000);
+});
+
+describe("funding a pool with ROXN", () => {
+  const fundRoxn = (amount: unknown, k = key()) =>
+    money(alice, `/api/blockchain/fund-roxn/${REPO.id}`, { roxnAmount: amount, repositoryFullName: "issuepool-demo/xdc-wallet-kit" }, k);
+
+  test("needs an allowance first; approve, then add: the net lands in the pool", async () => {
+    const noAllowance = await fundRoxn("50");
+    expect(noAllowance.status).toBe(400);
+    expect((await noAllowance.json()).error).toBe("Insufficient ROXN allowance");
+    const allowanceBefore = await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json();
+    expect(allowanceBefore).toEqual({ allowance: "0" });
+
+    const approved = await money(alice, "/api/blockchain/approve-roxn", { amount: "50" });
+    expect(approved.status).toBe(200);
+    expect(await approved.json()).toMatchObject({ allowance: "50", message: "ROXN approved", status: "confirmed" });
+    expect(await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json()).toEqual({ allowance: "50" });
+
+    const funded = await fundRoxn("50");
+    expect(funded.status).toBe(200);
+    await settle();
+    expect((await poolInfo()).roxnPoolRewards).toBe("49.75");
+    expect(await (await call(stack.t, "/api/token/balance", { as: alice })).json()).toEqual({ balance: "950" });
+  });
+
+  test("above 0 and not above the balance", async () => {
+    const zero = await fundRoxn("0");
+    expect(await zero.json()).toMatchObject({ error: "Invalid Amount", message: "Please enter a valid ROXN amount." });
+    const tooMuch = await fundRoxn("100000");
+    expect((await tooMuch.json()).error).toBe("Insufficient ROXN Balance");
+  });
+});
+
+describe("bounties", () => {
+  const allocate = (issue: number, body: Record<string, unknown>, session = alice, k = key()) =>
+    money(session, `/api/blockchain/allocate-bounty/${REPO.id}/${issue}`, { githubRepoFullName: "issuepool-demo/xdc-wallet-kit", ...body }, k);
+
+  test("an XDC bounty is set, confirmed and readable; it is final", async () => {
+    const res = await allocate(1, { bountyAmount: "10", isRoxn: false });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: "confirmed", message: "XDC bounty assigned" });
+    const bounty = await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/1`)).json();
+    expect(bounty).toMatchObject({ isRoxn: false, xdcAmount: "10", roxnAmount: "0", status: "open" });
+    const pool = await poolInfo();
+    expect(pool.issues.find((i: { issueId: number }) => i.issueId === 1)).toMatchObject({ xdcAmount: "10" });
+
+    const again = await allocate(1, { bountyAmount: "20", isRoxn: false });
+    expect(again.status).toBe(409);
+    expect((await again.json()).message).toBe("A bounty of 10.0000 XDC is already assigned. You cannot change it.");
+  });
+
+  test("minimums: 1 XDC, 0.0001 ROXN", async () => {
+    const low = await allocate(2, { bountyAmount: "0.5", isRoxn: false });
+    expect(await low.json()).toMatchObject({ error: "Invalid Amount", message: "Minimum bounty must be at least 1 XDC" });
+    const lowRoxn = await allocate(2, { bountyAmount: "0.00001", isRoxn: true });
+    expect((await lowRoxn.json()).message).toBe("Minimum bounty must be at least 0.0001 ROXN");
+    const roxn = await allocate(2, { bountyAmount: "0.0001", isRoxn: true });
+    expect(roxn.status).toBe(200);
+    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/2`)).json()).toMatchObject({ isRoxn: true, roxnAmount: "0.0001" });
+  });
+
+  test("cannot exceed the pool; pull requests and closed issues cannot carry bounties", async () => {
+    const pool = await poolInfo();
+    const over = await allocate(3, { bountyAmount: String(Number(pool.xdcPoolRewards) + 1), isRoxn: false });
+    expect(over.status).toBe(400);
+    expect((await over.json()).message).toMatch(/^Amount cannot exceed available XDC pool balance \(\d[\d,]*\.\d{4} XDC\)$/);
+    const pr = await allocate(7, { bountyAmount: "2", isRoxn: false });
+    expect((await pr.json()).message).toBe("#7 is a pull request, not an issue.");
+    const closed = await allocate(6, { bountyAmount: "2", isRoxn: false });
+    expect((await closed.json()).message).toBe("Issue #6 is closed.");
+  });
+
+  test("issue-bounty is 404 when there is none", async () => {
+    expect((await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/8`)).status).toBe(404);
+  });
+
+  test("only the admin pool manager may allocate", async () => {
+    expect((await allocate(4, { bountyAmount: "2", isRoxn: false }, erin)).status).toBe(403);
+    expect((await allocate(4, { bountyAmount: "2", isRoxn: false }, bob)).status).toBe(403);
+  });
+
+  test("Contribute: a contributor registers for an issue; a pool manager is told to pick the contributor role", async () => {
+    const res = await call(stack.t, "/api/blockchain/register", { as: bob, body: { role: "contributor", issueId: 1, repoId: REPO.id } });
+    expect(await res.json()).toMatchObject({ success: true, message: "You're now registered to contribute to this issue." });
+    const pm = await call(stack.t, "/api/blockchain/register", { as: alice, body: { role: "contributor", issueId: 1, repoId: REPO.id } });
+    expect(pm.status).toBe(403);
+    const notMine = await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: 1, repoId: REPO.id, walletAddress: aliceWallet } });
+    expect(notMine.status).toBe(403);
+  });
+
+  test("a bounty is paid once, to a registered user's wallet", async () => {
+    const before = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
+    const stranger = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/1`, { contributorAddress: "0x00000000000000000000000000000000000000ff" });
+    expect((await stranger.json()).error).toBe("Unknown contributor");
+    const paid = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/1`, { contributorAddress: `xdc${bobWallet.slice(2)}` });
+    expect(paid.status).toBe(200);
+    expect((await paid.json()).status).toBe("confirmed");
+    const after = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
+    expect(formatEther(after - before)).toBe("10");
+    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/1`)).json()).toMatchObject({ status: "paid" });
+
+    const twice = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/1`, { contributorAddress: bobWallet });
+    expect(twice.status).toBe(409);
+    expect(await stack.t.ctx.chain.client.getBalance({ address: bobWallet })).toBe(after);
+  });
+
+  test("an unclaimed bounty can be cancelled back to the pool; a claimed one cannot", async () => {
+    await allocate(4, { bountyAmount: "3", isRoxn: false });
+    const poolBefore = Number((await poolInfo()).xdcPoolRewards);
+    const cancelled = await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/4`, {});
+    expect(cancelled.status).toBe(200);
+    expect(Number((await poolInfo()).xdcPoolRewards)).toBe(poolBefore + 3);
+    expect((await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/4`)).status).toBe(404);
+
+    await allocate(5, { bountyAmount: "3", isRoxn: false });
+    await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: 5, repoId: REPO.id } });
+    const claimed = await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/5`, {});
+    expect(claimed.status).toBe(409);
+  });
+
+  securityCases(() => ({ method: "POST", path: `/api/blockchain/allocate-bounty/${REPO.id}/8`, body: { bountyAmount: "2", isRoxn: false, githubRepoFullName: "issuepool-demo/xdc-wallet-kit" } }), {
+    t: () => stack.t,
+    owner: () => alice,
+    stranger: () => bob,
+  });
+  securityCases(() => ({ method: "POST", path: `/api/blockchain/distribute-bounty/${REPO.id}/2`, body: { contributorAddress: "0x0000000000000000000000000000000000000001" } }), {
+    t: () => stack.t,
+    owner: () => alice,
+    stranger: () => bob,
+  });
+});
+
+describe("wallet and user reads", () => {
+  test("wallet info for a user; empty without one", async () => {
+    const mine = await (await call(stack.t, "/api/wallet/info", { as: bob })).json();
+    expect(mine.address).toBe(`xdc${bobWallet.slice(2)}`);
+    expect(Number(mine.balance)).toBeGreaterThan(0);
+    expect(mine.tokenBalance).toBe("0");
+    expect(await (await call(stack.t, "/api/wallet/info")).json()).toEqual({ address: "", balance: "0", tokenBalance: "0" });
+  });
+
+  test("USDC balance, type and wallet: one's own only", async () => {
+    expect(await (await call(stack.t, `/api/wallet/usdc-balance/${bob.user.id}`, { as: bob })).json()).toEqual({ balance: "0" });
+    expect((await call(stack.t, `/api/wallet/usdc-balance/${alice.user.id}`, { as: bob })).status).toBe(404);
+    expect(await (await call(stack.t, `/api/blockchain/user/${bob.user.id}/type`, { as: bob })).json()).toEqual({ type: "contributor" });
+    expect((await call(stack.t, `/api/blockchain/user/${alice.user.id}/wallet`, { as: bob })).status).toBe(404);
+  });
+
+  test("POST /api/wallet confirms the user's own address only", async () => {
+    expect((await call(stack.t, "/api/wallet", { as: bob, body: { address: `xdc${bobWallet.slice(2)}` } })).status).toBe(200);
+    expect((await call(stack.t, "/api/wallet", { as: bob, body: { address: aliceWallet } })).status).toBe(409);
+  });
+});
