@@ -12,3 +12,5 @@ export * from "./chain-transactions.ts";
 export * from "./chain-events.ts";
 export * from "./bounties.ts";
 export * from "./worker-leases.ts";
+export * from "./github.ts";
+export * from "./wallet-features.ts";
