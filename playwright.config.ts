@@ -9,12 +9,12 @@ import { join } from "node:path";
  * with its own data directory. The config is evaluated in the runner and in
  * every worker; the port and directory are chosen once and inherited.
  */
-process.env.E2E_PORT ??= execFileSync(process.execPath, [
-  "-e",
-  "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})",
-])
-  .toString()
-  .trim();
+const freePort = () =>
+  execFileSync(process.execPath, ["-e", "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"])
+    .toString()
+    .trim();
+process.env.E2E_PORT ??= freePort();
+process.env.E2E_GITHUB_PORT ??= freePort();
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "issuepool-e2e-"));
 const port = Number(process.env.E2E_PORT);
 const baseURL = `http://localhost:${port}`;
@@ -58,6 +58,7 @@ export default defineConfig({
       PORT: String(port),
       HOST: "127.0.0.1",
       DATA_DIR: process.env.E2E_DATA_DIR,
+      DEV_GITHUB_PORT: process.env.E2E_GITHUB_PORT,
       LOG_LEVEL: "warn",
       E2E: "1",
     },

@@ -8,6 +8,7 @@ import type { ChainAccess } from "./chain/clients.ts";
 import type { Outbox } from "./chain/outbox.ts";
 import type { RewardsIndexer } from "./chain/indexer.ts";
 import type { ChangeFeed } from "./changes.ts";
+import type { Mailer } from "./mail/mailer.ts";
 
 /** Everything a request handler may reach, built once at start. */
 export interface AppContext {
@@ -24,6 +25,7 @@ export interface AppContext {
   indexer: RewardsIndexer;
   /** Data-changed notifications (page cache invalidation). */
   changes: ChangeFeed;
+  mailer: Mailer;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
 }

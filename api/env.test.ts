@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadEnv as load } from "./env.ts";
 import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
-import { NO_CHAIN } from "./testing/context.ts";
+import { NO_CHAIN, NO_EXTERNALS } from "./testing/context.ts";
 
 let secrets: Record<string, string>;
 beforeAll(async () => {
   const { GITHUB_APP_PUBLIC_KEY: _public, ...rest } = await sharedTestSecrets();
-  secrets = { ...rest, ...NO_CHAIN };
+  secrets = { ...rest, ...NO_CHAIN, ...NO_EXTERNALS };
 });
 /** loadEnv with valid secrets underneath, so each test varies only what it is about. */
 const loadEnv = (overrides: Record<string, string | number | undefined>, source: Record<string, string | undefined>) =>

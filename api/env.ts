@@ -98,11 +98,33 @@ const EnvSchema = z.object({
   OPERATOR_PRIVATE_KEY: privateKeyHex,
   /** Blocks on top of a transaction's block before it counts as confirmed (default: 1 local, 2 on XDC). */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(100).optional(),
+  /** The RPC URL given to browser wallets (MetaMask) in the network configuration; defaults to CHAIN_RPC_URL. */
+  CHAIN_PUBLIC_RPC_URL: optionalUrl,
+  /** Outgoing mail (one-time codes, notices): smtp://user:pass@host:port or smtps://… */
+  SMTP_URL: z.string().regex(/^smtps?:\/\/\S+$/, "must be an smtp:// or smtps:// URL"),
+  MAIL_FROM: z.string().min(3).default("Issuepool <no-reply@issuepool.dev>"),
+  /** The on-ramp provider (onramp.money-shaped): app id, secret for signatures, hosted pages' base URL. */
+  ONRAMP_APP_ID: z.string().min(1),
+  ONRAMP_APP_SECRET: z.string().min(16, "at least 16 characters"),
+  ONRAMP_URL: z.url().default("https://onramp.money").transform((u) => u.replace(/\/+$/, "")),
+  /** Sends above this many XDC (or the same figure of ROXN/USDC) need an e-mailed one-time code. */
+  SEND_OTP_THRESHOLD: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a decimal number")
+    .default("100"),
+  /** XDC price in USD for estimates on public pages, and where it comes from (shown beside it). Unset: no USD estimate. */
+  XDC_USD_PRICE: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, "must be a decimal number")
+    .optional(),
+  XDC_USD_PRICE_SOURCE: z.string().max(200).optional(),
   /** Trust X-Forwarded-For from a reverse proxy in front of the platform. */
   TRUST_PROXY: z
     .enum(["true", "false", "1", "0", ""])
     .default("false")
     .transform((v) => v === "true" || v === "1"),
+  /** The embedded default's GitHub emulator port (default PORT + 1, fixed so stored GitHub links survive restarts). */
+  DEV_GITHUB_PORT: port.optional(),
   /** Where `astro build` wrote the site. */
   SITE_DIST_DIR: z.string().min(1).default("dist"),
 });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createMemoryLogger } from "./logger.ts";
 import { startServer } from "./server.ts";
-import { makeTempDir, NO_CHAIN, testEnv } from "./testing/context.ts";
+import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "./testing/context.ts";
 import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -48,7 +48,7 @@ describe("graceful shutdown", () => {
     const dir = await makeTempDir();
     const proc = Bun.spawn([process.execPath, join(ROOT, "api", "serve.ts")], {
       cwd: ROOT,
-      env: { ...process.env, ...(await sharedTestSecrets()), ...NO_CHAIN, PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(dir, "no-site"), LOG_FORMAT: "json", LOG_LEVEL: "info" },
+      env: { ...process.env, ...(await sharedTestSecrets()), ...NO_CHAIN, ...NO_EXTERNALS, PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(dir, "no-site"), LOG_FORMAT: "json", LOG_LEVEL: "info" },
       stdout: "pipe",
       stderr: "pipe",
     });

@@ -13,6 +13,7 @@ import { createChainAccess } from "./chain/clients.ts";
 import { Outbox } from "./chain/outbox.ts";
 import { RewardsIndexer } from "./chain/indexer.ts";
 import { ChangeFeed } from "./changes.ts";
+import { createMailer } from "./mail/mailer.ts";
 import { timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { decodeBase64 } from "@oslojs/encoding";
@@ -70,6 +71,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     outbox,
     indexer,
     changes,
+    mailer: createMailer(env, log),
     healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
     services: undefined as never,
   };
@@ -113,6 +115,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await server.stop();
       await ctx.outbox.stop();
       await ctx.indexer.stop();
+      ctx.mailer.close();
       ctx.database.close();
       ctx.log.info("stopped");
     })());

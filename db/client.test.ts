@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { count, sql } from "drizzle-orm";
 import { migrateDatabase, openDatabase } from "./client.ts";
-import { seedDemoData } from "./seed.ts";
+import { insertTestRepositories } from "../api/testing/fixtures.ts";
 import { repositories, repositoryPools } from "./schema/index.ts";
 import { makeTempDir } from "../api/testing/context.ts";
 
@@ -55,13 +55,13 @@ describe("database", () => {
     handle.close();
   });
 
-  test("seeding twice does not duplicate anything", async () => {
+  test("inserting test repositories twice does not duplicate anything", async () => {
     const handle = await openDatabase(":memory:");
     await migrateDatabase(handle);
-    await seedDemoData(handle.db, { githubUrl: "http://gh" });
+    await insertTestRepositories(handle.db, { githubUrl: "http://gh" });
     const first = await handle.db.select({ n: count() }).from(repositories);
     const firstPools = await handle.db.select({ n: count() }).from(repositoryPools);
-    await seedDemoData(handle.db, { githubUrl: "http://gh" });
+    await insertTestRepositories(handle.db, { githubUrl: "http://gh" });
     expect(await handle.db.select({ n: count() }).from(repositories)).toEqual(first);
     expect(await handle.db.select({ n: count() }).from(repositoryPools)).toEqual(firstPools);
     expect(first[0]!.n).toBeGreaterThan(0);
@@ -71,7 +71,7 @@ describe("database", () => {
   test("money columns round-trip bigints beyond 2^53 exactly", async () => {
     const handle = await openDatabase(":memory:");
     await migrateDatabase(handle);
-    await seedDemoData(handle.db, { githubUrl: "http://gh" });
+    await insertTestRepositories(handle.db, { githubUrl: "http://gh" });
     const huge = 123456789012345678901234567890n;
     await handle.db.update(repositoryPools).set({ balance: huge });
     const rows = await handle.db.select().from(repositoryPools);

@@ -2,22 +2,43 @@
  * The embedded default: everything Issuepool needs, on this machine, with
  * demo data and no configuration. `npm start` runs this.
  *
- * Order: build the site if needed, open and migrate the database, seed demo
- * data (idempotent), start the platform. Ctrl-C (or SIGTERM) stops every
- * part cleanly; running it again continues on the same data in DATA_DIR.
+ *   site build (if sources changed) -> anvil (chain state kept in DATA_DIR)
+ *   -> contracts (deployed once) -> GitHub emulator -> database (migrated)
+ *   -> server (API, site, workers) -> demo seed through the contracts
+ *
+ * Ctrl-C (or SIGTERM) stops every part cleanly; running it again continues
+ * on the same data in DATA_DIR. Delete that directory to start over.
  */
+import { join } from "node:path";
+import { createServer } from "node:net";
+import { createWalletClient, defineChain, http, parseEther, parseUnits, type Address } from "viem";
 import { buildSite } from "./build-site.ts";
 import { ConfigError, configuredDataDir, loadEnv, type Env } from "../api/env.ts";
 import { createLogger, type Logger } from "../api/logger.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
-import { migrateDatabase, openDatabase } from "../db/client.ts";
-import { seedDemoData } from "../db/seed.ts";
+import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
+import { anvilAccounts, anvilPrivateKey, startAnvil } from "./lib/anvil.ts";
+import { deployContracts } from "./deploy-contracts.ts";
+import { startGitHubEmulator, type GitHubEmulator } from "./github-emulator/index.ts";
+import { RoxnAbi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
+import { seedDemo, type SeedChain } from "./seed-demo.ts";
+import { FIXTURE_USERS } from "./github-emulator/fixture.ts";
+import {
+  bounties,
+  chainCursors,
+  chainEvents,
+  chainTransactions,
+  repositoryPools,
+  walletNonces,
+} from "../db/schema/index.ts";
 
 export interface DevStack {
   env: Env;
   url: string;
   server: RunningServer;
+  github: GitHubEmulator;
+  chainRpcUrl: string;
   stop(): Promise<void>;
 }
 
@@ -27,44 +48,172 @@ export interface DevStackOptions {
   log?: Logger;
   /** Skip the site build check (the caller built it). */
   skipBuild?: boolean;
+  /** Skip the demo seed. */
+  seed?: boolean;
+}
+
+async function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, host, () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function portIsFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
 }
 
 export async function startDevStack(options: DevStackOptions = {}): Promise<DevStack> {
   const dataDir = String(options.overrides?.DATA_DIR ?? configuredDataDir());
-  const { GITHUB_APP_PUBLIC_KEY: _publicKey, ...secrets } = await loadOrCreateDevSecrets(dataDir);
-  const env = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty", ...secrets });
-  const log = options.log ?? createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
+  const { GITHUB_APP_PUBLIC_KEY, ...secrets } = await loadOrCreateDevSecrets(dataDir);
+  // A first pass with placeholders for what the local services will provide, to read PORT, HOST and friends.
+  const placeholders = {
+    CHAIN_RPC_URL: "http://127.0.0.1:1",
+    REWARDS_CONTRACT_ADDRESS: "0x0000000000000000000000000000000000000001",
+    ROXN_TOKEN_ADDRESS: "0x0000000000000000000000000000000000000001",
+    USDC_TOKEN_ADDRESS: "0x0000000000000000000000000000000000000001",
+    OPERATOR_PRIVATE_KEY: anvilPrivateKey(1),
+    SMTP_URL: "smtp://127.0.0.1:1",
+  };
+  const base = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty", ...secrets, ...placeholders });
+  const log = options.log ?? createLogger(base.LOG_LEVEL, undefined, {}, base.LOG_FORMAT);
   const stops: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop();
   };
+
   try {
     if (!options.skipBuild) await buildSite();
-    const database = await openDatabase(env.DATABASE_URL, {
-      authToken: env.DATABASE_AUTH_TOKEN,
-      busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS,
+    // Ports: the app's (a free one when PORT=0, chosen now so every part knows the URL up front),
+    // and the emulator's next to it, fixed, so GitHub links stored in the database survive a restart.
+    const port = base.PORT === 0 ? await freePort(base.HOST) : base.PORT;
+    const publicUrl = options.overrides?.PUBLIC_URL ?? process.env.PUBLIC_URL ?? `http://localhost:${port}`;
+    const githubPort = base.DEV_GITHUB_PORT ?? (base.PORT === 0 ? 0 : port + 1);
+    if (githubPort && !(await portIsFree(githubPort, "127.0.0.1"))) {
+      throw new Error(`Port ${githubPort} (the local GitHub emulator, PORT + 1) is in use. Free it or set PORT to another value.`);
+    }
+
+    // The chain: anvil with its state in DATA_DIR, and the contracts deployed once.
+    const anvil = await startAnvil({ stateFile: join(dataDir, "chain", "anvil-state.json") });
+    stops.push(() => anvil.stop());
+    const chain = defineChain({
+      id: anvil.chainId,
+      name: "Local development chain",
+      nativeCurrency: { name: "XDC", symbol: "XDC", decimals: 18 },
+      rpcUrls: { default: { http: [anvil.rpcUrl] } },
     });
+    const [deployer, operator, feeCollector] = anvilAccounts(3);
+    const deployment = await deployContracts({
+      rpcUrl: anvil.rpcUrl,
+      chain,
+      deployer: deployer!,
+      operator: operator!.address,
+      feeCollector: feeCollector!.address,
+      deploymentsFile: join(dataDir, "chain", "deployments.json"),
+      log: (m) => log.info(m),
+    });
+
+    // GitHub: the emulator, with the platform's GitHub App and webhook endpoint.
+    const github = await startGitHubEmulator({
+      port: githubPort,
+      stateFile: join(dataDir, "github-emulator.json"),
+      oauth: { clientId: `${secrets.GITHUB_CLIENT_ID}-oauth`, clientSecret: secrets.GITHUB_CLIENT_SECRET },
+      app: {
+        id: Number(secrets.GITHUB_APP_ID),
+        slug: secrets.GITHUB_APP_SLUG,
+        clientId: secrets.GITHUB_CLIENT_ID,
+        clientSecret: secrets.GITHUB_CLIENT_SECRET,
+        publicKeyPem: GITHUB_APP_PUBLIC_KEY,
+        setupUrl: `${publicUrl}/repos/register`,
+      },
+      webhook: { url: `${publicUrl}/api/webhooks/github`, secret: secrets.GITHUB_WEBHOOK_SECRET },
+    });
+    stops.push(() => github.stop());
+
+    // ---- local mail sink and on-ramp simulator: wired in here (see the Wallet issue) ----
+    const localServices: Record<string, string> = {};
+    // ---- end of local mail sink and on-ramp simulator ----
+
+    const env = loadEnv(options.overrides, process.env, {
+      LOG_FORMAT: "pretty",
+      ...secrets,
+      ...placeholders,
+      ...localServices,
+      PORT: port,
+      PUBLIC_URL: publicUrl,
+      CHAIN: "local",
+      CHAIN_RPC_URL: anvil.rpcUrl,
+      REWARDS_CONTRACT_ADDRESS: deployment.repoRewards,
+      ROXN_TOKEN_ADDRESS: deployment.roxn,
+      USDC_TOKEN_ADDRESS: deployment.usdc,
+      CONTRACTS_DEPLOYED_BLOCK: Number(deployment.deployedBlock),
+      OPERATOR_PRIVATE_KEY: anvilPrivateKey(1),
+      GITHUB_URL: github.webUrl,
+      GITHUB_API_URL: github.apiUrl,
+    });
+
+    const database = await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS });
     stops.push(() => database.close());
     await migrateDatabase(database);
-    await seedDemoData(database.db, { githubUrl: env.GITHUB_URL });
+    if (deployment.created) await forgetOldChain(database, log);
 
-    const server = await startServer(env, { log, database });
+    const server = await startServer({ ...env, PORT: port }, { log, database });
     stops.pop(); // the server closes the database when it stops
     stops.push(server.stop);
-    return { env, url: env.PUBLIC_URL, server, stop: stopAll };
+
+    if (options.seed !== false) {
+      const funder = createWalletClient({ account: deployer!, chain, transport: http(anvil.rpcUrl) });
+      const seedChain: SeedChain = {
+        async fund(address: Address, amounts) {
+          if (amounts.xdc) await rpc(anvil.rpcUrl, "anvil_setBalance", [address, `0x${parseEther(amounts.xdc).toString(16)}`]);
+          if (amounts.roxn) await funder.writeContract({ address: deployment.roxn, abi: RoxnAbi, functionName: "mint", args: [address, parseEther(amounts.roxn)] });
+          if (amounts.usdc) await funder.writeContract({ address: deployment.usdc, abi: TestUsdcAbi, functionName: "mint", args: [address, parseUnits(amounts.usdc, 6)] });
+        },
+      };
+      await seedDemo(server.ctx, { github, chain: seedChain, log: (m) => log.info(m) });
+    }
+    return { env, url: env.PUBLIC_URL, server, github, chainRpcUrl: anvil.rpcUrl, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
   }
 }
 
+/** A new deployment means a new chain (DATA_DIR/chain was deleted): what the database mirrored from the old one is void. */
+async function forgetOldChain(database: DatabaseHandle, log: Logger): Promise<void> {
+  const db = database.db;
+  for (const table of [chainEvents, chainCursors, bounties, repositoryPools, walletNonces, chainTransactions]) await db.delete(table);
+  log.info("contracts were deployed afresh: cleared the mirror of the previous chain");
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(body.error.message);
+  return body.result;
+}
+
 function banner(stack: DevStack): string {
+  const users = FIXTURE_USERS.map((u) => `    ${u.login.padEnd(8)} ${u.persona}`).join("\n");
   return [
     "",
     "  Issuepool is running (embedded default: demo data, local services)",
     "",
-    `  Open            ${stack.url}`,
-    `  Data            ${stack.env.DATA_DIR}/ (delete it to start from scratch)`,
+    `  Open              ${stack.url}`,
+    `  GitHub emulator   ${stack.github.webUrl}/_emulator  (sign in as a demo user; open, close and merge issues and PRs)`,
+    `  Local chain       ${stack.chainRpcUrl}`,
+    `  Data              ${stack.env.DATA_DIR}/  (delete it to start from scratch)`,
+    "",
+    "  Demo users (choose one on the GitHub sign-in page):",
+    users,
     "",
     "  Press Ctrl-C to stop.",
     "",

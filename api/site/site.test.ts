@@ -4,8 +4,8 @@ import { buildSite } from "../../scripts/build-site.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase } from "../../db/client.ts";
-import { seedDemoData } from "../../db/seed.ts";
-import { makeTempDir, NO_CHAIN, testEnv } from "../testing/context.ts";
+import { insertTestRepositories } from "../testing/fixtures.ts";
+import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "../testing/context.ts";
 import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -17,7 +17,7 @@ beforeAll(async () => {
   const env = await testEnv({ PORT: 0, SUPPORT_EMAIL: "help@issuepool.test", SITE_DIST_DIR: join(ROOT, "dist") });
   const database = await openDatabase(env.DATABASE_URL);
   await migrateDatabase(database);
-  await seedDemoData(database.db, { githubUrl: "http://github.test" });
+  await insertTestRepositories(database.db, { githubUrl: "http://github.test" });
   running = await startServer(env, { log: createMemoryLogger(), database });
   base = `http://127.0.0.1:${running.server.port}`;
 }, 120_000);
@@ -98,7 +98,7 @@ describe("the production entry", () => {
     const dir = await makeTempDir();
     const proc = Bun.spawn([process.execPath, join(ROOT, "api", "serve.ts")], {
       cwd: ROOT,
-      env: { ...process.env, ...(await sharedTestSecrets()), ...NO_CHAIN, PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(ROOT, "dist"), LOG_FORMAT: "json" },
+      env: { ...process.env, ...(await sharedTestSecrets()), ...NO_CHAIN, ...NO_EXTERNALS, PORT: "0", DATA_DIR: dir, SITE_DIST_DIR: join(ROOT, "dist"), LOG_FORMAT: "json" },
       stdout: "pipe",
       stderr: "inherit",
     });

@@ -44,9 +44,17 @@ export async function createTestContext(options: TestContextOptions = {}, appOpt
  * settings that point nowhere; then `overrides`.
  */
 export async function testEnv(overrides: Record<string, string | number | undefined> = {}): Promise<Env> {
-  const { GITHUB_APP_PUBLIC_KEY: _public, ...secrets } = await sharedTestSecrets();
-  return loadEnv({ NODE_ENV: "test", DATABASE_URL: ":memory:", ...NO_CHAIN, ...secrets, ...overrides }, {});
+  const { GITHUB_APP_PUBLIC_KEY: _public, ONRAMP_APP_ID: _id, ONRAMP_APP_SECRET: _secret, ...secrets } = await sharedTestSecrets();
+  return loadEnv({ NODE_ENV: "test", DATABASE_URL: ":memory:", ...NO_CHAIN, ...NO_EXTERNALS, ...secrets, ...overrides }, {});
 }
+
+/** Mail and on-ramp settings for tests that do not send mail or buy XDC (nothing listens there). */
+export const NO_EXTERNALS = {
+  SMTP_URL: "smtp://127.0.0.1:9",
+  ONRAMP_APP_ID: "test-app",
+  ONRAMP_APP_SECRET: "test-onramp-secret-0123456789",
+  ONRAMP_URL: "http://127.0.0.1:9",
+};
 
 /** A chain that is never reached: API tests that do not move money. */
 export const NO_CHAIN = {

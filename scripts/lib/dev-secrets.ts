@@ -18,6 +18,8 @@ export interface DevSecrets {
   /** Given to the GitHub emulator so it can verify the app's JWTs. */
   GITHUB_APP_PUBLIC_KEY: string;
   GITHUB_WEBHOOK_SECRET: string;
+  ONRAMP_APP_ID: string;
+  ONRAMP_APP_SECRET: string;
 }
 
 const random = (bytes: number) => encodeBase64(crypto.getRandomValues(new Uint8Array(bytes)));
@@ -43,12 +45,22 @@ export async function generateDevSecrets(): Promise<DevSecrets> {
     GITHUB_APP_PRIVATE_KEY: pem("PRIVATE KEY", await crypto.subtle.exportKey("pkcs8", keys.privateKey)),
     GITHUB_APP_PUBLIC_KEY: pem("PUBLIC KEY", await crypto.subtle.exportKey("spki", keys.publicKey)),
     GITHUB_WEBHOOK_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex"),
+    ONRAMP_APP_ID: "issuepool-dev",
+    ONRAMP_APP_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex"),
   };
 }
 
 export async function loadOrCreateDevSecrets(dataDir: string): Promise<DevSecrets> {
   const file = join(dataDir, "dev-secrets.json");
-  if (existsSync(file)) return JSON.parse(readFileSync(file, "utf8")) as DevSecrets;
+  if (existsSync(file)) {
+    // Secrets added in later versions are generated and kept alongside the old ones.
+    const stored = JSON.parse(readFileSync(file, "utf8")) as Partial<DevSecrets>;
+    const missing = Object.keys(await generateDevSecrets()).some((k) => !(k in stored));
+    if (!missing) return stored as DevSecrets;
+    const merged = { ...(await generateDevSecrets()), ...stored };
+    writeFileSync(file, JSON.stringify(merged, null, 2));
+    return merged;
+  }
   const secrets = await generateDevSecrets();
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(secrets, null, 2));

@@ -1,12 +1,12 @@
-import type { Database } from "./client.ts";
-import { repositories, repositoryPools, type Currency } from "./schema/index.ts";
-import { FIXTURE_REPOS } from "../scripts/github-emulator/fixture.ts";
+import type { Database } from "../../db/client.ts";
+import { repositories, repositoryPools, type Currency } from "../../db/schema/index.ts";
+import { FIXTURE_REPOS } from "../../scripts/github-emulator/fixture.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 const XDC = 10n ** 18n;
 
-/** Which demo repositories are registered, and their starting pools. */
-export const DEMO_REGISTRATIONS: { fullName: string; registeredDaysAgo: number; pools: Partial<Record<Currency, bigint>> }[] = [
+/** Which fixture repositories are registered, and their pools. */
+export const TEST_REGISTRATIONS: { fullName: string; registeredDaysAgo: number; pools: Partial<Record<Currency, bigint>> }[] = [
   { fullName: "issuepool-demo/xdc-wallet-kit", registeredDaysAgo: 30, pools: { XDC: 1250n * XDC, ROXN: 5000n * XDC } },
   { fullName: "issuepool-demo/contract-audit-tools", registeredDaysAgo: 20, pools: { ROXN: 800n * XDC } },
   { fullName: "alice/xdc-explorer-lite", registeredDaysAgo: 7, pools: { XDC: 300n * XDC } },
@@ -14,14 +14,15 @@ export const DEMO_REGISTRATIONS: { fullName: string; registeredDaysAgo: number; 
 ];
 
 /**
- * Demo data for the embedded default. Idempotent: rows that exist are left
- * alone, so `npm start` can run again on the same database.
+ * Registered repositories with pool figures written straight into the
+ * mirror, for tests of pages and lists that need no chain (the embedded
+ * default puts real pools on the chain: scripts/seed-demo.ts). Idempotent.
  */
-export async function seedDemoData(db: Database, options: { githubUrl: string; now?: number }): Promise<void> {
+export async function insertTestRepositories(db: Database, options: { githubUrl: string; now?: number }): Promise<void> {
   const now = options.now ?? Date.now();
-  for (const reg of DEMO_REGISTRATIONS) {
+  for (const reg of TEST_REGISTRATIONS) {
     const repo = FIXTURE_REPOS.find((r) => `${r.owner}/${r.name}` === reg.fullName);
-    if (!repo) throw new Error(`demo registration ${reg.fullName} is not in the fixture`);
+    if (!repo) throw new Error(`test registration ${reg.fullName} is not in the fixture`);
     const registeredAt = new Date(now - reg.registeredDaysAgo * DAY_MS);
     await db
       .insert(repositories)
