@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { count, sql } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { migrateDatabase, openDatabase } from "./client.ts";
 import { insertTestRepositories } from "../api/testing/fixtures.ts";
 import { repositories, repositoryPools } from "./schema/index.ts";
@@ -43,6 +43,32 @@ describe("database", () => {
     const [{ n }] = (await handle.db.select({ n: count() }).from(repositories)) as [{ n: number }];
     expect(n).toBe(22);
     expect(elapsed).toBeLessThan(2000);
+    handle.close();
+  });
+
+  test("concurrent writes with RETURNING never leave a connection reading an old snapshot", async () => {
+    // Regression: a write that failed with SQLITE_BUSY while returning rows left its
+    // statement unreset, and that pooled connection kept serving stale reads.
+    const dir = await makeTempDir();
+    const handle = await openDatabase(`file:${dir}/app.db`, { busyTimeoutMs: 3000 });
+    await migrateDatabase(handle);
+    await handle.db.insert(repositories).values(repo(1));
+    const bump = () =>
+      handle.db
+        .update(repositories)
+        .set({ stars: sql`${repositories.stars} + 1` })
+        .where(eq(repositories.githubRepoId, 1))
+        .returning({ stars: repositories.stars });
+    const holdAndBump = () =>
+      handle.db.transaction(async (tx) => {
+        await tx.update(repositories).set({ forks: sql`${repositories.forks} + 1` }).where(eq(repositories.githubRepoId, 1));
+        await Bun.sleep(2);
+      });
+    await Promise.all(Array.from({ length: 150 }, (_, i) => (i % 5 === 0 ? holdAndBump() : bump())));
+    const reads = await Promise.all(
+      Array.from({ length: 60 }, () => handle.db.select({ stars: repositories.stars, forks: repositories.forks }).from(repositories)),
+    );
+    for (const [row] of reads) expect(row).toEqual({ stars: 120, forks: 30 });
     handle.close();
   });
 

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createClient, type Client } from "@libsql/client";
+import { createClient, type Client, type Transaction } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import * as schema from "./schema/index.ts";
@@ -36,16 +36,8 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
     mkdirSync(dirname(resolve(path)), { recursive: true });
   }
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  const raw = createClient({
-    url: memory ? ":memory:" : url,
-    authToken: options.authToken,
-    // The embedded driver waits for a lock synchronously, blocking the event
-    // loop: if the holder is another connection of this process, it can never
-    // commit and both stall until the timeout. So the driver does not wait;
-    // retryWhenBusy waits asynchronously instead.
-    timeout: file ? 0 : busyTimeoutMs,
-  });
-  const client = file ? retryWhenBusy(raw, busyTimeoutMs) : raw;
+  const raw = createClient({ url: memory ? ":memory:" : url, authToken: options.authToken, timeout: busyTimeoutMs });
+  const client = memory || file ? serializeWrites(raw, busyTimeoutMs) : raw;
   if (file) {
     // WAL lets readers proceed while a writer commits; it is a property of the
     // file, so setting it once holds for every pooled connection.
@@ -55,37 +47,118 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   return { db, client, url, embedded: memory || file, close: () => client.close() };
 }
 
-const RETRIED = new Set(["execute", "batch", "transaction", "executeMultiple", "migrate"]);
-
-function isBusy(err: unknown): boolean {
-  const code = (err as { code?: string; rawCode?: number }).code;
-  return code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" || (err as { rawCode?: number }).rawCode === 5;
-}
+const READ_ONLY = /^\s*(select|pragma|explain)\b/i;
 
 /**
- * Retries statements (and the BEGIN of transactions, which drizzle opens as
- * IMMEDIATE) that found the database locked, sleeping between attempts so
- * the lock holder can finish. A busy statement did not run, so running it
- * again is safe. Gives up after `timeoutMs`.
+ * One writer at a time per process, for the embedded database.
+ *
+ * SQLite allows one writer; libSQL's embedded driver pools connections and
+ * waits for the write lock synchronously, blocking the event loop. If the
+ * lock holder is another connection of this same process (a transaction
+ * awaiting something), it can never finish: every writer stalls until the
+ * busy timeout. And a write that fails with SQLITE_BUSY while returning rows
+ * (UPDATE ... RETURNING) leaves its statement unreset, so that pooled
+ * connection keeps reading an old snapshot. So writers of this process queue
+ * here, asynchronously, and only contend inside SQLite with other processes,
+ * where the driver's busy timeout is the right tool. Reads never queue (WAL).
+ *
+ * A transaction holds the queue until it commits, rolls back or closes, so
+ * code inside one must write through it, never through the outer client
+ * (that would wait for itself; the wait gives up after `timeoutMs`).
  */
-export function retryWhenBusy(client: Client, timeoutMs: number): Client {
+export function serializeWrites(client: Client, timeoutMs: number): Client {
+  let tail: Promise<void> = Promise.resolve();
+  const acquire = async (): Promise<() => void> => {
+    let release!: () => void;
+    const previous = tail;
+    tail = new Promise((resolve) => (release = resolve));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`database write lock not acquired within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([previous, timedOut]);
+    } catch (err) {
+      // Give up our place without blocking those behind us: they wait for `previous` through us.
+      previous.then(release);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      release();
+    };
+  };
+  const sqlOf = (stmt: unknown) => (typeof stmt === "string" ? stmt : ((stmt as { sql?: string })?.sql ?? ""));
+  const exclusively = async <T>(work: () => Promise<T>): Promise<T> => {
+    const release = await acquire();
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  };
+
   return new Proxy(client, {
     get(target, prop) {
       // The client keeps its state in private fields: always call it as itself.
       const value = Reflect.get(target, prop, target);
       if (typeof value !== "function") return value;
-      if (typeof prop !== "string" || !RETRIED.has(prop)) return value.bind(target);
-      return async (...args: unknown[]) => {
-        const deadline = Date.now() + timeoutMs;
-        for (let delay = 1; ; delay = Math.min(delay * 2, 25)) {
+      const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
+      switch (prop) {
+        case "execute":
+          return (stmt: unknown, ...rest: unknown[]) => (READ_ONLY.test(sqlOf(stmt)) ? method(stmt, ...rest) : exclusively(() => method(stmt, ...rest)));
+        case "batch":
+        case "executeMultiple":
+        case "migrate":
+          return (...args: unknown[]) => exclusively(() => method(...args));
+        case "transaction":
+          return async (mode?: string) => {
+            if (mode === "read") return method(mode);
+            const release = await acquire();
+            try {
+              const tx = (await method(mode)) as Transaction;
+              return holdUntilSettled(tx, release);
+            } catch (err) {
+              release();
+              throw err;
+            }
+          };
+        default:
+          return method;
+      }
+    },
+  });
+}
+
+function holdUntilSettled(tx: Transaction, release: () => void): Transaction {
+  return new Proxy(tx, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      const method = value.bind(target) as (...args: unknown[]) => unknown;
+      if (prop === "commit" || prop === "rollback") {
+        return async (...args: unknown[]) => {
           try {
-            return await value.apply(target, args);
-          } catch (err) {
-            if (!isBusy(err) || Date.now() + delay > deadline) throw err;
-            await Bun.sleep(delay);
+            return await method(...args);
+          } finally {
+            release();
           }
-        }
-      };
+        };
+      }
+      if (prop === "close") {
+        return (...args: unknown[]) => {
+          try {
+            return method(...args);
+          } finally {
+            release();
+          }
+        };
+      }
+      return method;
     },
   });
 }
