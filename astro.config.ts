@@ -3,11 +3,13 @@ import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
 import issuepoolAdapter from "./site/adapter/index.ts";
 import issuepoolDirectives from "./site/lib/directives/index.ts";
+import { configuredSiteDistDir } from "./api/env.ts";
 
 export default defineConfig({
   srcDir: "./site",
   publicDir: "./site/public",
-  outDir: "./dist",
+  // The server reads the same setting (api/env.ts); separate directories let builds run side by side.
+  outDir: configuredSiteDistDir(),
   output: "static",
   adapter: issuepoolAdapter(),
   integrations: [react(), issuepoolDirectives()],

@@ -59,6 +59,7 @@ export default defineConfig({
       HOST: "127.0.0.1",
       DATA_DIR: process.env.E2E_DATA_DIR,
       DEV_GITHUB_PORT: process.env.E2E_GITHUB_PORT,
+      ...(process.env.SITE_DIST_DIR ? { SITE_DIST_DIR: process.env.SITE_DIST_DIR } : {}),
       LOG_LEVEL: "warn",
       E2E: "1",
     },

@@ -11,10 +11,14 @@ import { authRoutes } from "./routes/auth/index.ts";
 import { userRoutes } from "./routes/user/role.ts";
 import { blockchainRoutes } from "./routes/blockchain/index.ts";
 import { tokenRoutes, walletRoutes } from "./routes/wallet/index.ts";
+import { walletFeatureRoutes } from "./routes/wallet/features.ts";
+import { onrampWebhookRoutes } from "./routes/webhooks/onramp.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
   site?: (app: Hono<AppBindings>) => void;
+  /** Routes only the embedded default has (e.g. /dev/mail), mounted before the site. */
+  extraRoutes?: (app: Hono<AppBindings>) => void;
 }
 
 /** The one place the HTTP application is put together. */
@@ -32,6 +36,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/auth", authRoutes(ctx));
   app.route("/api/user", userRoutes());
   app.route("/api/wallet", walletRoutes(ctx));
+  app.route("/api/wallet", walletFeatureRoutes(ctx));
+  app.route("/api/webhooks/onramp", onrampWebhookRoutes(ctx));
   app.route("/api/token", tokenRoutes(ctx));
   app.route("/api/blockchain", blockchainRoutes(ctx));
 
@@ -42,6 +48,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
     ),
   );
 
+  options.extraRoutes?.(app);
   options.site?.(app);
   return app;
 }

@@ -172,6 +172,11 @@ export function configuredDataDir(source: Values = process.env): string {
   return String(source.DATA_DIR ?? "data");
 }
 
+/** SITE_DIST_DIR alone, for the site build (astro.config.ts, scripts/build-site.ts). */
+export function configuredSiteDistDir(source: Values = process.env): string {
+  return String(source.SITE_DIST_DIR ?? "dist");
+}
+
 export function isSecretName(name: string): boolean {
   return /SECRET|TOKEN|KEY|PASSWORD|PRIVATE/i.test(name);
 }

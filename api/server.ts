@@ -1,5 +1,5 @@
 import type { Server } from "bun";
-import { createApp } from "./app.ts";
+import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
 import { createLogger, type Logger } from "./logger.ts";
@@ -35,6 +35,8 @@ export interface StartOptions {
   database?: DatabaseHandle;
   /** Run the background workers (outbox, indexer) in this process (default true). */
   workers?: boolean;
+  /** Extra routes of the embedded default (createApp's extraRoutes). */
+  extraRoutes?: CreateAppOptions["extraRoutes"];
 }
 
 export function runtimeConfig(env: Env): RuntimeConfig {
@@ -91,7 +93,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
           trustProxy: env.TRUST_PROXY,
           locals: (c) => ({ runtime, services: ctx.services, viewer: () => currentViewer(ctx, c) }),
         });
-  const app = createApp(ctx, { site: site?.mount });
+  const app = createApp(ctx, { site: site?.mount, extraRoutes: options.extraRoutes });
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));
   if (options.workers !== false) {
     ctx.outbox.start();

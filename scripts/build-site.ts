@@ -7,9 +7,11 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { configuredSiteDistDir } from "../api/env.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
-const DIST = join(ROOT, "dist");
+// Same setting the server reads (SITE_DIST_DIR in api/env.ts), relative to the project.
+const DIST = resolve(ROOT, configuredSiteDistDir());
 const STAMP = join(DIST, ".build-stamp");
 const INPUTS = ["site", "astro.config.ts", "package-lock.json", "tsconfig.json"];
 

@@ -1,4 +1,5 @@
 import { $user, signOut, watchSession, type SessionUser } from "../stores/session.ts";
+import { showFlashToast } from "../stores/toast.ts";
 
 /** Pages that make no sense signed out: leave them after signing out. */
 const SIGNED_IN_PAGES = ["/profile", "/wallet", "/my-repos", "/vscode/wallet"];
@@ -14,11 +15,12 @@ export function shortAddress(address: string): string {
  */
 export function setupAccountArea(root: ParentNode = document): void {
   watchSession();
+  showFlashToast();
   $user.subscribe((user) => render(root, user));
   root.querySelectorAll<HTMLElement>("[data-sign-out]").forEach((button) =>
     button.addEventListener("click", async () => {
-      if (!(await signOut())) return;
-      if (SIGNED_IN_PAGES.some((p) => location.pathname === p || location.pathname.startsWith(`${p}/`))) location.assign("/repos");
+      const leaving = SIGNED_IN_PAGES.some((p) => location.pathname === p || location.pathname.startsWith(`${p}/`));
+      if ((await signOut({ leaving })) && leaving) location.assign("/repos");
     }),
   );
 }

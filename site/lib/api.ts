@@ -45,6 +45,16 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Gives up after this long with code ECONNABORTED. */
   timeoutMs?: number;
+  /**
+   * Money-moving requests: one key per user action (newIdempotencyKey()),
+   * sent again on retry, so a retried request returns the first result.
+   */
+  idempotencyKey?: string;
+}
+
+/** A fresh key for one user action (e.g. one click of "Add XDC"). */
+export function newIdempotencyKey(): string {
+  return crypto.randomUUID();
 }
 
 export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
@@ -65,6 +75,7 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
   const headers: Record<string, string> = { Accept: "application/json" };
   let body: BodyInit | undefined;
   if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  if (options.idempotencyKey) headers["Idempotency-Key"] = options.idempotencyKey;
   if (options.body instanceof FormData) {
     body = options.body;
   } else if (method === "POST" || method === "PUT" || method === "PATCH") {

@@ -1,6 +1,6 @@
 import { atom } from "nanostores";
 import { api, ApiRequestError, useCsrfToken } from "../lib/api.ts";
-import { toast } from "./toast.ts";
+import { flashToast, toast } from "./toast.ts";
 
 /**
  * The signed-in user (spec section 4, "Session"): loaded at start, checked
@@ -101,14 +101,15 @@ export async function recheckSession(now = Date.now()): Promise<void> {
   }
 }
 
-export async function signOut(): Promise<boolean> {
+/** Signs out; `leaving` says the page navigates right after, so the success toast is shown on the next page. */
+export async function signOut(options: { leaving?: boolean } = {}): Promise<boolean> {
   $sessionLoading.set(true);
   try {
     await api("/api/auth/logout", { method: "POST" });
     $user.set(null);
     clearToken();
     syncHints(null);
-    toast({ type: "success", message: "Signed out successfully" });
+    (options.leaving ? flashToast : toast)({ type: "success", message: "Signed out successfully" });
     return true;
   } catch (err) {
     $sessionError.set(err instanceof Error ? err.message : String(err));

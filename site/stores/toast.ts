@@ -51,3 +51,26 @@ export function dismissToast(id: string): void {
   $toasts.set($toasts.get().map((t) => (t.id === id ? { ...t, open: false } : t)));
   setTimeout(() => $toasts.set($toasts.get().filter((t) => t.id !== id)), TOAST_REMOVE_DELAY_MS);
 }
+
+const FLASH_KEY = "ip_flash_toast";
+
+/** A toast for the next page (when this one is about to navigate away). */
+export function flashToast(input: ToastInput): void {
+  try {
+    sessionStorage.setItem(FLASH_KEY, JSON.stringify(input));
+  } catch {
+    toast(input);
+  }
+}
+
+/** Shows a toast left by the previous page, once. */
+export function showFlashToast(): void {
+  let raw: string | null = null;
+  try {
+    raw = sessionStorage.getItem(FLASH_KEY);
+    sessionStorage.removeItem(FLASH_KEY);
+  } catch {
+    return;
+  }
+  if (raw) toast(JSON.parse(raw) as ToastInput);
+}
