@@ -13,6 +13,13 @@ import { blockchainRoutes } from "./routes/blockchain/index.ts";
 import { tokenRoutes, walletRoutes } from "./routes/wallet/index.ts";
 import { walletFeatureRoutes } from "./routes/wallet/features.ts";
 import { onrampWebhookRoutes } from "./routes/webhooks/onramp.ts";
+import { repositoryRoutes } from "./routes/repositories/index.ts";
+import { githubRoutes } from "./routes/github/index.ts";
+import { publicRoutes } from "./routes/public/index.ts";
+import { reposRoutes } from "./routes/repos/index.ts";
+import { cachePublicResponses } from "./middleware/response-cache.ts";
+import { githubWebhookRoutes } from "./routes/webhooks/github.ts";
+import { badgeRoutes } from "./routes/badges/index.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -26,7 +33,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   const app = new Hono<AppBindings>();
 
   app.use(edge(ctx.env, ctx.log));
-  app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES));
+  app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES, ["/api/webhooks/github"]));
   app.onError(onError);
 
   // Health answers before sessions are loaded: load balancers poll it hard.
@@ -38,6 +45,13 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/wallet", walletRoutes(ctx));
   app.route("/api/wallet", walletFeatureRoutes(ctx));
   app.route("/api/webhooks/onramp", onrampWebhookRoutes(ctx));
+  app.route("/api/webhooks/github", githubWebhookRoutes(ctx, () => ctx.webhooks.nudge()));
+  for (const path of ["/api/repositories/public", "/api/public/*", "/api/repos/*", "/api/badges/*"]) app.use(path, cachePublicResponses(ctx.responseCache));
+  app.route("/api/repositories", repositoryRoutes(ctx));
+  app.route("/api/github", githubRoutes(ctx));
+  app.route("/api/public", publicRoutes(ctx));
+  app.route("/api/repos", reposRoutes(ctx));
+  app.route("/api/badges", badgeRoutes(ctx));
   app.route("/api/token", tokenRoutes(ctx));
   app.route("/api/blockchain", blockchainRoutes(ctx));
 

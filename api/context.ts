@@ -9,6 +9,8 @@ import type { Outbox } from "./chain/outbox.ts";
 import type { RewardsIndexer } from "./chain/indexer.ts";
 import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
+import type { PageCache } from "./site/page-cache.ts";
+import type { WebhookWorker } from "./workers/webhooks.ts";
 
 /** Everything a request handler may reach, built once at start. */
 export interface AppContext {
@@ -26,6 +28,10 @@ export interface AppContext {
   /** Data-changed notifications (page cache invalidation). */
   changes: ChangeFeed;
   mailer: Mailer;
+  /** Public API answers kept in memory (see middleware/response-cache.ts). */
+  responseCache: PageCache;
+  /** Processes stored webhook deliveries. */
+  webhooks: WebhookWorker;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
 }

@@ -14,6 +14,10 @@ import { Outbox } from "./chain/outbox.ts";
 import { RewardsIndexer } from "./chain/indexer.ts";
 import { ChangeFeed } from "./changes.ts";
 import { createMailer } from "./mail/mailer.ts";
+import { PageCache } from "./site/page-cache.ts";
+import { WebhookWorker } from "./workers/webhooks.ts";
+import { handleGitHubDelivery } from "./services/github-events/index.ts";
+import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
 import { timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { decodeBase64 } from "@oslojs/encoding";
@@ -74,10 +78,14 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     indexer,
     changes,
     mailer: createMailer(env, log),
+    responseCache: new PageCache(5000),
+    webhooks: undefined as never,
     healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
     services: undefined as never,
   };
   ctx.services = createServices(ctx);
+  ctx.webhooks = new WebhookWorker({ db: database.db, log, handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) } });
+  changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
 }
 
@@ -98,6 +106,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   if (options.workers !== false) {
     ctx.outbox.start();
     ctx.indexer.start();
+    ctx.webhooks.start();
+    keepBountyCommentsInStep(ctx);
   }
 
   const server = Bun.serve({
@@ -115,6 +125,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (stopping ??= (async () => {
       ctx.log.info("shutting down");
       await server.stop();
+      await ctx.webhooks.stop();
       await ctx.outbox.stop();
       await ctx.indexer.stop();
       ctx.mailer.close();

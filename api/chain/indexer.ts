@@ -192,7 +192,13 @@ export class RewardsIndexer {
       { behavior: "immediate" },
     );
 
-    if (repoIds.size > 0) this.deps.onChange?.(["repositories", ...[...repoIds].map((id) => `repo:${id}`)]);
+    if (repoIds.size > 0) {
+      this.deps.onChange?.([
+        "repositories",
+        ...[...repoIds].map((id) => `repo:${id}`),
+        ...[...issues.values()].map(({ repoId, issueNumber }) => `bounty:${repoId}:${issueNumber}`),
+      ]);
+    }
     return events.length;
   }
 

@@ -37,6 +37,8 @@ export interface GitHubClient {
   patch<T>(path: string, body: unknown): Promise<T>;
   /** Every page of a list endpoint, following `Link: <…>; rel="next"`, up to `maxPages`. */
   paginate<T>(path: string, query?: Query, maxPages?: number): Promise<T[]>;
+  /** The same for endpoints that wrap their list in an object (`{ total_count, repositories: [...] }`). */
+  paginateField<T>(path: string, field: string, query?: Query, maxPages?: number): Promise<T[]>;
 }
 
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
@@ -83,20 +85,27 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     return u.toString();
   };
 
+  const pages = async <T>(path: string, query: Query, maxPages: number, items: (data: unknown) => T[]): Promise<T[]> => {
+    const out: T[] = [];
+    let next: string | undefined = url(path, { per_page: 100, ...query });
+    for (let page = 0; next && page < maxPages; page++) {
+      const response: GitHubResponse<unknown> = await send<unknown>("GET", next);
+      out.push(...items(response.data));
+      next = nextLink(response.headers.get("link"));
+    }
+    return out;
+  };
+
   return {
     request: (method, path, opts) => send(method, url(path, opts?.query), opts?.body),
     get: async (path, query) => (await send("GET", url(path, query))).data as never,
     post: async (path, body) => (await send("POST", url(path), body)).data as never,
     patch: async (path, body) => (await send("PATCH", url(path), body)).data as never,
-    async paginate<T>(path: string, query: Query = {}, maxPages = 10): Promise<T[]> {
-      const out: T[] = [];
-      let next: string | undefined = url(path, { per_page: 100, ...query });
-      for (let page = 0; next && page < maxPages; page++) {
-        const response: GitHubResponse<T[]> = await send<T[]>("GET", next);
-        out.push(...response.data);
-        next = nextLink(response.headers.get("link"));
-      }
-      return out;
+    paginate<T>(path: string, query: Query = {}, maxPages = 10): Promise<T[]> {
+      return pages<T>(path, query, maxPages, (data) => data as T[]);
+    },
+    paginateField<T>(path: string, field: string, query: Query = {}, maxPages = 10): Promise<T[]> {
+      return pages<T>(path, query, maxPages, (data) => ((data as Record<string, unknown>)[field] ?? []) as T[]);
     },
   };
 }

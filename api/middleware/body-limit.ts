@@ -2,8 +2,11 @@ import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import { ApiError, ErrorCode } from "../errors.ts";
 
-/** Rejects bodies over `maxBytes` with 413 in the one error shape, before a handler reads them. */
-export function limitBody(maxBytes: number): MiddlewareHandler {
+/**
+ * Rejects bodies over `maxBytes` with 413 in the one error shape, before a
+ * handler reads them. Paths in `except` set their own limit.
+ */
+export function limitBody(maxBytes: number, except: string[] = []): MiddlewareHandler {
   const limit = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
@@ -15,7 +18,7 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
     },
   });
   // GET and HEAD carry no body; skip the check on the hot path.
-  return (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limit(c, next));
+  return (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" || except.includes(c.req.path) ? next() : limit(c, next));
 }
 
 function formatBytes(n: number): string {

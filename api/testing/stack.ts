@@ -9,6 +9,7 @@ import { hashToken } from "../crypto/tokens.ts";
 import { sessionCookieName } from "../middleware/cookies.ts";
 import { sessions, users } from "../../db/schema/index.ts";
 import { eq } from "drizzle-orm";
+import { keepBountyCommentsInStep } from "../services/bot/subscriber.ts";
 
 /**
  * The whole platform for integration tests, each part real: anvil with the
@@ -26,7 +27,7 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-export async function startTestStack(options: { env?: Record<string, string> } = {}): Promise<TestStack> {
+export async function startTestStack(options: { env?: Record<string, string>; workers?: boolean } = {}): Promise<TestStack> {
   const chain = await startTestChain();
   let handler: (request: Request, server: Server<unknown>) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
   const listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, server) => handler(request, server) });
@@ -49,6 +50,13 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     env: { ...chain.env, PUBLIC_URL: url, GITHUB_URL: github.webUrl, GITHUB_API_URL: github.apiUrl, ...options.env },
   });
   handler = (request, server) => t.app.fetch(request, server);
+  if (options.workers) {
+    // As in production: the outbox, the indexer, the webhook worker and the bot run in the background.
+    t.ctx.outbox.start();
+    t.ctx.indexer.start();
+    t.ctx.webhooks.start(100);
+    keepBountyCommentsInStep(t.ctx);
+  }
 
   return {
     t,
@@ -57,6 +65,9 @@ export async function startTestStack(options: { env?: Record<string, string> } =
     url,
     signIn: (login) => signInThroughGitHub(t, login),
     async stop() {
+      await t.ctx.webhooks.stop();
+      await t.ctx.outbox.stop();
+      await t.ctx.indexer.stop();
       listener.stop(true);
       await github.stop();
       t.close();
@@ -97,4 +108,15 @@ export async function signInThroughGitHub(t: TestContext, login: string): Promis
     sessionId,
     ip: `10.9.${user!.id % 250}.${Math.floor(Math.random() * 250)}`,
   };
+}
+
+/** Waits until `check` returns a value (not undefined/false), polling; fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000, what = "condition"): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
 }

@@ -7,7 +7,7 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import { canRead, permissionsOf, roleOf, type Caller } from "./access.ts";
 import type { EmulatorContext } from "./context.ts";
-import { apiError, DOCS_URL, notFound, type ApiEnv } from "./http.ts";
+import { apiError, DOCS_URL, notFound, paginate, type ApiEnv } from "./http.ts";
 import { simpleUser } from "./shapes-accounts.ts";
 import { repoJson } from "./shapes-repos.ts";
 import type { RepoRecord, Role } from "./state.ts";
@@ -65,5 +65,25 @@ export function registerRepoRoutes(repos: Hono<ApiEnv>, { world }: EmulatorConte
       role_name: roleName,
       user: { ...simpleUser(world, user.login), permissions: permissionsOf(role, repo), role_name: roleName },
     });
+  });
+
+  /**
+   * GET /repos/{owner}/{repo}/contributors. GitHub counts commits; the
+   * emulator has none, so it counts merged pull requests per author, and one
+   * for each collaborator who can push (their own commits), most first.
+   */
+  repos.get("/contributors", (c) => {
+    const repo = c.get("repo");
+    const counts = new Map<string, number>();
+    for (const [login, role] of Object.entries(repo.collaborators)) {
+      if (role === "admin" || role === "maintain" || role === "write") counts.set(login, 1);
+    }
+    for (const issue of world.issuesOf(repo.id)) {
+      if (issue.pull?.mergedAt) counts.set(issue.author, (counts.get(issue.author) ?? 0) + 1);
+    }
+    const list = [...counts.entries()]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .map(([login, contributions]) => ({ ...simpleUser(world, login), contributions }));
+    return c.json(paginate(c, list));
   });
 }

@@ -1,4 +1,4 @@
-/** GET /user, /user/emails, /users/{username} and /user/repos. */
+/** GET /user, /user/emails, /users/{username}, /users/{username}/repos and /user/repos. */
 import { Hono } from "hono";
 import { byFullName, installationFor, orgMembership, permissionsOf, roleOf, scopeAllows } from "./access.ts";
 import type { EmulatorContext } from "./context.ts";
@@ -48,6 +48,21 @@ export function userRoutes({ world }: EmulatorContext): Hono<ApiEnv> {
   app.get("/users/:username", (c) => {
     const profile = publicProfile(world, c.req.param("username"));
     return profile ? c.json(profile) : notFound(c);
+  });
+
+  /**
+   * GET /users/{username}/repos: the public repositories an account owns,
+   * readable by anyone. Permissions appear for an authenticated user, as on
+   * GitHub; an app's user token sees these even where the app is not installed.
+   */
+  app.get("/users/:username/repos", (c) => {
+    const owner = c.req.param("username").toLowerCase();
+    if (!publicProfile(world, c.req.param("username"))) return notFound(c);
+    const caller = c.get("caller");
+    const repos = world.state.repos.filter((r) => !r.private && r.owner.toLowerCase() === owner).sort(byFullName);
+    return c.json(
+      paginate(c, repos).map((r) => repoJson(world, r, caller.kind === "user" ? permissionsOf(roleOf(world, r, caller.login), r) : undefined)),
+    );
   });
 
   app.get("/user/repos", (c) => {

@@ -8,7 +8,7 @@ import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { formatAmount } from "../../../site/lib/format.ts";
-import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
+import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import { registeredRepository, requireManagedRepository } from "./access.ts";
@@ -55,53 +55,86 @@ export async function allocateBounty(ctx: AppContext, input: AllocateInput): Pro
   };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    const decimals = TOKEN_DECIMALS[input.currency];
-    const parsed = parseAmount(input.bountyAmount, decimals);
-    if (!parsed.ok || parsed.value === 0n) throw invalid("Please enter a valid bounty amount.");
-    const amount = parsed.value;
-    const minimum = MIN_BOUNTY[input.currency];
-    if (amount < minimum) throw invalid(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.currency}`);
     const { repository } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName });
-    const issue = await openIssue(ctx, input.user, repository.fullName, input.issueNumber);
-
-    const [current, pool] = await Promise.all([onChainBounty(ctx, input.repoId, input.issueNumber), onChainPool(ctx, input.repoId)]);
-    if (current.status === "open" || current.status === "paid") {
-      throw conflict(
-        `A bounty of ${formatAmount(current.amount, current.currency, 4)} ${current.currency} is already assigned. You cannot change it.`,
-        "Bounty already assigned",
-      );
-    }
-    const available = pool[input.currency];
-    if (amount > available) {
-      throw invalid(`Amount cannot exceed available ${input.currency} pool balance (${formatAmount(available, input.currency, 4)} ${input.currency})`);
-    }
-    ({ tx } = await ctx.outbox.submit({
+    const token = await userGitHubToken(ctx, input.user);
+    const issue = await openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }), repository.fullName, input.issueNumber);
+    tx = await submitAllocation(ctx, {
       userId: input.user.id,
       idempotencyKey: input.idempotencyKey,
       request,
-      kind: "allocate_bounty",
-      githubRepoId: input.repoId,
+      repoId: input.repoId,
       issueNumber: input.issueNumber,
-      intent: {
-        repoId: input.repoId,
-        issueNumber: input.issueNumber,
-        currency: input.currency,
-        amount: amount.toString(),
-        issueTitle: issue.title,
-        issueUrl: issue.html_url,
-      },
-      signer: { kind: "operator" },
-      to: ctx.chain.config.contracts.rewards,
-      data: encodeFunctionData({
-        abi: RepoRewardsAbi,
-        functionName: "allocateBounty",
-        args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
-      }),
-    }));
+      currency: input.currency,
+      amount: input.bountyAmount,
+      issue,
+    });
   }
   const settled = await ctx.outbox.waitForSettled(tx.id, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return transactionResult(ctx, settled, messages);
+}
+
+/**
+ * The rules every bounty allocation passes, wherever it comes from (the
+ * API, a `/bounty` comment): the currency's minimum, no bounty already
+ * assigned (final once set), not more than the pool holds. Then the operator
+ * transaction. The caller has checked who may allocate and that the issue is
+ * open.
+ */
+export async function submitAllocation(
+  ctx: AppContext,
+  input: {
+    userId: number | null;
+    idempotencyKey: string;
+    request: unknown;
+    repoId: number;
+    issueNumber: number;
+    currency: Currency;
+    amount: unknown;
+    issue: { title: string; html_url: string };
+  },
+) {
+  const decimals = TOKEN_DECIMALS[input.currency];
+  const parsed = parseAmount(input.amount, decimals);
+  if (!parsed.ok || parsed.value === 0n) throw invalid("Please enter a valid bounty amount.");
+  const amount = parsed.value;
+  const minimum = MIN_BOUNTY[input.currency];
+  if (amount < minimum) throw invalid(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.currency}`);
+  const [current, pool] = await Promise.all([onChainBounty(ctx, input.repoId, input.issueNumber), onChainPool(ctx, input.repoId)]);
+  if (current.status === "open" || current.status === "paid") {
+    throw conflict(
+      `A bounty of ${formatAmount(current.amount, current.currency, 4)} ${current.currency} is already assigned. You cannot change it.`,
+      "Bounty already assigned",
+    );
+  }
+  const available = pool[input.currency];
+  if (amount > available) {
+    throw invalid(`Amount cannot exceed available ${input.currency} pool balance (${formatAmount(available, input.currency, 4)} ${input.currency})`);
+  }
+  const { tx } = await ctx.outbox.submit({
+    userId: input.userId,
+    idempotencyKey: input.idempotencyKey,
+    request: input.request,
+    kind: "allocate_bounty",
+    githubRepoId: input.repoId,
+    issueNumber: input.issueNumber,
+    intent: {
+      repoId: input.repoId,
+      issueNumber: input.issueNumber,
+      currency: input.currency,
+      amount: amount.toString(),
+      issueTitle: input.issue.title,
+      issueUrl: input.issue.html_url,
+    },
+    signer: { kind: "operator" },
+    to: ctx.chain.config.contracts.rewards,
+    data: encodeFunctionData({
+      abi: RepoRewardsAbi,
+      functionName: "allocateBounty",
+      args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
+    }),
+  });
+  return tx;
 }
 
 interface GitHubIssue {
@@ -112,11 +145,11 @@ interface GitHubIssue {
   pull_request?: unknown;
 }
 
-async function openIssue(ctx: AppContext, user: User, fullName: string, number: number): Promise<GitHubIssue> {
-  const token = await userGitHubToken(ctx, user);
+/** The issue, if it is an open issue (not a pull request) of the repository. */
+export async function openIssue(client: GitHubClient, fullName: string, number: number): Promise<GitHubIssue> {
   let issue: GitHubIssue;
   try {
-    issue = await createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }).get<GitHubIssue>(`/repos/${encodeFullName(fullName)}/issues/${number}`);
+    issue = await client.get<GitHubIssue>(`/repos/${encodeFullName(fullName)}/issues/${number}`);
   } catch (err) {
     if (err instanceof GitHubApiError && err.status === 404) throw notFound(`Issue #${number} was not found in ${fullName}.`);
     throw githubUnavailable();
@@ -321,7 +354,7 @@ export async function registerContribution(ctx: AppContext, input: { user: User;
     .insert(bountyClaims)
     .values({ githubRepoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id })
     .onConflictDoNothing();
-  ctx.changes.publish([`repo:${input.repoId}`]);
+  ctx.changes.publish([`repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
   return { success: true, message: "You're now registered to contribute to this issue.", walletAddress: toXdcAddress(wallet.address) };
 }
 

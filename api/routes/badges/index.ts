@@ -1,0 +1,76 @@
+import { Hono } from "hono";
+import { makeBadge } from "badge-maker";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { formatAmount } from "../../../site/lib/format.ts";
+import { notFound } from "../../errors.ts";
+import { repositoryByFullName } from "../../services/repositories/register.ts";
+import { listPublicRepositories } from "../../services/repositories/list-public.ts";
+import { ownerName, repoName } from "../params.ts";
+import { and, count, eq } from "drizzle-orm";
+import { bounties } from "../../../db/schema/index.ts";
+
+interface Badge {
+  label: string;
+  message: string;
+  color: string;
+}
+
+const BADGE_AGE = 300;
+
+/**
+ * Badges for READMEs and issues (beyond the spec):
+ * GET /api/badges/{owner}/{repo}.svg                    pool and open bounties
+ * GET /api/badges/{owner}/{repo}/issues/{number}.svg    the issue's bounty
+ * and the same with .json: shields.io's endpoint format
+ * (https://shields.io/badges/endpoint-badge). Private or unknown
+ * repositories get a neutral "not registered" badge, never data.
+ */
+export function badgeRoutes(ctx: AppContext) {
+  const send = (c: { body: (data: string, status: number, headers: Record<string, string>) => Response }, badge: Badge, format: string, tag: string) => {
+    const headers = { "Cache-Control": `public, max-age=${BADGE_AGE}`, "X-Page-Cache": `max-age=${BADGE_AGE}; tags=${tag}` };
+    if (format === "json") {
+      return c.body(JSON.stringify({ schemaVersion: 1, ...badge, cacheSeconds: BADGE_AGE }), 200, { ...headers, "Content-Type": "application/json" });
+    }
+    return c.body(makeBadge({ label: badge.label, message: badge.message, color: badge.color, style: "flat" }), 200, {
+      ...headers,
+      "Content-Type": "image/svg+xml; charset=utf-8",
+    });
+  };
+  const notRegistered: Badge = { label: "issuepool", message: "not registered", color: "lightgrey" };
+  const parseFile = (file: string) => /^(.+)\.(svg|json)$/.exec(file);
+
+  return new Hono<AppBindings>()
+    .get("/:owner/:file", async (c) => {
+      const match = parseFile(c.req.param("file"));
+      const owner = c.req.param("owner");
+      if (!match || !ownerName.safeParse(owner).success || !repoName.safeParse(match[1]).success) throw notFound();
+      const repository = await repositoryByFullName(ctx, `${owner}/${match[1]}`);
+      if (!repository || repository.isPrivate) return send(c, notRegistered, match[2]!, "repositories");
+      const listed = (await listPublicRepositories(ctx.database.db)).find((r) => r.id === repository.githubRepoId);
+      const [{ open }] = (await ctx.database.db
+        .select({ open: count() })
+        .from(bounties)
+        .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.status, "open")))) as [{ open: number }];
+      const pool = listed?.pools.XDC ?? 0n;
+      const message = `${formatAmount(pool, "XDC", 2)} XDC pool · ${open} open ${open === 1 ? "bounty" : "bounties"}`;
+      return send(c, { label: "issuepool", message, color: open > 0 ? "2f7ce0" : "informational" }, match[2]!, `repo:${repository.githubRepoId}`);
+    })
+    .get("/:owner/:repo/issues/:file", async (c) => {
+      const match = parseFile(c.req.param("file"));
+      const { owner, repo } = c.req.param();
+      if (!match || !/^\d{1,9}$/.test(match[1]!) || !ownerName.safeParse(owner).success || !repoName.safeParse(repo).success) throw notFound();
+      const repository = await repositoryByFullName(ctx, `${owner}/${repo}`);
+      if (!repository || repository.isPrivate) return send(c, notRegistered, match[2]!, "repositories");
+      const [bounty] = await ctx.database.db
+        .select()
+        .from(bounties)
+        .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.issueNumber, Number(match[1]))));
+      const badge: Badge =
+        !bounty || bounty.status === "cancelled"
+          ? { label: "bounty", message: "none", color: "lightgrey" }
+          : bounty.status === "paid"
+            ? { label: "bounty", message: `${formatAmount(bounty.amount, bounty.currency, 2)} ${bounty.currency} · paid`, color: "success" }
+            : { label: "bounty", message: `${formatAmount(bounty.amount, bounty.currency, 2)} ${bounty.currency}`, color: "2f7ce0" };
+      return send(c, badge, match[2]!, `repo:${repository.githubRepoId}`);
+    });
+}

@@ -1,0 +1,86 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { validate } from "../../validate.ts";
+import { requireSession, requireUser } from "../../middleware/session.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { GitHubApiError } from "../../github/client.ts";
+import { clientForRepository, openIssues } from "../../github/data.ts";
+import { repositoryAsUser } from "../../github/repositories.ts";
+import { finalizeInstallation } from "../../services/repositories/installations.ts";
+import { userRepositories } from "../../services/repositories/user-repos.ts";
+import { repositoryByFullName } from "../../services/repositories/register.ts";
+import { OwnerRepoQuery, positiveId, ownerName, repoName } from "../params.ts";
+
+const failedFromGitHub = () =>
+  new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to fetch repository details from GitHub", message: "Failed to fetch repository details from GitHub" });
+
+/**
+ * GET  /api/github/user/repos                   the user's repositories (admin flags, app installed, registered)
+ * GET  /api/github/repos/{owner}/{name}         repo (with permissions.admin) and its open issues (not PRs)
+ * POST /api/github/app/finalize-installation    installationId -> count
+ * GET  /api/github/issues?owner&repo&labels     open issues with any of the labels (the public page's fallback)
+ */
+export function githubRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .use(async (c, next) => {
+      await next();
+      if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "private, max-age=60");
+    })
+    .get("/user/repos", async (c) => {
+      const user = requireUser(c);
+      c.header("Cache-Control", "private, max-age=300");
+      return c.json(await userRepositories(ctx, user));
+    })
+    .get("/repos/:owner/:name", validate("param", z.object({ owner: ownerName, name: repoName })), async (c) => {
+      const user = requireUser(c);
+      const { owner, name } = c.req.valid("param");
+      const repo = await repositoryAsUser(ctx, user, `${owner}/${name}`).catch((err) => {
+        if (err instanceof ApiError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
+        throw err;
+      });
+      const registered = await repositoryByFullName(ctx, repo.full_name);
+      const client = await clientForRepository(ctx, registered, user);
+      const issues = await openIssues(ctx, repo.full_name, repo.id, client).catch((err) => {
+        if (err instanceof GitHubApiError) throw failedFromGitHub();
+        throw err;
+      });
+      return c.json({
+        repo: {
+          id: repo.id,
+          name: repo.name,
+          full_name: repo.full_name,
+          description: repo.description,
+          html_url: repo.html_url,
+          private: repo.private,
+          permissions: { admin: Boolean(repo.permissions?.admin) },
+        },
+        issues: issues.data,
+        registered: Boolean(registered),
+        stale: issues.stale,
+      });
+    })
+    .post("/app/finalize-installation", validate("json", z.object({ installationId: positiveId })), async (c) => {
+      const { user } = requireSession(c);
+      const result = await finalizeInstallation(ctx, user, c.req.valid("json").installationId);
+      return c.json({ success: true, ...result });
+    })
+    .get("/issues", validate("query", OwnerRepoQuery.extend({ labels: z.string().max(200).optional() })), async (c) => {
+      const { owner, repo, labels } = c.req.valid("query");
+      return c.json(await labelledPublicIssues(ctx, `${owner}/${repo}`, labels));
+    });
+}
+
+/** Open issues of a registered public repository, optionally those carrying any of `labels` (comma-separated). */
+export async function labelledPublicIssues(ctx: AppContext, fullName: string, labels?: string) {
+  const registered = await repositoryByFullName(ctx, fullName);
+  if (!registered || registered.isPrivate) throw new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
+  const client = await clientForRepository(ctx, registered, null);
+  const issues = await openIssues(ctx, registered.fullName, registered.githubRepoId, client).catch((err) => {
+    if (err instanceof GitHubApiError) throw failedFromGitHub();
+    throw err;
+  });
+  const wanted = (labels ?? "").split(",").map((l) => l.trim().toLowerCase()).filter(Boolean);
+  const filtered = wanted.length ? issues.data.filter((i) => i.labels.some((l) => wanted.includes(l.name.toLowerCase()))) : issues.data;
+  return { issues: filtered, stale: issues.stale };
+}

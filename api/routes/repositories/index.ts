@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import { eq, or } from "drizzle-orm";
+import { z } from "zod";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { validate } from "../../validate.ts";
+import { requireSession } from "../../middleware/session.ts";
+import { rateLimit } from "../../middleware/rate-limit.ts";
+import { repositories } from "../../../db/schema/index.ts";
+import { registerRepository } from "../../services/repositories/register.ts";
+import { publicRepositoryList } from "../../services/repositories/public.ts";
+import { positiveId } from "../params.ts";
+
+/**
+ * POST /api/repositories/register     githubRepoId, githubRepoFullName[, installationId]; may answer installUrl
+ * GET  /api/repositories/registered   registered repositories (githubRepoId, installationId)
+ * GET  /api/repositories/public       registered public repositories with their pools (cached 2 min)
+ */
+export function repositoryRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .post(
+      "/register",
+      rateLimit(ctx, { name: "register-repository", perIp: 60, perUser: 30, windowMs: 3600_000 }),
+      validate("json", z.object({ githubRepoId: positiveId, githubRepoFullName: z.string().max(200), installationId: positiveId.optional() })),
+      async (c) => {
+        const { user } = requireSession(c);
+        const body = c.req.valid("json");
+        return c.json(await registerRepository(ctx, { user, githubRepoId: body.githubRepoId, fullName: body.githubRepoFullName }));
+      },
+    )
+    .get("/registered", async (c) => {
+      // Public ones for everyone; a user also sees the private ones they registered.
+      const user = c.get("user");
+      const rows = await ctx.database.db
+        .select({ githubRepoId: repositories.githubRepoId, installationId: repositories.installationId, githubRepoFullName: repositories.fullName })
+        .from(repositories)
+        .where(user ? or(eq(repositories.isPrivate, false), eq(repositories.registeredByUserId, user.id)) : eq(repositories.isPrivate, false));
+      c.header("Cache-Control", user ? "private, max-age=60" : "public, max-age=60");
+      return c.json({ repositories: rows });
+    })
+    .get("/public", async (c) => {
+      c.header("X-Page-Cache", "max-age=120; tags=repositories");
+      return c.json(await publicRepositoryList(ctx));
+    });
+}

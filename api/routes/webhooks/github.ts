@@ -1,0 +1,57 @@
+import { Hono } from "hono";
+import { encodeHexLowerCase } from "@oslojs/encoding";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { webhookDeliveries } from "../../../db/schema/index.ts";
+import { constantTimeEqualStrings } from "../../crypto/tokens.ts";
+import { limitBody } from "../../middleware/body-limit.ts";
+
+/** GitHub caps webhook payloads at 25 MB. */
+export const GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024;
+
+async function signatureOf(secret: string, body: Uint8Array): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return `sha256=${encodeHexLowerCase(new Uint8Array(await crypto.subtle.sign("HMAC", key, body as Uint8Array<ArrayBuffer>)))}`;
+}
+
+/**
+ * POST /api/webhooks/github. The raw body must carry a valid
+ * X-Hub-Signature-256 (compared in constant time), or nothing is stored and
+ * the answer is 401. Each delivery is stored once (X-GitHub-Delivery is
+ * unique, so concurrent redeliveries collapse) and answered 202 at once; the
+ * webhook worker processes it.
+ */
+export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
+  return new Hono<AppBindings>().post("/", limitBody(GITHUB_WEBHOOK_MAX_BYTES), async (c) => {
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    const given = c.req.header("x-hub-signature-256") ?? "";
+    if (!given || !constantTimeEqualStrings(await signatureOf(ctx.env.GITHUB_WEBHOOK_SECRET, body), given)) {
+      throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is missing or does not match." });
+    }
+    const event = c.req.header("x-github-event");
+    const deliveryId = c.req.header("x-github-delivery");
+    if (!event || !deliveryId || deliveryId.length > 100) {
+      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Bad webhook", message: "X-GitHub-Event and X-GitHub-Delivery are required." });
+    }
+    let payload: { action?: unknown };
+    try {
+      payload = JSON.parse(new TextDecoder().decode(body));
+      if (!payload || typeof payload !== "object") throw new Error("not an object");
+    } catch {
+      throw new ApiError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The webhook body is not a JSON object." });
+    }
+    const inserted = await ctx.database.db
+      .insert(webhookDeliveries)
+      .values({
+        source: "github",
+        deliveryId,
+        event,
+        action: typeof payload.action === "string" ? payload.action : null,
+        payload: new TextDecoder().decode(body),
+      })
+      .onConflictDoNothing({ target: [webhookDeliveries.source, webhookDeliveries.deliveryId] })
+      .returning({ id: webhookDeliveries.id });
+    if (inserted.length) onReceived();
+    return c.json({ received: true, duplicate: inserted.length === 0 }, 202);
+  });
+}

@@ -1,0 +1,91 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { botComments, bounties, repositories, type Bounty, type Repository } from "../../../db/schema/index.ts";
+import { hashToken } from "../../crypto/tokens.ts";
+import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { explorerTxUrl } from "../../chain/config.ts";
+import { installationClient } from "../../github/app-auth.ts";
+import { encodeFullName } from "../../github/repositories.ts";
+import { issueContributors } from "../money/bounties.ts";
+import { formatAmount } from "../../../site/lib/format.ts";
+
+/** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
+const CREATION_TIMEOUT_MS = 60_000;
+const MARKER = "<!-- issuepool:bounty -->";
+
+/**
+ * The bot keeps ONE comment per bountied issue: created the first time,
+ * edited when something changes (who works on it, payment, cancellation),
+ * never duplicated. Creation is claimed with a placeholder row first, so two
+ * processes cannot both create one.
+ */
+export async function syncBountyComment(ctx: AppContext, repoId: number, issueNumber: number): Promise<void> {
+  const db = ctx.database.db;
+  const [repository] = await db.select().from(repositories).where(eq(repositories.githubRepoId, repoId)).limit(1);
+  if (!repository?.installationId) return; // without the app the bot cannot write
+  const [bounty] = await db.select().from(bounties).where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, issueNumber))).limit(1);
+  if (!bounty) return;
+  const body = await commentBody(ctx, repository, bounty);
+  const bodyHash = hashToken(body);
+  const client = await installationClient(ctx, repository.installationId);
+  const issuePath = `/repos/${encodeFullName(repository.fullName)}/issues`;
+
+  const [existing] = await db.select().from(botComments).where(and(eq(botComments.githubRepoId, repoId), eq(botComments.issueNumber, issueNumber))).limit(1);
+  if (existing && existing.commentId > 0) {
+    if (existing.bodyHash === bodyHash) return;
+    await client.patch(`${issuePath}/comments/${existing.commentId}`, { body });
+    await db.update(botComments).set({ bodyHash, updatedAt: new Date() }).where(and(eq(botComments.githubRepoId, repoId), eq(botComments.issueNumber, issueNumber)));
+    return;
+  }
+  // Claim the creation: insert a placeholder, or take over one left by a crash.
+  const claimed = existing
+    ? await db
+        .update(botComments)
+        .set({ updatedAt: new Date() })
+        .where(and(eq(botComments.githubRepoId, repoId), eq(botComments.issueNumber, issueNumber), lt(botComments.updatedAt, new Date(Date.now() - CREATION_TIMEOUT_MS))))
+        .returning()
+    : await db.insert(botComments).values({ githubRepoId: repoId, issueNumber, commentId: -1, bodyHash: "" }).onConflictDoNothing().returning();
+  if (claimed.length === 0) return; // another worker is creating it
+  const comment = await client.post<{ id: number }>(`${issuePath}/${issueNumber}/comments`, { body });
+  await db
+    .update(botComments)
+    .set({ commentId: comment.id, bodyHash, updatedAt: new Date() })
+    .where(and(eq(botComments.githubRepoId, repoId), eq(botComments.issueNumber, issueNumber)));
+}
+
+async function commentBody(ctx: AppContext, repository: Repository, bounty: Bounty): Promise<string> {
+  const amount = `${formatAmount(bounty.amount, bounty.currency, bounty.currency === "XDC" ? 4 : 2)} ${bounty.currency}`;
+  const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
+  const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
+  const working = contributors.length ? contributors.map((c) => `@${c.username}`).join(", ") : "Nobody yet.";
+  const txLink = (hash: string | null) => {
+    if (!hash) return "";
+    const url = explorerTxUrl(ctx.chain.config.network, hash);
+    return url ? `[${hash.slice(0, 10)}…](${url})` : `\`${hash}\``;
+  };
+  const status =
+    bounty.status === "paid"
+      ? `**Paid** ${amount} to \`${bounty.recipient}\` (transaction ${txLink(bounty.paidTx)}).`
+      : bounty.status === "cancelled"
+        ? "**Cancelled**: the amount went back to the repository's pool."
+        : `**Open**: ${amount} (set in transaction ${txLink(bounty.allocatedTx)}).`;
+  return [
+    MARKER,
+    `### Issuepool bounty: ${amount}`,
+    "",
+    `This issue carries a bounty of **${amount}** on [Issuepool](${page}), paid on-chain on the XDC network (${toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency])} ${bounty.currency}).`,
+    "",
+    bounty.status === "open"
+      ? [
+          "**How to claim**",
+          `1. Sign in to [Issuepool](${page}) with GitHub and choose *Contribute* on this issue, or comment \`/attempt\` here.`,
+          `2. Open a pull request with \`Fixes #${bounty.issueNumber}\` in its description.`,
+          "3. When it is merged, the bounty is paid to your Issuepool wallet automatically.",
+          "",
+        ].join("\n")
+      : "",
+    `**Working on it:** ${working}`,
+    "",
+    `**Status:** ${status}`,
+  ].join("\n");
+}

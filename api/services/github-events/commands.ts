@@ -1,0 +1,113 @@
+import { eq } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { bountyClaims, repositories, users, CURRENCIES, type Currency, type Repository } from "../../../db/schema/index.ts";
+import type { WebhookOutcome } from "../../workers/webhooks.ts";
+import { ApiError } from "../../errors.ts";
+import { installationClient } from "../../github/app-auth.ts";
+import { GitHubApiError } from "../../github/client.ts";
+import { encodeFullName } from "../../github/repositories.ts";
+import { openIssue, submitAllocation } from "../money/bounties.ts";
+import { walletOfUser } from "../wallets/custodial.ts";
+
+interface CommentPayload {
+  id: number;
+  body: string;
+  user: { id: number; login: string; type?: string };
+}
+
+export type BountyCommand = { kind: "bounty"; amount: string; currency: Currency } | { kind: "attempt" } | { kind: "invalid"; reason: string };
+
+/**
+ * Reads a command from the first line of a comment: `/bounty 50 XDC` (ROXN,
+ * USDC; XDC when no currency is given) or `/attempt`. Anything else is not a
+ * command.
+ */
+export function parseCommand(body: string): BountyCommand | undefined {
+  const line = body.trim().split(/\r?\n/)[0]?.trim() ?? "";
+  if (/^\/attempt\b/i.test(line)) return { kind: "attempt" };
+  if (!/^\/bounty\b/i.test(line)) return undefined;
+  const match = /^\/bounty\s+(\d+(?:\.\d+)?)(?:\s+([A-Za-z]+))?\s*$/i.exec(line);
+  if (!match) return { kind: "invalid", reason: "Usage: `/bounty <amount> <XDC|ROXN|USDC>`, for example `/bounty 50 XDC`." };
+  const currency = (match[2] ?? "XDC").toUpperCase();
+  if (!(CURRENCIES as readonly string[]).includes(currency)) return { kind: "invalid", reason: `Unknown currency ${match[2]}: use XDC, ROXN or USDC.` };
+  return { kind: "bounty", amount: match[1]!, currency: currency as Currency };
+}
+
+/**
+ * issue_comment created: `/bounty` from a pool manager of the repository (a
+ * registered pool manager who is an admin on GitHub) allocates a bounty from
+ * the pool, under the same rules as the site; `/attempt` registers the
+ * commenter to work on the issue. Bots are ignored. A command that cannot be
+ * carried out gets a short reply saying why.
+ */
+export async function handleIssueComment(ctx: AppContext, payload: Record<string, unknown>, deliveryId: string): Promise<WebhookOutcome> {
+  if (payload.action !== "created") return "ignored";
+  const comment = payload.comment as CommentPayload | undefined;
+  const issue = payload.issue as { number: number; pull_request?: unknown } | undefined;
+  const repo = payload.repository as { id: number } | undefined;
+  if (!comment || !issue || !repo) return "ignored";
+  if (comment.user.type === "Bot" || comment.user.login.endsWith("[bot]")) return "ignored";
+  const command = parseCommand(comment.body ?? "");
+  if (!command) return "ignored";
+  const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);
+  if (!repository?.installationId) return "ignored";
+
+  const reply = (text: string) => replyTo(ctx, repository, issue.number, `@${comment.user.login} ${text}`);
+  if (issue.pull_request) return reply("Bounties go on issues, not pull requests.");
+  if (command.kind === "invalid") return reply(command.reason);
+
+  const [user] = await ctx.database.db.select().from(users).where(eq(users.githubId, comment.user.id)).limit(1);
+  if (!user || !(await walletOfUser(ctx.database.db, user.id))) {
+    return reply(`Sign in to Issuepool and complete your registration first: ${ctx.env.PUBLIC_URL}/auth`);
+  }
+
+  if (command.kind === "attempt") {
+    if (user.role !== "contributor") return reply("Only contributors can take on an issue; your Issuepool role is pool manager.");
+    await ctx.database.db.insert(bountyClaims).values({ githubRepoId: repository.githubRepoId, issueNumber: issue.number, userId: user.id }).onConflictDoNothing();
+    ctx.changes.publish([`repo:${repository.githubRepoId}`, `bounty:${repository.githubRepoId}:${issue.number}`]);
+    return "done";
+  }
+
+  if (user.role !== "poolmanager" || !(await isAdmin(ctx, repository, comment.user.login))) {
+    return reply("Only a pool manager who administers this repository can set a bounty.");
+  }
+  const client = await installationClient(ctx, repository.installationId);
+  try {
+    const found = await openIssue(client, repository.fullName, issue.number);
+    const tx = await submitAllocation(ctx, {
+      userId: user.id,
+      // The comment is the request: its delivery is processed once, and a retry replays it.
+      idempotencyKey: `comment:${comment.id}`,
+      request: { deliveryId, commentId: comment.id },
+      repoId: repository.githubRepoId,
+      issueNumber: issue.number,
+      currency: command.currency,
+      amount: command.amount,
+      issue: found,
+    });
+    const settled = await ctx.outbox.waitForSettled(tx.id, 30_000);
+    if (settled.status === "failed" || settled.status === "reverted") return reply("The bounty could not be set on-chain. Please try again from Issuepool.");
+    return "done";
+  } catch (err) {
+    if (err instanceof ApiError && err.status < 500) return reply(err.message);
+    throw err;
+  }
+}
+
+async function isAdmin(ctx: AppContext, repository: Repository, login: string): Promise<boolean> {
+  const client = await installationClient(ctx, repository.installationId!);
+  try {
+    const { permission } = await client.get<{ permission: string }>(`/repos/${encodeFullName(repository.fullName)}/collaborators/${encodeURIComponent(login)}/permission`);
+    return permission === "admin";
+  } catch (err) {
+    if (err instanceof GitHubApiError && err.status === 404) return false;
+    throw err;
+  }
+}
+
+async function replyTo(ctx: AppContext, repository: Repository, issueNumber: number, body: string): Promise<WebhookOutcome> {
+  const client = await installationClient(ctx, repository.installationId!);
+  await client.post(`/repos/${encodeFullName(repository.fullName)}/issues/${issueNumber}/comments`, { body });
+  return "done";
+}
+

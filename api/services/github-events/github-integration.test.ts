@@ -1,0 +1,296 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq } from "drizzle-orm";
+import { encodeHexLowerCase } from "@oslojs/encoding";
+import { formatEther, type Address } from "viem";
+import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
+import { call, type TestSession } from "../../testing/auth.ts";
+import { bounties, chainTransactions, repositories, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
+import { sharedTestSecrets } from "../../../scripts/lib/dev-secrets.ts";
+
+let stack: TestStack;
+let dave: TestSession; // pool manager, admin of dave/hello-xdc
+let bob: TestSession; // contributor
+let bobWallet: Address;
+let n = 0;
+const key = () => `gh-test-${n++}-${Date.now()}`;
+const HELLO = { id: 5006, fullName: "dave/hello-xdc" };
+
+async function register(session: TestSession, role: "poolmanager" | "contributor") {
+  const res = await call(stack.t, "/api/auth/register", { as: session, body: { role, email: `${session.user.username}@example.com` } });
+  expect(res.status).toBe(200);
+  session.user.role = role;
+}
+const walletOf = async (s: TestSession) => (await stack.t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, s.user.id)))[0]!.address as Address;
+const money = (s: TestSession, path: string, body: Record<string, unknown>) => call(stack.t, path, { as: s, body, headers: { "Idempotency-Key": key() } });
+
+/** The bot's comments on an issue, read back from GitHub (the emulator). */
+async function botComments(fullName: string, issue: number) {
+  const res = await fetch(`${stack.github.apiUrl}/repos/${fullName}/issues/${issue}/comments`);
+  const comments = (await res.json()) as { body: string; user: { login: string; type: string } }[];
+  return comments.filter((c) => c.user.type === "Bot");
+}
+
+async function signedDelivery(event: string, payload: unknown, deliveryId: string) {
+  const secret = (await sharedTestSecrets()).GITHUB_WEBHOOK_SECRET;
+  const body = JSON.stringify(payload);
+  const hmac = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const signature = encodeHexLowerCase(new Uint8Array(await crypto.subtle.sign("HMAC", hmac, new TextEncoder().encode(body))));
+  return fetch(`${stack.url}/api/webhooks/github`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-GitHub-Event": event, "X-GitHub-Delivery": deliveryId, "X-Hub-Signature-256": `sha256=${signature}` },
+    body,
+  });
+}
+
+beforeAll(async () => {
+  stack = await startTestStack({ workers: true });
+  dave = await stack.signIn("dave");
+  bob = await stack.signIn("bob");
+  await register(dave, "poolmanager");
+  await register(bob, "contributor");
+  await stack.chain.fund(await walletOf(dave), { xdc: "200" });
+  bobWallet = await walletOf(bob);
+}, 120_000);
+afterAll(() => stack?.stop());
+
+describe("from installing the app to being paid for a merged fix", () => {
+  let installationId: number;
+
+  test("the user's repositories show admin rights, and the app is not installed yet", async () => {
+    const res = await call(stack.t, "/api/github/user/repos", { as: dave });
+    const { repositories: list } = await res.json();
+    const hello = list.find((r: { full_name: string }) => r.full_name === HELLO.fullName);
+    expect(hello).toMatchObject({ id: HELLO.id, permissions: { admin: true }, appInstalled: false, registered: false });
+  });
+
+  test("registering without the app answers the install URL and registers nothing", async () => {
+    const res = await call(stack.t, "/api/repositories/register", { as: dave, body: { githubRepoId: HELLO.id, githubRepoFullName: HELLO.fullName } });
+    const body = await res.json();
+    expect(body.success).toBe(false);
+    expect(body.installUrl).toStartWith(`${stack.github.webUrl}/apps/`);
+    expect(await stack.t.ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, HELLO.id))).toHaveLength(0);
+  });
+
+  test("install, finalize (only the installer may), register", async () => {
+    const installed = await stack.github.controls.install({ account: "dave", repositories: "all", sender: "dave" });
+    installationId = (installed.installation as { id: number }).id;
+    const stranger = await call(stack.t, "/api/github/app/finalize-installation", { as: bob, body: { installationId } });
+    expect(stranger.status).toBe(404);
+    const finalized = await call(stack.t, "/api/github/app/finalize-installation", { as: dave, body: { installationId } });
+    expect(await finalized.json()).toMatchObject({ success: true, count: 0, installationId });
+
+    const res = await call(stack.t, "/api/repositories/register", { as: dave, body: { githubRepoId: HELLO.id, githubRepoFullName: HELLO.fullName } });
+    const body = await res.json();
+    expect(body).toMatchObject({ success: true, message: "Repository registered successfully" });
+    expect(body.repository).toMatchObject({ githubRepoId: HELLO.id, installationId, isPrivate: false });
+    const pub = await (await call(stack.t, "/api/repositories/public")).json();
+    expect(pub.repositories.some((r: { githubRepoFullName: string }) => r.githubRepoFullName === HELLO.fullName)).toBe(true);
+  });
+
+  test("fund, set a bounty: the bot comments once; a contributor registers and the comment says so", async () => {
+    expect((await money(dave, `/api/blockchain/repository/${HELLO.id}/fund`, { amountXdc: "50", repositoryFullName: HELLO.fullName })).status).toBe(200);
+    await eventually(async () => (await (await call(stack.t, `/api/blockchain/pool-info/${HELLO.id}`)).json()).xdcPoolRewards === "49.75", 15_000, "pool");
+    const allocated = await money(dave, `/api/blockchain/allocate-bounty/${HELLO.id}/1`, { bountyAmount: "20", isRoxn: false, githubRepoFullName: HELLO.fullName });
+    expect((await allocated.json()).status).toBe("confirmed");
+    const [comment] = await eventually(async () => {
+      const found = await botComments(HELLO.fullName, 1);
+      return found.length ? found : undefined;
+    }, 15_000, "bot comment");
+    expect(comment!.body).toContain("Issuepool bounty: 20.0000 XDC");
+    expect(comment!.body).toContain("Nobody yet.");
+
+    const res = await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: 1, repoId: HELLO.id } });
+    expect(res.status).toBe(200);
+    await eventually(async () => ((await botComments(HELLO.fullName, 1))[0]?.body.includes("@bob") ? true : undefined), 15_000, "comment update");
+    expect(await botComments(HELLO.fullName, 1)).toHaveLength(1);
+  });
+
+  test("a merged pull request that fixes the issue pays the author once; the comment shows the payment", async () => {
+    const before = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
+    const opened = await stack.github.controls.openPullRequest({ repo: HELLO.fullName, author: "bob", title: "Add a README", body: "Fixes #1\n\nWrites the README.", head: "bob:readme" });
+    const prNumber = (opened.pull_request as { number: number }).number;
+    const merged = await stack.github.controls.mergePullRequest({ repo: HELLO.fullName, number: prNumber, actor: "dave" });
+
+    await eventually(async () => (await stack.t.ctx.chain.client.getBalance({ address: bobWallet })) > before, 20_000, "payout");
+    const after = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
+    expect(formatEther(after - before)).toBe("20");
+    const [paid] = await eventually(async () => {
+      const rows = await stack.t.ctx.database.db.select().from(bounties).where(and(eq(bounties.githubRepoId, HELLO.id), eq(bounties.issueNumber, 1)));
+      return rows[0]?.status === "paid" ? rows : undefined;
+    }, 15_000, "mirror");
+    expect(paid!.recipient).toBe(bobWallet);
+    await eventually(async () => ((await botComments(HELLO.fullName, 1))[0]?.body.includes("**Paid**") ? true : undefined), 15_000, "paid comment");
+    expect((await botComments(HELLO.fullName, 1))[0]!.body).toContain(paid!.paidTx!);
+
+    // The same delivery again (GitHub's redeliver keeps its id and body), and the same event
+    // under new ids, five at once: nothing more is paid.
+    const prDelivery = stack.github.deliveries.find((d) => merged.deliveryIds.includes(d.id) && d.event === "pull_request")!;
+    await stack.github.controls.redeliver(prDelivery.id);
+    const again = await Promise.all(Array.from({ length: 5 }, (_, i) => signedDelivery("pull_request", prDelivery.payload, `replay-${i}-${Date.now()}`)));
+    expect(again.every((r) => r.status === 202)).toBe(true);
+    await eventually(async () => {
+      const pending = await stack.t.ctx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"));
+      return pending.length === 0 ? true : undefined;
+    }, 20_000, "deliveries processed");
+    expect(await stack.t.ctx.chain.client.getBalance({ address: bobWallet })).toBe(after);
+    const payouts = await stack.t.ctx.database.db
+      .select()
+      .from(chainTransactions)
+      .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, HELLO.id)));
+    expect(payouts).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("webhook intake", () => {
+  test("a bad or missing signature is 401 and nothing is stored", async () => {
+    const before = await stack.t.ctx.database.db.select().from(webhookDeliveries);
+    const unsigned = await fetch(`${stack.url}/api/webhooks/github`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-GitHub-Event": "ping", "X-GitHub-Delivery": "x-1" },
+      body: "{}",
+    });
+    expect(unsigned.status).toBe(401);
+    const forged = await fetch(`${stack.url}/api/webhooks/github`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-GitHub-Event": "ping", "X-GitHub-Delivery": "x-2", "X-Hub-Signature-256": `sha256=${"0".repeat(64)}` },
+      body: "{}",
+    });
+    expect(forged.status).toBe(401);
+    expect(await stack.t.ctx.database.db.select().from(webhookDeliveries)).toHaveLength(before.length);
+  });
+
+  test("a malformed payload is 400; an unknown event is stored and ignored", async () => {
+    const secret = (await sharedTestSecrets()).GITHUB_WEBHOOK_SECRET;
+    const key2 = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const bad = "{not json";
+    const sig = encodeHexLowerCase(new Uint8Array(await crypto.subtle.sign("HMAC", key2, new TextEncoder().encode(bad))));
+    const malformed = await fetch(`${stack.url}/api/webhooks/github`, {
+      method: "POST",
+      headers: { "X-GitHub-Event": "issues", "X-GitHub-Delivery": "bad-1", "X-Hub-Signature-256": `sha256=${sig}` },
+      body: bad,
+    });
+    expect(malformed.status).toBe(400);
+    const unknown = await signedDelivery("sponsorship", { action: "created" }, "unknown-1");
+    expect(unknown.status).toBe(202);
+    await eventually(async () => {
+      const [row] = await stack.t.ctx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.deliveryId, "unknown-1"));
+      return row?.status === "ignored" ? true : undefined;
+    }, 10_000, "ignored");
+  });
+});
+
+describe("rights and privacy", () => {
+  test("registration without admin rights: 'Requires Admin'", async () => {
+    const erin = await stack.signIn("erin");
+    await register(erin, "poolmanager");
+    const res = await call(stack.t, "/api/repositories/register", { as: erin, body: { githubRepoId: 5001, githubRepoFullName: "issuepool-demo/xdc-wallet-kit" } });
+    expect(res.status).toBe(403);
+    expect((await res.json()).error).toBe("Requires Admin");
+  });
+
+  test("a private repository never appears on public endpoints", async () => {
+    const carol = await stack.signIn("carol");
+    await register(carol, "poolmanager");
+    await stack.github.controls.install({ account: "carol", repositories: "all", sender: "carol" });
+    const res = await call(stack.t, "/api/repositories/register", { as: carol, body: { githubRepoId: 5004, githubRepoFullName: "carol/private-notes" } });
+    expect((await res.json()).success).toBe(true);
+
+    const pub = await (await call(stack.t, "/api/repositories/public")).json();
+    expect(JSON.stringify(pub)).not.toContain("private-notes");
+    const unified = await (await call(stack.t, "/api/public/unified-repo/carol/private-notes")).json();
+    expect(unified).toMatchObject({ registered: false, github: null, issues: [], bounties: [] });
+    expect(JSON.stringify(unified)).not.toContain("Private issue");
+    expect((await call(stack.t, "/api/repos/details?owner=carol&repo=private-notes")).status).toBe(404);
+    expect((await call(stack.t, "/api/public/github/repos/carol/private-notes")).status).toBe(404);
+    expect((await call(stack.t, "/api/public/github/issues?owner=carol&repo=private-notes")).status).toBe(404);
+    const badge = await (await call(stack.t, "/api/badges/carol/private-notes.json")).json();
+    expect(badge.message).toBe("not registered");
+    const anonymousRegistered = await (await call(stack.t, "/api/repositories/registered")).json();
+    expect(JSON.stringify(anonymousRegistered)).not.toContain("private-notes");
+  });
+
+  test("a repository made public or private on GitHub follows at once", async () => {
+    await stack.github.controls.setRepositoryVisibility({ repo: HELLO.fullName, visibility: "private", actor: "dave" });
+    await eventually(async () => {
+      const pub = await (await call(stack.t, "/api/repositories/public")).json();
+      return pub.repositories.some((r: { id: number }) => r.id === HELLO.id) ? undefined : true;
+    }, 15_000, "made private");
+    await stack.github.controls.setRepositoryVisibility({ repo: HELLO.fullName, visibility: "public", actor: "dave" });
+    await eventually(async () => {
+      const pub = await (await call(stack.t, "/api/repositories/public")).json();
+      return pub.repositories.some((r: { id: number }) => r.id === HELLO.id) ? true : undefined;
+    }, 15_000, "made public");
+  });
+});
+
+describe("public data", () => {
+  test("the unified repository holds real figures", async () => {
+    const unified = await (await call(stack.t, `/api/public/unified-repo/${HELLO.fullName}`)).json();
+    expect(unified).toMatchObject({ registered: true, managed: true, repoId: HELLO.id });
+    expect(unified.stats.rewardsPaid).toBe(1);
+    expect(unified.stats.paidTotals.XDC).toBe("20");
+    expect(unified.stats.claims).toBe(1);
+    expect(unified.stats.contributors).toBeGreaterThanOrEqual(2); // dave (admin) and bob (merged PR)
+    expect(unified.price).toEqual({ xdcUsd: null, source: null });
+    expect(unified.bounties).toEqual([]);
+  });
+
+  test("badges: pool and issue", async () => {
+    const svg = await call(stack.t, `/api/badges/${HELLO.fullName}.svg`);
+    expect(svg.headers.get("content-type")).toContain("image/svg+xml");
+    const text = await svg.text();
+    expect(text).toStartWith("<svg");
+    expect(text).toContain("XDC pool");
+    const issue = await (await call(stack.t, `/api/badges/${HELLO.fullName}/issues/1.json`)).json();
+    expect(issue).toMatchObject({ schemaVersion: 1, label: "bounty", message: "20.00 XDC · paid" });
+  });
+});
+
+describe("commands in issue comments, and issues closed as not planned", () => {
+  const latestBotReply = async (issue: number) => (await botComments(HELLO.fullName, issue)).at(-1)?.body ?? "";
+
+  test("/bounty by the pool manager sets a bounty; /attempt registers a contributor; bad commands get a reply", async () => {
+    const opened = await stack.github.controls.openIssue({ repo: HELLO.fullName, title: "Add a license", author: "dave" });
+    const number = (opened.issue as { number: number }).number;
+
+    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "bob", body: "/bounty 5 XDC" });
+    await eventually(async () => ((await latestBotReply(number)).includes("Only a pool manager") ? true : undefined), 15_000, "refusal");
+
+    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "dave", body: "/bounty five XDC" });
+    await eventually(async () => ((await latestBotReply(number)).includes("Usage: `/bounty <amount>") ? true : undefined), 15_000, "usage");
+
+    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "dave", body: "/bounty 0.5 XDC" });
+    await eventually(async () => ((await latestBotReply(number)).includes("Minimum bounty must be at least 1 XDC") ? true : undefined), 15_000, "minimum");
+
+    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "dave", body: "/bounty 5 XDC\nfor whoever picks this up" });
+    const bounty = await eventually(async () => {
+      const res = await call(stack.t, `/api/blockchain/issue-bounty/${HELLO.id}/${number}`);
+      return res.status === 200 ? await res.json() : undefined;
+    }, 20_000, "bounty");
+    expect(bounty).toMatchObject({ xdcAmount: "5", status: "open" });
+
+    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "bob", body: "/attempt" });
+    await eventually(async () => ((await botComments(HELLO.fullName, number)).some((c) => c.body.includes("@bob") && c.body.includes("Issuepool bounty")) ? true : undefined), 15_000, "attempt");
+  }, 60_000);
+
+  test("an issue closed as not planned returns its bounty to the pool", async () => {
+    const opened = await stack.github.controls.openIssue({ repo: HELLO.fullName, title: "Port to Rust", author: "dave" });
+    const number = (opened.issue as { number: number }).number;
+    const pool = async () => Number((await (await call(stack.t, `/api/blockchain/pool-info/${HELLO.id}`)).json()).xdcPoolRewards);
+    expect((await money(dave, `/api/blockchain/allocate-bounty/${HELLO.id}/${number}`, { bountyAmount: "3", isRoxn: false, githubRepoFullName: HELLO.fullName })).status).toBe(200);
+    const before = await pool();
+    await stack.github.controls.closeIssue({ repo: HELLO.fullName, number, reason: "not_planned", actor: "dave" });
+    await eventually(async () => ((await pool()) === before + 3 ? true : undefined), 20_000, "refund to pool");
+    expect((await call(stack.t, `/api/blockchain/issue-bounty/${HELLO.id}/${number}`)).status).toBe(404);
+  }, 60_000);
+
+  test("comments by bots are ignored", async () => {
+    await stack.github.controls.settle();
+    const fromBot = await eventually(async () => {
+      const deliveries = await stack.t.ctx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.event, "issue_comment"));
+      const bots = deliveries.filter((d) => JSON.parse(d.payload).comment.user.type === "Bot");
+      return bots.length > 0 && bots.every((d) => d.status !== "pending" && d.status !== "processing") ? bots : undefined;
+    }, 15_000, "bot deliveries processed");
+    expect(fromBot.every((d) => d.status === "ignored")).toBe(true);
+  });
+});

@@ -1,0 +1,49 @@
+import { and, eq } from "drizzle-orm";
+import { encodeFunctionData } from "viem";
+import type { AppContext } from "../../context.ts";
+import { bounties, repositories } from "../../../db/schema/index.ts";
+import type { WebhookOutcome } from "../../workers/webhooks.ts";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { forgetCached } from "../../github/cache.ts";
+import { issuesCacheKey } from "../../github/data.ts";
+import { onChainBounty } from "../money/bounties.ts";
+
+/**
+ * issues: any change refreshes the repository's issue list. An issue closed
+ * as not planned returns its unpaid bounty to the pool (nobody will be paid
+ * from it, and money is never forfeited); an issue closed as completed keeps
+ * its bounty for the pull request that fixed it.
+ */
+export async function handleIssues(ctx: AppContext, payload: Record<string, unknown>): Promise<WebhookOutcome> {
+  const repo = payload.repository as { id: number } | undefined;
+  const issue = payload.issue as { number: number; state_reason?: string | null; pull_request?: unknown } | undefined;
+  if (!repo?.id || !issue?.number) return "ignored";
+  const [registered] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);
+  if (!registered) return "ignored";
+  await forgetCached(ctx, issuesCacheKey(repo.id));
+  ctx.changes.publish([`repo:${repo.id}`]);
+  if (payload.action !== "closed" || issue.state_reason !== "not_planned") return "done";
+
+  const current = await onChainBounty(ctx, repo.id, issue.number);
+  if (current.status !== "open") return "done";
+  const [mirror] = await ctx.database.db
+    .select({ allocatedTx: bounties.allocatedTx })
+    .from(bounties)
+    .where(and(eq(bounties.githubRepoId, repo.id), eq(bounties.issueNumber, issue.number)));
+  const { tx } = await ctx.outbox.submitOnce({
+    userId: null,
+    // One cancellation per allocation: a bounty set again later can be cancelled again.
+    idempotencyKey: `not-planned:${repo.id}:${issue.number}:${mirror?.allocatedTx ?? "unknown"}`,
+    request: { repoId: repo.id, issueNumber: issue.number },
+    kind: "cancel_bounty",
+    githubRepoId: repo.id,
+    issueNumber: issue.number,
+    intent: { repoId: repo.id, issueNumber: issue.number, reason: "issue closed as not planned" },
+    signer: { kind: "operator" },
+    to: ctx.chain.config.contracts.rewards,
+    data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(repo.id), BigInt(issue.number)] }),
+  });
+  const settled = await ctx.outbox.waitForSettled(tx.id, 30_000);
+  if (settled.status === "sent" || settled.status === "signed" || settled.status === "queued") throw new Error("cancellation not confirmed yet");
+  return "done";
+}

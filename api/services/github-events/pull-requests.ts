@@ -1,0 +1,81 @@
+import { eq } from "drizzle-orm";
+import type { Address } from "viem";
+import type { AppContext } from "../../context.ts";
+import { repositories, users, type Repository } from "../../../db/schema/index.ts";
+import type { WebhookOutcome } from "../../workers/webhooks.ts";
+import { ApiError } from "../../errors.ts";
+import { installationClient } from "../../github/app-auth.ts";
+import { forgetCached } from "../../github/cache.ts";
+import { issuesCacheKey } from "../../github/data.ts";
+import { onChainBounty, payBounty } from "../money/bounties.ts";
+import { walletOfUser } from "../wallets/custodial.ts";
+
+interface PullRequestPayload {
+  number: number;
+  merged: boolean;
+  user: { id: number; login: string; type?: string };
+}
+
+const CLOSING_REFERENCES = `query($owner:String!,$name:String!,$number:Int!){ repository(owner:$owner,name:$name){ pullRequest(number:$number){ merged author{login} closingIssuesReferences(first:50){ nodes{ number databaseId repository{ databaseId nameWithOwner } } } } } }`;
+
+/** The issues a pull request closes, as GitHub decides them (keywords in its description), via GraphQL. */
+export async function closingReferences(ctx: AppContext, repository: Repository, number: number): Promise<{ number: number; repoId: number }[]> {
+  const client = await installationClient(ctx, repository.installationId!);
+  const result = await client.post<{
+    data?: { repository?: { pullRequest?: { closingIssuesReferences?: { nodes: { number: number; repository: { databaseId: number } }[] } } } };
+    errors?: { message: string }[];
+  }>("/graphql", { query: CLOSING_REFERENCES, variables: { owner: repository.owner, name: repository.name, number } });
+  if (result.errors?.length) throw new Error(`GitHub GraphQL: ${result.errors.map((e) => e.message).join("; ")}`);
+  return (result.data?.repository?.pullRequest?.closingIssuesReferences?.nodes ?? []).map((n) => ({ number: n.number, repoId: n.repository.databaseId }));
+}
+
+/**
+ * pull_request closed and merged: for each issue of this repository the
+ * pull request closes that has an unpaid bounty, pay the bounty to the pull
+ * request author's wallet, when the author is a registered user with one.
+ * Exactly once: the payout's key is per issue, the outbox allows one live
+ * payout per issue, and the contract refuses a second payment; a redelivered
+ * or concurrent webhook finds the first payout and sends nothing more.
+ */
+export async function handlePullRequest(ctx: AppContext, payload: Record<string, unknown>): Promise<WebhookOutcome> {
+  const repo = payload.repository as { id: number } | undefined;
+  const pr = payload.pull_request as PullRequestPayload | undefined;
+  if (!repo?.id || !pr?.number) return "ignored";
+  const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);
+  if (!repository) return "ignored";
+  await forgetCached(ctx, issuesCacheKey(repo.id));
+  if (payload.action !== "closed" || !pr.merged) return "done";
+  if (!repository.installationId) {
+    ctx.log.warn("merged pull request on a repository without the app: no closing references", { repoId: repo.id, pr: pr.number });
+    return "ignored";
+  }
+
+  const closes = (await closingReferences(ctx, repository, pr.number)).filter((ref) => ref.repoId === repository.githubRepoId);
+  const [author] = await ctx.database.db.select().from(users).where(eq(users.githubId, pr.user.id)).limit(1);
+  const wallet = author ? await walletOfUser(ctx.database.db, author.id) : undefined;
+  for (const issue of closes) {
+    const bounty = await onChainBounty(ctx, repository.githubRepoId, issue.number);
+    if (bounty.status !== "open") continue;
+    if (!wallet) {
+      ctx.log.info("bounty not paid: the pull request author has no Issuepool wallet", { repoId: repo.id, issue: issue.number, author: pr.user.login });
+      continue;
+    }
+    try {
+      const tx = await payBounty(ctx, {
+        userId: null,
+        idempotencyKey: `merge-payout:${repository.githubRepoId}:${issue.number}`,
+        request: { repoId: repository.githubRepoId, issueNumber: issue.number, to: wallet.address },
+        repoId: repository.githubRepoId,
+        issueNumber: issue.number,
+        to: wallet.address as Address,
+        reason: `pull request #${pr.number} merged`,
+      });
+      ctx.log.info("bounty payout submitted for a merged fix", { repoId: repo.id, issue: issue.number, pr: pr.number, tx: tx.txHash });
+    } catch (err) {
+      // Already paid or being paid (by hand, or for another merged pull request): nothing more to send.
+      if (err instanceof ApiError && (err.status === 409 || err.status === 422)) continue;
+      throw err;
+    }
+  }
+  return "done";
+}

@@ -1,0 +1,229 @@
+import { and, count, eq, inArray } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { bounties, bountyClaims, repositories, repositoryPools, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
+import { notFound } from "../../errors.ts";
+import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, type RepoPublicInfo } from "../../github/data.ts";
+import { GitHubApiError } from "../../github/client.ts";
+import { listPublicRepositories } from "./list-public.ts";
+import { repositoryByFullName } from "./register.ts";
+
+const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
+
+/** GET /api/repositories/public: registered public repositories with their pools (spec section 3, "Public repository"). */
+export async function publicRepositoryList(ctx: AppContext) {
+  const list = await listPublicRepositories(ctx.database.db);
+  return {
+    repositories: list.map((r) => ({
+      id: r.id,
+      githubRepoFullName: r.githubRepoFullName,
+      description: r.description,
+      xdcPoolRewards: decimal(r.pools.XDC, "XDC"),
+      roxnPoolRewards: decimal(r.pools.ROXN, "ROXN"),
+      usdcPoolRewards: decimal(r.pools.USDC, "USDC"),
+      registeredAt: r.registeredAt.toISOString(),
+    })),
+  };
+}
+
+/** A registered repository that may be shown publicly; private ones do not exist here. */
+export async function publicRepository(ctx: AppContext, where: { repoId?: number; fullName?: string }): Promise<Repository> {
+  const repository = where.repoId
+    ? (await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, where.repoId)).limit(1))[0]
+    : await repositoryByFullName(ctx, where.fullName ?? "");
+  if (!repository || repository.isPrivate) throw notFound("Repository not found.");
+  return repository;
+}
+
+/** The bounties of a repository (open and paid; cancelled ones are gone back to the pool). */
+async function repositoryBounties(ctx: AppContext, repoId: number): Promise<Bounty[]> {
+  return ctx.database.db
+    .select()
+    .from(bounties)
+    .where(and(eq(bounties.githubRepoId, repoId), inArray(bounties.status, ["open", "paid"])));
+}
+
+/** GET /api/repos/{repoId}/rewards: the issues' rewards (issueNumber, amount); open bounties only. */
+export async function repositoryRewards(ctx: AppContext, repoId: number) {
+  await publicRepository(ctx, { repoId });
+  const rows = (await repositoryBounties(ctx, repoId)).filter((b) => b.status === "open" && b.amount > 0n);
+  return {
+    rewards: rows
+      .sort((a, b) => a.issueNumber - b.issueNumber)
+      .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency })),
+  };
+}
+
+export interface UnifiedRepo {
+  registered: boolean;
+  /** Registered and the GitHub App installed on it: the platform follows it. */
+  managed: boolean;
+  repoId: number | null;
+  githubRepoFullName: string;
+  createdAt: string | null;
+  github: RepoPublicInfo | null;
+  issues: IssueSummary[];
+  bounties: {
+    issueNumber: number;
+    title: string;
+    html_url: string | null;
+    labels: IssueSummary["labels"];
+    currency: Currency;
+    amount: string;
+    claimants: number;
+  }[];
+  blockchain: {
+    network: string;
+    contractAddress: string;
+    poolRewards: Record<Currency, string>;
+    allocated: Record<Currency, string>;
+    issues: { issueId: number; rewardAmount: string; currency: Currency }[];
+  } | null;
+  repoDetails: { poolRewards: string } | null;
+  repoRewards: { issueNumber: number; amount: string; currency: Currency }[];
+  stats: {
+    claims: number;
+    rewardsPaid: number;
+    paidTotals: Record<Currency, string>;
+    contributors: number | null;
+    lastCommitAt: string | null;
+  };
+  price: { xdcUsd: string | null; source: string | null };
+  /** GitHub could not be reached and some GitHub data is an older copy. */
+  stale: boolean;
+  updatedAt: string;
+}
+
+const zero: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
+const asDecimals = (amounts: Record<Currency, bigint>) =>
+  ({ XDC: decimal(amounts.XDC, "XDC"), ROXN: decimal(amounts.ROXN, "ROXN"), USDC: decimal(amounts.USDC, "USDC") }) as Record<Currency, string>;
+
+/**
+ * GET /api/public/unified-repo/{owner}/{repo}: everything the public page
+ * shows, real figures only. Where the spec's page had placeholders (random
+ * claims, 'Last commit 3 days ago', 'Rewards claimed 2', 5 contributors,
+ * invented 50/150 XDC bounties, 0.05 USD per XDC), this returns the real
+ * claims, last push, paid rewards and contributors, only the bounties set on
+ * the contract, and the XDC price from configuration with its source (or
+ * none). Private repositories are answered as unknown.
+ */
+export async function unifiedRepo(ctx: AppContext, owner: string, name: string): Promise<UnifiedRepo> {
+  const fullName = `${owner}/${name}`;
+  const price = { xdcUsd: ctx.env.XDC_USD_PRICE ?? null, source: ctx.env.XDC_USD_PRICE_SOURCE ?? null };
+  const registered = await repositoryByFullName(ctx, fullName);
+  const updatedAt = new Date().toISOString();
+  const emptyStats = { claims: 0, rewardsPaid: 0, paidTotals: asDecimals(zero), contributors: null, lastCommitAt: null };
+
+  if (!registered || registered.isPrivate) {
+    // Unregistered: what GitHub shows anyone (nothing for private or missing repositories).
+    let github: RepoPublicInfo | null = null;
+    if (!registered) {
+      const client = await clientForRepository(ctx, null, null);
+      github = await client
+        .get<RepoPublicInfo>(`/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`)
+        .then((r) => (r.private ? null : r))
+        .catch(() => null);
+    }
+    return {
+      registered: false,
+      managed: false,
+      repoId: null,
+      githubRepoFullName: github?.full_name ?? fullName,
+      createdAt: null,
+      github: github && {
+        id: github.id,
+        name: github.name,
+        full_name: github.full_name,
+        description: github.description,
+        html_url: github.html_url,
+        private: false,
+        stargazers_count: github.stargazers_count,
+        forks_count: github.forks_count,
+        created_at: github.created_at,
+        updated_at: github.updated_at,
+        pushed_at: github.pushed_at,
+        owner: { login: github.owner.login },
+        contributors_count: null,
+      },
+      issues: [],
+      bounties: [],
+      blockchain: null,
+      repoDetails: null,
+      repoRewards: [],
+      stats: emptyStats,
+      price,
+      stale: false,
+      updatedAt,
+    };
+  }
+
+  const repoId = registered.githubRepoId;
+  const client = await clientForRepository(ctx, registered, null);
+  const [info, issues] = await Promise.all([
+    repositoryInfo(ctx, registered.fullName, repoId, client).catch((err) => (err instanceof GitHubApiError ? null : Promise.reject(err))),
+    openIssues(ctx, registered.fullName, repoId, client).catch((err) => (err instanceof GitHubApiError ? null : Promise.reject(err))),
+  ]);
+  const db = ctx.database.db;
+  const [pools, repoBounties, claimRows] = await Promise.all([
+    db.select().from(repositoryPools).where(eq(repositoryPools.githubRepoId, repoId)),
+    repositoryBounties(ctx, repoId),
+    db
+      .select({ issueNumber: bountyClaims.issueNumber, n: count() })
+      .from(bountyClaims)
+      .where(eq(bountyClaims.githubRepoId, repoId))
+      .groupBy(bountyClaims.issueNumber),
+  ]);
+  const pool = { ...zero };
+  const allocated = { ...zero };
+  for (const p of pools) {
+    pool[p.currency] = p.balance;
+    allocated[p.currency] = p.allocated;
+  }
+  const claims = new Map(claimRows.map((r) => [r.issueNumber, r.n]));
+  const issueByNumber = new Map((issues?.data ?? []).map((i) => [i.number, i]));
+  const open = repoBounties.filter((b) => b.status === "open" && b.amount > 0n).sort((a, b) => a.issueNumber - b.issueNumber);
+  const paid = repoBounties.filter((b) => b.status === "paid");
+  const paidTotals = { ...zero };
+  for (const b of paid) paidTotals[b.currency] += b.amount;
+
+  return {
+    registered: true,
+    managed: registered.installationId !== null,
+    repoId,
+    githubRepoFullName: registered.fullName,
+    createdAt: registered.registeredAt.toISOString(),
+    github: info?.data ?? null,
+    issues: issues?.data ?? [],
+    bounties: open.map((b) => {
+      const issue = issueByNumber.get(b.issueNumber);
+      return {
+        issueNumber: b.issueNumber,
+        title: issue?.title ?? b.issueTitle ?? `Issue #${b.issueNumber}`,
+        html_url: issue?.html_url ?? b.issueUrl,
+        labels: issue?.labels ?? [],
+        currency: b.currency,
+        amount: decimal(b.amount, b.currency),
+        claimants: claims.get(b.issueNumber) ?? 0,
+      };
+    }),
+    blockchain: {
+      network: "XDC Network",
+      contractAddress: ctx.chain.config.contracts.rewards,
+      poolRewards: asDecimals(pool),
+      allocated: asDecimals(allocated),
+      issues: open.map((b) => ({ issueId: b.issueNumber, rewardAmount: decimal(b.amount, b.currency), currency: b.currency })),
+    },
+    repoDetails: { poolRewards: decimal(pool.XDC, "XDC") },
+    repoRewards: open.map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency })),
+    stats: {
+      claims: claimRows.reduce((sum, r) => sum + r.n, 0),
+      rewardsPaid: paid.length,
+      paidTotals: asDecimals(paidTotals),
+      contributors: info?.data.contributors_count ?? null,
+      lastCommitAt: info?.data.pushed_at ?? registered.pushedAt?.toISOString() ?? null,
+    },
+    price,
+    stale: Boolean(info?.stale || issues?.stale),
+    updatedAt,
+  };
+}

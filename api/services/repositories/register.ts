@@ -1,0 +1,75 @@
+import { eq } from "drizzle-orm";
+import type { Address } from "viem";
+import type { AppContext } from "../../context.ts";
+import { repositories, type Repository, type User } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode, forbidden, notFound } from "../../errors.ts";
+import { repositoryAsUser } from "../../github/repositories.ts";
+import { appInstallUrl } from "../../github/app-auth.ts";
+import { installationForRepository, upsertInstallation } from "./installations.ts";
+import { walletOfUser } from "../wallets/custodial.ts";
+import { ensurePoolManager } from "../money/access.ts";
+
+export type RegisterResult =
+  | { success: true; message: string; repository: Repository }
+  | { success: false; installUrl: string; message: string };
+
+export const requiresAdmin = () =>
+  new ApiError({ code: ErrorCode.FORBIDDEN, error: "Requires Admin", message: "You need admin rights on this repository on GitHub to register it." });
+
+/**
+ * POST /api/repositories/register. The pool manager must be an admin of the
+ * repository on GitHub (checked now, with their token). Without the app
+ * installed on it, nothing is registered and the answer carries `installUrl`;
+ * the site sends the browser there and resumes afterwards. Registering makes
+ * the user's wallet a pool manager of the repository on-chain. Registering
+ * again is harmless.
+ */
+export async function registerRepository(ctx: AppContext, input: { user: User; githubRepoId: number; fullName: string }): Promise<RegisterResult> {
+  if (input.user.role !== "poolmanager") throw forbidden("Only pool managers can register repositories.");
+  const repo = await repositoryAsUser(ctx, input.user, input.fullName);
+  if (repo.id !== input.githubRepoId) throw notFound("Repository not found.");
+  if (!repo.permissions?.admin) throw requiresAdmin();
+
+  const installation = await installationForRepository(ctx, repo.full_name);
+  if (!installation) {
+    return {
+      success: false,
+      installUrl: appInstallUrl(ctx, `register:${repo.id}`),
+      message: "Install the Issuepool GitHub App on this repository to register it.",
+    };
+  }
+  await upsertInstallation(ctx, installation);
+
+  const now = new Date();
+  const fields = {
+    fullName: repo.full_name,
+    fullNameKey: repo.full_name.toLowerCase(),
+    owner: repo.owner.login,
+    name: repo.name,
+    description: repo.description,
+    htmlUrl: repo.html_url,
+    isPrivate: repo.private,
+    stars: repo.stargazers_count,
+    forks: repo.forks_count,
+    installationId: installation.id,
+    githubCreatedAt: repo.created_at ? new Date(repo.created_at) : null,
+    githubUpdatedAt: repo.updated_at ? new Date(repo.updated_at) : null,
+    pushedAt: repo.pushed_at ? new Date(repo.pushed_at) : null,
+    updatedAt: now,
+  };
+  const [repository] = await ctx.database.db
+    .insert(repositories)
+    .values({ githubRepoId: repo.id, registeredByUserId: input.user.id, registeredAt: now, ...fields })
+    .onConflictDoUpdate({ target: repositories.githubRepoId, set: fields })
+    .returning();
+
+  const wallet = await walletOfUser(ctx.database.db, input.user.id);
+  if (wallet) await ensurePoolManager(ctx, repo.id, wallet.address as Address);
+  ctx.changes.publish(["repositories", `repo:${repo.id}`]);
+  return { success: true, message: "Repository registered successfully", repository: repository! };
+}
+
+export async function repositoryByFullName(ctx: AppContext, fullName: string): Promise<Repository | undefined> {
+  const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.fullNameKey, fullName.toLowerCase())).limit(1);
+  return repository;
+}

@@ -1,0 +1,75 @@
+import { inArray } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { repositories, type User } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
+import type { GitHubRepo } from "../../github/repositories.ts";
+import { CACHE_AGE, cachedGitHub } from "../../github/cache.ts";
+import { userGitHubToken } from "../auth/github-sign-in.ts";
+import type { GitHubInstallation } from "./installations.ts";
+
+export interface UserRepository {
+  id: number;
+  name: string;
+  full_name: string;
+  description: string | null;
+  html_url: string;
+  private: boolean;
+  permissions: { admin: boolean; push: boolean; pull: boolean };
+  /** The Issuepool app is installed on it. */
+  appInstalled: boolean;
+  installationId: number | null;
+  registered: boolean;
+}
+
+/**
+ * GET /api/github/user/repos: the signed-in user's repositories as GitHub
+ * lists them, with their admin flag, whether the app is installed on each
+ * (from the installations the user can see) and whether it is registered.
+ * GitHub's part is cached for 5 minutes per user (spec: code-host list).
+ */
+export async function userRepositories(ctx: AppContext, user: User): Promise<{ repositories: UserRepository[]; stale: boolean }> {
+  const token = await userGitHubToken(ctx, user);
+  if (!token) throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
+  const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token });
+  let cached;
+  try {
+    cached = await cachedGitHub(ctx, `user:${user.id}:repos`, CACHE_AGE.codeHostRepositoryList, async () => {
+      // Through the app's user token GitHub lists only repositories the app is installed on;
+      // the user's own public repositories come from their public listing (owners are admins).
+      const viaApp = await client.paginate<GitHubRepo>("/user/repos", { sort: "updated", affiliation: "owner,collaborator,organization_member" }, 10);
+      const owned = await client.paginate<GitHubRepo>(`/users/${encodeURIComponent(user.username)}/repos`, { type: "owner" }, 10);
+      const repos = [...viaApp, ...owned.filter((o) => !viaApp.some((r) => r.id === o.id))];
+      const installed = new Map<number, number>();
+      const installations = await client.paginateField<GitHubInstallation>("/user/installations", "installations");
+      for (const installation of installations) {
+        const covered = await client.paginateField<{ id: number }>(`/user/installations/${installation.id}/repositories`, "repositories");
+        for (const repo of covered) installed.set(repo.id, installation.id);
+      }
+      return repos.map((r) => ({
+        id: r.id,
+        name: r.name,
+        full_name: r.full_name,
+        description: r.description,
+        html_url: r.html_url,
+        private: r.private,
+        permissions: { admin: Boolean(r.permissions?.admin), push: Boolean(r.permissions?.push), pull: Boolean(r.permissions?.pull) },
+        installationId: installed.get(r.id) ?? null,
+      }));
+    });
+  } catch (err) {
+    throw new ApiError({
+      code: err instanceof GitHubApiError && err.status === 401 ? ErrorCode.UNAUTHORIZED : ErrorCode.BAD_GATEWAY,
+      error: "Failed to fetch GitHub repositories",
+      message: "Failed to fetch GitHub repositories",
+    });
+  }
+  const ids = cached.data.map((r) => r.id);
+  const registered = ids.length
+    ? new Set((await ctx.database.db.select({ id: repositories.githubRepoId }).from(repositories).where(inArray(repositories.githubRepoId, ids))).map((r) => r.id))
+    : new Set<number>();
+  return {
+    repositories: cached.data.map((r) => ({ ...r, appInstalled: r.installationId !== null, registered: registered.has(r.id) })),
+    stale: cached.stale,
+  };
+}

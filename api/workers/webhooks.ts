@@ -1,0 +1,121 @@
+import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import type { Database } from "../../db/client.ts";
+import { webhookDeliveries } from "../../db/schema/index.ts";
+import type { Logger } from "../logger.ts";
+
+export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
+/** What became of a delivery: handled, or not something we act on. */
+export type WebhookOutcome = "done" | "ignored";
+export type WebhookHandler = (delivery: WebhookDelivery) => Promise<WebhookOutcome>;
+
+const LEASE_MS = 60_000;
+const MAX_ATTEMPTS = 8;
+
+/**
+ * Processes stored webhook deliveries: one at a time per delivery (leased,
+ * so several processes can run it), retried with exponential backoff when a
+ * handler throws (GitHub down, the chain busy), given up after 8 attempts and
+ * kept as "failed" for review. Handlers must be idempotent: a delivery can
+ * be retried after a crash.
+ */
+export class WebhookWorker {
+  private timer?: ReturnType<typeof setTimeout>;
+  private running = false;
+  private pass?: Promise<unknown>;
+  private wake?: () => void;
+
+  constructor(
+    private readonly deps: { db: Database; log: Logger; handlers: Partial<Record<WebhookDelivery["source"], WebhookHandler>> },
+  ) {}
+
+  /** Processes every due delivery once; returns how many it took. */
+  async runOnce(limit = 20): Promise<number> {
+    const { db } = this.deps;
+    const now = new Date();
+    const due = await db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(
+        and(
+          inArray(webhookDeliveries.status, ["pending", "processing"]),
+          inArray(webhookDeliveries.source, Object.keys(this.deps.handlers) as WebhookDelivery["source"][]),
+          lte(webhookDeliveries.nextAttemptAt, now),
+          or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, now)),
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.id))
+      .limit(limit);
+    for (const { id } of due) await this.process(id);
+    return due.length;
+  }
+
+  async process(id: number): Promise<void> {
+    const { db, log } = this.deps;
+    const now = Date.now();
+    const [delivery] = await db
+      .update(webhookDeliveries)
+      .set({ status: "processing", leaseUntil: new Date(now + LEASE_MS) })
+      .where(
+        and(
+          eq(webhookDeliveries.id, id),
+          inArray(webhookDeliveries.status, ["pending", "processing"]),
+          or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, new Date(now))),
+        ),
+      )
+      .returning();
+    if (!delivery) return;
+    const handler = this.deps.handlers[delivery.source];
+    try {
+      const outcome = handler ? await handler(delivery) : "ignored";
+      await db
+        .update(webhookDeliveries)
+        .set({ status: outcome, processedAt: new Date(), leaseUntil: null, attempts: delivery.attempts + 1, lastError: null })
+        .where(eq(webhookDeliveries.id, id));
+    } catch (err) {
+      const attempts = delivery.attempts + 1;
+      const giveUp = attempts >= MAX_ATTEMPTS;
+      log.warn("webhook processing failed", { id, event: delivery.event, attempts, err: (err as Error).message });
+      await db
+        .update(webhookDeliveries)
+        .set({
+          status: giveUp ? "failed" : "pending",
+          attempts,
+          lastError: (err as Error).message.slice(0, 500),
+          leaseUntil: null,
+          nextAttemptAt: new Date(Date.now() + 1000 * 2 ** Math.min(attempts, 10)),
+        })
+        .where(eq(webhookDeliveries.id, id));
+    }
+  }
+
+  /** A delivery arrived: process soon rather than at the next tick. */
+  nudge(): void {
+    this.wake?.();
+  }
+
+  start(intervalMs = 1000): void {
+    if (this.running) return;
+    this.running = true;
+    const tick = async () => {
+      if (!this.running) return;
+      this.pass = this.runOnce().catch((err) => this.deps.log.warn("webhook worker pass failed", { err: (err as Error).message }));
+      await this.pass;
+      if (!this.running) return;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        this.timer = setTimeout(resolve, intervalMs);
+      });
+      clearTimeout(this.timer);
+      this.wake = undefined;
+      void tick();
+    };
+    void tick();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.wake?.();
+    await this.pass;
+  }
+}
