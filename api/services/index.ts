@@ -1,5 +1,6 @@
 import type { AppContext } from "../context.ts";
 import { listPublicRepositories, listRegisteredBy } from "./repositories/list-public.ts";
+import { unifiedRepo } from "./repositories/public.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
@@ -12,6 +13,8 @@ export function createServices(ctx: AppContext) {
     repositories: {
       listPublic: () => listPublicRepositories(db),
       listRegisteredBy: (userId: number) => listRegisteredBy(db, userId),
+      /** Everything the public repository page shows (real figures, never private repositories). */
+      unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),
     },
   };
 }

@@ -115,36 +115,17 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
   const emptyStats = { claims: 0, rewardsPaid: 0, paidTotals: asDecimals(zero), contributors: null, lastCommitAt: null };
 
   if (!registered || registered.isPrivate) {
-    // Unregistered: what GitHub shows anyone (nothing for private or missing repositories).
-    let github: RepoPublicInfo | null = null;
-    if (!registered) {
-      const client = await clientForRepository(ctx, null, null);
-      github = await client
-        .get<RepoPublicInfo>(`/repos/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`)
-        .then((r) => (r.private ? null : r))
-        .catch(() => null);
-    }
+    // Not registered (or private): nothing to show but the name the visitor asked for. GitHub is
+    // not asked: any URL would otherwise spend the server's GitHub quota, and a private
+    // repository's existence would show.
+    const github: RepoPublicInfo | null = null;
     return {
       registered: false,
       managed: false,
       repoId: null,
-      githubRepoFullName: github?.full_name ?? fullName,
+      githubRepoFullName: fullName,
       createdAt: null,
-      github: github && {
-        id: github.id,
-        name: github.name,
-        full_name: github.full_name,
-        description: github.description,
-        html_url: github.html_url,
-        private: false,
-        stargazers_count: github.stargazers_count,
-        forks_count: github.forks_count,
-        created_at: github.created_at,
-        updated_at: github.updated_at,
-        pushed_at: github.pushed_at,
-        owner: { login: github.owner.login },
-        contributors_count: null,
-      },
+      github,
       issues: [],
       bounties: [],
       blockchain: null,
