@@ -64,7 +64,7 @@ export async function cachedGitHub<T>(ctx: AppContext, key: string, maxAgeMs: nu
   }
 }
 
-/** Drops cached copies whose key starts with `prefix` (after a webhook says the data changed). */
+/** Drops a cached copy (after a webhook or an action says the data changed). */
 export async function forgetCached(ctx: AppContext, key: string): Promise<void> {
   await ctx.database.db.delete(githubCache).where(eq(githubCache.key, key));
 }

@@ -27,10 +27,13 @@ export function githubRoutes(ctx: AppContext) {
       await next();
       if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "private, max-age=60");
     })
-    .get("/user/repos", async (c) => {
+    .get("/user/repos", validate("query", z.object({ refresh: z.enum(["1", "true"]).optional() })), async (c) => {
       const user = requireUser(c);
-      c.header("Cache-Control", "private, max-age=300");
-      return c.json(await userRepositories(ctx, user));
+      const refresh = Boolean(c.req.valid("query").refresh);
+      // GitHub's part is cached on the server; the answer also says what is registered and installed, which changes with
+      // the user's own actions, so the browser must not keep a copy.
+      c.header("Cache-Control", "private, no-store");
+      return c.json(await userRepositories(ctx, user, { refresh }));
     })
     .get("/repos/:owner/:name", validate("param", z.object({ owner: ownerName, name: repoName })), async (c) => {
       const user = requireUser(c);

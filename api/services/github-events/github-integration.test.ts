@@ -58,6 +58,8 @@ describe("from installing the app to being paid for a merged fix", () => {
 
   test("the user's repositories show admin rights, and the app is not installed yet", async () => {
     const res = await call(stack.t, "/api/github/user/repos", { as: dave });
+    // It changes with the user's own actions (install, register): the browser must not reuse an old copy.
+    expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     const { repositories: list } = await res.json();
     const hello = list.find((r: { full_name: string }) => r.full_name === HELLO.fullName);
     expect(hello).toMatchObject({ id: HELLO.id, permissions: { admin: true }, appInstalled: false, registered: false });
@@ -83,6 +85,8 @@ describe("from installing the app to being paid for a merged fix", () => {
     const body = await res.json();
     expect(body).toMatchObject({ success: true, message: "Repository registered successfully" });
     expect(body.repository).toMatchObject({ githubRepoId: HELLO.id, installationId, isPrivate: false });
+    const mine = await (await call(stack.t, "/api/github/user/repos", { as: dave })).json();
+    expect(mine.repositories.find((r: { full_name: string }) => r.full_name === HELLO.fullName)).toMatchObject({ appInstalled: true, registered: true });
     const pub = await (await call(stack.t, "/api/repositories/public")).json();
     expect(pub.repositories.some((r: { githubRepoFullName: string }) => r.githubRepoFullName === HELLO.fullName)).toBe(true);
   });

@@ -6,6 +6,8 @@ import { appClient, installationClient } from "../../github/app-auth.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
+import { forgetCached } from "../../github/cache.ts";
+import { userRepositoriesCacheKey } from "./user-repos.ts";
 
 export interface GitHubInstallation {
   id: number;
@@ -78,6 +80,8 @@ export async function finalizeInstallation(ctx: AppContext, user: User, installa
   if (!accessible) throw notFound("Installation not found.");
   const installation = await (await appClient(ctx)).get<GitHubInstallation>(`/app/installations/${installationId}`);
   await upsertInstallation(ctx, installation);
+  // The user's repository list shows which repositories have the app: not the copy from before installing.
+  await forgetCached(ctx, userRepositoriesCacheKey(user.id));
   const count = await linkInstallationRepositories(ctx, installationId, await installationRepositoryIds(ctx, installationId));
   return { count, installationId };
 }

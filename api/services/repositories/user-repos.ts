@@ -4,7 +4,7 @@ import { repositories, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import type { GitHubRepo } from "../../github/repositories.ts";
-import { CACHE_AGE, cachedGitHub } from "../../github/cache.ts";
+import { CACHE_AGE, cachedGitHub, forgetCached } from "../../github/cache.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import type { GitHubInstallation } from "./installations.ts";
 
@@ -28,13 +28,16 @@ export interface UserRepository {
  * (from the installations the user can see) and whether it is registered.
  * GitHub's part is cached for 5 minutes per user (spec: code-host list).
  */
-export async function userRepositories(ctx: AppContext, user: User): Promise<{ repositories: UserRepository[]; stale: boolean }> {
+export const userRepositoriesCacheKey = (userId: number) => `user:${userId}:repos`;
+
+export async function userRepositories(ctx: AppContext, user: User, options: { refresh?: boolean } = {}): Promise<{ repositories: UserRepository[]; stale: boolean }> {
+  if (options.refresh) await forgetCached(ctx, userRepositoriesCacheKey(user.id));
   const token = await userGitHubToken(ctx, user);
   if (!token) throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
   const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token });
   let cached;
   try {
-    cached = await cachedGitHub(ctx, `user:${user.id}:repos`, CACHE_AGE.codeHostRepositoryList, async () => {
+    cached = await cachedGitHub(ctx, userRepositoriesCacheKey(user.id), CACHE_AGE.codeHostRepositoryList, async () => {
       // Through the app's user token GitHub lists only repositories the app is installed on;
       // the user's own public repositories come from their public listing (owners are admins).
       const viaApp = await client.paginate<GitHubRepo>("/user/repos", { sort: "updated", affiliation: "owner,collaborator,organization_member" }, 10);

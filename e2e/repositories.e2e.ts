@@ -1,0 +1,92 @@
+import { expect, test } from "@playwright/test";
+import { signIn } from "./support.ts";
+
+test("a pool manager registers a repository through the GitHub App install", async ({ page }) => {
+  await signIn(page, "dave");
+  await page.getByRole("radio", { name: /Pool Manager/ }).check();
+  await page.getByRole("button", { name: "Complete Registration" }).click();
+  await expect(page.getByRole("heading", { name: "Registration complete" })).toBeVisible();
+
+  await page.goto("/profile");
+  await expect(page.getByRole("heading", { name: "Pool Manager Dashboard" })).toBeVisible();
+  const row = page.locator('[data-admin-repo="dave/hello-xdc"]');
+  await expect(row.getByText("Admin", { exact: true })).toBeVisible();
+  await row.getByRole("button", { name: "Install App & Register" }).click();
+
+  // GitHub's install page (the emulator), then back to the registration page.
+  await page.getByRole("button", { name: "Install on dave" }).click();
+  await expect(page).toHaveURL(/\/repos\/register$/);
+  await expect(page.getByText("GitHub App successfully installed! You can now register your repositories.", { exact: true })).toBeVisible();
+  // The pending registration resumes by itself (after 1.5 s).
+  await expect(page.getByText("Repository registered successfully", { exact: true })).toBeVisible({ timeout: 15_000 });
+  const registered = page.locator('[data-admin-repo="dave/hello-xdc"]');
+  await expect(registered.getByText("App Installed")).toBeVisible();
+  await expect(registered.getByRole("link", { name: "Fund / Manage" })).toHaveAttribute("href", "/repos/dave/hello-xdc");
+
+  // It is listed publicly now.
+  await page.goto("/repos?show=all");
+  await expect(page.getByText("dave/hello-xdc")).toBeVisible();
+});
+
+test("without admin rights there is nothing to register", async ({ page }) => {
+  await signIn(page, "erin", "/profile");
+  await expect(page.getByRole("heading", { name: "My GitHub Repositories (Admin)" })).toBeVisible();
+  await expect(page.getByText("No repositories found where you have admin rights.")).toBeVisible();
+});
+
+for (const javaScriptEnabled of [true, false]) {
+  test.describe(`a visitor ${javaScriptEnabled ? "with" : "without"} JavaScript`, () => {
+    test.use({ javaScriptEnabled });
+
+    test("browses funded and all repositories", async ({ page }) => {
+      await page.goto("/repos");
+      await expect(page.getByRole("heading", { name: "Explore Bounties" })).toBeVisible();
+      await expect(page.getByText("3 of 4 repositories have funds")).toBeVisible();
+      await expect(page.getByRole("heading", { name: "xdc-wallet-kit" })).toBeVisible();
+      await expect(page.getByRole("heading", { name: "roxn-sdk" })).toBeHidden();
+      await page.getByRole("switch").click();
+      await expect(page.getByRole("heading", { name: "roxn-sdk" })).toBeVisible();
+      if (javaScriptEnabled) expect(page.url()).toContain("show=all");
+    });
+
+    test("sees a public repository page with its bounties", async ({ page }) => {
+      await page.goto("/issuepool-demo/xdc-wallet-kit");
+      await expect(page.getByRole("heading", { name: "xdc-wallet-kit", level: 1 })).toBeVisible();
+      await expect(page.getByText("3 Funded Available")).toBeVisible();
+      const row = page.locator('[data-bounty-row][data-issue="1"]');
+      await expect(row).toContainText("Support xdc-prefixed addresses in the address parser");
+      await expect(row.locator("[data-reward]")).toHaveText("25 XDC");
+      await expect(page.getByText("Total Value Locked")).toBeVisible();
+      await expect(page.getByText("Total funds locked in this repository's pool and bounties.")).toBeVisible();
+      await expect(page.getByRole("link", { name: "View on GitHub" })).toBeVisible();
+      if (javaScriptEnabled) {
+        await page.getByRole("tab", { name: "Repository Info" }).click();
+        await expect(page.getByText("Rewards claimed")).toBeVisible();
+        await expect(page.locator("#panel-bounties")).toBeHidden();
+        await page.getByRole("tab", { name: "Open Bounties" }).click();
+        await page.getByRole("button", { name: "Refresh" }).click();
+        await expect(row.locator("[data-reward]")).toHaveText("25 XDC");
+        await page.getByRole("button", { name: "Got it" }).click();
+        await page.reload();
+        await expect(page.getByText("Rewards Guide")).toBeHidden();
+      } else {
+        // Without JavaScript both panels are on the page, one after the other.
+        await expect(page.getByText("Rewards claimed")).toBeVisible();
+      }
+    });
+  });
+}
+
+test("a repository that is not registered says so", async ({ page }) => {
+  await page.goto("/nobody-here/nothing");
+  await expect(page.getByText("This repository is not registered with Issuepool")).toBeVisible();
+  await expect(page.getByRole("link", { name: "View Registered Repositories" })).toHaveAttribute("href", "/repos");
+  await expect(page.getByRole("link", { name: "Register this Repository" })).toHaveAttribute("target", "_blank");
+});
+
+test("app routes with two segments are not taken for repositories", async ({ page }) => {
+  await page.goto("/auth/signin");
+  await expect(page.getByRole("heading", { name: "Sign in to Issuepool" })).toBeVisible();
+  await page.goto("/vscode/wallet");
+  await expect(page.getByRole("heading", { name: "Issuepool wallet" })).toBeVisible();
+});
