@@ -18,6 +18,14 @@ process.env.E2E_GITHUB_PORT ??= freePort();
 process.env.E2E_DATA_DIR ??= mkdtempSync(join(tmpdir(), "issuepool-e2e-"));
 const port = Number(process.env.E2E_PORT);
 const baseURL = `http://localhost:${port}`;
+/**
+ * Every journey starts with the onboarding dialogs already seen, so they do
+ * not cover the page; e2e/onboarding.e2e.ts starts from an empty storage.
+ */
+const ONBOARDING_SEEN = ["welcome", "rewards-guide", "contribution-demo", "pool-manager-guide", "funding-demo"].map((name) => ({
+  name: `ip-onboarding:${name}`,
+  value: "seen",
+}));
 
 export default defineConfig({
   testDir: "./e2e",
@@ -31,6 +39,7 @@ export default defineConfig({
   outputDir: "test-results",
   use: {
     baseURL,
+    storageState: { cookies: [], origins: [{ origin: baseURL, localStorage: ONBOARDING_SEEN }] },
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions: {

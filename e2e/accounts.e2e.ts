@@ -2,16 +2,16 @@ import { expect, test } from "@playwright/test";
 import { expectSignedIn, signIn, signOut } from "./support.ts";
 
 test("a new user signs in with GitHub, becomes a pool manager and gets a wallet", async ({ page }) => {
-  await signIn(page, "dave");
+  await signIn(page, "frank");
   await expect(page).toHaveURL(/\/auth\?registration=true/);
   await expect(page.getByRole("heading", { name: "Complete your registration" })).toBeVisible();
 
   // The e-mail comes from GitHub; without it the button is disabled.
   const email = page.getByLabel("E-mail");
-  await expect(email).toHaveValue("dave@example.com");
+  await expect(email).toHaveValue("frank@example.com");
   await email.fill("");
   await expect(page.getByRole("button", { name: "Complete Registration" })).toBeDisabled();
-  await email.fill("dave@example.org");
+  await email.fill("frank@example.org");
 
   await page.getByRole("radio", { name: /Pool Manager/ }).check();
   await page.getByRole("button", { name: "Complete Registration" }).click();

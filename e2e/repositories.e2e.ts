@@ -41,7 +41,12 @@ for (const javaScriptEnabled of [true, false]) {
     test("browses funded and all repositories", async ({ page }) => {
       await page.goto("/repos");
       await expect(page.getByRole("heading", { name: "Explore Bounties" })).toBeVisible();
-      await expect(page.getByText("3 of 4 repositories have funds")).toBeVisible();
+      // Other journeys may register (unfunded) repositories meanwhile: the total is whatever is listed.
+      const counter = page.getByText(/^\d+ of \d+ repositories have funds$/);
+      await expect(counter).toBeVisible();
+      const [funded, total] = (await counter.textContent())!.match(/\d+/g)!.map(Number);
+      expect(funded).toBe(3);
+      expect(await page.locator("[data-cards] > li").count()).toBe(total);
       await expect(page.getByRole("heading", { name: "xdc-wallet-kit" })).toBeVisible();
       await expect(page.getByRole("heading", { name: "roxn-sdk" })).toBeHidden();
       await page.getByRole("switch").click();
@@ -66,9 +71,6 @@ for (const javaScriptEnabled of [true, false]) {
         await page.getByRole("tab", { name: "Open Bounties" }).click();
         await page.getByRole("button", { name: "Refresh" }).click();
         await expect(row.locator("[data-reward]")).toHaveText("25 XDC");
-        await page.getByRole("button", { name: "Got it" }).click();
-        await page.reload();
-        await expect(page.getByText("Rewards Guide")).toBeHidden();
       } else {
         // Without JavaScript both panels are on the page, one after the other.
         await expect(page.getByText("Rewards claimed")).toBeVisible();

@@ -55,6 +55,8 @@ export const FIXTURE_USERS: FixtureUser[] = [
   { id: 1003, login: "carol", name: "Carol Private", email: "carol@example.com", bio: "Keeps some repositories private.", location: "Lisbon, Portugal", persona: "Owner of a private repository" },
   { id: 1004, login: "dave", name: "Dave Newcomer", email: "dave@example.com", bio: "Just arrived.", persona: "New user, not registered yet; admin of dave/hello-xdc" },
   { id: 1005, login: "erin", name: "Erin Reviewer", email: "erin@example.com", persona: "Write access to issuepool-demo, not an admin" },
+  { id: 1006, login: "frank", name: "Frank Fresh", email: "frank@example.com", persona: "New user, not registered yet; no repositories" },
+  { id: 1007, login: "grace", name: "Grace Visitor", email: "grace@example.com", persona: "New user, not registered yet; wants to contribute" },
 ];
 
 export const FIXTURE_ORGS = [{ id: 2001, login: "issuepool-demo", name: "Issuepool Demo", members: { alice: "admin", bob: "member", erin: "member" } }] as const;

@@ -15,7 +15,9 @@ function setupMenu(menu: HTMLElement): void {
   const trigger = menu.querySelector<HTMLButtonElement>("[data-menu-trigger]");
   const content = menu.querySelector<HTMLElement>("[data-menu-content]");
   if (!trigger || !content) return;
-  const items = () => Array.from(content.querySelectorAll<HTMLElement>('[role^="menuitem"]:not([disabled])'));
+  // Items hidden by role (data-role-only) are skipped by the arrow keys like disabled ones.
+  const items = () =>
+    Array.from(content.querySelectorAll<HTMLElement>('[role^="menuitem"]:not([disabled])')).filter((item) => item.getClientRects().length > 0);
 
   const open = (focus: "first" | "last" | "none" = "none") => {
     content.hidden = false;

@@ -1,4 +1,3 @@
-import { hasSeen, markSeen } from "./onboarding-flags.ts";
 
 /** The progress bar reaches 100% after 500 ms; the skeleton ends 300 ms after the data arrived (spec sections 2 and 9). */
 export const PROGRESS_MS = 500;
@@ -10,7 +9,6 @@ export function setupPublicPage(root: Document = document): void {
   const page = root.querySelector<HTMLElement>("[data-public-page]");
   if (!page || page.dataset.state !== "managed") return;
   setupTabs(page);
-  setupGuide(page);
   setupRefresh(page);
 }
 
@@ -40,16 +38,6 @@ function setupTabs(page: HTMLElement): void {
       event.preventDefault();
       select(tabs[(next + tabs.length) % tabs.length]!, true);
     });
-  });
-}
-
-function setupGuide(page: HTMLElement): void {
-  const guide = page.querySelector<HTMLElement>("[data-rewards-guide]");
-  if (!guide || hasSeen("rewards-guide")) return;
-  guide.hidden = false;
-  guide.querySelector("[data-dismiss-guide]")?.addEventListener("click", () => {
-    markSeen("rewards-guide");
-    guide.hidden = true;
   });
 }
 
