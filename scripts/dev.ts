@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import { createWalletClient, defineChain, http, parseEther, parseUnits, type Address } from "viem";
 import { buildSite } from "./build-site.ts";
-import { ConfigError, configuredDataDir, loadEnv, type Env } from "../api/env.ts";
+import { ConfigError, configuredDataDir, isProduction, loadEnv, type Env } from "../api/env.ts";
 import { createLogger, type Logger } from "../api/logger.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
@@ -23,6 +23,10 @@ import { deployContracts } from "./deploy-contracts.ts";
 import { startGitHubEmulator, type GitHubEmulator } from "./github-emulator/index.ts";
 import { RoxnAbi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
 import { seedDemo, type SeedChain } from "./seed-demo.ts";
+import type { Hono } from "hono";
+import type { AppBindings } from "../api/context.ts";
+import { startMailSink } from "./mail-sink/index.ts";
+import { startOnrampSimulator } from "./onramp-simulator/index.ts";
 import { FIXTURE_USERS } from "./github-emulator/fixture.ts";
 import {
   bounties,
@@ -139,7 +143,24 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     stops.push(() => github.stop());
 
     // ---- local mail sink and on-ramp simulator: wired in here (see the Wallet issue) ----
-    const localServices: Record<string, string> = {};
+    // Mail goes to a local SMTP sink (listed at /dev/mail); buying and selling XDC goes through a local
+    // simulator of the provider's pages and signed webhooks, with test XDC on anvil (docs/wallet.md).
+    // Settings given in the environment (a real SMTP_URL or ONRAMP_URL) still win over these.
+    const mailSink = await startMailSink();
+    stops.push(() => mailSink.stop());
+    const onrampSimulator = await startOnrampSimulator({
+      appId: base.ONRAMP_APP_ID,
+      appSecret: base.ONRAMP_APP_SECRET,
+      webhookUrl: `${publicUrl}/api/webhooks/onramp`,
+      rpcUrl: anvil.rpcUrl,
+      // anvil's account 9 plays the provider's hot wallet (accounts 0-2 deploy, operate and collect fees).
+      providerKey: anvilPrivateKey(9),
+      log: (m) => log.debug(m),
+    });
+    stops.push(() => onrampSimulator.stop());
+    const localServices: Record<string, string> = { SMTP_URL: mailSink.smtpUrl, ONRAMP_URL: onrampSimulator.url };
+    const devOnlyRoutes = (app: Hono<AppBindings>) => app.route("/dev/mail", mailSink.routes());
+    log.info(`local mail sink: mail sent by the platform is listed at ${publicUrl}/dev/mail; on-ramp simulator at ${onrampSimulator.url}`);
     // ---- end of local mail sink and on-ramp simulator ----
 
     const env = loadEnv(options.overrides, process.env, {
@@ -165,7 +186,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     await migrateDatabase(database);
     if (deployment.created) await forgetOldChain(database, log);
 
-    const server = await startServer({ ...env, PORT: port }, { log, database });
+    const server = await startServer({ ...env, PORT: port }, { log, database, extraRoutes: isProduction(env) ? undefined : devOnlyRoutes });
     stops.pop(); // the server closes the database when it stops
     stops.push(server.stop);
 

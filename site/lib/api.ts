@@ -50,6 +50,8 @@ export interface RequestOptions {
    * sent again on retry, so a retried request returns the first result.
    */
   idempotencyKey?: string;
+  /** Sends the anti-forgery token on a GET too (spec: the on-ramp transaction list). */
+  csrfHeader?: boolean;
 }
 
 /** A fresh key for one user action (e.g. one click of "Add XDC"). */
@@ -74,7 +76,7 @@ async function send(path: string, options: RequestOptions): Promise<Response> {
   const method = options.method ?? "GET";
   const headers: Record<string, string> = { Accept: "application/json" };
   let body: BodyInit | undefined;
-  if (method !== "GET" && csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  if ((method !== "GET" || options.csrfHeader) && csrfToken) headers["X-CSRF-Token"] = csrfToken;
   if (options.idempotencyKey) headers["Idempotency-Key"] = options.idempotencyKey;
   if (options.body instanceof FormData) {
     body = options.body;

@@ -1,7 +1,20 @@
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
+import { SIGNATURE_HEADER } from "../../services/onramp/provider.ts";
+import { receiveOnrampWebhook } from "../../services/onramp/webhook.ts";
 
-/** POST /api/webhooks/onramp: the on-ramp provider's signed status updates. */
-export function onrampWebhookRoutes(_ctx: AppContext) {
-  return new Hono<AppBindings>();
+/**
+ * POST /api/webhooks/onramp: the on-ramp provider's signed status updates.
+ * Authenticated by the body's HMAC (no session, no anti-forgery token); the
+ * raw body is read as text because the signature covers its exact bytes.
+ * 200 { received, outcome } for anything signed and well-formed (also
+ * duplicates and unknown orders, so the provider stops retrying them);
+ * 401 for a bad signature; 500 asks the provider to retry.
+ */
+export function onrampWebhookRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>().post("/", async (c) => {
+    const rawBody = await c.req.text();
+    const result = await receiveOnrampWebhook(ctx, { rawBody, signature: c.req.header(SIGNATURE_HEADER) });
+    return c.json({ received: true, ...result });
+  });
 }

@@ -1,0 +1,54 @@
+import type { MailMessage } from "./mailer.ts";
+
+/**
+ * The wallet's e-mails. Codes appear in the body only: subjects are logged
+ * (api/mail/mailer.ts) and shown on lock screens.
+ */
+const escape = (value: string) => value.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+function html(paragraphs: string[], code?: string): string {
+  const codeBlock = code
+    ? `<p style="font:600 28px/1.2 ui-monospace,Menlo,Consolas,monospace;letter-spacing:6px;margin:24px 0">${escape(code)}</p>`
+    : "";
+  const [first, ...rest] = paragraphs.map((p) => `<p style="margin:0 0 12px">${escape(p)}</p>`);
+  return `<!doctype html><html><body style="font:15px/1.5 system-ui,sans-serif;color:#1f2328;max-width:560px;margin:24px auto;padding:0 16px">${first ?? ""}${codeBlock}${rest.join("")}<p style="color:#59636e;font-size:13px;margin-top:24px">Issuepool</p></body></html>`;
+}
+
+export function exportCodeMail(input: { to: string; code: string; address: string; validMinutes: number }): MailMessage {
+  const lines = [
+    `Use this code to export the private key of your Issuepool wallet ${input.address}:`,
+    `It is valid for ${input.validMinutes} minutes and works once.`,
+    "Anyone with your private key controls your wallet's funds. Never share the key or this code with anyone: Issuepool staff will never ask for them.",
+    "If you did not ask to export your key, ignore this e-mail and consider signing out of Issuepool on other devices.",
+  ];
+  return {
+    to: input.to,
+    subject: "Your Issuepool key export code",
+    text: [lines[0], "", `    ${input.code}`, "", ...lines.slice(1)].join("\n"),
+    html: html(lines, input.code),
+  };
+}
+
+export function keyExportedMail(input: { to: string; address: string; at: Date; ip?: string }): MailMessage {
+  const when = `${input.at.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+  const lines = [
+    `The private key of your Issuepool wallet ${input.address} was exported on ${when}${input.ip ? ` from ${input.ip}` : ""}.`,
+    "Whoever holds the key controls the wallet's funds, also outside Issuepool.",
+    "If this was not you, move your funds to a new wallet at once and contact support.",
+  ];
+  return { to: input.to, subject: "Your wallet's private key was exported", text: lines.join("\n\n"), html: html(lines) };
+}
+
+export function sendCodeMail(input: { to: string; code: string; amount: string; token: string; recipient: string; validMinutes: number }): MailMessage {
+  const lines = [
+    `Use this code to confirm sending ${input.amount} ${input.token} from your Issuepool wallet to ${input.recipient}:`,
+    `It is valid for ${input.validMinutes} minutes, works once and only for this amount and recipient.`,
+    "If you did not ask to send this, do not use the code and consider signing out of Issuepool on other devices.",
+  ];
+  return {
+    to: input.to,
+    subject: "Confirm your Issuepool transfer",
+    text: [lines[0], "", `    ${input.code}`, "", ...lines.slice(1)].join("\n"),
+    html: html(lines, input.code),
+  };
+}

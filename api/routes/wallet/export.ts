@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { validate } from "../../validate.ts";
+import { rateLimit } from "../../middleware/rate-limit.ts";
+import { requireSession } from "../../middleware/session.ts";
+import { clientAddress } from "../../middleware/client-address.ts";
+import { exportWalletKey, requestKeyExportCode } from "../../services/wallets/key-export.ts";
+
+/** Per IP, on top of the per-user limits kept with the codes themselves (3 codes an hour, 5 tries a code). */
+export const EXPORT_REQUEST_RATE_LIMIT = { name: "wallet-export-request", perIp: 30, windowMs: 3600 * 1000 };
+export const EXPORT_DATA_RATE_LIMIT = { name: "wallet-export-data", perIp: 60, perUser: 30, windowMs: 3600 * 1000 };
+
+export const ExportDataBody = z.object({
+  /** The browser's ephemeral P-256 public key: raw uncompressed point (65 bytes), base64. */
+  ephemeralPublicKey: z.string().min(1).max(200),
+  otp: z.string().trim().regex(/^\d{6}$/, "Enter the 6-digit code from the e-mail."),
+});
+
+/**
+ * POST /api/wallet/export-request   e-mails a one-time code            -> { success, message, expiresAt }
+ * POST /api/wallet/export-data      { ephemeralPublicKey, otp }         -> { cipherText, iv, serverPublicKey, networkConfig, address, algorithm }
+ */
+export function exportRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .post("/export-request", rateLimit(ctx, EXPORT_REQUEST_RATE_LIMIT), async (c) => {
+      const { user } = requireSession(c);
+      return c.json(await requestKeyExportCode(ctx, { user, ip: clientAddress(c, ctx.env.TRUST_PROXY) }));
+    })
+    .post("/export-data", rateLimit(ctx, EXPORT_DATA_RATE_LIMIT), validate("json", ExportDataBody), async (c) => {
+      const { user } = requireSession(c);
+      const body = c.req.valid("json");
+      const data = await exportWalletKey(ctx, { user, ephemeralPublicKey: body.ephemeralPublicKey, otp: body.otp, ip: clientAddress(c, ctx.env.TRUST_PROXY) });
+      c.header("Cache-Control", "no-store");
+      return c.json(data);
+    });
+}

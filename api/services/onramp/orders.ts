@@ -1,0 +1,119 @@
+import { desc, eq, inArray } from "drizzle-orm";
+import type { Address } from "viem";
+import type { AppContext } from "../../context.ts";
+import { chainTransactions, onrampTransactions, type User } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { toXdcAddress } from "../../chain/address.ts";
+import { explorerTxUrl } from "../../chain/config.ts";
+import { randomToken } from "../../crypto/tokens.ts";
+import { walletBalances } from "../money/balances.ts";
+import { walletOfUser } from "../wallets/custodial.ts";
+import { hostedPageUrl, ONRAMP_NETWORK, type OnrampKind } from "./provider.ts";
+
+/**
+ * Buying and selling XDC for INR (spec sections 2, 3, 4 and 7). Opening the
+ * provider's page records an `initiated` order under a fresh, unguessable
+ * merchant reference; the provider's signed webhooks move it on
+ * (webhook.ts). The provider learns the reference from the page URL and
+ * returns it in every webhook: that, not anything the browser says, ties an
+ * order to a user.
+ */
+export const RETURN_PAGES = ["/wallet", "/vscode/wallet"] as const;
+export type ReturnPage = (typeof RETURN_PAGES)[number];
+
+export interface OnrampMetadata {
+  transactionType: "onramp" | "offramp";
+  provider?: { statusCode: number; lastEventAt: string };
+  /** Sells: the provider's deposit address and the amount it asked for. */
+  depositAddress?: string;
+  /** Sells: the outbox row that sends the XDC. */
+  sendTransactionId?: string;
+  failureReason?: string;
+}
+
+export async function startOnrampOrder(
+  ctx: AppContext,
+  input: { user: User; kind: OnrampKind; returnTo?: ReturnPage },
+): Promise<{ url: string; id: string }> {
+  const wallet = await walletOfUser(ctx.database.db, input.user.id);
+  if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (input.kind === "sell") {
+    const balances = await walletBalances(ctx.chain, wallet.address as Address, { fresh: true }).catch(() => {
+      throw new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Network unavailable", message: "Could not read your XDC balance. Please try again." });
+    });
+    if (balances.xdc === 0n) {
+      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: "You have no XDC to withdraw." });
+    }
+  }
+  const type = input.kind === "buy" ? "onramp" : "offramp";
+  const id = crypto.randomUUID();
+  const merchantReference = `ipr_${randomToken(20)}`;
+  const metadata: OnrampMetadata = { transactionType: type };
+  await ctx.database.db.insert(onrampTransactions).values({
+    id,
+    userId: input.user.id,
+    type,
+    merchantReference,
+    walletAddress: wallet.address,
+    network: ONRAMP_NETWORK,
+    metadata: JSON.stringify(metadata),
+  });
+  const url = hostedPageUrl(ctx.env, input.kind, {
+    walletAddress: toXdcAddress(wallet.address),
+    redirectUrl: `${ctx.env.PUBLIC_URL}${input.returnTo ?? "/wallet"}`,
+    merchantReference,
+  });
+  return { url, id };
+}
+
+/** An on-ramp transaction as the API returns it (spec section 3, plus what the wallet page shows). */
+export interface OnrampTransactionView {
+  id: string;
+  /** XDC bought or sold, once the provider has said; null before. */
+  amount: string | null;
+  orderId: string | null;
+  status: string;
+  createdAt: string;
+  type: "onramp" | "offramp";
+  coin: string;
+  fiatAmount: string | null;
+  fiatCurrency: string;
+  transactionHash: string | null;
+  explorerUrl: string | null;
+  metadata: { transactionType: "onramp" | "offramp" };
+}
+
+export async function listOnrampTransactions(ctx: AppContext, userId: number, limit: number): Promise<OnrampTransactionView[]> {
+  const db = ctx.database.db;
+  const rows = await db
+    .select()
+    .from(onrampTransactions)
+    .where(eq(onrampTransactions.userId, userId))
+    .orderBy(desc(onrampTransactions.createdAt))
+    .limit(limit);
+  const metadata = new Map(rows.map((r) => [r.id, JSON.parse(r.metadata) as OnrampMetadata]));
+  // A sale's transaction is the platform's own send; its hash is on the outbox row.
+  const sendIds = [...metadata.values()].map((m) => m.sendTransactionId).filter((id): id is string => Boolean(id));
+  const sends = sendIds.length
+    ? await db.select({ id: chainTransactions.id, txHash: chainTransactions.txHash }).from(chainTransactions).where(inArray(chainTransactions.id, sendIds))
+    : [];
+  const sendHash = new Map(sends.map((s) => [s.id, s.txHash]));
+  return rows.map((row) => {
+    const meta = metadata.get(row.id)!;
+    const hash = row.txHash ?? (meta.sendTransactionId ? (sendHash.get(meta.sendTransactionId) ?? null) : null);
+    return {
+      id: row.id,
+      amount: row.cryptoAmount,
+      orderId: row.orderId,
+      status: row.status,
+      createdAt: row.createdAt.toISOString(),
+      type: row.type,
+      coin: row.coin,
+      fiatAmount: row.fiatAmount,
+      fiatCurrency: row.fiatCurrency,
+      transactionHash: hash,
+      explorerUrl: hash ? explorerTxUrl(ctx.chain.config.network, hash) : null,
+      metadata: { transactionType: row.type },
+    };
+  });
+}

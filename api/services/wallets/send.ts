@@ -1,0 +1,320 @@
+import { and, desc, eq, inArray } from "drizzle-orm";
+import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from "viem";
+import type { AppContext } from "../../context.ts";
+import { chainTransactions, type ChainTransaction, type User, type Wallet } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { parseAddress, toXdcAddress } from "../../chain/address.ts";
+import { parseAmount, toDecimalString, TOKEN_DECIMALS, type TokenSymbol } from "../../chain/amounts.ts";
+import { explorerTxUrl } from "../../chain/config.ts";
+import { describeChainError, isPermanentEstimateError } from "../../chain/errors.ts";
+import { formatAmount } from "../../../site/lib/format.ts";
+import { sendCodeMail } from "../../mail/templates.ts";
+import { audit } from "../audit.ts";
+import { forgetBalances, walletBalances } from "../money/balances.ts";
+import { GAS_RESERVE } from "../money/rules.ts";
+import { transactionResult, type TransactionResult } from "../money/transaction-result.ts";
+import { walletOfUser } from "./custodial.ts";
+import { CODE_TTL_MS, consumeCode, issueCode, maskEmail, otpMailFailed, retireCode } from "./one-time-codes.ts";
+import { pendingXdcBalance, unbroadcastXdc } from "./spendable.ts";
+import { tokenContract, WALLET_TOKENS } from "./tokens.ts";
+
+/**
+ * Sending XDC, ROXN or USDC from the custodial wallet to an outside address
+ * (beyond the spec: users must be able to move their rewards out). Rules, all
+ * checked on the server:
+ * - the recipient is an XDC address in xdc… or 0x… form, with a valid
+ *   checksum when written in mixed case, not the zero address and not the
+ *   wallet itself;
+ * - the amount is above 0, has no more decimals than the token, and is
+ *   within the balance; XDC sends leave the 0.1 XDC gas reserve, token sends
+ *   need XDC for the fee;
+ * - above SEND_OTP_THRESHOLD (in the token's units) a one-time code e-mailed
+ *   for exactly this token, recipient and amount is required;
+ * - the transaction goes through the outbox under the request's
+ *   Idempotency-Key: a retry returns the first result and never sends twice.
+ */
+export const SEND_KINDS = ["send_xdc", "send_token"] as const;
+
+export interface SendInput {
+  token: unknown;
+  to: unknown;
+  amount: unknown;
+}
+
+interface CheckedSend {
+  wallet: Wallet;
+  token: TokenSymbol;
+  recipient: Address;
+  amount: bigint;
+  /** Estimated network fee in XDC (gas estimate x gas price). */
+  fee: bigint;
+  /** The fee the outbox may spend at most (it signs with 20% more gas than estimated). */
+  maxFee: bigint;
+  /** The chain's pending XDC balance when checked (outbox rows not yet broadcast are not in it). */
+  xdcPending: bigint;
+  /** Spendable XDC when checked: the pending balance minus unbroadcast outbox rows. */
+  xdcAvailable: bigint;
+  otpRequired: boolean;
+  call: { to: Address; data: Hex; value: bigint };
+}
+
+export interface SendQuote {
+  token: TokenSymbol;
+  to: string;
+  amount: string;
+  fee: string;
+  feeCurrency: "XDC";
+  /** amount + fee for XDC; for tokens the fee is paid in XDC, so there is no single total. */
+  total: string | null;
+  otpRequired: boolean;
+  otpThreshold: string;
+}
+
+export interface SendResult extends TransactionResult {
+  id: string;
+  token: TokenSymbol;
+  to: string;
+  amount: string;
+}
+
+const sendError = (error: string, message: string, details?: Record<string, unknown>) =>
+  new ApiError({ code: ErrorCode.BAD_REQUEST, error, message, details });
+
+const invalidAmount = (symbol: string) => sendError("Invalid Amount", `Please enter a valid ${symbol} amount.`);
+
+export function parseToken(input: unknown): TokenSymbol {
+  if (typeof input === "string" && (WALLET_TOKENS as readonly string[]).includes(input)) return input as TokenSymbol;
+  throw sendError("Invalid token", "Choose XDC, ROXN or USDC.");
+}
+
+/** The recipient, or the error that says what is wrong with it. */
+export function parseRecipient(input: unknown): Address {
+  const text = typeof input === "string" ? input.trim() : "";
+  if (!text) throw sendError("Invalid address", "Enter the recipient's address (xdc… or 0x…).");
+  const hex = /^xdc/i.test(text) ? `0x${text.slice(3)}` : text;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(hex)) {
+    throw sendError("Invalid address", "Enter a valid XDC address: xdc or 0x followed by 40 hexadecimal characters.");
+  }
+  const address = parseAddress(text);
+  if (!address) {
+    throw sendError("Invalid address checksum", "The address's mixed upper and lower case does not match its checksum: check it for a typo.");
+  }
+  if (address === zeroAddress) throw sendError("Invalid address", "Sending to the zero address would destroy the funds.");
+  return address;
+}
+
+export function parseSendAmount(input: unknown, token: TokenSymbol): bigint {
+  const parsed = parseAmount(input, TOKEN_DECIMALS[token]);
+  if (!parsed.ok) {
+    if (parsed.reason === "decimals") throw sendError("Invalid Amount", `${token} amounts have at most ${TOKEN_DECIMALS[token]} decimal places.`);
+    throw invalidAmount(token);
+  }
+  if (parsed.value === 0n) throw invalidAmount(token);
+  return parsed.value;
+}
+
+/** SEND_OTP_THRESHOLD in the token's smallest unit (extra decimals beyond the token's are dropped). */
+export function otpThreshold(ctx: Pick<AppContext, "env">, token: TokenSymbol): bigint {
+  const [whole = "0", fraction = ""] = ctx.env.SEND_OTP_THRESHOLD.split(".");
+  const decimals = TOKEN_DECIMALS[token];
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.slice(0, decimals).padEnd(decimals, "0") || "0");
+}
+
+const gasReserveError = () => sendError("Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
+
+async function checkSend(ctx: AppContext, user: User, input: SendInput): Promise<CheckedSend> {
+  const token = parseToken(input.token);
+  const recipient = parseRecipient(input.to);
+  const amount = parseSendAmount(input.amount, token);
+  const wallet = await walletOfUser(ctx.database.db, user.id);
+  if (!wallet) throw sendError("No wallet", "No wallet is connected. Please check your profile settings.");
+  if (recipient === wallet.address) throw sendError("Invalid address", "This is your own wallet: enter the address you want to send to.");
+
+  const decimals = TOKEN_DECIMALS[token];
+  const [pending, unbroadcast, balances] = await Promise.all([
+    pendingXdcBalance(ctx, wallet),
+    unbroadcastXdc(ctx.database.db, wallet),
+    token === "XDC" ? undefined : walletBalances(ctx.chain, wallet.address as Address, { fresh: true }),
+  ]).catch((err) => {
+    if (err instanceof ApiError) throw err;
+    throw chainUnavailable(err);
+  });
+  const xdcAvailable = pending > unbroadcast ? pending - unbroadcast : 0n;
+  const held = token === "XDC" ? xdcAvailable : token === "ROXN" ? balances!.roxn : balances!.usdc;
+  if (amount > held) {
+    throw sendError(`Insufficient ${token} Balance`, `Your ${token} balance is ${formatAmount(held, token)} ${token}.`, {
+      balance: toDecimalString(held, decimals),
+    });
+  }
+  if (token === "XDC" && amount + GAS_RESERVE > xdcAvailable) throw gasReserveError();
+
+  const contract = tokenContract(ctx, token);
+  const call = contract
+    ? { to: contract, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [recipient, amount] }), value: 0n }
+    : { to: recipient, data: "0x" as Hex, value: amount };
+  let gas: bigint;
+  let gasPrice: bigint;
+  try {
+    [gas, gasPrice] = await Promise.all([
+      ctx.chain.client.estimateGas({ account: wallet.address as Address, to: call.to, data: call.data, value: call.value, blockTag: "pending" }),
+      ctx.chain.client.getGasPrice(),
+    ]);
+  } catch (err) {
+    if (isPermanentEstimateError(err)) {
+      ctx.log.info("send refused by the estimate", { userId: user.id, token, err: describeChainError(err) });
+      throw new ApiError({ code: ErrorCode.UNPROCESSABLE, error: "Send Failed", message: "The network refused this transfer: nothing was sent." });
+    }
+    throw chainUnavailable(err);
+  }
+  const fee = gas * gasPrice;
+  const maxFee = ((gas * 12n) / 10n) * gasPrice;
+  if (token === "XDC" && amount + maxFee > xdcAvailable) throw gasReserveError();
+  if (token !== "XDC" && maxFee > xdcAvailable) {
+    throw sendError("Insufficient funds for gas", `You need about ${formatAmount(maxFee, "XDC")} XDC in your wallet to pay the network fee.`);
+  }
+  return { wallet, token, recipient, amount, fee, maxFee, xdcPending: pending, xdcAvailable, otpRequired: amount > otpThreshold(ctx, token), call };
+}
+
+const chainUnavailable = (cause: unknown) =>
+  new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Network unavailable", message: "Could not reach the XDC network. Please try again in a moment.", cause });
+
+/** What the one-time code of a send is bound to: the exact token, recipient and amount. */
+const sendSubject = (send: Pick<CheckedSend, "token" | "recipient" | "amount">) => `${send.token}:${send.recipient}:${send.amount}`;
+
+/** GET /api/wallet/send-quote: every rule checked, the fee estimated, nothing changed. */
+export async function quoteSend(ctx: AppContext, user: User, input: SendInput): Promise<SendQuote> {
+  const send = await checkSend(ctx, user, input);
+  const decimals = TOKEN_DECIMALS[send.token];
+  return {
+    token: send.token,
+    to: toXdcAddress(send.recipient),
+    amount: toDecimalString(send.amount, decimals),
+    fee: toDecimalString(send.fee, TOKEN_DECIMALS.XDC),
+    feeCurrency: "XDC",
+    total: send.token === "XDC" ? toDecimalString(send.amount + send.fee, decimals) : null,
+    otpRequired: send.otpRequired,
+    otpThreshold: toDecimalString(otpThreshold(ctx, send.token), decimals),
+  };
+}
+
+/** POST /api/wallet/send-code: e-mails the code for this one send. */
+export async function requestSendCode(ctx: AppContext, input: { user: User; send: SendInput; ip?: string }): Promise<{ success: true; message: string; expiresAt: string }> {
+  const send = await checkSend(ctx, input.user, input.send);
+  if (!send.otpRequired) {
+    throw sendError("No code needed", `Only sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need a code.`);
+  }
+  if (!input.user.email) throw sendError("No e-mail address", "Add an e-mail address to your profile to receive the code.");
+  const issued = await issueCode(ctx, { userId: input.user.id, purpose: "send", subject: sendSubject(send) });
+  try {
+    await ctx.mailer.send(
+      sendCodeMail({
+        to: input.user.email,
+        code: issued.code,
+        amount: toDecimalString(send.amount, TOKEN_DECIMALS[send.token]),
+        token: send.token,
+        recipient: toXdcAddress(send.recipient),
+        validMinutes: CODE_TTL_MS / 60_000,
+      }),
+    );
+  } catch (err) {
+    await retireCode(ctx.database.db, issued.id);
+    throw otpMailFailed(err);
+  }
+  await audit(ctx.database.db, { userId: input.user.id, action: "wallet.send_code_sent", ip: input.ip, detail: { token: send.token, to: send.recipient } });
+  return { success: true, message: `We sent a 6-digit code to ${maskEmail(input.user.email)}.`, expiresAt: issued.expiresAt.toISOString() };
+}
+
+/** POST /api/wallet/send */
+export async function sendFromWallet(
+  ctx: AppContext,
+  input: { user: User; send: SendInput; otp?: string; idempotencyKey: string; ip?: string },
+): Promise<SendResult> {
+  // The code is not part of the request's identity: a retry after a lost answer carries the same (spent) code.
+  const request = { route: "wallet_send", token: String(input.send.token), to: String(input.send.to).trim(), amount: String(input.send.amount) };
+  const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
+  if (earlier) return sendResult(ctx, earlier);
+
+  const send = await checkSend(ctx, input.user, input.send);
+  if (send.otpRequired) {
+    if (!input.otp) {
+      throw sendError("Confirmation code required", `Sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need the 6-digit code we e-mail you.`, {
+        otpRequired: true,
+      });
+    }
+    await consumeCode(ctx, { userId: input.user.id, purpose: "send", subject: sendSubject(send), code: input.otp });
+  }
+  const { wallet, token, recipient, amount, call } = send;
+  const { tx } = await ctx.outbox.submit(
+    {
+      userId: input.user.id,
+      idempotencyKey: input.idempotencyKey,
+      request,
+      kind: token === "XDC" ? "send_xdc" : "send_token",
+      intent: { currency: token, to: recipient, amount: amount.toString() },
+      signer: { kind: "wallet", wallet },
+      to: call.to,
+      data: call.data,
+      value: call.value,
+    },
+    {
+      // Checked again inside the insert's write transaction, so concurrent sends from one wallet add up.
+      guard:
+        token === "XDC"
+          ? async (db) => {
+              if (send.xdcPending - (await unbroadcastXdc(db, wallet)) < amount + GAS_RESERVE) throw gasReserveError();
+            }
+          : undefined,
+    },
+  );
+  forgetBalances(ctx.chain, wallet.address as Address);
+  await audit(ctx.database.db, {
+    userId: input.user.id,
+    action: "wallet.send",
+    ip: input.ip,
+    detail: { token, to: recipient, amount: amount.toString(), outboxId: tx.id, confirmedByCode: send.otpRequired },
+  });
+  return sendResult(ctx, tx);
+}
+
+function sendResult(ctx: AppContext, tx: ChainTransaction): SendResult {
+  const intent = JSON.parse(tx.intent) as { currency: TokenSymbol; to: string; amount: string };
+  const token = intent.currency;
+  const result = transactionResult(ctx, tx, { pending: `${token} sent: waiting for confirmation`, confirmed: `${token} sent`, failedTitle: "Send Failed" });
+  return { ...result, id: tx.id, token, to: toXdcAddress(intent.to), amount: toDecimalString(BigInt(intent.amount), TOKEN_DECIMALS[token]) };
+}
+
+export interface SentTransaction {
+  id: string;
+  token: TokenSymbol;
+  to: string;
+  amount: string;
+  status: "pending" | "confirmed" | "failed";
+  transactionHash: string | null;
+  explorerUrl: string | null;
+  createdAt: string;
+}
+
+/** GET /api/wallet/sends: the wallet's latest sends, newest first. */
+export async function listSends(ctx: AppContext, user: User, limit: number): Promise<SentTransaction[]> {
+  const wallet = await walletOfUser(ctx.database.db, user.id);
+  if (!wallet) return [];
+  const rows = await ctx.database.db
+    .select()
+    .from(chainTransactions)
+    .where(and(eq(chainTransactions.walletId, wallet.id), inArray(chainTransactions.kind, [...SEND_KINDS])))
+    .orderBy(desc(chainTransactions.createdAt))
+    .limit(limit);
+  return rows.map((tx) => {
+    const intent = JSON.parse(tx.intent) as { currency: TokenSymbol; to: string; amount: string };
+    return {
+      id: tx.id,
+      token: intent.currency,
+      to: toXdcAddress(intent.to),
+      amount: toDecimalString(BigInt(intent.amount), TOKEN_DECIMALS[intent.currency]),
+      status: tx.status === "confirmed" ? "confirmed" : tx.status === "failed" || tx.status === "reverted" ? "failed" : "pending",
+      transactionHash: tx.txHash,
+      explorerUrl: tx.txHash ? explorerTxUrl(ctx.chain.config.network, tx.txHash) : null,
+      createdAt: tx.createdAt.toISOString(),
+    };
+  });
+}

@@ -1,0 +1,279 @@
+/**
+ * A local stand-in for the on-ramp provider (onramp.money-shaped, see
+ * api/services/onramp/provider.ts), for the embedded default and tests:
+ *
+ * - its hosted buy and sell pages take the same URL parameters as the real
+ *   ones; each order gets a small page where you complete or fail the payment;
+ * - a completed purchase sends the XDC from the provider's hot wallet (a
+ *   funded anvil account) to the user's wallet, then reports success with the
+ *   transaction hash;
+ * - a completed sale reports that it awaits the crypto at a fresh deposit
+ *   address, watches that address until the platform has sent the XDC, then
+ *   reports success (or failure after a timeout);
+ * - every report is a webhook signed like the provider's (HMAC-SHA512 of the
+ *   raw body), retried until the platform answers 2xx;
+ * - afterwards the browser goes back to the redirect URL with `status` and
+ *   `orderId`.
+ *
+ * The prices are made up and the money is test money on the local chain.
+ */
+import { Hono } from "hono";
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, isAddress, parseEther, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { signWebhookBody, STATUS_CODE_OF, FIAT_TYPE_INR, ONRAMP_COIN_CODE, ONRAMP_NETWORK, type OnrampStatus } from "../../api/services/onramp/provider.ts";
+import { formatXdc, inrToXdc, xdcToInr } from "./prices.ts";
+import { orderPage, startPage, messagePage } from "./pages.ts";
+
+export interface OnrampSimulatorOptions {
+  /** 0 or unset: a free port. */
+  port?: number;
+  appId: string;
+  appSecret: string;
+  /** The platform's POST /api/webhooks/onramp. */
+  webhookUrl: string;
+  rpcUrl: string;
+  /** The provider's hot wallet, which delivers purchased XDC (an anvil account; topped up with anvil_setBalance). */
+  providerKey: Hex;
+  /** Price in paise per XDC (default 250: 1 XDC = ₹2.50). */
+  paisePerXdc?: bigint;
+  /** How long a sale waits for the XDC before it fails. */
+  saleTimeoutMs?: number;
+  log?: (message: string) => void;
+}
+
+export type SimulatedOrderState = "created" | "delivering" | "awaiting_crypto" | "success" | "failed";
+
+export interface SimulatedOrder {
+  orderId: number;
+  kind: "buy" | "sell";
+  merchantRecognitionId: string;
+  walletAddress: Address;
+  redirectUrl: string;
+  /** INR, 2 decimals. */
+  fiatAmount: string;
+  /** XDC, decimal string. */
+  cryptoAmount: string;
+  state: SimulatedOrderState;
+  depositAddress?: Address;
+  transactionHash?: Hex;
+  error?: string;
+  /** Webhooks sent: the status and how the platform answered. */
+  webhooks: { status: OnrampStatus; code: number; answer: string }[];
+  createdAt: Date;
+}
+
+export interface OnrampSimulator {
+  url: string;
+  orders: Map<number, SimulatedOrder>;
+  stop(): Promise<void>;
+}
+
+const WEBHOOK_ATTEMPTS = 6;
+
+export async function startOnrampSimulator(options: OnrampSimulatorOptions): Promise<OnrampSimulator> {
+  const log = options.log ?? (() => {});
+  const paisePerXdc = options.paisePerXdc ?? 250n;
+  const saleTimeoutMs = options.saleTimeoutMs ?? 120_000;
+  const chainId = await rpcChainId(options.rpcUrl);
+  const chain = defineChain({ id: chainId, name: "local", nativeCurrency: { name: "XDC", symbol: "XDC", decimals: 18 }, rpcUrls: { default: { http: [options.rpcUrl] } } });
+  const client = createPublicClient({ chain, transport: http(options.rpcUrl), pollingInterval: 50 });
+  const provider = privateKeyToAccount(options.providerKey);
+  const wallet = createWalletClient({ account: provider, chain, transport: http(options.rpcUrl) });
+  const orders = new Map<number, SimulatedOrder>();
+  const watchers = new Set<ReturnType<typeof setInterval>>();
+  let nextOrderId = Date.now(); // unique across restarts: the platform keeps order ids unique
+  // One delivery at a time from the hot wallet, so its nonces never collide.
+  let deliveries: Promise<unknown> = Promise.resolve();
+
+  async function webhook(order: SimulatedOrder, status: OnrampStatus): Promise<void> {
+    const code = STATUS_CODE_OF[status];
+    const body = JSON.stringify({
+      orderId: order.orderId,
+      merchantRecognitionId: order.merchantRecognitionId,
+      eventType: order.kind === "buy" ? "onramp" : "offramp",
+      status: code,
+      walletAddress: order.walletAddress,
+      coinCode: ONRAMP_COIN_CODE,
+      network: ONRAMP_NETWORK,
+      fiatType: FIAT_TYPE_INR,
+      fiatAmount: order.fiatAmount,
+      actualCryptoAmount: order.cryptoAmount,
+      ...(order.transactionHash && order.kind === "buy" ? { transactionHash: order.transactionHash } : {}),
+      ...(order.depositAddress ? { depositAddress: order.depositAddress } : {}),
+      createdAt: order.createdAt.toISOString(),
+      updatedAt: new Date().toISOString(),
+    });
+    const signature = await signWebhookBody(options.appSecret, body);
+    let answer = "not sent";
+    for (let attempt = 0; attempt < WEBHOOK_ATTEMPTS; attempt++) {
+      try {
+        const res = await fetch(options.webhookUrl, { method: "POST", headers: { "content-type": "application/json", "x-onramp-signature": signature }, body });
+        answer = `${res.status} ${await res.text()}`;
+        if (res.ok) break;
+      } catch (err) {
+        answer = `unreachable: ${(err as Error).message}`;
+      }
+      await Bun.sleep(200 * 2 ** attempt);
+    }
+    order.webhooks.push({ status, code, answer });
+    log(`on-ramp simulator: order ${order.orderId} ${status} -> ${answer.slice(0, 120)}`);
+  }
+
+  async function deliverPurchase(order: SimulatedOrder): Promise<void> {
+    const amount = parseEther(order.cryptoAmount);
+    const run = deliveries.then(async () => {
+      const balance = await client.getBalance({ address: provider.address });
+      if (balance < amount + parseEther("1")) {
+        await rpc(options.rpcUrl, "anvil_setBalance", [provider.address, `0x${(balance + amount + parseEther("1000000")).toString(16)}`]);
+      }
+      const hash = await wallet.sendTransaction({ to: order.walletAddress, value: amount });
+      const receipt = await client.waitForTransactionReceipt({ hash, timeout: 30_000 });
+      if (receipt.status !== "success") throw new Error("the delivery reverted");
+      return hash;
+    });
+    deliveries = run.catch(() => undefined);
+    order.transactionHash = await run;
+  }
+
+  function watchDeposit(order: SimulatedOrder): void {
+    const deadline = Date.now() + saleTimeoutMs;
+    const wanted = parseEther(order.cryptoAmount);
+    let checking = false;
+    const timer = setInterval(async () => {
+      if (checking) return;
+      checking = true;
+      try {
+        const received = await client.getBalance({ address: order.depositAddress! });
+        if (received >= wanted || Date.now() > deadline) {
+          clearInterval(timer);
+          watchers.delete(timer);
+          order.state = received >= wanted ? "success" : "failed";
+          if (order.state === "failed") order.error = "the XDC did not arrive in time";
+          await webhook(order, order.state);
+        }
+      } catch {
+        // the chain did not answer: try again on the next tick
+      } finally {
+        checking = false;
+      }
+    }, 250);
+    watchers.add(timer);
+  }
+
+  const back = (order: SimulatedOrder) => {
+    const url = new URL(order.redirectUrl);
+    url.searchParams.set("status", order.state === "success" ? "success" : order.state === "failed" ? "failed" : "pending");
+    url.searchParams.set("orderId", String(order.orderId));
+    return url.toString();
+  };
+
+  const app = new Hono();
+  for (const kind of ["buy", "sell"] as const) {
+    app.get(`/main/${kind}/`, (c) => {
+      const q = c.req.query();
+      const problem = checkStart(q, options.appId);
+      if (problem) return c.html(messagePage("Cannot start this order", problem), 400);
+      return c.html(startPage({ kind, walletAddress: getAddress(xdcTo0x(q.walletAddress!)), redirectUrl: q.redirectUrl!, merchantRecognitionId: q.merchantRecognitionId!, paisePerXdc }));
+    });
+  }
+  app.post("/orders", async (c) => {
+    const form = await c.req.parseBody();
+    const field = (name: string) => (typeof form[name] === "string" ? (form[name] as string).trim() : "");
+    const kind = field("kind") === "sell" ? "sell" : "buy";
+    const problem = checkStart({ appId: options.appId, walletAddress: field("walletAddress"), redirectUrl: field("redirectUrl"), merchantRecognitionId: field("merchantRecognitionId") }, options.appId);
+    if (problem) return c.html(messagePage("Cannot start this order", problem), 400);
+    const amount = field("amount");
+    if (!/^\d+(\.\d{1,4})?$/.test(amount) || Number(amount) <= 0) return c.html(messagePage("Invalid amount", "Enter an amount above 0 with at most 4 decimals."), 400);
+    const order: SimulatedOrder = {
+      orderId: nextOrderId++,
+      kind,
+      merchantRecognitionId: field("merchantRecognitionId"),
+      walletAddress: getAddress(xdcTo0x(field("walletAddress"))),
+      redirectUrl: field("redirectUrl"),
+      fiatAmount: kind === "buy" ? amount : xdcToInr(amount, paisePerXdc),
+      cryptoAmount: kind === "buy" ? inrToXdc(amount, paisePerXdc) : formatXdc(amount),
+      state: "created",
+      webhooks: [],
+      createdAt: new Date(),
+    };
+    orders.set(order.orderId, order);
+    return c.redirect(`/orders/${order.orderId}`, 303);
+  });
+  app.get("/orders/:id", (c) => {
+    const order = orders.get(Number(c.req.param("id")));
+    if (!order) return c.html(messagePage("Order not found", "This order does not exist (the simulator keeps orders in memory)."), 404);
+    return c.html(orderPage(order, back(order)));
+  });
+  app.post("/orders/:id/complete", async (c) => {
+    const order = orders.get(Number(c.req.param("id")));
+    if (!order) return c.html(messagePage("Order not found", "This order does not exist."), 404);
+    if (order.state !== "created") return c.redirect(`/orders/${order.orderId}`, 303);
+    if (order.kind === "buy") {
+      order.state = "delivering";
+      await webhook(order, "pending");
+      try {
+        await deliverPurchase(order);
+        order.state = "success";
+      } catch (err) {
+        order.state = "failed";
+        order.error = (err as Error).message;
+      }
+      await webhook(order, order.state);
+      return c.redirect(back(order), 303);
+    }
+    order.depositAddress = privateKeyToAccount(generatePrivateKey()).address;
+    order.state = "awaiting_crypto";
+    await webhook(order, "pending");
+    watchDeposit(order);
+    return c.redirect(`/orders/${order.orderId}`, 303);
+  });
+  app.post("/orders/:id/fail", async (c) => {
+    const order = orders.get(Number(c.req.param("id")));
+    if (!order) return c.html(messagePage("Order not found", "This order does not exist."), 404);
+    if (order.state !== "created") return c.redirect(`/orders/${order.orderId}`, 303);
+    order.state = "failed";
+    order.error = "the payment failed";
+    await webhook(order, "failed");
+    return c.redirect(back(order), 303);
+  });
+  app.get("/", (c) => c.html(messagePage("On-ramp simulator", "Open the buy or sell page from the Issuepool wallet.")));
+
+  const server = Bun.serve({ hostname: "127.0.0.1", port: options.port ?? 0, fetch: app.fetch });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    orders,
+    async stop() {
+      for (const timer of watchers) clearInterval(timer);
+      await server.stop(true);
+    },
+  };
+}
+
+function xdcTo0x(address: string): string {
+  return /^xdc/i.test(address) ? `0x${address.slice(3)}` : address;
+}
+
+/** What the provider checks before showing its page: its app, a wallet, where to return, our reference. */
+function checkStart(q: Record<string, string | undefined>, appId: string): string | undefined {
+  if (q.appId !== appId) return "Unknown appId.";
+  if (!q.walletAddress || !isAddress(xdcTo0x(q.walletAddress), { strict: false })) return "walletAddress is missing or not an address.";
+  if (!q.merchantRecognitionId) return "merchantRecognitionId is missing.";
+  try {
+    const url = new URL(q.redirectUrl ?? "");
+    if (url.protocol !== "http:" && url.protocol !== "https:") return "redirectUrl must be an http(s) URL.";
+  } catch {
+    return "redirectUrl must be an http(s) URL.";
+  }
+  return undefined;
+}
+
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+  if (body.error) throw new Error(body.error.message);
+  return body.result;
+}
+
+async function rpcChainId(url: string): Promise<number> {
+  return Number(await rpc(url, "eth_chainId", []));
+}

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { formatEther, type Address } from "viem";
+import type { Server } from "bun";
+import { createTestContext, type TestContext } from "../../api/testing/context.ts";
+import { startTestChain, type TestChain } from "../../api/testing/chain.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../api/testing/auth.ts";
+import { onrampTransactions, wallets } from "../../db/schema/index.ts";
+import { anvilPrivateKey } from "../lib/anvil.ts";
+import { startOnrampSimulator, type OnrampSimulator } from "./index.ts";
+import { inrToXdc, xdcToInr } from "./prices.ts";
+
+let chain: TestChain;
+let t: TestContext;
+let simulator: OnrampSimulator;
+let listener: Server<unknown>;
+let bob: TestSession;
+let bobWallet: Address;
+
+beforeAll(async () => {
+  chain = await startTestChain();
+  let handler: (request: Request, server: Server<unknown>) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
+  listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, server) => handler(request, server) });
+  const appUrl = `http://127.0.0.1:${listener.port}`;
+  const secret = "simulator-test-secret-0123456789";
+  simulator = await startOnrampSimulator({
+    appId: "issuepool-sim",
+    appSecret: secret,
+    webhookUrl: `${appUrl}/api/webhooks/onramp`,
+    rpcUrl: chain.anvil.rpcUrl,
+    providerKey: anvilPrivateKey(9),
+    saleTimeoutMs: 20_000,
+  });
+  t = await createTestContext({
+    fileDatabase: true,
+    env: { ...chain.env, PUBLIC_URL: appUrl, ONRAMP_URL: simulator.url, ONRAMP_APP_ID: "issuepool-sim", ONRAMP_APP_SECRET: secret },
+  });
+  handler = (request, server) => t.app.fetch(request, server);
+  t.ctx.outbox.start(); // the sale's XDC leaves through the outbox worker, as in the running platform
+  bob = await signInAs(t, await createTestUser(t, { role: "contributor" }));
+  bobWallet = (await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, bob.user.id)))[0]!.address as Address;
+  await chain.fund(bobWallet, { xdc: "20" });
+}, 60_000);
+afterAll(async () => {
+  await t?.ctx.outbox.stop();
+  await simulator?.stop();
+  listener?.stop(true);
+  t?.close();
+  await chain?.stop();
+});
+
+/** The browser's part: open the hosted page, submit its form, return the order page's path. */
+async function placeOrder(kind: "buy" | "sell", amount: string): Promise<{ orderPath: string; reference: string }> {
+  const { url } = await (await call(t, `/api/wallet/${kind}-xdc-url`, { as: bob })).json();
+  const page = await fetch(url);
+  expect(page.status).toBe(200);
+  const form = new URLSearchParams();
+  for (const [, name, value] of (await page.text()).matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)) form.set(name!, value!.replace(/&amp;/g, "&"));
+  form.set("amount", amount);
+  const placed = await fetch(`${simulator.url}/orders`, { method: "POST", body: form, redirect: "manual" });
+  expect(placed.status).toBe(303);
+  return { orderPath: placed.headers.get("location")!, reference: new URL(url).searchParams.get("merchantRecognitionId")! };
+}
+
+const orderRow = async (reference: string) =>
+  (await t.ctx.database.db.select().from(onrampTransactions).where(eq(onrampTransactions.merchantReference, reference)))[0]!;
+const balance = async (address: Address) => formatEther(await t.ctx.chain.client.getBalance({ address }));
+
+describe("the on-ramp simulator with the platform", () => {
+  test("prices are exact decimals", () => {
+    expect(inrToXdc("1000", 250n)).toBe("400");
+    expect(inrToXdc("1", 300n)).toBe("0.3333");
+    expect(xdcToInr("5", 250n)).toBe("12.50");
+  });
+
+  test("a purchase: XDC arrives from the provider, the order succeeds, the browser returns with status and orderId", async () => {
+    const before = await t.ctx.chain.client.getBalance({ address: bobWallet });
+    const { orderPath, reference } = await placeOrder("buy", "1000");
+    const done = await fetch(`${simulator.url}${orderPath}/complete`, { method: "POST", redirect: "manual" });
+    expect(done.status).toBe(303);
+    const back = new URL(done.headers.get("location")!);
+    const orderId = orderPath.split("/").pop()!;
+    expect(back.pathname).toBe("/wallet");
+    expect(Object.fromEntries(back.searchParams)).toEqual({ status: "success", orderId });
+    expect(formatEther((await t.ctx.chain.client.getBalance({ address: bobWallet })) - before)).toBe("400");
+    const row = await orderRow(reference);
+    expect(row).toMatchObject({ status: "success", orderId, cryptoAmount: "400", fiatAmount: "1000" });
+    expect(row.txHash).toBe(simulator.orders.get(Number(orderId))!.transactionHash!);
+    // A second click changes nothing.
+    await fetch(`${simulator.url}${orderPath}/complete`, { method: "POST", redirect: "manual" });
+    expect(formatEther((await t.ctx.chain.client.getBalance({ address: bobWallet })) - before)).toBe("400");
+  });
+
+  test("a sale: the platform sends the XDC to the provider's deposit address, then the order succeeds", async () => {
+    const { orderPath, reference } = await placeOrder("sell", "5");
+    const done = await fetch(`${simulator.url}${orderPath}/complete`, { method: "POST", redirect: "manual" });
+    expect(done.headers.get("location")).toBe(orderPath);
+    const order = simulator.orders.get(Number(orderPath.split("/").pop()))!;
+    const deadline = Date.now() + 15_000;
+    while (order.state === "awaiting_crypto" && Date.now() < deadline) await Bun.sleep(100);
+    expect(order.state).toBe("success");
+    expect(await balance(order.depositAddress!)).toBe("5");
+    const row = await orderRow(reference);
+    expect(row).toMatchObject({ status: "success", type: "offramp", cryptoAmount: "5", fiatAmount: "12.5" });
+    const page = await (await fetch(`${simulator.url}${orderPath}`)).text();
+    expect(page).toContain("status=success");
+  }, 30_000);
+
+  test("a failed payment: the order fails and the browser returns with status=failed", async () => {
+    const { orderPath, reference } = await placeOrder("buy", "100");
+    const failed = await fetch(`${simulator.url}${orderPath}/fail`, { method: "POST", redirect: "manual" });
+    expect(new URL(failed.headers.get("location")!).searchParams.get("status")).toBe("failed");
+    expect((await orderRow(reference)).status).toBe("failed");
+  });
+
+  test("the simulator refuses pages for another app", async () => {
+    const res = await fetch(`${simulator.url}/main/buy/?appId=someone-else&walletAddress=${bobWallet}&redirectUrl=http://x/&merchantRecognitionId=r`);
+    expect(res.status).toBe(400);
+  });
+});

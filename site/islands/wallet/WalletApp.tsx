@@ -1,0 +1,83 @@
+import { useEffect } from "react";
+import { Tabs } from "radix-ui";
+import { watchSession } from "../../stores/session.ts";
+import { onrampTransactions, refreshWallet, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
+import { handleOnrampReturn, type ReturnPage } from "../../lib/wallet-onramp.ts";
+import { cardClass } from "../../lib/ui.ts";
+import { XdcWalletPanel } from "./XdcWalletPanel.tsx";
+import { TokensPanel } from "./TokensPanel.tsx";
+import { TransactionsPanel } from "./TransactionsPanel.tsx";
+
+export interface WalletAppProps {
+  /** The user's wallet (xdc…), or null: 'No wallet is connected...'. */
+  address: string | null;
+  userId: number;
+  /** Where the on-ramp sends the user back. */
+  returnTo?: ReturnPage;
+  /** The editor's page: the XDC Wallet panel alone. */
+  compact?: boolean;
+}
+
+const tabTrigger =
+  "inline-flex flex-1 items-center justify-center gap-2 whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium text-muted-foreground transition-colors " +
+  "hover:text-foreground focus-visible:outline-2 focus-visible:outline-ring data-[state=active]:bg-card data-[state=active]:text-foreground data-[state=active]:shadow-sm sm:flex-none";
+
+/**
+ * /wallet (spec section 2): tabs XDC Wallet, Tokens and Transactions over
+ * the shared wallet data. Balances refresh every 30 s, on focus and when the
+ * network comes back; a return from the on-ramp shows its notice, refreshes
+ * and clears the query string.
+ */
+export default function WalletApp({ address, userId, returnTo = "/wallet", compact = false }: WalletAppProps) {
+  useEffect(() => watchSession(), []);
+  useEffect(() => {
+    if (!address) return;
+    const stops = [walletInfo.watch(), usdcBalance(userId).watch()];
+    handleOnrampReturn(() => Promise.all([refreshWallet(userId), onrampTransactions.load({ force: true })]));
+    return () => stops.forEach((stop) => stop());
+  }, [address, userId]);
+
+  if (!address) {
+    return (
+      <section className={`${cardClass} p-6`} aria-label="XDC Wallet">
+        <p className="text-sm text-muted-foreground" role="status">
+          No wallet is connected. Please check your profile settings.
+        </p>
+      </section>
+    );
+  }
+
+  const onSent = () => void refreshWallet(userId);
+  if (compact) {
+    return (
+      <section className={`${cardClass} p-5`} aria-label="XDC Wallet">
+        <XdcWalletPanel address={address} userId={userId} returnTo={returnTo} onSent={onSent} compact />
+      </section>
+    );
+  }
+
+  return (
+    <Tabs.Root defaultValue="wallet" className="grid gap-4">
+      <Tabs.List aria-label="Wallet sections" className="flex w-full gap-1 overflow-x-auto rounded-lg bg-muted p-1 sm:w-fit">
+        <Tabs.Trigger value="wallet" className={tabTrigger}>
+          XDC Wallet
+        </Tabs.Trigger>
+        <Tabs.Trigger value="tokens" className={tabTrigger}>
+          Tokens
+        </Tabs.Trigger>
+        <Tabs.Trigger value="transactions" className={tabTrigger}>
+          Transactions
+        </Tabs.Trigger>
+      </Tabs.List>
+      <Tabs.Content value="wallet" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
+        <XdcWalletPanel address={address} userId={userId} returnTo={returnTo} onSent={onSent} />
+      </Tabs.Content>
+      <Tabs.Content value="tokens" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
+        <TokensPanel userId={userId} />
+      </Tabs.Content>
+      <Tabs.Content value="transactions" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
+        <TransactionsPanel />
+      </Tabs.Content>
+    </Tabs.Root>
+  );
+}

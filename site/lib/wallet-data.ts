@@ -1,0 +1,117 @@
+import { api } from "./api.ts";
+import { createResource, type Resource } from "./wallet-resource.ts";
+import { DECIMALS, formatAmount, type Symbol } from "./format.ts";
+
+/**
+ * The wallet's server data (spec sections 3 and 7) with the spec's caching:
+ * wallet info fresh 30 s, refetched every 30 s, on focus and on reconnect;
+ * USDC the same; on-ramp transactions fresh 60 s, one retry, no refetch on
+ * focus. Shared by every island of the page.
+ */
+export interface WalletInfo {
+  address: string;
+  balance: string;
+  tokenBalance: string;
+}
+
+export type OnrampTransactionStatus = "initiated" | "pending" | "processing" | "success" | "failed" | (string & {});
+
+export interface OnrampTransaction {
+  id: string;
+  amount: string | null;
+  orderId: string | null;
+  status: OnrampTransactionStatus;
+  createdAt: string;
+  type: "onramp" | "offramp";
+  fiatAmount: string | null;
+  fiatCurrency: string;
+  transactionHash: string | null;
+  explorerUrl: string | null;
+  metadata: { transactionType?: string };
+}
+
+export interface SentTransaction {
+  id: string;
+  token: Symbol;
+  to: string;
+  amount: string;
+  status: "pending" | "confirmed" | "failed";
+  transactionHash: string | null;
+  explorerUrl: string | null;
+  createdAt: string;
+}
+
+export interface TokenInfo {
+  symbol: Symbol;
+  name: string;
+  decimals: number;
+  contractAddress: string | null;
+  explorerUrl: string | null;
+}
+
+export const BALANCE_REFRESH_MS = 30_000;
+
+export const walletInfo = createResource(() => api<WalletInfo>("/api/wallet/info"), {
+  freshMs: BALANCE_REFRESH_MS,
+  retry: 1,
+  fallbackError: "Failed to fetch wallet info",
+  refetchIntervalMs: BALANCE_REFRESH_MS,
+  refetchOnFocus: true,
+  refetchOnReconnect: true,
+});
+
+const usdcResources = new Map<number, Resource<{ balance: string }>>();
+/** GET /api/wallet/usdc-balance/{userId}: a separate call in the spec, with its own error text. */
+export function usdcBalance(userId: number): Resource<{ balance: string }> {
+  let resource = usdcResources.get(userId);
+  if (!resource) {
+    resource = createResource(() => api<{ balance: string }>(`/api/wallet/usdc-balance/${userId}`), {
+      freshMs: BALANCE_REFRESH_MS,
+      retry: 1,
+      fallbackError: "Failed to fetch USDC balance",
+      refetchIntervalMs: BALANCE_REFRESH_MS,
+      refetchOnFocus: true,
+      refetchOnReconnect: true,
+    });
+    usdcResources.set(userId, resource);
+  }
+  return resource;
+}
+
+export const onrampTransactions = createResource(
+  async () => (await api<{ transactions: OnrampTransaction[] }>("/api/wallet/onramp-transactions?limit=10", { csrfHeader: true })).transactions,
+  { freshMs: 60_000, retry: 1, fallbackError: "Failed to fetch onramp transactions" },
+);
+
+export const sentTransactions = createResource(async () => (await api<{ sends: SentTransaction[] }>("/api/wallet/sends?limit=10")).sends, {
+  freshMs: 15_000,
+  retry: 1,
+  fallbackError: "Failed to load sent transactions",
+});
+
+export const tokenCatalogue = createResource(() => api<{ tokens: TokenInfo[]; walletExplorerUrl: string | null }>("/api/wallet/tokens"), {
+  freshMs: Number.POSITIVE_INFINITY,
+  retry: 1,
+  fallbackError: "Failed to load tokens",
+});
+
+/** After money moved: every figure again, now. */
+export function refreshWallet(userId: number): Promise<unknown> {
+  return Promise.all([walletInfo.load({ force: true }), usdcBalance(userId).load({ force: true }), sentTransactions.load({ force: true })]);
+}
+
+/** A decimal string from the API ("12.5") in the token's smallest unit; undefined when it is not one. */
+export function toUnits(decimal: string | null | undefined, symbol: Symbol): bigint | undefined {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(decimal?.trim() ?? "");
+  if (!match) return undefined;
+  const decimals = DECIMALS[symbol];
+  const fraction = (match[2] ?? "").replace(/0+$/, "");
+  if (fraction.length > decimals) return undefined;
+  return BigInt(match[1]!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, "0") || "0");
+}
+
+/** The one money formatter, for the API's decimal strings. */
+export function formatBalance(decimal: string | null | undefined, symbol: Symbol): string {
+  const units = toUnits(decimal, symbol);
+  return units === undefined ? "—" : formatAmount(units, symbol);
+}

@@ -1,0 +1,100 @@
+import { atom, type ReadableAtom } from "nanostores";
+import { errorMessage } from "./api.ts";
+
+/**
+ * A piece of server data the wallet screens share, with the spec's caching
+ * rules (section 7): fresh for `freshMs` (a second reader within it reuses
+ * the data), retried `retry` times on failure, and optionally refetched on
+ * an interval, when the window regains focus and when the network comes
+ * back. Errors keep the last good data and carry the server's message or the
+ * spec's fallback text.
+ */
+export interface ResourceState<T> {
+  data: T | undefined;
+  error: string | null;
+  loading: boolean;
+  updatedAt: number;
+}
+
+export interface Resource<T> {
+  $state: ReadableAtom<ResourceState<T>>;
+  /** Loads unless the data is fresh (`force` loads anyway). Never throws. */
+  load(options?: { force?: boolean }): Promise<void>;
+  /** Starts the refetch triggers; returns the function that stops them. */
+  watch(): () => void;
+}
+
+export interface ResourceOptions {
+  freshMs: number;
+  retry: number;
+  fallbackError: string;
+  refetchIntervalMs?: number;
+  refetchOnFocus?: boolean;
+  refetchOnReconnect?: boolean;
+}
+
+const RETRY_DELAY_MS = 1000;
+
+export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOptions): Resource<T> {
+  const $state = atom<ResourceState<T>>({ data: undefined, error: null, loading: false, updatedAt: 0 });
+  let inFlight: Promise<void> | undefined;
+  let watchers = 0;
+  let stopTriggers: (() => void) | undefined;
+
+  const load = (opts: { force?: boolean } = {}): Promise<void> => {
+    const current = $state.get();
+    if (!opts.force && current.data !== undefined && Date.now() - current.updatedAt < options.freshMs) return Promise.resolve();
+    inFlight ??= (async () => {
+      $state.set({ ...$state.get(), loading: true });
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const data = await fetcher();
+          $state.set({ data, error: null, loading: false, updatedAt: Date.now() });
+          return;
+        } catch (err) {
+          if (attempt >= options.retry) {
+            $state.set({ ...$state.get(), error: errorMessage(err, options.fallbackError), loading: false });
+            return;
+          }
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+        }
+      }
+    })().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  };
+
+  const startTriggers = () => {
+    const cleanups: (() => void)[] = [];
+    if (options.refetchIntervalMs) {
+      const timer = setInterval(() => void load({ force: true }), options.refetchIntervalMs);
+      cleanups.push(() => clearInterval(timer));
+    }
+    const onFocus = () => void load();
+    const onVisible = () => document.visibilityState === "visible" && void load();
+    const onOnline = () => void load({ force: true });
+    if (options.refetchOnFocus) {
+      window.addEventListener("focus", onFocus);
+      document.addEventListener("visibilitychange", onVisible);
+      cleanups.push(() => window.removeEventListener("focus", onFocus), () => document.removeEventListener("visibilitychange", onVisible));
+    }
+    if (options.refetchOnReconnect) {
+      window.addEventListener("online", onOnline);
+      cleanups.push(() => window.removeEventListener("online", onOnline));
+    }
+    return () => cleanups.forEach((cleanup) => cleanup());
+  };
+
+  return {
+    $state,
+    load,
+    watch() {
+      if (watchers++ === 0) stopTriggers = startTriggers();
+      void load();
+      return () => {
+        if (--watchers === 0) stopTriggers?.();
+      };
+    },
+  };
+}
