@@ -44,6 +44,8 @@ test("the wallet page: tabs, QR code, address, balances, tokens, return notices 
   await expect(page.getByRole("button", { name: "Copy address" })).toBeVisible({ timeout: 4000 });
 
   await expect(balanceOf(page, "XDC")).toHaveText(/^\d[\d,]*\.\d{4}$/);
+  // The header's wallet box shows the same balance (4 decimals).
+  await expect(page.locator("[data-wallet-box] [data-wallet-balance]")).toHaveText(`${await balanceOf(page, "XDC").textContent()} XDC`);
   await expect(balanceOf(page, "ROXN")).toHaveText(/^\d[\d,]*\.\d{2}$/);
   await expect(balanceOf(page, "USDC")).toHaveText("500.00");
   await page.getByRole("button", { name: "Refresh balances" }).click();

@@ -43,6 +43,25 @@ function render(root: ParentNode, user: SessionUser | null): void {
   setText(root, "[data-user-name]", label);
   setText(root, "[data-user-handle]", `@${user.githubUsername}`);
   setText(root, "[data-wallet-address]", user.xdcWalletAddress ? shortAddress(user.xdcWalletAddress) : "");
+  if (user.xdcWalletAddress) void watchHeaderBalance(root);
+}
+
+let balanceWatched = false;
+
+/**
+ * The wallet box's balance (XDC, 4 decimals), from the wallet's shared
+ * resource: fresh for 30 s, refetched every 30 s and on focus, so the header
+ * and the wallet page show one number. Loaded only for a signed-in user.
+ */
+async function watchHeaderBalance(root: ParentNode): Promise<void> {
+  if (balanceWatched) return;
+  balanceWatched = true;
+  const { walletInfo, formatBalance } = await import("./wallet-data.ts");
+  walletInfo.$state.subscribe(({ data, error }) => {
+    if (data) setText(root, "[data-wallet-balance]", `${formatBalance(data.balance, "XDC")} XDC`);
+    else if (error) setText(root, "[data-wallet-balance]", "— XDC");
+  });
+  walletInfo.watch();
 }
 
 function setText(root: ParentNode, selector: string, text: string): void {
