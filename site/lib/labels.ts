@@ -10,5 +10,6 @@ export function labelStyle(color: string): string {
   const luminance = 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(b!);
   const contrastWithBlack = (luminance + 0.05) / 0.05;
   const contrastWithWhite = 1.05 / (luminance + 0.05);
-  return `background-color:#${hex};color:${contrastWithBlack >= contrastWithWhite ? "#111827" : "#ffffff"}`;
+  // Pure black, not the theme's near-black: for mid-tone labels (GitHub's bug red) only pure black or white reach 4.5:1.
+  return `background-color:#${hex};color:${contrastWithBlack >= contrastWithWhite ? "#000000" : "#ffffff"}`;
 }
