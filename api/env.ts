@@ -123,6 +123,8 @@ const EnvSchema = z.object({
     .enum(["true", "false", "1", "0", ""])
     .default("false")
     .transform((v) => v === "true" || v === "1"),
+  /** Multiplies every per-IP rate limit: for many legitimate users behind one address (an office NAT, a browser test run). */
+  RATE_LIMIT_PER_IP_FACTOR: z.coerce.number().int().min(1).max(1000).default(1),
   /** The embedded default's GitHub emulator port (default PORT + 1, fixed so stored GitHub links survive restarts). */
   DEV_GITHUB_PORT: port.optional(),
   /** Where `astro build` wrote the site. */

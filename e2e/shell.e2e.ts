@@ -163,3 +163,16 @@ test("anonymous pages ship no React", async ({ page }) => {
   await page.waitForLoadState("networkidle");
   expect(scripts.some((s) => /client\.|react|Toaster/.test(s))).toBe(false);
 });
+
+test("pages run without script errors or failed requests", async ({ page }) => {
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`${page.url()}: ${error.message}`));
+  page.on("response", (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+  });
+  for (const path of ["/repos", "/faq", "/issuepool-demo/xdc-wallet-kit", "/repos/issuepool-demo/xdc-wallet-kit", "/auth"]) {
+    await page.goto(path, { waitUntil: "networkidle" });
+  }
+  await page.goto("/auth?registration=true", { waitUntil: "networkidle" });
+  expect(problems).toEqual([]);
+});

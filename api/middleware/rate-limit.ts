@@ -17,7 +17,8 @@ export function tooManyRequests(retryAfterSeconds: number): ApiError {
 /**
  * Limits a route per client IP (from the socket, so it holds without proxy
  * headers) and, when signed in, per user. Each is counted separately;
- * exceeding either answers 429 with Retry-After.
+ * exceeding either answers 429 with Retry-After. RATE_LIMIT_PER_IP_FACTOR
+ * raises the per-IP limits where many people share one address.
  */
 export function rateLimit(ctx: AppContext, policy: RateLimitPolicy): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
@@ -28,7 +29,7 @@ export function rateLimit(ctx: AppContext, policy: RateLimitPolicy): MiddlewareH
 
 export async function enforceRateLimit(ctx: AppContext, c: Context<AppBindings>, policy: RateLimitPolicy): Promise<void> {
   const ip = clientAddress(c, ctx.env.TRUST_PROXY);
-  const checks: [number, string][] = [[policy.perIp, `ip:${ip}`]];
+  const checks: [number, string][] = [[policy.perIp * ctx.env.RATE_LIMIT_PER_IP_FACTOR, `ip:${ip}`]];
   const user = c.get("user");
   if (user && policy.perUser !== undefined) checks.push([policy.perUser, `user:${user.id}`]);
   for (const [limit, subject] of checks) {

@@ -27,13 +27,17 @@ export interface AuthPanelProps {
 export default function AuthPanel(props: AuthPanelProps) {
   const user = useStore($user);
   const ready = useStore($sessionReady);
+  // The server renders the loading state; the session may already be known when this hydrates (the header loads
+  // it first), so the first client render must match the server's and the real state follows after mounting.
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
   useEffect(() => watchSession(), []);
 
   useEffect(() => {
     if (ready && !user && props.fromVscode) location.replace(vscodeReturnTarget());
   }, [ready, user, props.fromVscode]);
 
-  if (!ready || (!user && props.fromVscode)) return <PageSpinner label="Loading your account" />;
+  if (!hydrated || !ready || (!user && props.fromVscode)) return <PageSpinner label="Loading your account" />;
 
   return (
     <div className="mx-auto w-full max-w-md">
