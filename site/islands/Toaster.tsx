@@ -1,6 +1,7 @@
 import { useStore } from "@nanostores/react";
 import { Toast } from "radix-ui";
-import { $toasts, dismissToast, type Toast as ToastItem } from "../stores/toast.ts";
+import { $toasts, dismissToast, type Toast as ToastItem, type ToastAction } from "../stores/toast.ts";
+import { buttonClass } from "../lib/ui.ts";
 
 const tone: Record<ToastItem["type"], string> = {
   success: "border-success/40 bg-card",
@@ -35,17 +36,11 @@ export default function Toaster() {
           <div className="grid gap-1">
             {t.title && <Toast.Title className="text-sm font-semibold">{t.title}</Toast.Title>}
             <Toast.Description className="text-sm opacity-90">{t.message}</Toast.Description>
-            {t.action && (
-              <Toast.Action altText={t.action.label} asChild>
-                <a
-                  href={t.action.href}
-                  target={t.action.external ? "_blank" : undefined}
-                  rel={t.action.external ? "noopener noreferrer" : undefined}
-                  className="mt-1 w-fit text-sm font-medium underline underline-offset-4"
-                >
-                  {t.action.label}
-                </a>
-              </Toast.Action>
+            {t.action && <ActionLink action={t.action} />}
+            {t.actions && t.actions.length > 0 && (
+              <div className="mt-2 flex flex-wrap gap-2">
+                {t.actions.map((action) => <ActionLink key={action.href} action={action} />)}
+              </div>
             )}
           </div>
           <Toast.Close
@@ -60,5 +55,20 @@ export default function Toaster() {
       ))}
       <Toast.Viewport className="fixed bottom-0 right-0 z-[100] m-0 flex max-h-screen w-full list-none flex-col-reverse gap-2 p-4 outline-none md:max-w-[420px]" />
     </Toast.Provider>
+  );
+}
+
+function ActionLink({ action }: { action: ToastAction }) {
+  return (
+    <Toast.Action altText={action.label} asChild>
+      <a
+        href={action.href}
+        target={action.external ? "_blank" : undefined}
+        rel={action.external ? "noopener noreferrer" : undefined}
+        className={action.button ? buttonClass(action.button, "sm", action.button === "outline" ? "text-foreground" : "") : "mt-1 w-fit text-sm font-medium underline underline-offset-4"}
+      >
+        {action.label}
+      </a>
+    </Toast.Action>
   );
 }

@@ -13,6 +13,8 @@ export interface ToastAction {
   href: string;
   /** Opens in a new tab (explorer links). */
   external?: boolean;
+  /** Shown as a button (a choice the toast asks for) rather than a link. */
+  button?: "default" | "outline";
 }
 
 export interface ToastInput {
@@ -22,6 +24,8 @@ export interface ToastInput {
   type?: ToastType | string;
   duration?: number;
   action?: ToastAction;
+  /** Several choices (e.g. 'Role Selection Required': Pool Manager or Contributor). */
+  actions?: ToastAction[];
 }
 
 export interface Toast extends Omit<ToastInput, "type"> {

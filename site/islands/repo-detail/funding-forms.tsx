@@ -1,0 +1,342 @@
+import { useState, type FormEvent, type ReactNode } from "react";
+import { api, ApiRequestError } from "../../lib/api.ts";
+import {
+  FEE_PERCENT_LABEL,
+  feeBreakdown,
+  isLowRoxnBalance,
+  maxXdcFunding,
+  needsRoxnApproval,
+  parseAmount,
+  roxnFundingProblem,
+  ROXN_STEP,
+  toPlainDecimal,
+  XDC_FUNDING_MIN_INPUT,
+  xdcFundingProblem,
+  type Currency,
+} from "../../lib/funding-rules.ts";
+import { formatAmount } from "../../lib/format.ts";
+import type { RepoView } from "../../lib/repo-detail-data.ts";
+import { inputClass } from "../../lib/ui.ts";
+import { toast } from "../../stores/toast.ts";
+import { Button } from "../ui/button.tsx";
+import { Spinner } from "../ui/spinner.tsx";
+import { serverMessage, transactionToast, useActionKey, type TransactionResult } from "./actions.ts";
+
+const VALIDATION_TITLES = new Set([
+  "Invalid Amount",
+  "Minimum funding amount not met",
+  "Insufficient funds for gas",
+  "Exceeds daily funding limit",
+  "Repository details missing.",
+  "Insufficient ROXN Balance",
+  "Insufficient ROXN allowance",
+]);
+
+/** A refusal keeps the server's own title when it is one of the spec's rule titles, else the action's error title. */
+function errorTitle(err: unknown, fallback: string): string {
+  if (err instanceof ApiRequestError && err.status === 400 && err.title && VALIDATION_TITLES.has(err.title)) return err.title;
+  return fallback;
+}
+
+export function AmountField(props: {
+  id: string;
+  label: string;
+  symbol: Currency;
+  value: string;
+  onChange: (value: string) => void;
+  min: string;
+  step: string;
+  disabled?: boolean;
+  max?: { label: string; onClick: () => void; disabled?: boolean };
+  describedBy?: string;
+}) {
+  return (
+    <div>
+      <label htmlFor={props.id} className="text-sm font-medium">
+        {props.label}
+      </label>
+      <div className="mt-1.5 flex gap-2">
+        <div className="relative min-w-0 flex-1">
+          <input
+            id={props.id}
+            type="number"
+            inputMode="decimal"
+            min={props.min}
+            step={props.step}
+            value={props.value}
+            onChange={(e) => props.onChange(e.target.value)}
+            placeholder={`0.00`}
+            disabled={props.disabled}
+            aria-describedby={props.describedBy}
+            className={`${inputClass} pr-16 tabular-nums`}
+          />
+          <span className="pointer-events-none absolute inset-y-0 right-3 flex items-center text-sm font-medium text-muted-foreground">{props.symbol}</span>
+        </div>
+        {props.max && (
+          <Button variant="outline" onClick={props.max.onClick} disabled={props.disabled || props.max.disabled}>
+            {props.max.label}
+          </Button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** Spec section 9: 0.5% of the funding goes to the platform, the net to the pool. */
+export function FeeBreakdown({ amount, symbol }: { amount: bigint | null; symbol: Currency }) {
+  const parts = amount !== null && amount > 0n ? feeBreakdown(amount) : null;
+  const show = (value: bigint | undefined) => (value === undefined ? "—" : `${formatAmount(value, symbol)} ${symbol}`);
+  return (
+    <dl className="grid grid-cols-1 gap-1.5 rounded-xl border border-border bg-background/60 p-3.5 text-sm" aria-label="Fee breakdown" data-fee-breakdown={symbol}>
+      <div className="flex justify-between gap-3">
+        <dt className="text-muted-foreground">Amount</dt>
+        <dd className="tabular-nums">{show(parts?.gross)}</dd>
+      </div>
+      <div className="flex justify-between gap-3">
+        <dt className="text-muted-foreground">Platform fee ({FEE_PERCENT_LABEL})</dt>
+        <dd className="tabular-nums">{parts ? `− ${show(parts.fee)}` : "—"}</dd>
+      </div>
+      <div className="flex justify-between gap-3 border-t border-border pt-1.5 font-semibold">
+        <dt>Net to pool</dt>
+        <dd className="tabular-nums">{show(parts?.net)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+export function SubmitButton({ busy, busyLabel, children, disabled }: { busy: boolean; busyLabel: string; children: ReactNode; disabled?: boolean }) {
+  return (
+    <Button type="submit" disabled={busy || disabled} className="w-full sm:w-auto">
+      {busy ? (
+        <>
+          <Spinner className="h-4 w-4" /> {busyLabel}
+        </>
+      ) : (
+        children
+      )}
+    </Button>
+  );
+}
+
+// ---- XDC ----
+
+export function XdcFundingForm(props: {
+  repo: RepoView;
+  balance: bigint | null;
+  remainingLimit: bigint | null;
+  disabled: boolean;
+  onFunded: () => void;
+  onLimitHit: () => void;
+}) {
+  const [text, setText] = useState("");
+  const [busy, setBusy] = useState(false);
+  const action = useActionKey();
+  const amount = parseAmount(text, "XDC");
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy || !props.repo.repoId) return;
+    const problem = xdcFundingProblem({ amount, balance: props.balance, remainingLimit: props.remainingLimit, repositoryFullName: props.repo.fullName });
+    if (problem) {
+      toast({ type: "error", ...problem });
+      return;
+    }
+    const amountXdc = toPlainDecimal(amount!, "XDC");
+    setBusy(true);
+    try {
+      const result = await api<TransactionResult>(`/api/blockchain/repository/${props.repo.repoId}/fund`, {
+        method: "POST",
+        body: { amountXdc, repositoryFullName: props.repo.fullName },
+        idempotencyKey: action.keyFor(`${props.repo.repoId}/xdc/${amountXdc}`),
+      });
+      action.settle();
+      const { net } = feeBreakdown(amount!);
+      transactionToast({
+        title: "XDC Funding Submitted",
+        message: `${formatAmount(net, "XDC")} XDC goes to the pool after the ${FEE_PERCENT_LABEL} fee.`,
+        actionLabel: "View on Explorer",
+        result,
+      });
+      setText("");
+      props.onFunded();
+    } catch (err) {
+      action.settle(err);
+      if (err instanceof ApiRequestError && err.status === 429) {
+        const details = (err.body?.details ?? {}) as { remainingLimit?: string; limitResetTime?: string };
+        const remaining = parseAmount(details.remainingLimit ?? "", "XDC");
+        const resets = details.limitResetTime ? new Date(details.limitResetTime) : null;
+        toast({
+          type: "error",
+          title: "Error Adding XDC Funds",
+          message:
+            remaining !== null && resets && !Number.isNaN(resets.getTime())
+              ? `Daily funding limit reached. Remaining: ${formatAmount(remaining, "XDC")} XDC. Limit resets at ${resets.toLocaleString()}.`
+              : err.message,
+        });
+        props.onLimitHit();
+      } else {
+        toast({ type: "error", title: errorTitle(err, "Error Adding XDC Funds"), message: serverMessage(err, "Failed to add XDC funds") });
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const max = () => {
+    if (props.balance === null) return;
+    setText(toPlainDecimal(maxXdcFunding(props.balance, props.remainingLimit), "XDC"));
+  };
+
+  return (
+    <form onSubmit={submit} noValidate className="grid grid-cols-1 gap-4" aria-labelledby="add-xdc-title" data-add-xdc-form>
+      <h4 id="add-xdc-title" className="text-sm font-semibold">
+        Add XDC funds
+      </h4>
+      <AmountField
+        id="fund-xdc-amount"
+        label="Amount (XDC)"
+        symbol="XDC"
+        value={text}
+        onChange={setText}
+        min={XDC_FUNDING_MIN_INPUT}
+        step="0.01"
+        disabled={props.disabled || busy}
+        describedBy="fund-xdc-help"
+        max={{ label: "Max", onClick: max, disabled: props.balance === null }}
+      />
+      <p id="fund-xdc-help" className="-mt-2 text-xs text-muted-foreground">
+        More than 1 XDC. At least 0.1 XDC stays in your wallet for gas.
+      </p>
+      <FeeBreakdown amount={amount} symbol="XDC" />
+      <div className="flex justify-end">
+        <SubmitButton busy={busy} busyLabel="Adding XDC..." disabled={props.disabled || text.trim() === ""}>
+          Add XDC
+        </SubmitButton>
+      </div>
+    </form>
+  );
+}
+
+// ---- ROXN ----
+
+type RoxnStep = "idle" | "approving" | "adding";
+
+export function RoxnFundingForm(props: {
+  repo: RepoView;
+  balance: bigint | null;
+  allowance: bigint | null;
+  disabled: boolean;
+  onAllowance: (allowance: bigint) => void;
+  onFunded: () => void;
+}) {
+  const [text, setText] = useState("");
+  const [step, setStep] = useState<RoxnStep>("idle");
+  const approveKey = useActionKey();
+  const fundKey = useActionKey();
+  const amount = parseAmount(text, "ROXN");
+  const approvalFirst = needsRoxnApproval(amount, props.allowance);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (step !== "idle" || !props.repo.repoId) return;
+    const problem = roxnFundingProblem({ amount, balance: props.balance, repositoryFullName: props.repo.fullName });
+    if (problem) {
+      toast({ type: "error", ...problem });
+      return;
+    }
+    const roxnAmount = toPlainDecimal(amount!, "ROXN");
+    if (approvalFirst) {
+      setStep("approving");
+      try {
+        const approved = await api<TransactionResult & { allowance: unknown }>("/api/blockchain/approve-roxn", {
+          method: "POST",
+          body: { amount: roxnAmount },
+          idempotencyKey: approveKey.keyFor(`approve/${roxnAmount}`),
+        });
+        approveKey.settle();
+        if (typeof approved.allowance !== "string") {
+          toast({ type: "error", title: "ROXN Approval Failed", message: "Invalid allowance format received from server." });
+          setStep("idle");
+          return;
+        }
+        const allowance = parseAmount(approved.allowance, "ROXN") ?? 0n;
+        props.onAllowance(allowance);
+        if (allowance < amount!) {
+          toast({ type: "info", title: "ROXN Approval Pending", message: `${approved.message}. Try again once it is confirmed.` });
+          setStep("idle");
+          return;
+        }
+        transactionToast({ title: "ROXN Approved", message: approved.message || "ROXN approved", actionLabel: "View on Explorer", result: approved });
+      } catch (err) {
+        approveKey.settle(err);
+        toast({ type: "error", title: "ROXN Approval Failed", message: serverMessage(err, "Failed to approve ROXN") });
+        setStep("idle");
+        return;
+      }
+    }
+    setStep("adding");
+    try {
+      const result = await api<TransactionResult>(`/api/blockchain/fund-roxn/${props.repo.repoId}`, {
+        method: "POST",
+        body: { roxnAmount, repositoryFullName: props.repo.fullName },
+        idempotencyKey: fundKey.keyFor(`${props.repo.repoId}/roxn/${roxnAmount}`),
+      });
+      fundKey.settle();
+      const { net } = feeBreakdown(amount!);
+      transactionToast({
+        title: "ROXN Funding Submitted",
+        message: `${formatAmount(net, "ROXN")} ROXN goes to the pool after the ${FEE_PERCENT_LABEL} fee.`,
+        actionLabel: "View on Explorer",
+        result,
+      });
+      setText("");
+      props.onFunded();
+    } catch (err) {
+      fundKey.settle(err);
+      toast({ type: "error", title: errorTitle(err, "Error Adding ROXN Funds"), message: serverMessage(err, "Failed to add ROXN funds") });
+    } finally {
+      setStep("idle");
+    }
+  };
+
+  const max = () => {
+    if (props.balance === null || props.balance === 0n) return;
+    if (isLowRoxnBalance(props.balance)) {
+      toast({ type: "error", title: "Low ROXN Balance", message: `Your ROXN balance is ${formatAmount(props.balance, "ROXN", 4)} ROXN, too little to fund the pool.` });
+      return;
+    }
+    setText(toPlainDecimal(props.balance, "ROXN"));
+  };
+
+  const busy = step !== "idle";
+  return (
+    <form onSubmit={submit} noValidate className="grid grid-cols-1 gap-4" aria-labelledby="add-roxn-title" data-add-roxn-form>
+      <h4 id="add-roxn-title" className="text-sm font-semibold">
+        Add ROXN funds
+      </h4>
+      <AmountField
+        id="fund-roxn-amount"
+        label="Amount (ROXN)"
+        symbol="ROXN"
+        value={text}
+        onChange={setText}
+        min={ROXN_STEP}
+        step={ROXN_STEP}
+        disabled={props.disabled || busy}
+        describedBy="fund-roxn-help"
+        max={{ label: "Max ROXN", onClick: max, disabled: props.balance === null || props.balance === 0n }}
+      />
+      <p id="fund-roxn-help" className="-mt-2 text-xs text-muted-foreground">
+        {approvalFirst
+          ? "Your allowance does not cover this amount: the pool contract is approved first, then the ROXN is added."
+          : "ROXN moves from your wallet to the pool in one transaction."}
+      </p>
+      <FeeBreakdown amount={amount} symbol="ROXN" />
+      <div className="flex justify-end">
+        <SubmitButton busy={busy} busyLabel={step === "approving" ? "Approving..." : "Adding ROXN..."} disabled={props.disabled || text.trim() === ""}>
+          {approvalFirst ? "Approve & Add ROXN" : "Add ROXN"}
+        </SubmitButton>
+      </div>
+    </form>
+  );
+}

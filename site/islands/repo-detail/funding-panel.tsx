@@ -1,0 +1,311 @@
+import { useEffect, useState, type ReactNode } from "react";
+import { useStore } from "@nanostores/react";
+import { api } from "../../lib/api.ts";
+import { walletInfo } from "../../lib/wallet-data.ts";
+import { FUNDING_STATUS_POLL_MS, fromApi, type Currency } from "../../lib/funding-rules.ts";
+import { formatAmount } from "../../lib/format.ts";
+import { bountyAmount, poolsOf, sortedBounties, type PoolInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
+import { explorerTxLink } from "../../lib/repo-detail-links.ts";
+import { githubSignInUrl } from "../../lib/auth-flow.ts";
+import type { SessionUser } from "../../stores/session.ts";
+import { toast } from "../../stores/toast.ts";
+import { Icon } from "../ui/icon.tsx";
+import type { TransactionResult } from "./actions.ts";
+import { AssignBountyForm } from "./assign-bounty-form.tsx";
+import { RoxnFundingForm, XdcFundingForm } from "./funding-forms.tsx";
+import type { ViewerRole } from "./issues-table.tsx";
+import { TokenMark } from "./tokens.tsx";
+import { Notice, Skeleton, Stat, Tabs } from "./ui.tsx";
+import { useResource } from "./use-resource.ts";
+
+interface FundingStatus {
+  dailyLimit: string;
+  currentTotal: string;
+  remainingLimit: string;
+  windowEndTime: string | null;
+}
+
+export interface FundingPanelProps {
+  repo: RepoView;
+  role: ViewerRole;
+  user: SessionUser | null;
+  /** The Rewards tab is showing (funding status is polled only then). */
+  visible: boolean;
+  pool: PoolInfo | null | undefined;
+  poolError: unknown;
+  /** Issues that have no bounty yet (the assign form's choices). */
+  openIssues: RepoIssue[];
+  issues: RepoIssue[];
+  explorerUrl: string;
+  onPoolChange: () => void;
+  onAllocated: (issueNumber: number, result: TransactionResult | null) => void;
+}
+
+const amountText = (value: bigint | null | undefined, symbol: Currency) =>
+  value === null || value === undefined ? <Skeleton className="h-6 w-24" /> : `${formatAmount(value, symbol)} ${symbol}`;
+
+/**
+ * The funding (bounty) panel (spec section 2): XDC and ROXN tabs, the pools,
+ * the user's ROXN balance and allowance, the XDC limits, the add-funds forms
+ * with their fee breakdown and the assign-bounty form (pool managers), and
+ * the active bounties sorted by issue number.
+ */
+export function FundingPanel(props: FundingPanelProps) {
+  const { repo, role, user } = props;
+  const [tab, setTab] = useState<"xdc" | "roxn">("xdc");
+  const isManager = role === "poolmanager" && Boolean(user);
+  const signedIn = Boolean(user);
+  const userKey = user ? String(user.id) : null;
+
+  // The wallet info the header's wallet box shows too (fresh 30 s, refetched on focus): one source, refreshed together.
+  const wallet = useStore(walletInfo.$state);
+  useEffect(() => (userKey ? walletInfo.watch() : undefined), [userKey]);
+  const roxn = useResource(userKey && `roxn:${userKey}`, () => api<{ balance: string }>("/api/token/balance"));
+  const [allowanceOverride, setAllowanceOverride] = useState<bigint | null>(null);
+  const allowance = useResource(isManager ? `allowance:${userKey}` : null, async () => {
+    const data = await api<{ allowance: unknown }>("/api/blockchain/roxn-allowance");
+    if (typeof data.allowance !== "string") {
+      toast({ type: "error", title: "ROXN Approval Failed", message: "Invalid allowance format received from server." });
+      throw new Error("Invalid allowance format received from server.");
+    }
+    return fromApi(data.allowance, "ROXN");
+  });
+  // Spec sections 7 and 9: refetched every 60 s for pool managers on the XDC tab.
+  const status = useResource(
+    isManager && repo.repoId ? `status:${repo.repoId}` : null,
+    () => api<FundingStatus>(`/api/blockchain/repository/${repo.repoId}/funding-status`),
+    { intervalMs: props.visible && tab === "xdc" ? FUNDING_STATUS_POLL_MS : undefined },
+  );
+  useEffect(() => setAllowanceOverride(null), [allowance.data]);
+
+  const pools = poolsOf(props.pool);
+  const xdcBalance = userKey && wallet.data ? fromApi(wallet.data.balance, "XDC") : null;
+  const roxnBalance = roxn.data ? fromApi(roxn.data.balance, "ROXN") : null;
+  const roxnAllowance = allowanceOverride ?? allowance.data ?? null;
+  const remaining = status.data ? fromApi(status.data.remainingLimit, "XDC") : null;
+  const formsDisabled = repo.admin === false;
+
+  const afterXdc = () => {
+    props.onPoolChange();
+    void walletInfo.load({ force: true });
+    void status.reload();
+  };
+  const afterRoxn = () => {
+    props.onPoolChange();
+    void roxn.reload();
+    void allowance.reload();
+  };
+
+  const managerOnly = (content: ReactNode) => {
+    if (isManager) return content;
+    if (role === "static" || role === "anonymous") {
+      return (
+        <Notice tone="info" icon="lock">
+          <p>Pool managers with admin rights on this repository add funds and set bounties.</p>
+          <a
+            href={githubSignInUrl({ returnTo: `/repos/${repo.fullName}#rewards` })}
+            className="mt-1 inline-block font-medium text-primary underline-offset-4 hover:underline"
+          >
+            Sign in to manage this repository
+          </a>
+        </Notice>
+      );
+    }
+    if (role === "unknown") return <Skeleton className="h-24 w-full" />;
+    return (
+      <Notice tone="info" icon="lock">
+        Only pool managers can add funds and assign bounties.
+      </Notice>
+    );
+  };
+
+  return (
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,7fr)_minmax(0,5fr)]">
+      <section className="rounded-2xl border border-border bg-card p-4 shadow-sm sm:p-6" aria-labelledby="funding-panel-title" data-funding-panel>
+        <div className="flex flex-wrap items-center justify-between gap-3">
+          <h3 id="funding-panel-title" className="text-base font-semibold">
+            Reward pool
+          </h3>
+          {props.poolError !== undefined && !props.pool && (
+            <span className="text-sm text-destructive" role="alert">
+              Failed to fetch pool info
+            </span>
+          )}
+        </div>
+        <dl className="mt-4 grid grid-cols-2 gap-3">
+          <Stat label="XDC pool" value={amountText(pools?.XDC, "XDC")} tone="primary" testId="xdc-pool" />
+          <Stat label="ROXN pool" value={amountText(pools?.ROXN, "ROXN")} tone="primary" testId="roxn-pool" />
+          {pools && pools.USDC > 0n && <Stat label="USDC pool" value={amountText(pools.USDC, "USDC")} testId="usdc-pool" />}
+        </dl>
+
+        <Tabs
+          id="funding"
+          label="Funding currency"
+          className="mt-6"
+          value={tab}
+          onChange={setTab}
+          items={[
+            { value: "xdc", label: <><TokenMark symbol="XDC" className="h-5 w-5 text-[10px]" /> XDC</>, name: "XDC" },
+            { value: "roxn", label: <><TokenMark symbol="ROXN" className="h-5 w-5 text-[10px]" /> ROXN</>, name: "ROXN" },
+          ]}
+          panel={(value) =>
+            value === "xdc" ? (
+              <div className="grid grid-cols-1 gap-5">
+                {signedIn && (
+                  <dl className="grid grid-cols-2 gap-3">
+                    <Stat label="Your XDC balance" value={wallet.error && !wallet.data ? "Unavailable" : amountText(xdcBalance, "XDC")} testId="xdc-balance" />
+                    {isManager && (
+                      <Stat
+                        label="Remaining today"
+                        value={status.error && !status.data ? "Unavailable" : amountText(remaining, "XDC")}
+                        testId="xdc-remaining"
+                      />
+                    )}
+                  </dl>
+                )}
+                {isManager && <FundingLimits status={status.data} />}
+                {managerOnly(
+                  <>
+                    <XdcFundingForm repo={repo} balance={xdcBalance} remainingLimit={remaining} disabled={formsDisabled} onFunded={afterXdc} onLimitHit={() => void status.reload()} />
+                    <hr className="border-border" />
+                    <AssignBountyForm repo={repo} currency="XDC" issues={props.openIssues} pool={pools?.XDC ?? null} disabled={formsDisabled} onAllocated={props.onAllocated} />
+                  </>,
+                )}
+              </div>
+            ) : (
+              <div className="grid grid-cols-1 gap-5">
+                {signedIn && (
+                  <dl className="grid grid-cols-2 gap-3">
+                    <Stat label="Your ROXN balance" value={roxn.error && !roxn.data ? "Unavailable" : amountText(roxnBalance, "ROXN")} testId="roxn-balance" />
+                    {isManager && (
+                      <Stat
+                        label="ROXN allowance"
+                        value={allowance.error && roxnAllowance === null ? "Unavailable" : amountText(roxnAllowance, "ROXN")}
+                        hint="Approved for the pool contract"
+                        testId="roxn-allowance"
+                      />
+                    )}
+                  </dl>
+                )}
+                {managerOnly(
+                  <>
+                    <RoxnFundingForm
+                      repo={repo}
+                      balance={roxnBalance}
+                      allowance={roxnAllowance}
+                      disabled={formsDisabled}
+                      onAllowance={setAllowanceOverride}
+                      onFunded={afterRoxn}
+                    />
+                    <hr className="border-border" />
+                    <AssignBountyForm repo={repo} currency="ROXN" issues={props.openIssues} pool={pools?.ROXN ?? null} disabled={formsDisabled} onAllocated={props.onAllocated} />
+                  </>,
+                )}
+              </div>
+            )
+          }
+        />
+      </section>
+
+      <ActiveBounties pool={props.pool} issues={props.issues} explorerUrl={props.explorerUrl} />
+    </div>
+  );
+}
+
+function FundingLimits({ status }: { status: FundingStatus | undefined }) {
+  if (!status) return <Skeleton className="h-20 w-full" />;
+  const limit = fromApi(status.dailyLimit, "XDC");
+  const used = fromApi(status.currentTotal, "XDC");
+  const percent = limit > 0n ? Number((used * 1000n) / limit) / 10 : 0;
+  const resets = status.windowEndTime ? new Date(status.windowEndTime) : null;
+  return (
+    <section aria-labelledby="funding-limits-title" className="rounded-xl border border-border bg-background/60 p-3.5" data-funding-limits>
+      <div className="flex flex-wrap items-baseline justify-between gap-2">
+        <h4 id="funding-limits-title" className="text-sm font-semibold">
+          Daily funding limit
+        </h4>
+        <span className="text-xs tabular-nums text-muted-foreground">
+          {formatAmount(used, "XDC")} of {formatAmount(limit, "XDC")} XDC used
+        </span>
+      </div>
+      <div
+        className="mt-2.5 h-2 overflow-hidden rounded-full bg-muted"
+        role="progressbar"
+        aria-label="Daily funding limit used"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={Math.round(percent)}
+      >
+        <div className={`h-full rounded-full ${percent >= 100 ? "bg-destructive" : "bg-primary"}`} style={{ width: `${Math.min(100, percent)}%` }} />
+      </div>
+      <p className="mt-2 text-xs text-muted-foreground">
+        {resets && !Number.isNaN(resets.getTime()) ? (
+          <>
+            Rolling 24-hour window; the limit grows again from <time dateTime={status.windowEndTime!}>{resets.toLocaleString()}</time>.
+          </>
+        ) : (
+          "Rolling 24-hour window per repository. Nothing was funded in the last 24 hours."
+        )}
+      </p>
+    </section>
+  );
+}
+
+function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null | undefined; issues: RepoIssue[]; explorerUrl: string }) {
+  const list = sortedBounties(pool);
+  const byNumber = new Map(issues.map((i) => [i.number, i]));
+  return (
+    <section className="self-start rounded-2xl border border-border bg-card p-4 shadow-sm sm:p-6" aria-labelledby="active-bounties-title" data-active-bounties>
+      <div className="flex items-center justify-between gap-3">
+        <h3 id="active-bounties-title" className="text-base font-semibold">
+          Active bounties
+        </h3>
+        {pool && <span className="rounded-full bg-muted px-2.5 py-0.5 text-xs font-semibold tabular-nums text-muted-foreground">{list.length}</span>}
+      </div>
+      {!pool ? (
+        <div className="mt-4 grid gap-2">
+          <Skeleton className="h-12 w-full" />
+          <Skeleton className="h-12 w-full" />
+        </div>
+      ) : list.length === 0 ? (
+        <p className="mt-4 rounded-xl border border-dashed border-border px-4 py-8 text-center text-sm text-muted-foreground">No bounties yet.</p>
+      ) : (
+        <ul className="mt-4 divide-y divide-border">
+          {list.map((bounty) => {
+            const { currency, amount } = bountyAmount(bounty);
+            const issue = byNumber.get(bounty.issueId);
+            const tx = explorerTxLink(explorerUrl, bounty.transactionHash);
+            return (
+              <li key={bounty.issueId} className="flex items-center gap-3 py-3" data-active-bounty={bounty.issueId}>
+                <TokenMark symbol={currency} className="h-8 w-8 text-xs" />
+                <div className="min-w-0 flex-1">
+                  <p className="line-clamp-2 break-words text-sm font-medium">
+                    <span className="tabular-nums text-muted-foreground">#{bounty.issueId}</span>{" "}
+                    {issue ? (
+                      <a href={issue.html_url} target="_blank" rel="noopener noreferrer" className="hover:underline">
+                        {issue.title}
+                      </a>
+                    ) : (
+                      <span>Issue #{bounty.issueId}</span>
+                    )}
+                  </p>
+                  <p className="mt-0.5 flex items-center gap-2 text-xs text-muted-foreground">
+                    <span className={bounty.status === "paid" ? "" : "text-success"}>{bounty.status === "paid" ? "Paid" : "Open"}</span>
+                    {tx && (
+                      <a href={tx} target="_blank" rel="noopener noreferrer" className="inline-flex items-center gap-1 hover:text-foreground">
+                        Transaction <Icon name="external" className="h-3 w-3" />
+                      </a>
+                    )}
+                  </p>
+                </div>
+                <span className="shrink-0 text-sm font-semibold tabular-nums">
+                  {formatAmount(amount, currency)} {currency}
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,195 @@
+/**
+ * The data the repository detail page shows, in one shape whichever source
+ * it came from: the public data rendered on the server (registered public
+ * repositories, for everyone) or the signed-in user's own view of GitHub
+ * (`GET /api/github/repos/{owner}/{name}`, private repositories included).
+ */
+import type { Currency } from "./funding-rules.ts";
+import { fromApi } from "./funding-rules.ts";
+import { formatAmount } from "./format.ts";
+
+export interface IssueLabel {
+  id: number;
+  name: string;
+  color: string;
+}
+
+export interface RepoIssue {
+  id: number;
+  number: number;
+  title: string;
+  html_url: string;
+  labels: IssueLabel[];
+}
+
+export interface RepoView {
+  owner: string;
+  name: string;
+  fullName: string;
+  description: string | null;
+  htmlUrl: string | null;
+  isPrivate: boolean;
+  registered: boolean;
+  /** The platform's repository id (the GitHub repository id) once registered. */
+  repoId: number | null;
+  /** The signed-in user's admin right on GitHub; null when unknown (signed out). */
+  admin: boolean | null;
+  issues: RepoIssue[];
+  /** GitHub could not be reached and the issues are an older copy. */
+  stale: boolean;
+}
+
+/** `GET /api/blockchain/issue-bounty/...` and the items of pool-info. */
+export interface BountyInfo {
+  issueId?: number;
+  isRoxn: boolean;
+  currency: Currency;
+  xdcAmount: string;
+  roxnAmount: string;
+  usdcAmount: string;
+  status: string;
+  recipient: string | null;
+  transactionHash: string | null;
+}
+
+export interface PoolInfo {
+  xdcPoolRewards: string;
+  roxnPoolRewards: string;
+  usdcPoolRewards: string;
+  issues: (BountyInfo & { issueId: number })[];
+}
+
+export interface InitialRepoData {
+  repo: RepoView;
+  pool: PoolInfo | null;
+}
+
+/** What /api/github/repos/{owner}/{name} answers. */
+export interface GitHubRepoResponse {
+  repo: {
+    id: number;
+    name: string;
+    full_name: string;
+    description: string | null;
+    html_url: string;
+    private: boolean;
+    permissions: { admin: boolean };
+  };
+  issues: (RepoIssue & Record<string, unknown>)[];
+  registered: boolean;
+  stale?: boolean;
+}
+
+const slimIssue = (i: RepoIssue): RepoIssue => ({
+  id: i.id,
+  number: i.number,
+  title: i.title,
+  html_url: i.html_url,
+  labels: (i.labels ?? []).map((l) => ({ id: l.id, name: l.name, color: l.color })),
+});
+
+export function repoFromGitHub(data: GitHubRepoResponse): RepoView {
+  const [owner = "", name = data.repo.name] = data.repo.full_name.split("/");
+  return {
+    owner,
+    name,
+    fullName: data.repo.full_name,
+    description: data.repo.description,
+    htmlUrl: data.repo.html_url,
+    isPrivate: data.repo.private,
+    registered: data.registered,
+    repoId: data.registered ? data.repo.id : null,
+    admin: Boolean(data.repo.permissions?.admin),
+    issues: data.issues.map(slimIssue),
+    stale: Boolean(data.stale),
+  };
+}
+
+/** The server's unified public view (api/services/repositories/public.ts), narrowed to what this page needs. */
+export interface UnifiedLike {
+  registered: boolean;
+  repoId: number | null;
+  githubRepoFullName: string;
+  github: { name: string; full_name: string; description: string | null; html_url: string; private: boolean } | null;
+  issues: RepoIssue[];
+  bounties: { issueNumber: number; currency: Currency; amount: string }[];
+  blockchain: { poolRewards: Record<Currency, string> } | null;
+  stale: boolean;
+}
+
+/**
+ * The server-rendered starting point for a public repository, or null when
+ * there is nothing public to show (unknown or private repositories).
+ */
+export function initialFromUnified(unified: UnifiedLike): InitialRepoData | null {
+  if (!unified.github && !unified.registered) return null;
+  const fullName = unified.github?.full_name ?? unified.githubRepoFullName;
+  const [owner = "", name = ""] = fullName.split("/");
+  const repo: RepoView = {
+    owner,
+    name: unified.github?.name ?? name,
+    fullName,
+    description: unified.github?.description ?? null,
+    htmlUrl: unified.github?.html_url ?? null,
+    isPrivate: false,
+    registered: unified.registered,
+    repoId: unified.registered ? unified.repoId : null,
+    admin: null,
+    issues: unified.issues.map(slimIssue),
+    stale: unified.stale,
+  };
+  const pool: PoolInfo | null =
+    unified.registered && unified.blockchain
+      ? {
+          xdcPoolRewards: unified.blockchain.poolRewards.XDC,
+          roxnPoolRewards: unified.blockchain.poolRewards.ROXN,
+          usdcPoolRewards: unified.blockchain.poolRewards.USDC,
+          issues: unified.bounties.map((b) => ({
+            issueId: b.issueNumber,
+            isRoxn: b.currency === "ROXN",
+            currency: b.currency,
+            xdcAmount: b.currency === "XDC" ? b.amount : "0",
+            roxnAmount: b.currency === "ROXN" ? b.amount : "0",
+            usdcAmount: b.currency === "USDC" ? b.amount : "0",
+            status: "open",
+            recipient: null,
+            transactionHash: null,
+          })),
+        }
+      : null;
+  return { repo, pool };
+}
+
+/** The bounty's currency and amount (smallest unit); one currency applies per bounty. */
+export function bountyAmount(bounty: BountyInfo): { currency: Currency; amount: bigint } {
+  const currency: Currency = bounty.currency ?? (bounty.isRoxn ? "ROXN" : "XDC");
+  const raw = currency === "ROXN" ? bounty.roxnAmount : currency === "USDC" ? bounty.usdcAmount : bounty.xdcAmount;
+  return { currency, amount: fromApi(raw, currency) };
+}
+
+/** '25.0000 XDC', '150.00 ROXN'; 'N/A' when the amount cannot be read. */
+export function bountyLabel(bounty: BountyInfo | null | undefined): string {
+  if (!bounty) return "N/A";
+  const { currency, amount } = bountyAmount(bounty);
+  return amount > 0n ? `${formatAmount(amount, currency)} ${currency}` : "N/A";
+}
+
+/** A bounty that is set (open or paid) blocks another one: bounties are final. */
+export function isBountySet(bounty: BountyInfo | null | undefined): boolean {
+  return Boolean(bounty && bounty.status !== "cancelled" && bountyAmount(bounty).amount > 0n);
+}
+
+export function poolsOf(pool: PoolInfo | null | undefined): Record<Currency, bigint> | null {
+  if (!pool) return null;
+  return { XDC: fromApi(pool.xdcPoolRewards, "XDC"), ROXN: fromApi(pool.roxnPoolRewards, "ROXN"), USDC: fromApi(pool.usdcPoolRewards, "USDC") };
+}
+
+/** Pool-info's bounties, one per issue number, sorted by issue number (the active bounties list). */
+export function sortedBounties(pool: PoolInfo | null | undefined): (BountyInfo & { issueId: number })[] {
+  return [...(pool?.issues ?? [])].filter((b) => b.status !== "cancelled").sort((a, b) => a.issueId - b.issueId);
+}
+
+/** The first 100 characters of a failure, for the reward cell's tooltip. */
+export function errorTooltip(message: string): string {
+  return message.slice(0, 100);
+}
