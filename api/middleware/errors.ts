@@ -1,6 +1,9 @@
 import type { Context, ErrorHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { BaseError as ViemError, HttpRequestError, TimeoutError, WebSocketRequestError } from "viem";
 import { ApiError, ErrorCode, internalError, type ErrorBody } from "../errors.ts";
+import { GitHubApiError } from "../github/client.ts";
+import { githubUnavailable } from "../github/repositories.ts";
 import type { AppBindings } from "../context.ts";
 
 const statusToCode: Record<number, ErrorCode> = {
@@ -31,7 +34,18 @@ export function toApiError(err: unknown): ApiError {
     const code = statusToCode[err.status];
     if (code) return new ApiError({ code, message: err.message || defaultMessage(err.status) });
   }
+  // An upstream that is down is not our bug: say which one, with a status that invites a retry.
+  if (chainUnreachable(err)) {
+    return new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Network unavailable", message: "Could not reach the XDC network. Please try again in a moment.", cause: err });
+  }
+  if (err instanceof GitHubApiError && (err.status === 0 || err.status >= 500 || err.rateLimited)) return githubUnavailable();
   return internalError();
+}
+
+/** The chain's RPC endpoint could not be reached or did not answer in time (not a revert, not bad input). */
+function chainUnreachable(err: unknown): boolean {
+  if (!(err instanceof ViemError)) return false;
+  return Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError));
 }
 
 function defaultMessage(status: number): string {

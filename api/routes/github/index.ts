@@ -70,6 +70,8 @@ export function githubRoutes(ctx: AppContext) {
     })
     .get("/issues", validate("query", OwnerRepoQuery.extend({ labels: z.string().max(200).optional() })), async (c) => {
       const { owner, repo, labels } = c.req.valid("query");
+      // Public data of a public repository, the same for everyone.
+      c.header("Cache-Control", "public, max-age=60");
       return c.json(await labelledPublicIssues(ctx, `${owner}/${repo}`, labels));
     });
 }

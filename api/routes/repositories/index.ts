@@ -19,6 +19,11 @@ export function repositoryRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
     .post(
       "/register",
+      // Signed-in first: an anonymous caller is told so (401), not about its body, and uses up no allowance.
+      async (c, next) => {
+        requireSession(c);
+        await next();
+      },
       rateLimit(ctx, { name: "register-repository", perIp: 60, perUser: 30, windowMs: 3600_000 }),
       validate("json", z.object({ githubRepoId: positiveId, githubRepoFullName: z.string().max(200), installationId: positiveId.optional() })),
       async (c) => {
@@ -35,6 +40,8 @@ export function repositoryRoutes(ctx: AppContext) {
         .from(repositories)
         .where(user ? or(eq(repositories.isPrivate, false), eq(repositories.registeredByUserId, user.id)) : eq(repositories.isPrivate, false));
       c.header("Cache-Control", user ? "private, max-age=60" : "public, max-age=60");
+      // The answer depends on who asks: a shared cache must not give one visitor's copy to another.
+      c.header("Vary", "Cookie");
       return c.json({ repositories: rows });
     })
     .get("/public", async (c) => {

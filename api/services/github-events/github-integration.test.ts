@@ -84,7 +84,15 @@ describe("from installing the app to being paid for a merged fix", () => {
     const res = await call(stack.t, "/api/repositories/register", { as: dave, body: { githubRepoId: HELLO.id, githubRepoFullName: HELLO.fullName } });
     const body = await res.json();
     expect(body).toMatchObject({ success: true, message: "Repository registered successfully" });
-    expect(body.repository).toMatchObject({ githubRepoId: HELLO.id, installationId, isPrivate: false });
+    // The repository details, not the database row.
+    expect(body.repository).toEqual({
+      repoId: HELLO.id,
+      githubRepoId: HELLO.id,
+      githubRepoFullName: HELLO.fullName,
+      installationId,
+      isPrivate: false,
+      registeredAt: expect.any(String),
+    });
     const mine = await (await call(stack.t, "/api/github/user/repos", { as: dave })).json();
     expect(mine.repositories.find((r: { full_name: string }) => r.full_name === HELLO.fullName)).toMatchObject({ appInstalled: true, registered: true });
     const pub = await (await call(stack.t, "/api/repositories/public")).json();
@@ -231,6 +239,7 @@ describe("public data", () => {
   test("the unified repository holds real figures", async () => {
     const unified = await (await call(stack.t, `/api/public/unified-repo/${HELLO.fullName}`)).json();
     expect(unified).toMatchObject({ registered: true, managed: true, repoId: HELLO.id });
+    expect(unified.blockchain.contractAddress).toMatch(/^xdc[0-9a-fA-F]{40}$/);
     expect(unified.stats.rewardsPaid).toBe(1);
     expect(unified.stats.paidTotals.XDC).toBe("20");
     expect(unified.stats.claims).toBe(1);

@@ -3,6 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { bounties, bountyClaims, repositories, repositoryPools, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
 import { notFound } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toXdcAddress } from "../../chain/address.ts";
 import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, type RepoPublicInfo } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { listPublicRepositories } from "./list-public.ts";
@@ -189,7 +190,8 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
     }),
     blockchain: {
       network: "XDC Network",
-      contractAddress: ctx.chain.config.contracts.rewards,
+      // Shown to people: the xdc… form, like every other address the API returns.
+      contractAddress: toXdcAddress(ctx.chain.config.contracts.rewards),
       poolRewards: asDecimals(pool),
       allocated: asDecimals(allocated),
       issues: open.map((b) => ({ issueId: b.issueNumber, rewardAmount: decimal(b.amount, b.currency), currency: b.currency })),

@@ -9,8 +9,18 @@ import { installationForRepository, upsertInstallation } from "./installations.t
 import { walletOfUser } from "../wallets/custodial.ts";
 import { ensurePoolManager } from "../money/access.ts";
 
+/** What the registration answers about the repository (spec: repository details), not the database row. */
+export interface RegisteredRepository {
+  repoId: number;
+  githubRepoId: number;
+  githubRepoFullName: string;
+  installationId: number | null;
+  isPrivate: boolean;
+  registeredAt: string;
+}
+
 export type RegisterResult =
-  | { success: true; message: string; repository: Repository }
+  | { success: true; message: string; repository: RegisteredRepository }
   | { success: false; installUrl: string; message: string };
 
 export const requiresAdmin = () =>
@@ -66,7 +76,18 @@ export async function registerRepository(ctx: AppContext, input: { user: User; g
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
   if (wallet) await ensurePoolManager(ctx, repo.id, wallet.address as Address);
   ctx.changes.publish(["repositories", `repo:${repo.id}`]);
-  return { success: true, message: "Repository registered successfully", repository: repository! };
+  return {
+    success: true,
+    message: "Repository registered successfully",
+    repository: {
+      repoId: repository!.githubRepoId,
+      githubRepoId: repository!.githubRepoId,
+      githubRepoFullName: repository!.fullName,
+      installationId: repository!.installationId,
+      isPrivate: repository!.isPrivate,
+      registeredAt: repository!.registeredAt.toISOString(),
+    },
+  };
 }
 
 export async function repositoryByFullName(ctx: AppContext, fullName: string): Promise<Repository | undefined> {

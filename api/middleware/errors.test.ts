@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { ContractFunctionRevertedError, HttpRequestError, TimeoutError, CallExecutionError, parseAbi } from "viem";
+import { toApiError } from "./errors.ts";
+import { GitHubApiError } from "../github/client.ts";
+import { createTestContext, type TestContext } from "../testing/context.ts";
+import { call, createTestUser, signInAs } from "../testing/auth.ts";
+
+describe("upstream failures", () => {
+  test("an unreachable or silent chain is 503 'Network unavailable', also when wrapped", () => {
+    const down = new HttpRequestError({ url: "http://127.0.0.1:9", details: "ECONNREFUSED" });
+    expect([toApiError(down).status, toApiError(down).title]).toEqual([503, "Network unavailable"]);
+    expect(toApiError(new TimeoutError({ body: {}, url: "http://127.0.0.1:9" })).status).toBe(503);
+    expect(toApiError(new CallExecutionError(down, {})).status).toBe(503);
+  });
+
+  test("a revert is not an outage", () => {
+    const reverted = new ContractFunctionRevertedError({ abi: parseAbi(["function f()"]), functionName: "f" });
+    expect(toApiError(reverted).status).toBe(500);
+  });
+
+  test("GitHub down or rate limited is 502; other GitHub answers are the caller's to handle", () => {
+    const unreachable = toApiError(new GitHubApiError(0, "unreachable", null, false));
+    expect([unreachable.status, unreachable.title]).toEqual([502, "GitHub Unavailable"]);
+    expect(toApiError(new GitHubApiError(503, "down", null, false)).status).toBe(502);
+    expect(toApiError(new GitHubApiError(403, "rate limit", null, true)).status).toBe(502);
+    expect(toApiError(new GitHubApiError(404, "Not Found", null, false)).status).toBe(500);
+  });
+});
+
+describe("an endpoint that reads the chain while the chain is down", () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await createTestContext();
+  });
+  afterAll(() => t.close());
+
+  test("answers 503 with the clear message, not 500", async () => {
+    const user = await createTestUser(t, { role: "poolmanager" });
+    const res = await call(t, "/api/blockchain/roxn-allowance", { as: await signInAs(t, user) });
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ error: "Network unavailable", message: "Could not reach the XDC network. Please try again in a moment." });
+  });
+});
