@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
-import { keccak256, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import { keccak256, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import type { Database } from "../../db/client.ts";
 import { chainTransactions, walletNonces, wallets, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
 import type { Keyring } from "../crypto/keyring.ts";
@@ -344,9 +344,14 @@ export class Outbox {
     try {
       await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex });
     } catch (err) {
-      const known = await chain.client.getTransaction({ hash: row.txHash as Hex }).catch(() => null);
+      // Only the node saying "not found" means not found: a lookup that fails leaves the row signed, to be retried.
+      const notFound = (lookupError: unknown) => {
+        if (lookupError instanceof TransactionNotFoundError || lookupError instanceof TransactionReceiptNotFoundError) return null;
+        throw lookupError;
+      };
+      const known = await chain.client.getTransaction({ hash: row.txHash as Hex }).catch(notFound);
       if (!known) {
-        const receipt = await chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(() => null);
+        const receipt = await chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(notFound);
         if (!receipt) {
           if (isNonceTooLow(err)) {
             // Someone else used this nonce (a key exported and used elsewhere): this transaction can never be mined.
@@ -436,7 +441,8 @@ export class Outbox {
           or(isNull(chainTransactions.leaseUntil), lt(chainTransactions.leaseUntil, now)),
         ),
       )
-      .orderBy(asc(chainTransactions.createdAt))
+      // A signed row first: it blocks its signer's later rows, which share its createdAt (seconds) in a burst.
+      .orderBy(sql`${chainTransactions.status} = 'signed' desc`, asc(chainTransactions.createdAt))
       .limit(limit);
     for (const { id } of due) await this.advance(id);
     return due.length;

@@ -347,9 +347,12 @@ export async function registerContribution(ctx: AppContext, input: { user: User;
   if (input.user.role !== "contributor") {
     throw new ApiError({ code: ErrorCode.FORBIDDEN, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
   }
-  await registeredRepository(ctx, input.repoId);
+  const repository = await registeredRepository(ctx, input.repoId);
   const [wallet] = await ctx.database.db.select().from(wallets).where(eq(wallets.userId, input.user.id)).limit(1);
   if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  // Only an open issue of this repository: a claim on any other number is junk, and would block cancelling a bounty set there later.
+  const token = await userGitHubToken(ctx, input.user);
+  await openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }), repository.fullName, input.issueNumber);
   await ctx.database.db
     .insert(bountyClaims)
     .values({ githubRepoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id })

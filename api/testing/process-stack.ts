@@ -1,0 +1,215 @@
+/**
+ * The platform as a separate OS process (api/testing/fault-server.ts) and
+ * the world around it, for the crash test (api/chain/crash.test.ts) and the
+ * chain benchmark (scripts/bench/chain.ts): a SIGKILL there is a real one.
+ */
+import { closeSync, openSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import type { Address } from "viem";
+import { repositories, wallets } from "../../db/schema/index.ts";
+import { eq } from "drizzle-orm";
+import { startGitHubEmulator, type GitHubEmulator } from "../../scripts/github-emulator/index.ts";
+import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
+import { call, type TestSession } from "./auth.ts";
+import { startTestChain, type TestChain } from "./chain.ts";
+import { createTestContext, makeTempDir, NO_EXTERNALS, type TestContext } from "./context.ts";
+import { signInThroughGitHub } from "./stack.ts";
+
+const ROOT = resolve(import.meta.dir, "..", "..");
+const ENTRY = join(ROOT, "api", "testing", "fault-server.ts");
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  proc: Subprocess;
+  logFile: string;
+  /** SIGKILL: no shutdown hook runs, nothing is flushed; resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM (graceful), then SIGKILL if it lingers. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Spawns `bun api/testing/fault-server.ts` with exactly `env` (plus PATH and
+ * HOME) and waits for its "listening" log line. Its log (JSON lines) is
+ * appended to `logFile`, so a restarted server keeps one log.
+ */
+export async function spawnServer(env: Record<string, string>, logFile: string, timeoutMs = 30_000): Promise<ServerProcess> {
+  const started = Date.now();
+  const offset = await Bun.file(logFile)
+    .text()
+    .then((t) => t.length)
+    .catch(() => 0);
+  const fd = openSync(logFile, "a");
+  const proc = Bun.spawn([process.execPath, ENTRY], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdin: "ignore",
+    stdout: fd,
+    stderr: fd,
+  });
+  closeSync(fd);
+  const killed = () => proc.exitCode !== null || proc.signalCode !== null;
+  let url: string | undefined;
+  while (!url) {
+    const text = (await Bun.file(logFile).text()).slice(offset);
+    url = /"msg":"listening".*?"url":"([^"]+)"/.exec(text)?.[1];
+    if (url) break;
+    if (killed() || Date.now() - started > timeoutMs) {
+      proc.kill("SIGKILL");
+      await proc.exited;
+      throw new Error(`the server did not start (exit ${proc.exitCode}); its log:\n${text.slice(-3000)}`);
+    }
+    await Bun.sleep(25);
+  }
+  return {
+    url,
+    pid: proc.pid,
+    proc,
+    logFile,
+    async kill() {
+      if (!killed()) proc.kill("SIGKILL");
+      await proc.exited;
+    },
+    async stop() {
+      if (killed()) return;
+      proc.kill("SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+      await proc.exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * Everything around a server process: anvil with the contracts, the GitHub
+ * emulator, one configuration (secrets, database file, chain, a fixed port,
+ * so a restarted server answers at the same URL), and an in-process app on
+ * the same database file for setting the world up through the real code.
+ * Once a server process runs, the in-process app must not drive the outbox
+ * (it would do the server's work): read the database, do not advance it.
+ */
+export interface ProcessStack {
+  chain: TestChain;
+  github: GitHubEmulator;
+  /** The in-process app on the same database (setup and reads). */
+  t: TestContext;
+  /** The server process's whole environment. */
+  env: Record<string, string>;
+  /** Where the server will listen, and the Origin its anti-forgery check expects. */
+  origin: string;
+  logFile: string;
+  /** Starts a server process (again) on this configuration. */
+  spawn(): Promise<ServerProcess>;
+  /** Signs in through the emulator's OAuth and registers with `role` (creating the custodial wallet). */
+  signUp(login: string, role: "poolmanager" | "contributor"): Promise<TestSession & { wallet: Address }>;
+  /** Registers a fixture repository with the platform (as the app installation would). */
+  registerRepository(fullName: string, githubRepoId: number): Promise<void>;
+  /** A POST to the server process as the site sends it (session cookie, anti-forgery token, Origin, Idempotency-Key). */
+  post(server: ServerProcess, session: TestSession, path: string, body: unknown, idempotencyKey?: string): Promise<Response>;
+  /** Kills the server processes, stops the emulator and anvil, and removes the data directory (database, server log). */
+  stop(): Promise<void>;
+}
+
+export async function startProcessStack(options: { logLevel?: string } = {}): Promise<ProcessStack> {
+  const chain = await startTestChain();
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const secrets = await sharedTestSecrets();
+  const github = await startGitHubEmulator({
+    oauth: { clientId: "Iv1.unused-oauth-app", clientSecret: "unused" },
+    app: {
+      id: Number(secrets.GITHUB_APP_ID),
+      slug: secrets.GITHUB_APP_SLUG,
+      clientId: secrets.GITHUB_CLIENT_ID,
+      clientSecret: secrets.GITHUB_CLIENT_SECRET,
+      publicKeyPem: secrets.GITHUB_APP_PUBLIC_KEY,
+      setupUrl: `${origin}/repos/register`,
+    },
+    webhook: { url: `${origin}/api/webhooks/github`, secret: secrets.GITHUB_WEBHOOK_SECRET },
+  });
+  const dir = await makeTempDir("issuepool-process-");
+  const { GITHUB_APP_PUBLIC_KEY: _public, ...appSecrets } = secrets;
+  const env: Record<string, string> = {
+    ...NO_EXTERNALS,
+    ...appSecrets,
+    ...chain.env,
+    NODE_ENV: "test",
+    LOG_LEVEL: options.logLevel ?? "info",
+    LOG_FORMAT: "json",
+    TRUST_PROXY: "true",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    PUBLIC_URL: origin,
+    DATA_DIR: dir,
+    DATABASE_URL: `file:${dir}/app.db`,
+    GITHUB_URL: github.webUrl,
+    GITHUB_API_URL: github.apiUrl,
+  };
+  const t = await createTestContext({ env });
+  const logFile = join(dir, "server.log");
+  const servers: ServerProcess[] = [];
+
+  return {
+    chain,
+    github,
+    t,
+    env,
+    origin,
+    logFile,
+    async spawn() {
+      const server = await spawnServer(env, logFile);
+      servers.push(server);
+      return server;
+    },
+    async signUp(login, role) {
+      const session = await signInThroughGitHub(t, login);
+      const res = await call(t, "/api/auth/register", { as: session, body: { role, email: `${login}@example.com` } });
+      if (res.status !== 200) throw new Error(`registering ${login}: ${res.status} ${await res.text()}`);
+      session.user.role = role;
+      const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, session.user.id));
+      return { ...session, wallet: wallet!.address as Address };
+    },
+    async registerRepository(fullName, githubRepoId) {
+      const [owner, name] = fullName.split("/") as [string, string];
+      await t.ctx.database.db
+        .insert(repositories)
+        .values({ githubRepoId, fullName, fullNameKey: fullName.toLowerCase(), owner, name, htmlUrl: `${github.webUrl}/${fullName}` })
+        .onConflictDoNothing();
+    },
+    post(server, session, path, body, idempotencyKey) {
+      const headers: Record<string, string> = {
+        Accept: "application/json",
+        "Content-Type": "application/json",
+        Cookie: session.cookie,
+        Origin: origin,
+        "X-CSRF-Token": session.csrfToken,
+        "X-Forwarded-For": session.ip,
+      };
+      if (idempotencyKey) headers["Idempotency-Key"] = idempotencyKey;
+      return fetch(`${server.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+    },
+    async stop() {
+      for (const server of servers) await server.kill();
+      t.close();
+      await github.stop();
+      await chain.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+

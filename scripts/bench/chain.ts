@@ -1,0 +1,183 @@
+/**
+ * Chain benchmark (not a test): `bun scripts/bench/chain.ts [count] [concurrency]`.
+ *
+ * `count` (default 200) bounty allocations and `count` payouts through the
+ * platform's HTTP API and its transaction outbox (the server in its own
+ * process, workers on, as in production), against the same number of the
+ * same contract calls sent as raw viem transactions by a funded account
+ * holding the operator role, on the same anvil in the same run. Both sides
+ * run closed-loop with `concurrency` clients (default 20) and count an
+ * operation done when its transaction is confirmed. Prints throughput
+ * (operations per second, first request to last confirmation), the ratio
+ * API / raw (target: at least 0.5) and p50/p99 from request to confirmed.
+ *
+ * Everything it needs (anvil, contracts, GitHub emulator, users, issues,
+ * pools) is started and seeded here and removed at the end.
+ */
+import { createWalletClient, encodeFunctionData, http, keccak256, parseEther, toHex, type Address, type Hex } from "viem";
+import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
+import { fixtureRepo } from "../github-emulator/fixture.ts";
+import { anvilPrivateKey } from "../lib/anvil.ts";
+import { createTestUser } from "../../api/testing/auth.ts";
+import { startProcessStack, type ProcessStack, type ServerProcess } from "../../api/testing/process-stack.ts";
+import { wallets } from "../../db/schema/index.ts";
+import { eq } from "drizzle-orm";
+import { percentile, table } from "./lib.ts";
+
+const COUNT = Number(process.argv[2] ?? 200);
+const CONCURRENCY = Number(process.argv[3] ?? 20);
+const CONTRIBUTORS = 20;
+const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
+const FULL_NAME = `${REPO.owner}/${REPO.name}`;
+/** The raw side's pool: a repository id no one else uses. */
+const RAW_REPO_ID = 990_001n;
+/** 1.001 XDC, 1.002 XDC, ...: above the 1 XDC minimum, and each bounty distinct. */
+const amountOf = (i: number) => `1.${String(i + 1).padStart(3, "0")}`;
+
+interface Phase {
+  label: string;
+  latenciesMs: number[];
+  wallMs: number;
+  errors: string[];
+}
+
+/** Runs `count` operations with `concurrency` workers, each op resolving when its transaction is confirmed. */
+async function closedLoop(label: string, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Phase> {
+  const latenciesMs: number[] = [];
+  const errors: string[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const t0 = performance.now();
+        try {
+          await op(i);
+          latenciesMs.push(performance.now() - t0);
+        } catch (err) {
+          errors.push(`#${i}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+    }),
+  );
+  latenciesMs.sort((a, b) => a - b);
+  return { label, latenciesMs, wallMs: performance.now() - started, errors };
+}
+
+let stack: ProcessStack | undefined;
+let server: ServerProcess | undefined;
+const startedAt = performance.now();
+try {
+  console.log(`Chain benchmark: ${COUNT} allocations + ${COUNT} payouts each way, ${CONCURRENCY} concurrent clients, ${navigator.hardwareConcurrency} cores`);
+  stack = await startProcessStack({ logLevel: "info" });
+  const { t, chain, github } = stack;
+  const client = t.ctx.chain.client;
+  const rewards = chain.deployment.repoRewards;
+
+  // ---- seed (not timed) ----
+  const alice = await stack.signUp("alice", "poolmanager");
+  await stack.registerRepository(FULL_NAME, REPO.id);
+  await chain.fund(alice.wallet, { xdc: "2000" });
+  const contributors: Address[] = [];
+  for (let i = 0; i < CONTRIBUTORS; i++) {
+    const user = await createTestUser(t, { role: "contributor" });
+    const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, user.id));
+    contributors.push(wallet!.address as Address);
+  }
+  // Bounties go on open issues (the API checks with GitHub): open COUNT of them in the emulator.
+  const issues: number[] = [];
+  for (let i = 0; i < COUNT; i++) {
+    const { issue } = await github.controls.openIssue({ repo: FULL_NAME, title: `Bench issue ${i}`, author: "erin" });
+    issues.push((issue as { number: number }).number);
+  }
+  const poolNeeded = Array.from({ length: COUNT }, (_, i) => parseEther(amountOf(i))).reduce((a, b) => a + b, 0n);
+  const poolGross = ((poolNeeded * 10_000n) / 9_950n / 10n ** 18n + 2n) * 10n ** 18n; // covers the 0.5 % fee
+
+  server = await stack.spawn();
+  const post = async (path: string, body: unknown, key: string) => {
+    const res = await stack!.post(server!, alice, path, body, key);
+    const json = (await res.json()) as { status?: string; transactionHash?: Hex; message?: string };
+    if (res.status !== 200) throw new Error(`${res.status} ${json.message}`);
+    return json;
+  };
+  /** The API answers once confirmed, or "pending" with the hash after its wait: then the client watches the chain. */
+  const confirmed = async (answer: { status?: string; transactionHash?: Hex }) => {
+    if (answer.status === "confirmed") return;
+    const receipt = await client.waitForTransactionReceipt({ hash: answer.transactionHash!, pollingInterval: 50, timeout: 60_000 });
+    if (receipt.status !== "success") throw new Error(`reverted: ${answer.transactionHash}`);
+  };
+  await confirmed(await post(`/api/blockchain/repository/${REPO.id}/fund`, { amountXdc: String(poolGross / 10n ** 18n), repositoryFullName: FULL_NAME }, "bench-fund-pool"));
+  // Warm-up (not counted): one allocation and its payout through the API, so first-request costs stay out of the figures.
+  const warmIssue = (await github.controls.openIssue({ repo: FULL_NAME, title: "Warm-up", author: "erin" })).issue as { number: number };
+  await confirmed(await post(`/api/blockchain/allocate-bounty/${REPO.id}/${warmIssue.number}`, { bountyAmount: "1", currency: "XDC", githubRepoFullName: FULL_NAME }, "bench-warm-allocate"));
+  await confirmed(await post(`/api/blockchain/distribute-bounty/${REPO.id}/${warmIssue.number}`, { contributorAddress: contributors[0], githubRepoFullName: FULL_NAME }, "bench-warm-pay"));
+
+  // The raw side: anvil account 3, given the operator role by the admin, funds its own pool.
+  const admin = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(0)), chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
+  const rawAccount = privateKeyToAccount(anvilPrivateKey(3), { nonceManager });
+  const raw = createWalletClient({ account: rawAccount, chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl), pollingInterval: 50 });
+  const operatorRole = keccak256(toHex("OPERATOR_ROLE"));
+  await client.waitForTransactionReceipt({
+    hash: await admin.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "grantRole", args: [operatorRole, rawAccount.address] }),
+  });
+  await client.waitForTransactionReceipt({
+    hash: await raw.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [RAW_REPO_ID], value: poolGross }),
+  });
+  const rawSend = async (data: Hex) => {
+    const hash = await raw.sendTransaction({ to: rewards, data });
+    const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 });
+    if (receipt.status !== "success") throw new Error(`reverted: ${hash}`);
+  };
+  console.log(`seeded in ${((performance.now() - startedAt) / 1000).toFixed(1)} s; measuring...`);
+
+  // ---- measured: allocations, then payouts; API and raw one after the other on the same chain ----
+  const phases: Phase[] = [];
+  phases.push(
+    await closedLoop("allocate-bounty via API + outbox", COUNT, CONCURRENCY, async (i) =>
+      confirmed(await post(`/api/blockchain/allocate-bounty/${REPO.id}/${issues[i]}`, { bountyAmount: amountOf(i), currency: "XDC", githubRepoFullName: FULL_NAME }, `bench-allocate-${i}`)),
+    ),
+  );
+  phases.push(
+    await closedLoop("allocateBounty, raw viem", COUNT, CONCURRENCY, (i) =>
+      rawSend(encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [RAW_REPO_ID, BigInt(i + 1), 0, parseEther(amountOf(i))] })),
+    ),
+  );
+  phases.push(
+    await closedLoop("distribute-bounty via API + outbox", COUNT, CONCURRENCY, async (i) =>
+      confirmed(await post(`/api/blockchain/distribute-bounty/${REPO.id}/${issues[i]}`, { contributorAddress: contributors[i % CONTRIBUTORS], githubRepoFullName: FULL_NAME }, `bench-pay-${i}`)),
+    ),
+  );
+  phases.push(
+    await closedLoop("payBounty, raw viem", COUNT, CONCURRENCY, (i) =>
+      rawSend(encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [RAW_REPO_ID, BigInt(i + 1), contributors[i % CONTRIBUTORS]!] })),
+    ),
+  );
+
+  // ---- check: every bounty of both sides is paid (status 2) ----
+  let unpaid = 0;
+  for (let i = 0; i < COUNT; i++) {
+    const [, , apiStatus] = await client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getBounty", args: [BigInt(REPO.id), BigInt(issues[i]!)] });
+    const [, , rawStatus] = await client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getBounty", args: [RAW_REPO_ID, BigInt(i + 1)] });
+    if (apiStatus !== 2) unpaid++;
+    if (rawStatus !== 2) unpaid++;
+  }
+
+  const perSec = (p: Phase) => (p.latenciesMs.length / p.wallMs) * 1000;
+  const rows: (string | number)[][] = [["phase", "ops", "wall s", "ops/s", "p50 ms", "p99 ms", "errors"]];
+  for (const p of phases) {
+    rows.push([p.label, p.latenciesMs.length, (p.wallMs / 1000).toFixed(2), perSec(p).toFixed(1), percentile(p.latenciesMs, 50).toFixed(1), percentile(p.latenciesMs, 99).toFixed(1), p.errors.length]);
+  }
+  const [apiAllocate, rawAllocate, apiPay, rawPay] = phases as [Phase, Phase, Phase, Phase];
+  const combined = (a: Phase, b: Phase) => ((a.latenciesMs.length + b.latenciesMs.length) / (a.wallMs + b.wallMs)) * 1000;
+  console.log(`\n${table(rows)}\n`);
+  console.log(`ratio API / raw, allocations: ${(perSec(apiAllocate) / perSec(rawAllocate)).toFixed(2)}`);
+  console.log(`ratio API / raw, payouts:     ${(perSec(apiPay) / perSec(rawPay)).toFixed(2)}`);
+  console.log(`ratio API / raw, both:        ${(combined(apiAllocate, apiPay) / combined(rawAllocate, rawPay)).toFixed(2)}  (target >= 0.5)`);
+  console.log(`bounties left unpaid: ${unpaid}; total run ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  for (const p of phases) for (const e of p.errors.slice(0, 5)) console.log(`  error in ${p.label}: ${e}`);
+  if (unpaid > 0 || phases.some((p) => p.errors.length > 0)) process.exitCode = 1;
+} finally {
+  await server?.stop();
+  await stack?.stop();
+}
