@@ -68,6 +68,8 @@ export function describeChainError(err: unknown): string {
       // not one of ours: fall through to the message
     }
   }
+  // viem's outer message for a refused send is "Transaction creation failed."; the cause says why.
+  if (isInsufficientFunds(err)) return "insufficient funds for gas and value";
   if (err instanceof BaseError) return err.shortMessage;
   return err instanceof Error ? err.message.split("\n")[0]! : String(err);
 }

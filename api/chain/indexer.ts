@@ -15,6 +15,7 @@ import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import type { Logger } from "../logger.ts";
 import { randomToken } from "../crypto/tokens.ts";
 import { releaseLease, takeLease } from "../workers/lease.ts";
+import { NextRun } from "../workers/next-run.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError } from "./errors.ts";
 
@@ -202,8 +203,18 @@ export class RewardsIndexer {
     return events.length;
   }
 
-  /** Keeps indexing until caught up (tests and the seed use this). */
-  async catchUp(): Promise<void> {
+  private readonly catchUps = new NextRun(() => this.runCatchUp());
+
+  /**
+   * Keeps indexing until caught up with the blocks mined before the call
+   * (money requests wait for their event to be mirrored). Concurrent callers
+   * share one catch-up instead of indexing the same blocks side by side.
+   */
+  catchUp(): Promise<void> {
+    return this.catchUps.request();
+  }
+
+  private async runCatchUp(): Promise<void> {
     for (let i = 0; i < 1000; i++) {
       const latest = await this.deps.chain.client.getBlockNumber();
       const safe = latest - BigInt(Math.max(0, this.deps.chain.config.confirmations - 1));

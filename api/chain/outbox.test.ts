@@ -161,6 +161,51 @@ describe("the transaction outbox", () => {
   });
 });
 
+describe("signing in passes", () => {
+  test("a refusal in the middle of a pass: that row fails, the later ones go back to queued and are signed again with no gap", async () => {
+    // A node that refuses the second broadcast it sees, as a node does when the sender is short of XDC.
+    let sends = 0;
+    const proxy = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(request) {
+        const body = await request.text();
+        if (body.includes("eth_sendRawTransaction") && ++sends === 2) {
+          const { id } = JSON.parse(body) as { id: number };
+          return Response.json({ jsonrpc: "2.0", id, error: { code: -32003, message: "insufficient funds for gas * price + value" } });
+        }
+        return fetch(chain.anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body });
+      },
+    });
+    try {
+      const outbox = new Outbox({
+        db: t.ctx.database.db,
+        chain: createChainAccess({ ...t.env, CHAIN_RPC_URL: `http://127.0.0.1:${proxy.port}` }),
+        keyring: t.ctx.keyring,
+        log: t.log,
+      });
+      const start = await operatorNonce();
+      const rows = [];
+      for (let i = 0; i < 3; i++) rows.push((await outbox.enqueue(setManager(300n + BigInt(i), "0x00000000000000000000000000000000000000d1"))).tx);
+      await outbox.advance(rows[0]!.id); // one pass: signs all three, sends the first, the node refuses the second
+      const [first, second, third] = await Promise.all(rows.map((r) => outbox.get(r.id)));
+      expect(["sent", "confirmed"]).toContain(first!.status);
+      expect(first!.nonce).toBe(start);
+      expect([second!.status, second!.nonce, second!.rawTx !== null]).toEqual(["failed", null, true]);
+      expect(second!.error).toContain("insufficient funds");
+      expect([third!.status, third!.nonce, third!.rawTx]).toEqual(["queued", null, null]);
+
+      // The next pass signs the third with the nonce the second handed back.
+      const settled = await outbox.waitForSettled(third!.id, 10_000);
+      expect([settled.status, settled.nonce]).toEqual(["confirmed", start + 1]);
+      expect((await outbox.waitForSettled(first!.id, 10_000)).status).toBe("confirmed");
+      expect(await operatorNonce()).toBe(start + 2);
+    } finally {
+      proxy.stop(true);
+    }
+  });
+});
+
 describe("idempotency at the database level", () => {
   test("the platform's own keys are unique too (NULL user ids are not)", async () => {
     const request = setManager(40n, "0x00000000000000000000000000000000000000c1", "platform-key");

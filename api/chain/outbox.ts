@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { keccak256, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import type { Database } from "../../db/client.ts";
-import { chainTransactions, walletNonces, wallets, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
+import { chainTransactions, walletNonces, wallets, workerLeases, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
 import type { Keyring } from "../crypto/keyring.ts";
 import { hashToken, randomToken } from "../crypto/tokens.ts";
 import type { Logger } from "../logger.ts";
@@ -9,23 +9,34 @@ import { ApiError, ErrorCode } from "../errors.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError, isNonceTooLow, isPermanentBroadcastError, isPermanentEstimateError } from "./errors.ts";
 import { withWalletAccount } from "../services/wallets/custodial.ts";
+import { releaseLease, takeLease } from "../workers/lease.ts";
+import { NextRun } from "../workers/next-run.ts";
 
 /**
  * The transaction outbox (ARCHITECTURE.md, "Money"). A request becomes a row
- * first; `advance` moves it one state at a time:
+ * first; rows move one way:
  *
  *   queued  -- estimate gas (a revert here fails the row: no nonce used)
- *           -- in ONE database transaction: take the wallet's next nonce,
- *              sign, store the raw transaction and its hash       -> signed
- *   signed  -- broadcast the stored raw transaction               -> sent
- *   sent    -- wait for the receipt and confirmations            -> confirmed | reverted
+ *           -- in ONE database transaction: take the signer's next nonces,
+ *              sign, store each raw transaction and its hash        -> signed
+ *   signed  -- broadcast the stored raw transaction                 -> sent
+ *   sent    -- wait for the receipt and confirmations              -> confirmed | reverted
  *
  * A signed row is never signed again: after a crash or restart the same raw
  * transaction is re-broadcast, so a nonce is never reused or skipped and a
- * payment cannot go out twice. One signing address has at most one row that
- * is signed but not yet accepted by the node, so a broadcast the node refuses
- * can hand its nonce back without leaving a gap. Rows are leased, so several
- * processes can run the worker side by side.
+ * payment cannot go out twice.
+ *
+ * Signing and broadcasting happen in passes per signing address (one at a
+ * time per address, across processes: a lease), so concurrent requests from
+ * one signer are signed together with consecutive nonces and broadcast in
+ * nonce order instead of one round trip after another. A pass starts only
+ * when the address has no signed-but-unsent rows left (it first re-sends
+ * those). If the node refuses a transaction of the pass (not enough XDC for
+ * gas, say), it fails, and the later rows of the same pass, which no node has
+ * seen yet, go back to queued and the nonce is handed back: no gap. A refused
+ * row some earlier pass may have sent further is left signed and retried,
+ * never re-signed. Rows are leased while a request or the worker advances
+ * them, so several processes can run side by side.
  */
 export type OutboxSigner = { kind: "operator" } | { kind: "wallet"; wallet: Wallet };
 
@@ -54,6 +65,10 @@ export interface OutboxDeps {
 }
 
 const LEASE_MS = 30_000;
+/** A signer's pass holds this lease; a pass takes far less, and a crashed process's lease lapses after it. */
+const SIGNER_LEASE_MS = 10_000;
+/** Rows signed in one pass, at most. */
+const BATCH_LIMIT = 50;
 /** Re-broadcast a sent transaction the node has lost after this long. */
 const REBROADCAST_AFTER_MS = 30_000;
 const GAS_PRICE_TTL_MS = 5_000;
@@ -73,6 +88,8 @@ export class Outbox {
   private running = false;
   private pass?: Promise<unknown>;
   private settledListeners = new Set<(tx: ChainTransaction) => void>();
+  /** Per signing address: its passes in this process (one at a time; callers share the next one). */
+  private passes = new Map<string, NextRun>();
 
   constructor(private readonly deps: OutboxDeps) {}
 
@@ -213,8 +230,10 @@ export class Outbox {
     if (!leased) return this.get(id);
     let row = leased;
     try {
-      if (row.status === "queued") row = await this.sign(row);
-      if (row.status === "signed") row = await this.broadcast(row);
+      if (row.status === "queued" || row.status === "signed") {
+        await this.signerPass(row.chainId, row.fromAddress);
+        row = await this.get(row.id);
+      }
       if (row.status === "sent") row = await this.checkReceipt(row);
     } catch (err) {
       // Transient (the node or the database did not answer): the row stays where it was and is retried.
@@ -265,121 +284,235 @@ export class Outbox {
       .where(eq(chainTransactions.id, id));
   }
 
-  private async sign(row: ChainTransaction): Promise<ChainTransaction> {
-    const { db, chain } = this.deps;
-    const from = row.fromAddress as Address;
-    // One unbroadcast transaction per address, in order: wait for older work of this signer.
-    const [older] = await db
-      .select({ id: chainTransactions.id })
-      .from(chainTransactions)
-      .where(
-        and(
-          eq(chainTransactions.chainId, row.chainId),
-          eq(chainTransactions.fromAddress, row.fromAddress),
-          or(eq(chainTransactions.status, "signed"), and(eq(chainTransactions.status, "queued"), lt(chainTransactions.createdAt, row.createdAt))),
-        ),
-      )
-      .limit(1);
-    if (older) return row;
+  /**
+   * Runs a pass for this signing address that starts after now, or joins the
+   * one already waiting to start: every row queued before the call is in it
+   * (unless the pass stops at a refusal, or another process holds the
+   * address; callers poll either way).
+   */
+  private signerPass(chainId: number, from: string): Promise<void> {
+    const key = `${chainId}:${from}`;
+    let passes = this.passes.get(key);
+    if (!passes) this.passes.set(key, (passes = new NextRun(() => this.runSignerPass(chainId, from))));
+    const done = passes.request();
+    void done.finally(() => {
+      if (!passes.busy) this.passes.delete(key);
+    }).catch(() => undefined);
+    return done;
+  }
 
-    let gasLimit: bigint;
+  private async runSignerPass(chainId: number, from: string): Promise<void> {
+    const { db } = this.deps;
+    const leaseName = `signer:${chainId}:${from}`;
+    if (!(await takeLease(db, leaseName, this.workerId, SIGNER_LEASE_MS))) return;
     try {
-      const estimate = await chain.client.estimateGas({
-        account: from,
-        to: row.toAddress as Address,
-        data: row.data as Hex,
-        value: row.value,
-        blockTag: "pending",
-      });
-      gasLimit = (estimate * 12n) / 10n;
-    } catch (err) {
-      if (!isPermanentEstimateError(err)) throw err;
-      await this.update(row.id, { status: "failed", error: describeChainError(err) });
-      return this.get(row.id);
-    }
-    const gasPrice = await this.currentGasPrice();
-    const chainNonce = await chain.client.getTransactionCount({ address: from, blockTag: "pending" });
-    const signer = row.walletId === null ? undefined : await this.walletOf(row.walletId);
+      // Anything signed but not known to be sent (an earlier pass failed half-way, or a process died): send it first, in order.
+      const leftover = await db
+        .select()
+        .from(chainTransactions)
+        .where(and(eq(chainTransactions.chainId, chainId), eq(chainTransactions.fromAddress, from), eq(chainTransactions.status, "signed")))
+        .orderBy(asc(chainTransactions.nonce));
+      if (leftover.length && !(await this.broadcastInOrder(leftover, new Set(), leaseName))) return;
 
-    const nonceKey = `${row.chainId}:${row.fromAddress}`;
+      const queued = await db
+        .select()
+        .from(chainTransactions)
+        .where(and(eq(chainTransactions.chainId, chainId), eq(chainTransactions.fromAddress, from), eq(chainTransactions.status, "queued")))
+        .orderBy(sql`rowid`)
+        .limit(BATCH_LIMIT);
+      if (!queued.length) return;
+      const signable = await this.estimateAll(queued);
+      if (!signable.length) return;
+      const signed = await this.signBatch(chainId, from, signable);
+      if (signed.length) await this.broadcastInOrder(signed, new Set(signed.map((r) => r.id)), leaseName);
+    } finally {
+      await releaseLease(db, leaseName, this.workerId);
+    }
+  }
+
+  /** Gas for each row, estimated side by side; a row the chain would refuse fails now, before it takes a nonce. */
+  private async estimateAll(rows: ChainTransaction[]): Promise<{ row: ChainTransaction; gasLimit: bigint }[]> {
+    const { chain } = this.deps;
+    const estimates = await Promise.all(
+      rows.map(async (row) => {
+        try {
+          const estimate = await chain.client.estimateGas({
+            account: row.fromAddress as Address,
+            to: row.toAddress as Address,
+            data: row.data as Hex,
+            value: row.value,
+            blockTag: "pending",
+          });
+          return { row, gasLimit: (estimate * 12n) / 10n };
+        } catch (err) {
+          if (!isPermanentEstimateError(err)) throw err;
+          await this.update(row.id, { status: "failed", error: describeChainError(err) });
+          return undefined;
+        }
+      }),
+    );
+    return estimates.filter((e) => e !== undefined);
+  }
+
+  /**
+   * Signs the rows with consecutive nonces in one write transaction: the
+   * nonces, raw transactions and hashes are stored before anything is sent.
+   * Returns the rows signed, in nonce order.
+   */
+  private async signBatch(chainId: number, from: string, signable: { row: ChainTransaction; gasLimit: bigint }[]): Promise<ChainTransaction[]> {
+    const { db, chain } = this.deps;
+    const gasPrice = await this.currentGasPrice();
+    const chainNonce = await chain.client.getTransactionCount({ address: from as Address, blockTag: "pending" });
+    const walletId = signable[0]!.row.walletId;
+    const wallet = walletId === null ? undefined : await this.walletOf(walletId);
+    const nonceKey = `${chainId}:${from}`;
+    const ids: string[] = [];
     await db.transaction(
       async (tx) => {
-        const [current] = await tx.select().from(chainTransactions).where(eq(chainTransactions.id, row.id));
-        if (current?.status !== "queued") return;
-        const [pending] = await tx
+        const [unsent] = await tx
           .select({ id: chainTransactions.id })
           .from(chainTransactions)
-          .where(and(eq(chainTransactions.chainId, row.chainId), eq(chainTransactions.fromAddress, row.fromAddress), eq(chainTransactions.status, "signed")))
+          .where(and(eq(chainTransactions.chainId, chainId), eq(chainTransactions.fromAddress, from), eq(chainTransactions.status, "signed")))
           .limit(1);
-        if (pending) return;
+        if (unsent) return;
+        const still = await tx
+          .select({ id: chainTransactions.id })
+          .from(chainTransactions)
+          .where(and(inArray(chainTransactions.id, signable.map((s) => s.row.id)), eq(chainTransactions.status, "queued")));
+        const stillQueued = new Set(still.map((r) => r.id));
+        if (!stillQueued.size) return;
         const [stored] = await tx.select().from(walletNonces).where(eq(walletNonces.key, nonceKey));
-        const nonce = Math.max(stored?.nextNonce ?? 0, chainNonce);
-        const request = {
-          chainId: row.chainId,
-          to: row.toAddress as Address,
-          data: row.data as Hex,
-          value: row.value,
-          nonce,
-          gas: gasLimit,
-          gasPrice,
-          type: "legacy" as const,
-        };
-        const rawTx = await this.signWith(signer, (account) => account.signTransaction(request));
-        await tx
-          .update(chainTransactions)
-          .set({ status: "signed", nonce, gasLimit, gasPrice, rawTx, txHash: keccak256(rawTx), updatedAt: new Date() })
-          .where(eq(chainTransactions.id, row.id));
+        let nonce = Math.max(stored?.nextNonce ?? 0, chainNonce);
+        await this.signWith(wallet, async (account) => {
+          for (const { row, gasLimit } of signable) {
+            if (!stillQueued.has(row.id)) continue;
+            const rawTx = await account.signTransaction({
+              chainId: row.chainId,
+              to: row.toAddress as Address,
+              data: row.data as Hex,
+              value: row.value,
+              nonce,
+              gas: gasLimit,
+              gasPrice,
+              type: "legacy",
+            });
+            await tx
+              .update(chainTransactions)
+              .set({ status: "signed", nonce, gasLimit, gasPrice, rawTx, txHash: keccak256(rawTx), updatedAt: new Date() })
+              .where(eq(chainTransactions.id, row.id));
+            ids.push(row.id);
+            nonce += 1;
+          }
+          return "0x";
+        });
         await tx
           .insert(walletNonces)
-          .values({ key: nonceKey, nextNonce: nonce + 1 })
-          .onConflictDoUpdate({ target: walletNonces.key, set: { nextNonce: nonce + 1, updatedAt: new Date() } });
+          .values({ key: nonceKey, nextNonce: nonce })
+          .onConflictDoUpdate({ target: walletNonces.key, set: { nextNonce: nonce, updatedAt: new Date() } });
       },
       { behavior: "immediate" },
     );
-    return this.get(row.id);
+    if (!ids.length) return [];
+    return db.select().from(chainTransactions).where(inArray(chainTransactions.id, ids)).orderBy(asc(chainTransactions.nonce));
   }
 
-  private async broadcast(row: ChainTransaction): Promise<ChainTransaction> {
-    const { chain, db } = this.deps;
+  /**
+   * Sends signed rows in nonce order, stopping at the first the node
+   * refuses. `ours` are the rows this pass signed (no node has seen them
+   * before this call). Returns whether every row was sent.
+   */
+  private async broadcastInOrder(rows: ChainTransaction[], ours: Set<string>, leaseName: string): Promise<boolean> {
+    const { db } = this.deps;
+    const sent: string[] = [];
+    try {
+      for (const [index, row] of rows.entries()) {
+        const outcome = await this.sendSigned(row);
+        if (outcome.kind === "sent") {
+          sent.push(row.id);
+          continue;
+        }
+        if (outcome.kind === "nonce-used") {
+          // Someone else used this nonce (a key exported and used elsewhere): this transaction can never be mined.
+          await this.update(row.id, { status: "failed", nonce: null, error: `nonce ${row.nonce} was used by another transaction` });
+          await db.delete(walletNonces).where(eq(walletNonces.key, `${row.chainId}:${row.fromAddress}`));
+          continue;
+        }
+        await this.refused(row, rows.slice(index + 1), ours, leaseName, outcome.error);
+        return false;
+      }
+      return true;
+    } finally {
+      if (sent.length) {
+        await db
+          .update(chainTransactions)
+          .set({ status: "sent", sentAt: new Date(), updatedAt: new Date() })
+          .where(and(inArray(chainTransactions.id, sent), eq(chainTransactions.status, "signed")));
+      }
+    }
+  }
+
+  /** Sends one stored raw transaction; a node that already has it (or mined it) counts as sent. */
+  private async sendSigned(row: ChainTransaction): Promise<{ kind: "sent" } | { kind: "nonce-used" } | { kind: "refused"; error: unknown }> {
+    const { chain } = this.deps;
     try {
       await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex });
+      return { kind: "sent" };
     } catch (err) {
       // Only the node saying "not found" means not found: a lookup that fails leaves the row signed, to be retried.
       const notFound = (lookupError: unknown) => {
         if (lookupError instanceof TransactionNotFoundError || lookupError instanceof TransactionReceiptNotFoundError) return null;
         throw lookupError;
       };
-      const known = await chain.client.getTransaction({ hash: row.txHash as Hex }).catch(notFound);
-      if (!known) {
-        const receipt = await chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(notFound);
-        if (!receipt) {
-          if (isNonceTooLow(err)) {
-            // Someone else used this nonce (a key exported and used elsewhere): this transaction can never be mined.
-            await this.update(row.id, { status: "failed", nonce: null, error: `nonce ${row.nonce} was used by another transaction` });
-            await db.delete(walletNonces).where(eq(walletNonces.key, `${row.chainId}:${row.fromAddress}`));
-            return this.get(row.id);
-          }
-          if (!isPermanentBroadcastError(err)) throw err;
-          // The node refused it (e.g. not enough XDC for gas): nothing was sent. Hand the nonce back.
-          await db.transaction(
-            async (tx) => {
-              await tx
-                .update(chainTransactions)
-                .set({ status: "failed", nonce: null, error: describeChainError(err), updatedAt: new Date() })
-                .where(eq(chainTransactions.id, row.id));
-              await tx
-                .update(walletNonces)
-                .set({ nextNonce: row.nonce!, updatedAt: new Date() })
-                .where(and(eq(walletNonces.key, `${row.chainId}:${row.fromAddress}`), eq(walletNonces.nextNonce, row.nonce! + 1)));
-            },
-            { behavior: "immediate" },
-          );
-          return this.get(row.id);
-        }
-      }
+      if (await chain.client.getTransaction({ hash: row.txHash as Hex }).catch(notFound)) return { kind: "sent" };
+      if (await chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(notFound)) return { kind: "sent" };
+      if (isNonceTooLow(err)) return { kind: "nonce-used" };
+      if (!isPermanentBroadcastError(err)) throw err;
+      return { kind: "refused", error: err };
     }
-    await this.update(row.id, { status: "sent", sentAt: new Date() });
-    return this.get(row.id);
+  }
+
+  /**
+   * The node refused `row` for good (e.g. not enough XDC for gas): nothing of
+   * it was sent. Its nonce can be handed back only if no later transaction
+   * of this signer can have reached a node: either there is none, or all of
+   * them are this pass's, unsent (they go back to queued, to be signed
+   * again). Otherwise the row stays signed and is retried (no gap, no
+   * double payment; the signer waits, e.g. for XDC).
+   */
+  private async refused(row: ChainTransaction, later: ChainTransaction[], ours: Set<string>, leaseName: string, err: unknown): Promise<void> {
+    const { db, log } = this.deps;
+    const nonceKey = `${row.chainId}:${row.fromAddress}`;
+    const error = describeChainError(err);
+    if (later.length && !later.every((r) => ours.has(r.id))) {
+      log.error("outbox: a transaction with later ones possibly sent was refused; the signer waits", { id: row.id, nonce: row.nonce, err: error });
+      await db
+        .update(chainTransactions)
+        .set({ attempts: sql`${chainTransactions.attempts} + 1`, error, updatedAt: new Date() })
+        .where(eq(chainTransactions.id, row.id));
+      return;
+    }
+    await db.transaction(
+      async (tx) => {
+        if (later.length) {
+          // Still ours: no other process has taken this signer (and could have sent the later rows).
+          const [lease] = await tx.select().from(workerLeases).where(and(eq(workerLeases.name, leaseName), eq(workerLeases.owner, this.workerId)));
+          if (!lease) return;
+          await tx
+            .update(chainTransactions)
+            .set({ status: "queued", nonce: null, rawTx: null, txHash: null, gasLimit: null, gasPrice: null, updatedAt: new Date() })
+            .where(and(inArray(chainTransactions.id, later.map((r) => r.id)), eq(chainTransactions.status, "signed")));
+        }
+        await tx
+          .update(chainTransactions)
+          .set({ status: "failed", nonce: null, error, updatedAt: new Date() })
+          .where(eq(chainTransactions.id, row.id));
+        await tx
+          .update(walletNonces)
+          .set({ nextNonce: row.nonce!, updatedAt: new Date() })
+          .where(and(eq(walletNonces.key, nonceKey), eq(walletNonces.nextNonce, row.nonce! + 1 + later.length)));
+      },
+      { behavior: "immediate" },
+    );
   }
 
   private async checkReceipt(row: ChainTransaction): Promise<ChainTransaction> {

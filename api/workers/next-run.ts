@@ -1,0 +1,38 @@
+/**
+ * Shares one run of `work` among concurrent callers, with the guarantee each
+ * caller needs: the run it waits for STARTS after its call, so it sees
+ * everything that happened before (rows queued, blocks mined). While a run is
+ * going, callers share the single run queued behind it; at most one runs at a
+ * time. A failed run rejects its callers; the next run is unaffected.
+ */
+export class NextRun {
+  private running?: Promise<void>;
+  private next?: Promise<void>;
+
+  constructor(private readonly work: () => Promise<void>) {}
+
+  /** True while a run is going or queued. */
+  get busy(): boolean {
+    return Boolean(this.running || this.next);
+  }
+
+  request(): Promise<void> {
+    if (this.next) return this.next;
+    if (!this.running) return this.start();
+    this.next = this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.start();
+      });
+    return this.next;
+  }
+
+  private start(): Promise<void> {
+    const run: Promise<void> = this.work().finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+}
