@@ -222,6 +222,6 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
 
 async function settle(ctx: AppContext, request: Parameters<AppContext["outbox"]["submit"]>[0]): Promise<void> {
   const { tx } = await ctx.outbox.submit(request);
-  const done = await ctx.outbox.waitForSettled(tx.id, 30_000);
+  const done = await ctx.outbox.waitForSettled(tx, 30_000);
   if (done.status !== "confirmed") throw new Error(`seed transaction ${request.idempotencyKey} ended ${done.status}: ${done.error ?? ""}`);
 }

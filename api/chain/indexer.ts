@@ -80,11 +80,14 @@ export class RewardsIndexer {
       }
     }
 
-    const blockTimes = new Map<bigint, Date>();
-    for (const blockNumber of new Set(events.map((e) => e.blockNumber))) {
-      const block = await chain.client.getBlock({ blockNumber });
-      blockTimes.set(blockNumber, new Date(Number(block.timestamp) * 1000));
-    }
+    // Side by side: on a chain that mines a block per transaction, a batch spans many blocks.
+    const blockTimes = new Map<bigint, Date>(
+      await Promise.all(
+        [...new Set(events.map((e) => e.blockNumber))].map(
+          async (blockNumber) => [blockNumber, new Date(Number((await chain.client.getBlock({ blockNumber })).timestamp) * 1000)] as const,
+        ),
+      ),
+    );
     const pools = await Promise.all(
       [...repoIds].map(async (repoId) => ({
         repoId,
@@ -111,23 +114,22 @@ export class RewardsIndexer {
 
     await db.transaction(
       async (tx) => {
-        for (const event of events) {
+        // One statement per 100 events (SQLite's bound-parameter limit leaves room for that many rows).
+        const rows = events.map((event) => {
           const args = event.args as Record<string, unknown>;
-          await tx
-            .insert(chainEvents)
-            .values({
-              chainId: chain.config.chain.id,
-              blockNumber: Number(event.blockNumber),
-              blockTime: blockTimes.get(event.blockNumber),
-              txHash: event.transactionHash,
-              logIndex: event.logIndex,
-              name: event.eventName,
-              repoId: typeof args.repoId === "bigint" ? Number(args.repoId) : null,
-              issueNumber: typeof args.issueNumber === "bigint" ? Number(args.issueNumber) : null,
-              args: JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
-            })
-            .onConflictDoNothing();
-        }
+          return {
+            chainId: chain.config.chain.id,
+            blockNumber: Number(event.blockNumber),
+            blockTime: blockTimes.get(event.blockNumber),
+            txHash: event.transactionHash,
+            logIndex: event.logIndex,
+            name: event.eventName,
+            repoId: typeof args.repoId === "bigint" ? Number(args.repoId) : null,
+            issueNumber: typeof args.issueNumber === "bigint" ? Number(args.issueNumber) : null,
+            args: JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? v.toString() : v)),
+          };
+        });
+        for (let i = 0; i < rows.length; i += 100) await tx.insert(chainEvents).values(rows.slice(i, i + 100)).onConflictDoNothing();
         for (const { repoId, issueNumber, state } of bountyStates) {
           if (!registered.has(repoId)) continue;
           const [currencyIndex, amount, statusIndex, recipient] = state as readonly [number, bigint, number, Address];

@@ -35,8 +35,13 @@ import { NextRun } from "../workers/next-run.ts";
  * gas, say), it fails, and the later rows of the same pass, which no node has
  * seen yet, go back to queued and the nonce is handed back: no gap. A refused
  * row some earlier pass may have sent further is left signed and retried,
- * never re-signed. Rows are leased while a request or the worker advances
- * them, so several processes can run side by side.
+ * never re-signed.
+ *
+ * Receipts are read in one pass over every sent row (requests waiting for
+ * their row share it) and the settled rows are written together. Passes of
+ * both kinds run in the requests that wait and in the background worker, in
+ * any number of processes: a signer's lease keeps its passes one at a time,
+ * and every write is conditional on the state it read.
  */
 export type OutboxSigner = { kind: "operator" } | { kind: "wallet"; wallet: Wallet };
 
@@ -64,11 +69,12 @@ export interface OutboxDeps {
   log: Logger;
 }
 
-const LEASE_MS = 30_000;
 /** A signer's pass holds this lease; a pass takes far less, and a crashed process's lease lapses after it. */
 const SIGNER_LEASE_MS = 10_000;
 /** Rows signed in one pass, at most. */
 const BATCH_LIMIT = 50;
+/** Sent rows looked at in one receipt pass, at most. */
+const RECEIPT_BATCH = 200;
 /** Re-broadcast a sent transaction the node has lost after this long. */
 const REBROADCAST_AFTER_MS = 30_000;
 const GAS_PRICE_TTL_MS = 5_000;
@@ -87,9 +93,10 @@ export class Outbox {
   private timer?: ReturnType<typeof setTimeout>;
   private running = false;
   private pass?: Promise<unknown>;
-  private settledListeners = new Set<(tx: ChainTransaction) => void>();
   /** Per signing address: its passes in this process (one at a time; callers share the next one). */
   private passes = new Map<string, NextRun>();
+  private readonly receiptPasses = new NextRun(() => this.runReceiptPass());
+  private readonly recentlySettled = new Map<string, { row: ChainTransaction; at: number }>();
 
   constructor(private readonly deps: OutboxDeps) {}
 
@@ -183,12 +190,12 @@ export class Outbox {
     options: { timeoutMs?: number; guard?: (tx: Database) => Promise<void> } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     const { tx, replayed } = await this.enqueue(req, options.guard);
-    const timeoutMs = options.timeoutMs ?? 10_000;
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     let current = tx;
-    while ((current.status === "queued" || current.status === "signed") && Date.now() < deadline) {
-      current = await this.advance(current.id);
-      if (current.status === "queued" || current.status === "signed") await Bun.sleep(this.deps.chain.config.pollingIntervalMs);
+    while (isUnsent(current) && Date.now() < deadline) {
+      await this.signerPass(current.chainId, current.fromAddress).catch((err) => this.transient("signing pass", err));
+      current = await this.get(current.id);
+      if (isUnsent(current)) await Bun.sleep(this.deps.chain.config.pollingIntervalMs);
     }
     return { tx: current, replayed };
   }
@@ -208,73 +215,53 @@ export class Outbox {
     throw new Error(`outbox: too many failed attempts for ${req.idempotencyKey}`);
   }
 
-  /** Waits until the row is confirmed, reverted or failed, or the time is up. */
-  async waitForSettled(id: string, timeoutMs: number): Promise<ChainTransaction> {
+  /**
+   * Waits until the row is confirmed, reverted or failed, or the time is up.
+   * Waiters do not each ask the node: they share the signer's passes and one
+   * receipt pass over every sent row.
+   */
+  async waitForSettled(row: ChainTransaction | string, timeoutMs: number): Promise<ChainTransaction> {
     const deadline = Date.now() + timeoutMs;
-    let current = await this.get(id);
+    const id = typeof row === "string" ? row : row.id;
+    let current = typeof row === "string" ? await this.get(id) : row;
     while (!isSettled(current) && Date.now() < deadline) {
-      current = await this.advance(id);
-      if (!isSettled(current)) await Bun.sleep(this.deps.chain.config.pollingIntervalMs);
+      current = await this.advance(current);
+      if (!isSettled(current)) await Bun.sleep(Math.max(0, Math.min(this.deps.chain.config.pollingIntervalMs, deadline - Date.now())));
     }
     return current;
   }
 
-  onSettled(listener: (tx: ChainTransaction) => void): () => void {
-    this.settledListeners.add(listener);
-    return () => this.settledListeners.delete(listener);
-  }
-
-  /** Moves the row one or more steps forward if it can be leased; returns it as it stands. */
-  async advance(id: string): Promise<ChainTransaction> {
-    const leased = await this.lease(id);
-    if (!leased) return this.get(id);
-    let row = leased;
-    try {
-      if (row.status === "queued" || row.status === "signed") {
-        await this.signerPass(row.chainId, row.fromAddress);
-        row = await this.get(row.id);
-      }
-      if (row.status === "sent") row = await this.checkReceipt(row);
-    } catch (err) {
-      // Transient (the node or the database did not answer): the row stays where it was and is retried.
-      this.deps.log.warn("outbox: step failed, will retry", { id: row.id, status: row.status, err: describeChainError(err) });
-      await this.deps.db
-        .update(chainTransactions)
-        .set({ attempts: sql`${chainTransactions.attempts} + 1`, updatedAt: new Date() })
-        .where(eq(chainTransactions.id, row.id));
-      await this.giveUpIfHopeless(row, err);
-    } finally {
-      await this.update(row.id, { leaseOwner: null, leaseUntil: null });
-    }
-    const final = await this.get(id);
-    if (isSettled(final) && !isSettled(leased)) for (const listener of this.settledListeners) listener(final);
-    return final;
-  }
-
   /**
-   * A queued row has signed nothing, so failing it is safe once the chain has
-   * been unreachable for long enough. Signed and sent rows are never given up:
-   * they may already be mined.
+   * Moves the row forward as far as it can go now (its signer's pass, or a
+   * receipt pass); returns it as it stands. A step that fails for a
+   * transient reason (the node did not answer) leaves it to be retried.
    */
-  private async giveUpIfHopeless(row: ChainTransaction, err: unknown): Promise<void> {
-    if (row.status !== "queued" || row.attempts + 1 < MAX_QUEUED_ATTEMPTS) return;
-    await this.update(row.id, { status: "failed", error: `the chain could not be reached: ${describeChainError(err)}` });
+  async advance(rowOrId: ChainTransaction | string): Promise<ChainTransaction> {
+    const id = typeof rowOrId === "string" ? rowOrId : rowOrId.id;
+    const row = typeof rowOrId === "string" ? await this.get(id) : rowOrId;
+    try {
+      if (isUnsent(row)) await this.signerPass(row.chainId, row.fromAddress);
+      const now = isUnsent(row) ? await this.get(id) : row;
+      if (now.status === "sent") {
+        await this.receiptPasses.request();
+        const settled = this.takeRecent(id);
+        if (settled) return settled;
+      }
+    } catch (err) {
+      this.transient("step", err, id);
+    }
+    return this.get(id);
   }
 
-  private async lease(id: string): Promise<ChainTransaction | undefined> {
-    const now = Date.now();
-    const [row] = await this.deps.db
-      .update(chainTransactions)
-      .set({ leaseOwner: this.workerId, leaseUntil: new Date(now + LEASE_MS) })
-      .where(
-        and(
-          eq(chainTransactions.id, id),
-          inArray(chainTransactions.status, ["queued", "signed", "sent"]),
-          or(isNull(chainTransactions.leaseUntil), lt(chainTransactions.leaseUntil, new Date(now))),
-        ),
-      )
-      .returning();
-    return row;
+  /** A row the last receipt pass settled, for the request waiting on it (spares it a read). */
+  private takeRecent(id: string): ChainTransaction | undefined {
+    const hit = this.recentlySettled.get(id);
+    this.recentlySettled.delete(id);
+    return hit?.row;
+  }
+
+  private transient(what: string, err: unknown, id?: string): void {
+    this.deps.log.warn(`outbox: ${what} failed, will retry`, { id, err: describeChainError(err) });
   }
 
   private async update(id: string, fields: Partial<typeof chainTransactions.$inferInsert>): Promise<void> {
@@ -321,13 +308,41 @@ export class Outbox {
         .orderBy(sql`rowid`)
         .limit(BATCH_LIMIT);
       if (!queued.length) return;
-      const signable = await this.estimateAll(queued);
-      if (!signable.length) return;
-      const signed = await this.signBatch(chainId, from, signable);
+      let signed: ChainTransaction[];
+      try {
+        const signable = await this.estimateAll(queued);
+        if (!signable.length) return;
+        signed = await this.signBatch(chainId, from, signable);
+      } catch (err) {
+        await this.countFailedAttempt(queued, err);
+        throw err;
+      }
       if (signed.length) await this.broadcastInOrder(signed, new Set(signed.map((r) => r.id)), leaseName);
     } finally {
       await releaseLease(db, leaseName, this.workerId);
     }
+  }
+
+  /**
+   * The node could not be reached while these queued rows waited. They have
+   * signed nothing, so once it has been unreachable for long enough they fail
+   * (signed and sent rows are never given up: they may already be mined).
+   */
+  private async countFailedAttempt(rows: ChainTransaction[], err: unknown): Promise<void> {
+    const ids = rows.map((r) => r.id);
+    await this.deps.db.transaction(
+      async (tx) => {
+        await tx
+          .update(chainTransactions)
+          .set({ attempts: sql`${chainTransactions.attempts} + 1`, updatedAt: new Date() })
+          .where(and(inArray(chainTransactions.id, ids), eq(chainTransactions.status, "queued")));
+        await tx
+          .update(chainTransactions)
+          .set({ status: "failed", error: `the chain could not be reached: ${describeChainError(err)}`, updatedAt: new Date() })
+          .where(and(inArray(chainTransactions.id, ids), eq(chainTransactions.status, "queued"), sql`${chainTransactions.attempts} >= ${MAX_QUEUED_ATTEMPTS}`));
+      },
+      { behavior: "immediate" },
+    );
   }
 
   /** Gas for each row, estimated side by side; a row the chain would refuse fails now, before it takes a nonce. */
@@ -515,32 +530,73 @@ export class Outbox {
     );
   }
 
-  private async checkReceipt(row: ChainTransaction): Promise<ChainTransaction> {
-    const { chain } = this.deps;
-    const receipt = await chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(() => null);
-    if (!receipt) {
-      if (row.sentAt && Date.now() - row.sentAt.getTime() > REBROADCAST_AFTER_MS) {
-        // Lost from the node's pool (a restart, say): send the same signed transaction again.
-        await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).catch(() => undefined);
-        await this.update(row.id, { sentAt: new Date() });
+  /**
+   * One look at every sent row of this chain: the receipts (asked side by
+   * side), the confirmations, and the rows that settled, written in one
+   * transaction. A transaction the node has lost is sent again as it was.
+   */
+  private async runReceiptPass(): Promise<void> {
+    const { db, chain } = this.deps;
+    const sent = await db
+      .select()
+      .from(chainTransactions)
+      .where(and(eq(chainTransactions.chainId, chain.config.chain.id), eq(chainTransactions.status, "sent")))
+      .orderBy(asc(chainTransactions.sentAt))
+      .limit(RECEIPT_BATCH);
+    const stale = Date.now() - 60_000;
+    for (const [id, { at }] of this.recentlySettled) if (at < stale) this.recentlySettled.delete(id);
+    if (!sent.length) return;
+    const [latest, receipts] = await Promise.all([
+      chain.client.getBlockNumber(),
+      Promise.all(sent.map((row) => chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(() => null))),
+    ]);
+    const updates: { row: ChainTransaction; fields: Partial<typeof chainTransactions.$inferInsert> }[] = [];
+    const lost: ChainTransaction[] = [];
+    sent.forEach((row, i) => {
+      const receipt = receipts[i];
+      if (!receipt) {
+        if (row.sentAt && Date.now() - row.sentAt.getTime() > REBROADCAST_AFTER_MS) lost.push(row);
+        return;
       }
-      return this.get(row.id);
-    }
-    const latest = await chain.client.getBlockNumber();
-    const confirmations = Number(latest - receipt.blockNumber + 1n);
-    const settled = confirmations >= chain.config.confirmations;
-    await this.update(row.id, {
-      blockNumber: Number(receipt.blockNumber),
-      confirmations,
-      ...(settled
-        ? {
-            status: receipt.status === "success" ? "confirmed" : "reverted",
-            confirmedAt: new Date(),
-            error: receipt.status === "success" ? null : "the transaction reverted on-chain",
-          }
-        : {}),
+      const confirmations = Number(latest - receipt.blockNumber + 1n);
+      const settled = confirmations >= chain.config.confirmations;
+      if (!settled && row.confirmations === confirmations && row.blockNumber === Number(receipt.blockNumber)) return;
+      updates.push({
+        row,
+        fields: {
+          blockNumber: Number(receipt.blockNumber),
+          confirmations,
+          ...(settled
+            ? {
+                status: receipt.status === "success" ? "confirmed" : "reverted",
+                confirmedAt: new Date(),
+                error: receipt.status === "success" ? null : "the transaction reverted on-chain",
+              }
+            : {}),
+        },
+      });
     });
-    return this.get(row.id);
+    // Lost from the node's pool (a restart, say): the same signed transaction again.
+    for (const row of lost) {
+      await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).catch(() => undefined);
+      updates.push({ row, fields: { sentAt: new Date() } });
+    }
+    if (!updates.length) return;
+    await db.transaction(
+      async (tx) => {
+        for (const { row, fields } of updates) {
+          const updatedAt = new Date();
+          const result = await tx
+            .update(chainTransactions)
+            .set({ ...fields, updatedAt })
+            .where(and(eq(chainTransactions.id, row.id), eq(chainTransactions.status, "sent")));
+          if (result.rowsAffected && fields.status) {
+            this.recentlySettled.set(row.id, { row: { ...row, ...fields, updatedAt } as ChainTransaction, at: Date.now() });
+          }
+        }
+      },
+      { behavior: "immediate" },
+    );
   }
 
   private async currentGasPrice(): Promise<bigint> {
@@ -562,23 +618,22 @@ export class Outbox {
     return withWalletAccount({ keyring: this.deps.keyring }, wallet, sign);
   }
 
-  /** One pass of the worker: advance every row that has work and no live lease. */
+  /**
+   * One pass of the worker: a signing pass for every address with queued or
+   * signed rows (after a restart, the rows no request is waiting for), then
+   * a receipt pass. Returns how many addresses had work.
+   */
   async runOnce(limit = 25): Promise<number> {
-    const now = new Date();
-    const due = await this.deps.db
-      .select({ id: chainTransactions.id })
+    const signers = await this.deps.db
+      .selectDistinct({ chainId: chainTransactions.chainId, fromAddress: chainTransactions.fromAddress })
       .from(chainTransactions)
-      .where(
-        and(
-          inArray(chainTransactions.status, ["queued", "signed", "sent"]),
-          or(isNull(chainTransactions.leaseUntil), lt(chainTransactions.leaseUntil, now)),
-        ),
-      )
-      // A signed row first: it blocks its signer's later rows, which share its createdAt (seconds) in a burst.
-      .orderBy(sql`${chainTransactions.status} = 'signed' desc`, asc(chainTransactions.createdAt))
+      .where(and(eq(chainTransactions.chainId, this.deps.chain.config.chain.id), inArray(chainTransactions.status, ["queued", "signed"])))
       .limit(limit);
-    for (const { id } of due) await this.advance(id);
-    return due.length;
+    for (const { chainId, fromAddress } of signers) {
+      await this.signerPass(chainId, fromAddress).catch((err) => this.transient("signing pass", err));
+    }
+    await this.receiptPasses.request().catch((err) => this.transient("receipt pass", err));
+    return signers.length;
   }
 
   /** Runs the worker in the background until stop(). */
@@ -603,6 +658,9 @@ export class Outbox {
 }
 
 const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
+
+/** Not yet accepted by a node: the signer's passes move it. */
+const isUnsent = (tx: ChainTransaction) => tx.status === "queued" || tx.status === "signed";
 
 export function isSettled(tx: ChainTransaction): boolean {
   return tx.status === "confirmed" || tx.status === "reverted" || tx.status === "failed";

@@ -85,7 +85,7 @@ export async function handleIssueComment(ctx: AppContext, payload: Record<string
       amount: command.amount,
       issue: found,
     });
-    const settled = await ctx.outbox.waitForSettled(tx.id, 30_000);
+    const settled = await ctx.outbox.waitForSettled(tx, 30_000);
     if (settled.status === "failed" || settled.status === "reverted") return reply("The bounty could not be set on-chain. Please try again from Issuepool.");
     return "done";
   } catch (err) {

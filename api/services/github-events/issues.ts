@@ -43,7 +43,7 @@ export async function handleIssues(ctx: AppContext, payload: Record<string, unkn
     to: ctx.chain.config.contracts.rewards,
     data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(repo.id), BigInt(issue.number)] }),
   });
-  const settled = await ctx.outbox.waitForSettled(tx.id, 30_000);
+  const settled = await ctx.outbox.waitForSettled(tx, 30_000);
   if (settled.status === "sent" || settled.status === "signed" || settled.status === "queued") throw new Error("cancellation not confirmed yet");
   return "done";
 }

@@ -66,7 +66,7 @@ export async function ensurePoolManager(ctx: AppContext, repoId: number, address
     to: chain.config.contracts.rewards,
     data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setPoolManager", args: [BigInt(repoId), address, true] }),
   });
-  const settled = await outbox.waitForSettled(tx.id, timeoutMs);
+  const settled = await outbox.waitForSettled(tx, timeoutMs);
   if (settled.status !== "confirmed") {
     throw new ApiError({
       code: ErrorCode.SERVICE_UNAVAILABLE,

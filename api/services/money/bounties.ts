@@ -69,7 +69,7 @@ export async function allocateBounty(ctx: AppContext, input: AllocateInput): Pro
       issue,
     });
   }
-  const settled = await ctx.outbox.waitForSettled(tx.id, BOUNTY_WAIT_MS);
+  const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return transactionResult(ctx, settled, messages);
 }
@@ -255,7 +255,7 @@ export async function distributeBounty(
     if (current.status !== "open") throw conflict(current.status === "paid" ? "This bounty has already been paid." : "There is no open bounty on this issue.");
     tx = await payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address, reason: "manual" });
   }
-  const settled = await ctx.outbox.waitForSettled(tx.id, BOUNTY_WAIT_MS);
+  const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return transactionResult(ctx, settled, messages);
 }
@@ -334,7 +334,7 @@ export async function cancelBounty(
       data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
     }));
   }
-  const settled = await ctx.outbox.waitForSettled(tx.id, BOUNTY_WAIT_MS);
+  const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return transactionResult(ctx, settled, messages);
 }

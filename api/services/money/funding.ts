@@ -220,7 +220,7 @@ export async function approveRoxn(
       data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [ctx.chain.config.contracts.rewards, parsed.value] }),
     }));
   }
-  const settled = await ctx.outbox.waitForSettled(tx.id, 15_000);
+  const settled = await ctx.outbox.waitForSettled(tx, 15_000);
   const result = transactionResult(ctx, settled, messages);
   const allowance = await roxnAllowance(ctx.chain, input.wallet.address as Address);
   return { ...result, allowance: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) };
