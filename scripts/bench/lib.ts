@@ -5,7 +5,8 @@
  * in production. Figures are ratios against the baseline measured in the
  * same run: these machines are shared and noisy.
  */
-import { existsSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 
@@ -70,6 +71,20 @@ export async function startBaseline(): Promise<ChildServer> {
 }
 
 /**
+ * A bare Bun.serve answering every request with the same `bytes` bytes: what
+ * sending a body of that size costs by itself, to read an endpoint's ratio
+ * against (the "hello" baseline's body is 5 bytes).
+ */
+export async function startBareBytes(bytes: number): Promise<ChildServer> {
+  const proc = Bun.spawn(
+    [process.execPath, "-e", `const body = new Uint8Array(${Math.max(0, Math.floor(bytes))}).map((_, i) => (i * 2654435761) >>> 24); const s = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response(body, { headers: { 'Content-Type': 'application/octet-stream' } }) }); console.log('PORT=' + s.port);`],
+    { stdout: "pipe", stderr: "inherit", stdin: "ignore" },
+  );
+  const port = await waitForLine(proc, /PORT=(\d+)/);
+  return { url: `http://127.0.0.1:${port}`, proc, stop: async () => void (proc.kill(), await proc.exited) };
+}
+
+/**
  * The platform as `npm start` runs it, on a free port, with its own data
  * directory. Its log goes to a file, as in production (a pipe drained by
  * this process would steal CPU from the server being measured).
@@ -88,6 +103,31 @@ export async function startPlatform(dataDir: string, extraEnv: Record<string, st
     url,
     proc,
     stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+/**
+ * Any server entry as its own process (e.g. a benchmark's `--serve` mode),
+ * its log (JSON lines) written to `logFile` like startPlatform's, ready once
+ * it logs "listening". Stopped with SIGTERM.
+ */
+export async function startServerProcess(command: string[], options: { env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<ChildServer> {
+  const proc = Bun.spawn(command, {
+    cwd: ROOT,
+    env: options.env,
+    stdout: Bun.file(options.logFile),
+    stderr: "inherit",
+    stdin: "ignore",
+  });
+  const url = await waitForFileLine(options.logFile, /"msg":"listening".*?"url":"([^"]+)"/, options.timeoutMs ?? 60_000, proc);
+  return {
+    url,
+    proc,
+    stop: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill("SIGTERM");
       await proc.exited;
     },
@@ -115,15 +155,19 @@ export async function loadGenerator(): Promise<"wrk" | "autocannon"> {
  * Closed-loop load: `connections` clients, each sending the next request when
  * the last one is answered. Requests accept gzip, as every browser does.
  */
-export async function load(label: string, url: string, options: { connections?: number; seconds?: number } = {}): Promise<LoadResult> {
+export async function load(label: string, url: string, options: LoadOptions = {}): Promise<LoadResult> {
   const connections = String(options.connections ?? 32);
   const seconds = String(options.seconds ?? 5);
+  if (options.paths && options.paths.length === 0) throw new Error("load: `paths` is empty");
   if ((await loadGenerator()) === "wrk") {
-    const proc = Bun.spawn(["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-H", "Accept-Encoding: gzip", url], {
+    const script = options.paths ? ["-s", wrkRotationScript(options.paths, options.uniqueQuery)] : [];
+    const proc = Bun.spawn(["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", ...script, "-H", "Accept-Encoding: gzip", url], {
       stdout: "pipe",
       stderr: "pipe",
     });
-    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]).finally(() => {
+      if (script.length) rmSync(script[1]!, { force: true });
+    });
     if (code !== 0) throw new Error(`wrk failed for ${url}: ${await new Response(proc.stderr).text()}`);
     const ms = (label: string) => {
       const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)`, "m").exec(out);
@@ -143,10 +187,15 @@ export async function load(label: string, url: string, options: { connections?: 
     };
   }
   const cli = join(ROOT, "node_modules", "autocannon", "autocannon.js");
-  const proc = Bun.spawn(["node", cli, "-j", "-c", connections, "-d", seconds, "-H", "accept-encoding=gzip", url], {
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = options.paths
+    ? Bun.spawn(["node", "-e", AUTOCANNON_ROTATION, join(ROOT, "node_modules", "autocannon"), JSON.stringify({ url, connections: Number(connections), duration: Number(seconds), paths: options.paths, uniqueQuery: Boolean(options.uniqueQuery) })], {
+        stdout: "pipe",
+        stderr: "pipe",
+      })
+    : Bun.spawn(["node", cli, "-j", "-c", connections, "-d", seconds, "-H", "accept-encoding=gzip", url], {
+        stdout: "pipe",
+        stderr: "pipe",
+      });
   const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   if (code !== 0) throw new Error(`autocannon failed for ${url}: ${await new Response(proc.stderr).text()}`);
   const r = JSON.parse(out);
@@ -159,6 +208,42 @@ export async function load(label: string, url: string, options: { connections?: 
     non2xx: r.non2xx,
   };
 }
+
+export interface LoadOptions {
+  connections?: number;
+  seconds?: number;
+  /** Request these paths of `url`'s server in turn instead of `url` itself. */
+  paths?: string[];
+  /** Add a query string unique to each request to the paths (so no cache can answer). */
+  uniqueQuery?: boolean;
+}
+
+/** A wrk script (a temp file, removed after the run) that cycles through `paths`, optionally making every request's URL unique. */
+function wrkRotationScript(paths: string[], uniqueQuery = false): string {
+  const file = join(tmpdir(), `issuepool-wrk-${process.pid}-${crypto.randomUUID()}.lua`);
+  const list = paths.map((p) => JSON.stringify(p)).join(",\n");
+  const unique = uniqueQuery ? `local sep = string.find(p, "?", 1, true) and "&" or "?"\n  n = n + 1\n  p = p .. sep .. "u=" .. n` : "";
+  writeFileSync(
+    file,
+    `local paths = {\n${list}\n}\nlocal i = 0\nlocal n = 0\nrequest = function()\n  i = i % #paths + 1\n  local p = paths[i]\n  ${unique}\n  return wrk.format("GET", p)\nend\n`,
+  );
+  return file;
+}
+
+/** autocannon's API (its CLI takes one URL): the same rotation, the same JSON result on stdout. */
+const AUTOCANNON_ROTATION = `
+const autocannon = require(process.argv[1]);
+const o = JSON.parse(process.argv[2]);
+let i = 0, n = 0;
+const next = () => {
+  const p = o.paths[i++ % o.paths.length];
+  return o.uniqueQuery ? p + (p.includes("?") ? "&" : "?") + "u=" + ++n : p;
+};
+autocannon({ url: o.url, connections: o.connections, duration: o.duration, headers: { "accept-encoding": "gzip" },
+  requests: [{ setupRequest: (req) => ({ ...req, path: next() }) }] }, (err, r) => {
+  if (err) { console.error(err); process.exit(1); }
+  process.stdout.write(JSON.stringify(r));
+});`;
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;

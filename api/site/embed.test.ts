@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join, resolve } from "node:path";
+import { buildSite } from "../../scripts/build-site.ts";
+import { configuredSiteDistDir } from "../env.ts";
+import { createMemoryLogger } from "../logger.ts";
+import { startServer, type RunningServer } from "../server.ts";
+import { openDatabase, migrateDatabase, type DatabaseHandle } from "../../db/client.ts";
+import { bounties, repositories } from "../../db/schema/index.ts";
+import { insertTestRepositories } from "../testing/fixtures.ts";
+import { testEnv } from "../testing/context.ts";
+import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
+
+/**
+ * /embed/{owner}/{repo}, the bounty board for iframes, served by the real
+ * server. GitHub is unreachable here: titles and links come from what the
+ * platform remembered when the bounties were set.
+ */
+const ROOT = join(import.meta.dir, "..", "..");
+const XDC = 10n ** 18n;
+const walletKit = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
+const privateNotes = fixtureRepo("carol/private-notes")!;
+let running: RunningServer;
+let database: DatabaseHandle;
+let base: string;
+
+const bounty = (issueNumber: number, amount: bigint, title: string, currency: "XDC" | "ROXN" = "XDC") => ({
+  githubRepoId: walletKit.id,
+  issueNumber,
+  currency,
+  amount,
+  status: "open" as const,
+  allocatedTx: `0x${issueNumber.toString(16).padStart(64, "0")}`,
+  allocatedAt: new Date(),
+  issueTitle: title,
+  issueUrl: `http://github.test/issuepool-demo/xdc-wallet-kit/issues/${issueNumber}`,
+  updatedBlock: 1,
+});
+
+beforeAll(async () => {
+  await buildSite({ quiet: true });
+  const env = await testEnv({ PORT: 0, GITHUB_API_URL: "http://127.0.0.1:9", SITE_DIST_DIR: resolve(ROOT, configuredSiteDistDir()) });
+  database = await openDatabase(env.DATABASE_URL);
+  await migrateDatabase(database);
+  await insertTestRepositories(database.db, { githubUrl: "http://github.test" });
+  await database.db.insert(bounties).values([
+    bounty(1, 25n * XDC, "Support xdc-prefixed addresses"),
+    bounty(4, 150n * XDC, "ROXN <approve> helper", "ROXN"),
+  ]);
+  await database.db.insert(repositories).values({
+    githubRepoId: privateNotes.id,
+    fullName: "carol/private-notes",
+    fullNameKey: "carol/private-notes",
+    owner: "carol",
+    name: "private-notes",
+    description: privateNotes.description,
+    htmlUrl: "http://github.test/carol/private-notes",
+    isPrivate: true,
+  });
+  running = await startServer(env, { log: createMemoryLogger(), database, workers: false });
+  base = `http://127.0.0.1:${running.server.port}`;
+}, 120_000);
+afterAll(() => running?.stop());
+
+describe("the embeddable board", () => {
+  test("is server-rendered with the pool and the open bounties, without a script", async () => {
+    const res = await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("issuepool-demo/xdc-wallet-kit");
+    expect(html).toContain("1,250.00 XDC");
+    expect(html).toContain("5,000.00 ROXN");
+    expect(html).toContain("2 open bounties");
+    expect(html).toContain("Support xdc-prefixed addresses");
+    expect(html).toContain("25 XDC");
+    expect(html).toContain("150 ROXN");
+    expect(html).toContain("ROXN &lt;approve&gt; helper");
+    expect(html).toContain("Powered by Issuepool");
+    expect(html).not.toContain("<script");
+    // no site header or footer
+    expect(html).not.toContain("Skip to content");
+    expect(html).not.toContain("Account menu");
+  });
+
+  test("every link opens in a new tab: the issues, the repository's page, Issuepool", async () => {
+    const html = await (await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit`)).text();
+    const anchors = html.match(/<a\b[^>]*>/g) ?? [];
+    expect(anchors.length).toBeGreaterThanOrEqual(5);
+    for (const a of anchors) {
+      expect(a).toContain('target="_blank"');
+      expect(a).toContain('rel="noopener"');
+    }
+    const hrefs = anchors.map((a) => /href="([^"]+)"/.exec(a)?.[1]);
+    expect(hrefs).toContain("http://github.test/issuepool-demo/xdc-wallet-kit/issues/1");
+    expect(hrefs).toContain("/issuepool-demo/xdc-wallet-kit");
+    expect(hrefs).toContain("/repos");
+  });
+
+  test("may be framed; every other document refuses framing", async () => {
+    const embed = await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit`);
+    expect(embed.headers.get("x-frame-options")).toBeNull();
+    expect(embed.headers.get("content-security-policy") ?? "").not.toContain("frame-ancestors");
+    expect(embed.headers.get("x-content-type-options")).toBe("nosniff");
+    const missing = await fetch(`${base}/embed/nobody-here/nothing`);
+    expect(missing.headers.get("x-frame-options")).toBeNull();
+    for (const path of ["/issuepool-demo/xdc-wallet-kit", "/repos", "/faq", "/definitely/not/a/page"]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    }
+  });
+
+  test("is cached like the public page and re-rendered when the repository's data changes", async () => {
+    const url = `${base}/embed/issuepool-demo/xdc-wallet-kit?probe=cache`;
+    const first = await fetch(url);
+    expect(first.headers.get("cache-control")).toBe("public, max-age=60");
+    expect(first.headers.get("x-page-cache")).toBeNull();
+    const etag = first.headers.get("etag")!;
+    expect(etag).toBeTruthy();
+    expect((await fetch(url, { headers: { "if-none-match": etag } })).status).toBe(304);
+
+    await database.db.insert(bounties).values(bounty(2, 50n * XDC, "Checksum xdc addresses"));
+    // Until the change is announced, the cached copy is served.
+    expect(await (await fetch(url)).text()).not.toContain("Checksum xdc addresses");
+    running.ctx.changes.publish([`repo:${walletKit.id}`]);
+    const fresh = await (await fetch(url)).text();
+    expect(fresh).toContain("Checksum xdc addresses");
+    expect(fresh).toContain("3 open bounties");
+  });
+
+  test("follows ?theme=light|dark, else the system setting without a script", async () => {
+    const dark = await (await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit?theme=dark`)).text();
+    expect(dark).toMatch(/<html[^>]*class="dark"/);
+    expect(dark).not.toContain("prefers-color-scheme");
+    const light = await (await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit?theme=light`)).text();
+    expect(light).toMatch(/<html[^>]*class="light"/);
+    expect(light).not.toContain("prefers-color-scheme");
+    for (const query of ["", "?theme=sepia"]) {
+      const system = await (await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit${query}`)).text();
+      expect(system).not.toMatch(/<html[^>]*class=/);
+      expect(system).toMatch(/@media \(prefers-color-scheme: dark\)\{:root:not\(\.light\)\{[^}]*--background:/);
+    }
+  });
+
+  test("a registered repository without bounties shows the empty state", async () => {
+    const res = await fetch(`${base}/embed/issuepool-demo/roxn-sdk`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain("No open bounties right now");
+    expect(html).toContain("0 open bounties");
+    expect(html).toContain("0.00 XDC");
+  });
+
+  test("unregistered, private and malformed repositories are 'not on Issuepool' with 404", async () => {
+    for (const path of ["/embed/nobody-here/nothing", "/embed/carol/private-notes", "/embed/-bad-/name"]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(404);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=60");
+      const html = await res.text();
+      expect(html).toContain("is not on Issuepool");
+      expect(html).toContain("Powered by Issuepool");
+      expect(html).not.toContain("Never public");
+      expect(html).not.toContain("Page Not Found");
+    }
+  });
+
+  test("HEAD answers without a body", async () => {
+    const res = await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit`, { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+  });
+});

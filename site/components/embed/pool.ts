@@ -1,0 +1,18 @@
+import { parseAmount, TOKEN_DECIMALS } from "../../../api/chain/amounts.ts";
+import { formatAmount } from "../../lib/format.ts";
+import type { UnifiedRepo } from "../../../api/services/repositories/public.ts";
+
+/**
+ * What the board says about the pool: the unallocated funds, as on the
+ * badge and the repository list. XDC always; ROXN and USDC when there are
+ * any. Two decimals, as everywhere on public pages.
+ */
+export function poolFigures(blockchain: UnifiedRepo["blockchain"]): string[] {
+  const figures: string[] = [];
+  for (const currency of ["XDC", "ROXN", "USDC"] as const) {
+    const parsed = parseAmount(blockchain?.poolRewards[currency] ?? "0", TOKEN_DECIMALS[currency]);
+    const value = parsed.ok ? parsed.value : 0n;
+    if (currency === "XDC" || value > 0n) figures.push(`${formatAmount(value, currency, 2)} ${currency}`);
+  }
+  return figures;
+}
