@@ -227,6 +227,23 @@ const CASES: Case[] = [
   ...idCases("issue-bounty", "GET", (id) => `/api/blockchain/issue-bounty/${id}/1`),
   ...idCases("issue-bounty (issue)", "GET", (id) => `/api/blockchain/issue-bounty/${REPO.id}/${id}`),
   { name: "issue-bounty: unknown repository", method: "GET", path: () => `/api/blockchain/issue-bounty/${UNKNOWN_REPO}/1`, status: 404 },
+  // Anonymous writes are 401 before anything else is looked at (the body, the rate limit).
+  { name: "fund XDC: anonymous, with a bad body", path: () => fundPath(), body: () => fund({ amountXdc: "abc" }), as: () => undefined, status: 401 },
+  { name: "allocate: anonymous, with no body", path: () => allocatePath(), body: () => ({}), as: () => undefined, status: 401 },
+  { name: "distribute: anonymous, without an Idempotency-Key", path: () => distributePath(), body: () => distribute({}), as: () => undefined, idempotencyKey: null, status: 401 },
+  // A private repository's money is nobody's business but those who can see it on GitHub: the same 404 as an unknown one.
+  ...(["funding-status", "pool-info", "issue-bounty"] as const).flatMap((endpoint): Case[] => {
+    const path = () =>
+      endpoint === "funding-status"
+        ? `/api/blockchain/repository/${CAROLS.id}/funding-status`
+        : endpoint === "pool-info"
+          ? `/api/blockchain/pool-info/${CAROLS.id}`
+          : `/api/blockchain/issue-bounty/${CAROLS.id}/1`;
+    return [
+      { name: `${endpoint}: a private repository, anonymous`, method: "GET", path, as: () => undefined, status: 404 },
+      { name: `${endpoint}: a private repository, someone who cannot see it`, method: "GET", path, as: () => bob, status: 404 },
+    ];
+  }),
 
   // POST /api/blockchain/register
   { name: "register: issueId letters", path: () => "/api/blockchain/register", body: () => ({ issueId: "abc", repoId: REPO.id }), as: () => bob, status: 400 },
@@ -337,7 +354,7 @@ beforeAll(async () => {
     const fullName = `${repo.owner}/${repo.name}`;
     await stack.t.ctx.database.db
       .insert(repositories)
-      .values({ githubRepoId: repo.id, fullName, fullNameKey: fullName.toLowerCase(), owner: repo.owner, name: repo.name, htmlUrl: `${stack.github.webUrl}/${fullName}` })
+      .values({ githubRepoId: repo.id, fullName, fullNameKey: fullName.toLowerCase(), owner: repo.owner, name: repo.name, htmlUrl: `${stack.github.webUrl}/${fullName}`, isPrivate: repo.private })
       .onConflictDoNothing();
   }
   await stack.chain.fund(walletOf.alice!, { xdc: "2000", roxn: "100" });
@@ -373,5 +390,20 @@ describe("bad input on every money endpoint: 4xx with a clear message, never 500
     expect(CASES.length).toBeGreaterThan(200);
     expect(await outboxDigest()).toBe(outboxBefore);
     expect(await Promise.all(signers().map(nonceOf))).toEqual(noncesBefore);
+  });
+});
+
+describe("a private repository's money, for those who can see it", () => {
+  test("its owner (the app installed on it) reads the pool and the funding status; the answers are not cacheable by others", async () => {
+    await stack.github.controls.install({ account: "carol", repositories: "all", sender: "carol" });
+    const carol = await stack.signIn("carol");
+    const pool = await call(stack.t, `/api/blockchain/pool-info/${CAROLS.id}`, { as: carol });
+    expect(pool.status).toBe(200);
+    expect(pool.headers.get("Cache-Control")).toBe("no-store");
+    expect((await pool.json()).xdcPoolRewards).toBe("0");
+    expect((await call(stack.t, `/api/blockchain/repository/${CAROLS.id}/funding-status`, { as: carol })).status).toBe(200);
+    const bounty = await call(stack.t, `/api/blockchain/issue-bounty/${CAROLS.id}/1`, { as: carol });
+    expect(bounty.status).toBe(404);
+    expect((await bounty.json()).message).toBe("No bounty is assigned to this issue.");
   });
 });

@@ -16,7 +16,7 @@ import {
   poolInfo,
   registerContribution,
 } from "../../services/money/bounties.ts";
-import { ensurePoolManager, registeredRepository, requireManagedRepository } from "../../services/money/access.ts";
+import { ensurePoolManager, registeredRepository, requireManagedRepository, visibleRepository } from "../../services/money/access.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { positiveId, RepoIssueParam, RepoParam } from "../params.ts";
 
@@ -65,12 +65,15 @@ export function bountyRoutes(ctx: AppContext) {
     )
     .get("/issue-bounty/:repoId/:issueId", validate("param", RepoIssueParam), async (c) => {
       const { repoId, issueId } = c.req.valid("param");
-      c.header("Cache-Control", "public, max-age=60");
+      const repository = await visibleRepository(ctx, repoId, c.get("user"));
+      c.header("Cache-Control", repository.isPrivate ? "private, no-store" : "public, max-age=60");
       return c.json(await issueBounty(ctx, repoId, issueId));
     })
     .get("/pool-info/:repoId", validate("param", RepoParam), async (c) => {
+      const { repoId } = c.req.valid("param");
+      await visibleRepository(ctx, repoId, c.get("user"));
       c.header("Cache-Control", "no-store");
-      return c.json(await poolInfo(ctx, c.req.valid("param").repoId));
+      return c.json(await poolInfo(ctx, repoId));
     })
     .post(
       "/distribute-bounty/:repoId/:issueId",

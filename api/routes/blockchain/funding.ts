@@ -9,7 +9,7 @@ import { ApiError, ErrorCode } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { roxnAllowance } from "../../services/money/balances.ts";
 import { approveRoxn, fundingStatus, fundRepositoryRoxn, fundRepositoryXdc } from "../../services/money/funding.ts";
-import { registeredRepository } from "../../services/money/access.ts";
+import { visibleRepository } from "../../services/money/access.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { RepoParam } from "../params.ts";
 
@@ -44,7 +44,7 @@ export function fundingRoutes(ctx: AppContext) {
     )
     .get("/repository/:repoId/funding-status", validate("param", RepoParam), async (c) => {
       const { repoId } = c.req.valid("param");
-      await registeredRepository(ctx, repoId);
+      await visibleRepository(ctx, repoId, c.get("user"));
       c.header("Cache-Control", "no-store");
       return c.json(await fundingStatus(ctx, repoId));
     })

@@ -181,7 +181,10 @@ describe("the daily funding limit", () => {
     const accepted = statuses.filter((s) => s === 200).length;
     expect(accepted).toBe(33); // 33 x 30 = 990 <= 1000 < 34 x 30
     expect(statuses.filter((s) => s === 429)).toHaveLength(50 - accepted);
-    const refused = await results.find((r) => r.status === 429)!.json();
+    const refusedResponse = results.find((r) => r.status === 429)!;
+    // When the oldest funding leaves the 24 h window: about a day from now.
+    expect(Number(refusedResponse.headers.get("Retry-After"))).toBeGreaterThan(23 * 3600);
+    const refused = await refusedResponse.json();
     expect(refused.error).toBe("Exceeds daily funding limit");
     expect(refused.message).toMatch(/^Daily funding limit reached\. Remaining: 10\.0000 XDC\. Limit resets at .+ UTC\.$/);
     expect(refused.details.remainingLimit).toBe("10");

@@ -19,6 +19,21 @@ export async function registeredRepository(ctx: AppContext, repoId: number): Pro
 }
 
 /**
+ * A registered repository as the caller may read it: a public one for
+ * anyone; a private one only for a signed-in user who can see it on GitHub
+ * (checked now). Everyone else gets the same 404 as for an unknown id, so
+ * the answer does not even say it exists.
+ */
+export async function visibleRepository(ctx: AppContext, repoId: number, user: User | null | undefined): Promise<Repository> {
+  const repository = await registeredRepository(ctx, repoId);
+  if (!repository.isPrivate) return repository;
+  if (!user) throw notFound("Repository not found.");
+  const onGitHub = await repositoryAsUser(ctx, user, repository.fullName);
+  if (onGitHub.id !== repository.githubRepoId) throw notFound("Repository not found.");
+  return repository;
+}
+
+/**
  * What funding, bounties and payouts require, checked on the server whatever
  * the client shows: the pool manager role, a registered repository whose
  * name matches, admin rights on it verified with GitHub now, and a wallet.

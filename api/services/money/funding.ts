@@ -61,6 +61,7 @@ function dailyLimitReached(remaining: bigint, resetAt: Date): ApiError {
     error: "Exceeds daily funding limit",
     message: `Daily funding limit reached. Remaining: ${remainingText} XDC. Limit resets at ${when}.`,
     details: { remainingLimit: toXdcString(remaining), limitResetTime: resetAt.toISOString() },
+    headers: { "Retry-After": String(Math.max(1, Math.ceil((resetAt.getTime() - Date.now()) / 1000))) },
   });
 }
 
