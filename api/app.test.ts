@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Hono } from "hono";
+import { RegExpRouter } from "hono/router/reg-exp-router";
 import { z } from "zod";
 import { createTestContext, type TestContext } from "./testing/context.ts";
 import { onError } from "./middleware/errors.ts";
@@ -35,6 +36,18 @@ describe("the API skeleton", () => {
       code: "NOT_FOUND",
       requestId: expect.any(String),
     });
+  });
+
+  test("a repository id without /rewards is not an endpoint (it shares a route with /api/repos/details)", async () => {
+    const res = await t.app.request("/api/repos/123");
+    expect(res.status).toBe(404);
+    expect((await res.json()).message).toBe("No API endpoint at GET /api/repos/123");
+  });
+
+  test("every route fits Hono's RegExpRouter (one route that does not makes the whole app fall back to a slower router)", () => {
+    const router = new RegExpRouter<number>();
+    for (const [i, route] of t.app.routes.entries()) router.add(route.method, route.path, i);
+    expect(() => router.match("GET", "/api/health")).not.toThrow();
   });
 
   test("bodies over the limit get 413, declared or streamed", async () => {

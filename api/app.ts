@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "./context.ts";
-import { ApiError, ErrorCode } from "./errors.ts";
+import { noApiEndpoint } from "./errors.ts";
 import { limitBody } from "./middleware/body-limit.ts";
 import { errorResponse, onError } from "./middleware/errors.ts";
 import { edge } from "./middleware/edge.ts";
@@ -58,7 +58,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.all("/api/*", (c) =>
     errorResponse(
       c,
-      new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: `No API endpoint at ${c.req.method} ${c.req.path}` }),
+      noApiEndpoint(c.req.method, c.req.path),
     ),
   );
 

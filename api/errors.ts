@@ -96,6 +96,8 @@ export class ApiError extends Error {
 }
 
 /** Shorthands for the errors every area raises. */
+export const noApiEndpoint = (method: string, path: string) =>
+  new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: `No API endpoint at ${method} ${path}` });
 export const notFound = (message = "Not found") => new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message });
 export const unauthorized = (message = "You must be signed in to do this.") =>
   new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message });

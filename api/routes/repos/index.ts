@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
+import { noApiEndpoint } from "../../errors.ts";
 import { publicRepository, repositoryRewards } from "../../services/repositories/public.ts";
 import { OwnerRepoQuery, RepoParam } from "../params.ts";
 
@@ -10,7 +11,14 @@ import { OwnerRepoQuery, RepoParam } from "../params.ts";
  */
 export function reposRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
-    .get("/details", validate("query", OwnerRepoQuery), async (c) => {
+    // "/details" is matched as the same parameter as "/:repoId/rewards": Hono's fastest router (RegExpRouter)
+    // refuses a static segment beside a parameter with a deeper route, and the whole app would fall back to a
+    // slower router.
+    .get("/:repoId", async (c, next) => {
+      if (c.req.param("repoId") !== "details") throw noApiEndpoint(c.req.method, c.req.path);
+      await next();
+    })
+    .get("/:repoId", validate("query", OwnerRepoQuery), async (c) => {
       const { owner, repo } = c.req.valid("query");
       const repository = await publicRepository(ctx, { fullName: `${owner}/${repo}` });
       c.header("Cache-Control", "public, max-age=60");
