@@ -27,6 +27,23 @@ describe("logger", () => {
   });
 });
 
+describe("logging to stdout", () => {
+  test("every line arrives, in order, also when the process exits at once", async () => {
+    const script = `
+      import { createLogger } from ${JSON.stringify(import.meta.dir + "/logger.ts")};
+      const log = createLogger("info");
+      for (let i = 0; i < 5000; i++) log.info("line", { i });
+      log.request("GET", "/last", 200, 1.5, "rid-1");
+      process.exit(0);
+    `;
+    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
+    const lines = (await new Response(proc.stdout).text()).trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(5001);
+    expect(lines.slice(0, 5000).every((l, i) => l.i === i)).toBe(true);
+    expect(lines[5000]).toMatchObject({ msg: "request", path: "/last", requestId: "rid-1" });
+  });
+});
+
 describe("logging to a closed stdout", () => {
   test("does not crash the process", async () => {
     const script = `

@@ -96,8 +96,39 @@ export function createLogger(
           `"path":${jsonString(path)},"status":${status},"ms":${ms},"requestId":${jsonString(requestId)}}`,
       );
     },
-    child: (fields) => createLogger(level, write, { ...bound, ...fields }, format),
+    child(fields) {
+      return new ChildLogger(this, fields);
+    },
   };
+}
+
+/**
+ * A logger with more fields bound. Made for every request (with its id), so
+ * it is one small object that builds nothing until it logs.
+ */
+class ChildLogger implements Logger {
+  constructor(
+    private readonly parent: Logger,
+    private readonly fields: LogFields,
+  ) {}
+  debug(msg: string, fields?: LogFields): void {
+    this.parent.debug(msg, { ...this.fields, ...fields });
+  }
+  info(msg: string, fields?: LogFields): void {
+    this.parent.info(msg, { ...this.fields, ...fields });
+  }
+  warn(msg: string, fields?: LogFields): void {
+    this.parent.warn(msg, { ...this.fields, ...fields });
+  }
+  error(msg: string, fields?: LogFields): void {
+    this.parent.error(msg, { ...this.fields, ...fields });
+  }
+  request(method: string, path: string, status: number, ms: number, requestId: string): void {
+    this.parent.request(method, path, status, ms, requestId);
+  }
+  child(fields: LogFields): Logger {
+    return new ChildLogger(this.parent, { ...this.fields, ...fields });
+  }
 }
 
 /** `12:00:01 INFO  request GET /repos 200 3.1ms` for a terminal. */

@@ -65,3 +65,31 @@ describe("graceful shutdown", () => {
     expect(stderr + output).toContain("The site is not built");
   });
 });
+
+describe("the health check on the server's own route", () => {
+  test("answers like the app does: the report, request id, nosniff, no-store and a log line; other methods reach the app", async () => {
+    const env = await testEnv({ PORT: 0 });
+    const log = createMemoryLogger();
+    const running = await startServer(env, { site: false, log, workers: false });
+    try {
+      const base = `http://127.0.0.1:${running.server.port}`;
+      const res = await fetch(`${base}/api/health`, { headers: { "X-Request-Id": "probe-1" } });
+      expect(res.status).toBe(503); // the test chain is not reachable
+      expect(res.headers.get("X-Request-Id")).toBe("probe-1");
+      expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+      expect(res.headers.get("Cache-Control")).toBe("no-store");
+      const again = await fetch(`${base}/api/health`);
+      expect(again.headers.get("X-Request-Id")).not.toBe("probe-1"); // headers are not shared between answers
+      await again.arrayBuffer();
+      const report = await res.json();
+      expect(report).toMatchObject({ status: "degraded", database: { ok: true } });
+      await Bun.sleep(30);
+      expect(log.lines.some((l) => l.includes('"path":"/api/health"') && l.includes('"requestId":"probe-1"'))).toBe(true);
+      const post = await fetch(`${base}/api/health`, { method: "POST", headers: { Origin: env.PUBLIC_URL } });
+      expect(post.status).toBe(404);
+      expect((await post.json()).message).toBe("No API endpoint at POST /api/health");
+    } finally {
+      await running.stop();
+    }
+  });
+});

@@ -18,7 +18,8 @@ import { PageCache } from "./site/page-cache.ts";
 import { WebhookWorker } from "./workers/webhooks.ts";
 import { handleGitHubDelivery } from "./services/github-events/index.ts";
 import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
-import { timed } from "./routes/health/get.ts";
+import { edgeRoute } from "./middleware/edge.ts";
+import { healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { decodeBase64 } from "@oslojs/encoding";
 
@@ -110,9 +111,12 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     keepBountyCommentsInStep(ctx);
   }
 
+  // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
+  const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
   const server = Bun.serve({
     hostname: env.HOST,
     port: env.PORT,
+    routes: { "/api/health": { GET: health, HEAD: health } },
     fetch: (request, srv) => app.fetch(request, srv),
     // Long enough for the 15 s bounty allocation wait; Bun's default is 10 s.
     idleTimeout: 30,

@@ -19,27 +19,49 @@ export function edge(env: Env, log: Logger): MiddlewareHandler<AppBindings> {
   const https = env.PUBLIC_URL.startsWith("https://");
   return async (c, next) => {
     const started = performance.now();
-    const incoming = c.req.raw.headers.get("x-request-id");
-    const requestId = incoming && VALID_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const requestId = requestIdOf(c.req.raw);
     c.set("requestId", requestId);
     c.set("log", log.child({ requestId }));
     await next();
-
     const path = c.req.path;
-    const headers = c.res.headers;
-    headers.set("X-Request-Id", requestId);
-    headers.set("X-Content-Type-Options", "nosniff");
-    if (!path.startsWith("/api/")) {
-      headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
-      if (!path.startsWith("/embed/")) {
-        headers.set("X-Frame-Options", "DENY");
-        if (!headers.has("Content-Security-Policy")) headers.set("Content-Security-Policy", "frame-ancestors 'none'");
-      }
-    }
-    if (https) headers.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+    finishResponse(c.res.headers, path, requestId, https);
+    log.request(c.req.method, path, c.res.status, Math.round((performance.now() - started) * 10) / 10, requestId);
+  };
+}
 
-    const status = c.res.status;
-    const ms = Math.round((performance.now() - started) * 10) / 10;
-    log.request(c.req.method, path, status, ms, requestId);
+/** The caller's request id when it is a sane token, else a new one. */
+export function requestIdOf(request: Request): string {
+  const incoming = request.headers.get("x-request-id");
+  return incoming && VALID_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+}
+
+/** The headers every response leaves with (see `edge`). */
+export function finishResponse(headers: Headers, path: string, requestId: string, https: boolean): void {
+  headers.set("X-Request-Id", requestId);
+  headers.set("X-Content-Type-Options", "nosniff");
+  if (!path.startsWith("/api/")) {
+    headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
+    if (!path.startsWith("/embed/")) {
+      headers.set("X-Frame-Options", "DENY");
+      if (!headers.has("Content-Security-Policy")) headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+    }
+  }
+  if (https) headers.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+}
+
+/**
+ * A route answered by Bun's own router, before Hono: for the few requests
+ * that are polled hard and need nothing of the app (the health check). It
+ * gets what `edge` gives every request: the id, the headers, the log line.
+ */
+export function edgeRoute(env: Env, log: Logger, path: string, respond: () => Promise<Response>): (request: Request) => Promise<Response> {
+  const https = env.PUBLIC_URL.startsWith("https://");
+  return async (request) => {
+    const started = performance.now();
+    const requestId = requestIdOf(request);
+    const response = await respond();
+    finishResponse(response.headers, path, requestId, https);
+    log.request(request.method, path, response.status, Math.round((performance.now() - started) * 10) / 10, requestId);
+    return response;
   };
 }

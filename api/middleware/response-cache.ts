@@ -13,8 +13,9 @@ import { respondWithFile } from "../site/static-files.ts";
 export function cachePublicResponses(cache: PageCache): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     if (c.req.method !== "GET") return next();
-    const url = new URL(c.req.url);
-    const result = await cache.getOrRender(url.pathname + url.search, async () => {
+    // Path and query from the raw URL without parsing it (this runs on every cached read).
+    const raw = c.req.url;
+    const result = await cache.getOrRender(raw.slice(raw.indexOf("/", raw.indexOf("//") + 2)), async () => {
       await next();
       return c.res;
     });

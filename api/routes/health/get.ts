@@ -12,6 +12,15 @@ export const HEALTH_PROBE_REUSE_MS = 1000;
  * (or an attacker) polling hard cannot turn health checks into database load.
  */
 export function healthRoutes(ctx: AppContext) {
+  const respond = healthResponder(ctx);
+  return new Hono<AppBindings>().get("/", () => respond());
+}
+
+/**
+ * The health answer, for the Hono route above and for the server's native
+ * route (api/server.ts), which answers the same without going through Hono.
+ */
+export function healthResponder(ctx: AppContext): () => Promise<Response> {
   let last: { at: number; ok: boolean; json: string } | undefined;
   let inflight: Promise<HealthReport> | undefined;
 
@@ -30,17 +39,16 @@ export function healthRoutes(ctx: AppContext) {
     return { status: ok ? "ok" : "degraded", checkedAt: new Date().toISOString(), ...results };
   };
 
-  return new Hono<AppBindings>().get("/", async () => {
+  // One Headers object for every answer: the Response copies it (cheaper than building one from a plain object).
+  const headers = new Headers({ "Content-Type": "application/json", "Cache-Control": "no-store" });
+  return async () => {
     if (!last || Date.now() - last.at >= HEALTH_PROBE_REUSE_MS) {
       inflight ??= probe().finally(() => (inflight = undefined));
       const report = await inflight;
       last = { at: Date.now(), ok: report.status === "ok", json: JSON.stringify(report) };
     }
-    return new Response(last.json, {
-      status: last.ok ? 200 : 503,
-      headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
-    });
-  });
+    return new Response(last.json, { status: last.ok ? 200 : 503, headers });
+  };
 }
 
 type HealthReport = { status: "ok" | "degraded"; checkedAt: string } & Record<string, unknown>;
