@@ -44,7 +44,7 @@ export async function spawnServer(env: Record<string, string>, logFile: string, 
     .then((t) => t.length)
     .catch(() => 0);
   const fd = openSync(logFile, "a");
-  const proc = Bun.spawn([process.execPath, ENTRY], {
+  const proc = Bun.spawn([process.execPath, ...(process.env.SERVER_BUN_ARGS ? process.env.SERVER_BUN_ARGS.split(" ") : []), ENTRY], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", ...env },
     stdin: "ignore",
