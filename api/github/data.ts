@@ -72,18 +72,8 @@ export function openIssues(ctx: AppContext, fullName: string, repoId: number, cl
 export const issuesCacheKey = (repoId: number) => `repo:${repoId}:issues`;
 export const repoCacheKey = (repoId: number) => `repo:${repoId}:info`;
 
-export interface RepoPublicInfo {
-  id: number;
-  name: string;
-  full_name: string;
-  description: string | null;
-  html_url: string;
-  private: boolean;
-  stargazers_count: number;
-  forks_count: number;
-  created_at: string | null;
-  updated_at: string | null;
-  pushed_at: string | null;
+/** GitHub's repository fields (without permissions), its owner's avatar, and how many contributors it has. */
+export interface RepoPublicInfo extends Omit<GitHubRepo, "owner" | "permissions"> {
   owner: { login: string; avatar_url?: string };
   contributors_count: number | null;
 }

@@ -1,3 +1,4 @@
+import type { SentTransaction } from "../../api/services/wallets/send.ts";
 import { api } from "./api.ts";
 import { createResource, type Resource } from "./wallet-resource.ts";
 import { DECIMALS, formatAmount, type Symbol } from "./format.ts";
@@ -30,16 +31,8 @@ export interface OnrampTransaction {
   metadata: { transactionType?: string };
 }
 
-export interface SentTransaction {
-  id: string;
-  token: Symbol;
-  to: string;
-  amount: string;
-  status: "pending" | "confirmed" | "failed";
-  transactionHash: string | null;
-  explorerUrl: string | null;
-  createdAt: string;
-}
+/** A send from the custodial wallet, as `GET /api/wallet/sends` lists it. */
+export type { SentTransaction };
 
 export interface TokenInfo {
   symbol: Symbol;

@@ -1,4 +1,5 @@
 import { atom } from "nanostores";
+import type { UserObject } from "../../api/services/users/user-object.ts";
 import { api, ApiRequestError, useCsrfToken } from "../lib/api.ts";
 import { flashToast, toast } from "./toast.ts";
 
@@ -9,20 +10,8 @@ import { flashToast, toast } from "./toast.ts";
  * session. A user brings a fresh anti-forgery token; no user clears it. A 401
  * means signed out; other errors are kept as an error state.
  */
-export interface SessionUser {
-  id: number;
-  username: string;
-  name: string | null;
-  githubUsername: string;
-  email: string | null;
-  avatarUrl: string | null;
-  bio: string | null;
-  location: string | null;
-  website: string | null;
-  role: "contributor" | "poolmanager" | null;
-  isProfileComplete: boolean;
-  xdcWalletAddress: string | null;
-}
+/** The user object of spec section 3, exactly as `GET /api/auth/user` answers it. */
+export type SessionUser = UserObject;
 
 export const SESSION_RECHECK_THROTTLE_MS = 3000;
 

@@ -16,12 +16,15 @@ export function Dialog(props: {
   children: ReactNode;
   /** Extra classes for the panel, e.g. a wider `max-w-2xl`. */
   className?: string;
+  /** Keeps clicks outside from closing it (a step in progress would be lost). */
+  modalLocked?: boolean;
 }) {
   return (
     <RadixDialog.Root open={props.open} onOpenChange={props.onOpenChange}>
       <RadixDialog.Portal>
         <RadixDialog.Overlay className="fixed inset-0 z-50 bg-black/50 backdrop-blur-[2px] data-[state=open]:animate-[dialog-fade-in_150ms_ease-out]" />
         <RadixDialog.Content
+          onPointerDownOutside={(event) => props.modalLocked && event.preventDefault()}
           className={
             "fixed left-1/2 top-1/2 z-50 flex max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 flex-col overflow-y-auto " +
             "rounded-2xl border border-border bg-card p-5 text-card-foreground shadow-2xl sm:p-6 data-[state=open]:animate-[dialog-pop-in_160ms_ease-out] " +

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, errorMessage } from "../../lib/api.ts";
 import { configureMetaMask, MetaMaskError, type NetworkConfig } from "../../lib/wallet-metamask.ts";
-import { inputClass } from "../../lib/ui.ts";
+import { OtpInput } from "../ui/otp-input.tsx";
 import { Button } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
@@ -190,17 +190,7 @@ export function ExportDialog({ address }: { address: string }) {
                 2. Enter the code
               </label>
               <div className="flex flex-col gap-2 sm:flex-row">
-                <input
-                  id="export-otp"
-                  className={`${inputClass} font-mono tracking-[0.3em] placeholder:font-sans placeholder:tracking-normal sm:max-w-48`}
-                  value={otp}
-                  onChange={(e) => setOtp(e.target.value.replace(/\D/g, "").slice(0, 6))}
-                  maxLength={6}
-                  inputMode="numeric"
-                  autoComplete="one-time-code"
-                  placeholder="Enter 6-digit OTP"
-                  aria-describedby="export-otp-hint"
-                />
+                <OtpInput id="export-otp" value={otp} onChange={setOtp} describedBy="export-otp-hint" />
                 <Button type="submit" disabled={!otp.trim() || exporting}>
                   {exporting ? <Spinner className="h-4 w-4" /> : <Icon name="lock" />} Export
                 </Button>

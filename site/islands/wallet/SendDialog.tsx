@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { api, ApiRequestError, errorMessage, newIdempotencyKey } from "../../lib/api.ts";
 import { formatAmount, formatUnits, type Symbol } from "../../lib/format.ts";
 import { inputClass } from "../../lib/ui.ts";
+import { OtpInput } from "../ui/otp-input.tsx";
 import { toUnits } from "../../lib/wallet-data.ts";
 import { amountProblem, maxSendable, recipientProblem, unitsToInput } from "../../lib/wallet-send-rules.ts";
 import { toast } from "../../stores/toast.ts";
@@ -269,16 +270,7 @@ export function SendDialog(props: { address: string; balances: Record<Symbol, st
                 <label htmlFor="send-otp" className="text-sm font-semibold">
                   One-time code
                 </label>
-                <input
-                  id="send-otp"
-                  className={`${inputClass} font-mono tracking-[0.3em] placeholder:font-sans placeholder:tracking-normal sm:max-w-48`}
-                  value={otp}
-                  onChange={(e) => setOtp(e.target.value.replace(/\D/g, "").slice(0, 6))}
-                  maxLength={6}
-                  inputMode="numeric"
-                  autoComplete="one-time-code"
-                  placeholder="Enter 6-digit OTP"
-                />
+                <OtpInput id="send-otp" value={otp} onChange={setOtp} />
               </div>
             )}
             <div className="flex flex-wrap justify-end gap-2">
