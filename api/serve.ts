@@ -4,17 +4,22 @@
  */
 import { ConfigError, loadEnv } from "./env.ts";
 import { createLogger } from "./logger.ts";
-import { startServer, stopOnSignals } from "./server.ts";
+import { startServer, stopOnSignals, type StartOptions } from "./server.ts";
 
-try {
-  const env = loadEnv();
-  const log = createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
-  const running = await startServer(env, { log });
-  stopOnSignals(running.stop, log);
-} catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(78);
+/** Serves from the environment until SIGTERM/SIGINT; bad configuration exits 78 with the variable named. */
+export async function serveFromEnvironment(options: Pick<StartOptions, "site"> = {}): Promise<void> {
+  try {
+    const env = loadEnv();
+    const log = createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
+    const running = await startServer(env, { ...options, log });
+    stopOnSignals(running.stop, log);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(78);
+    }
+    throw err;
   }
-  throw err;
 }
+
+if (import.meta.main) await serveFromEnvironment();

@@ -34,19 +34,13 @@ export async function seal(keyring: Keyring, plaintext: Uint8Array, context: str
 }
 
 export async function unseal(keyring: Keyring, sealed: string, context: string): Promise<Uint8Array> {
-  const parts = sealed.split(".");
-  if (parts.length !== 6 || parts[0] !== VERSION) throw new SealedSecretError("not a sealed secret");
-  const [, keyId, wrapIv, wrapped, iv, ciphertext] = parts as [string, string, string, string, string, string];
-  const master = keyring.byId.get(keyId);
-  if (!master) throw new SealedSecretError(`master key "${keyId}" is not configured`);
+  const envelope = parseSealed(keyring, sealed);
   const aad = new TextEncoder().encode(context);
   let dataKeyBytes: Uint8Array | undefined;
   try {
-    dataKeyBytes = new Uint8Array(
-      await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(wrapIv), additionalData: wrapContext(keyId, aad) }, master.key, unb64(wrapped)),
-    );
+    dataKeyBytes = await unwrapDataKey(envelope, aad);
     const dataKey = await crypto.subtle.importKey("raw", dataKeyBytes as Uint8Array<ArrayBuffer>, "AES-GCM", false, ["decrypt"]);
-    return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(iv), additionalData: aad }, dataKey, unb64(ciphertext)));
+    return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(envelope.iv), additionalData: aad }, dataKey, unb64(envelope.ciphertext)));
   } catch (err) {
     if (err instanceof SealedSecretError) throw err;
     throw new SealedSecretError("the secret could not be decrypted (wrong key or context, or tampered)");
@@ -60,25 +54,19 @@ export async function unseal(keyring: Keyring, sealed: string, context: string):
  * secret's own ciphertext is kept; only the wrapped data key changes.
  */
 export async function rewrap(keyring: Keyring, sealed: string, context: string): Promise<string> {
-  const parts = sealed.split(".");
-  if (parts.length !== 6 || parts[0] !== VERSION) throw new SealedSecretError("not a sealed secret");
-  const [, keyId, wrapIv, wrapped, iv, ciphertext] = parts as [string, string, string, string, string, string];
-  if (keyId === keyring.active.id) return sealed;
-  const master = keyring.byId.get(keyId);
-  if (!master) throw new SealedSecretError(`master key "${keyId}" is not configured`);
+  const envelope = parseSealed(keyring, sealed);
+  if (envelope.keyId === keyring.active.id) return sealed;
   const aad = new TextEncoder().encode(context);
   let dataKeyBytes: Uint8Array | undefined;
   try {
-    dataKeyBytes = new Uint8Array(
-      await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(wrapIv), additionalData: wrapContext(keyId, aad) }, master.key, unb64(wrapped)),
-    );
+    dataKeyBytes = await unwrapDataKey(envelope, aad);
     const newWrapIv = crypto.getRandomValues(new Uint8Array(12));
     const rewrapped = await crypto.subtle.encrypt(
       { name: "AES-GCM", iv: newWrapIv, additionalData: wrapContext(keyring.active.id, aad) },
       keyring.active.key,
       dataKeyBytes as Uint8Array<ArrayBuffer>,
     );
-    return [VERSION, keyring.active.id, b64(newWrapIv), b64(new Uint8Array(rewrapped)), iv, ciphertext].join(".");
+    return [VERSION, keyring.active.id, b64(newWrapIv), b64(new Uint8Array(rewrapped)), envelope.iv, envelope.ciphertext].join(".");
   } catch (err) {
     if (err instanceof SealedSecretError) throw err;
     throw new SealedSecretError("the data key could not be unwrapped (wrong key or context, or tampered)");
@@ -97,6 +85,31 @@ export async function sealText(keyring: Keyring, text: string, context: string):
 
 export async function unsealText(keyring: Keyring, sealed: string, context: string): Promise<string> {
   return new TextDecoder().decode(await unseal(keyring, sealed, context));
+}
+
+interface Envelope {
+  keyId: string;
+  master: CryptoKey;
+  wrapIv: string;
+  wrapped: string;
+  iv: string;
+  ciphertext: string;
+}
+
+/** The parts of a sealed string, and the master key that wrapped it (which must be configured). */
+function parseSealed(keyring: Keyring, sealed: string): Envelope {
+  const parts = sealed.split(".");
+  if (parts.length !== 6 || parts[0] !== VERSION) throw new SealedSecretError("not a sealed secret");
+  const [, keyId, wrapIv, wrapped, iv, ciphertext] = parts as [string, string, string, string, string, string];
+  const master = keyring.byId.get(keyId);
+  if (!master) throw new SealedSecretError(`master key "${keyId}" is not configured`);
+  return { keyId, master: master.key, wrapIv, wrapped, iv, ciphertext };
+}
+
+/** The secret's own data key (the caller wipes it when done). */
+async function unwrapDataKey(envelope: Envelope, aad: Uint8Array): Promise<Uint8Array> {
+  const { keyId, master, wrapIv, wrapped } = envelope;
+  return new Uint8Array(await crypto.subtle.decrypt({ name: "AES-GCM", iv: unb64(wrapIv), additionalData: wrapContext(keyId, aad) }, master, unb64(wrapped)));
 }
 
 function wrapContext(keyId: string, aad: Uint8Array): Uint8Array<ArrayBuffer> {

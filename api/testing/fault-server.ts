@@ -8,19 +8,6 @@
  *
  *   bun api/testing/fault-server.ts   (environment: everything api/env.ts reads)
  */
-import { ConfigError, loadEnv } from "../env.ts";
-import { createLogger } from "../logger.ts";
-import { startServer, stopOnSignals } from "../server.ts";
+import { serveFromEnvironment } from "../serve.ts";
 
-try {
-  const env = loadEnv();
-  const log = createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
-  const running = await startServer(env, { log, site: false });
-  stopOnSignals(running.stop, log);
-} catch (err) {
-  if (err instanceof ConfigError) {
-    console.error(err.message);
-    process.exit(78);
-  }
-  throw err;
-}
+await serveFromEnvironment({ site: false });

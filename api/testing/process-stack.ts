@@ -11,12 +11,12 @@ import type { Subprocess } from "bun";
 import type { Address } from "viem";
 import { repositories, wallets } from "../../db/schema/index.ts";
 import { eq } from "drizzle-orm";
-import { startGitHubEmulator, type GitHubEmulator } from "../../scripts/github-emulator/index.ts";
+import type { GitHubEmulator } from "../../scripts/github-emulator/index.ts";
 import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 import { call, type TestSession } from "./auth.ts";
 import { startTestChain, type TestChain } from "./chain.ts";
 import { createTestContext, makeTempDir, NO_EXTERNALS, type TestContext } from "./context.ts";
-import { signInThroughGitHub } from "./stack.ts";
+import { signInThroughGitHub, startEmulatorFor } from "./stack.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 const ENTRY = join(ROOT, "api", "testing", "fault-server.ts");
@@ -130,18 +130,7 @@ export async function startProcessStack(options: { logLevel?: string } = {}): Pr
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const secrets = await sharedTestSecrets();
-  const github = await startGitHubEmulator({
-    oauth: { clientId: "Iv1.unused-oauth-app", clientSecret: "unused" },
-    app: {
-      id: Number(secrets.GITHUB_APP_ID),
-      slug: secrets.GITHUB_APP_SLUG,
-      clientId: secrets.GITHUB_CLIENT_ID,
-      clientSecret: secrets.GITHUB_CLIENT_SECRET,
-      publicKeyPem: secrets.GITHUB_APP_PUBLIC_KEY,
-      setupUrl: `${origin}/repos/register`,
-    },
-    webhook: { url: `${origin}/api/webhooks/github`, secret: secrets.GITHUB_WEBHOOK_SECRET },
-  });
+  const github = await startEmulatorFor(origin, secrets);
   const dir = await makeTempDir("issuepool-process-");
   const { GITHUB_APP_PUBLIC_KEY: _public, ...appSecrets } = secrets;
   const env: Record<string, string> = {

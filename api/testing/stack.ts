@@ -27,13 +27,9 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-export async function startTestStack(options: { env?: Record<string, string>; workers?: boolean } = {}): Promise<TestStack> {
-  const chain = await startTestChain();
-  let handler: (request: Request, server: Server<unknown>) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
-  const listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, server) => handler(request, server) });
-  const url = `http://127.0.0.1:${listener.port}`;
-  const secrets = await sharedTestSecrets();
-  const github = await startGitHubEmulator({
+/** The GitHub emulator, with the test GitHub App, sending its webhooks to the platform at `origin`. */
+export function startEmulatorFor(origin: string, secrets: Awaited<ReturnType<typeof sharedTestSecrets>>): Promise<GitHubEmulator> {
+  return startGitHubEmulator({
     oauth: { clientId: "Iv1.unused-oauth-app", clientSecret: "unused" },
     app: {
       id: Number(secrets.GITHUB_APP_ID),
@@ -41,10 +37,19 @@ export async function startTestStack(options: { env?: Record<string, string>; wo
       clientId: secrets.GITHUB_CLIENT_ID,
       clientSecret: secrets.GITHUB_CLIENT_SECRET,
       publicKeyPem: secrets.GITHUB_APP_PUBLIC_KEY,
-      setupUrl: `${url}/repos/register`,
+      setupUrl: `${origin}/repos/register`,
     },
-    webhook: { url: `${url}/api/webhooks/github`, secret: secrets.GITHUB_WEBHOOK_SECRET },
+    webhook: { url: `${origin}/api/webhooks/github`, secret: secrets.GITHUB_WEBHOOK_SECRET },
   });
+}
+
+export async function startTestStack(options: { env?: Record<string, string>; workers?: boolean } = {}): Promise<TestStack> {
+  const chain = await startTestChain();
+  let handler: (request: Request, server: Server<unknown>) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
+  const listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, server) => handler(request, server) });
+  const url = `http://127.0.0.1:${listener.port}`;
+  const secrets = await sharedTestSecrets();
+  const github = await startEmulatorFor(url, secrets);
   const t = await createTestContext({
     fileDatabase: true,
     env: { ...chain.env, PUBLIC_URL: url, GITHUB_URL: github.webUrl, GITHUB_API_URL: github.apiUrl, ...options.env },

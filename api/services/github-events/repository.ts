@@ -4,6 +4,7 @@ import { repositories } from "../../../db/schema/index.ts";
 import type { WebhookOutcome } from "../../workers/webhooks.ts";
 import { forgetCached } from "../../github/cache.ts";
 import { issuesCacheKey, repoCacheKey } from "../../github/data.ts";
+import { repositoryIdentity } from "../repositories/register.ts";
 
 interface RepoPayload {
   id: number;
@@ -31,16 +32,7 @@ export async function handleRepository(ctx: AppContext, payload: Record<string, 
   } else {
     await ctx.database.db
       .update(repositories)
-      .set({
-        fullName: repo.full_name,
-        fullNameKey: repo.full_name.toLowerCase(),
-        owner: repo.owner.login,
-        name: repo.name,
-        description: repo.description,
-        htmlUrl: repo.html_url,
-        isPrivate: repo.private,
-        updatedAt: new Date(),
-      })
+      .set({ ...repositoryIdentity(repo), updatedAt: new Date() })
       .where(eq(repositories.githubRepoId, repo.id));
   }
   await forgetCached(ctx, repoCacheKey(repo.id));

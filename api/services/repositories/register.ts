@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { repositories, type Repository, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, forbidden, notFound } from "../../errors.ts";
-import { repositoryAsUser } from "../../github/repositories.ts";
+import { repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
 import { appInstallUrl } from "../../github/app-auth.ts";
 import { installationForRepository, upsertInstallation } from "./installations.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
@@ -52,13 +52,7 @@ export async function registerRepository(ctx: AppContext, input: { user: User; g
 
   const now = new Date();
   const fields = {
-    fullName: repo.full_name,
-    fullNameKey: repo.full_name.toLowerCase(),
-    owner: repo.owner.login,
-    name: repo.name,
-    description: repo.description,
-    htmlUrl: repo.html_url,
-    isPrivate: repo.private,
+    ...repositoryIdentity(repo),
     stars: repo.stargazers_count,
     forks: repo.forks_count,
     installationId: installation.id,
@@ -87,6 +81,19 @@ export async function registerRepository(ctx: AppContext, input: { user: User; g
       isPrivate: repository!.isPrivate,
       registeredAt: repository!.registeredAt.toISOString(),
     },
+  };
+}
+
+/** The columns that follow GitHub's name, owner, description and visibility of a repository (registration and the repository webhook). */
+export function repositoryIdentity(repo: Pick<GitHubRepo, "full_name" | "name" | "description" | "html_url" | "private"> & { owner: { login: string } }) {
+  return {
+    fullName: repo.full_name,
+    fullNameKey: repo.full_name.toLowerCase(),
+    owner: repo.owner.login,
+    name: repo.name,
+    description: repo.description,
+    htmlUrl: repo.html_url,
+    isPrivate: repo.private,
   };
 }
 
