@@ -9,7 +9,8 @@
  *   npm test -- --unit        bun test only
  *   npm test -- --e2e [args]  Playwright only (args go to Playwright)
  */
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildSite } from "./build-site.ts";
 
@@ -57,7 +58,13 @@ try {
   if (!unitOnly) {
     console.log("\n== Browser journeys (Playwright, Chromium) ==\n");
     const cli = join(ROOT, "node_modules", "@playwright", "test", "cli.js");
-    failed = (await run(["node", cli, "test", ...(e2eOnly ? passThrough : [])], { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1" })) !== 0 || failed;
+    // The stack's data directory for this run (playwright.config.ts makes one when run directly); gone afterwards.
+    const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(join(tmpdir(), "issuepool-e2e-"));
+    try {
+      failed = (await run(["node", cli, "test", ...(e2eOnly ? passThrough : [])], { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1", E2E_DATA_DIR: dataDir })) !== 0 || failed;
+    } finally {
+      if (!process.env.E2E_DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+    }
   }
   process.exit(failed ? 1 : 0);
 } catch (err) {

@@ -1,4 +1,5 @@
 import { loadEnv, type Env } from "../env.ts";
+import { makeTempDir } from "./temp-dirs.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { createContext } from "../server.ts";
 import { createApp, type CreateAppOptions } from "../app.ts";
@@ -66,9 +67,4 @@ export const NO_CHAIN = {
   OPERATOR_PRIVATE_KEY: "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
 };
 
-export async function makeTempDir(prefix = "issuepool-test-"): Promise<string> {
-  const { mkdtemp } = await import("node:fs/promises");
-  const { tmpdir } = await import("node:os");
-  const { join } = await import("node:path");
-  return mkdtemp(join(tmpdir(), prefix));
-}
+export { makeTempDir };
