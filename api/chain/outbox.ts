@@ -97,6 +97,8 @@ export class Outbox {
   private passes = new Map<string, NextRun>();
   private readonly receiptPasses = new NextRun(() => this.runReceiptPass());
   private readonly recentlySettled = new Map<string, { row: ChainTransaction; at: number }>();
+  /** The rows the last receipt pass left sent (its view of them). */
+  private stillSent = new Map<string, ChainTransaction>();
 
   constructor(private readonly deps: OutboxDeps) {}
 
@@ -106,7 +108,11 @@ export class Outbox {
    * so a rule over other rows (the daily funding limit) holds even under
    * concurrent requests.
    */
-  async enqueue(req: OutboxRequest, guard?: (tx: Database) => Promise<void>): Promise<{ tx: ChainTransaction; replayed: boolean }> {
+  async enqueue(
+    req: OutboxRequest,
+    guard?: (tx: Database) => Promise<void>,
+    options: { replayChecked?: boolean } = {},
+  ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     const { db, chain } = this.deps;
     const requestHash = hashToken(stableJson(req.request));
     const replay = async () => {
@@ -114,8 +120,11 @@ export class Outbox {
       if (existing && existing.requestHash !== requestHash) throw idempotencyConflict();
       return existing;
     };
-    const earlier = await replay();
-    if (earlier) return { tx: earlier, replayed: true };
+    // A caller that has just looked the key up (with `replay`) spares the read; a key that arrives meanwhile still conflicts below.
+    if (!options.replayChecked) {
+      const earlier = await replay();
+      if (earlier) return { tx: earlier, replayed: true };
+    }
 
     const from = req.signer.kind === "operator" ? chain.operator.address : (req.signer.wallet.address as Address);
     const inserted = await db.transaction(
@@ -187,9 +196,9 @@ export class Outbox {
    */
   async submit(
     req: OutboxRequest,
-    options: { timeoutMs?: number; guard?: (tx: Database) => Promise<void> } = {},
+    options: { timeoutMs?: number; guard?: (tx: Database) => Promise<void>; replayChecked?: boolean } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
-    const { tx, replayed } = await this.enqueue(req, options.guard);
+    const { tx, replayed } = await this.enqueue(req, options.guard, { replayChecked: options.replayChecked });
     const deadline = Date.now() + (options.timeoutMs ?? 10_000);
     let current = tx;
     while (isUnsent(current) && Date.now() < deadline) {
@@ -244,8 +253,8 @@ export class Outbox {
       const now = isUnsent(row) ? await this.get(id) : row;
       if (now.status === "sent") {
         await this.receiptPasses.request();
-        const settled = this.takeRecent(id);
-        if (settled) return settled;
+        const known = this.takeRecent(id) ?? this.stillSent.get(id);
+        if (known) return known;
       }
     } catch (err) {
       this.transient("step", err, id);
@@ -545,7 +554,10 @@ export class Outbox {
       .limit(RECEIPT_BATCH);
     const stale = Date.now() - 60_000;
     for (const [id, { at }] of this.recentlySettled) if (at < stale) this.recentlySettled.delete(id);
-    if (!sent.length) return;
+    if (!sent.length) {
+      this.stillSent = new Map();
+      return;
+    }
     const [latest, receipts] = await Promise.all([
       chain.client.getBlockNumber(),
       Promise.all(sent.map((row) => chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(() => null))),
@@ -581,7 +593,16 @@ export class Outbox {
       await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).catch(() => undefined);
       updates.push({ row, fields: { sentAt: new Date() } });
     }
-    if (!updates.length) return;
+    // What this pass saw still waiting (with what it learnt), so the requests waiting on those rows need not read them.
+    const stillSent = new Map(sent.map((row) => [row.id, row]));
+    for (const { row, fields } of updates) {
+      if (fields.status) stillSent.delete(row.id);
+      else stillSent.set(row.id, { ...row, ...fields } as ChainTransaction);
+    }
+    if (!updates.length) {
+      this.stillSent = stillSent;
+      return;
+    }
     await db.transaction(
       async (tx) => {
         for (const { row, fields } of updates) {
@@ -597,6 +618,7 @@ export class Outbox {
       },
       { behavior: "immediate" },
     );
+    this.stillSent = stillSent;
   }
 
   private async currentGasPrice(): Promise<bigint> {

@@ -16,7 +16,7 @@ import {
   poolInfo,
   registerContribution,
 } from "../../services/money/bounties.ts";
-import { ensurePoolManager, registeredRepository, requireManagedRepository, visibleRepository } from "../../services/money/access.ts";
+import { ensurePoolManager, requireManagedRepository, visibleRepository } from "../../services/money/access.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { positiveId, RepoIssueParam, RepoParam } from "../params.ts";
 
@@ -140,8 +140,7 @@ export function bountyRoutes(ctx: AppContext) {
           throw forbidden("You can only make yourself a pool manager.");
         }
         const { repoId } = c.req.valid("param");
-        const registered = await registeredRepository(ctx, repoId);
-        const { wallet, repository } = await requireManagedRepository(ctx, user, { repoId, fullName: registered.fullName });
+        const { wallet, repository } = await requireManagedRepository(ctx, user, { repoId, orRegisteredName: true });
         if (parseAddress(body.walletAddress) !== wallet.address) throw forbidden("That wallet is not yours.");
         await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address);
         return c.json({ success: true, message: "You are a pool manager of this repository on-chain." });

@@ -37,16 +37,21 @@ export async function visibleRepository(ctx: AppContext, repoId: number, user: U
  * What funding, bounties and payouts require, checked on the server whatever
  * the client shows: the pool manager role, a registered repository whose
  * name matches, admin rights on it verified with GitHub now, and a wallet.
+ * `orRegisteredName`: a missing name means the registered one (routes where
+ * the spec's client may leave it out).
  */
 export async function requireManagedRepository(
   ctx: AppContext,
   user: User,
-  input: { repoId: number; fullName?: string | null },
+  input: { repoId: number; fullName?: string | null; orRegisteredName?: boolean },
 ): Promise<ManagedRepository> {
   if (user.role !== "poolmanager") throw forbidden("Only pool managers can manage repository funds and bounties.");
-  if (!input.fullName) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "Repository details missing." });
+  if (!input.fullName && !input.orRegisteredName) {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "Repository details missing." });
+  }
   const repository = await registeredRepository(ctx, input.repoId);
-  if (repository.fullNameKey !== input.fullName.toLowerCase()) {
+  const fullName = input.fullName || repository.fullName;
+  if (repository.fullNameKey !== fullName.toLowerCase()) {
     throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "The repository name does not match this repository." });
   }
   const onGitHub = await repositoryAsUser(ctx, user, repository.fullName);

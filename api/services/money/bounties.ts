@@ -67,6 +67,7 @@ export async function allocateBounty(ctx: AppContext, input: AllocateInput): Pro
       currency: input.currency,
       amount: input.bountyAmount,
       issue,
+      replayChecked: true,
     });
   }
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
@@ -92,6 +93,8 @@ export async function submitAllocation(
     currency: Currency;
     amount: unknown;
     issue: { title: string; html_url: string };
+    /** The caller has just looked the key up (outbox.replay). */
+    replayChecked?: boolean;
   },
 ) {
   const decimals = TOKEN_DECIMALS[input.currency];
@@ -133,7 +136,7 @@ export async function submitAllocation(
       functionName: "allocateBounty",
       args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
     }),
-  });
+  }, { replayChecked: input.replayChecked });
   return tx;
 }
 
@@ -245,15 +248,14 @@ export async function distributeBounty(
   if (!tx) {
     const address = parseAddress(input.contributorAddress);
     if (!address) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
-    const repository = await registeredRepository(ctx, input.repoId);
-    await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName ?? repository.fullName });
+    await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true });
     const [recipient] = await ctx.database.db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, address)).limit(1);
     if (!recipient) {
       throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
     }
     const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
     if (current.status !== "open") throw conflict(current.status === "paid" ? "This bounty has already been paid." : "There is no open bounty on this issue.");
-    tx = await payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address, reason: "manual" });
+    tx = await payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address, reason: "manual", replayChecked: true });
   }
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
@@ -267,10 +269,11 @@ export async function distributeBounty(
  */
 export async function payBounty(
   ctx: AppContext,
-  input: { userId: number | null; idempotencyKey: string; request: unknown; repoId: number; issueNumber: number; to: Address; reason: string },
+  input: { userId: number | null; idempotencyKey: string; request: unknown; repoId: number; issueNumber: number; to: Address; reason: string; replayChecked?: boolean },
 ) {
   try {
-    const { tx } = await ctx.outbox.submit({
+    const { tx } = await ctx.outbox.submit(
+      {
       userId: input.userId,
       idempotencyKey: input.idempotencyKey,
       request: input.request,
@@ -281,7 +284,9 @@ export async function payBounty(
       signer: { kind: "operator" },
       to: ctx.chain.config.contracts.rewards,
       data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber), input.to] }),
-    });
+      },
+      { replayChecked: input.replayChecked },
+    );
     return tx;
   } catch (err) {
     if (isUnique(err)) {
@@ -311,8 +316,7 @@ export async function cancelBounty(
   const messages = { pending: "Cancellation submitted", confirmed: "Bounty cancelled; the amount is back in the pool", failedTitle: "Failed to cancel bounty" };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    const repository = await registeredRepository(ctx, input.repoId);
-    await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName ?? repository.fullName });
+    await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true });
     const claims = await ctx.database.db
       .select({ userId: bountyClaims.userId })
       .from(bountyClaims)
@@ -321,7 +325,8 @@ export async function cancelBounty(
     if (claims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
     const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
     if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
-    ({ tx } = await ctx.outbox.submit({
+    ({ tx } = await ctx.outbox.submit(
+      {
       userId: input.user.id,
       idempotencyKey: input.idempotencyKey,
       request,
@@ -332,7 +337,9 @@ export async function cancelBounty(
       signer: { kind: "operator" },
       to: ctx.chain.config.contracts.rewards,
       data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
-    }));
+      },
+      { replayChecked: true },
+    ));
   }
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
