@@ -4,6 +4,18 @@ import { PAGE_CACHE_HEADER, type PageCache } from "../site/page-cache.ts";
 import { respondWithFile } from "../site/static-files.ts";
 
 /**
+ * The query parameters a cached public read looks at, by path. Any other
+ * parameter cannot change an answer (query schemas ignore unknown keys), so
+ * it is left out of the cache key: a flood of `?x=<random>` is served from
+ * the cache instead of costing a render each. A cached route that reads a
+ * query parameter must be listed here.
+ */
+export const CACHE_KEY_PARAMS: Record<string, readonly string[]> = {
+  "/api/public/github/issues": ["owner", "repo"],
+  "/api/repos/details": ["owner", "repo"],
+};
+
+/**
  * Public API reads kept in memory, the same way as public pages: a handler
  * opts in by setting `X-Page-Cache: max-age=<spec age>; tags=<data>` and the
  * response is kept (gzipped, with an ETag) until its age passes or the data
@@ -13,9 +25,7 @@ import { respondWithFile } from "../site/static-files.ts";
 export function cachePublicResponses(cache: PageCache): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     if (c.req.method !== "GET") return next();
-    // Path and query from the raw URL without parsing it (this runs on every cached read).
-    const raw = c.req.url;
-    const result = await cache.getOrRender(raw.slice(raw.indexOf("/", raw.indexOf("//") + 2)), async () => {
+    const result = await cache.getOrRender(cacheKey(c.req.url), async () => {
       await next();
       return c.res;
     });
@@ -26,4 +36,19 @@ export function cachePublicResponses(cache: PageCache): MiddlewareHandler<AppBin
     }
     c.res = respondWithFile(c.req.raw, result);
   };
+}
+
+/** The path, plus the parameters that matter for it, in a fixed order (this runs on every cached read: no URL parsing without a query). */
+export function cacheKey(url: string): string {
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const queryStart = url.indexOf("?", pathStart);
+  if (queryStart === -1) return url.slice(pathStart);
+  const path = url.slice(pathStart, queryStart);
+  const names = CACHE_KEY_PARAMS[path];
+  if (!names) return path;
+  const params = new URLSearchParams(url.slice(queryStart + 1));
+  const kept = new URLSearchParams();
+  for (const name of names) for (const value of params.getAll(name)) kept.append(name, value);
+  const query = kept.toString();
+  return path + (query ? `?${query}` : "");
 }
