@@ -17,7 +17,7 @@ import { repositoryRoutes } from "./routes/repositories/index.ts";
 import { githubRoutes } from "./routes/github/index.ts";
 import { publicRoutes } from "./routes/public/index.ts";
 import { reposRoutes } from "./routes/repos/index.ts";
-import { cachePublicResponses } from "./middleware/response-cache.ts";
+import { cachePublicResponses, PUBLIC_CACHED_PATHS } from "./middleware/response-cache.ts";
 import { githubWebhookRoutes } from "./routes/webhooks/github.ts";
 import { badgeRoutes } from "./routes/badges/index.ts";
 
@@ -46,7 +46,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/wallet", walletFeatureRoutes(ctx));
   app.route("/api/webhooks/onramp", onrampWebhookRoutes(ctx));
   app.route("/api/webhooks/github", githubWebhookRoutes(ctx, () => ctx.webhooks.nudge()));
-  for (const path of ["/api/repositories/public", "/api/public/*", "/api/repos/*", "/api/badges/*"]) app.use(path, cachePublicResponses(ctx.responseCache));
+  for (const path of PUBLIC_CACHED_PATHS) app.use(path, cachePublicResponses(ctx.responseCache));
   app.route("/api/repositories", repositoryRoutes(ctx));
   app.route("/api/github", githubRoutes(ctx));
   app.route("/api/public", publicRoutes(ctx));

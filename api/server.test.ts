@@ -93,3 +93,25 @@ describe("the health check on the server's own route", () => {
     }
   });
 });
+
+describe("cached public reads on the running server", () => {
+  test("the second read comes from the cache before the app, the same answer with the same headers", async () => {
+    const env = await testEnv({ PORT: 0 });
+    const log = createMemoryLogger();
+    const running = await startServer(env, { site: false, log, workers: false });
+    try {
+      const base = `http://127.0.0.1:${running.server.port}`;
+      const first = await fetch(`${base}/api/repositories/public`);
+      const second = await fetch(`${base}/api/repositories/public?cachebuster=7`, { headers: { "X-Request-Id": "second" } });
+      expect(second.status).toBe(200);
+      expect(await second.json()).toEqual(await first.json());
+      for (const name of ["Content-Type", "Cache-Control", "ETag", "X-Content-Type-Options"]) expect(second.headers.get(name)).toBe(first.headers.get(name));
+      expect(second.headers.get("X-Request-Id")).toBe("second");
+      const notModified = await fetch(`${base}/api/repositories/public`, { headers: { "If-None-Match": first.headers.get("ETag")! } });
+      expect(notModified.status).toBe(304);
+      expect(running.ctx.responseCache.size).toBe(1);
+    } finally {
+      await running.stop();
+    }
+  });
+});

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cacheKey } from "./response-cache.ts";
-import { createTestContext, type TestContext } from "../testing/context.ts";
+import { cachedPublicReads, cacheKey } from "./response-cache.ts";
+import { createTestContext, testEnv, type TestContext } from "../testing/context.ts";
+import { createMemoryLogger } from "../logger.ts";
+import { PageCache } from "../site/page-cache.ts";
 
 describe("the public response cache key", () => {
   test("is the path and the parameters that matter, in a fixed order", () => {
@@ -32,5 +34,37 @@ describe("unknown query parameters on a cached public read", () => {
       expect(await res.json()).toEqual(await (await t.app.request("/api/repositories/public")).json());
     }
     expect(t.ctx.responseCache.size).toBe(size);
+  });
+});
+
+describe("cached public reads answered before the app", () => {
+  const cachedResponse = (body: string) =>
+    new Response(body, { headers: { "content-type": "application/json", "X-Page-Cache": "max-age=60; tags=repositories" } });
+
+  test("a fresh entry leaves with the edge's headers and a log line; everything else goes to the app", async () => {
+    const env = await testEnv();
+    const log = createMemoryLogger();
+    const cache = new PageCache();
+    const answer = cachedPublicReads(env, log, cache);
+    const url = (path: string) => `http://127.0.0.1:3000${path}`;
+
+    expect(answer(new Request(url("/api/repositories/public")))).toBeUndefined(); // a miss: the app renders it
+    await cache.getOrRender("/api/repositories/public", async () => cachedResponse('{"repositories":[]}'));
+
+    const hit = answer(new Request(url("/api/repositories/public?cachebuster=1"), { headers: { "X-Request-Id": "r-1" } }))!;
+    expect(hit.status).toBe(200);
+    expect(await hit.text()).toBe('{"repositories":[]}');
+    expect(hit.headers.get("X-Request-Id")).toBe("r-1");
+    expect(hit.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(hit.headers.get("Cache-Control")).toBe("public, max-age=60");
+    expect(log.lines.some((l) => l.includes('"path":"/api/repositories/public"') && l.includes('"requestId":"r-1"'))).toBe(true);
+
+    const etag = hit.headers.get("ETag")!;
+    expect(answer(new Request(url("/api/repositories/public"), { headers: { "If-None-Match": etag } }))!.status).toBe(304);
+    expect(answer(new Request(url("/api/repositories/public"), { method: "POST" }))).toBeUndefined();
+    expect(answer(new Request(url("/api/wallet/info")))).toBeUndefined();
+
+    cache.invalidate("repositories"); // the data changed: the app renders again
+    expect(answer(new Request(url("/api/repositories/public")))).toBeUndefined();
   });
 });

@@ -1,5 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppBindings } from "../context.ts";
+import type { Env } from "../env.ts";
+import type { Logger } from "../logger.ts";
+import { finishResponse, requestIdOf } from "./edge.ts";
 import { PAGE_CACHE_HEADER, type PageCache } from "../site/page-cache.ts";
 import { respondWithFile } from "../site/static-files.ts";
 
@@ -14,6 +17,15 @@ export const CACHE_KEY_PARAMS: Record<string, readonly string[]> = {
   "/api/public/github/issues": ["owner", "repo"],
   "/api/repos/details": ["owner", "repo"],
 };
+
+/** The public reads that may be cached (api/app.ts mounts the middleware on these). */
+export const PUBLIC_CACHED_PATHS = ["/api/repositories/public", "/api/public/*", "/api/repos/*", "/api/badges/*"] as const;
+
+function isPublicCachedPath(path: string): boolean {
+  return (
+    path === "/api/repositories/public" || path.startsWith("/api/public/") || path.startsWith("/api/repos/") || path.startsWith("/api/badges/")
+  );
+}
 
 /**
  * Public API reads kept in memory, the same way as public pages: a handler
@@ -51,4 +63,31 @@ export function cacheKey(url: string): string {
   for (const name of names) for (const value of params.getAll(name)) kept.append(name, value);
   const query = kept.toString();
   return path + (query ? `?${query}` : "");
+}
+
+/**
+ * The same cache, consulted before the app (api/server.ts): a fresh cached
+ * answer leaves at once with what `edge` gives every response (request id,
+ * headers, log line); anything else, a miss included, goes to the app and
+ * through the middleware above. Safe because cached answers do not depend on
+ * who asks, and an entry exists only if the app routed that very key to a
+ * cacheable handler before.
+ */
+export function cachedPublicReads(env: Env, log: Logger, cache: PageCache): (request: Request) => Response | undefined {
+  const https = env.PUBLIC_URL.startsWith("https://");
+  return (request) => {
+    if (request.method !== "GET") return undefined;
+    const started = performance.now();
+    const key = cacheKey(request.url);
+    const queryAt = key.indexOf("?");
+    const path = queryAt === -1 ? key : key.slice(0, queryAt);
+    if (!isPublicCachedPath(path)) return undefined;
+    const file = cache.get(key);
+    if (!file) return undefined;
+    const requestId = requestIdOf(request);
+    const response = respondWithFile(request, file);
+    finishResponse(response.headers, path, requestId, https);
+    log.request("GET", path, response.status, Math.round((performance.now() - started) * 10) / 10, requestId);
+    return response;
+  };
 }
