@@ -19,7 +19,7 @@ import { WebhookWorker } from "./workers/webhooks.ts";
 import { handleGitHubDelivery } from "./services/github-events/index.ts";
 import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
 import { edgeRoute } from "./middleware/edge.ts";
-import { cachedPublicReads } from "./middleware/response-cache.ts";
+import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts";
 import { healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { decodeBase64 } from "@oslojs/encoding";
@@ -114,13 +114,13 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
   const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
-  // Public reads the cache can answer leave before the app too (docs/performance.md).
-  const cachedRead = cachedPublicReads(env, ctx.log, ctx.responseCache);
+  // Cached public reads and pages, and built files, leave before the app too (docs/performance.md).
+  const early = earlyAnswers(env, ctx.log, [publicReadsSource(ctx.responseCache), ...(site ? [site.early] : [])]);
   const server = Bun.serve({
     hostname: env.HOST,
     port: env.PORT,
     routes: { "/api/health": { GET: health, HEAD: health } },
-    fetch: (request, srv) => cachedRead(request) ?? app.fetch(request, srv),
+    fetch: (request, srv) => early(request) ?? app.fetch(request, srv),
     // Long enough for the 15 s bounty allocation wait; Bun's default is 10 s.
     idleTimeout: 30,
   });

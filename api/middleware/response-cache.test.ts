@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cachedPublicReads, cacheKey } from "./response-cache.ts";
+import { earlyAnswers, cacheKey, publicReadsSource } from "./response-cache.ts";
 import { createTestContext, testEnv, type TestContext } from "../testing/context.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { PageCache } from "../site/page-cache.ts";
@@ -45,7 +45,7 @@ describe("cached public reads answered before the app", () => {
     const env = await testEnv();
     const log = createMemoryLogger();
     const cache = new PageCache();
-    const answer = cachedPublicReads(env, log, cache);
+    const answer = earlyAnswers(env, log, [publicReadsSource(cache)]);
     const url = (path: string) => `http://127.0.0.1:3000${path}`;
 
     expect(answer(new Request(url("/api/repositories/public")))).toBeUndefined(); // a miss: the app renders it

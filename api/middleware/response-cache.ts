@@ -4,7 +4,7 @@ import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
 import { finishResponse, requestIdOf } from "./edge.ts";
 import { PAGE_CACHE_HEADER, type PageCache } from "../site/page-cache.ts";
-import { respondWithFile } from "../site/static-files.ts";
+import { respondWithFile, type StaticFile } from "../site/static-files.ts";
 
 /**
  * The query parameters a cached public read looks at, by path. Any other
@@ -65,29 +65,43 @@ export function cacheKey(url: string): string {
   return path + (query ? `?${query}` : "");
 }
 
-/**
- * The same cache, consulted before the app (api/server.ts): a fresh cached
- * answer leaves at once with what `edge` gives every response (request id,
- * headers, log line); anything else, a miss included, goes to the app and
- * through the middleware above. Safe because cached answers do not depend on
- * who asks, and an entry exists only if the app routed that very key to a
- * cacheable handler before.
- */
-export function cachedPublicReads(env: Env, log: Logger, cache: PageCache): (request: Request) => Response | undefined {
-  const https = env.PUBLIC_URL.startsWith("https://");
-  return (request) => {
-    if (request.method !== "GET") return undefined;
-    const started = performance.now();
-    const key = cacheKey(request.url);
+/** A place an answer may already be waiting in: a file for this URL (and the path to log), or nothing. */
+export type EarlySource = (url: string) => { file: StaticFile; path: string } | undefined;
+
+/** The public API reads, as the middleware above keys them. */
+export function publicReadsSource(cache: PageCache): EarlySource {
+  return (url) => {
+    const key = cacheKey(url);
     const queryAt = key.indexOf("?");
     const path = queryAt === -1 ? key : key.slice(0, queryAt);
     if (!isPublicCachedPath(path)) return undefined;
     const file = cache.get(key);
-    if (!file) return undefined;
-    const requestId = requestIdOf(request);
-    const response = respondWithFile(request, file);
-    finishResponse(response.headers, path, requestId, https);
-    log.request("GET", path, response.status, Math.round((performance.now() - started) * 10) / 10, requestId);
-    return response;
+    return file && { file, path };
+  };
+}
+
+/**
+ * Answers from memory before the app (api/server.ts): a fresh cached public
+ * read or page, or a built file, leaves at once with what `edge` gives every
+ * response (request id, headers, log line); anything else, a miss included,
+ * goes to the app. Safe because these answers do not depend on who asks, and
+ * a cache entry exists only if the app routed that very key to a cacheable
+ * handler before.
+ */
+export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[]): (request: Request) => Response | undefined {
+  const https = env.PUBLIC_URL.startsWith("https://");
+  return (request) => {
+    if (request.method !== "GET") return undefined;
+    for (const source of sources) {
+      const found = source(request.url);
+      if (!found) continue;
+      const started = performance.now();
+      const requestId = requestIdOf(request);
+      const response = respondWithFile(request, found.file);
+      finishResponse(response.headers, found.path, requestId, https);
+      log.request("GET", found.path, response.status, Math.round((performance.now() - started) * 10) / 10, requestId);
+      return response;
+    }
+    return undefined;
   };
 }

@@ -4,9 +4,10 @@ import { pathToFileURL } from "node:url";
 import type { Context, Hono } from "hono";
 import type { AppBindings } from "../context.ts";
 import type { RuntimeConfig } from "../../site/lib/runtime.ts";
-import { PAGE_CACHE_HEADER, PageCache } from "./page-cache.ts";
+import { PAGE_CACHE_HEADER, PageCache, pathAndQuery } from "./page-cache.ts";
 import { loadStaticFiles, lookupStaticFile, respondWithFile, type StaticFile } from "./static-files.ts";
 import { clientAddress } from "../middleware/client-address.ts";
+import type { EarlySource } from "../middleware/response-cache.ts";
 
 /** What pages receive as `Astro.locals`. */
 export interface SiteLocals {
@@ -30,6 +31,8 @@ type AstroHandler = (request: Request, context: {
 
 export interface Site {
   pageCache: PageCache;
+  /** The built files and the cached pages, for answering before the app (api/server.ts). */
+  early: EarlySource;
   mount(app: Hono<AppBindings>): void;
 }
 
@@ -67,6 +70,15 @@ export async function createSite(options: SiteOptions): Promise<Site> {
 
   return {
     pageCache,
+    early: (url) => {
+      const key = pathAndQuery(url);
+      const queryAt = key.indexOf("?");
+      const path = queryAt === -1 ? key : key.slice(0, queryAt);
+      // "/" redirects, and /api/* and the routes mounted before the site (/dev/mail) are the app's.
+      if (path === "/" || path.startsWith("/api/") || path.startsWith("/dev/")) return undefined;
+      const file = lookupStaticFile(files, path) ?? pageCache.get(key);
+      return file && { file, path };
+    },
     mount(app) {
       app.get("/", (c) => c.redirect("/repos", 302));
 
@@ -81,8 +93,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         if (method !== "GET" && method !== "HEAD") return render(c, c.req.raw);
         // HEAD renders as GET; the body is dropped by respondWithFile or below.
         const request = method === "HEAD" ? new Request(c.req.raw, { method: "GET" }) : c.req.raw;
-        const url = new URL(c.req.url);
-        const result = await pageCache.getOrRender(url.pathname + url.search, () => render(c, request));
+        const result = await pageCache.getOrRender(pathAndQuery(c.req.url), () => render(c, request));
         if (isStaticFile(result)) return respondWithFile(c.req.raw, result);
         result.headers.delete(PAGE_CACHE_HEADER);
         return method === "HEAD" ? new Response(null, { status: result.status, headers: result.headers }) : result;

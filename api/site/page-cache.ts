@@ -13,6 +13,11 @@ import { makeStaticFile, type StaticFile } from "./static-files.ts";
  */
 export const PAGE_CACHE_HEADER = "X-Page-Cache";
 
+/** `/path?query` of a request URL, without parsing it (the site's page-cache key). */
+export function pathAndQuery(url: string): string {
+  return url.slice(url.indexOf("/", url.indexOf("//") + 2));
+}
+
 interface Entry {
   file: StaticFile;
   expiresAt: number;

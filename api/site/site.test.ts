@@ -51,6 +51,18 @@ describe("the site inside the API process", () => {
     expect(again.status).toBe(304);
   });
 
+  test("a cached page answered before the app carries the same security headers as the first render", async () => {
+    const first = await fetch(`${base}/repos?headers-probe=1`);
+    const again = await fetch(`${base}/repos?headers-probe=1`, { headers: { "X-Request-Id": "page-hit" } });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(await first.text());
+    for (const name of ["content-type", "cache-control", "etag", "x-frame-options", "content-security-policy", "referrer-policy", "x-content-type-options"]) {
+      expect(again.headers.get(name)).toBe(first.headers.get(name));
+    }
+    expect(again.headers.get("x-frame-options")).toBe("DENY");
+    expect(again.headers.get("x-request-id")).toBe("page-hit");
+  });
+
   test("pages are gzipped for clients that accept it", async () => {
     const res = await fetch(`${base}/faq`, { headers: { "accept-encoding": "gzip" }, decompress: false } as RequestInit);
     expect(res.headers.get("content-encoding")).toBe("gzip");
