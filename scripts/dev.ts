@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import { createServer } from "node:net";
-import { createWalletClient, defineChain, http, parseEther, parseUnits, type Address } from "viem";
+import { createWalletClient, http, parseEther, parseUnits, type Address } from "viem";
 import { buildSite } from "./build-site.ts";
 import { ConfigError, configuredDataDir, isProduction, loadEnv, type Env } from "../api/env.ts";
 import { createLogger, type Logger } from "../api/logger.ts";
@@ -36,6 +36,7 @@ import {
   repositoryPools,
   walletNonces,
 } from "../db/schema/index.ts";
+import { localChain } from "../api/chain/config.ts";
 
 export interface DevStack {
   env: Env;
@@ -108,12 +109,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     // The chain: anvil with its state in DATA_DIR, and the contracts deployed once.
     const anvil = await startAnvil({ stateFile: join(dataDir, "chain", "anvil-state.json") });
     stops.push(() => anvil.stop());
-    const chain = defineChain({
-      id: anvil.chainId,
-      name: "Local development chain",
-      nativeCurrency: { name: "XDC", symbol: "XDC", decimals: 18 },
-      rpcUrls: { default: { http: [anvil.rpcUrl] } },
-    });
+    const chain = localChain(anvil.chainId, anvil.rpcUrl, "Local development chain");
     const [deployer, operator, feeCollector] = anvilAccounts(3);
     const deployment = await deployContracts({
       rpcUrl: anvil.rpcUrl,

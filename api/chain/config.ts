@@ -14,6 +14,11 @@ export interface ChainConfig {
   contracts: { rewards: Address; roxn: Address; usdc: Address; deployedBlock: bigint };
 }
 
+/** A local chain (anvil) that uses XDC as its currency, for viem. */
+export function localChain(id: number, rpcUrl: string, name = "local"): Chain {
+  return defineChain({ id, name, nativeCurrency: { name: "XDC", symbol: "XDC", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+}
+
 export function chainConfig(env: Env): ChainConfig {
   const network = NETWORKS[env.CHAIN]!;
   const chain =
@@ -21,12 +26,7 @@ export function chainConfig(env: Env): ChainConfig {
       ? xdc
       : env.CHAIN === "xdc-apothem"
         ? xdcTestnet
-        : defineChain({
-            id: network.chainId,
-            name: network.name,
-            nativeCurrency: { name: "XDC", symbol: "XDC", decimals: 18 },
-            rpcUrls: { default: { http: [env.CHAIN_RPC_URL] } },
-          });
+        : localChain(network.chainId, env.CHAIN_RPC_URL, network.name);
   return {
     network,
     chain,

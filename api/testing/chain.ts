@@ -1,9 +1,10 @@
 import { join } from "node:path";
-import { createWalletClient, defineChain, http, parseEther, type Address } from "viem";
+import { createWalletClient, http, parseEther, type Address } from "viem";
 import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil } from "../../scripts/lib/anvil.ts";
 import { deployContracts, type DeployResult } from "../../scripts/deploy-contracts.ts";
 import { RoxnAbi, TestUsdcAbi } from "../../contracts/artifacts/index.ts";
 import { makeTempDir } from "./context.ts";
+import { localChain } from "../chain/config.ts";
 
 /**
  * A real local chain for tests: anvil on a free port with the contracts
@@ -24,12 +25,7 @@ export interface TestChain {
 
 export async function startTestChain(): Promise<TestChain> {
   const anvil = await startAnvil();
-  const chain = defineChain({
-    id: anvil.chainId,
-    name: "anvil",
-    nativeCurrency: { name: "XDC", symbol: "XDC", decimals: 18 },
-    rpcUrls: { default: { http: [anvil.rpcUrl] } },
-  });
+  const chain = localChain(anvil.chainId, anvil.rpcUrl, "anvil");
   const [deployer, operator, feeCollector] = anvilAccounts(3);
   const dir = await makeTempDir("issuepool-chain-");
   const deployment = await deployContracts({

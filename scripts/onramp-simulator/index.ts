@@ -18,11 +18,12 @@
  * The prices are made up and the money is test money on the local chain.
  */
 import { Hono } from "hono";
-import { createPublicClient, createWalletClient, defineChain, getAddress, http, isAddress, parseEther, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, getAddress, http, isAddress, parseEther, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { signWebhookBody, STATUS_CODE_OF, FIAT_TYPE_INR, ONRAMP_COIN_CODE, ONRAMP_NETWORK, type OnrampStatus } from "../../api/services/onramp/provider.ts";
 import { formatXdc, inrToXdc, xdcToInr } from "./prices.ts";
 import { orderPage, startPage, messagePage } from "./pages.ts";
+import { localChain } from "../../api/chain/config.ts";
 
 export interface OnrampSimulatorOptions {
   /** 0 or unset: a free port. */
@@ -75,7 +76,7 @@ export async function startOnrampSimulator(options: OnrampSimulatorOptions): Pro
   const paisePerXdc = options.paisePerXdc ?? 250n;
   const saleTimeoutMs = options.saleTimeoutMs ?? 120_000;
   const chainId = await rpcChainId(options.rpcUrl);
-  const chain = defineChain({ id: chainId, name: "local", nativeCurrency: { name: "XDC", symbol: "XDC", decimals: 18 }, rpcUrls: { default: { http: [options.rpcUrl] } } });
+  const chain = localChain(chainId, options.rpcUrl);
   const client = createPublicClient({ chain, transport: http(options.rpcUrl), pollingInterval: 50 });
   const provider = privateKeyToAccount(options.providerKey);
   const wallet = createWalletClient({ account: provider, chain, transport: http(options.rpcUrl) });
