@@ -50,18 +50,27 @@ export function finishResponse(headers: Headers, path: string, requestId: string
 }
 
 /**
- * A route answered by Bun's own router, before Hono: for the few requests
- * that are polled hard and need nothing of the app (the health check). It
- * gets what `edge` gives every request: the id, the headers, the log line.
+ * For answers made before Hono (api/server.ts): gives a response what `edge`
+ * gives every request (the id, the headers, the log line).
  */
-export function edgeRoute(env: Env, log: Logger, path: string, respond: () => Promise<Response>): (request: Request) => Promise<Response> {
+export function outsideTheApp(env: Env, log: Logger): (request: Request, path: string, response: Response, started: number) => Response {
   const https = env.PUBLIC_URL.startsWith("https://");
-  return async (request) => {
-    const started = performance.now();
+  return (request, path, response, started) => {
     const requestId = requestIdOf(request);
-    const response = await respond();
     finishResponse(response.headers, path, requestId, https);
     log.request(request.method, path, response.status, Math.round((performance.now() - started) * 10) / 10, requestId);
     return response;
+  };
+}
+
+/**
+ * A route answered by Bun's own router, before Hono: for the few requests
+ * that are polled hard and need nothing of the app (the health check).
+ */
+export function edgeRoute(env: Env, log: Logger, path: string, respond: () => Promise<Response>): (request: Request) => Promise<Response> {
+  const finish = outsideTheApp(env, log);
+  return async (request) => {
+    const started = performance.now();
+    return finish(request, path, await respond(), started);
   };
 }

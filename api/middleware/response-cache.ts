@@ -2,8 +2,8 @@ import type { MiddlewareHandler } from "hono";
 import type { AppBindings } from "../context.ts";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
-import { finishResponse, requestIdOf } from "./edge.ts";
-import { PAGE_CACHE_HEADER, type PageCache } from "../site/page-cache.ts";
+import { outsideTheApp } from "./edge.ts";
+import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site/page-cache.ts";
 import { respondWithFile, type StaticFile } from "../site/static-files.ts";
 
 /**
@@ -52,13 +52,12 @@ export function cachePublicResponses(cache: PageCache): MiddlewareHandler<AppBin
 
 /** The path, plus the parameters that matter for it, in a fixed order (this runs on every cached read: no URL parsing without a query). */
 export function cacheKey(url: string): string {
-  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-  const queryStart = url.indexOf("?", pathStart);
-  if (queryStart === -1) return url.slice(pathStart);
-  const path = url.slice(pathStart, queryStart);
+  const raw = pathAndQuery(url);
+  const path = pathOfKey(raw);
+  if (path === raw) return raw;
   const names = CACHE_KEY_PARAMS[path];
   if (!names) return path;
-  const params = new URLSearchParams(url.slice(queryStart + 1));
+  const params = new URLSearchParams(raw.slice(path.length + 1));
   const kept = new URLSearchParams();
   for (const name of names) for (const value of params.getAll(name)) kept.append(name, value);
   const query = kept.toString();
@@ -72,8 +71,7 @@ export type EarlySource = (url: string) => { file: StaticFile; path: string } | 
 export function publicReadsSource(cache: PageCache): EarlySource {
   return (url) => {
     const key = cacheKey(url);
-    const queryAt = key.indexOf("?");
-    const path = queryAt === -1 ? key : key.slice(0, queryAt);
+    const path = pathOfKey(key);
     if (!isPublicCachedPath(path)) return undefined;
     const file = cache.get(key);
     return file && { file, path };
@@ -89,18 +87,12 @@ export function publicReadsSource(cache: PageCache): EarlySource {
  * handler before.
  */
 export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[]): (request: Request) => Response | undefined {
-  const https = env.PUBLIC_URL.startsWith("https://");
+  const finish = outsideTheApp(env, log);
   return (request) => {
     if (request.method !== "GET") return undefined;
     for (const source of sources) {
       const found = source(request.url);
-      if (!found) continue;
-      const started = performance.now();
-      const requestId = requestIdOf(request);
-      const response = respondWithFile(request, found.file);
-      finishResponse(response.headers, found.path, requestId, https);
-      log.request("GET", found.path, response.status, Math.round((performance.now() - started) * 10) / 10, requestId);
-      return response;
+      if (found) return finish(request, found.path, respondWithFile(request, found.file), performance.now());
     }
     return undefined;
   };

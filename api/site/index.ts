@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import type { Context, Hono } from "hono";
 import type { AppBindings } from "../context.ts";
 import type { RuntimeConfig } from "../../site/lib/runtime.ts";
-import { PAGE_CACHE_HEADER, PageCache, pathAndQuery } from "./page-cache.ts";
+import { PAGE_CACHE_HEADER, PageCache, pathAndQuery, pathOfKey } from "./page-cache.ts";
 import { loadStaticFiles, lookupStaticFile, respondWithFile, type StaticFile } from "./static-files.ts";
 import { clientAddress } from "../middleware/client-address.ts";
 import type { EarlySource } from "../middleware/response-cache.ts";
@@ -72,8 +72,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
     pageCache,
     early: (url) => {
       const key = pathAndQuery(url);
-      const queryAt = key.indexOf("?");
-      const path = queryAt === -1 ? key : key.slice(0, queryAt);
+      const path = pathOfKey(key);
       // "/" redirects, and /api/* and the routes mounted before the site (/dev/mail) are the app's.
       if (path === "/" || path.startsWith("/api/") || path.startsWith("/dev/")) return undefined;
       const file = lookupStaticFile(files, path) ?? pageCache.get(key);

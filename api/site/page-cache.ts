@@ -18,6 +18,12 @@ export function pathAndQuery(url: string): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2));
 }
 
+/** The path of a `/path?query` key. */
+export function pathOfKey(key: string): string {
+  const queryAt = key.indexOf("?");
+  return queryAt === -1 ? key : key.slice(0, queryAt);
+}
+
 interface Entry {
   file: StaticFile;
   expiresAt: number;
