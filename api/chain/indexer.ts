@@ -16,6 +16,7 @@ import type { Logger } from "../logger.ts";
 import { randomToken } from "../crypto/tokens.ts";
 import { releaseLease, takeLease } from "../workers/lease.ts";
 import { NextRun } from "../workers/next-run.ts";
+import { Periodic } from "../workers/periodic.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError } from "./errors.ts";
 
@@ -42,9 +43,16 @@ export interface IndexerDeps {
 
 export class RewardsIndexer {
   private readonly owner = `idx-${randomToken(6)}`;
-  private timer?: ReturnType<typeof setTimeout>;
-  private running = false;
-  private pass?: Promise<unknown>;
+  /** The background passes: one process at a time holds the indexer lease and indexes until caught up. */
+  private readonly worker = new Periodic(
+    async (running) => {
+      if (!(await takeLease(this.deps.db, "indexer", this.owner, LEASE_MS))) return;
+      while (running() && (await this.runOnce()) > 0) {
+        // more batches waiting: keep going
+      }
+    },
+    (err) => this.deps.log.warn("indexer pass failed", { err: describeChainError(err) }),
+  );
 
   constructor(private readonly deps: IndexerDeps) {}
 
@@ -227,27 +235,11 @@ export class RewardsIndexer {
   }
 
   start(intervalMs = this.deps.chain.config.pollingIntervalMs * 4): void {
-    if (this.running) return;
-    this.running = true;
-    const tick = async () => {
-      if (!this.running) return;
-      this.pass = (async () => {
-        if (await takeLease(this.deps.db, "indexer", this.owner, LEASE_MS)) {
-          while (this.running && (await this.runOnce()) > 0) {
-            // more batches waiting: keep going
-          }
-        }
-      })().catch((err) => this.deps.log.warn("indexer pass failed", { err: describeChainError(err) }));
-      await this.pass;
-      if (this.running) this.timer = setTimeout(tick, intervalMs);
-    };
-    this.timer = setTimeout(tick, 0);
+    this.worker.start(intervalMs);
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    await this.pass;
+    await this.worker.stop();
     await releaseLease(this.deps.db, "indexer", this.owner).catch(() => undefined);
   }
 }

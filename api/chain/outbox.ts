@@ -11,6 +11,7 @@ import { describeChainError, isNonceTooLow, isPermanentBroadcastError, isPermane
 import { withWalletAccount } from "../services/wallets/custodial.ts";
 import { releaseLease, takeLease } from "../workers/lease.ts";
 import { NextRun } from "../workers/next-run.ts";
+import { Periodic } from "../workers/periodic.ts";
 
 /**
  * The transaction outbox (ARCHITECTURE.md, "Money"). A request becomes a row
@@ -90,9 +91,11 @@ export const idempotencyConflict = () =>
 export class Outbox {
   readonly workerId = `w-${randomToken(6)}`;
   private gasPrice?: { value: bigint; at: number };
-  private timer?: ReturnType<typeof setTimeout>;
-  private running = false;
-  private pass?: Promise<unknown>;
+  /** The background pass (`runOnce`), for the rows no request is waiting for. */
+  private readonly worker = new Periodic(
+    () => this.runOnce(),
+    (err) => this.deps.log.warn("outbox worker pass failed", { err: describeChainError(err) }),
+  );
   /** Per signing address: its passes in this process (one at a time; callers share the next one). */
   private passes = new Map<string, NextRun>();
   private readonly receiptPasses = new NextRun(() => this.runReceiptPass());
@@ -660,22 +663,12 @@ export class Outbox {
 
   /** Runs the worker in the background until stop(). */
   start(intervalMs = this.deps.chain.config.pollingIntervalMs * 4): void {
-    if (this.running) return;
-    this.running = true;
-    const tick = async () => {
-      if (!this.running) return;
-      this.pass = this.runOnce().catch((err) => this.deps.log.warn("outbox worker pass failed", { err: describeChainError(err) }));
-      await this.pass;
-      if (this.running) this.timer = setTimeout(tick, intervalMs);
-    };
-    this.timer = setTimeout(tick, 0);
+    this.worker.start(intervalMs);
   }
 
   /** Stops the worker after the pass in progress, if any. */
-  async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    await this.pass;
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 }
 

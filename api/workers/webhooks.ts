@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
+import { Periodic } from "./periodic.ts";
 
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 /** What became of a delivery: handled, or not something we act on. */
@@ -19,10 +20,10 @@ const MAX_ATTEMPTS = 8;
  * be retried after a crash.
  */
 export class WebhookWorker {
-  private timer?: ReturnType<typeof setTimeout>;
-  private running = false;
-  private pass?: Promise<unknown>;
-  private wake?: () => void;
+  private readonly worker = new Periodic(
+    () => this.runOnce(),
+    (err) => this.deps.log.warn("webhook worker pass failed", { err: (err as Error).message }),
+  );
 
   constructor(
     private readonly deps: { db: Database; log: Logger; handlers: Partial<Record<WebhookDelivery["source"], WebhookHandler>> },
@@ -90,32 +91,14 @@ export class WebhookWorker {
 
   /** A delivery arrived: process soon rather than at the next tick. */
   nudge(): void {
-    this.wake?.();
+    this.worker.nudge();
   }
 
   start(intervalMs = 1000): void {
-    if (this.running) return;
-    this.running = true;
-    const tick = async () => {
-      if (!this.running) return;
-      this.pass = this.runOnce().catch((err) => this.deps.log.warn("webhook worker pass failed", { err: (err as Error).message }));
-      await this.pass;
-      if (!this.running) return;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        this.timer = setTimeout(resolve, intervalMs);
-      });
-      clearTimeout(this.timer);
-      this.wake = undefined;
-      void tick();
-    };
-    void tick();
+    this.worker.start(intervalMs);
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    this.wake?.();
-    await this.pass;
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 }

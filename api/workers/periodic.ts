@@ -1,0 +1,50 @@
+/**
+ * A background loop (the outbox, the indexer, the webhook worker): runs a
+ * pass, waits `intervalMs` (less when nudged), and again, until stopped. A
+ * failed pass is reported and the loop goes on. `stop()` returns once the
+ * pass in progress, if any, has finished.
+ */
+export class Periodic {
+  private running = false;
+  private pass?: Promise<void>;
+  private timer?: ReturnType<typeof setTimeout>;
+  private wake?: () => void;
+
+  constructor(
+    /** One pass; `running()` turns false when the loop is being stopped (for passes that loop themselves). */
+    private readonly runPass: (running: () => boolean) => Promise<unknown>,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  start(intervalMs: number): void {
+    if (this.running) return;
+    this.running = true;
+    this.timer = setTimeout(() => void this.loop(intervalMs), 0);
+  }
+
+  /** Work arrived: run the next pass now rather than at the end of the wait. */
+  nudge(): void {
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    this.wake?.();
+    await this.pass;
+  }
+
+  private async loop(intervalMs: number): Promise<void> {
+    while (this.running) {
+      this.pass = this.runPass(() => this.running).then(() => undefined, this.onError);
+      await this.pass;
+      if (!this.running) return;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        this.timer = setTimeout(resolve, intervalMs);
+      });
+      clearTimeout(this.timer);
+      this.wake = undefined;
+    }
+  }
+}
