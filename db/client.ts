@@ -5,6 +5,7 @@ import { createClient, type Client, type Transaction } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import * as schema from "./schema/index.ts";
+import { createEmbeddedClient } from "./embedded-client.ts";
 
 export type Database = LibSQLDatabase<typeof schema>;
 
@@ -31,12 +32,15 @@ export const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
   const memory = url === ":memory:" || url === "file::memory:";
   const file = !memory && url.startsWith("file:");
-  if (file) {
-    const path = url.slice("file:".length).replace(/\?.*$/, "");
-    mkdirSync(dirname(resolve(path)), { recursive: true });
-  }
   const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-  const raw = createClient({ url: memory ? ":memory:" : url, authToken: options.authToken, timeout: busyTimeoutMs });
+  let raw: Client;
+  if (memory || file) {
+    const path = memory ? ":memory:" : filePath(url);
+    if (file) mkdirSync(dirname(resolve(path)), { recursive: true });
+    raw = createEmbeddedClient(path, { busyTimeoutMs });
+  } else {
+    raw = createClient({ url, authToken: options.authToken, timeout: busyTimeoutMs });
+  }
   const client = memory || file ? serializeWrites(raw, busyTimeoutMs) : raw;
   if (file) {
     // WAL lets readers proceed while a writer commits; it is a property of the
@@ -45,6 +49,23 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   }
   const db = drizzle({ client, schema });
   return { db, client, url, embedded: memory || file, close: () => client.close() };
+}
+
+/** The path of a `file:` URL (`file:data/app.db`, `file:/abs/app.db`, `file:///abs/app.db`). */
+export function filePath(url: string): string {
+  let rest = url.slice("file:".length);
+  if (/[?#]/.test(rest)) throw new Error(`A file: database URL takes no query parameters: ${JSON.stringify(url)}`);
+  if (rest.startsWith("//")) {
+    const slash = rest.indexOf("/", 2);
+    const host = rest.slice(2, slash < 0 ? undefined : slash);
+    if (host !== "" && host.toLowerCase() !== "localhost") {
+      throw new Error(`Invalid host in file URL: ${JSON.stringify(host)}. An absolute path starts with one slash ("file:/abs/app.db") or three ("file:///abs/app.db").`);
+    }
+    rest = slash < 0 ? "" : rest.slice(slash);
+  }
+  const path = decodeURIComponent(rest);
+  if (!path) throw new Error(`No path in the database URL ${JSON.stringify(url)}`);
+  return path;
 }
 
 const READ_ONLY = /^\s*(select|pragma|explain)\b/i;
