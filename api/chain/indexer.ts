@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { parseEventLogs, type Address, type Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import {
@@ -43,16 +43,19 @@ export interface IndexerDeps {
 
 export class RewardsIndexer {
   private readonly owner = `idx-${randomToken(6)}`;
-  /** The background passes: one process at a time holds the indexer lease and indexes until caught up. */
+  /**
+   * The background passes: one process at a time holds the indexer lease and
+   * catches up, sharing its runs with the requests' catch-ups (so the same
+   * blocks are never indexed twice side by side in one process).
+   */
   private readonly worker = new Periodic(
-    async (running) => {
+    async () => {
       if (!(await takeLease(this.deps.db, "indexer", this.owner, LEASE_MS))) return;
-      while (running() && (await this.runOnce()) > 0) {
-        // more batches waiting: keep going
-      }
+      await this.catchUp();
     },
     (err) => this.deps.log.warn("indexer pass failed", { err: describeChainError(err) }),
   );
+  private stopping = false;
 
   constructor(private readonly deps: IndexerDeps) {}
 
@@ -67,13 +70,18 @@ export class RewardsIndexer {
 
   /** Indexes one batch; returns how many events it recorded (0 when caught up). */
   async runOnce(): Promise<number> {
+    return (await this.indexBatch()).events;
+  }
+
+  /** One batch from the cursor, up to the latest confirmed block or the batch size; `caughtUp` when nothing confirmed is left. */
+  private async indexBatch(): Promise<{ events: number; caughtUp: boolean }> {
     const { db, chain } = this.deps;
     const { confirmations, contracts } = chain.config;
     const latest = await chain.client.getBlockNumber();
     const safe = latest - BigInt(Math.max(0, confirmations - 1));
     const last = await this.lastIndexedBlock();
     const from = last === null ? contracts.deployedBlock : last + 1n;
-    if (from > safe) return 0;
+    if (from > safe) return { events: 0, caughtUp: true };
     const to = safe - from > BATCH_BLOCKS ? from + BATCH_BLOCKS : safe;
 
     const logs = await chain.client.getLogs({ address: contracts.rewards, fromBlock: from, toBlock: to });
@@ -116,8 +124,12 @@ export class RewardsIndexer {
       })),
     );
 
+    // Only registered repositories are mirrored (anyone can fund any id on the contract).
+    const touched = [...repoIds].map(Number);
     const registered = new Set(
-      (await db.select({ id: repositories.githubRepoId }).from(repositories)).map((r) => BigInt(r.id)),
+      touched.length
+        ? (await db.select({ id: repositories.githubRepoId }).from(repositories).where(inArray(repositories.githubRepoId, touched))).map((r) => BigInt(r.id))
+        : [],
     );
 
     await db.transaction(
@@ -210,7 +222,7 @@ export class RewardsIndexer {
         ...[...issues.values()].map(({ repoId, issueNumber }) => `bounty:${repoId}:${issueNumber}`),
       ]);
     }
-    return events.length;
+    return { events: events.length, caughtUp: to >= safe };
   }
 
   private readonly catchUps = new NextRun(() => this.runCatchUp());
@@ -225,20 +237,19 @@ export class RewardsIndexer {
   }
 
   private async runCatchUp(): Promise<void> {
-    for (let i = 0; i < 1000; i++) {
-      const latest = await this.deps.chain.client.getBlockNumber();
-      const safe = latest - BigInt(Math.max(0, this.deps.chain.config.confirmations - 1));
-      await this.runOnce();
-      const last = await this.lastIndexedBlock();
-      if (last !== null && last >= safe) return;
+    // Each batch starts from a fresh look at the chain, so the first covers every block mined before the call.
+    for (let i = 0; i < 1000 && !this.stopping; i++) {
+      if ((await this.indexBatch()).caughtUp) return;
     }
   }
 
   start(intervalMs = this.deps.chain.config.pollingIntervalMs * 4): void {
+    this.stopping = false;
     this.worker.start(intervalMs);
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await this.worker.stop();
     await releaseLease(this.deps.db, "indexer", this.owner).catch(() => undefined);
   }
