@@ -17,11 +17,12 @@ const MARKER = "<!-- issuepool:bounty -->";
  * The bot keeps ONE comment per bountied issue: created the first time,
  * edited when something changes (who works on it, payment, cancellation),
  * never duplicated. Creation is claimed with a placeholder row first, so two
- * processes cannot both create one.
+ * processes cannot both create one. `known`: the repository, if the caller
+ * has just read it.
  */
-export async function syncBountyComment(ctx: AppContext, repoId: number, issueNumber: number): Promise<void> {
+export async function syncBountyComment(ctx: AppContext, repoId: number, issueNumber: number, known?: Repository): Promise<void> {
   const db = ctx.database.db;
-  const [repository] = await db.select().from(repositories).where(eq(repositories.githubRepoId, repoId)).limit(1);
+  const repository = known ?? (await db.select().from(repositories).where(eq(repositories.githubRepoId, repoId)).limit(1))[0];
   if (!repository?.installationId) return; // without the app the bot cannot write
   const [bounty] = await db.select().from(bounties).where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, issueNumber))).limit(1);
   if (!bounty) return;

@@ -1,28 +1,48 @@
+import { inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
+import { repositories } from "../../../db/schema/index.ts";
 import { syncBountyComment } from "./bounty-comment.ts";
 
 /**
  * Keeps the bot's comments in step with bounties: every `bounty:<repo>:<issue>`
  * change (allocation, payment, cancellation from the indexer; a new
- * contributor) queues a sync of that issue's comment. One at a time, each
- * issue once per burst; failures are logged and retried on the next change.
+ * contributor) queues a sync of that issue's comment. One burst at a time,
+ * each issue once per burst, each repository read once per burst (most
+ * changes under load are of repositories without the app, where the bot
+ * has nothing to do); failures are logged and retried on the next change.
  */
 export function keepBountyCommentsInStep(ctx: AppContext): { idle(): Promise<void> } {
-  const queued = new Set<string>();
+  let pending = new Map<number, Set<number>>();
   let chain: Promise<void> = Promise.resolve();
+  const syncPending = async () => {
+    const burst = pending;
+    pending = new Map();
+    if (!burst.size) return;
+    const rows = await ctx.database.db.select().from(repositories).where(inArray(repositories.githubRepoId, [...burst.keys()]));
+    for (const repository of rows) {
+      if (!repository.installationId) continue; // without the app the bot cannot write
+      for (const issueNumber of burst.get(repository.githubRepoId) ?? []) {
+        try {
+          await syncBountyComment(ctx, repository.githubRepoId, issueNumber, repository);
+        } catch (err) {
+          ctx.log.warn("bot comment sync failed", { tag: `bounty:${repository.githubRepoId}:${issueNumber}`, err: (err as Error).message });
+        }
+      }
+    }
+  };
   ctx.changes.subscribe((tags) => {
+    let added = false;
     for (const tag of tags) {
       const match = /^bounty:(\d+):(\d+)$/.exec(tag);
-      if (!match || queued.has(tag)) continue;
-      queued.add(tag);
-      chain = chain.then(async () => {
-        queued.delete(tag);
-        try {
-          await syncBountyComment(ctx, Number(match[1]), Number(match[2]));
-        } catch (err) {
-          ctx.log.warn("bot comment sync failed", { tag, err: (err as Error).message });
-        }
-      });
+      if (!match) continue;
+      const repoId = Number(match[1]);
+      const issues = pending.get(repoId) ?? new Set<number>();
+      if (!pending.has(repoId)) pending.set(repoId, issues);
+      issues.add(Number(match[2]));
+      added = true;
+    }
+    if (added) {
+      chain = chain.then(syncPending).catch((err: unknown) => ctx.log.warn("bot comment sync failed", { err: (err as Error).message }));
     }
   });
   return { idle: () => chain };
