@@ -102,6 +102,8 @@ export class Outbox {
   private readonly recentlySettled = new Map<string, { row: ChainTransaction; at: number }>();
   /** The rows the last receipt pass left sent (its view of them). */
   private stillSent = new Map<string, ChainTransaction>();
+  /** Rows a signer's pass has just sent, for the requests waiting on them (spares each a read). */
+  private justSent = new Map<string, { row: ChainTransaction; at: number }>();
 
   constructor(private readonly deps: OutboxDeps) {}
 
@@ -206,7 +208,7 @@ export class Outbox {
     let current = tx;
     while (isUnsent(current) && Date.now() < deadline) {
       await this.signerPass(current.chainId, current.fromAddress).catch((err) => this.transient("signing pass", err));
-      current = await this.get(current.id);
+      current = this.takeJustSent(current.id) ?? (await this.get(current.id));
       if (isUnsent(current)) await Bun.sleep(this.deps.chain.config.pollingIntervalMs);
     }
     return { tx: current, replayed };
@@ -253,7 +255,7 @@ export class Outbox {
     const row = typeof rowOrId === "string" ? await this.get(id) : rowOrId;
     try {
       if (isUnsent(row)) await this.signerPass(row.chainId, row.fromAddress);
-      const now = isUnsent(row) ? await this.get(id) : row;
+      const now = isUnsent(row) ? (this.takeJustSent(id) ?? (await this.get(id))) : row;
       if (now.status === "sent") {
         await this.receiptPasses.request();
         const known = this.takeRecent(id) ?? this.stillSent.get(id);
@@ -263,6 +265,12 @@ export class Outbox {
       this.transient("step", err, id);
     }
     return this.get(id);
+  }
+
+  private takeJustSent(id: string): ChainTransaction | undefined {
+    const hit = this.justSent.get(id);
+    this.justSent.delete(id);
+    return hit?.row;
   }
 
   /** A row the last receipt pass settled, for the request waiting on it (spares it a read). */
@@ -393,7 +401,7 @@ export class Outbox {
     const walletId = signable[0]!.row.walletId;
     const wallet = walletId === null ? undefined : await this.walletOf(walletId);
     const nonceKey = `${chainId}:${from}`;
-    const ids: string[] = [];
+    const signed: ChainTransaction[] = [];
     await db.transaction(
       async (tx) => {
         const [unsent] = await tx
@@ -423,11 +431,9 @@ export class Outbox {
               gasPrice,
               type: "legacy",
             });
-            await tx
-              .update(chainTransactions)
-              .set({ status: "signed", nonce, gasLimit, gasPrice, rawTx, txHash: keccak256(rawTx), updatedAt: new Date() })
-              .where(eq(chainTransactions.id, row.id));
-            ids.push(row.id);
+            const fields = { status: "signed" as const, nonce, gasLimit, gasPrice, rawTx, txHash: keccak256(rawTx), updatedAt: new Date() };
+            await tx.update(chainTransactions).set(fields).where(eq(chainTransactions.id, row.id));
+            signed.push({ ...row, ...fields });
             nonce += 1;
           }
           return "0x";
@@ -439,8 +445,7 @@ export class Outbox {
       },
       { behavior: "immediate" },
     );
-    if (!ids.length) return [];
-    return db.select().from(chainTransactions).where(inArray(chainTransactions.id, ids)).orderBy(asc(chainTransactions.nonce));
+    return signed; // in nonce order, as stored
   }
 
   /**
@@ -450,12 +455,12 @@ export class Outbox {
    */
   private async broadcastInOrder(rows: ChainTransaction[], ours: Set<string>, leaseName: string): Promise<boolean> {
     const { db } = this.deps;
-    const sent: string[] = [];
+    const sent: ChainTransaction[] = [];
     try {
       for (const [index, row] of rows.entries()) {
         const outcome = await this.sendSigned(row);
         if (outcome.kind === "sent") {
-          sent.push(row.id);
+          sent.push(row);
           continue;
         }
         if (outcome.kind === "nonce-used") {
@@ -470,10 +475,19 @@ export class Outbox {
       return true;
     } finally {
       if (sent.length) {
-        await db
+        const now = new Date();
+        const marked = await db
           .update(chainTransactions)
-          .set({ status: "sent", sentAt: new Date(), updatedAt: new Date() })
-          .where(and(inArray(chainTransactions.id, sent), eq(chainTransactions.status, "signed")));
+          .set({ status: "sent", sentAt: now, updatedAt: now })
+          .where(and(inArray(chainTransactions.id, sent.map((r) => r.id)), eq(chainTransactions.status, "signed")))
+          .returning({ id: chainTransactions.id });
+        const at = Date.now();
+        for (const stale of this.justSent.keys()) {
+          if (at - this.justSent.get(stale)!.at < 60_000) break; // oldest first
+          this.justSent.delete(stale);
+        }
+        const byId = new Map(sent.map((r) => [r.id, r]));
+        for (const { id } of marked) this.justSent.set(id, { row: { ...byId.get(id)!, status: "sent", sentAt: now, updatedAt: now }, at });
       }
     }
   }
