@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createWalletClient, http, parseEther, type Address } from "viem";
-import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil } from "../../scripts/lib/anvil.ts";
+import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil, type AnvilOptions } from "../../scripts/lib/anvil.ts";
 import { deployContracts, type DeployResult } from "../../scripts/deploy-contracts.ts";
 import { RoxnAbi, TestUsdcAbi } from "../../contracts/artifacts/index.ts";
 import { makeTempDir } from "./context.ts";
@@ -23,8 +23,8 @@ export interface TestChain {
   stop(): Promise<void>;
 }
 
-export async function startTestChain(): Promise<TestChain> {
-  const anvil = await startAnvil();
+export async function startTestChain(options: Pick<AnvilOptions, "accounts"> = {}): Promise<TestChain> {
+  const anvil = await startAnvil(options);
   const chain = localChain(anvil.chainId, anvil.rpcUrl, "anvil");
   const [deployer, operator, feeCollector] = anvilAccounts(3);
   const dir = await makeTempDir("issuepool-chain-");

@@ -125,8 +125,8 @@ export interface ProcessStack {
   stop(): Promise<void>;
 }
 
-export async function startProcessStack(options: { logLevel?: string } = {}): Promise<ProcessStack> {
-  const chain = await startTestChain();
+export async function startProcessStack(options: { logLevel?: string; chain?: Parameters<typeof startTestChain>[0] } = {}): Promise<ProcessStack> {
+  const chain = await startTestChain(options.chain);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const secrets = await sharedTestSecrets();

@@ -4,8 +4,8 @@
  * `count` (default 200) bounty allocations and `count` payouts through the
  * platform's HTTP API and its transaction outbox (the server in its own
  * process, workers on, as in production), against the same number of the
- * same contract calls sent as raw viem transactions by a funded account
- * holding the operator role, on the same anvil in the same run. Both sides
+ * same contract calls sent as raw viem transactions by funded accounts
+ * holding the operator role (one per client), on the same anvil in the same run. Both sides
  * run closed-loop with `concurrency` clients (default 20) and count an
  * operation done when its transaction is confirmed. Prints throughput
  * (operations per second, first request to last confirmation), the ratio
@@ -15,7 +15,7 @@
  * pools) is started and seeded here and removed at the end.
  */
 import { createWalletClient, encodeFunctionData, http, keccak256, parseEther, toHex, type Address, type Hex } from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { fixtureRepo } from "../github-emulator/fixture.ts";
 import { anvilPrivateKey } from "../lib/anvil.ts";
@@ -28,6 +28,8 @@ import { percentile, table } from "./lib.ts";
 const COUNT = Number(process.argv[2] ?? 200);
 const CONCURRENCY = Number(process.argv[3] ?? 20);
 const CONTRIBUTORS = 20;
+/** The raw side's first sender among anvil's accounts (0-2 are the deployer, the operator and the fee collector). */
+const RAW_FIRST_ACCOUNT = 3;
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const FULL_NAME = `${REPO.owner}/${REPO.name}`;
 /** The raw side's pool: a repository id no one else uses. */
@@ -43,17 +45,17 @@ interface Phase {
 }
 
 /** Runs `count` operations with `concurrency` workers, each op resolving when its transaction is confirmed. */
-async function closedLoop(label: string, count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Phase> {
+async function closedLoop(label: string, count: number, concurrency: number, op: (i: number, worker: number) => Promise<void>): Promise<Phase> {
   const latenciesMs: number[] = [];
   const errors: string[] = [];
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    Array.from({ length: concurrency }, async (_, worker) => {
       for (let i = next++; i < count; i = next++) {
         const t0 = performance.now();
         try {
-          await op(i);
+          await op(i, worker);
           latenciesMs.push(performance.now() - t0);
         } catch (err) {
           errors.push(`#${i}: ${err instanceof Error ? err.message : String(err)}`);
@@ -70,7 +72,8 @@ let server: ServerProcess | undefined;
 const startedAt = performance.now();
 try {
   console.log(`Chain benchmark: ${COUNT} allocations + ${COUNT} payouts each way, ${CONCURRENCY} concurrent clients, ${navigator.hardwareConcurrency} cores`);
-  stack = await startProcessStack({ logLevel: "info" });
+  // Accounts 3.. are the raw side's senders, one per client (see below).
+  stack = await startProcessStack({ logLevel: "info", chain: { accounts: RAW_FIRST_ACCOUNT + CONCURRENCY } });
   const { t, chain, github } = stack;
   const client = t.ctx.chain.client;
   const rewards = chain.deployment.repoRewards;
@@ -113,19 +116,34 @@ try {
   await confirmed(await post(`/api/blockchain/allocate-bounty/${REPO.id}/${warmIssue.number}`, { bountyAmount: "1", currency: "XDC", githubRepoFullName: FULL_NAME }, "bench-warm-allocate"));
   await confirmed(await post(`/api/blockchain/distribute-bounty/${REPO.id}/${warmIssue.number}`, { contributorAddress: contributors[0], githubRepoFullName: FULL_NAME }, "bench-warm-pay"));
 
-  // The raw side: anvil account 3, given the operator role by the admin, funds its own pool.
+  // The raw side: one funded account per client, each given the operator role by the admin and sending its own
+  // transactions one after another, as lean as a client can be: the nonce counted locally, the gas price read once
+  // (legacy transactions, as the outbox sends), only the gas estimated per transaction (as the outbox does). One
+  // account shared by concurrent clients (viem's nonce manager) sends out of nonce order, and anvil then sometimes
+  // leaves a transaction queued for good although its nonce is next (seen with anvil 1.7.1; cf.
+  // foundry-rs/foundry#10122): the run stalled. The platform's outbox sends each signer's transactions in order.
   const admin = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(0)), chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
-  const rawAccount = privateKeyToAccount(anvilPrivateKey(3), { nonceManager });
-  const raw = createWalletClient({ account: rawAccount, chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl), pollingInterval: 50 });
+  const raws = Array.from({ length: CONCURRENCY }, (_, k) =>
+    createWalletClient({
+      account: privateKeyToAccount(anvilPrivateKey(RAW_FIRST_ACCOUNT + k)),
+      chain: t.ctx.chain.config.chain,
+      transport: http(chain.anvil.rpcUrl),
+      pollingInterval: 50,
+    }),
+  );
   const operatorRole = keccak256(toHex("OPERATOR_ROLE"));
+  for (const raw of raws) {
+    await client.waitForTransactionReceipt({
+      hash: await admin.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "grantRole", args: [operatorRole, raw.account.address] }),
+    });
+  }
   await client.waitForTransactionReceipt({
-    hash: await admin.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "grantRole", args: [operatorRole, rawAccount.address] }),
+    hash: await raws[0]!.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [RAW_REPO_ID], value: poolGross }),
   });
-  await client.waitForTransactionReceipt({
-    hash: await raw.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [RAW_REPO_ID], value: poolGross }),
-  });
-  const rawSend = async (data: Hex) => {
-    const hash = await raw.sendTransaction({ to: rewards, data });
+  const gasPrice = await client.getGasPrice();
+  const nonces = await Promise.all(raws.map((raw) => client.getTransactionCount({ address: raw.account.address, blockTag: "pending" })));
+  const rawSend = async (worker: number, data: Hex) => {
+    const hash = await raws[worker]!.sendTransaction({ to: rewards, data, nonce: nonces[worker]!++, gasPrice, type: "legacy" });
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 });
     if (receipt.status !== "success") throw new Error(`reverted: ${hash}`);
   };
@@ -139,8 +157,8 @@ try {
     ),
   );
   phases.push(
-    await closedLoop("allocateBounty, raw viem", COUNT, CONCURRENCY, (i) =>
-      rawSend(encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [RAW_REPO_ID, BigInt(i + 1), 0, parseEther(amountOf(i))] })),
+    await closedLoop("allocateBounty, raw viem", COUNT, CONCURRENCY, (i, worker) =>
+      rawSend(worker, encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [RAW_REPO_ID, BigInt(i + 1), 0, parseEther(amountOf(i))] })),
     ),
   );
   phases.push(
@@ -149,8 +167,8 @@ try {
     ),
   );
   phases.push(
-    await closedLoop("payBounty, raw viem", COUNT, CONCURRENCY, (i) =>
-      rawSend(encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [RAW_REPO_ID, BigInt(i + 1), contributors[i % CONTRIBUTORS]!] })),
+    await closedLoop("payBounty, raw viem", COUNT, CONCURRENCY, (i, worker) =>
+      rawSend(worker, encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [RAW_REPO_ID, BigInt(i + 1), contributors[i % CONTRIBUTORS]!] })),
     ),
   );
 
