@@ -46,6 +46,29 @@ describe("database", () => {
     handle.close();
   });
 
+  test("a writer that waits too long for this process's write lock gives up its place, and the queue goes on", async () => {
+    const dir = await makeTempDir();
+    const handle = await openDatabase(`file:${dir}/app.db`, { busyTimeoutMs: 100 });
+    await migrateDatabase(handle);
+    let finish!: () => void;
+    const holding = handle.db.transaction(async (tx) => {
+      await tx.insert(repositories).values(repo(1));
+      await new Promise<void>((resolve) => (finish = resolve));
+    });
+    await Bun.sleep(5);
+    const gaveUp = handle.db.insert(repositories).values(repo(2)).catch((err: unknown) => err);
+    await Bun.sleep(30);
+    const behind = handle.db.insert(repositories).values(repo(3)); // queued behind the one that will give up
+    expect(String(((await gaveUp) as Error).cause)).toContain("database write lock not acquired within 100 ms");
+    finish();
+    await holding;
+    await behind;
+    await handle.db.insert(repositories).values(repo(4));
+    const ids = (await handle.db.select({ id: repositories.githubRepoId }).from(repositories)).map((r) => r.id).sort();
+    expect(ids).toEqual([1, 3, 4]);
+    handle.close();
+  });
+
   test("concurrent writes with RETURNING never leave a connection reading an old snapshot", async () => {
     // Regression: a write that failed with SQLITE_BUSY while returning rows left its
     // statement unreset, and that pooled connection kept serving stale reads.

@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createClient, type Client, type Transaction } from "@libsql/client";
+import { createClient, type Client, type InArgs, type InStatement, type Replicated, type ResultSet, type Transaction, type TransactionMode } from "@libsql/client";
 import { drizzle, type LibSQLDatabase } from "drizzle-orm/libsql";
 import { migrate } from "drizzle-orm/libsql/migrator";
 import * as schema from "./schema/index.ts";
@@ -88,100 +88,161 @@ const READ_ONLY = /^\s*(select|pragma|explain)\b/i;
  * (that would wait for itself; the wait gives up after `timeoutMs`).
  */
 export function serializeWrites(client: Client, timeoutMs: number): Client {
-  let tail: Promise<void> = Promise.resolve();
-  const acquire = async (): Promise<() => void> => {
-    let release!: () => void;
-    const previous = tail;
-    tail = new Promise((resolve) => (release = resolve));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`database write lock not acquired within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      await Promise.race([previous, timedOut]);
-    } catch (err) {
-      // Give up our place without blocking those behind us: they wait for `previous` through us.
-      previous.then(release);
-      throw err;
-    } finally {
-      clearTimeout(timer);
+  return new SerializedWrites(client, new WriteQueue(timeoutMs));
+}
+
+/** First come, first served; a writer that waited `timeoutMs` gives up its place. Free: taken at once, no timer. */
+class WriteQueue {
+  private held = false;
+  private readonly waiting: { grant: () => void }[] = [];
+
+  constructor(private readonly timeoutMs: number) {}
+
+  acquire(): Promise<() => void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve(this.releaser());
     }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          resolve(this.releaser());
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        reject(new Error(`database write lock not acquired within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+      this.waiting.push(waiter);
+    });
+  }
+
+  private releaser(): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      release();
+      const next = this.waiting.shift();
+      if (next) next.grant();
+      else this.held = false;
     };
-  };
-  const sqlOf = (stmt: unknown) => (typeof stmt === "string" ? stmt : ((stmt as { sql?: string })?.sql ?? ""));
-  const exclusively = async <T>(work: () => Promise<T>): Promise<T> => {
-    const release = await acquire();
+  }
+}
+
+class SerializedWrites implements Client {
+  constructor(
+    private readonly inner: Client,
+    private readonly queue: WriteQueue,
+  ) {}
+
+  get closed(): boolean {
+    return this.inner.closed;
+  }
+
+  get protocol(): string {
+    return this.inner.protocol;
+  }
+
+  execute(stmt: InStatement): Promise<ResultSet>;
+  execute(sql: string, args?: InArgs): Promise<ResultSet>;
+  execute(stmtOrSql: InStatement | string, args?: InArgs): Promise<ResultSet> {
+    const stmt: InStatement = typeof stmtOrSql === "string" ? { sql: stmtOrSql, args: args ?? [] } : stmtOrSql;
+    const sql = typeof stmt === "string" ? stmt : stmt.sql;
+    return READ_ONLY.test(sql) ? this.inner.execute(stmt) : this.exclusively(() => this.inner.execute(stmt));
+  }
+
+  batch(stmts: Array<InStatement | [string, InArgs?]>, mode?: TransactionMode): Promise<ResultSet[]> {
+    return this.exclusively(() => this.inner.batch(stmts, mode));
+  }
+
+  migrate(stmts: InStatement[]): Promise<ResultSet[]> {
+    return this.exclusively(() => this.inner.migrate(stmts));
+  }
+
+  executeMultiple(sql: string): Promise<void> {
+    return this.exclusively(() => this.inner.executeMultiple(sql));
+  }
+
+  async transaction(mode?: TransactionMode): Promise<Transaction> {
+    if (mode === "read") return this.inner.transaction(mode);
+    const release = await this.queue.acquire();
+    try {
+      return new HeldTransaction(await this.inner.transaction(mode), release);
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  sync(): Promise<Replicated> {
+    return this.inner.sync();
+  }
+
+  close(): void {
+    this.inner.close();
+  }
+
+  reconnect(): void {
+    this.inner.reconnect();
+  }
+
+  private async exclusively<T>(work: () => Promise<T>): Promise<T> {
+    const release = await this.queue.acquire();
     try {
       return await work();
     } finally {
       release();
     }
-  };
-
-  return new Proxy(client, {
-    get(target, prop) {
-      // The client keeps its state in private fields: always call it as itself.
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
-      switch (prop) {
-        case "execute":
-          return (stmt: unknown, ...rest: unknown[]) => (READ_ONLY.test(sqlOf(stmt)) ? method(stmt, ...rest) : exclusively(() => method(stmt, ...rest)));
-        case "batch":
-        case "executeMultiple":
-        case "migrate":
-          return (...args: unknown[]) => exclusively(() => method(...args));
-        case "transaction":
-          return async (mode?: string) => {
-            if (mode === "read") return method(mode);
-            const release = await acquire();
-            try {
-              const tx = (await method(mode)) as Transaction;
-              return holdUntilSettled(tx, release);
-            } catch (err) {
-              release();
-              throw err;
-            }
-          };
-        default:
-          return method;
-      }
-    },
-  });
+  }
 }
 
-function holdUntilSettled(tx: Transaction, release: () => void): Transaction {
-  return new Proxy(tx, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (typeof value !== "function") return value;
-      const method = value.bind(target) as (...args: unknown[]) => unknown;
-      if (prop === "commit" || prop === "rollback") {
-        return async (...args: unknown[]) => {
-          try {
-            return await method(...args);
-          } finally {
-            release();
-          }
-        };
-      }
-      if (prop === "close") {
-        return (...args: unknown[]) => {
-          try {
-            return method(...args);
-          } finally {
-            release();
-          }
-        };
-      }
-      return method;
-    },
-  });
+/** A write transaction that holds the write queue until it commits, rolls back or closes. */
+class HeldTransaction implements Transaction {
+  constructor(
+    private readonly tx: Transaction,
+    private readonly release: () => void,
+  ) {}
+
+  get closed(): boolean {
+    return this.tx.closed;
+  }
+
+  execute(stmt: InStatement): Promise<ResultSet> {
+    return this.tx.execute(stmt);
+  }
+
+  batch(stmts: InStatement[]): Promise<ResultSet[]> {
+    return this.tx.batch(stmts);
+  }
+
+  executeMultiple(sql: string): Promise<void> {
+    return this.tx.executeMultiple(sql);
+  }
+
+  async commit(): Promise<void> {
+    try {
+      await this.tx.commit();
+    } finally {
+      this.release();
+    }
+  }
+
+  async rollback(): Promise<void> {
+    try {
+      await this.tx.rollback();
+    } finally {
+      this.release();
+    }
+  }
+
+  close(): void {
+    try {
+      this.tx.close();
+    } finally {
+      this.release();
+    }
+  }
 }
 
 /** Applies the committed drizzle-kit migrations; a no-op when up to date. */
