@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, like } from "drizzle-orm";
 import { encodeFunctionData, type Address } from "viem";
 import { createTestContext, type TestContext } from "../testing/context.ts";
 import { createTestUser } from "../testing/auth.ts";
 import { startTestChain, type TestChain } from "../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { chainTransactions, walletNonces } from "../../db/schema/index.ts";
+import { chainTransactions, walletNonces, workerLeases } from "../../db/schema/index.ts";
 import { walletOfUser } from "../services/wallets/custodial.ts";
 import { createChainAccess } from "./clients.ts";
 import { Outbox, type OutboxRequest } from "./outbox.ts";
@@ -97,6 +97,18 @@ describe("the transaction outbox", () => {
     const nonces = settled.map((tx) => tx.nonce!).sort((a, b) => a - b);
     expect(nonces).toEqual(Array.from({ length: 20 }, (_, i) => start + i));
     expect(await operatorNonce()).toBe(start + 20);
+    // Passes that follow one another keep the signer's lease; the last hands it back.
+    const leases = await t.ctx.database.db.select().from(workerLeases).where(like(workerLeases.name, "signer:%"));
+    expect(leases).toEqual([]);
+  });
+
+  test("a signer's lease held by another process: no pass signs until it is handed back", async () => {
+    const name = `signer:${t.ctx.chain.config.chain.id}:${t.ctx.chain.operator.address}`;
+    await t.ctx.database.db.insert(workerLeases).values({ name, owner: "another-process", until: new Date(Date.now() + 60_000) });
+    const { tx } = await t.ctx.outbox.submit(setManager(300n, "0x00000000000000000000000000000000000000c0"), { timeoutMs: 300 });
+    expect(tx.status).toBe("queued");
+    await t.ctx.database.db.delete(workerLeases).where(eq(workerLeases.name, name));
+    expect((await t.ctx.outbox.waitForSettled(tx.id, 10_000)).status).toBe("confirmed");
   });
 
   test("a wallet without XDC for gas: the row fails, nothing is signed, no nonce is used", async () => {

@@ -16,6 +16,11 @@ export class NextRun {
     return Boolean(this.running || this.next);
   }
 
+  /** True when a run is queued behind the one going (someone asked during it). */
+  get queued(): boolean {
+    return Boolean(this.next);
+  }
+
   request(): Promise<void> {
     if (this.next) return this.next;
     if (!this.running) return this.start();
