@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
 import { encodeFunctionData, parseEther } from "viem";
 import { createTestContext, type TestContext } from "../testing/context.ts";
 import { startTestChain, type TestChain } from "../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { repositories, repositoryPools } from "../../db/schema/index.ts";
+import { chainEvents, repositories, repositoryPools } from "../../db/schema/index.ts";
 import { RewardsIndexer } from "./indexer.ts";
 
 let chain: TestChain;
@@ -46,4 +47,55 @@ describe("the rewards indexer", () => {
     const pools = await t.ctx.database.db.select().from(repositoryPools);
     expect(pools.find((p) => p.githubRepoId === repoId && p.currency === "XDC")?.balance).toBe((parseEther("10") * 9950n) / 10_000n);
   }, 60_000);
+
+  test("block times come from the logs when the node gives them, from the blocks otherwise", async () => {
+    const repoId = 4242;
+    const fund = async (key: string) => {
+      const { tx } = await t.ctx.outbox.submit({
+        userId: null,
+        idempotencyKey: key,
+        request: { key },
+        kind: "fund_xdc",
+        intent: {},
+        signer: { kind: "operator" },
+        to: chain.deployment.repoRewards,
+        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repoId)] }),
+        value: parseEther("1"),
+      });
+      return (await t.ctx.outbox.waitForSettled(tx.id, 10_000)).txHash!;
+    };
+    const blockTimeOf = async (hash: string) => {
+      const receipt = await t.ctx.chain.client.getTransactionReceipt({ hash: hash as `0x${string}` });
+      return new Date(Number((await t.ctx.chain.client.getBlock({ blockNumber: receipt.blockNumber })).timestamp) * 1000);
+    };
+    const recorded = async (hash: string) => (await t.ctx.database.db.select().from(chainEvents).where(eq(chainEvents.txHash, hash)))[0]?.blockTime;
+
+    await Bun.sleep(1100); // a block in another second than the ones before
+    const withTimes = await fund("idx-time-1");
+    const logsSeen: { blockTimestamp?: unknown }[] = [];
+    const watching = { ...t.ctx.chain, client: withLogs(t.ctx.chain.client, (logs) => logsSeen.push(...logs)) };
+    await new RewardsIndexer({ db: t.ctx.database.db, chain: watching, log: t.ctx.log }).catchUp();
+    expect(logsSeen.some((l) => typeof l.blockTimestamp === "bigint")).toBe(true); // anvil gives them
+    expect(await recorded(withTimes)).toEqual(await blockTimeOf(withTimes));
+
+    await Bun.sleep(1100);
+    const withoutTimes = await fund("idx-time-2");
+    const stripped = { ...t.ctx.chain, client: withLogs(t.ctx.chain.client, (logs) => logs.forEach((l) => delete l.blockTimestamp)) };
+    await new RewardsIndexer({ db: t.ctx.database.db, chain: stripped, log: t.ctx.log }).catchUp();
+    expect(await recorded(withoutTimes)).toEqual(await blockTimeOf(withoutTimes));
+  }, 60_000);
 });
+
+/** The client, with `see` called on every batch of logs it returns (and may change them). */
+function withLogs(client: TestContext["ctx"]["chain"]["client"], see: (logs: { blockTimestamp?: unknown }[]) => void) {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop !== "getLogs") return Reflect.get(target, prop, receiver);
+      return async (...args: Parameters<typeof target.getLogs>) => {
+        const logs = await target.getLogs(...args);
+        see(logs as { blockTimestamp?: unknown }[]);
+        return logs;
+      };
+    },
+  });
+}

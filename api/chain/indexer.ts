@@ -96,13 +96,17 @@ export class RewardsIndexer {
       }
     }
 
-    // Side by side: on a chain that mines a block per transaction, a batch spans many blocks.
-    const blockTimes = new Map<bigint, Date>(
-      await Promise.all(
-        [...new Set(events.map((e) => e.blockNumber))].map(
-          async (blockNumber) => [blockNumber, new Date(Number((await chain.client.getBlock({ blockNumber })).timestamp) * 1000)] as const,
-        ),
-      ),
+    // Some nodes (anvil among them) give each log its block's time; otherwise the blocks are read, side by side: on
+    // a chain that mines a block per transaction, a batch spans many blocks.
+    const blockTimes = new Map<bigint, Date>();
+    for (const log of logs) {
+      const time = (log as { blockTimestamp?: bigint | null }).blockTimestamp;
+      if (typeof time === "bigint") blockTimes.set(log.blockNumber, new Date(Number(time) * 1000));
+    }
+    await Promise.all(
+      [...new Set(events.map((e) => e.blockNumber))]
+        .filter((blockNumber) => !blockTimes.has(blockNumber))
+        .map(async (blockNumber) => blockTimes.set(blockNumber, new Date(Number((await chain.client.getBlock({ blockNumber })).timestamp) * 1000))),
     );
     const pools = await Promise.all(
       [...repoIds].map(async (repoId) => ({
