@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { encodeFunctionData, parseEther } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, type PublicClient } from "viem";
 import { createTestContext, type TestContext } from "../testing/context.ts";
 import { startTestChain, type TestChain } from "../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
@@ -99,3 +99,18 @@ function withLogs(client: TestContext["ctx"]["chain"]["client"], see: (logs: { b
     },
   });
 }
+
+describe("a fresh look at the chain", () => {
+  test("a catch-up covers the block just mined, even when the client's block number was read a moment before", async () => {
+    // A client whose cached block number lasts 5 s (viem caches it for a polling interval).
+    const slow = { ...t.ctx.chain, client: createPublicClient({ chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl), pollingInterval: 5_000 }) as PublicClient };
+    const indexer = new RewardsIndexer({ db: t.ctx.database.db, chain: slow, log: t.ctx.log });
+    await indexer.catchUp();
+    await slow.client.getBlockNumber(); // cached now
+    const operator = createWalletClient({ account: t.ctx.chain.operator, chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
+    const hash = await operator.writeContract({ address: chain.deployment.repoRewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [4242n], value: parseEther("1") });
+    await t.ctx.chain.client.waitForTransactionReceipt({ hash, pollingInterval: 10 });
+    await indexer.catchUp();
+    expect(await t.ctx.database.db.select().from(chainEvents).where(eq(chainEvents.txHash, hash))).toHaveLength(1);
+  }, 30_000);
+});

@@ -77,7 +77,8 @@ export class RewardsIndexer {
   private async indexBatch(): Promise<{ events: number; caughtUp: boolean }> {
     const { db, chain } = this.deps;
     const { confirmations, contracts } = chain.config;
-    const latest = await chain.client.getBlockNumber();
+    // Fresh, not viem's cached figure: a catch-up must cover the block its caller's transaction was just mined in.
+    const latest = await chain.client.getBlockNumber({ cacheTime: 0 });
     const safe = latest - BigInt(Math.max(0, confirmations - 1));
     const last = await this.lastIndexedBlock();
     const from = last === null ? contracts.deployedBlock : last + 1n;

@@ -601,7 +601,8 @@ export class Outbox {
       return;
     }
     const [latest, receipts] = await Promise.all([
-      chain.client.getBlockNumber(),
+      // Not viem's cached figure (up to a polling interval old): counted against it, a fresh receipt had no confirmations yet.
+      chain.client.getBlockNumber({ cacheTime: 0 }),
       Promise.all(sent.map((row) => chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(() => null))),
     ]);
     const updates: { row: ChainTransaction; fields: Partial<typeof chainTransactions.$inferInsert> }[] = [];
@@ -612,7 +613,8 @@ export class Outbox {
         if (row.sentAt && Date.now() - row.sentAt.getTime() > REBROADCAST_AFTER_MS) lost.push(row);
         return;
       }
-      const confirmations = Number(latest - receipt.blockNumber + 1n);
+      // The head is at least the receipt's block, whichever answer came first.
+      const confirmations = Number((latest > receipt.blockNumber ? latest : receipt.blockNumber) - receipt.blockNumber + 1n);
       const settled = confirmations >= chain.config.confirmations;
       if (!settled && row.confirmations === confirmations && row.blockNumber === Number(receipt.blockNumber)) return;
       updates.push({
