@@ -14,7 +14,7 @@ import {
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import type { Logger } from "../logger.ts";
 import { randomToken } from "../crypto/tokens.ts";
-import { releaseLease, takeLease } from "../workers/lease.ts";
+import { LeaseHolder } from "../workers/lease.ts";
 import { NextRun } from "../workers/next-run.ts";
 import { Periodic } from "../workers/periodic.ts";
 import type { ChainAccess } from "./clients.ts";
@@ -50,14 +50,19 @@ export class RewardsIndexer {
    */
   private readonly worker = new Periodic(
     async () => {
-      if (!(await takeLease(this.deps.db, "indexer", this.owner, LEASE_MS))) return;
+      if (!(await this.lease.hold("indexer"))) return;
       await this.catchUp();
     },
     (err) => this.deps.log.warn("indexer pass failed", { err: describeChainError(err) }),
   );
   private stopping = false;
 
-  constructor(private readonly deps: IndexerDeps) {}
+  /** Renewed when half spent, not on every pass (a pass every few hundred ms locally). */
+  private readonly lease: LeaseHolder;
+
+  constructor(private readonly deps: IndexerDeps) {
+    this.lease = new LeaseHolder(deps.db, this.owner, LEASE_MS);
+  }
 
   get cursorName(): string {
     return `rewards:${this.deps.chain.config.contracts.rewards.toLowerCase()}`;
@@ -256,7 +261,7 @@ export class RewardsIndexer {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.worker.stop();
-    await releaseLease(this.deps.db, "indexer", this.owner).catch(() => undefined);
+    await this.lease.releaseAll();
   }
 }
 

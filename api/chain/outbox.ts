@@ -9,7 +9,7 @@ import { ApiError, ErrorCode } from "../errors.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError, isNonceTooLow, isPermanentBroadcastError, isPermanentEstimateError } from "./errors.ts";
 import { withWalletAccount } from "../services/wallets/custodial.ts";
-import { releaseLease, takeLease } from "../workers/lease.ts";
+import { LeaseHolder } from "../workers/lease.ts";
 import { NextRun } from "../workers/next-run.ts";
 import { Periodic } from "../workers/periodic.ts";
 
@@ -102,12 +102,14 @@ export class Outbox {
   private readonly recentlySettled = new Map<string, { row: ChainTransaction; at: number }>();
   /** The rows the last receipt pass left sent (its view of them). */
   private stillSent = new Map<string, ChainTransaction>();
-  /** Signer leases held from one pass to the next: name -> until (ms). */
-  private readonly heldLeases = new Map<string, number>();
+  /** Signer leases, held from one pass to the next one already asked for. */
+  private readonly signerLeases: LeaseHolder;
   /** Rows a signer's pass has just sent, for the requests waiting on them (spares each a read). */
   private justSent = new Map<string, { row: ChainTransaction; at: number }>();
 
-  constructor(private readonly deps: OutboxDeps) {}
+  constructor(private readonly deps: OutboxDeps) {
+    this.signerLeases = new LeaseHolder(deps.db, this.workerId, SIGNER_LEASE_MS);
+  }
 
   /**
    * Inserts the row, or returns the first row for this key (a replay, which
@@ -310,27 +312,11 @@ export class Outbox {
     return done;
   }
 
-  /**
-   * Takes the signer's lease, unless this process still holds it from the
-   * pass just before with at least half its time left (under load passes
-   * follow one another, and each take and release is a durable write).
-   */
-  private async holdSignerLease(name: string): Promise<boolean> {
-    const until = this.heldLeases.get(name);
-    if (until !== undefined && until - Date.now() > SIGNER_LEASE_MS / 2) return true;
-    const now = Date.now();
-    if (!(await takeLease(this.deps.db, name, this.workerId, SIGNER_LEASE_MS, now))) {
-      this.heldLeases.delete(name);
-      return false;
-    }
-    this.heldLeases.set(name, now + SIGNER_LEASE_MS);
-    return true;
-  }
-
   private async runSignerPass(chainId: number, from: string): Promise<void> {
     const { db } = this.deps;
     const leaseName = `signer:${chainId}:${from}`;
-    if (!(await this.holdSignerLease(leaseName))) return;
+    // Kept from the pass before if this process still holds it: under load passes follow one another.
+    if (!(await this.signerLeases.hold(leaseName))) return;
     try {
       // Anything signed but not known to be sent (an earlier pass failed half-way, or a process died): send it first, in order.
       const leftover = await db
@@ -359,13 +345,8 @@ export class Outbox {
       if (signed.length) await this.broadcastInOrder(signed, new Set(signed.map((r) => r.id)), leaseName);
     } finally {
       // Kept for the pass already asked for; otherwise handed back, so another process need not wait for it to lapse.
-      if (!this.passes.get(`${chainId}:${from}`)?.queued) await this.releaseSignerLease(leaseName);
+      if (!this.passes.get(`${chainId}:${from}`)?.queued) await this.signerLeases.release(leaseName);
     }
-  }
-
-  private async releaseSignerLease(name: string): Promise<void> {
-    this.heldLeases.delete(name);
-    await releaseLease(this.deps.db, name, this.workerId);
   }
 
   /**
@@ -710,7 +691,7 @@ export class Outbox {
   /** Stops the worker after the pass in progress, if any, and hands back the signer leases still held. */
   async stop(): Promise<void> {
     await this.worker.stop();
-    for (const name of [...this.heldLeases.keys()]) await this.releaseSignerLease(name).catch(() => undefined);
+    await this.signerLeases.releaseAll();
   }
 }
 

@@ -20,3 +20,40 @@ export async function takeLease(db: Database, name: string, owner: string, ms: n
 export async function releaseLease(db: Database, name: string, owner: string): Promise<void> {
   await db.delete(workerLeases).where(sql`${workerLeases.name} = ${name} and ${workerLeases.owner} = ${owner}`);
 }
+
+/**
+ * The leases one owner holds, kept between passes: `hold` takes a lease, or
+ * renews it only once less than half its time is left (each take is a
+ * durable write, and busy loops pass several times a second).
+ */
+export class LeaseHolder {
+  /** name -> until (ms) */
+  private readonly held = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly owner: string,
+    private readonly ms: number,
+  ) {}
+
+  async hold(name: string): Promise<boolean> {
+    const until = this.held.get(name);
+    if (until !== undefined && until - Date.now() > this.ms / 2) return true;
+    const now = Date.now();
+    if (!(await takeLease(this.db, name, this.owner, this.ms, now))) {
+      this.held.delete(name);
+      return false;
+    }
+    this.held.set(name, now + this.ms);
+    return true;
+  }
+
+  async release(name: string): Promise<void> {
+    this.held.delete(name);
+    await releaseLease(this.db, name, this.owner);
+  }
+
+  async releaseAll(): Promise<void> {
+    for (const name of [...this.held.keys()]) await this.release(name).catch(() => undefined);
+  }
+}
