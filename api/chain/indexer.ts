@@ -1,4 +1,5 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { preparedQuery } from "../../db/prepared.ts";
 import { parseEventLogs, type Address, type Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import {
@@ -69,7 +70,7 @@ export class RewardsIndexer {
   }
 
   async lastIndexedBlock(): Promise<bigint | null> {
-    const [row] = await this.deps.db.select().from(chainCursors).where(eq(chainCursors.name, this.cursorName));
+    const row = await cursorByName(this.deps.db).get({ name: this.cursorName });
     return row ? BigInt(row.lastBlock) : null;
   }
 
@@ -264,6 +265,8 @@ export class RewardsIndexer {
     await this.lease.releaseAll();
   }
 }
+
+const cursorByName = preparedQuery((db) => db.select().from(chainCursors).where(eq(chainCursors.name, sql.placeholder("name"))).prepare());
 
 type ParsedEvent = { eventName: string; args: unknown; transactionHash: Hex; blockNumber: bigint; logIndex: number };
 

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { preparedQuery } from "../../db/prepared.ts";
 import { keccak256, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hex, type PrivateKeyAccount } from "viem";
 import type { Database } from "../../db/client.ts";
 import { chainTransactions, walletNonces, wallets, workerLeases, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
@@ -184,16 +185,11 @@ export class Outbox {
   }
 
   async findByKey(userId: number | null, key: string): Promise<ChainTransaction | undefined> {
-    const [row] = await this.deps.db
-      .select()
-      .from(chainTransactions)
-      .where(and(eq(chainTransactions.requester, requesterOf(userId)), eq(chainTransactions.idempotencyKey, key)))
-      .limit(1);
-    return row;
+    return rowByKey(this.deps.db).get({ requester: requesterOf(userId), key });
   }
 
   async get(id: string): Promise<ChainTransaction> {
-    const [row] = await this.deps.db.select().from(chainTransactions).where(eq(chainTransactions.id, id));
+    const row = await rowById(this.deps.db).get({ id });
     if (!row) throw new Error(`outbox: no transaction ${id}`);
     return row;
   }
@@ -694,6 +690,16 @@ export class Outbox {
     await this.signerLeases.releaseAll();
   }
 }
+
+const rowById = preparedQuery((db) => db.select().from(chainTransactions).where(eq(chainTransactions.id, sql.placeholder("id"))).prepare());
+const rowByKey = preparedQuery((db) =>
+  db
+    .select()
+    .from(chainTransactions)
+    .where(and(eq(chainTransactions.requester, sql.placeholder("requester")), eq(chainTransactions.idempotencyKey, sql.placeholder("key"))))
+    .limit(1)
+    .prepare(),
+);
 
 const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
 

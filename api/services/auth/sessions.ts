@@ -1,4 +1,5 @@
-import { and, eq, gt, lt } from "drizzle-orm";
+import { and, eq, gt, lt, sql } from "drizzle-orm";
+import { preparedQuery } from "../../../db/prepared.ts";
 import type { Database } from "../../../db/client.ts";
 import { sessions, users, type Session, type User } from "../../../db/schema/index.ts";
 import { hashToken, randomToken } from "../../crypto/tokens.ts";
@@ -37,16 +38,15 @@ export async function createSession(
   return { token, session: session! };
 }
 
+const sessionWithUser = preparedQuery((db) =>
+  db.select({ session: sessions, user: users }).from(sessions).innerJoin(users, eq(users.id, sessions.userId)).where(eq(sessions.id, sql.placeholder("id"))).limit(1).prepare(),
+);
+
 /** The session and user behind a cookie token, extending the idle expiry; null when unknown or expired. */
 export async function validateSessionToken(db: Database, token: string, now = Date.now()): Promise<SessionWithUser | null> {
   if (!/^[a-z2-7]{20,64}$/.test(token)) return null;
   const id = hashToken(token);
-  const [row] = await db
-    .select({ session: sessions, user: users })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .where(eq(sessions.id, id))
-    .limit(1);
+  const row = await sessionWithUser(db).get({ id });
   if (!row) return null;
   const { session } = row;
   if (session.expiresAt.getTime() <= now || session.absoluteExpiresAt.getTime() <= now) {

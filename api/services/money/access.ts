@@ -1,4 +1,5 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { repositories, type Repository, type User, type Wallet } from "../../../db/schema/index.ts";
@@ -12,8 +13,10 @@ export interface ManagedRepository {
   wallet: Wallet;
 }
 
+const repositoryById = preparedQuery((db) => db.select().from(repositories).where(eq(repositories.githubRepoId, sql.placeholder("repoId"))).limit(1).prepare());
+
 export async function registeredRepository(ctx: AppContext, repoId: number): Promise<Repository> {
-  const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repoId)).limit(1);
+  const repository = await repositoryById(ctx.database.db).get({ repoId });
   if (!repository) throw notFound("Repository not found.");
   return repository;
 }

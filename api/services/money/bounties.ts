@@ -1,4 +1,5 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { bounties, bountyClaims, repositoryPools, users, wallets, type Bounty, type Currency, type User } from "../../../db/schema/index.ts";
@@ -14,6 +15,8 @@ import { userGitHubToken } from "../auth/github-sign-in.ts";
 import { registeredRepository, requireManagedRepository } from "./access.ts";
 import { CURRENCY_INDEX, MIN_BOUNTY } from "./rules.ts";
 import { transactionResult, type TransactionResult } from "./transaction-result.ts";
+
+const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
 
 const BOUNTY_WAIT_MS = 12_000; // the client gives up at 15 s (spec section 7)
 
@@ -249,7 +252,7 @@ export async function distributeBounty(
     const address = parseAddress(input.contributorAddress);
     if (!address) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true });
-    const [recipient] = await ctx.database.db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, address)).limit(1);
+    const recipient = await walletOwner(ctx.database.db).get({ address });
     if (!recipient) {
       throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
     }

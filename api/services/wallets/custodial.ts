@@ -1,4 +1,5 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { preparedQuery } from "../../../db/prepared.ts";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import type { AppContext } from "../../context.ts";
@@ -21,9 +22,10 @@ export async function newCustodialWallet(ctx: AppContext, userId: number): Promi
   return { id, userId, address, privateKeySealed: await sealText(ctx.keyring, privateKey, walletContext(id, address)) };
 }
 
+const walletByUser = preparedQuery((db) => db.select().from(wallets).where(eq(wallets.userId, sql.placeholder("userId"))).limit(1).prepare());
+
 export async function walletOfUser(db: Database, userId: number): Promise<Wallet | undefined> {
-  const [wallet] = await db.select().from(wallets).where(eq(wallets.userId, userId)).limit(1);
-  return wallet;
+  return walletByUser(db).get({ userId });
 }
 
 /**
