@@ -10,6 +10,8 @@
  * operation done when its transaction is confirmed. Prints throughput
  * (operations per second, first request to last confirmation), the ratio
  * API / raw (target: at least 0.5) and p50/p99 from request to confirmed.
+ * Before measuring, both sides run `concurrency` allocations and payouts
+ * each, not counted (first-request costs, compilation).
  *
  * Everything it needs (anvil, contracts, GitHub emulator, users, issues,
  * pools) is started and seeded here and removed at the end.
@@ -34,6 +36,10 @@ const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const FULL_NAME = `${REPO.owner}/${REPO.name}`;
 /** The raw side's pool: a repository id no one else uses. */
 const RAW_REPO_ID = 990_001n;
+/** Operations of each kind, on each side, run before measuring. */
+const WARMUP = CONCURRENCY;
+/** The raw side's warm-up issues: numbers the measured ones never reach. */
+const RAW_WARM_ISSUE = 1_000_000n;
 /** 1.001 XDC, 1.002 XDC, ...: above the 1 XDC minimum, and each bounty distinct. */
 const amountOf = (i: number) => `1.${String(i + 1).padStart(3, "0")}`;
 
@@ -94,7 +100,12 @@ try {
     const { issue } = await github.controls.openIssue({ repo: FULL_NAME, title: `Bench issue ${i}`, author: "erin" });
     issues.push((issue as { number: number }).number);
   }
-  const poolNeeded = Array.from({ length: COUNT }, (_, i) => parseEther(amountOf(i))).reduce((a, b) => a + b, 0n);
+  const warmIssues: number[] = [];
+  for (let i = 0; i < WARMUP; i++) {
+    const { issue } = await github.controls.openIssue({ repo: FULL_NAME, title: `Warm-up ${i}`, author: "erin" });
+    warmIssues.push((issue as { number: number }).number);
+  }
+  const poolNeeded = Array.from({ length: COUNT }, (_, i) => parseEther(amountOf(i))).reduce((a, b) => a + b, 0n) + BigInt(WARMUP) * parseEther("1");
   const poolGross = ((poolNeeded * 10_000n) / 9_950n / 10n ** 18n + 2n) * 10n ** 18n; // covers the 0.5 % fee
 
   server = await stack.spawn();
@@ -111,10 +122,18 @@ try {
     if (receipt.status !== "success") throw new Error(`reverted: ${answer.transactionHash}`);
   };
   await confirmed(await post(`/api/blockchain/repository/${REPO.id}/fund`, { amountXdc: String(poolGross / 10n ** 18n), repositoryFullName: FULL_NAME }, "bench-fund-pool"));
-  // Warm-up (not counted): one allocation and its payout through the API, so first-request costs stay out of the figures.
-  const warmIssue = (await github.controls.openIssue({ repo: FULL_NAME, title: "Warm-up", author: "erin" })).issue as { number: number };
-  await confirmed(await post(`/api/blockchain/allocate-bounty/${REPO.id}/${warmIssue.number}`, { bountyAmount: "1", currency: "XDC", githubRepoFullName: FULL_NAME }, "bench-warm-allocate"));
-  await confirmed(await post(`/api/blockchain/distribute-bounty/${REPO.id}/${warmIssue.number}`, { contributorAddress: contributors[0], githubRepoFullName: FULL_NAME }, "bench-warm-pay"));
+  // Warm-up (not counted), the same on both sides: WARMUP allocations and payouts with the measured concurrency, so
+  // first-request costs and compilation stay out of the figures.
+  const warmUp = async (label: string, op: (i: number, worker: number) => Promise<void>) => {
+    const phase = await closedLoop(label, WARMUP, CONCURRENCY, op);
+    if (phase.errors.length) throw new Error(`${label}: ${phase.errors[0]}`);
+  };
+  await warmUp("warm-up allocations via API", async (i) =>
+    confirmed(await post(`/api/blockchain/allocate-bounty/${REPO.id}/${warmIssues[i]}`, { bountyAmount: "1", currency: "XDC", githubRepoFullName: FULL_NAME }, `bench-warm-allocate-${i}`)),
+  );
+  await warmUp("warm-up payouts via API", async (i) =>
+    confirmed(await post(`/api/blockchain/distribute-bounty/${REPO.id}/${warmIssues[i]}`, { contributorAddress: contributors[i % CONTRIBUTORS], githubRepoFullName: FULL_NAME }, `bench-warm-pay-${i}`)),
+  );
 
   // The raw side: one funded account per client, each given the operator role by the admin and sending its own
   // transactions one after another, as lean as a client can be: the nonce counted locally, the gas price read once
@@ -147,7 +166,11 @@ try {
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 });
     if (receipt.status !== "success") throw new Error(`reverted: ${hash}`);
   };
-  console.log(`seeded in ${((performance.now() - startedAt) / 1000).toFixed(1)} s; measuring...`);
+  const allocateRaw = (issue: bigint, amount: bigint) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [RAW_REPO_ID, issue, 0, amount] });
+  const payRaw = (issue: bigint, to: Address) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [RAW_REPO_ID, issue, to] });
+  await warmUp("warm-up allocations, raw", (i, worker) => rawSend(worker, allocateRaw(RAW_WARM_ISSUE + BigInt(i), parseEther("1"))));
+  await warmUp("warm-up payouts, raw", (i, worker) => rawSend(worker, payRaw(RAW_WARM_ISSUE + BigInt(i), contributors[i % CONTRIBUTORS]!)));
+  console.log(`seeded and warmed up in ${((performance.now() - startedAt) / 1000).toFixed(1)} s; measuring...`);
 
   // ---- measured: allocations, then payouts; API and raw one after the other on the same chain ----
   const phases: Phase[] = [];
@@ -157,9 +180,7 @@ try {
     ),
   );
   phases.push(
-    await closedLoop("allocateBounty, raw viem", COUNT, CONCURRENCY, (i, worker) =>
-      rawSend(worker, encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [RAW_REPO_ID, BigInt(i + 1), 0, parseEther(amountOf(i))] })),
-    ),
+    await closedLoop("allocateBounty, raw viem", COUNT, CONCURRENCY, (i, worker) => rawSend(worker, allocateRaw(BigInt(i + 1), parseEther(amountOf(i))))),
   );
   phases.push(
     await closedLoop("distribute-bounty via API + outbox", COUNT, CONCURRENCY, async (i) =>
@@ -167,9 +188,7 @@ try {
     ),
   );
   phases.push(
-    await closedLoop("payBounty, raw viem", COUNT, CONCURRENCY, (i, worker) =>
-      rawSend(worker, encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [RAW_REPO_ID, BigInt(i + 1), contributors[i % CONTRIBUTORS]!] })),
-    ),
+    await closedLoop("payBounty, raw viem", COUNT, CONCURRENCY, (i, worker) => rawSend(worker, payRaw(BigInt(i + 1), contributors[i % CONTRIBUTORS]!))),
   );
 
   // ---- check: every bounty of both sides is paid (status 2) ----
