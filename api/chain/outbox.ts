@@ -99,7 +99,8 @@ export class Outbox {
   );
   /** Per signing address: its passes in this process (one at a time; callers share the next one). */
   private passes = new Map<string, NextRun>();
-  private readonly receiptPasses = new NextRun(() => this.runReceiptPass());
+  /** Back to back while requests wait; half a polling interval apart at most, so a stream of waiters shares them. */
+  private readonly receiptPasses: NextRun;
   private readonly recentlySettled = new Map<string, { row: ChainTransaction; at: number }>();
   /** The rows the last receipt pass left sent (its view of them). */
   private stillSent = new Map<string, ChainTransaction>();
@@ -109,6 +110,7 @@ export class Outbox {
   private justSent = new Map<string, { row: ChainTransaction; at: number }>();
 
   constructor(private readonly deps: OutboxDeps) {
+    this.receiptPasses = new NextRun(() => this.runReceiptPass(), { minGapMs: deps.chain.config.pollingIntervalMs / 2 });
     this.signerLeases = new LeaseHolder(deps.db, this.workerId, SIGNER_LEASE_MS);
   }
 
@@ -300,7 +302,7 @@ export class Outbox {
   private signerPass(chainId: number, from: string): Promise<void> {
     const key = `${chainId}:${from}`;
     let passes = this.passes.get(key);
-    if (!passes) this.passes.set(key, (passes = new NextRun(() => this.runSignerPass(chainId, from))));
+    if (!passes) this.passes.set(key, (passes = new NextRun(() => this.runSignerPass(chainId, from), { minGapMs: this.deps.chain.config.pollingIntervalMs / 5 })));
     const done = passes.request();
     void done.finally(() => {
       if (!passes.busy) this.passes.delete(key);

@@ -40,4 +40,25 @@ describe("NextRun", () => {
     await expect(failing).rejects.toThrow("boom");
     await expect(queued).resolves.toBeUndefined();
   });
+
+  test("with a minimum gap, a queued run starts no sooner than that after the one before", async () => {
+    const starts: number[] = [];
+    const runner = new NextRun(
+      async () => {
+        starts.push(performance.now());
+        await Bun.sleep(5);
+      },
+      { minGapMs: 60 },
+    );
+    const first = runner.request();
+    const second = runner.request();
+    await Promise.all([first, second]);
+    expect(starts).toHaveLength(2);
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(59);
+    // A request after a quiet spell longer than the gap runs at once.
+    await Bun.sleep(80);
+    const asked = performance.now();
+    await runner.request();
+    expect(starts[2]! - asked).toBeLessThan(30);
+  });
 });

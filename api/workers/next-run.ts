@@ -8,8 +8,17 @@
 export class NextRun {
   private running?: Promise<void>;
   private next?: Promise<void>;
+  private lastStart = -Infinity;
 
-  constructor(private readonly work: () => Promise<void>) {}
+  /**
+   * `minGapMs`: a queued run starts at least this long after the one before
+   * started, so that callers arriving in a stream share fewer, larger runs
+   * instead of keeping one going back to back.
+   */
+  constructor(
+    private readonly work: () => Promise<void>,
+    private readonly options: { minGapMs?: number } = {},
+  ) {}
 
   /** True while a run is going or queued. */
   get busy(): boolean {
@@ -26,7 +35,9 @@ export class NextRun {
     if (!this.running) return this.start();
     this.next = this.running
       .catch(() => undefined)
-      .then(() => {
+      .then(async () => {
+        const wait = this.lastStart + (this.options.minGapMs ?? 0) - performance.now();
+        if (wait > 0) await Bun.sleep(wait);
         this.next = undefined;
         return this.start();
       });
@@ -34,6 +45,7 @@ export class NextRun {
   }
 
   private start(): Promise<void> {
+    this.lastStart = performance.now();
     const run: Promise<void> = this.work().finally(() => {
       if (this.running === run) this.running = undefined;
     });
