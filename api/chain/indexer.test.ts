@@ -4,7 +4,7 @@ import { createPublicClient, createWalletClient, encodeFunctionData, http, parse
 import { createTestContext, type TestContext } from "../testing/context.ts";
 import { startTestChain, type TestChain } from "../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { chainEvents, repositories, repositoryPools } from "../../db/schema/index.ts";
+import { bounties, chainEvents, repositories, repositoryPools } from "../../db/schema/index.ts";
 import { RewardsIndexer } from "./indexer.ts";
 
 let chain: TestChain;
@@ -113,4 +113,39 @@ describe("a fresh look at the chain", () => {
     await indexer.catchUp();
     expect(await t.ctx.database.db.select().from(chainEvents).where(eq(chainEvents.txHash, hash))).toHaveLength(1);
   }, 30_000);
+});
+
+describe("the mirrored bounties", () => {
+  test("equal the contract's view after allocations, payments, cancellations and a new allocation, however batched", async () => {
+    const repoId = 4242n;
+    const rewards = chain.deployment.repoRewards;
+    const send = async (key: string, data: `0x${string}`) => {
+      const { tx } = await t.ctx.outbox.submit({ userId: null, idempotencyKey: key, request: { key }, kind: "test", intent: {}, signer: { kind: "operator" }, to: rewards, data });
+      expect((await t.ctx.outbox.waitForSettled(tx.id, 10_000)).status).toBe("confirmed");
+    };
+    const allocate = (issue: bigint, currency: number, amount: bigint) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [repoId, issue, currency, amount] });
+    const contributor = "0x00000000000000000000000000000000000000e1";
+    const indexer = new RewardsIndexer({ db: t.ctx.database.db, chain: t.ctx.chain, log: t.ctx.log });
+    await send("m-a1", allocate(1n, 0, parseEther("1")));
+    await send("m-a2", allocate(2n, 0, parseEther("2")));
+    await indexer.catchUp(); // a batch with allocations only
+    await send("m-p1", encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [repoId, 1n, contributor] }));
+    await send("m-c2", encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [repoId, 2n] }));
+    await send("m-a3", allocate(3n, 0, parseEther("1.5")));
+    await send("m-a2b", allocate(2n, 0, parseEther("1.25"))); // allocated again after the cancellation, in the same batch
+    await send("m-p3", encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [repoId, 3n, contributor] }));
+    await indexer.catchUp();
+    const mirrored = await t.ctx.database.db.select().from(bounties).where(eq(bounties.githubRepoId, Number(repoId)));
+    for (const issue of [1n, 2n, 3n]) {
+      const [currency, amount, status, recipient] = await t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getBounty", args: [repoId, issue] });
+      const row = mirrored.find((b) => b.issueNumber === Number(issue))!;
+      expect({ currency: row.currency, amount: row.amount, status: row.status, recipient: row.recipient?.toLowerCase() ?? null }).toEqual({
+        currency: (["XDC", "ROXN", "USDC"] as const)[currency]!,
+        amount,
+        status: ([null, "open", "paid", "cancelled"] as const)[status]!,
+        recipient: status === 2 ? recipient.toLowerCase() : null,
+      });
+    }
+    expect(mirrored.map((b) => [b.issueNumber, b.status]).sort()).toEqual([[1, "paid"], [2, "open"], [3, "paid"]]);
+  }, 60_000);
 });

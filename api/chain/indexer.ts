@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
-import { parseEventLogs, type Address, type Hex } from "viem";
+import { parseEventLogs, zeroAddress, type Address, type Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import {
   bounties,
@@ -25,12 +25,15 @@ import { describeChainError } from "./errors.ts";
  * Mirrors the rewards contract into the database so pages and lists read the
  * database, not the chain. Reads confirmed blocks in batches from where it
  * stopped (chain_cursors), records every event once (chain_events), and
- * refreshes the pools and bounties those events touched from the contract's
- * own views at the batch's last block, so the mirror equals the contract
- * rather than a sum of deltas that could drift.
+ * refreshes the pools those events touched from the contract's own view at
+ * the batch's last block, so the mirror equals the contract rather than a
+ * sum of deltas that could drift. A bounty is the state its last event
+ * states (each bounty event carries the whole of it).
  */
 export const CURRENCY_BY_INDEX: Currency[] = ["XDC", "ROXN", "USDC"];
 const STATUS_BY_INDEX: (BountyStatus | null)[] = [null, "open", "paid", "cancelled"];
+/** The contract's bounty status (an index of STATUS_BY_INDEX) after each bounty event. */
+const STATUS_OF_EVENT: Record<string, number> = { BountyAllocated: 1, BountyPaid: 2, BountyCancelled: 3 };
 const BATCH_BLOCKS = 2000n;
 const LEASE_MS = 15_000;
 
@@ -121,19 +124,17 @@ export class RewardsIndexer {
         balances: await chain.client.readContract({ address: contracts.rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [repoId], blockNumber: to }),
       })),
     );
-    const bountyStates = await Promise.all(
-      [...issues.values()].map(async ({ repoId, issueNumber }) => ({
-        repoId,
-        issueNumber,
-        state: await chain.client.readContract({
-          address: contracts.rewards,
-          abi: RepoRewardsAbi,
-          functionName: "getBounty",
-          args: [repoId, issueNumber],
-          blockNumber: to,
-        }),
-      })),
-    );
+    // A bounty's state after the batch is what its last event says: the contract emits one event for every change
+    // of a bounty, carrying its currency and amount (and the contributor, when paid), so no call is needed.
+    const bountyStates = [...issues.values()].flatMap(({ repoId, issueNumber }) => {
+      const last = events.findLast((e) => {
+        const args = e.args as { repoId?: bigint; issueNumber?: bigint };
+        return e.eventName in STATUS_OF_EVENT && args.repoId === repoId && args.issueNumber === issueNumber;
+      });
+      if (!last) return [];
+      const args = last.args as { currency: number; amount: bigint; contributor?: Address };
+      return [{ repoId, issueNumber, state: [args.currency, args.amount, STATUS_OF_EVENT[last.eventName]!, args.contributor ?? zeroAddress] as const }];
+    });
 
     // Only registered repositories are mirrored (anyone can fund any id on the contract).
     const touched = [...repoIds].map(Number);
