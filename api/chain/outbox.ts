@@ -247,7 +247,11 @@ export class Outbox {
     let current = typeof row === "string" ? await this.get(id) : row;
     while (!isSettled(current) && Date.now() < deadline) {
       current = await this.advance(current);
-      if (!isSettled(current)) await Bun.sleep(Math.max(0, Math.min(this.deps.chain.config.pollingIntervalMs, deadline - Date.now())));
+      // A sent row waits for the next receipt pass, which starts at most half a polling interval after the last:
+      // no sleep of its own on top. A row not sent yet (its signer busy elsewhere, the node away) waits a full one.
+      if (!isSettled(current) && current.status !== "sent") {
+        await Bun.sleep(Math.max(0, Math.min(this.deps.chain.config.pollingIntervalMs, deadline - Date.now())));
+      }
     }
     return current;
   }
