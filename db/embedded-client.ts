@@ -393,13 +393,7 @@ class EmbeddedTransaction implements Transaction {
   }
 
   async rollback(): Promise<void> {
-    const connection = this.connection;
-    if (!connection) return;
-    try {
-      if (connection.inTransaction) connection.execute("ROLLBACK");
-    } finally {
-      this.settle();
-    }
+    this.close();
   }
 
   async commit(): Promise<void> {
@@ -410,6 +404,7 @@ class EmbeddedTransaction implements Transaction {
     }
   }
 
+  /** Rolls back what is still open and gives the connection back; nothing once settled. */
   close(): void {
     const connection = this.connection;
     if (!connection) return;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, type PublicClient } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, type Hex, type PublicClient } from "viem";
 import { createTestContext, type TestContext } from "../testing/context.ts";
 import { startTestChain, type TestChain } from "../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
@@ -19,24 +19,21 @@ afterAll(async () => {
   await chain?.stop();
 });
 
+/** An operator transaction through the outbox, once confirmed. */
+async function operatorSends(key: string, data: Hex, value?: bigint) {
+  const { tx } = await t.ctx.outbox.submit({ userId: null, idempotencyKey: key, request: { key }, kind: "test", intent: {}, signer: { kind: "operator" }, to: chain.deployment.repoRewards, data, value });
+  const settled = await t.ctx.outbox.waitForSettled(tx.id, 10_000);
+  expect(settled.status).toBe("confirmed");
+  return settled;
+}
+
+const fundPool = (repoId: number) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repoId)] });
+
 describe("the rewards indexer", () => {
   test("requests' catch-ups and the background pass share their runs: no block is indexed twice at once", async () => {
     const repoId = 4242;
     await t.ctx.database.db.insert(repositories).values({ githubRepoId: repoId, fullName: "o/idx", fullNameKey: "o/idx", owner: "o", name: "idx", htmlUrl: "http://gh/o/idx" });
-    for (let i = 0; i < 5; i++) {
-      const { tx } = await t.ctx.outbox.submit({
-        userId: null,
-        idempotencyKey: `idx-fund-${i}`,
-        request: { i },
-        kind: "fund_xdc",
-        intent: {},
-        signer: { kind: "operator" },
-        to: chain.deployment.repoRewards,
-        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repoId)] }),
-        value: parseEther("2"),
-      });
-      expect((await t.ctx.outbox.waitForSettled(tx.id, 10_000)).status).toBe("confirmed");
-    }
+    for (let i = 0; i < 5; i++) await operatorSends(`idx-fund-${i}`, fundPool(repoId), parseEther("2"));
     const published: string[][] = [];
     const indexer = new RewardsIndexer({ db: t.ctx.database.db, chain: t.ctx.chain, log: t.ctx.log, onChange: (tags) => published.push(tags) });
     indexer.start(10_000);
@@ -50,20 +47,7 @@ describe("the rewards indexer", () => {
 
   test("block times come from the logs when the node gives them, from the blocks otherwise", async () => {
     const repoId = 4242;
-    const fund = async (key: string) => {
-      const { tx } = await t.ctx.outbox.submit({
-        userId: null,
-        idempotencyKey: key,
-        request: { key },
-        kind: "fund_xdc",
-        intent: {},
-        signer: { kind: "operator" },
-        to: chain.deployment.repoRewards,
-        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repoId)] }),
-        value: parseEther("1"),
-      });
-      return (await t.ctx.outbox.waitForSettled(tx.id, 10_000)).txHash!;
-    };
+    const fund = async (key: string) => (await operatorSends(key, fundPool(repoId), parseEther("1"))).txHash!;
     const blockTimeOf = async (hash: string) => {
       const receipt = await t.ctx.chain.client.getTransactionReceipt({ hash: hash as `0x${string}` });
       return new Date(Number((await t.ctx.chain.client.getBlock({ blockNumber: receipt.blockNumber })).timestamp) * 1000);
@@ -119,10 +103,7 @@ describe("the mirrored bounties", () => {
   test("equal the contract's view after allocations, payments, cancellations and a new allocation, however batched", async () => {
     const repoId = 4242n;
     const rewards = chain.deployment.repoRewards;
-    const send = async (key: string, data: `0x${string}`) => {
-      const { tx } = await t.ctx.outbox.submit({ userId: null, idempotencyKey: key, request: { key }, kind: "test", intent: {}, signer: { kind: "operator" }, to: rewards, data });
-      expect((await t.ctx.outbox.waitForSettled(tx.id, 10_000)).status).toBe("confirmed");
-    };
+    const send = (key: string, data: Hex) => operatorSends(key, data);
     const allocate = (issue: bigint, currency: number, amount: bigint) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [repoId, issue, currency, amount] });
     const contributor = "0x00000000000000000000000000000000000000e1";
     const indexer = new RewardsIndexer({ db: t.ctx.database.db, chain: t.ctx.chain, log: t.ctx.log });
