@@ -58,9 +58,18 @@ export async function allocateBounty(ctx: AppContext, input: AllocateInput): Pro
   };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    const { repository } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName });
-    const token = await userGitHubToken(ctx, input.user);
-    const issue = await openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }), repository.fullName, input.issueNumber);
+    // The admin check and the open-issue check ask GitHub side by side; an access error is reported first.
+    const [managed, checkedIssue] = await Promise.allSettled([
+      requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName }),
+      input.user.role === "poolmanager"
+        ? registeredRepository(ctx, input.repoId).then(async (repository) =>
+            openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token: await userGitHubToken(ctx, input.user) }), repository.fullName, input.issueNumber),
+          )
+        : Promise.resolve(undefined),
+    ]);
+    if (managed.status === "rejected") throw managed.reason;
+    if (checkedIssue.status === "rejected") throw checkedIssue.reason;
+    const issue = checkedIssue.value!;
     tx = await submitAllocation(ctx, {
       userId: input.user.id,
       idempotencyKey: input.idempotencyKey,
