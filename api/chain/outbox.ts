@@ -141,27 +141,27 @@ export class Outbox {
     const from = req.signer.kind === "operator" ? chain.operator.address : (req.signer.wallet.address as Address);
     const insert = (into: Database) =>
       into
-      .insert(chainTransactions)
-      .values({
-        id: crypto.randomUUID(),
-        userId: req.userId,
-        requester: requesterOf(req.userId),
-        idempotencyKey: req.idempotencyKey,
-        requestHash,
-        kind: req.kind,
-        githubRepoId: req.githubRepoId ?? null,
-        issueNumber: req.issueNumber ?? null,
-        intent: stableJson(req.intent),
-        walletId: req.signer.kind === "wallet" ? req.signer.wallet.id : null,
-        fromAddress: from,
-        chainId: chain.config.chain.id,
-        toAddress: req.to,
-        data: req.data,
-        value: req.value ?? 0n,
-      })
-      // Only the same key is a replay; any other unique rule (one payout per issue) must fail loudly.
-      .onConflictDoNothing({ target: [chainTransactions.requester, chainTransactions.idempotencyKey] })
-      .returning();
+        .insert(chainTransactions)
+        .values({
+          id: crypto.randomUUID(),
+          userId: req.userId,
+          requester: requesterOf(req.userId),
+          idempotencyKey: req.idempotencyKey,
+          requestHash,
+          kind: req.kind,
+          githubRepoId: req.githubRepoId ?? null,
+          issueNumber: req.issueNumber ?? null,
+          intent: stableJson(req.intent),
+          walletId: req.signer.kind === "wallet" ? req.signer.wallet.id : null,
+          fromAddress: from,
+          chainId: chain.config.chain.id,
+          toAddress: req.to,
+          data: req.data,
+          value: req.value ?? 0n,
+        })
+        // Only the same key is a replay; any other unique rule (one payout per issue) must fail loudly.
+        .onConflictDoNothing({ target: [chainTransactions.requester, chainTransactions.idempotencyKey] })
+        .returning();
     // A single insert needs no transaction of its own; a guard's reads and the insert share one.
     const inserted = guard
       ? await db.transaction(
