@@ -79,9 +79,8 @@ class Connection {
 
   execute(stmt: InStatement): ResultSet {
     const { sql, args } = normalize(stmt);
-    let prepared: Prepared | undefined;
     try {
-      prepared = this.prepare(sql);
+      const prepared = this.prepare(sql);
       if (!prepared.reader) {
         const info = prepared.statement.run(args);
         if (SCHEMA_CHANGE.test(sql)) this.pool.schemaChanged();
