@@ -7,6 +7,7 @@
 import type { Currency } from "./funding-rules.ts";
 import { fromApi } from "./funding-rules.ts";
 import { formatAmount } from "./format.ts";
+import type { RepositoryForUser } from "../../api/services/repositories/user-repos.ts";
 
 export interface IssueLabel {
   id: number;
@@ -65,20 +66,7 @@ export interface InitialRepoData {
 }
 
 /** What /api/github/repos/{owner}/{name} answers. */
-export interface GitHubRepoResponse {
-  repo: {
-    id: number;
-    name: string;
-    full_name: string;
-    description: string | null;
-    html_url: string;
-    private: boolean;
-    permissions: { admin: boolean };
-  };
-  issues: (RepoIssue & Record<string, unknown>)[];
-  registered: boolean;
-  stale?: boolean;
-}
+export type GitHubRepoResponse = RepositoryForUser;
 
 const slimIssue = (i: RepoIssue): RepoIssue => ({
   id: i.id,

@@ -6,14 +6,10 @@ import { requireSession, requireUser } from "../../middleware/session.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { clientForRepository, openIssues } from "../../github/data.ts";
-import { repositoryAsUser } from "../../github/repositories.ts";
 import { finalizeInstallation } from "../../services/repositories/installations.ts";
-import { userRepositories } from "../../services/repositories/user-repos.ts";
+import { failedFromGitHub, repositoryForUser, userRepositories } from "../../services/repositories/user-repos.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
 import { OwnerRepoQuery, positiveId, ownerName, repoName } from "../params.ts";
-
-const failedFromGitHub = () =>
-  new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to fetch repository details from GitHub", message: "Failed to fetch repository details from GitHub" });
 
 /**
  * GET  /api/github/user/repos                   the user's repositories (admin flags, app installed, registered)
@@ -36,32 +32,8 @@ export function githubRoutes(ctx: AppContext) {
       return c.json(await userRepositories(ctx, user, { refresh }));
     })
     .get("/repos/:owner/:name", validate("param", z.object({ owner: ownerName, name: repoName })), async (c) => {
-      const user = requireUser(c);
       const { owner, name } = c.req.valid("param");
-      const repo = await repositoryAsUser(ctx, user, `${owner}/${name}`).catch((err) => {
-        if (err instanceof ApiError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
-        throw err;
-      });
-      const registered = await repositoryByFullName(ctx, repo.full_name);
-      const client = await clientForRepository(ctx, registered, user);
-      const issues = await openIssues(ctx, repo.full_name, repo.id, client).catch((err) => {
-        if (err instanceof GitHubApiError) throw failedFromGitHub();
-        throw err;
-      });
-      return c.json({
-        repo: {
-          id: repo.id,
-          name: repo.name,
-          full_name: repo.full_name,
-          description: repo.description,
-          html_url: repo.html_url,
-          private: repo.private,
-          permissions: { admin: Boolean(repo.permissions?.admin) },
-        },
-        issues: issues.data,
-        registered: Boolean(registered),
-        stale: issues.stale,
-      });
+      return c.json(await repositoryForUser(ctx, requireUser(c), `${owner}/${name}`));
     })
     .post("/app/finalize-installation", validate("json", z.object({ installationId: positiveId })), async (c) => {
       const { user } = requireSession(c);

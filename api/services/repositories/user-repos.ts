@@ -3,7 +3,9 @@ import type { AppContext } from "../../context.ts";
 import { repositories, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
-import type { GitHubRepo } from "../../github/repositories.ts";
+import { repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
+import { clientForRepository, openIssues } from "../../github/data.ts";
+import { repositoryByFullName } from "./register.ts";
 import { CACHE_AGE, cachedGitHub, forgetCached } from "../../github/cache.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import type { GitHubInstallation } from "./installations.ts";
@@ -76,3 +78,40 @@ export async function userRepositories(ctx: AppContext, user: User, options: { r
     stale: cached.stale,
   };
 }
+
+export const failedFromGitHub = () =>
+  new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to fetch repository details from GitHub", message: "Failed to fetch repository details from GitHub" });
+
+/**
+ * GET /api/github/repos/{owner}/{name}: a repository as the signed-in user
+ * sees it on GitHub (private ones included, with their admin right), its
+ * open issues and whether it is registered.
+ */
+export async function repositoryForUser(ctx: AppContext, user: User, fullName: string) {
+  const repo = await repositoryAsUser(ctx, user, fullName).catch((err) => {
+    if (err instanceof ApiError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
+    throw err;
+  });
+  const registered = await repositoryByFullName(ctx, repo.full_name);
+  const client = await clientForRepository(ctx, registered, user);
+  const issues = await openIssues(ctx, repo.full_name, repo.id, client).catch((err) => {
+    if (err instanceof GitHubApiError) throw failedFromGitHub();
+    throw err;
+  });
+  return {
+    repo: {
+      id: repo.id,
+      name: repo.name,
+      full_name: repo.full_name,
+      description: repo.description,
+      html_url: repo.html_url,
+      private: repo.private,
+      permissions: { admin: Boolean(repo.permissions?.admin) },
+    },
+    issues: issues.data,
+    registered: Boolean(registered),
+    stale: issues.stale,
+  };
+}
+
+export type RepositoryForUser = Awaited<ReturnType<typeof repositoryForUser>>;
