@@ -1,6 +1,6 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
-import { parseEventLogs, zeroAddress, type Address, type Hex } from "viem";
+import { parseEventLogs, type Address, type Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import {
   bounties,
@@ -31,9 +31,9 @@ import { describeChainError } from "./errors.ts";
  * states (each bounty event carries the whole of it).
  */
 export const CURRENCY_BY_INDEX: Currency[] = ["XDC", "ROXN", "USDC"];
-const STATUS_BY_INDEX: (BountyStatus | null)[] = [null, "open", "paid", "cancelled"];
-/** The contract's bounty status (an index of STATUS_BY_INDEX) after each bounty event. */
-const STATUS_OF_EVENT: Record<string, number> = { BountyAllocated: 1, BountyPaid: 2, BountyCancelled: 3 };
+/** A bounty's status after each of its events. */
+const STATUS_AFTER: Record<string, BountyStatus> = { BountyAllocated: "open", BountyPaid: "paid", BountyCancelled: "cancelled" };
+const BOUNTY_EVENTS = Object.keys(STATUS_AFTER);
 const BATCH_BLOCKS = 2000n;
 const LEASE_MS = 15_000;
 
@@ -124,18 +124,6 @@ export class RewardsIndexer {
         balances: await chain.client.readContract({ address: contracts.rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [repoId], blockNumber: to }),
       })),
     );
-    // A bounty's state after the batch is what its last event says: the contract emits one event for every change
-    // of a bounty, carrying its currency and amount (and the contributor, when paid), so no call is needed.
-    const bountyStates = [...issues.values()].flatMap(({ repoId, issueNumber }) => {
-      const last = events.findLast((e) => {
-        const args = e.args as { repoId?: bigint; issueNumber?: bigint };
-        return e.eventName in STATUS_OF_EVENT && args.repoId === repoId && args.issueNumber === issueNumber;
-      });
-      if (!last) return [];
-      const args = last.args as { currency: number; amount: bigint; contributor?: Address };
-      return [{ repoId, issueNumber, state: [args.currency, args.amount, STATUS_OF_EVENT[last.eventName]!, args.contributor ?? zeroAddress] as const }];
-    });
-
     // Only registered repositories are mirrored (anyone can fund any id on the contract).
     const touched = [...repoIds].map(Number);
     const registered = new Set(
@@ -162,11 +150,14 @@ export class RewardsIndexer {
           };
         });
         for (let i = 0; i < rows.length; i += 100) await tx.insert(chainEvents).values(rows.slice(i, i + 100)).onConflictDoNothing();
-        for (const { repoId, issueNumber, state } of bountyStates) {
+        for (const { repoId, issueNumber } of issues.values()) {
           if (!registered.has(repoId)) continue;
-          const [currencyIndex, amount, statusIndex, recipient] = state as readonly [number, bigint, number, Address];
-          const status = STATUS_BY_INDEX[statusIndex];
-          if (!status) continue;
+          // A bounty's state after the batch is what its last event says: the contract emits one event for every
+          // change of a bounty, carrying its currency and amount (and the contributor, when paid).
+          const last = lastEvent(events, BOUNTY_EVENTS, repoId, issueNumber);
+          if (!last) continue;
+          const { currency: currencyIndex, amount, contributor } = last.args as { currency: number; amount: bigint; contributor?: Address };
+          const status = STATUS_AFTER[last.eventName]!;
           const allocated = lastEvent(events, "BountyAllocated", repoId, issueNumber);
           const paid = lastEvent(events, "BountyPaid", repoId, issueNumber);
           const closedEvent = paid ?? lastEvent(events, "BountyCancelled", repoId, issueNumber);
@@ -175,7 +166,7 @@ export class RewardsIndexer {
             currency: CURRENCY_BY_INDEX[currencyIndex]!,
             amount,
             status,
-            recipient: status === "paid" ? recipient : null,
+            recipient: status === "paid" ? (contributor ?? null) : null,
             updatedBlock: Number(to),
             updatedAt: new Date(),
             ...(closedEvent ? { closedAt: blockTimes.get(closedEvent.blockNumber) ?? new Date() } : {}),
@@ -271,10 +262,12 @@ const cursorByName = preparedQuery((db) => db.select().from(chainCursors).where(
 
 type ParsedEvent = { eventName: string; args: unknown; transactionHash: Hex; blockNumber: bigint; logIndex: number };
 
-function lastEvent(events: ParsedEvent[], name: string, repoId: bigint, issueNumber: bigint): ParsedEvent | undefined {
+/** The last event of an issue's bounty named `names` (one name or any of several). */
+function lastEvent(events: ParsedEvent[], names: string | string[], repoId: bigint, issueNumber: bigint): ParsedEvent | undefined {
+  const wanted = typeof names === "string" ? [names] : names;
   return events.findLast((e) => {
     const args = e.args as { repoId?: bigint; issueNumber?: bigint };
-    return e.eventName === name && args.repoId === repoId && args.issueNumber === issueNumber;
+    return wanted.includes(e.eventName) && args.repoId === repoId && args.issueNumber === issueNumber;
   });
 }
 
