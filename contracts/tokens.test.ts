@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -73,6 +73,19 @@ beforeAll(async () => {
     deploymentsFile: join(dataDir, "deployments.json"),
   });
 });
+
+// Each test starts from the fresh deployment: what one test mints or grants is gone for the next.
+let snapshot: string;
+beforeEach(async () => {
+  snapshot = await rpc("evm_snapshot");
+});
+afterEach(async () => {
+  await rpc("evm_revert", [snapshot]);
+});
+
+async function rpc(method: string, params: unknown[] = []): Promise<string> {
+  return publicClient.request({ method: method as "evm_snapshot", params: params as never }) as Promise<string>;
+}
 
 afterAll(async () => {
   await chain?.stop();

@@ -27,6 +27,12 @@ async function operatorSends(key: string, data: Hex, value?: bigint) {
   return settled;
 }
 
+/** The next block is stamped 7 s after the latest one: no other block shares its second, with no waiting. */
+async function nextBlockInANewSecond(): Promise<void> {
+  const latest = await t.ctx.chain.client.getBlock({ blockTag: "latest" });
+  await chain.rpc("evm_setNextBlockTimestamp", [Number(latest.timestamp) + 7]);
+}
+
 const fundPool = (repoId: number) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repoId)] });
 
 describe("the rewards indexer", () => {
@@ -54,7 +60,7 @@ describe("the rewards indexer", () => {
     };
     const recorded = async (hash: string) => (await t.ctx.database.db.select().from(chainEvents).where(eq(chainEvents.txHash, hash)))[0]?.blockTime;
 
-    await Bun.sleep(1100); // a block in another second than the ones before
+    await nextBlockInANewSecond(); // so a block time taken from another block would show
     const withTimes = await fund("idx-time-1");
     const logsSeen: { blockTimestamp?: unknown }[] = [];
     const watching = { ...t.ctx.chain, client: withLogs(t.ctx.chain.client, (logs) => logsSeen.push(...logs)) };
@@ -62,7 +68,7 @@ describe("the rewards indexer", () => {
     expect(logsSeen.some((l) => typeof l.blockTimestamp === "bigint")).toBe(true); // anvil gives them
     expect(await recorded(withTimes)).toEqual(await blockTimeOf(withTimes));
 
-    await Bun.sleep(1100);
+    await nextBlockInANewSecond();
     const withoutTimes = await fund("idx-time-2");
     const stripped = { ...t.ctx.chain, client: withLogs(t.ctx.chain.client, (logs) => logs.forEach((l) => delete l.blockTimestamp)) };
     await new RewardsIndexer({ db: t.ctx.database.db, chain: stripped, log: t.ctx.log }).catchUp();

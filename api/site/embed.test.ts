@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join, resolve } from "node:path";
+import { and, eq } from "drizzle-orm";
 import { buildSite } from "../../scripts/build-site.ts";
 import { configuredSiteDistDir } from "../env.ts";
 import { createMemoryLogger } from "../logger.ts";
@@ -119,12 +120,18 @@ describe("the embeddable board", () => {
     expect((await fetch(url, { headers: { "if-none-match": etag } })).status).toBe(304);
 
     await database.db.insert(bounties).values(bounty(2, 50n * XDC, "Checksum xdc addresses"));
-    // Until the change is announced, the cached copy is served.
-    expect(await (await fetch(url)).text()).not.toContain("Checksum xdc addresses");
-    running.ctx.changes.publish([`repo:${walletKit.id}`]);
-    const fresh = await (await fetch(url)).text();
-    expect(fresh).toContain("Checksum xdc addresses");
-    expect(fresh).toContain("3 open bounties");
+    try {
+      // Until the change is announced, the cached copy is served.
+      expect(await (await fetch(url)).text()).not.toContain("Checksum xdc addresses");
+      running.ctx.changes.publish([`repo:${walletKit.id}`]);
+      const fresh = await (await fetch(url)).text();
+      expect(fresh).toContain("Checksum xdc addresses");
+      expect(fresh).toContain("3 open bounties");
+    } finally {
+      // The other tests see the board as beforeAll made it.
+      await database.db.delete(bounties).where(and(eq(bounties.githubRepoId, walletKit.id), eq(bounties.issueNumber, 2)));
+      running.ctx.changes.publish([`repo:${walletKit.id}`]);
+    }
   });
 
   test("follows ?theme=light|dark, else the system setting without a script", async () => {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createWalletClient, http, parseEther, type Address } from "viem";
+import { createWalletClient, http, parseEther, parseUnits, type Address } from "viem";
 import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil, type AnvilOptions } from "../../scripts/lib/anvil.ts";
 import { deployContracts, type DeployResult } from "../../scripts/deploy-contracts.ts";
 import { RoxnAbi, TestUsdcAbi } from "../../contracts/artifacts/index.ts";
@@ -66,7 +66,7 @@ export async function startTestChain(options: Pick<AnvilOptions, "accounts"> = {
         await wallet.writeContract({ address: deployment.roxn, abi: RoxnAbi, functionName: "mint", args: [address, parseEther(amounts.roxn)] });
       }
       if (amounts.usdc) {
-        const units = BigInt(Math.round(Number(amounts.usdc) * 1e6));
+        const units = parseUnits(amounts.usdc, 6);
         await wallet.writeContract({ address: deployment.usdc, abi: TestUsdcAbi, functionName: "mint", args: [address, units] });
       }
     },

@@ -1,15 +1,25 @@
 import { describe, expect, test } from "bun:test";
 import { NextRun } from "./next-run.ts";
 
+/** A promise the test settles by hand: runs wait on these instead of on the clock. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
 describe("NextRun", () => {
   test("concurrent callers share runs, and each waits for a run that started after its call", async () => {
     const log: string[] = [];
     let seen = 0;
     let counter = 0;
+    const gates = [gate(), gate()];
+    let runs = 0;
     const runner = new NextRun(async () => {
       const snapshot = counter;
+      const mine = gates[runs++]!;
       log.push(`start ${snapshot}`);
-      await Bun.sleep(20);
+      await mine.opened;
       seen = snapshot;
       log.push(`end ${snapshot}`);
     });
@@ -20,8 +30,11 @@ describe("NextRun", () => {
     counter = 3;
     const third = runner.request(); // shares the queued run
     expect(second).toBe(third);
+    expect(runner.queued).toBe(true);
+    gates[0]!.open();
     await first;
     expect(seen).toBe(1);
+    gates[1]!.open();
     await Promise.all([second, third]);
     expect(seen).toBe(3); // the queued run started after the third call
     expect(log).toEqual(["start 1", "end 1", "start 3", "end 3"]);
@@ -30,23 +43,25 @@ describe("NextRun", () => {
 
   test("a failed run rejects its callers only", async () => {
     let runs = 0;
+    const release = gate();
     const runner = new NextRun(async () => {
       const run = ++runs;
-      await Bun.sleep(5);
+      await release.opened;
       if (run === 1) throw new Error("boom");
     });
     const failing = runner.request();
     const queued = runner.request();
+    release.open();
     await expect(failing).rejects.toThrow("boom");
     await expect(queued).resolves.toBeUndefined();
+    expect(runs).toBe(2);
   });
 
-  test("with a minimum gap, a queued run starts no sooner than that after the one before", async () => {
+  test("with a minimum gap, a queued run starts no sooner than that after the one before; an idle runner starts at once", async () => {
     const starts: number[] = [];
     const runner = new NextRun(
       async () => {
         starts.push(performance.now());
-        await Bun.sleep(5);
       },
       { minGapMs: 60 },
     );
@@ -54,11 +69,12 @@ describe("NextRun", () => {
     const second = runner.request();
     await Promise.all([first, second]);
     expect(starts).toHaveLength(2);
+    // A lower bound only: a loaded machine can make the gap longer, never shorter.
     expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(59);
-    // A request after a quiet spell longer than the gap runs at once.
-    await Bun.sleep(80);
-    const asked = performance.now();
-    await runner.request();
-    expect(starts[2]! - asked).toBeLessThan(30);
+    // Nothing going or queued: the next request starts its run synchronously, whatever the gap.
+    expect(runner.busy).toBe(false);
+    const third = runner.request();
+    expect(starts).toHaveLength(3);
+    await third;
   });
 });

@@ -1,31 +1,59 @@
 import { expect, test } from "bun:test";
 import { Periodic } from "./periodic.ts";
 
+/** A promise the test settles by hand: passes wait on these instead of on the clock. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** Nudges until `done()`: a nudge that lands before the loop has begun its wait is a no-op, so one may not be enough. */
+async function nudgeUntil(worker: Periodic, done: () => boolean): Promise<void> {
+  while (!done()) {
+    worker.nudge();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 test("passes repeat, a nudge cuts the wait, a failed pass is reported and the loop goes on, stop waits for the pass", async () => {
   let passes = 0;
   const errors: unknown[] = [];
   let finishedLast = false;
+  // started[n] opens when pass n+1 begins; pass 3 waits on `release` before it finishes.
+  const started = [gate(), gate(), gate(), gate()];
+  const release = gate();
   const worker = new Periodic(async () => {
     passes++;
+    started[passes - 1]?.open();
     if (passes === 2) throw new Error("boom");
     if (passes === 3) {
-      await Bun.sleep(30);
+      await release.opened;
       finishedLast = true;
     }
   }, (err) => errors.push(err));
 
-  worker.start(60_000); // only nudges move it on
-  await Bun.sleep(10);
+  worker.start(3_600_000); // an hour between passes: only nudges move it on
+  await started[0]!.opened;
   expect(passes).toBe(1);
-  worker.nudge();
-  await Bun.sleep(10);
+  await nudgeUntil(worker, () => passes >= 2);
+  await started[1]!.opened;
   expect(passes).toBe(2);
+  // The failure is reported before the loop waits again; a nudge during that wait starts pass 3.
+  while (errors.length === 0) await Promise.resolve();
   expect((errors[0] as Error).message).toBe("boom");
-  worker.nudge();
-  await Bun.sleep(5);
-  await worker.stop(); // pass 3 is in progress: stop returns once it has finished
+  await nudgeUntil(worker, () => passes >= 3);
+  await started[2]!.opened;
+  const stopping = worker.stop(); // pass 3 is in progress: stop returns once it has finished
+  let stopped = false;
+  void stopping.then(() => (stopped = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(stopped).toBe(false);
+  release.open();
+  await stopping;
   expect(finishedLast).toBe(true);
+  // Stopped: a nudge runs nothing.
   worker.nudge();
-  await Bun.sleep(10);
+  await new Promise((resolve) => setImmediate(resolve));
   expect(passes).toBe(3);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { formatEther, type Address } from "viem";
+import { formatEther, parseEther, type Address } from "viem";
 import { startTestStack, type TestStack } from "../../testing/stack.ts";
 import { call, databaseDigest, type TestSession } from "../../testing/auth.ts";
 import { securityCases } from "../../testing/security.ts";
@@ -53,6 +53,11 @@ const fund = (session: TestSession, amountXdc: unknown, options: { repo?: typeof
 };
 
 const poolInfo = async (repo = REPO) => (await call(stack.t, `/api/blockchain/pool-info/${repo.id}`)).json();
+/** A pool figure in wei: amounts are compared as integers, never as floats. */
+const xdcPool = async (repo = REPO) => parseEther((await poolInfo(repo)).xdcPoolRewards);
+/** A fresh open issue of REPO on the emulator: each test sets its bounties on issues of its own. */
+const openIssue = async (title: string) =>
+  Number((await stack.github.controls.openIssue({ repo: `${REPO.owner}/${REPO.name}`, title, author: "alice" })).issue.number);
 const settle = async () => {
   await stack.t.ctx.outbox.runOnce();
   for (const row of await stack.t.ctx.database.db.select().from(chainTransactions)) {
@@ -83,15 +88,17 @@ afterAll(() => stack?.stop());
 describe("funding a pool with XDC", () => {
   test("the net (after the 0.5% fee) lands in the pool; the fee goes to the collector", async () => {
     const collectorBefore = await stack.t.ctx.chain.client.getBalance({ address: stack.chain.feeCollector });
+    await settle();
+    const poolBefore = await xdcPool();
     const res = await fund(alice, "100");
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(body.message).toMatch(/XDC funding (submitted|confirmed)/);
     await settle();
-    expect((await poolInfo()).xdcPoolRewards).toBe("99.5");
+    expect((await xdcPool()) - poolBefore).toBe(parseEther("99.5"));
     const collectorAfter = await stack.t.ctx.chain.client.getBalance({ address: stack.chain.feeCollector });
-    expect(formatEther(collectorAfter - collectorBefore)).toBe("0.5");
+    expect(collectorAfter - collectorBefore).toBe(parseEther("0.5"));
   });
 
   test("replaying a request with the same Idempotency-Key returns the first result and funds nothing more", async () => {
@@ -168,9 +175,11 @@ describe("funding a pool with XDC", () => {
 
 describe("the daily funding limit", () => {
   test("funding-status reports the rolling window", async () => {
+    expect((await fund(alice, "2")).status).toBe(200); // a funding inside the window, whatever ran before
     const status = await (await call(stack.t, `/api/blockchain/repository/${REPO.id}/funding-status`)).json();
     expect(status.dailyLimit).toBe("1000");
-    expect(Number(status.currentTotal) + Number(status.remainingLimit)).toBe(1000);
+    expect(parseEther(status.currentTotal)).toBeGreaterThanOrEqual(parseEther("2"));
+    expect(parseEther(status.currentTotal) + parseEther(status.remainingLimit)).toBe(parseEther("1000"));
     expect(new Date(status.windowEndTime).getTime()).toBeGreaterThan(Date.now());
   });
 
@@ -190,7 +199,7 @@ describe("the daily funding limit", () => {
     expect(refused.details.remainingLimit).toBe("10");
     expect(new Date(refused.details.limitResetTime).getTime()).toBeGreaterThan(Date.now());
     await settle();
-    expect((await poolInfo(repo)).xdcPoolRewards).toBe(String(990 * 0.995));
+    expect(await xdcPool(repo)).toBe((parseEther("990") * 995n) / 1000n);
     const rows = await stack.t.ctx.database.db
       .select({ nonce: chainTransactions.nonce })
       .from(chainTransactions)
@@ -211,6 +220,9 @@ describe("funding a pool with ROXN", () => {
     expect((await noAllowance.json()).error).toBe("Insufficient ROXN allowance");
     const allowanceBefore = await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json();
     expect(allowanceBefore).toEqual({ allowance: "0" });
+    const roxnBefore = parseEther((await (await call(stack.t, "/api/token/balance", { as: alice })).json()).balance);
+    await settle();
+    const poolBefore = parseEther((await poolInfo()).roxnPoolRewards);
 
     const approved = await money(alice, "/api/blockchain/approve-roxn", { amount: "50" });
     expect(approved.status).toBe(200);
@@ -220,8 +232,10 @@ describe("funding a pool with ROXN", () => {
     const funded = await fundRoxn("50");
     expect(funded.status).toBe(200);
     await settle();
-    expect((await poolInfo()).roxnPoolRewards).toBe("49.75");
-    expect(await (await call(stack.t, "/api/token/balance", { as: alice })).json()).toEqual({ balance: "950" });
+    expect(parseEther((await poolInfo()).roxnPoolRewards) - poolBefore).toBe(parseEther("49.75"));
+    const roxnAfter = parseEther((await (await call(stack.t, "/api/token/balance", { as: alice })).json()).balance);
+    expect(roxnBefore - roxnAfter).toBe(parseEther("50"));
+    expect(await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json()).toEqual({ allowance: "0" });
   });
 
   test("above 0 and not above the balance", async () => {
@@ -235,37 +249,49 @@ describe("funding a pool with ROXN", () => {
 describe("bounties", () => {
   const allocate = (issue: number, body: Record<string, unknown>, session = alice, k = key()) =>
     money(session, `/api/blockchain/allocate-bounty/${REPO.id}/${issue}`, { githubRepoFullName: "issuepool-demo/xdc-wallet-kit", ...body }, k);
+  const issueBounty = (issue: number) => call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${issue}`);
+
+  // The pools these tests draw on: 200 XDC and 20 ROXN (net of the fee), funded here, not by another test.
+  beforeAll(async () => {
+    expect((await fund(alice, "200")).status).toBe(200);
+    expect((await money(alice, "/api/blockchain/approve-roxn", { amount: "20" })).status).toBe(200);
+    expect((await money(alice, `/api/blockchain/fund-roxn/${REPO.id}`, { roxnAmount: "20", repositoryFullName: "issuepool-demo/xdc-wallet-kit" })).status).toBe(200);
+    await settle();
+  }, 60_000);
 
   test("an XDC bounty is set, confirmed and readable; it is final", async () => {
-    const res = await allocate(1, { bountyAmount: "10", isRoxn: false });
+    const issue = await openIssue("A bounty that is final");
+    const res = await allocate(issue, { bountyAmount: "10", isRoxn: false });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toMatchObject({ status: "confirmed", message: "XDC bounty assigned" });
-    const bounty = await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/1`)).json();
+    const bounty = await (await issueBounty(issue)).json();
     expect(bounty).toMatchObject({ isRoxn: false, xdcAmount: "10", roxnAmount: "0", status: "open" });
     const pool = await poolInfo();
-    expect(pool.issues.find((i: { issueId: number }) => i.issueId === 1)).toMatchObject({ xdcAmount: "10" });
+    expect(pool.issues.find((i: { issueId: number }) => i.issueId === issue)).toMatchObject({ xdcAmount: "10" });
 
-    const again = await allocate(1, { bountyAmount: "20", isRoxn: false });
+    const again = await allocate(issue, { bountyAmount: "20", isRoxn: false });
     expect(again.status).toBe(409);
     expect((await again.json()).message).toBe("A bounty of 10.0000 XDC is already assigned. You cannot change it.");
   });
 
   test("minimums: 1 XDC, 0.0001 ROXN", async () => {
-    const low = await allocate(2, { bountyAmount: "0.5", isRoxn: false });
+    const issue = await openIssue("A small bounty");
+    const low = await allocate(issue, { bountyAmount: "0.5", isRoxn: false });
     expect(await low.json()).toMatchObject({ error: "Invalid Amount", message: "Minimum bounty must be at least 1 XDC" });
-    const lowRoxn = await allocate(2, { bountyAmount: "0.00001", isRoxn: true });
+    const lowRoxn = await allocate(issue, { bountyAmount: "0.00001", isRoxn: true });
     expect((await lowRoxn.json()).message).toBe("Minimum bounty must be at least 0.0001 ROXN");
-    const roxn = await allocate(2, { bountyAmount: "0.0001", isRoxn: true });
+    const roxn = await allocate(issue, { bountyAmount: "0.0001", isRoxn: true });
     expect(roxn.status).toBe(200);
-    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/2`)).json()).toMatchObject({ isRoxn: true, roxnAmount: "0.0001" });
+    expect(await (await issueBounty(issue)).json()).toMatchObject({ isRoxn: true, roxnAmount: "0.0001" });
   });
 
   test("cannot exceed the pool; pull requests and closed issues cannot carry bounties", async () => {
-    const pool = await poolInfo();
-    const over = await allocate(3, { bountyAmount: String(Number(pool.xdcPoolRewards) + 1), isRoxn: false });
+    const issue = await openIssue("A bounty larger than the pool");
+    const over = await allocate(issue, { bountyAmount: formatEther((await xdcPool()) + parseEther("1")), isRoxn: false });
     expect(over.status).toBe(400);
     expect((await over.json()).message).toMatch(/^Amount cannot exceed available XDC pool balance \(\d[\d,]*\.\d{4} XDC\)$/);
+    expect((await issueBounty(issue)).status).toBe(404);
     const pr = await allocate(7, { bountyAmount: "2", isRoxn: false });
     expect((await pr.json()).message).toBe("#7 is a pull request, not an issue.");
     const closed = await allocate(6, { bountyAmount: "2", isRoxn: false });
@@ -273,51 +299,63 @@ describe("bounties", () => {
   });
 
   test("issue-bounty is 404 when there is none", async () => {
-    expect((await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/8`)).status).toBe(404);
+    expect((await issueBounty(await openIssue("No bounty here"))).status).toBe(404);
   });
 
   test("only the admin pool manager may allocate", async () => {
-    expect((await allocate(4, { bountyAmount: "2", isRoxn: false }, erin)).status).toBe(403);
-    expect((await allocate(4, { bountyAmount: "2", isRoxn: false }, bob)).status).toBe(403);
+    const issue = await openIssue("Not theirs to fund");
+    expect((await allocate(issue, { bountyAmount: "2", isRoxn: false }, erin)).status).toBe(403);
+    expect((await allocate(issue, { bountyAmount: "2", isRoxn: false }, bob)).status).toBe(403);
+    expect((await issueBounty(issue)).status).toBe(404);
   });
 
   test("Contribute: a contributor registers for an issue; a pool manager is told to pick the contributor role", async () => {
-    const res = await call(stack.t, "/api/blockchain/register", { as: bob, body: { role: "contributor", issueId: 1, repoId: REPO.id } });
+    const issue = await openIssue("Someone to work on it");
+    expect((await allocate(issue, { bountyAmount: "2", isRoxn: false })).status).toBe(200);
+    const res = await call(stack.t, "/api/blockchain/register", { as: bob, body: { role: "contributor", issueId: issue, repoId: REPO.id } });
     expect(await res.json()).toMatchObject({ success: true, message: "You're now registered to contribute to this issue." });
-    const pm = await call(stack.t, "/api/blockchain/register", { as: alice, body: { role: "contributor", issueId: 1, repoId: REPO.id } });
+    const pm = await call(stack.t, "/api/blockchain/register", { as: alice, body: { role: "contributor", issueId: issue, repoId: REPO.id } });
     expect(pm.status).toBe(403);
-    const notMine = await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: 1, repoId: REPO.id, walletAddress: aliceWallet } });
+    const notMine = await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: issue, repoId: REPO.id, walletAddress: aliceWallet } });
     expect(notMine.status).toBe(403);
   });
 
   test("a bounty is paid once, to a registered user's wallet", async () => {
+    const issue = await openIssue("Paid once");
+    expect((await allocate(issue, { bountyAmount: "10", isRoxn: false })).status).toBe(200);
+    expect((await call(stack.t, "/api/blockchain/register", { as: bob, body: { role: "contributor", issueId: issue, repoId: REPO.id } })).status).toBe(200);
     const before = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
-    const stranger = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/1`, { contributorAddress: "0x00000000000000000000000000000000000000ff" });
+    const stranger = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/${issue}`, { contributorAddress: "0x00000000000000000000000000000000000000ff" });
     expect((await stranger.json()).error).toBe("Unknown contributor");
-    const paid = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/1`, { contributorAddress: `xdc${bobWallet.slice(2)}` });
+    const paid = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/${issue}`, { contributorAddress: `xdc${bobWallet.slice(2)}` });
     expect(paid.status).toBe(200);
     expect((await paid.json()).status).toBe("confirmed");
     const after = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
-    expect(formatEther(after - before)).toBe("10");
-    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/1`)).json()).toMatchObject({ status: "paid" });
+    expect(after - before).toBe(parseEther("10"));
+    expect(await (await issueBounty(issue)).json()).toMatchObject({ status: "paid" });
 
-    const twice = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/1`, { contributorAddress: bobWallet });
+    const twice = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/${issue}`, { contributorAddress: bobWallet });
     expect(twice.status).toBe(409);
     expect(await stack.t.ctx.chain.client.getBalance({ address: bobWallet })).toBe(after);
   });
 
   test("an unclaimed bounty can be cancelled back to the pool; a claimed one cannot", async () => {
-    await allocate(4, { bountyAmount: "3", isRoxn: false });
-    const poolBefore = Number((await poolInfo()).xdcPoolRewards);
-    const cancelled = await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/4`, {});
+    const unclaimed = await openIssue("Cancelled back to the pool");
+    expect((await allocate(unclaimed, { bountyAmount: "3", isRoxn: false })).status).toBe(200);
+    await settle();
+    const poolBefore = await xdcPool();
+    const cancelled = await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/${unclaimed}`, {});
     expect(cancelled.status).toBe(200);
-    expect(Number((await poolInfo()).xdcPoolRewards)).toBe(poolBefore + 3);
-    expect((await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/4`)).status).toBe(404);
+    await settle();
+    expect((await xdcPool()) - poolBefore).toBe(parseEther("3"));
+    expect((await issueBounty(unclaimed)).status).toBe(404);
 
-    await allocate(5, { bountyAmount: "3", isRoxn: false });
-    await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: 5, repoId: REPO.id } });
-    const claimed = await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/5`, {});
+    const claimedIssue = await openIssue("Someone works on this one");
+    expect((await allocate(claimedIssue, { bountyAmount: "3", isRoxn: false })).status).toBe(200);
+    expect((await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: claimedIssue, repoId: REPO.id } })).status).toBe(200);
+    const claimed = await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/${claimedIssue}`, {});
     expect(claimed.status).toBe(409);
+    expect(await (await issueBounty(claimedIssue)).json()).toMatchObject({ status: "open" });
   });
 
   securityCases(() => ({ method: "POST", path: `/api/blockchain/allocate-bounty/${REPO.id}/8`, body: { bountyAmount: "2", isRoxn: false, githubRepoFullName: "issuepool-demo/xdc-wallet-kit" } }), {
@@ -336,7 +374,7 @@ describe("wallet and user reads", () => {
   test("wallet info for a user; empty without one", async () => {
     const mine = await (await call(stack.t, "/api/wallet/info", { as: bob })).json();
     expect(mine.address).toBe(`xdc${bobWallet.slice(2)}`);
-    expect(Number(mine.balance)).toBeGreaterThan(0);
+    expect(parseEther(mine.balance)).toBe(await stack.t.ctx.chain.client.getBalance({ address: bobWallet }));
     expect(mine.tokenBalance).toBe("0");
     expect(await (await call(stack.t, "/api/wallet/info")).json()).toEqual({ address: "", balance: "0", tokenBalance: "0" });
   });
