@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq, like } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { eq, inArray, like } from "drizzle-orm";
 import { createPublicClient, encodeFunctionData, http, type Address, type PublicClient } from "viem";
 import { createTestContext, type TestContext } from "../testing/context.ts";
 import { createTestUser } from "../testing/auth.ts";
@@ -21,6 +21,14 @@ beforeAll(async () => {
 afterAll(async () => {
   t?.close();
   await chain?.stop();
+});
+// A test leaves no work behind: rows it only enqueued would otherwise be signed first by the next test's pass.
+afterEach(async () => {
+  const pending = await t.ctx.database.db
+    .select({ id: chainTransactions.id })
+    .from(chainTransactions)
+    .where(inArray(chainTransactions.status, ["queued", "signed", "sent"]));
+  for (const row of pending) await t.ctx.outbox.waitForSettled(row.id, 20_000);
 });
 
 const rewards = () => chain.deployment.repoRewards;
