@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { encodeHexLowerCase } from "@oslojs/encoding";
-import { formatEther, type Address } from "viem";
+import { parseEther, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
 import { call, type TestSession } from "../../testing/auth.ts";
 import { bounties, chainTransactions, repositories, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
@@ -14,6 +14,9 @@ let bobWallet: Address;
 let n = 0;
 const key = () => `gh-test-${n++}-${Date.now()}`;
 const HELLO = { id: 5006, fullName: "dave/hello-xdc" };
+/** The repository the tests outside the install journey work on: alice's, installed, registered and funded by beforeAll. */
+const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
+let alice: TestSession; // pool manager, admin of LITE
 
 async function register(session: TestSession, role: "poolmanager" | "contributor") {
   const res = await call(stack.t, "/api/auth/register", { as: session, body: { role, email: `${session.user.username}@example.com` } });
@@ -22,6 +25,9 @@ async function register(session: TestSession, role: "poolmanager" | "contributor
 }
 const walletOf = async (s: TestSession) => (await stack.t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, s.user.id)))[0]!.address as Address;
 const money = (s: TestSession, path: string, body: Record<string, unknown>) => call(stack.t, path, { as: s, body, headers: { "Idempotency-Key": key() } });
+
+/** A repository's XDC pool in wei, from the API. */
+const xdcPool = async (repoId: number) => parseEther((await (await call(stack.t, `/api/blockchain/pool-info/${repoId}`)).json()).xdcPoolRewards);
 
 /** The bot's comments on an issue, read back from GitHub (the emulator). */
 async function botComments(fullName: string, issue: number) {
@@ -50,30 +56,48 @@ beforeAll(async () => {
   await register(bob, "contributor");
   await stack.chain.fund(await walletOf(dave), { xdc: "200" });
   bobWallet = await walletOf(bob);
+
+  alice = await stack.signIn("alice");
+  await register(alice, "poolmanager");
+  await stack.chain.fund(await walletOf(alice), { xdc: "200" });
+  const installed = await stack.github.controls.install({ account: "alice", repositories: "all", sender: "alice" });
+  const installationId = (installed.installation as { id: number }).id;
+  expect((await call(stack.t, "/api/github/app/finalize-installation", { as: alice, body: { installationId } })).status).toBe(200);
+  const registered = await call(stack.t, "/api/repositories/register", { as: alice, body: { githubRepoId: LITE.id, githubRepoFullName: LITE.fullName } });
+  expect((await registered.json()).success).toBe(true);
+  expect((await money(alice, `/api/blockchain/repository/${LITE.id}/fund`, { amountXdc: "100", repositoryFullName: LITE.fullName })).status).toBe(200);
+  await eventually(async () => (await xdcPool(LITE.id)) === parseEther("99.5"), 15_000, "LITE pool");
 }, 120_000);
 afterAll(() => stack?.stop());
 
-describe("from installing the app to being paid for a merged fix", () => {
+/**
+ * One journey, in the order a maintainer and a contributor live it: each step needs the one before
+ * (the app installed before registering, a bounty before paying it), so they are one test.
+ */
+test("from installing the app to being paid for a merged fix, with the public figures after", async () => {
   let installationId: number;
 
-  test("the user's repositories show admin rights, and the app is not installed yet", async () => {
+  // the user's repositories show admin rights, and the app is not installed yet
+  {
     const res = await call(stack.t, "/api/github/user/repos", { as: dave });
     // It changes with the user's own actions (install, register): the browser must not reuse an old copy.
     expect(res.headers.get("Cache-Control")).toBe("private, no-store");
     const { repositories: list } = await res.json();
     const hello = list.find((r: { full_name: string }) => r.full_name === HELLO.fullName);
     expect(hello).toMatchObject({ id: HELLO.id, permissions: { admin: true }, appInstalled: false, registered: false });
-  });
+  }
 
-  test("registering without the app answers the install URL and registers nothing", async () => {
+  // registering without the app answers the install URL and registers nothing
+  {
     const res = await call(stack.t, "/api/repositories/register", { as: dave, body: { githubRepoId: HELLO.id, githubRepoFullName: HELLO.fullName } });
     const body = await res.json();
     expect(body.success).toBe(false);
     expect(body.installUrl).toStartWith(`${stack.github.webUrl}/apps/`);
     expect(await stack.t.ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, HELLO.id))).toHaveLength(0);
-  });
+  }
 
-  test("install, finalize (only the installer may), register", async () => {
+  // install, finalize (only the installer may), register
+  {
     const installed = await stack.github.controls.install({ account: "dave", repositories: "all", sender: "dave" });
     installationId = (installed.installation as { id: number }).id;
     const stranger = await call(stack.t, "/api/github/app/finalize-installation", { as: bob, body: { installationId } });
@@ -97,9 +121,10 @@ describe("from installing the app to being paid for a merged fix", () => {
     expect(mine.repositories.find((r: { full_name: string }) => r.full_name === HELLO.fullName)).toMatchObject({ appInstalled: true, registered: true });
     const pub = await (await call(stack.t, "/api/repositories/public")).json();
     expect(pub.repositories.some((r: { githubRepoFullName: string }) => r.githubRepoFullName === HELLO.fullName)).toBe(true);
-  });
+  }
 
-  test("fund, set a bounty: the bot comments once; a contributor registers and the comment says so", async () => {
+  // fund, set a bounty: the bot comments once; a contributor registers and the comment says so
+  {
     expect((await money(dave, `/api/blockchain/repository/${HELLO.id}/fund`, { amountXdc: "50", repositoryFullName: HELLO.fullName })).status).toBe(200);
     await eventually(async () => (await (await call(stack.t, `/api/blockchain/pool-info/${HELLO.id}`)).json()).xdcPoolRewards === "49.75", 15_000, "pool");
     const allocated = await money(dave, `/api/blockchain/allocate-bounty/${HELLO.id}/1`, { bountyAmount: "20", isRoxn: false, githubRepoFullName: HELLO.fullName });
@@ -115,9 +140,10 @@ describe("from installing the app to being paid for a merged fix", () => {
     expect(res.status).toBe(200);
     await eventually(async () => ((await botComments(HELLO.fullName, 1))[0]?.body.includes("@bob") ? true : undefined), 15_000, "comment update");
     expect(await botComments(HELLO.fullName, 1)).toHaveLength(1);
-  });
+  }
 
-  test("a merged pull request that fixes the issue pays the author once; the comment shows the payment", async () => {
+  // a merged pull request that fixes the issue pays the author once; the comment shows the payment
+  {
     const before = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
     const opened = await stack.github.controls.openPullRequest({ repo: HELLO.fullName, author: "bob", title: "Add a README", body: "Fixes #1\n\nWrites the README.", head: "bob:readme" });
     const prNumber = (opened.pull_request as { number: number }).number;
@@ -125,7 +151,7 @@ describe("from installing the app to being paid for a merged fix", () => {
 
     await eventually(async () => (await stack.t.ctx.chain.client.getBalance({ address: bobWallet })) > before, 20_000, "payout");
     const after = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
-    expect(formatEther(after - before)).toBe("20");
+    expect(after - before).toBe(parseEther("20"));
     const [paid] = await eventually(async () => {
       const rows = await stack.t.ctx.database.db.select().from(bounties).where(and(eq(bounties.githubRepoId, HELLO.id), eq(bounties.issueNumber, 1)));
       return rows[0]?.status === "paid" ? rows : undefined;
@@ -150,8 +176,32 @@ describe("from installing the app to being paid for a merged fix", () => {
       .from(chainTransactions)
       .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, HELLO.id)));
     expect(payouts).toHaveLength(1);
-  }, 60_000);
-});
+  }
+
+  // the unified repository holds real figures
+  {
+    const unified = await (await call(stack.t, `/api/public/unified-repo/${HELLO.fullName}`)).json();
+    expect(unified).toMatchObject({ registered: true, managed: true, repoId: HELLO.id });
+    expect(unified.blockchain.contractAddress).toMatch(/^xdc[0-9a-fA-F]{40}$/);
+    expect(unified.stats.rewardsPaid).toBe(1);
+    expect(unified.stats.paidTotals.XDC).toBe("20");
+    expect(unified.stats.claims).toBe(1);
+    expect(unified.stats.contributors).toBeGreaterThanOrEqual(2); // dave (admin) and bob (merged PR)
+    expect(unified.price).toEqual({ xdcUsd: null, source: null });
+    expect(unified.bounties).toEqual([]);
+  }
+
+  // badges: pool and issue
+  {
+    const svg = await call(stack.t, `/api/badges/${HELLO.fullName}.svg`);
+    expect(svg.headers.get("content-type")).toContain("image/svg+xml");
+    const text = await svg.text();
+    expect(text).toStartWith("<svg");
+    expect(text).toContain("XDC pool");
+    const issue = await (await call(stack.t, `/api/badges/${HELLO.fullName}/issues/1.json`)).json();
+    expect(issue).toMatchObject({ schemaVersion: 1, label: "bounty", message: "20.00 XDC · paid" });
+  }
+}, 120_000);
 
 describe("webhook intake", () => {
   test("a bad or missing signature is 401 and nothing is stored", async () => {
@@ -222,88 +272,72 @@ describe("rights and privacy", () => {
   });
 
   test("a repository made public or private on GitHub follows at once", async () => {
-    await stack.github.controls.setRepositoryVisibility({ repo: HELLO.fullName, visibility: "private", actor: "dave" });
-    await eventually(async () => {
-      const pub = await (await call(stack.t, "/api/repositories/public")).json();
-      return pub.repositories.some((r: { id: number }) => r.id === HELLO.id) ? undefined : true;
-    }, 15_000, "made private");
-    await stack.github.controls.setRepositoryVisibility({ repo: HELLO.fullName, visibility: "public", actor: "dave" });
-    await eventually(async () => {
-      const pub = await (await call(stack.t, "/api/repositories/public")).json();
-      return pub.repositories.some((r: { id: number }) => r.id === HELLO.id) ? true : undefined;
-    }, 15_000, "made public");
-  });
-});
-
-describe("public data", () => {
-  test("the unified repository holds real figures", async () => {
-    const unified = await (await call(stack.t, `/api/public/unified-repo/${HELLO.fullName}`)).json();
-    expect(unified).toMatchObject({ registered: true, managed: true, repoId: HELLO.id });
-    expect(unified.blockchain.contractAddress).toMatch(/^xdc[0-9a-fA-F]{40}$/);
-    expect(unified.stats.rewardsPaid).toBe(1);
-    expect(unified.stats.paidTotals.XDC).toBe("20");
-    expect(unified.stats.claims).toBe(1);
-    expect(unified.stats.contributors).toBeGreaterThanOrEqual(2); // dave (admin) and bob (merged PR)
-    expect(unified.price).toEqual({ xdcUsd: null, source: null });
-    expect(unified.bounties).toEqual([]);
-  });
-
-  test("badges: pool and issue", async () => {
-    const svg = await call(stack.t, `/api/badges/${HELLO.fullName}.svg`);
-    expect(svg.headers.get("content-type")).toContain("image/svg+xml");
-    const text = await svg.text();
-    expect(text).toStartWith("<svg");
-    expect(text).toContain("XDC pool");
-    const issue = await (await call(stack.t, `/api/badges/${HELLO.fullName}/issues/1.json`)).json();
-    expect(issue).toMatchObject({ schemaVersion: 1, label: "bounty", message: "20.00 XDC · paid" });
+    const listed = async () => (await (await call(stack.t, "/api/repositories/public")).json()).repositories.some((r: { id: number }) => r.id === LITE.id);
+    expect(await listed()).toBe(true);
+    try {
+      await stack.github.controls.setRepositoryVisibility({ repo: LITE.fullName, visibility: "private", actor: "alice" });
+      await eventually(async () => ((await listed()) ? undefined : true), 15_000, "made private");
+    } finally {
+      await stack.github.controls.setRepositoryVisibility({ repo: LITE.fullName, visibility: "public", actor: "alice" });
+    }
+    await eventually(async () => ((await listed()) ? true : undefined), 15_000, "made public");
   });
 });
 
 describe("commands in issue comments, and issues closed as not planned", () => {
-  const latestBotReply = async (issue: number) => (await botComments(HELLO.fullName, issue)).at(-1)?.body ?? "";
+  const latestBotReply = async (issue: number) => (await botComments(LITE.fullName, issue)).at(-1)?.body ?? "";
 
   test("/bounty by the pool manager sets a bounty; /attempt registers a contributor; bad commands get a reply", async () => {
-    const opened = await stack.github.controls.openIssue({ repo: HELLO.fullName, title: "Add a license", author: "dave" });
+    const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: "Add a license", author: "alice" });
     const number = (opened.issue as { number: number }).number;
 
-    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "bob", body: "/bounty 5 XDC" });
+    await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "bob", body: "/bounty 5 XDC" });
     await eventually(async () => ((await latestBotReply(number)).includes("Only a pool manager") ? true : undefined), 15_000, "refusal");
 
-    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "dave", body: "/bounty five XDC" });
+    await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "alice", body: "/bounty five XDC" });
     await eventually(async () => ((await latestBotReply(number)).includes("Usage: `/bounty <amount>") ? true : undefined), 15_000, "usage");
 
-    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "dave", body: "/bounty 0.5 XDC" });
+    await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "alice", body: "/bounty 0.5 XDC" });
     await eventually(async () => ((await latestBotReply(number)).includes("Minimum bounty must be at least 1 XDC") ? true : undefined), 15_000, "minimum");
 
-    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "dave", body: "/bounty 5 XDC\nfor whoever picks this up" });
+    await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "alice", body: "/bounty 5 XDC\nfor whoever picks this up" });
     const bounty = await eventually(async () => {
-      const res = await call(stack.t, `/api/blockchain/issue-bounty/${HELLO.id}/${number}`);
+      const res = await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${number}`);
       return res.status === 200 ? await res.json() : undefined;
     }, 20_000, "bounty");
     expect(bounty).toMatchObject({ xdcAmount: "5", status: "open" });
 
-    await stack.github.controls.addComment({ repo: HELLO.fullName, number, author: "bob", body: "/attempt" });
-    await eventually(async () => ((await botComments(HELLO.fullName, number)).some((c) => c.body.includes("@bob") && c.body.includes("Issuepool bounty")) ? true : undefined), 15_000, "attempt");
+    await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "bob", body: "/attempt" });
+    await eventually(async () => ((await botComments(LITE.fullName, number)).some((c) => c.body.includes("@bob") && c.body.includes("Issuepool bounty")) ? true : undefined), 15_000, "attempt");
   }, 60_000);
 
   test("an issue closed as not planned returns its bounty to the pool", async () => {
-    const opened = await stack.github.controls.openIssue({ repo: HELLO.fullName, title: "Port to Rust", author: "dave" });
+    const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: "Port to Rust", author: "alice" });
     const number = (opened.issue as { number: number }).number;
-    const pool = async () => Number((await (await call(stack.t, `/api/blockchain/pool-info/${HELLO.id}`)).json()).xdcPoolRewards);
-    expect((await money(dave, `/api/blockchain/allocate-bounty/${HELLO.id}/${number}`, { bountyAmount: "3", isRoxn: false, githubRepoFullName: HELLO.fullName })).status).toBe(200);
+    const pool = () => xdcPool(LITE.id);
+    expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${number}`, { bountyAmount: "3", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
     const before = await pool();
-    await stack.github.controls.closeIssue({ repo: HELLO.fullName, number, reason: "not_planned", actor: "dave" });
-    await eventually(async () => ((await pool()) === before + 3 ? true : undefined), 20_000, "refund to pool");
-    expect((await call(stack.t, `/api/blockchain/issue-bounty/${HELLO.id}/${number}`)).status).toBe(404);
+    await stack.github.controls.closeIssue({ repo: LITE.fullName, number, reason: "not_planned", actor: "alice" });
+    await eventually(async () => ((await pool()) === before + parseEther("3") ? true : undefined), 20_000, "refund to pool");
+    expect((await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${number}`)).status).toBe(404);
   }, 60_000);
 
   test("comments by bots are ignored", async () => {
+    // The bot's own comment (it announces a new bounty) comes back as an issue_comment webhook: it is not read as a command.
+    const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: "Bot comments are not commands", author: "alice" });
+    const number = (opened.issue as { number: number }).number;
+    expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${number}`, { bountyAmount: "2", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
+    await eventually(async () => ((await botComments(LITE.fullName, number)).length > 0 ? true : undefined), 15_000, "bot comment");
     await stack.github.controls.settle();
     const fromBot = await eventually(async () => {
       const deliveries = await stack.t.ctx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.event, "issue_comment"));
-      const bots = deliveries.filter((d) => JSON.parse(d.payload).comment.user.type === "Bot");
+      const bots = deliveries.filter((d) => {
+        const payload = JSON.parse(d.payload);
+        return payload.comment.user.type === "Bot" && payload.issue.number === number && payload.repository.id === LITE.id;
+      });
       return bots.length > 0 && bots.every((d) => d.status !== "pending" && d.status !== "processing") ? bots : undefined;
     }, 15_000, "bot deliveries processed");
+    expect(fromBot.length).toBeGreaterThan(0);
     expect(fromBot.every((d) => d.status === "ignored")).toBe(true);
   });
 });
