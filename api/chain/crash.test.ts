@@ -24,7 +24,7 @@ import { submitAllocation } from "../services/money/bounties.ts";
 import { call, createTestUser, type TestSession } from "../testing/auth.ts";
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
 import { createChainAccess } from "./clients.ts";
-import { Outbox } from "./outbox.ts";
+import { Outbox, SIGNER_LEASE_MS } from "./outbox.ts";
 
 const PAYOUTS = 50;
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
@@ -35,6 +35,11 @@ const bountyAmount = (i: number) => `1.${String(i).padStart(2, "0")}`;
 
 let stack: ProcessStack;
 let server: ServerProcess | undefined;
+/**
+ * How long setting up the 50 bounties took on this machine, now: the yardstick for the deadlines below,
+ * so a busy machine (CI beside other work) gets proportionally more time instead of a fixed guess.
+ */
+let setupMs = 0;
 let alice: TestSession & { wallet: Address };
 const contributors: Address[] = [];
 
@@ -64,6 +69,7 @@ beforeAll(async () => {
   await settleInProcess();
 
   // 50 open bounties, each for a different registered contributor.
+  const setupStarted = Date.now();
   for (let i = 0; i < PAYOUTS; i++) {
     const user = await createTestUser(t, { role: "contributor" });
     const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, user.id));
@@ -84,7 +90,8 @@ beforeAll(async () => {
     ),
   );
   await settleInProcess();
-}, 60_000);
+  setupMs = Date.now() - setupStarted;
+}, 300_000);
 
 afterAll(async () => {
   await stack?.stop();
@@ -141,8 +148,13 @@ describe("SIGKILL while 50 payouts are in flight", () => {
       const log = await Bun.file(stack.logFile).text().catch(() => "");
       console.error(`server log (tail):\n${log.split("\n").slice(-40).join("\n")}`);
       throw err;
+    } finally {
+      // Whatever happened, no server process outlives this test: a leftover one would keep sending from the
+      // operator's key while the next tests count its nonces.
+      await server?.kill();
+      server = undefined;
     }
-  }, 120_000);
+  }, 600_000);
 });
 
 async function killAndRecover(): Promise<void> {
@@ -164,7 +176,8 @@ async function killAndRecover(): Promise<void> {
       (err: unknown) => ({ error: String(err) }),
     ),
   );
-  const killBy = Date.now() + 20_000;
+  // Kill mid-flight: at the latest once the payouts had as long as the whole setup took.
+  const killBy = Date.now() + Math.max(5_000, setupMs);
   for (;;) {
     const rows = await payoutRows();
     const confirmed = rows.filter((r) => r.status === "confirmed").length;
@@ -193,7 +206,9 @@ async function killAndRecover(): Promise<void> {
   server = await stack.spawn();
   expect(server.pid).not.toBe(firstPid);
   const restartedAt = Date.now();
-  const deadline = Date.now() + 50_000;
+  // The restarted process first waits out the dead one's signer lease, then sends at most 50 payouts: as
+  // long as the 50 allocations of the setup took, three times over for the retries and receipts.
+  const deadline = Date.now() + SIGNER_LEASE_MS + 3 * setupMs + 10_000;
   const recorded = new Set(atKill.map((r) => r.issueNumber));
   const retrying = Array.from({ length: PAYOUTS }, (_, i) => i).filter((i) => i < PAYOUTS / 2 || !recorded.has(FIRST_ISSUE + i));
   const retried = new Map(await Promise.all(retrying.map(async (i) => [i, await payUntilConfirmed(i, deadline)] as const)));

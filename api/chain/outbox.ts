@@ -72,7 +72,7 @@ export interface OutboxDeps {
 }
 
 /** A signer's pass holds this lease; a pass takes far less, and a crashed process's lease lapses after it. */
-const SIGNER_LEASE_MS = 10_000;
+export const SIGNER_LEASE_MS = 10_000;
 /** Rows signed in one pass, at most. */
 const BATCH_LIMIT = 50;
 /** Sent rows looked at in one receipt pass, at most. */

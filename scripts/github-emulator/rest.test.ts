@@ -185,43 +185,51 @@ describe("issues and pull requests", () => {
 });
 
 describe("issue comments", () => {
-  const path = "/repos/issuepool-demo/xdc-wallet-kit/issues/2/comments";
+  // Each test comments on an issue of its own, in a repository the issue-list tests do not read.
+  const REPO = "issuepool-demo/contract-audit-tools";
+  const freshIssue = async () => Number((await w.emulator.controls.openIssue({ repo: REPO, title: "Comments go here", author: "alice" })).issue.number);
+  const commentsOf = (issue: number) => `/repos/${REPO}/issues/${issue}/comments`;
 
   test("users create, read and list comments", async () => {
+    const issue = await freshIssue();
+    const path = commentsOf(issue);
     const created = await api(w.emulator, path, { token: tokens.dave, method: "POST", body: { body: "I can take this." } });
     expect(created.status).toBe(201);
     const comment = await created.json();
     expect(comment).toMatchObject({ body: "I can take this.", user: { login: "dave", type: "User" }, author_association: "NONE", performed_via_github_app: null });
-    expect(comment.html_url).toBe(`${w.emulator.webUrl}/issuepool-demo/xdc-wallet-kit/issues/2#issuecomment-${comment.id}`);
+    expect(comment.html_url).toBe(`${w.emulator.webUrl}/${REPO}/issues/${issue}#issuecomment-${comment.id}`);
     expect(created.headers.get("location")).toBe(comment.url);
-    expect((await get(`/repos/issuepool-demo/xdc-wallet-kit/issues/comments/${comment.id}`)).body.body).toBe("I can take this.");
+    expect((await get(`/repos/${REPO}/issues/comments/${comment.id}`)).body.body).toBe("I can take this.");
     expect((await get(path)).body.map((c: { id: number }) => c.id)).toContain(comment.id);
-    expect((await get("/repos/issuepool-demo/xdc-wallet-kit/issues/2")).body.comments).toBe(1);
+    expect((await get(`/repos/${REPO}/issues/${issue}`)).body.comments).toBe(1);
   });
 
   test("an empty body is a 422 and anonymous callers get 401", async () => {
+    const path = commentsOf(await freshIssue());
     expect((await api(w.emulator, path, { token: tokens.dave, method: "POST", body: { body: "" } })).status).toBe(422);
     expect((await api(w.emulator, path, { method: "POST", body: { body: "x" } })).status).toBe(401);
   });
 
   test("only the author (or someone with push access) may edit", async () => {
+    const path = commentsOf(await freshIssue());
     const comment = await (await api(w.emulator, path, { token: tokens.bob, method: "POST", body: { body: "first" } })).json();
-    const edit = (token: string, body: string) => api(w.emulator, `/repos/issuepool-demo/xdc-wallet-kit/issues/comments/${comment.id}`, { token, method: "PATCH", body: { body } });
+    const edit = (token: string, body: string) => api(w.emulator, `/repos/${REPO}/issues/comments/${comment.id}`, { token, method: "PATCH", body: { body } });
     expect((await edit(tokens.bob, "second")).status).toBe(200);
     const refused = await edit(tokens.dave, "vandalism");
     expect(refused.status).toBe(403);
-    expect((await get(`/repos/issuepool-demo/xdc-wallet-kit/issues/comments/${comment.id}`)).body.body).toBe("second");
+    expect((await get(`/repos/${REPO}/issues/comments/${comment.id}`)).body.body).toBe("second");
   });
 
   test("an installation token comments as the app's bot user", async () => {
     const installation = await w.emulator.controls.install({ account: "issuepool-demo", repositories: "all", sender: "alice" });
     const token = await installationToken(w, installation.installation.id as number);
+    const path = commentsOf(await freshIssue());
     const comment = await (await api(w.emulator, path, { token, method: "POST", body: { body: "Bounty: 100 XDC" } })).json();
     expect(comment.user).toMatchObject({ login: `${APP_SLUG}[bot]`, type: "Bot" });
     expect(comment.performed_via_github_app).toMatchObject({ slug: APP_SLUG });
-    const edited = await api(w.emulator, `/repos/issuepool-demo/xdc-wallet-kit/issues/comments/${comment.id}`, { token, method: "PATCH", body: { body: "Bounty: 150 XDC" } });
+    const edited = await api(w.emulator, `/repos/${REPO}/issues/comments/${comment.id}`, { token, method: "PATCH", body: { body: "Bounty: 150 XDC" } });
     expect((await edited.json()).body).toBe("Bounty: 150 XDC");
-    const byStranger = await api(w.emulator, `/repos/issuepool-demo/xdc-wallet-kit/issues/comments/${comment.id}`, { token: tokens.dave, method: "PATCH", body: { body: "mine now" } });
+    const byStranger = await api(w.emulator, `/repos/${REPO}/issues/comments/${comment.id}`, { token: tokens.dave, method: "PATCH", body: { body: "mine now" } });
     expect(byStranger.status).toBe(403);
   });
 });
