@@ -5,7 +5,7 @@
  * we can (root on Debian); otherwise we stop and say how. Browser tests are
  * never skipped.
  *
- *   npm test                  everything
+ *   npm test                  everything (type check, bun test in random order, browser journeys)
  *   npm test -- --unit        bun test only
  *   npm test -- --e2e [args]  Playwright only (args go to Playwright)
  */
@@ -52,8 +52,12 @@ try {
   await buildSite();
   let failed = false;
   if (!e2eOnly) {
-    console.log("\n== Unit and integration tests (bun test) ==\n");
-    failed = (await run([process.execPath, "test", ...(unitOnly ? passThrough : [])])) !== 0 || failed;
+    console.log("\n== Type check (tsc --noEmit) ==\n");
+    failed = (await run(["node", join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit"])) !== 0 || failed;
+    // In random order, so a test that leans on another one's leftovers fails here rather than some day on CI.
+    // The run prints its --seed; `npm test -- --unit --seed=N` replays that order.
+    console.log("\n== Unit and integration tests (bun test, random order) ==\n");
+    failed = (await run([process.execPath, "test", "--randomize", ...(unitOnly ? passThrough : [])])) !== 0 || failed;
   }
   if (!unitOnly) {
     console.log("\n== Browser journeys (Playwright, Chromium) ==\n");

@@ -37,7 +37,7 @@ const fundPool = (repoId: number) => encodeFunctionData({ abi: RepoRewardsAbi, f
 
 describe("the rewards indexer", () => {
   test("requests' catch-ups and the background pass share their runs: no block is indexed twice at once", async () => {
-    const repoId = 4242;
+    const repoId = 4201; // each test funds and reads a repository of its own
     await t.ctx.database.db.insert(repositories).values({ githubRepoId: repoId, fullName: "o/idx", fullNameKey: "o/idx", owner: "o", name: "idx", htmlUrl: "http://gh/o/idx" });
     for (let i = 0; i < 5; i++) await operatorSends(`idx-fund-${i}`, fundPool(repoId), parseEther("2"));
     const published: string[][] = [];
@@ -52,7 +52,7 @@ describe("the rewards indexer", () => {
   }, 60_000);
 
   test("block times come from the logs when the node gives them, from the blocks otherwise", async () => {
-    const repoId = 4242;
+    const repoId = 4202;
     const fund = async (key: string) => (await operatorSends(key, fundPool(repoId), parseEther("1"))).txHash!;
     const blockTimeOf = async (hash: string) => {
       const receipt = await t.ctx.chain.client.getTransactionReceipt({ hash: hash as `0x${string}` });
@@ -98,7 +98,7 @@ describe("a fresh look at the chain", () => {
     await indexer.catchUp();
     await slow.client.getBlockNumber(); // cached now
     const operator = createWalletClient({ account: t.ctx.chain.operator, chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
-    const hash = await operator.writeContract({ address: chain.deployment.repoRewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [4242n], value: parseEther("1") });
+    const hash = await operator.writeContract({ address: chain.deployment.repoRewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [4203n], value: parseEther("1") });
     await t.ctx.chain.client.waitForTransactionReceipt({ hash, pollingInterval: 10 });
     await indexer.catchUp();
     expect(await t.ctx.database.db.select().from(chainEvents).where(eq(chainEvents.txHash, hash))).toHaveLength(1);
@@ -107,12 +107,14 @@ describe("a fresh look at the chain", () => {
 
 describe("the mirrored bounties", () => {
   test("equal the contract's view after allocations, payments, cancellations and a new allocation, however batched", async () => {
-    const repoId = 4242n;
+    const repoId = 4204n;
     const rewards = chain.deployment.repoRewards;
     const send = (key: string, data: Hex) => operatorSends(key, data);
     const allocate = (issue: bigint, currency: number, amount: bigint) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [repoId, issue, currency, amount] });
     const contributor = "0x00000000000000000000000000000000000000e1";
+    await t.ctx.database.db.insert(repositories).values({ githubRepoId: Number(repoId), fullName: "o/mirror", fullNameKey: "o/mirror", owner: "o", name: "mirror", htmlUrl: "http://gh/o/mirror" });
     const indexer = new RewardsIndexer({ db: t.ctx.database.db, chain: t.ctx.chain, log: t.ctx.log });
+    await operatorSends("m-fund", encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [repoId] }), parseEther("10"));
     await send("m-a1", allocate(1n, 0, parseEther("1")));
     await send("m-a2", allocate(2n, 0, parseEther("2")));
     await indexer.catchUp(); // a batch with allocations only
