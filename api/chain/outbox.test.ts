@@ -8,7 +8,7 @@ import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, walletNonces, workerLeases } from "../../db/schema/index.ts";
 import { walletOfUser } from "../services/wallets/custodial.ts";
 import { createChainAccess } from "./clients.ts";
-import { Outbox, type OutboxRequest } from "./outbox.ts";
+import { Outbox, REBROADCAST_AFTER_MS, type OutboxRequest } from "./outbox.ts";
 
 let chain: TestChain;
 let t: TestContext;
@@ -257,5 +257,44 @@ describe("idempotency at the database level", () => {
       (err: unknown) => err,
     );
     expect(String((error as { cause?: Error })?.cause?.message)).toContain("UNIQUE constraint failed");
+  });
+});
+
+describe("the node forgets a sent transaction (docs/money-faults.md)", () => {
+  /**
+   * A node restart empties its pool: a transaction the outbox sent is gone, with no receipt ever coming.
+   * After REBROADCAST_AFTER_MS the receipt pass sends the same raw transaction again (never a new
+   * signature, never a new nonce), and it confirms once.
+   */
+  test("the same signed transaction is sent again and confirms once, with its nonce", async () => {
+    const start = await operatorNonce();
+    await chain.rpc("evm_setAutomine", [false]);
+    try {
+      const { tx } = await t.ctx.outbox.submit(setManager(700n, "0x00000000000000000000000000000000000000f1"), { timeoutMs: 0 });
+      const sent = await t.ctx.outbox.advance(tx.id);
+      expect(sent).toMatchObject({ status: "sent", nonce: start });
+      expect(JSON.stringify(await chain.rpc("txpool_content"))).toContain(sent.txHash!); // waiting in the node's pool
+
+      await chain.rpc("anvil_dropAllTransactions"); // the node forgot it
+      await chain.rpc("evm_setAutomine", [true]);
+      await chain.rpc("evm_mine");
+      expect(await t.ctx.chain.client.getTransactionReceipt({ hash: sent.txHash as `0x${string}` }).catch(() => null)).toBeNull();
+
+      // Not yet due: the pass waits, as for a slow block, and sends nothing.
+      await t.ctx.outbox.advance(sent.id);
+      expect(await operatorNonce()).toBe(start);
+      // The clock moved past the re-broadcast delay (the row's own record of when it was sent, moved back).
+      await t.ctx.database.db
+        .update(chainTransactions)
+        .set({ sentAt: new Date(Date.now() - REBROADCAST_AFTER_MS - 1_000) })
+        .where(eq(chainTransactions.id, sent.id));
+      const settled = await t.ctx.outbox.waitForSettled(sent.id, REBROADCAST_AFTER_MS);
+      expect(settled).toMatchObject({ status: "confirmed", nonce: start, txHash: sent.txHash, rawTx: sent.rawTx });
+      expect(await operatorNonce()).toBe(start + 1);
+      const mined = await t.ctx.chain.client.getTransaction({ hash: sent.txHash as `0x${string}` });
+      expect(mined.nonce).toBe(start);
+    } finally {
+      await chain.rpc("evm_setAutomine", [true]);
+    }
   });
 });

@@ -78,7 +78,7 @@ const BATCH_LIMIT = 50;
 /** Sent rows looked at in one receipt pass, at most. */
 const RECEIPT_BATCH = 200;
 /** Re-broadcast a sent transaction the node has lost after this long. */
-const REBROADCAST_AFTER_MS = 30_000;
+export const REBROADCAST_AFTER_MS = 30_000;
 const GAS_PRICE_TTL_MS = 5_000;
 const MAX_QUEUED_ATTEMPTS = 20;
 
