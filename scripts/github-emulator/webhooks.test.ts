@@ -48,9 +48,11 @@ describe("delivery", () => {
   });
 
   test("every delivery is recorded with status, response and duration; ids are unique", async () => {
+    const { deliveryIds } = await w.emulator.controls.openIssue({ repo: "issuepool-demo/xdc-wallet-kit", title: "Recorded", author: "erin" });
     const ids = w.emulator.deliveries.map((d) => d.id);
+    expect(ids.length).toBeGreaterThan(0);
     expect(new Set(ids).size).toBe(ids.length);
-    const last = w.emulator.deliveries.at(-1)!;
+    const last = w.emulator.deliveries.find((d) => d.id === deliveryIds.at(-1))!;
     expect(last).toMatchObject({ status: 200, response: "ok", attempts: [{ status: 200 }] });
     expect(typeof last.durationMs).toBe("number");
     expect(last.body).toBe(JSON.stringify(last.payload));
