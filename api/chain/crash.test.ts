@@ -16,13 +16,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray } from "drizzle-orm";
-import { encodeFunctionData, parseEther, parseEventLogs, type Address, type Hex } from "viem";
+import { encodeFunctionData, parseEther, parseEventLogs, type Address } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { chainTransactions, wallets, type ChainTransaction } from "../../db/schema/index.ts";
+import { chainTransactions, wallets } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
 import { call, createTestUser, type TestSession } from "../testing/auth.ts";
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
+import { countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess } from "../testing/crash.ts";
 import { createChainAccess } from "./clients.ts";
 import { Outbox, SIGNER_LEASE_MS } from "./outbox.ts";
 
@@ -43,16 +44,6 @@ let setupMs = 0;
 let alice: TestSession & { wallet: Address };
 const contributors: Address[] = [];
 
-/** Drives the in-process outbox until nothing is left to do (setup only: no server process runs yet). */
-async function settleInProcess(): Promise<void> {
-  for (const row of await stack.t.ctx.database.db.select().from(chainTransactions)) {
-    if (row.status === "queued" || row.status === "signed" || row.status === "sent") {
-      const settled = await stack.t.ctx.outbox.waitForSettled(row.id, 20_000);
-      if (settled.status !== "confirmed") throw new Error(`setup transaction ${row.kind} ended ${settled.status}: ${settled.error}`);
-    }
-  }
-}
-
 beforeAll(async () => {
   stack = await startProcessStack();
   const { t } = stack;
@@ -66,7 +57,7 @@ beforeAll(async () => {
     headers: { "Idempotency-Key": "crash-test-fund-pool" },
   });
   expect(funded.status).toBe(200);
-  await settleInProcess();
+  await settleInProcess(stack);
 
   // 50 open bounties, each for a different registered contributor.
   const setupStarted = Date.now();
@@ -89,7 +80,7 @@ beforeAll(async () => {
       }),
     ),
   );
-  await settleInProcess();
+  await settleInProcess(stack);
   setupMs = Date.now() - setupStarted;
 }, 300_000);
 
@@ -112,32 +103,11 @@ function requestPayout(i: number): Promise<Response> {
 
 type Outcome = { status: number; body?: { status?: string; transactionHash?: string; message?: string } } | { error: string };
 
-/** The client's retry loop: the same key until the answer is "confirmed". Anything but 200/503 or a dropped connection is a failure. */
-async function payUntilConfirmed(i: number, deadline: number): Promise<{ transactionHash: string; tries: number }> {
-  for (let tries = 1; ; tries++) {
-    let last: string;
-    try {
-      const res = await requestPayout(i);
-      const body = (await res.json()) as { status?: string; transactionHash?: string; message?: string };
-      if (res.status === 200 && body.status === "confirmed") return { transactionHash: body.transactionHash!, tries };
-      if (res.status !== 200 && res.status !== 503) throw new Error(`payout ${i}: unexpected ${res.status} ${JSON.stringify(body)}`);
-      last = `${res.status} ${body.status ?? body.message}`;
-    } catch (err) {
-      if (String(err).includes("unexpected")) throw err;
-      last = String(err);
-    }
-    if (Date.now() > deadline) throw new Error(`payout ${i} not confirmed in time (last answer: ${last})`);
-    await Bun.sleep(200);
-  }
-}
-
 const payoutRows = () =>
   stack.t.ctx.database.db
     .select()
     .from(chainTransactions)
     .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, REPO.id)));
-
-const countBy = (rows: ChainTransaction[]) => rows.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
 
 describe("SIGKILL while 50 payouts are in flight", () => {
   test("after a restart every bounty is paid exactly once, nothing is lost, no nonce is skipped or reused", async () => {
@@ -176,21 +146,10 @@ async function killAndRecover(): Promise<void> {
       (err: unknown) => ({ error: String(err) }),
     ),
   );
-  // Kill mid-flight: at the latest once the payouts had as long as the whole setup took.
-  const killBy = Date.now() + Math.max(5_000, setupMs);
-  for (;;) {
-    const rows = await payoutRows();
-    const confirmed = rows.filter((r) => r.status === "confirmed").length;
-    const midway = rows.some((r) => r.status === "signed" || r.status === "sent");
-    // The outbox signs a signer's waiting rows together and sends them in nonce order: kill in the middle of
-    // such a batch (many rows signed, some of them already at the node), or as late as a batch still allows.
-    const inBatch = rows.filter((r) => r.status === "signed" || r.status === "sent").length;
-    if (inBatch >= 10 || (midway && confirmed >= 1) || confirmed >= 25 || Date.now() > killBy) break;
-    await Bun.sleep(1);
-  }
-  await server.kill();
+  // The outbox signs a signer's waiting rows together and sends them in nonce order: kill in the middle of such a
+  // batch, at the latest once the payouts had as long as the whole setup took.
+  const atKill = await killMidFlight(server, payoutRows, PAYOUTS, Math.max(5_000, setupMs));
   const killedAt = Date.now();
-  const atKill = await payoutRows();
   const answered = await Promise.all(inFlight);
   const byState = countBy(atKill);
   const dropped = answered.filter((a) => "error" in a).length;
@@ -211,7 +170,7 @@ async function killAndRecover(): Promise<void> {
   const deadline = Date.now() + SIGNER_LEASE_MS + 3 * setupMs + 10_000;
   const recorded = new Set(atKill.map((r) => r.issueNumber));
   const retrying = Array.from({ length: PAYOUTS }, (_, i) => i).filter((i) => i < PAYOUTS / 2 || !recorded.has(FIRST_ISSUE + i));
-  const retried = new Map(await Promise.all(retrying.map(async (i) => [i, await payUntilConfirmed(i, deadline)] as const)));
+  const retried = new Map(await Promise.all(retrying.map(async (i) => [i, await retryUntilConfirmed(`payout ${i}`, () => requestPayout(i), deadline)] as const)));
   for (;;) {
     const rows = await payoutRows();
     if (rows.length === PAYOUTS && rows.every((r) => r.status === "confirmed")) break;
@@ -250,11 +209,7 @@ async function killAndRecover(): Promise<void> {
   expect(await client.getTransactionCount({ address: operator })).toBe(lastNonce + 1);
   expect(rows.map((r) => r.nonce!).sort((a, b) => a - b)).toEqual(Array.from({ length: PAYOUTS }, (_, i) => firstNonce + i));
   const latest = await client.getBlockNumber();
-  const sent: { nonce: number; hash: Hex }[] = [];
-  for (let n = firstBlock; n <= latest; n++) {
-    const block = await client.getBlock({ blockNumber: n, includeTransactions: true });
-    for (const tx of block.transactions) if (tx.from.toLowerCase() === operator.toLowerCase()) sent.push({ nonce: tx.nonce, hash: tx.hash });
-  }
+  const sent = await sentOnChain(client, operator, firstBlock);
   expect(sent.map((s) => s.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: PAYOUTS }, (_, i) => firstNonce + i));
   // Each mined transaction is the one the outbox signed and stored before broadcasting (never signed a second time).
   for (const { nonce, hash } of sent) expect(rows.find((r) => r.nonce === nonce)!.txHash).toBe(hash);
