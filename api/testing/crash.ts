@@ -40,7 +40,12 @@ export async function killMidFlight(server: ServerProcess, rows: () => Promise<C
 }
 
 /** The site's retry loop: the same request (and key) until the answer is "confirmed"; 200 and 503 are answers, anything else fails. */
-export async function retryUntilConfirmed(what: string, send: () => Promise<Response>, deadline: number): Promise<{ transactionHash: string; tries: number }> {
+export async function retryUntilConfirmed(
+  what: string,
+  send: () => Promise<Response>,
+  deadline: number,
+  intervalMs = 200,
+): Promise<{ transactionHash: string; tries: number }> {
   for (let tries = 1; ; tries++) {
     let last: string;
     try {
@@ -54,7 +59,7 @@ export async function retryUntilConfirmed(what: string, send: () => Promise<Resp
       last = String(err);
     }
     if (Date.now() > deadline) throw new Error(`${what} not confirmed in time (last answer: ${last})`);
-    await Bun.sleep(200);
+    await Bun.sleep(intervalMs);
   }
 }
 
