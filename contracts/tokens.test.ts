@@ -6,6 +6,7 @@ import {
   BaseError,
   ContractFunctionRevertedError,
   createPublicClient,
+  createTestClient,
   createWalletClient,
   getContract,
   http,
@@ -16,6 +17,7 @@ import {
   type Account,
   type Address,
   type Hash,
+  type Hex,
   type PublicClient,
 } from "viem";
 import { anvil as anvilChain } from "viem/chains";
@@ -75,17 +77,14 @@ beforeAll(async () => {
 });
 
 // Each test starts from the fresh deployment: what one test mints or grants is gone for the next.
-let snapshot: string;
+let snapshot: Hex;
+const testClient = () => createTestClient({ mode: "anvil", chain: anvilChain, transport: http(chain.rpcUrl) });
 beforeEach(async () => {
-  snapshot = await rpc("evm_snapshot");
+  snapshot = await testClient().snapshot();
 });
 afterEach(async () => {
-  await rpc("evm_revert", [snapshot]);
+  await testClient().revert({ id: snapshot });
 });
-
-async function rpc(method: string, params: unknown[] = []): Promise<string> {
-  return publicClient.request({ method: method as "evm_snapshot", params: params as never }) as Promise<string>;
-}
 
 afterAll(async () => {
   await chain?.stop();

@@ -68,5 +68,5 @@ test("a signed-in pool manager's header holds Profile, Provider Hub and Sign out
   for (const name of ["Profile", "Provider Hub", "Sign out"]) await expect(page.getByRole("menuitem", { name })).toBeVisible();
   await page.keyboard.press("Escape");
   await page.locator("[data-wallet-box]").hover();
-  await expect(page.getByRole("tooltip")).toHaveText("Local Environment: development chain", { timeout: 3000 });
+  await expect(page.getByRole("tooltip")).toHaveText("Local Environment: development chain");
 });

@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
-import { signIn } from "./support.ts";
+import { showUnits, shownUnits, signIn } from "./support.ts";
 
 /**
  * The repository detail page /repos/:owner/:name (spec sections 2, 4, 5, 6,
@@ -101,10 +101,11 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   const panel = page.locator("[data-funding-panel]");
   const xdcPool = panel.locator("[data-stat=xdc-pool] [data-value]");
   await expect(xdcPool).toHaveText(/XDC$/);
-  const poolBefore = Number((await xdcPool.textContent())!.replace(/[^\d.]/g, ""));
+  const poolBefore = shownUnits((await xdcPool.textContent())!, 4);
   await expect(panel.locator("[data-stat=xdc-remaining] [data-value]")).toHaveText(/XDC$/);
-  const remaining = Number((await panel.locator("[data-stat=xdc-remaining] [data-value]").textContent())!.replace(/[^\d.]/g, ""));
-  const balance = Number((await panel.locator("[data-stat=xdc-balance] [data-value]").textContent())!.replace(/[^\d.]/g, ""));
+  const remainingText = (await panel.locator("[data-stat=xdc-remaining] [data-value]").textContent())!;
+  const remaining = shownUnits(remainingText, 4);
+  const balance = shownUnits((await panel.locator("[data-stat=xdc-balance] [data-value]").textContent())!, 4);
   await expect(page.locator("[data-funding-limits]")).toContainText("Daily funding limit");
 
   // XDC: each of the spec's validation messages, once.
@@ -116,17 +117,17 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await amount.fill("999999");
   await add.click();
   await expectToast(page, "Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
-  expect(balance).toBeGreaterThan(remaining + 1);
-  await amount.fill(String(remaining + 0.5));
+  expect(balance).toBeGreaterThan(remaining + shownUnits("1", 4));
+  await amount.fill(showUnits(remaining + shownUnits("0.5", 4), 4).replace(/,/g, ""));
   await add.click();
-  await expectToast(page, "Exceeds daily funding limit", `Remaining: ${remaining.toLocaleString("en-US", { minimumFractionDigits: 4 })} XDC.`);
+  await expectToast(page, "Exceeds daily funding limit", `Remaining: ${showUnits(remaining, 4)} XDC.`);
   for (const title of ["Minimum funding amount not met", "Insufficient funds for gas", "Exceeds daily funding limit"]) {
     await expect(toasts(page, title)).toHaveCount(title === "Exceeds daily funding limit" ? 1 : 0);
   }
   // Max: the balance minus 0.1, capped by the remaining daily limit.
   await page.getByRole("button", { name: "Max", exact: true }).click();
-  expect(balance - 0.1).toBeGreaterThan(remaining);
-  await expect(amount).toHaveValue(String(remaining));
+  expect(balance - shownUnits("0.1", 4)).toBeGreaterThan(remaining);
+  await expect(amount).toHaveValue(remainingText.replace(/[^\d.]/g, "").replace(/\.?0+$/, ""));
 
   await amount.fill("10");
   const fees = page.locator("[data-fee-breakdown=XDC]");
@@ -136,13 +137,13 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await page.locator("[data-funding-panel]").screenshot({ path: testInfo.outputPath("funding-xdc.png") });
   await add.click();
   await expectToast(page, "XDC Funding Submitted", "9.9500 XDC goes to the pool");
-  await expect(xdcPool).toHaveText(`${(poolBefore + 9.95).toLocaleString("en-US", { minimumFractionDigits: 4 })} XDC`, { timeout: 20_000 });
+  await expect(xdcPool).toHaveText(`${showUnits(poolBefore + shownUnits("9.95", 4), 4)} XDC`, { timeout: 20_000 });
 
   // ROXN: approve first, then add.
   await panel.getByRole("tab", { name: "ROXN" }).click();
   const roxnPool = panel.locator("[data-stat=roxn-pool] [data-value]");
   await expect(roxnPool).toHaveText(/ROXN$/);
-  const roxnBefore = Number((await roxnPool.textContent())!.replace(/[^\d.]/g, ""));
+  const roxnBefore = shownUnits((await roxnPool.textContent())!, 2);
   await expect(panel.locator("[data-stat=roxn-allowance] [data-value]")).toHaveText(/ROXN$/);
   await page.getByLabel("Amount (ROXN)").fill("100000000");
   await expect(page.getByRole("button", { name: "Approve & Add ROXN" })).toBeVisible();
@@ -153,7 +154,7 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await page.locator("[data-funding-panel]").screenshot({ path: testInfo.outputPath("funding-roxn.png") });
   await page.getByRole("button", { name: "Approve & Add ROXN" }).click();
   await expectToast(page, "ROXN Funding Submitted");
-  await expect(roxnPool).toHaveText(`${(roxnBefore + 99.5).toLocaleString("en-US", { minimumFractionDigits: 2 })} ROXN`, { timeout: 20_000 });
+  await expect(roxnPool).toHaveText(`${showUnits(roxnBefore + shownUnits("99.5", 2), 2)} ROXN`, { timeout: 20_000 });
 
   // Set Bounty on the fresh issue.
   await page.getByRole("tab", { name: "Issues" }).click();

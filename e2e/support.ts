@@ -20,3 +20,20 @@ export async function signOut(page: Page): Promise<void> {
   await page.getByRole("button", { name: "Account menu" }).click();
   await page.getByRole("menuitem", { name: "Sign out" }).click();
 }
+
+/**
+ * A figure as the page shows it ("1,234.5000 XDC", "₹150") in units of 10^-decimals: money is compared
+ * exactly, as integers, never as floats.
+ */
+export function shownUnits(text: string, decimals: number): bigint {
+  const [whole = "0", fraction = ""] = text.replace(/[^\d.]/g, "").split(".");
+  if (fraction.length > decimals) throw new Error(`${text} has more than ${decimals} decimals`);
+  return BigInt(whole + fraction.padEnd(decimals, "0"));
+}
+
+/** `units` (in 10^-decimals) as the pages show an amount: en-US grouping, exactly `decimals` decimals. */
+export function showUnits(units: bigint, decimals: number): string {
+  const digits = units.toString().padStart(decimals + 1, "0");
+  const whole = digits.slice(0, digits.length - decimals).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return decimals ? `${whole}.${digits.slice(-decimals)}` : whole;
+}

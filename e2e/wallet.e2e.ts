@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
-import { signIn } from "./support.ts";
+import { shownUnits, signIn } from "./support.ts";
 
 /**
  * The wallet in Chromium, against the real dev stack: its mail goes to the
@@ -11,7 +11,8 @@ import { signIn } from "./support.ts";
 
 const walletAddress = async (page: Page) => (await page.locator("[data-wallet-page-address]").textContent())!.trim();
 const balanceOf = (page: Page, symbol: "XDC" | "ROXN" | "USDC") => page.locator(`[data-balance="${symbol}"] [data-balance-value]`);
-const xdcNumber = async (page: Page) => Number((await balanceOf(page, "XDC").textContent())!.replace(/,/g, ""));
+/** The XDC balance as shown (4 decimals), in units of 0.0001 XDC: compared exactly, never as a float. */
+const xdcShown = async (page: Page) => shownUnits((await balanceOf(page, "XDC").textContent())!, 4);
 
 async function latestCode(page: Page, to: string, subject: string, after: number): Promise<string> {
   let code: string | undefined;
@@ -41,7 +42,7 @@ test("the wallet page: tabs, QR code, address, balances, tokens, return notices 
   await page.getByRole("button", { name: "Copy address" }).click();
   await expect(page.getByRole("button", { name: "Copied" })).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(address);
-  await expect(page.getByRole("button", { name: "Copy address" })).toBeVisible({ timeout: 4000 });
+  await expect(page.getByRole("button", { name: "Copy address" })).toBeVisible();
 
   await expect(balanceOf(page, "XDC")).toHaveText(/^\d[\d,]*\.\d{4}$/);
   // The header's wallet box shows the same balance (4 decimals).
@@ -154,7 +155,7 @@ test("export to MetaMask: code from the mail sink, key decrypted in the browser,
 test("buying XDC with INR through the on-ramp simulator", async ({ page }) => {
   await signIn(page, "bob", "/wallet");
   await expect(balanceOf(page, "XDC")).toHaveText(/\d/);
-  const before = await xdcNumber(page);
+  const before = await xdcShown(page);
 
   const popupOpened = page.waitForEvent("popup");
   await page.getByRole("button", { name: "Buy XDC with INR" }).click();
@@ -168,7 +169,7 @@ test("buying XDC with INR through the on-ramp simulator", async ({ page }) => {
   // Back on the platform in that tab: the notice, the new balance, a clean address bar.
   await expect(provider.getByText("Purchase Successful", { exact: true })).toBeVisible();
   await expect(provider).toHaveURL(/\/wallet$/);
-  await expect.poll(async () => Number((await balanceOf(provider, "XDC").textContent())!.replace(/,/g, ""))).toBe(before + 400);
+  await expect.poll(() => xdcShown(provider)).toBe(before + shownUnits("400", 4));
 
   await provider.getByRole("tab", { name: "Transactions" }).click();
   const row = provider.locator("[data-onramp-transaction]").first();
@@ -182,7 +183,7 @@ test("buying XDC with INR through the on-ramp simulator", async ({ page }) => {
 test("selling XDC for INR: the platform sends the XDC to the simulator's deposit address", async ({ page }) => {
   await signIn(page, "erin", "/wallet");
   await expect(balanceOf(page, "XDC")).toHaveText(/\d/);
-  const before = await xdcNumber(page);
+  const before = await xdcShown(page);
 
   const popupOpened = page.waitForEvent("popup");
   await page.getByRole("button", { name: "Withdraw XDC to INR" }).click();
@@ -193,7 +194,7 @@ test("selling XDC for INR: the platform sends the XDC to the simulator's deposit
   await provider.getByRole("button", { name: "Complete payment" }).click();
   await expect(provider.getByText("Purchase Successful", { exact: true })).toBeVisible({ timeout: 30_000 });
   await expect(provider).toHaveURL(/\/wallet$/);
-  await expect.poll(async () => Number((await balanceOf(provider, "XDC").textContent())!.replace(/,/g, ""))).toBeLessThanOrEqual(before - 5);
+  await expect.poll(() => xdcShown(provider)).toBeLessThanOrEqual(before - shownUnits("5", 4));
 
   await provider.getByRole("tab", { name: "Transactions" }).click();
   const row = provider.locator("[data-onramp-transaction]").first();
