@@ -84,7 +84,7 @@ export async function spawnServer(env: Record<string, string>, logFile: string, 
   };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();
     probe.once("error", reject);
@@ -113,14 +113,17 @@ export interface ProcessStack {
   /** Where the server will listen, and the Origin its anti-forgery check expects. */
   origin: string;
   logFile: string;
-  /** Starts a server process (again) on this configuration. */
-  spawn(): Promise<ServerProcess>;
+  /**
+   * Starts a server process (again) on this configuration; `overrides` change its environment (another
+   * PORT for a second instance on the same database, behind a proxy that answers at `origin`).
+   */
+  spawn(overrides?: Record<string, string>): Promise<ServerProcess>;
   /** Signs in through the emulator's OAuth and registers with `role` (creating the custodial wallet). */
   signUp(login: string, role: "poolmanager" | "contributor"): Promise<TestSession & { wallet: Address }>;
   /** Registers a fixture repository with the platform (as the app installation would). */
   registerRepository(fullName: string, githubRepoId: number): Promise<void>;
   /** A POST to the server process as the site sends it (session cookie, anti-forgery token, Origin, Idempotency-Key). */
-  post(server: ServerProcess, session: TestSession, path: string, body: unknown, idempotencyKey?: string): Promise<Response>;
+  post(server: Pick<ServerProcess, "url">, session: TestSession, path: string, body: unknown, idempotencyKey?: string): Promise<Response>;
   /** Kills the server processes, stops the emulator and anvil, and removes the data directory (database, server log). */
   stop(): Promise<void>;
 }
@@ -160,8 +163,8 @@ export async function startProcessStack(options: { logLevel?: string; chain?: Pa
     env,
     origin,
     logFile,
-    async spawn() {
-      const server = await spawnServer(env, logFile);
+    async spawn(overrides = {}) {
+      const server = await spawnServer({ ...env, ...overrides }, logFile);
       servers.push(server);
       return server;
     },
