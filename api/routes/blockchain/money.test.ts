@@ -4,7 +4,7 @@ import { formatEther, parseEther, type Address } from "viem";
 import { startTestStack, type TestStack } from "../../testing/stack.ts";
 import { call, databaseDigest, type TestSession } from "../../testing/auth.ts";
 import { securityCases } from "../../testing/security.ts";
-import { chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
+import { bountyClaims, chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
 import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
 
 let stack: TestStack;
@@ -389,5 +389,60 @@ describe("wallet and user reads", () => {
   test("POST /api/wallet confirms the user's own address only", async () => {
     expect((await call(stack.t, "/api/wallet", { as: bob, body: { address: `xdc${bobWallet.slice(2)}` } })).status).toBe(200);
     expect((await call(stack.t, "/api/wallet", { as: bob, body: { address: aliceWallet } })).status).toBe(409);
+  });
+});
+
+describe("amount steps, balances and cancellation answers (issue 11)", () => {
+  const fundRoxn = (amount: string) =>
+    money(alice, `/api/blockchain/fund-roxn/${REPO.id}`, { roxnAmount: amount, repositoryFullName: "issuepool-demo/xdc-wallet-kit" });
+  const allocate = (issue: number, body: Record<string, unknown>) =>
+    money(alice, `/api/blockchain/allocate-bounty/${REPO.id}/${issue}`, { githubRepoFullName: "issuepool-demo/xdc-wallet-kit", ...body });
+
+  beforeAll(async () => {
+    expect((await fund(alice, "20")).status).toBe(200); // the bounties below draw on a pool of their own funding
+    await settle();
+  }, 60_000);
+
+  test("ROXN amounts finer than the spec's 0.0001 step are refused, and nothing is sent", async () => {
+    for (const amount of ["0.00001", "1.00015", "0.000000000000000001"]) {
+      const before = await databaseDigest(stack.t);
+      const res = await fundRoxn(amount);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "Invalid Amount", message: "ROXN amounts have at most 4 decimal places." });
+      const approve = await money(alice, "/api/blockchain/approve-roxn", { amount });
+      expect(approve.status).toBe(400);
+      expect(await databaseDigest(stack.t)).toBe(before);
+    }
+  });
+
+  test("a ROXN or USDC bounty finer than 0.0001 is refused", async () => {
+    const issue = await openIssue("A bounty too finely cut");
+    const res = await allocate(issue, { bountyAmount: "0.00015", isRoxn: true });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: "Invalid Amount", message: "ROXN amounts have at most 4 decimal places." });
+    expect((await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${issue}`)).status).toBe(404);
+  });
+
+  test("funding more XDC than the wallet holds names the balance, not the gas reserve", async () => {
+    const balance = await stack.t.ctx.chain.client.getBalance({ address: aliceWallet });
+    const res = await fund(alice, formatEther(balance + parseEther("5")));
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error).toBe("Insufficient XDC Balance");
+    expect(body.message).toMatch(/^Your XDC balance is [\d,]+\.\d{4} XDC\.$/);
+  });
+
+  test("cancelling a bounty that is no longer open says so, even when someone had registered for it", async () => {
+    const issue = await openIssue("Cancelled twice");
+    expect((await allocate(issue, { bountyAmount: "2", isRoxn: false })).status).toBe(200);
+    // Registered, then the bounty went back to the pool (an issue closed as not planned does that).
+    const registered = await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: issue, repoId: REPO.id } });
+    expect(await registered.json()).toMatchObject({ success: true });
+    await stack.t.ctx.database.db.delete(bountyClaims).where(and(eq(bountyClaims.githubRepoId, REPO.id), eq(bountyClaims.issueNumber, issue)));
+    expect((await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/${issue}`, {})).status).toBe(200);
+    await stack.t.ctx.database.db.insert(bountyClaims).values({ githubRepoId: REPO.id, issueNumber: issue, userId: bob.user.id });
+    const again = await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/${issue}`, {});
+    expect(again.status).toBe(409);
+    expect((await again.json()).message).toBe("There is no open bounty on this issue.");
   });
 });

@@ -13,7 +13,7 @@ import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../git
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import { registeredRepository, requireManagedRepository } from "./access.ts";
-import { CURRENCY_INDEX, MIN_BOUNTY } from "./rules.ts";
+import { CURRENCY_INDEX, MIN_BOUNTY, requireAmountStep } from "./rules.ts";
 import { transactionResult, type TransactionResult } from "./transaction-result.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
@@ -115,6 +115,7 @@ export async function submitAllocation(
   const amount = parsed.value;
   const minimum = MIN_BOUNTY[input.currency];
   if (amount < minimum) throw invalid(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.currency}`);
+  requireAmountStep(amount, input.currency);
   const [current, pool] = await Promise.all([onChainBounty(ctx, input.repoId, input.issueNumber), onChainPool(ctx, input.repoId)]);
   if (current.status === "open" || current.status === "paid") {
     throw conflict(
@@ -329,14 +330,15 @@ export async function cancelBounty(
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true });
+    // First whether there is anything to cancel, then whether someone works on it.
+    const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
+    if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
     const claims = await ctx.database.db
       .select({ userId: bountyClaims.userId })
       .from(bountyClaims)
       .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
       .limit(1);
     if (claims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
-    const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
-    if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
     ({ tx } = await ctx.outbox.submit(
       {
       userId: input.user.id,

@@ -11,7 +11,7 @@ import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { forgetBalances, roxnAllowance, walletBalances } from "./balances.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MIN_XDC_FUNDING_EXCLUSIVE } from "./rules.ts";
 import { transactionResult, type TransactionResult } from "./transaction-result.ts";
-import { CURRENCY_INDEX } from "./rules.ts";
+import { CURRENCY_INDEX, requireAmountStep } from "./rules.ts";
 
 const invalidAmount = (symbol: string) =>
   new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
@@ -103,6 +103,9 @@ export async function fundRepositoryXdc(ctx: AppContext, input: FundXdcInput, no
   }
   const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName });
   const balance = await ctx.chain.client.getBalance({ address: wallet.address as Address, blockTag: "pending" });
+  if (balance < amount) {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
+  }
   const insufficientForGas = new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
   if (balance < amount + GAS_RESERVE) throw insufficientForGas;
   await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address);
@@ -155,6 +158,7 @@ export async function fundRepositoryRoxn(ctx: AppContext, input: FundRoxnInput):
     throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: "Please enter a valid ROXN amount." });
   }
   const amount = parsed.value;
+  requireAmountStep(amount, "ROXN");
   const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName });
   const address = wallet.address as Address;
   const [balances, allowance] = await Promise.all([walletBalances(ctx.chain, address, { fresh: true }), roxnAllowance(ctx.chain, address)]);
@@ -210,6 +214,7 @@ export async function approveRoxn(
     if (!parsed.ok || parsed.value === 0n) {
       throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: "Please enter a valid ROXN amount." });
     }
+    requireAmountStep(parsed.value, "ROXN");
     ({ tx } = await ctx.outbox.submit({
       userId: input.user.id,
       idempotencyKey: input.idempotencyKey,

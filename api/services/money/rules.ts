@@ -1,4 +1,5 @@
 import type { Currency } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
 
 /** Business constants of spec section 9, in the smallest unit. */
 export const XDC = 10n ** 18n;
@@ -13,4 +14,22 @@ export const MIN_BOUNTY: Record<Currency, bigint> = {
   USDC: 100n, // 0.0001 USDC (6 decimals)
 };
 
+/**
+ * The finest amount each currency takes in funding, approvals and bounties (spec: ROXN step 0.0001, and the
+ * 0.0001 minimum of ROXN and USDC bounties): an amount must be a whole number of steps. XDC keeps all 18.
+ */
+export const AMOUNT_STEP: Record<Currency, { units: bigint; decimals: number }> = {
+  XDC: { units: 1n, decimals: 18 },
+  ROXN: { units: 10n ** 14n, decimals: 4 },
+  USDC: { units: 100n, decimals: 4 },
+};
+
 export const CURRENCY_INDEX: Record<Currency, number> = { XDC: 0, ROXN: 1, USDC: 2 };
+
+/** Refuses an amount finer than its currency's step, before anything else is checked. */
+export function requireAmountStep(amount: bigint, currency: Currency): void {
+  const step = AMOUNT_STEP[currency];
+  if (amount % step.units !== 0n) {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `${currency} amounts have at most ${step.decimals} decimal places.` });
+  }
+}
