@@ -22,6 +22,7 @@ import { edgeRoute } from "./middleware/edge.ts";
 import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts";
 import { healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
+import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
 import { decodeBase64 } from "@oslojs/encoding";
 
 export interface RunningServer {
@@ -86,7 +87,12 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     services: undefined as never,
   };
   ctx.services = createServices(ctx);
-  ctx.webhooks = new WebhookWorker({ db: database.db, log, handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) } });
+  ctx.webhooks = new WebhookWorker({
+    db: database.db,
+    log,
+    handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) },
+    afterPass: () => releaseHeldPayouts(ctx),
+  });
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
 }

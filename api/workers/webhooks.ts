@@ -26,7 +26,13 @@ export class WebhookWorker {
   );
 
   constructor(
-    private readonly deps: { db: Database; log: Logger; handlers: Partial<Record<WebhookDelivery["source"], WebhookHandler>> },
+    private readonly deps: {
+      db: Database;
+      log: Logger;
+      handlers: Partial<Record<WebhookDelivery["source"], WebhookHandler>>;
+      /** Work that follows from deliveries and is retried on every pass (held bounties of users who registered since). */
+      afterPass?: () => Promise<unknown>;
+    },
   ) {}
 
   /** Processes every due delivery once; returns how many it took. */
@@ -47,6 +53,7 @@ export class WebhookWorker {
       .orderBy(asc(webhookDeliveries.id))
       .limit(limit);
     for (const { id } of due) await this.process(id);
+    await this.deps.afterPass?.();
     return due.length;
   }
 

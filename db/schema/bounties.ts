@@ -48,3 +48,25 @@ export const bountyClaims = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.githubRepoId, t.issueNumber, t.userId] })],
 );
+
+/**
+ * A bounty earned by a merged pull request whose author had no Issuepool
+ * wallet yet: held for that GitHub user (the bounty stays open on-chain, no
+ * one else can be paid it by the merge path) and paid automatically, once,
+ * when they register. `releasedAt` is set once the payout is in the outbox.
+ */
+export const heldPayouts = sqliteTable(
+  "held_payouts",
+  {
+    githubRepoId: integer("github_repo_id").notNull(),
+    issueNumber: integer("issue_number").notNull(),
+    githubUserId: integer("github_user_id").notNull(),
+    githubLogin: text("github_login").notNull(),
+    pullNumber: integer("pull_number").notNull(),
+    createdAt: timestamp("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+    releasedAt: timestamp("released_at"),
+  },
+  (t) => [primaryKey({ columns: [t.githubRepoId, t.issueNumber] }), index("held_payouts_user_idx").on(t.githubUserId, t.releasedAt)],
+);
+
+export type HeldPayout = typeof heldPayouts.$inferSelect;

@@ -1,12 +1,13 @@
 import { and, eq, lt } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { botComments, bounties, repositories, type Bounty, type Repository } from "../../../db/schema/index.ts";
+import { botComments, bounties, repositories, users, wallets, type Bounty, type Repository } from "../../../db/schema/index.ts";
 import { hashToken } from "../../crypto/tokens.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { encodeFullName } from "../../github/repositories.ts";
 import { issueContributors } from "../money/bounties.ts";
+import { heldFor } from "../github-events/held-payouts.ts";
 import { formatAmount } from "../../../site/lib/format.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
@@ -59,6 +60,10 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
   const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
   const working = contributors.length ? contributors.map((c) => `@${c.username}`).join(", ") : "Nobody yet.";
+  const held = bounty.status === "open" ? await heldFor(ctx, repository.githubRepoId, bounty.issueNumber) : undefined;
+  // The contributor by their GitHub name, with the address the money went to.
+  const recipientLogin = bounty.recipient ? await loginOfWallet(ctx, bounty.recipient) : undefined;
+  const recipient = bounty.recipient ? (recipientLogin ? `@${recipientLogin} (\`${bounty.recipient}\`)` : `\`${bounty.recipient}\``) : "";
   const txLink = (hash: string | null) => {
     if (!hash) return "";
     const url = explorerTxUrl(ctx.chain.config.network, hash);
@@ -66,17 +71,19 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
   };
   const status =
     bounty.status === "paid"
-      ? `**Paid** ${amount} to \`${bounty.recipient}\` (transaction ${txLink(bounty.paidTx)}).`
+      ? `**Paid** ${amount} to ${recipient} (transaction ${txLink(bounty.paidTx)}).`
       : bounty.status === "cancelled"
         ? "**Cancelled**: the amount went back to the repository's pool."
-        : `**Open**: ${amount} (set in transaction ${txLink(bounty.allocatedTx)}).`;
+        : held
+          ? `**Held for @${held.githubLogin}**: pull request #${held.pullNumber} fixed this issue, but @${held.githubLogin} has no Issuepool wallet yet. Sign in to [Issuepool](${ctx.env.PUBLIC_URL}/auth) with GitHub and register: the bounty is paid to your new wallet automatically.`
+          : `**Open**: ${amount} (set in transaction ${txLink(bounty.allocatedTx)}).`;
   return [
     MARKER,
     `### Issuepool bounty: ${amount}`,
     "",
     `This issue carries a bounty of **${amount}** on [Issuepool](${page}), paid on-chain on the XDC network (${toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency])} ${bounty.currency}).`,
     "",
-    bounty.status === "open"
+    bounty.status === "open" && !held
       ? [
           "**How to claim**",
           `1. Sign in to [Issuepool](${page}) with GitHub and choose *Contribute* on this issue, or comment \`/attempt\` here.`,
@@ -85,8 +92,19 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
           "",
         ].join("\n")
       : "",
-    `**Working on it:** ${working}`,
-    "",
+    // Who works on it matters while it is open; once paid or cancelled the status says all.
+    ...(bounty.status === "open" ? [`**Working on it:** ${working}`, ""] : []),
     `**Status:** ${status}`,
   ].join("\n");
+}
+
+/** The GitHub login of the user whose custodial wallet this is, if it is one of ours. */
+async function loginOfWallet(ctx: AppContext, address: string): Promise<string | undefined> {
+  const [row] = await ctx.database.db
+    .select({ username: users.username })
+    .from(wallets)
+    .innerJoin(users, eq(users.id, wallets.userId))
+    .where(eq(wallets.address, address))
+    .limit(1);
+  return row?.username;
 }

@@ -4,7 +4,7 @@ import { encodeHexLowerCase } from "@oslojs/encoding";
 import { parseEther, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
 import { call, type TestSession } from "../../testing/auth.ts";
-import { bounties, chainTransactions, repositories, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
+import { bounties, chainTransactions, heldPayouts, repositories, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
 import { sharedTestSecrets } from "../../../scripts/lib/dev-secrets.ts";
 
 let stack: TestStack;
@@ -340,4 +340,45 @@ describe("commands in issue comments, and issues closed as not planned", () => {
     expect(fromBot.length).toBeGreaterThan(0);
     expect(fromBot.every((d) => d.status === "ignored")).toBe(true);
   });
+});
+
+describe("a bounty earned by an author without a wallet (issue 11)", () => {
+  test("is held for them, then paid exactly once when they register; redeliveries and a second registration pay nothing", async () => {
+    const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: "Fixed by a newcomer", author: "alice" });
+    const number = (opened.issue as { number: number }).number;
+    expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${number}`, { bountyAmount: "4", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
+
+    // frank has never signed in to Issuepool: his merged fix cannot be paid yet.
+    const pr = await stack.github.controls.openPullRequest({ repo: LITE.fullName, author: "frank", title: "Fix it", body: `Fixes #${number}`, head: "frank:fix" });
+    const merged = await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number: (pr.pull_request as { number: number }).number, actor: "alice" });
+    const [held] = await eventually(async () => {
+      const rows = await stack.t.ctx.database.db.select().from(heldPayouts).where(and(eq(heldPayouts.githubRepoId, LITE.id), eq(heldPayouts.issueNumber, number)));
+      return rows.length ? rows : undefined;
+    }, 15_000, "held");
+    expect(held).toMatchObject({ githubLogin: "frank", releasedAt: null });
+    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${number}`)).json()).toMatchObject({ status: "open" });
+    await eventually(async () => ((await botComments(LITE.fullName, number))[0]?.body.includes("**Held for @frank**") ? true : undefined), 15_000, "held comment");
+
+    // He signs in and registers: paid, once, to his new wallet.
+    const frank = await stack.signIn("frank");
+    await register(frank, "contributor");
+    const frankWallet = await walletOf(frank);
+    await eventually(async () => ((await stack.t.ctx.chain.client.getBalance({ address: frankWallet })) === parseEther("4") ? true : undefined), 20_000, "held payout");
+    const payouts = () =>
+      stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, number)));
+    expect(await payouts()).toHaveLength(1);
+    await eventually(async () => ((await botComments(LITE.fullName, number))[0]?.body.includes("**Paid** 4.0000 XDC to @frank") ? true : undefined), 15_000, "paid comment");
+    expect((await botComments(LITE.fullName, number))[0]!.body).not.toContain("Nobody yet");
+
+    // The merge redelivered, the worker's sweep, a second registration: nothing more.
+    for (const id of merged.deliveryIds) await stack.github.controls.redeliver(id);
+    expect((await call(stack.t, "/api/auth/register", { as: frank, body: { role: "contributor", email: "frank@example.com" } })).status).toBe(409);
+    await stack.t.ctx.webhooks.runOnce();
+    await eventually(async () => {
+      const pending = await stack.t.ctx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"));
+      return pending.length === 0 ? true : undefined;
+    }, 20_000, "deliveries processed");
+    expect(await payouts()).toHaveLength(1);
+    expect(await stack.t.ctx.chain.client.getBalance({ address: frankWallet })).toBe(parseEther("4"));
+  }, 90_000);
 });

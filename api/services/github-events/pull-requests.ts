@@ -9,6 +9,7 @@ import { forgetCached } from "../../github/cache.ts";
 import { issuesCacheKey } from "../../github/data.ts";
 import { onChainBounty, payBounty } from "../money/bounties.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
+import { holdPayout, mergePayoutKey } from "./held-payouts.ts";
 
 interface PullRequestPayload {
   number: number;
@@ -57,13 +58,14 @@ export async function handlePullRequest(ctx: AppContext, payload: Record<string,
     const bounty = await onChainBounty(ctx, repository.githubRepoId, issue.number);
     if (bounty.status !== "open") continue;
     if (!wallet) {
-      ctx.log.info("bounty not paid: the pull request author has no Issuepool wallet", { repoId: repo.id, issue: issue.number, author: pr.user.login });
+      // Not lost: held for the author, paid when they register (held-payouts.ts).
+      await holdPayout(ctx, { repoId: repository.githubRepoId, issueNumber: issue.number, author: pr.user, pullNumber: pr.number });
       continue;
     }
     try {
       const tx = await payBounty(ctx, {
         userId: null,
-        idempotencyKey: `merge-payout:${repository.githubRepoId}:${issue.number}`,
+        idempotencyKey: mergePayoutKey(repository.githubRepoId, issue.number),
         request: { repoId: repository.githubRepoId, issueNumber: issue.number, to: wallet.address },
         repoId: repository.githubRepoId,
         issueNumber: issue.number,

@@ -4,6 +4,7 @@ import { users, wallets, type Role, type User } from "../../../db/schema/index.t
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { newCustodialWallet, walletOfUser } from "../wallets/custodial.ts";
 import { audit } from "../audit.ts";
+import { releaseHeldPayouts } from "../github-events/held-payouts.ts";
 import { toUserObject, type UserObject } from "./user-object.ts";
 
 export const ALREADY_REGISTERED = new ApiError({
@@ -41,6 +42,11 @@ export async function registerUser(
     throw err;
   }
   await audit(db, { userId: input.user.id, action: "register", ip: input.ip, detail: { role: input.role, address: wallet.address } });
+  // Bounties held for this GitHub user (fixes merged before they had a wallet) are paid now; if this fails or
+  // the process dies here, the webhook worker's next pass releases them.
+  await releaseHeldPayouts(ctx, { githubUserId: updated.githubId }).catch((err: unknown) =>
+    ctx.log.warn("releasing held bounties after registration failed; the worker retries", { userId: updated.id, err: (err as Error).message }),
+  );
   return toUserObject(updated, { address: wallet.address });
 }
 

@@ -1,0 +1,89 @@
+/**
+ * Bounties held for a pull request author who had no Issuepool wallet when
+ * their fix was merged (issue 11). The bounty stays open on-chain; the
+ * platform remembers whom it is owed to, the bot's comment tells them to sign
+ * in, and when that GitHub user registers it is paid, exactly once:
+ *
+ *   merged, author without a wallet -> held (a row here)
+ *   the author registers            -> payout in the outbox, row released
+ *
+ * The payout uses the merge path's own key (`merge-payout:<repo>:<issue>`)
+ * and request, so a redelivered merge webhook after registration, a second
+ * registration attempt, or two processes releasing at once all find the one
+ * outbox row; the outbox's one-live-payout-per-issue index and the contract
+ * refuse a second payment besides. Release runs right after registration
+ * and again on every pass of the webhook worker, so a crash between the two
+ * delays the payout by one pass, never loses it.
+ */
+import { and, eq, isNull } from "drizzle-orm";
+import type { Address } from "viem";
+import type { AppContext } from "../../context.ts";
+import { heldPayouts, users, wallets } from "../../../db/schema/index.ts";
+import { ApiError } from "../../errors.ts";
+import { onChainBounty, payBounty } from "../money/bounties.ts";
+
+/** The payout of a merged fix: one key per issue, whichever path sends it. */
+export const mergePayoutKey = (repoId: number, issueNumber: number) => `merge-payout:${repoId}:${issueNumber}`;
+
+export async function holdPayout(
+  ctx: AppContext,
+  input: { repoId: number; issueNumber: number; author: { id: number; login: string }; pullNumber: number },
+): Promise<void> {
+  await ctx.database.db
+    .insert(heldPayouts)
+    .values({ githubRepoId: input.repoId, issueNumber: input.issueNumber, githubUserId: input.author.id, githubLogin: input.author.login, pullNumber: input.pullNumber })
+    .onConflictDoNothing();
+  ctx.log.info("bounty held for a pull request author without a wallet", { repoId: input.repoId, issue: input.issueNumber, author: input.author.login });
+  ctx.changes.publish([`repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
+}
+
+/** The unreleased holds of one repository's issue, if any (for the bot's comment and the pages). */
+export async function heldFor(ctx: AppContext, repoId: number, issueNumber: number) {
+  const [row] = await ctx.database.db
+    .select()
+    .from(heldPayouts)
+    .where(and(eq(heldPayouts.githubRepoId, repoId), eq(heldPayouts.issueNumber, issueNumber), isNull(heldPayouts.releasedAt)))
+    .limit(1);
+  return row;
+}
+
+/**
+ * Pays every held bounty whose GitHub user now has a wallet (only `githubUserId`'s when given). Returns how
+ * many payouts it put in the outbox.
+ */
+export async function releaseHeldPayouts(ctx: AppContext, only?: { githubUserId: number }): Promise<number> {
+  const db = ctx.database.db;
+  const due = await db
+    .select({ hold: heldPayouts, address: wallets.address })
+    .from(heldPayouts)
+    .innerJoin(users, eq(users.githubId, heldPayouts.githubUserId))
+    .innerJoin(wallets, eq(wallets.userId, users.id))
+    .where(and(isNull(heldPayouts.releasedAt), only ? eq(heldPayouts.githubUserId, only.githubUserId) : undefined));
+  let released = 0;
+  for (const { hold, address } of due) {
+    const bounty = await onChainBounty(ctx, hold.githubRepoId, hold.issueNumber);
+    if (bounty.status === "open") {
+      try {
+        await payBounty(ctx, {
+          userId: null,
+          idempotencyKey: mergePayoutKey(hold.githubRepoId, hold.issueNumber),
+          request: { repoId: hold.githubRepoId, issueNumber: hold.issueNumber, to: address },
+          repoId: hold.githubRepoId,
+          issueNumber: hold.issueNumber,
+          to: address as Address,
+          reason: `held for @${hold.githubLogin} (pull request #${hold.pullNumber}) until they registered`,
+        });
+        released++;
+      } catch (err) {
+        // Paid or being paid already (a concurrent release, or by hand): the hold is done all the same.
+        if (!(err instanceof ApiError && (err.status === 409 || err.status === 422))) throw err;
+      }
+    }
+    await db
+      .update(heldPayouts)
+      .set({ releasedAt: new Date() })
+      .where(and(eq(heldPayouts.githubRepoId, hold.githubRepoId), eq(heldPayouts.issueNumber, hold.issueNumber), isNull(heldPayouts.releasedAt)));
+    ctx.changes.publish([`repo:${hold.githubRepoId}`, `bounty:${hold.githubRepoId}:${hold.issueNumber}`]);
+  }
+  return released;
+}
