@@ -2,6 +2,7 @@
  * The browser side of the sign-in flows (spec section 4, "Registration"):
  * where the GitHub button goes, and the VS Code loop guard.
  */
+import { safeReturnTo } from "../../lib/return-to.ts";
 export const VSCODE_LOOP_GUARD_MS = 10_000;
 const VSCODE_ATTEMPT_KEY = "ip_vscode_attempt_at";
 export const AUTH_SOURCE_KEY = "ip_auth_source";
@@ -41,9 +42,9 @@ export function afterRegistration(source: string | null, returnTo: string): stri
 }
 
 /** Only same-site paths; anything else goes to /repos (the server checks too). */
+/** The same return-to rule as the server's (lib/return-to.ts): a path on this site, or /repos. */
 export function safeClientReturnTo(value: string | null): string {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/repos";
-  return value;
+  return safeReturnTo(value);
 }
 
 export const SIGN_IN_ERRORS: Record<string, string> = {

@@ -17,8 +17,8 @@ const setCookie = (res: Response, name: string) =>
     .find((v) => v !== undefined);
 
 /** Starts a sign-in and has the emulator authorize `login`; returns what the browser holds. */
-async function authorize(login: string, query = "returnTo=/repos") {
-  const start = await stack.t.app.request(`/api/auth/github?${query}`);
+async function authorize(login: string, query = "returnTo=/repos", clientAddress?: string) {
+  const start = await stack.t.app.request(`/api/auth/github?${query}`, clientAddress ? { headers: { "X-Forwarded-For": clientAddress } } : {});
   expect(start.status).toBe(302);
   const state = setCookie(start, "ip_oauth_state")!;
   const authorizeUrl = new URL(start.headers.get("location")!);
@@ -28,7 +28,8 @@ async function authorize(login: string, query = "returnTo=/repos") {
   return { state, authorizeUrl, callback: new URL(granted.headers.get("location")!) };
 }
 
-const back = (callback: URL, cookie: string) => stack.t.app.request(callback.pathname + callback.search, { headers: { Cookie: cookie } });
+const back = (callback: URL, cookie: string, clientAddress?: string) =>
+  stack.t.app.request(callback.pathname + callback.search, { headers: { Cookie: cookie, ...(clientAddress ? { "X-Forwarded-For": clientAddress } : {}) } });
 
 describe("GitHub sign-in", () => {
   test("the authorization request carries state and a PKCE S256 challenge", async () => {
@@ -108,6 +109,23 @@ describe("GitHub sign-in", () => {
     const { state, callback } = await authorize("carol", `returnTo=${encodeURIComponent("https://evil.example/phish")}`);
     const res = await back(callback, `ip_oauth_state=${state}`);
     expect(res.headers.get("location")).toBe("/auth?registration=true&returnTo=%2Frepos");
+  });
+
+  test("no open redirect through a normalised returnTo: the callback sends a registered user only to a path of this site", async () => {
+    const session = await stack.signIn("erin");
+    const register = await stack.t.app.request("/api/auth/register", {
+      method: "POST",
+      headers: { Cookie: session.cookie, Origin: stack.url, "X-CSRF-Token": session.csrfToken, "Content-Type": "application/json" },
+      body: JSON.stringify({ role: "poolmanager", email: "erin@example.com" }),
+    });
+    expect([200, 409]).toContain(register.status); // registered now, or by an earlier test
+    for (const returnTo of ["/.//evil.com", "/..//evil.com", "/x/..//evil.com", "/%2e//evil.com", "/%2E%2E//evil.com", "/\t/evil.com", "/\\evil.com", "/%5C%5Cevil.com", "/%2F%2Fevil.com"]) {
+      // From an address of its own: these nine sign-ins do not eat into the other tests' per-address budget.
+      const { state, callback } = await authorize("erin", `returnTo=${encodeURIComponent(returnTo)}`, "198.51.100.23");
+      const res = await back(callback, `ip_oauth_state=${state}`, "198.51.100.23");
+      const location = res.headers.get("location")!;
+      expect({ returnTo, location }).toEqual({ returnTo, location: "/repos" });
+    }
   });
 
   test("signing in again issues a new session and ends the one the browser had (no fixation)", async () => {
