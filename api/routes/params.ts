@@ -1,11 +1,19 @@
 import { z } from "zod";
 
-/** GitHub repository ids and issue numbers in paths: positive integers. */
-export const positiveId = z.coerce
-  .number({ message: "must be a number" })
-  .int("must be a whole number")
-  .positive("must be positive")
-  .max(Number.MAX_SAFE_INTEGER, "is too large");
+/**
+ * Ids (GitHub repository ids, issue numbers, user and installation ids): a JSON integer, or a canonical decimal
+ * string where the spec sends strings (paths, queries, some bodies). Nothing else: no `true`, `"1."`, `"1e2"`,
+ * `"0x10"`, `"01"`, `" 1"`, `"1.0000000000000000001"` (each of which a number coercion would take as an id).
+ */
+const ID_TOO_LARGE = `must be at most ${Number.MAX_SAFE_INTEGER}`;
+const integerId = z.number({ message: "must be a number" }).int("must be a whole number").positive("must be positive").max(Number.MAX_SAFE_INTEGER, ID_TOO_LARGE);
+const decimalId = z
+  .string()
+  .regex(/^[1-9][0-9]*$/, "must be a positive whole number in plain digits")
+  .max(16, ID_TOO_LARGE)
+  .transform(Number)
+  .pipe(z.number().max(Number.MAX_SAFE_INTEGER, ID_TOO_LARGE));
+export const positiveId = z.union([integerId, decimalId], { message: "must be a positive whole number" });
 
 export const RepoParam = z.object({ repoId: positiveId });
 export const RepoIssueParam = z.object({ repoId: positiveId, issueId: positiveId });

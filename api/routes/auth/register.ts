@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { positiveId } from "../params.ts";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
@@ -17,7 +18,7 @@ const RegisterBody = z.object({
   email: z.email("Enter a valid e-mail address.").max(254).optional(),
   // The service variant names the user; it must be the signed-in user.
   username: z.string().max(100).optional(),
-  githubId: z.coerce.number().int().positive().optional(),
+  githubId: positiveId.optional(),
 });
 
 /** POST /api/auth/register: role and e-mail; creates the custodial wallet. */

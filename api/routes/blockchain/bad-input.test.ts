@@ -80,6 +80,12 @@ const BAD_IDS: [string, string][] = [
   ["NaN", "NaN"],
   ["Infinity", "Infinity"],
   ["encoded space", "%20"],
+  // Forms a number coercion would read as an id (issue 15, finding 3).
+  ["trailing dot", "1."],
+  ["exponent 1e2", "1e2"],
+  ["hexadecimal", "0x10"],
+  ["leading zero", "01"],
+  ["a fraction that rounds to 1", "1.0000000000000000001"],
 ];
 
 interface Case {
@@ -250,6 +256,15 @@ const CASES: Case[] = [
   { name: "register: issueId negative", path: () => "/api/blockchain/register", body: () => ({ issueId: -1, repoId: REPO.id }), as: () => bob, status: 400 },
   { name: "register: issueId 2^256", path: () => "/api/blockchain/register", body: () => ({ issueId: 2 ** 256, repoId: REPO.id }), as: () => bob, status: 400 },
   { name: "register: issueId a fraction", path: () => "/api/blockchain/register", body: () => ({ issueId: 1.5, repoId: REPO.id }), as: () => bob, status: 400 },
+  // JSON ids are JSON integers or canonical decimal strings, nothing a coercion would turn into issue #1 (finding 3).
+  ...([true, "1.", "1.0000000000000000001", "1e2", "0x10", "01", " 1", [1], "1 "] as unknown[]).map((issueId) => ({
+    name: `register: issueId ${JSON.stringify(issueId)}`,
+    path: () => "/api/blockchain/register",
+    body: () => ({ issueId, repoId: REPO.id }),
+    as: () => bob,
+    status: 400,
+  })),
+  { name: "register: repoId true", path: () => "/api/blockchain/register", body: () => ({ issueId: 1, repoId: true }), as: () => bob, status: 400 },
   { name: "register: repoId missing", path: () => "/api/blockchain/register", body: () => ({ issueId: 1 }), as: () => bob, status: 400 },
   { name: "register: repoId an object", path: () => "/api/blockchain/register", body: () => ({ issueId: 1, repoId: { id: 1 } }), as: () => bob, status: 400 },
   { name: "register: unknown repository", path: () => "/api/blockchain/register", body: () => ({ issueId: 1, repoId: UNKNOWN_REPO }), as: () => bob, status: 404 },
