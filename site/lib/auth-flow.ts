@@ -41,7 +41,6 @@ export function afterRegistration(source: string | null, returnTo: string): stri
   return returnTo;
 }
 
-/** Only same-site paths; anything else goes to /repos (the server checks too). */
 /** The same return-to rule as the server's (lib/return-to.ts): a path on this site, or /repos. */
 export function safeClientReturnTo(value: string | null): string {
   return safeReturnTo(value);

@@ -128,6 +128,21 @@ describe("GitHub sign-in", () => {
     }
   });
 
+  test("a VS Code sign-in of a registered user hands the editor its token from the callback itself", async () => {
+    const session = await stack.signIn("grace");
+    const register = await stack.t.app.request("/api/auth/register", {
+      method: "POST",
+      headers: { Cookie: session.cookie, Origin: stack.url, "X-CSRF-Token": session.csrfToken, "Content-Type": "application/json" },
+      body: JSON.stringify({ role: "contributor", email: "grace@example.com" }),
+    });
+    expect([200, 409]).toContain(register.status);
+    const { state, callback } = await authorize("grace", "source=vscode", "198.51.100.24");
+    const res = await back(callback, `ip_oauth_state=${state}`, "198.51.100.24");
+    const location = new URL(res.headers.get("location")!);
+    expect(location.protocol).toBe("vscode:");
+    expect(location.searchParams.get("token")).toStartWith("ipv_");
+  });
+
   test("signing in again issues a new session and ends the one the browser had (no fixation)", async () => {
     const first = await stack.signIn("alice");
     const { state, callback } = await authorize("alice");

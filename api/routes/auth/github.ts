@@ -6,6 +6,7 @@ import { rateLimit } from "../../middleware/rate-limit.ts";
 import { readSessionCookie, setOAuthStateCookie, setSessionCookies, takeOAuthStateCookie } from "../../middleware/cookies.ts";
 import { clientAddress } from "../../middleware/client-address.ts";
 import { finishGitHubSignIn, SIGN_IN_ATTEMPT_TTL_MS, SignInError, startGitHubSignIn } from "../../services/auth/github-sign-in.ts";
+import { vscodeHandoffUrl } from "./vscode.ts";
 
 export const SIGN_IN_RATE_LIMIT = { name: "signin", perIp: 30, windowMs: 10 * 60 * 1000 };
 
@@ -52,6 +53,9 @@ export function githubSignInRoutes(ctx: AppContext) {
           userAgent: c.req.header("user-agent"),
         });
         setSessionCookies(c, ctx.env, done.sessionToken, done.sessionExpiresAt, done.user.role);
+        // The editor hand-over right here: this request completed a sign-in our own page started (state and PKCE
+        // checked), while the redirect chain from GitHub reads as cross-site to finalize-onboarding.
+        if (done.source === "vscode" && done.user.isProfileComplete) return c.redirect(await vscodeHandoffUrl(ctx, done.user.id), 302);
         return c.redirect(afterSignIn(done), 302);
       } catch (err) {
         if (!(err instanceof SignInError)) throw err;

@@ -123,6 +123,19 @@ describe("VS Code sign-in", () => {
     expect(unregistered.headers.get("location")).toBe("/auth?registration=true&source=vscode");
   });
 
+  test("finalize-onboarding creates no token for a navigation from another site (issue 15, finding 5)", async () => {
+    const before = await t.ctx.database.db.select().from(vscodeTokens).where(eq(vscodeTokens.userId, owner.user.id));
+    for (const site of ["cross-site", "same-site"]) {
+      const res = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner, headers: { "Sec-Fetch-Site": site } });
+      expect(res.status).toBe(303);
+      expect(res.headers.get("location")).toBe("/vscode/wallet");
+    }
+    expect(await t.ctx.database.db.select().from(vscodeTokens).where(eq(vscodeTokens.userId, owner.user.id))).toHaveLength(before.length);
+    // From this site's own page (the wallet page's "Connect VS Code"), it hands over.
+    const own = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner, headers: { "Sec-Fetch-Site": "same-origin" } });
+    expect(new URL(own.headers.get("location")!).protocol).toBe("vscode:");
+  });
+
   test("revoking ends every editor token of the user", async () => {
     const issued = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner });
     const token = new URL(issued.headers.get("location")!).searchParams.get("token")!;

@@ -15,12 +15,13 @@ export function vscodeRoutes(ctx: AppContext) {
       const user = c.get("session") ? c.get("user") : undefined;
       if (!user) return c.redirect("/auth?source=vscode&from_vscode=true", 302);
       if (!user.isProfileComplete) return c.redirect("/auth?registration=true&source=vscode", 302);
-      const { token, expiresAt } = await issueVscodeToken(ctx.database.db, user.id);
-      await audit(ctx.database.db, { userId: user.id, action: "vscode_token_issued", detail: { expiresAt: expiresAt.toISOString() } });
-      const target = new URL(ctx.env.VSCODE_REDIRECT_URI);
-      target.searchParams.set("token", token);
-      target.searchParams.set("expiresAt", expiresAt.toISOString());
-      return c.redirect(target.toString(), 302);
+      // A GET that creates a token answers only navigations from this site's own pages (Sec-Fetch-Site, which
+      // pages cannot forge, as for the on-ramp URLs): a link or redirect from another site lands on the
+      // editor's wallet page, whose "Connect VS Code" button comes back here from this site. (After GitHub's
+      // sign-in the callback hands over itself: github.ts.)
+      const site = c.req.header("sec-fetch-site");
+      if (site !== undefined && site !== "same-origin") return c.redirect("/vscode/wallet", 303);
+      return c.redirect(await vscodeHandoffUrl(ctx, user.id), 302);
     })
     .post("/revoke", async (c) => {
       const { user } = requireSession(c);
@@ -28,4 +29,14 @@ export function vscodeRoutes(ctx: AppContext) {
       await audit(ctx.database.db, { userId: user.id, action: "vscode_tokens_revoked", detail: { revoked } });
       return c.json({ success: true, revoked });
     });
+}
+
+/** Issues an editor token for `userId` and returns the editor URL that carries it (VSCODE_REDIRECT_URI). */
+export async function vscodeHandoffUrl(ctx: AppContext, userId: number): Promise<string> {
+  const { token, expiresAt } = await issueVscodeToken(ctx.database.db, userId);
+  await audit(ctx.database.db, { userId, action: "vscode_token_issued", detail: { expiresAt: expiresAt.toISOString() } });
+  const target = new URL(ctx.env.VSCODE_REDIRECT_URI);
+  target.searchParams.set("token", token);
+  target.searchParams.set("expiresAt", expiresAt.toISOString());
+  return target.toString();
 }
