@@ -23,6 +23,7 @@ import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts"
 import { healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
+import { upgradeWalletKeyContexts } from "./services/wallets/custodial.ts";
 import { decodeBase64 } from "@oslojs/encoding";
 
 export interface RunningServer {
@@ -65,6 +66,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     (await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS }));
   await migrateDatabase(database);
   const keyring = await createKeyring(env.ENCRYPTION_KEYS);
+  await upgradeWalletKeyContexts({ keyring, database, log });
   const appSecret = decodeBase64(env.APP_SECRET.trim());
   const chain = createChainAccess(env);
   const changes = new ChangeFeed();

@@ -41,7 +41,7 @@ describe("POST /api/auth/register", () => {
     const res = await call(t, "/api/auth/register", { as: owner, body: { role: "contributor", email: "c@example.org" } });
     const text = await res.text();
     const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, owner.user.id));
-    const key = await unsealText(t.ctx.keyring, wallet!.privateKeySealed, walletContext(wallet!.id, wallet!.address));
+    const key = await unsealText(t.ctx.keyring, wallet!.privateKeySealed, walletContext(wallet!));
     // the sealed key is the wallet's: it signs as the stored address
     expect(await withWalletAccount(t.ctx, wallet!, async (account) => account.address as string)).toBe(wallet!.address);
     expect(key).toMatch(/^0x[0-9a-f]{64}$/);

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Hex } from "viem";
@@ -13,13 +13,47 @@ import { sealText, unsealText } from "../../crypto/envelope.ts";
  * address) and never stored, logged or returned in plaintext. It is
  * decrypted only inside `withWalletAccount`, for one signing call.
  */
-export const walletContext = (walletId: string, address: string) => `wallet:${walletId}:${address}`;
+export const CURRENT_KEY_CONTEXT = 2;
+
+/**
+ * What a wallet's key is sealed for (the additional data of both encryption layers): the wallet id, its
+ * address and its owner (issue 15, finding 6: before version 2 the owner was missing, so a row moved to
+ * another user still decrypted, for them).
+ */
+export function walletContext(wallet: Pick<Wallet, "id" | "address" | "userId"> & { keyContextVersion?: number }): string {
+  const version = wallet.keyContextVersion ?? CURRENT_KEY_CONTEXT;
+  if (version === 1) return `wallet:${wallet.id}:${wallet.address}`;
+  return `wallet:${wallet.id}:${wallet.address}:user:${wallet.userId}`;
+}
 
 export async function newCustodialWallet(ctx: AppContext, userId: number): Promise<typeof wallets.$inferInsert> {
   const id = crypto.randomUUID();
   const privateKey = generatePrivateKey();
   const address = privateKeyToAccount(privateKey).address;
-  return { id, userId, address, privateKeySealed: await sealText(ctx.keyring, privateKey, walletContext(id, address)) };
+  const privateKeySealed = await sealText(ctx.keyring, privateKey, walletContext({ id, address, userId }));
+  return { id, userId, address, privateKeySealed, keyContextVersion: CURRENT_KEY_CONTEXT };
+}
+
+/**
+ * Re-seals every wallet key of an older context version for the current one (run at start, idempotent, row by
+ * row, each update conditional on the sealed value it read). Returns how many it upgraded.
+ */
+export async function upgradeWalletKeyContexts(ctx: Pick<AppContext, "keyring" | "database" | "log">): Promise<number> {
+  const db = ctx.database.db;
+  const old = await db.select().from(wallets).where(sql`${wallets.keyContextVersion} < ${CURRENT_KEY_CONTEXT}`);
+  let upgraded = 0;
+  for (const wallet of old) {
+    const privateKey = await unsealText(ctx.keyring, wallet.privateKeySealed, walletContext(wallet));
+    if (privateKeyToAccount(privateKey as Hex).address !== wallet.address) throw new Error(`wallet ${wallet.id}: key does not match address`);
+    const resealed = await sealText(ctx.keyring, privateKey, walletContext({ ...wallet, keyContextVersion: CURRENT_KEY_CONTEXT }));
+    const result = await db
+      .update(wallets)
+      .set({ privateKeySealed: resealed, keyContextVersion: CURRENT_KEY_CONTEXT })
+      .where(and(eq(wallets.id, wallet.id), eq(wallets.privateKeySealed, wallet.privateKeySealed)));
+    upgraded += result.rowsAffected;
+  }
+  if (upgraded) ctx.log.info("wallet keys re-sealed for their owners", { upgraded });
+  return upgraded;
 }
 
 const walletByUser = preparedQuery((db) => db.select().from(wallets).where(eq(wallets.userId, sql.placeholder("userId"))).limit(1).prepare());
@@ -37,7 +71,7 @@ export async function withWalletAccount<T>(
   wallet: Wallet,
   use: (account: PrivateKeyAccount) => Promise<T>,
 ): Promise<T> {
-  const privateKey = (await unsealText(ctx.keyring, wallet.privateKeySealed, walletContext(wallet.id, wallet.address))) as Hex;
+  const privateKey = (await unsealText(ctx.keyring, wallet.privateKeySealed, walletContext(wallet))) as Hex;
   const account = privateKeyToAccount(privateKey);
   if (account.address !== wallet.address) throw new Error(`wallet ${wallet.id}: key does not match address`);
   return use(account);

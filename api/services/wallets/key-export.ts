@@ -104,7 +104,7 @@ export async function exportWalletKey(
   const clientKey = await importEphemeralPublicKey(input.ephemeralPublicKey);
   await consumeCode(ctx, { userId: input.user.id, purpose: "export", subject: wallet.address, code: input.otp });
 
-  const privateKey = (await unsealText(ctx.keyring, wallet.privateKeySealed, walletContext(wallet.id, wallet.address))) as Hex;
+  const privateKey = (await unsealText(ctx.keyring, wallet.privateKeySealed, walletContext(wallet))) as Hex;
   if (privateKeyToAccount(privateKey).address !== wallet.address) throw new Error(`wallet ${wallet.id}: key does not match address`);
   const sealed = await encryptForBrowser(clientKey, privateKey);
 

@@ -1,0 +1,1 @@
+ALTER TABLE `wallets` ADD `key_context_version` integer DEFAULT 1 NOT NULL;
