@@ -21,7 +21,7 @@ test("a wallet key is sealed for its owner: a row moved to another user no longe
     const other = await createTestUser(t, { registered: false });
     const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, owner.id));
     expect(wallet!.keyContextVersion).toBe(2);
-    expect(await addressOf(t, wallet!.id)).toBe(wallet!.address);
+    expect(String(await addressOf(t, wallet!.id))).toBe(wallet!.address);
     // Someone with write access to the table gives the row to another user: the key is useless to them.
     await t.ctx.database.db.update(wallets).set({ userId: other.id }).where(eq(wallets.id, wallet!.id));
     await expect(addressOf(t, wallet!.id)).rejects.toThrow(/could not be decrypted/);
@@ -42,7 +42,7 @@ test("keys sealed the old way (wallet id and address only) are re-sealed for the
     expect(await upgradeWalletKeyContexts(t.ctx)).toBe(0);
     const [upgraded] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.id, legacy.id));
     expect(upgraded!.keyContextVersion).toBe(2);
-    expect(await addressOf(t, legacy.id)).toBe(legacy.address);
+    expect(String(await addressOf(t, legacy.id))).toBe(legacy.address);
     await t.ctx.database.db.update(wallets).set({ userId: other.id }).where(eq(wallets.id, legacy.id));
     await expect(addressOf(t, legacy.id)).rejects.toThrow(/could not be decrypted/);
   } finally {
