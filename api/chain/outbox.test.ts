@@ -5,7 +5,7 @@ import { createTestContext, type TestContext } from "../testing/context.ts";
 import { createTestUser } from "../testing/auth.ts";
 import { startTestChain, type TestChain } from "../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { chainTransactions, walletNonces, workerLeases } from "../../db/schema/index.ts";
+import { chainTransactions, walletNonces, wallets, workerLeases } from "../../db/schema/index.ts";
 import { walletOfUser } from "../services/wallets/custodial.ts";
 import { createChainAccess } from "./clients.ts";
 import { Outbox, REBROADCAST_AFTER_MS, type OutboxRequest } from "./outbox.ts";
@@ -147,6 +147,34 @@ describe("the transaction outbox", () => {
     expect(tx.nonce).toBeNull();
     const nonces = await t.ctx.database.db.select().from(walletNonces).where(eq(walletNonces.key, `${tx.chainId}:${wallet.address}`));
     expect(nonces).toHaveLength(0);
+  });
+
+  test("a wallet whose key cannot be decrypted: the row fails at once as a key error, not as an unreachable chain, and is not retried", async () => {
+    const user = await createTestUser(t, { role: "poolmanager" });
+    const wallet = (await walletOfUser(t.ctx.database.db, user.id))!;
+    await chain.fund(wallet.address as Address, { xdc: "5" });
+    // The row given to another user (issue 15, finding 6): its key no longer decrypts.
+    const other = await createTestUser(t, { registered: false });
+    await t.ctx.database.db.update(wallets).set({ userId: other.id }).where(eq(wallets.id, wallet.id));
+    const { tx } = await t.ctx.outbox.submit(
+      {
+        userId: user.id,
+        idempotencyKey: "undecryptable",
+        request: {},
+        kind: "send_xdc",
+        intent: {},
+        signer: { kind: "wallet", wallet },
+        to: "0x00000000000000000000000000000000000000e7",
+        data: "0x",
+        value: 10n ** 18n,
+      },
+      { timeoutMs: 0 },
+    );
+    const settled = await t.ctx.outbox.waitForSettled(tx.id, 10_000);
+    expect(settled.status).toBe("failed");
+    expect(settled.error).toMatch(/^the signing key could not be used/);
+    expect(settled.attempts).toBeLessThanOrEqual(1);
+    expect(settled.nonce).toBeNull();
   });
 
   test("after a crash a signed transaction is re-broadcast as it was, never signed again", async () => {

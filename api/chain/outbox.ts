@@ -9,7 +9,7 @@ import type { Logger } from "../logger.ts";
 import { ApiError, ErrorCode } from "../errors.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError, isNonceTooLow, isPermanentBroadcastError, isPermanentEstimateError } from "./errors.ts";
-import { withWalletAccount } from "../services/wallets/custodial.ts";
+import { WalletKeyError, withWalletAccount } from "../services/wallets/custodial.ts";
 import { LeaseHolder } from "../workers/lease.ts";
 import { NextRun } from "../workers/next-run.ts";
 import { Periodic } from "../workers/periodic.ts";
@@ -346,6 +346,12 @@ export class Outbox {
         if (!signable.length) return;
         signed = await this.signBatch(chainId, from, signable);
       } catch (err) {
+        if (err instanceof WalletKeyError) {
+          // Not the chain's fault and not going away by retrying: the rows fail now, with the reason, signing nothing.
+          await this.failQueued(queued, `the signing key could not be used: ${err.message}`);
+          this.deps.log.error("outbox: a wallet key cannot sign; its queued transactions failed", { from, err: err.message });
+          return;
+        }
         await this.countFailedAttempt(queued, err);
         throw err;
       }
@@ -354,6 +360,13 @@ export class Outbox {
       // Kept for the pass already asked for; otherwise handed back, so another process need not wait for it to lapse.
       if (!this.passes.get(`${chainId}:${from}`)?.queued) await this.signerLeases.release(leaseName);
     }
+  }
+
+  private async failQueued(rows: ChainTransaction[], error: string): Promise<void> {
+    await this.deps.db
+      .update(chainTransactions)
+      .set({ status: "failed", error, attempts: sql`${chainTransactions.attempts} + 1`, updatedAt: new Date() })
+      .where(and(inArray(chainTransactions.id, rows.map((r) => r.id)), eq(chainTransactions.status, "queued")));
   }
 
   /**

@@ -15,6 +15,9 @@ import { sealText, unsealText } from "../../crypto/envelope.ts";
  */
 export const CURRENT_KEY_CONTEXT = 2;
 
+/** A wallet's key cannot sign: it does not decrypt (wrong master key, moved or tampered row) or fits another address. Permanent. */
+export class WalletKeyError extends Error {}
+
 /**
  * What a wallet's key is sealed for (the additional data of both encryption layers): the wallet id, its
  * address and its owner (issue 15, finding 6: before version 2 the owner was missing, so a row moved to
@@ -71,8 +74,12 @@ export async function withWalletAccount<T>(
   wallet: Wallet,
   use: (account: PrivateKeyAccount) => Promise<T>,
 ): Promise<T> {
-  const privateKey = (await unsealText(ctx.keyring, wallet.privateKeySealed, walletContext(wallet))) as Hex;
-  const account = privateKeyToAccount(privateKey);
-  if (account.address !== wallet.address) throw new Error(`wallet ${wallet.id}: key does not match address`);
+  let account: PrivateKeyAccount;
+  try {
+    account = privateKeyToAccount((await unsealText(ctx.keyring, wallet.privateKeySealed, walletContext(wallet))) as Hex);
+  } catch (err) {
+    throw new WalletKeyError(`wallet ${wallet.id}: ${(err as Error).message}`, { cause: err });
+  }
+  if (account.address !== wallet.address) throw new WalletKeyError(`wallet ${wallet.id}: key does not match address`);
   return use(account);
 }
