@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
@@ -22,21 +22,29 @@ async function signatureOf(secret: string, body: Uint8Array): Promise<string> {
  * webhook worker processes it.
  */
 export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
-  return new Hono<AppBindings>().post("/", limitBody(GITHUB_WEBHOOK_MAX_BYTES), async (c) => {
-    const body = new Uint8Array(await c.req.arrayBuffer());
-    const given = c.req.header("x-hub-signature-256") ?? "";
-    if (!given || !constantTimeEqualStrings(await signatureOf(ctx.env.GITHUB_WEBHOOK_SECRET, body), given)) {
-      throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is missing or does not match." });
-    }
+  const invalidSignature = () =>
+    new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is missing or does not match." });
+  // Everything that can be checked without the body is checked before a byte of it is read: a request without a
+  // well-formed signature is refused at once, however large (or endless) its body.
+  const headersFirst: MiddlewareHandler<AppBindings> = async (c, next) => {
+    if (!/^sha256=[0-9a-f]{64}$/.test(c.req.header("x-hub-signature-256") ?? "")) throw invalidSignature();
     const event = c.req.header("x-github-event");
     const deliveryId = c.req.header("x-github-delivery");
     if (!event || !deliveryId || deliveryId.length > 100) {
       throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Bad webhook", message: "X-GitHub-Event and X-GitHub-Delivery are required." });
     }
+    await next();
+  };
+  return new Hono<AppBindings>().post("/", headersFirst, limitBody(GITHUB_WEBHOOK_MAX_BYTES), async (c) => {
+    const body = new Uint8Array(await c.req.arrayBuffer());
+    if (!constantTimeEqualStrings(await signatureOf(ctx.env.GITHUB_WEBHOOK_SECRET, body), c.req.header("x-hub-signature-256")!)) throw invalidSignature();
+    const event = c.req.header("x-github-event")!;
+    const deliveryId = c.req.header("x-github-delivery")!;
     let payload: { action?: unknown };
     try {
       payload = JSON.parse(new TextDecoder().decode(body));
-      if (!payload || typeof payload !== "object") throw new Error("not an object");
+      // GitHub's payloads are objects; anything else (an array, a number, null) is not a delivery.
+      if (!payload || typeof payload !== "object" || Array.isArray(payload)) throw new Error("not an object");
     } catch {
       throw new ApiError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The webhook body is not a JSON object." });
     }

@@ -221,6 +221,50 @@ describe("webhook intake", () => {
     expect(await stack.t.ctx.database.db.select().from(webhookDeliveries)).toHaveLength(before.length);
   });
 
+  test("an unsigned body is refused before it is read: a request that never finishes sending still gets its 401 (issue 15, finding 7)", async () => {
+    const before = (await stack.t.ctx.database.db.select().from(webhookDeliveries)).length;
+    let pulls = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // 64 KiB a pull, for ever: a server that waits for the end of this body never answers.
+        pulls++;
+        controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+      },
+    });
+    const aborter = new AbortController();
+    try {
+      const res = await fetch(`${stack.url}/api/webhooks/github`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-GitHub-Event": "issues", "X-GitHub-Delivery": "endless-1" },
+        body: endless,
+        signal: aborter.signal,
+        // @ts-expect-error Bun and the fetch standard's streaming uploads
+        duplex: "half",
+      });
+      expect(res.status).toBe(401);
+      expect(pulls).toBeLessThan(1000); // far below GitHub's 25 MB limit
+    } finally {
+      aborter.abort();
+    }
+    expect(await stack.t.ctx.database.db.select().from(webhookDeliveries)).toHaveLength(before);
+  });
+
+  test("a signed body that is not a JSON object is 400 and not stored", async () => {
+    for (const body of ["[1]", "1", '"text"', "null"]) {
+      const secret = (await sharedTestSecrets()).GITHUB_WEBHOOK_SECRET;
+      const hmac = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+      const signature = encodeHexLowerCase(new Uint8Array(await crypto.subtle.sign("HMAC", hmac, new TextEncoder().encode(body))));
+      const deliveryId = `not-an-object-${body.length}-${Date.now()}`;
+      const res = await fetch(`${stack.url}/api/webhooks/github`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-GitHub-Event": "issues", "X-GitHub-Delivery": deliveryId, "X-Hub-Signature-256": `sha256=${signature}` },
+        body,
+      });
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      expect(await stack.t.ctx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.deliveryId, deliveryId))).toHaveLength(0);
+    }
+  });
+
   test("a malformed payload is 400; an unknown event is stored and ignored", async () => {
     const secret = (await sharedTestSecrets()).GITHUB_WEBHOOK_SECRET;
     const key2 = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
