@@ -55,6 +55,11 @@ export interface DevStackOptions {
   skipBuild?: boolean;
   /** Skip the demo seed. */
   seed?: boolean;
+  /**
+   * Called at once with the function that stops whatever has started so far: a signal that arrives while the stack
+   * is still starting (seeding, say) must stop anvil too, not leave it behind.
+   */
+  registerStop?: (stop: () => Promise<void>) => void;
 }
 
 async function freePort(host: string): Promise<number> {
@@ -91,9 +96,12 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
   const base = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty", ...secrets, ...placeholders });
   const log = options.log ?? createLogger(base.LOG_LEVEL, undefined, {}, base.LOG_FORMAT);
   const stops: (() => Promise<void> | void)[] = [];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop();
-  };
+  let stopped: Promise<void> | undefined;
+  const stopAll = () =>
+    (stopped ??= (async () => {
+      for (const stop of stops.splice(0).reverse()) await stop();
+    })());
+  options.registerStop?.(stopAll);
 
   try {
     if (!options.skipBuild) await buildSite();
@@ -237,11 +245,38 @@ function banner(stack: DevStack): string {
   ].join("\n");
 }
 
+/**
+ * `npm start` runs this under npm (and a shell). A process manager stopping the platform signals the top process
+ * only; if that one dies without passing the signal on, this process is re-parented and would keep the server and
+ * anvil running. So once its parent is gone, it stops everything itself, as on SIGTERM.
+ */
+function stopWhenOrphaned(stop: () => Promise<void>, log: ReturnType<typeof createLogger>): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    log.info("parent process gone: stopping", { parent });
+    stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  }, 500);
+  timer.unref();
+}
+
 if (import.meta.main) {
   try {
-    const stack = await startDevStack();
+    // Signals are handled from the first moment (a process manager may stop us while we seed): they stop whatever
+    // has started. One stop, however many ask for it (a signal and the orphan watch often come together, when npm
+    // passes the signal on and exits): a second caller waits for the same stop instead of exiting while anvil runs.
+    const log = createLogger("info", undefined, {}, "pretty");
+    let stopStarted: () => Promise<void> = async () => undefined;
+    let stopping: Promise<void> | undefined;
+    const stopOnce = () => (stopping ??= stopStarted());
+    stopOnSignals(stopOnce, log);
+    stopWhenOrphaned(stopOnce, log);
+    const stack = await startDevStack({ registerStop: (stop) => (stopStarted = stop) });
     console.log(banner(stack));
-    stopOnSignals(stack.stop, createLogger("info", undefined, {}, "pretty"));
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
