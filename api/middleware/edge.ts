@@ -5,6 +5,10 @@ import type { AppBindings } from "../context.ts";
 
 const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
 
+/** The embeddable board's policy: no script, plugin, form, connection or base; styles and images of its own. */
+export const EMBED_CSP =
+  "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; base-uri 'none'; form-action 'none'; object-src 'none'";
+
 /**
  * What every request gets, in one middleware because it runs on every
  * request and each layer and header costs:
@@ -42,8 +46,16 @@ export function finishResponse(headers: Headers, path: string, requestId: string
   if (!path.startsWith("/api/")) {
     headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
     if (!path.startsWith("/embed/")) {
+      // The page's own policy (scripts by hash, no plugins, no <base>...) is the <meta> tag Astro writes
+      // (astro.config.ts); framing can only be refused by a header.
       headers.set("X-Frame-Options", "DENY");
-      if (!headers.has("Content-Security-Policy")) headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+      const policy = headers.get("Content-Security-Policy");
+      if (!policy) headers.set("Content-Security-Policy", "frame-ancestors 'none'");
+      else if (!policy.includes("frame-ancestors")) headers.set("Content-Security-Policy", `${policy.replace(/;\s*$/, "")}; frame-ancestors 'none'`);
+    } else if (!headers.get("Content-Security-Policy")?.includes(EMBED_CSP)) {
+      // The board runs no script at all and is framed by anyone: nothing but its own styles and images. A second
+      // policy beside the page's own (both are enforced).
+      headers.append("Content-Security-Policy", EMBED_CSP);
     }
   }
   if (https) headers.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");

@@ -93,6 +93,7 @@ export class PageCache {
       const file = makeStaticFile(body, response.headers.get("content-type") ?? "text/html; charset=utf-8", {
         compress: true,
         cacheControl: `public, max-age=${policy.maxAge}`,
+        contentSecurityPolicy: response.headers.get("content-security-policy"),
       });
       // A render that began before an invalidation may show the old data: serve it to
       // the requests that waited for it, but do not keep it.

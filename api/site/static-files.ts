@@ -14,6 +14,8 @@ export interface StaticFile {
   contentType: string;
   etag: string;
   cacheControl: string;
+  /** The page's Content-Security-Policy (Astro sets it as a header on pages rendered on demand). */
+  contentSecurityPolicy?: string;
 }
 
 const TYPES: Record<string, string> = {
@@ -54,10 +56,12 @@ export function loadStaticFiles(clientDir: string, runtime: RuntimeConfig): Map<
 export function makeStaticFile(
   body: Uint8Array,
   contentType: string,
-  options: { compress: boolean; cacheControl: string },
+  options: { compress: boolean; cacheControl: string; contentSecurityPolicy?: string | null },
 ): StaticFile {
   const gzip = options.compress && body.byteLength > 512 ? Bun.gzipSync(body as Uint8Array<ArrayBuffer>, { level: 9 }) : undefined;
-  return { body, gzip, contentType, etag: `"${Bun.hash(body).toString(36)}"`, cacheControl: options.cacheControl };
+  const file: StaticFile = { body, gzip, contentType, etag: `"${Bun.hash(body).toString(36)}"`, cacheControl: options.cacheControl };
+  if (options.contentSecurityPolicy) file.contentSecurityPolicy = options.contentSecurityPolicy;
+  return file;
 }
 
 /** Finds the file for a URL path: exact, then `path/index.html`, then `path.html`. */
@@ -81,6 +85,7 @@ export function respondWithFile(request: Request, file: StaticFile, status = 200
     ETag: file.etag,
     Vary: "Accept-Encoding",
   });
+  if (file.contentSecurityPolicy) headers.set("Content-Security-Policy", file.contentSecurityPolicy);
   if (status === 200 && request.headers.get("if-none-match") === file.etag) {
     return new Response(null, { status: 304, headers });
   }
