@@ -280,7 +280,7 @@ export class Actions {
     if (!existing) {
       const installation: InstallationRecord = { id: ++this.world.state.counters.installation, account: owner.login, selection: input.selection, repoIds, createdAt: at, updatedAt: at };
       this.world.state.installations.push(installation);
-      const payload = { action: "created", installation: installationJson(this.world, installation), repositories: installationRepos(this.world, installation).map(shortRepo), requester: null, sender: simpleUser(this.world, input.sender) };
+      const payload = { action: "created", installation: installationJson(this.world, installation), repositories: installationRepos(this.world, installation).map(shortRepo), sender: simpleUser(this.world, input.sender) };
       return this.done({ installation, setupAction: "install" }, [this.hooks.emit("installation", payload)]);
     }
     const before = installationRepos(this.world, existing);
@@ -309,7 +309,7 @@ export class Actions {
   /** Uninstalls the app: the installation and its tokens are gone. */
   uninstall(input: { installation: InstallationRecord; sender: string }): Outcome<InstallationRecord> {
     const { installation } = input;
-    const payload = { action: "deleted", installation: installationJson(this.world, installation), repositories: installationRepos(this.world, installation).map(shortRepo), requester: null, sender: simpleUser(this.world, input.sender) };
+    const payload = { action: "deleted", installation: installationJson(this.world, installation), repositories: installationRepos(this.world, installation).map(shortRepo), sender: simpleUser(this.world, input.sender) };
     this.world.state.installations = this.world.state.installations.filter((i) => i.id !== installation.id);
     this.world.state.tokens = this.world.state.tokens.filter((t) => t.installationId !== installation.id);
     return this.done(installation, [this.hooks.emit("installation", payload)]);

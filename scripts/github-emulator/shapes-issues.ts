@@ -64,6 +64,13 @@ export function issueJson(world: World, repo: RepoRecord, issue: IssueRecord, de
   };
 }
 
+/** A stable id for `owner`'s fork of a repository (forks are not records of their own). */
+function forkId(repoId: number, owner: string): number {
+  let h = 0;
+  for (const ch of owner.toLowerCase()) h = (h * 31 + ch.charCodeAt(0)) % 100_000;
+  return 9_000_000 + repoId * 100 + (h % 100);
+}
+
 function branchJson(world: World, repo: RepoRecord, owner: string, ref: string, sha: string): Json {
   const sameRepo = owner.toLowerCase() === repo.owner.toLowerCase();
   return {
@@ -71,8 +78,8 @@ function branchJson(world: World, repo: RepoRecord, owner: string, ref: string, 
     ref,
     sha,
     user: simpleUser(world, owner),
-    // Forks are not emulated: a pull request from another account has no head repository, as when the fork was deleted.
-    repo: sameRepo ? repoJson(world, repo) : null,
+    // A pull request from another account comes from its fork: the same repository under that owner.
+    repo: sameRepo ? repoJson(world, repo) : repoJson(world, { ...repo, id: forkId(repo.id, owner), owner, forks: 0, stars: 0 }),
   };
 }
 
@@ -114,6 +121,16 @@ export function pullJson(world: World, repo: RepoRecord, issue: IssueRecord, det
     review_comment_url: `${api}/pulls/comments{/number}`,
     comments_url: `${api}/issues/${issue.number}/comments`,
     statuses_url: `${api}/statuses/${pull.headSha}`,
+    _links: {
+      self: { href: `${api}/pulls/${issue.number}` },
+      html: { href: html },
+      issue: { href: `${api}/issues/${issue.number}` },
+      comments: { href: `${api}/issues/${issue.number}/comments` },
+      review_comments: { href: `${api}/pulls/${issue.number}/comments` },
+      review_comment: { href: `${api}/pulls/comments{/number}` },
+      commits: { href: `${api}/pulls/${issue.number}/commits` },
+      statuses: { href: `${api}/statuses/${pull.headSha}` },
+    },
     head: branchJson(world, repo, pull.headOwner, pull.head, pull.headSha),
     base: branchJson(world, repo, repo.owner, pull.base, sha1Hex(`${repo.id}:${pull.base}`)),
     author_association: authorAssociation(world, repo, issue.author),

@@ -33,6 +33,16 @@ const REPO_LINKS: Record<string, string> = {
   labels_url: "/labels{/name}",
   releases_url: "/releases{/id}",
   deployments_url: "/deployments",
+  // The rest of GitHub's URL templates (its description requires every one of them).
+  archive_url: "/{archive_format}{/ref}",
+  blobs_url: "/git/blobs{/sha}",
+  downloads_url: "/downloads",
+  git_commits_url: "/git/commits{/sha}",
+  git_refs_url: "/git/refs{/sha}",
+  git_tags_url: "/git/tags{/sha}",
+  notifications_url: "/notifications{?since,all,participating}",
+  subscription_url: "/subscription",
+  trees_url: "/git/trees{/sha}",
 };
 
 export function repoApiUrl(world: World, repo: RepoRecord): string {
@@ -94,10 +104,13 @@ export function repoJson(world: World, repo: RepoRecord, permissions?: RepoPermi
     is_template: false,
     web_commit_signoff_required: false,
     topics: [],
+    custom_properties: {},
     visibility: repo.private ? "private" : "public",
     forks: repo.forks,
     open_issues: open,
     watchers: repo.stars,
+    network_count: repo.forks,
+    subscribers_count: Math.max(1, Math.round(repo.stars / 10)),
     default_branch: repo.defaultBranch,
     ...(permissions ? { permissions } : {}),
   };
