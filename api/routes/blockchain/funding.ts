@@ -10,6 +10,7 @@ import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { roxnAllowance } from "../../services/money/balances.ts";
 import { approveRoxn, fundingStatus, fundRepositoryRoxn, fundRepositoryXdc } from "../../services/money/funding.ts";
 import { visibleRepository } from "../../services/money/access.ts";
+import { withdrawFromPool } from "../../services/money/withdraw.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { RepoParam } from "../params.ts";
 
@@ -21,6 +22,7 @@ const amountField = z.union([z.string().max(80), z.number()]);
  * POST /api/blockchain/fund-roxn/{repoId}                  roxnAmount, repositoryFullName
  * POST /api/blockchain/approve-roxn                        amount
  * GET  /api/blockchain/roxn-allowance                      allowance (string)
+ * POST /api/blockchain/repository/{repoId}/withdraw         currency, amount: unallocated pool money back to the manager's wallet
  */
 export function fundingRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
@@ -36,6 +38,25 @@ export function fundingRoutes(ctx: AppContext) {
             user,
             repoId: c.req.valid("param").repoId,
             amountXdc: body.amountXdc,
+            repositoryFullName: body.repositoryFullName,
+            idempotencyKey: requireIdempotencyKey(c),
+          }),
+        );
+      },
+    )
+    .post(
+      "/repository/:repoId/withdraw",
+      validate("param", RepoParam),
+      validate("json", z.object({ currency: z.string().max(10), amount: amountField, repositoryFullName: z.string().max(200).nullish() })),
+      async (c) => {
+        const { user } = requireSession(c);
+        const body = c.req.valid("json");
+        return c.json(
+          await withdrawFromPool(ctx, {
+            user,
+            repoId: c.req.valid("param").repoId,
+            currency: body.currency,
+            amount: body.amount,
             repositoryFullName: body.repositoryFullName,
             idempotencyKey: requireIdempotencyKey(c),
           }),

@@ -18,6 +18,7 @@ const key = () => `test-key-${Date.now()}-${keyN++}`;
 
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const OTHER = fixtureRepo("issuepool-demo/contract-audit-tools")!;
+const SDK = fixtureRepo("issuepool-demo/roxn-sdk")!;
 
 async function register(session: TestSession, role: "poolmanager" | "contributor") {
   const res = await call(stack.t, "/api/auth/register", { as: session, body: { role, email: `${session.user.username}@example.com` } });
@@ -444,5 +445,75 @@ describe("amount steps, balances and cancellation answers (issue 11)", () => {
     const again = await money(alice, `/api/blockchain/cancel-bounty/${REPO.id}/${issue}`, {});
     expect(again.status).toBe(409);
     expect((await again.json()).message).toBe("There is no open bounty on this issue.");
+  });
+});
+
+describe("withdrawing unallocated funds (issue 11)", () => {
+  beforeAll(async () => {
+    await registerRepository(SDK);
+    expect((await fund(alice, "10", { repo: SDK })).status).toBe(200);
+    await settle();
+  }, 60_000);
+  const withdraw = (body: Record<string, unknown>, session = alice, k = key()) =>
+    money(session, `/api/blockchain/repository/${SDK.id}/withdraw`, { repositoryFullName: `${SDK.owner}/${SDK.name}`, ...body }, k);
+  const otherPool = () => xdcPool(SDK);
+
+  // A repository of its own (OTHER's daily limit belongs to the concurrent-funding test).
+  test("the pool shrinks by exactly the amount, the manager's wallet grows by it, fee-free; a replay withdraws nothing more", async () => {
+    await settle();
+    const poolBefore = await otherPool();
+    const walletBefore = await stack.t.ctx.chain.client.getBalance({ address: aliceWallet });
+    const k = key();
+    const res = await withdraw({ currency: "XDC", amount: "1.5" }, alice, k);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ status: "confirmed", message: "Withdrawn to your wallet", currency: "XDC", amount: "1.5" });
+    await settle();
+    expect(poolBefore - (await otherPool())).toBe(parseEther("1.5"));
+    const receipt = await stack.t.ctx.chain.client.getTransactionReceipt({ hash: body.transactionHash });
+    const gas = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect((await stack.t.ctx.chain.client.getBalance({ address: aliceWallet })) - walletBefore).toBe(parseEther("1.5") - gas);
+
+    const again = await withdraw({ currency: "XDC", amount: "1.5" }, alice, k);
+    expect((await again.json()).transactionHash).toBe(body.transactionHash);
+    await settle();
+    expect(poolBefore - (await otherPool())).toBe(parseEther("1.5"));
+  });
+
+  test("more than the pool holds is refused with the pool's figure, and nothing is sent", async () => {
+    await settle();
+    const pool = await otherPool();
+    const before = await databaseDigest(stack.t);
+    const res = await withdraw({ currency: "XDC", amount: formatEther(pool + parseEther("1")) });
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toMatch(/^Amount cannot exceed available XDC pool balance \(\d[\d,]*\.\d{4} XDC\)$/);
+    for (const body of [{ currency: "XDC", amount: "0" }, { currency: "BTC", amount: "1" }, { currency: "ROXN", amount: "0.00001" }, { currency: "XDC", amount: "-1" }]) {
+      expect((await withdraw(body)).status).toBe(400);
+    }
+    expect(await databaseDigest(stack.t)).toBe(before);
+  });
+
+  test("bounties are never touched: the pool figure excludes them, and only an admin pool manager may withdraw", async () => {
+    await settle();
+    const issue = await openIssue("A bounty a withdrawal leaves alone");
+    const allocate = await money(alice, `/api/blockchain/allocate-bounty/${REPO.id}/${issue}`, { githubRepoFullName: "issuepool-demo/xdc-wallet-kit", bountyAmount: "2", isRoxn: false });
+    if (allocate.status !== 200) {
+      expect((await fund(alice, "5")).status).toBe(200);
+      await settle();
+      expect((await money(alice, `/api/blockchain/allocate-bounty/${REPO.id}/${issue}`, { githubRepoFullName: "issuepool-demo/xdc-wallet-kit", bountyAmount: "2", isRoxn: false })).status).toBe(200);
+    }
+    await settle();
+    const pool = await xdcPool();
+    const all = await money(alice, `/api/blockchain/repository/${REPO.id}/withdraw`, { currency: "XDC", amount: formatEther(pool + parseEther("2")), repositoryFullName: "issuepool-demo/xdc-wallet-kit" });
+    expect(all.status).toBe(400); // the bounty's 2 XDC are not the pool's
+    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${issue}`)).json()).toMatchObject({ status: "open", xdcAmount: "2" });
+    expect((await withdraw({ currency: "XDC", amount: "1" }, erin)).status).toBe(403);
+    expect((await withdraw({ currency: "XDC", amount: "1" }, bob)).status).toBe(403);
+  });
+
+  securityCases(() => ({ method: "POST", path: `/api/blockchain/repository/${SDK.id}/withdraw`, body: { currency: "XDC", amount: "1", repositoryFullName: `${SDK.owner}/${SDK.name}` } }), {
+    t: () => stack.t,
+    owner: () => alice,
+    stranger: () => bob,
   });
 });

@@ -1,0 +1,88 @@
+/**
+ * POST /api/blockchain/repository/{repoId}/withdraw (issue 11): a pool
+ * manager takes unallocated money back out of a pool, to their own wallet,
+ * fee-free. The same guards as funding: a pool manager with admin rights on
+ * GitHub, the anti-forgery token and an idempotency key; the amount in the
+ * currency's step, above zero and at most the pool's unallocated balance
+ * (bounties, open or claimed, are never touched: the contract debits only the
+ * pool). The transaction is the manager's own (their custodial wallet is the
+ * pool manager on-chain), so it needs a little XDC for gas.
+ */
+import { encodeFunctionData, type Address } from "viem";
+import type { AppContext } from "../../context.ts";
+import { CURRENCIES, type Currency, type User } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode } from "../../errors.ts";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { formatAmount } from "../../../site/lib/format.ts";
+import { ensurePoolManager, requireManagedRepository } from "./access.ts";
+import { onChainPool } from "./bounties.ts";
+import { CURRENCY_INDEX, GAS_RESERVE, requireAmountStep } from "./rules.ts";
+import { transactionResult, type TransactionResult } from "./transaction-result.ts";
+
+const WITHDRAW_WAIT_MS = 12_000;
+
+const invalid = (message: string) => new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+
+export interface WithdrawInput {
+  user: User;
+  repoId: number;
+  currency: unknown;
+  amount: unknown;
+  repositoryFullName?: string | null;
+  idempotencyKey: string;
+}
+
+export async function withdrawFromPool(ctx: AppContext, input: WithdrawInput): Promise<TransactionResult & { currency: Currency; amount: string }> {
+  const request = { route: "withdraw_pool", repoId: input.repoId, currency: String(input.currency), amount: String(input.amount) };
+  const messages = { pending: "Withdrawal submitted", confirmed: "Withdrawn to your wallet", failedTitle: "Withdrawal Failed" };
+  const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
+  if (earlier) {
+    const intent = JSON.parse(earlier.intent) as { currency: Currency; amountText: string };
+    return { ...(await transactionResult(ctx, await ctx.outbox.waitForSettled(earlier, WITHDRAW_WAIT_MS), messages)), currency: intent.currency, amount: intent.amountText };
+  }
+
+  if (typeof input.currency !== "string" || !(CURRENCIES as readonly string[]).includes(input.currency)) {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid currency", message: "Choose XDC, ROXN or USDC." });
+  }
+  const currency = input.currency as Currency;
+  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[currency]);
+  if (!parsed.ok || parsed.value === 0n) throw invalid(`Please enter a valid ${currency} amount.`);
+  const amount = parsed.value;
+  requireAmountStep(amount, currency);
+
+  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, orRegisteredName: true });
+  const pool = (await onChainPool(ctx, repository.githubRepoId))[currency];
+  if (amount > pool) {
+    throw invalid(`Amount cannot exceed available ${currency} pool balance (${formatAmount(pool, currency, 4)} ${currency})`);
+  }
+  const address = wallet.address as Address;
+  const gas = await ctx.chain.client.getBalance({ address, blockTag: "pending" });
+  if (gas < GAS_RESERVE / 10n) {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Keep at least 0.01 XDC in your wallet to pay for the withdrawal's gas." });
+  }
+  await ensurePoolManager(ctx, repository.githubRepoId, address);
+
+  const amountText = toDecimalString(amount, TOKEN_DECIMALS[currency]);
+  const { tx } = await ctx.outbox.submit(
+    {
+      userId: input.user.id,
+      idempotencyKey: input.idempotencyKey,
+      request,
+      kind: "withdraw_pool",
+      githubRepoId: repository.githubRepoId,
+      intent: { repoId: repository.githubRepoId, fullName: repository.fullName, currency, amount: amount.toString(), amountText, to: address },
+      signer: { kind: "wallet", wallet },
+      to: ctx.chain.config.contracts.rewards,
+      data: encodeFunctionData({
+        abi: RepoRewardsAbi,
+        functionName: "withdrawPool",
+        args: [BigInt(repository.githubRepoId), CURRENCY_INDEX[currency], amount, address],
+      }),
+    },
+    { replayChecked: true },
+  );
+  const settled = await ctx.outbox.waitForSettled(tx, WITHDRAW_WAIT_MS);
+  if (settled.status === "confirmed") await ctx.indexer.catchUp();
+  return { ...(await transactionResult(ctx, settled, messages)), currency, amount: amountText };
+}
