@@ -12,6 +12,7 @@ import { toast } from "../../stores/toast.ts";
 import { Icon } from "../ui/icon.tsx";
 import type { TransactionResult } from "./actions.ts";
 import { AssignBountyForm } from "./assign-bounty-form.tsx";
+import { WithdrawForm } from "./withdraw-form.tsx";
 import { RoxnFundingForm, XdcFundingForm } from "./funding-forms.tsx";
 import type { ViewerRole } from "./issues-table.tsx";
 import { TokenMark } from "./tokens.tsx";
@@ -169,6 +170,8 @@ export function FundingPanel(props: FundingPanelProps) {
                     <XdcFundingForm repo={repo} balance={xdcBalance} remainingLimit={remaining} disabled={formsDisabled} onFunded={afterXdc} onLimitHit={() => void status.reload()} />
                     <hr className="border-border" />
                     <AssignBountyForm repo={repo} currency="XDC" issues={props.openIssues} pool={pools?.XDC ?? null} disabled={formsDisabled} onAllocated={props.onAllocated} />
+                    <hr className="border-border" />
+                    <WithdrawForm repo={repo} currency="XDC" pool={pools?.XDC ?? null} walletAddress={wallet.data?.address ?? null} disabled={formsDisabled} onWithdrawn={afterXdc} />
                   </>,
                 )}
               </div>
@@ -199,6 +202,8 @@ export function FundingPanel(props: FundingPanelProps) {
                     />
                     <hr className="border-border" />
                     <AssignBountyForm repo={repo} currency="ROXN" issues={props.openIssues} pool={pools?.ROXN ?? null} disabled={formsDisabled} onAllocated={props.onAllocated} />
+                    <hr className="border-border" />
+                    <WithdrawForm repo={repo} currency="ROXN" pool={pools?.ROXN ?? null} walletAddress={wallet.data?.address ?? null} disabled={formsDisabled} onWithdrawn={afterRoxn} />
                   </>,
                 )}
               </div>
