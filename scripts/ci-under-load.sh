@@ -12,6 +12,8 @@ set -euo pipefail
 RUNS="${1:-3}"
 BURNERS="${2:-2}"
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
+# Every run tests the same commit: the one checked out when the script started.
+COMMIT="$(git -C "$REPO" rev-parse HEAD)"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/issuepool-ci-load-XXXXXX")"
 burners=()
 stop_burners() {
@@ -19,7 +21,7 @@ stop_burners() {
   for pid in "${burners[@]}"; do wait "$pid" 2>/dev/null || true; done
 }
 trap stop_burners EXIT
-echo "ci-under-load: $RUNS runs of .ci/run with $BURNERS CPU burners; logs in $WORK"
+echo "ci-under-load: $RUNS runs of .ci/run on ${COMMIT:0:12} with $BURNERS CPU burners; logs in $WORK"
 for _ in $(seq "$BURNERS"); do
   yes > /dev/null &
   burners+=("$!")
@@ -27,6 +29,7 @@ done
 for run in $(seq "$RUNS"); do
   clone="$WORK/clone-$run"
   git clone -q "$REPO" "$clone"
+  git -C "$clone" checkout -q "$COMMIT"
   # shared/ (the spec and architecture) sits beside the repository in CI.
   [ -d "$REPO/../shared" ] && ln -s "$(cd "$REPO/../shared" && pwd)" "$WORK/shared" 2>/dev/null || true
   start=$(date +%s)

@@ -128,7 +128,9 @@ describe("two instances on one database", () => {
         stack.post(front, alice, `/api/blockchain/repository/${FUND_REPO.id}/fund`, { amountXdc: fundingAmount(i), repositoryFullName: fullName(FUND_REPO) }, fundKey(i));
 
       // Everything at once, with retries as the site does them; one instance dies in the middle and comes back.
-      const deadline = Date.now() + 2 * SIGNER_LEASE_MS + 4 * setupMs + 30_000;
+      // 400 transactions from two signers through two processes, one of them killed: the dead one's signer leases
+      // lapse (twice, for both keys) and the work is many times the setup's, which measured this machine's pace now.
+      const deadline = Date.now() + 2 * SIGNER_LEASE_MS + 10 * setupMs + 60_000;
       const work = Promise.all([
         ...consecutive(0, PAYOUTS).map((i) => retryUntilConfirmed(`payout ${i}`, () => pay(i), deadline, 500)),
         ...consecutive(0, FUNDINGS).map((i) => retryUntilConfirmed(`funding ${i}`, () => fund(i), deadline, 500)),
@@ -146,7 +148,7 @@ describe("two instances on one database", () => {
       expect(restarted.pid).not.toBe(0);
       await work;
       console.log(
-        `two instances: SIGKILL of one with ${JSON.stringify(countBy(atKill.filter((r) => /^two-instances-(pay|fund)-/.test(r.idempotencyKey))))} rows of the batch; ` +
+        `two instances (setup took ${setupMs} ms): SIGKILL of one with ${JSON.stringify(countBy(atKill.filter((r) => /^two-instances-(pay|fund)-/.test(r.idempotencyKey))))} rows of the batch; ` +
           `all ${PAYOUTS} payouts and ${FUNDINGS} fundings confirmed ${Date.now() - killedAt} ms after the kill`,
       );
 
