@@ -6,13 +6,14 @@ import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { requireIdempotencyKey } from "../../middleware/idempotency.ts";
 import { forbidden } from "../../errors.ts";
-import { parseAddress } from "../../chain/address.ts";
+import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { CURRENCIES } from "../../../db/schema/index.ts";
 import {
   allocateBounty,
   cancelBounty,
   distributeBounty,
   issueBounty,
+  issueContributors,
   poolInfo,
   registerContribution,
 } from "../../services/money/bounties.ts";
@@ -26,12 +27,25 @@ import { positiveId, RepoIssueParam, RepoParam } from "../params.ts";
  * GET  /api/blockchain/pool-info/{repoId}                   pools and bounties
  * POST /api/blockchain/distribute-bounty/{repoId}/{issueId} contributorAddress
  * POST /api/blockchain/cancel-bounty/{repoId}/{issueId}     (beyond the spec) back to the pool while unclaimed
+ * GET  /api/blockchain/issue-claimants/{repoId}/{issueId}   (beyond the spec) who registered for it, with their wallets: the
+ *                                                           pool manager's choices when releasing a bounty by hand
  * POST /api/blockchain/register                             Contribute: role, walletAddress, issueId, repoId
  * POST /api/blockchain/repository/{repoId}/manager          walletAddress, username, githubId
  * The {issueId} of these paths is the GitHub issue number.
  */
 export function bountyRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
+    .get("/issue-claimants/:repoId/:issueId", validate("param", RepoIssueParam), async (c) => {
+      const { user } = requireSession(c);
+      const { repoId, issueId } = c.req.valid("param");
+      // Their wallet addresses are the pool manager's business (the one who pays): the same check as paying.
+      await requireManagedRepository(ctx, user, { repoId, orRegisteredName: true });
+      c.header("Cache-Control", "private, no-store");
+      const claimants = await issueContributors(ctx, repoId, issueId);
+      return c.json({
+        claimants: claimants.filter((x) => x.address).map((x) => ({ username: x.username, address: toXdcAddress(x.address!) })),
+      });
+    })
     .post(
       "/allocate-bounty/:repoId/:issueId",
       validate("param", RepoIssueParam),

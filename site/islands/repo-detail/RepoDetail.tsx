@@ -20,6 +20,7 @@ import { useContribute } from "./contribute.tsx";
 import { FundingPanel } from "./funding-panel.tsx";
 import { IssuesTable, type RewardState, type ViewerRole } from "./issues-table.tsx";
 import { SetBountyDialog } from "./set-bounty-dialog.tsx";
+import { BountyDecisionDialog, type DecisionMode } from "./bounty-decision-dialog.tsx";
 import { Notice, Tabs, TooltipProvider, useHydrated } from "./ui.tsx";
 import { AdminAccess, Count, Frame, LoadFailed, LoadingSkeleton, NotRegistered, PullRequests, RepoHeader, Unavailable } from "./sections.tsx";
 import { useResource } from "./use-resource.ts";
@@ -160,6 +161,25 @@ export default function RepoDetail(props: RepoDetailProps) {
     return { kind: "loading" };
   };
 
+  // ---- Release or cancel a bounty (pool managers) ----
+  const [decision, setDecision] = useState<{ issue: RepoIssue; mode: DecisionMode } | null>(null);
+  const decisionState = decision ? rewardOf(decision.issue) : null;
+  const decisionBounty = decisionState?.kind === "bounty" ? decisionState.bounty : null;
+  const onDecided = useCallback(
+    (issueNumber: number) => {
+      // Read the bounty again (paid or cancelled now), and the pool with it.
+      if (repoId) {
+        issueBounty(repoId, issueNumber, { fresh: true }).then(
+          (bounty) => setRows((r) => ({ ...r, [issueNumber]: bounty && bounty.status !== "cancelled" ? { kind: "bounty", bounty } : { kind: "none" } })),
+          () => setRows((r) => ({ ...r, [issueNumber]: { kind: "none" } })),
+        );
+      }
+      refreshPool();
+    },
+    [repoId, refreshPool],
+  );
+
+
   // ---- sections ----
   const [section, setSection] = useState<Section>("issues");
   useEffect(() => {
@@ -261,6 +281,7 @@ export default function RepoDetail(props: RepoDetailProps) {
                       onContribute={(issue) => {
                         if (ready) void contribute(issue.number);
                       }}
+                      onDecide={(issue, mode) => setDecision({ issue, mode })}
                     />
                   ) : null}
                 </div>
@@ -299,6 +320,16 @@ export default function RepoDetail(props: RepoDetailProps) {
           }}
         />
       </Frame>
+
+      <BountyDecisionDialog
+        repo={repo}
+        issue={decision?.issue ?? null}
+        bounty={decisionBounty}
+        mode={decision?.mode ?? "release"}
+        open={decision !== null}
+        onOpenChange={(open) => !open && setDecision(null)}
+        onDone={onDecided}
+      />
 
       <SetBountyDialog
         repo={repo}

@@ -30,6 +30,9 @@ export interface IssueActionsProps {
   contributing: number | null;
   onSetReward: (issue: RepoIssue) => void;
   onContribute: (issue: RepoIssue) => void;
+  /** A pool manager's decision on an open bounty: release it to a contributor, or cancel it back to the pool. */
+  onDecide?: (issue: RepoIssue, mode: "release" | "cancel") => void;
+  rewardOf?: (issue: RepoIssue) => RewardState;
 }
 
 /** Spec section 2: Title, Issue #, Labels, Reward, Actions; open issues that are not pull requests. */
@@ -214,11 +217,23 @@ function IssueActions(props: IssueActionsProps & { issue: RepoIssue }) {
   ];
   if (!repo.registered) return <>{actions}</>;
   if (role === "poolmanager") {
-    actions.push(
-      <Button key="reward" size="sm" onClick={() => props.onSetReward(issue)} aria-label={`Set Reward for issue #${issue.number}`}>
-        <Icon name="coins" className="h-3.5 w-3.5" /> Set Reward
-      </Button>,
-    );
+    const reward = props.rewardOf?.(issue);
+    if (reward?.kind === "bounty" && reward.bounty.status === "open" && props.onDecide) {
+      actions.push(
+        <Button key="release" size="sm" onClick={() => props.onDecide!(issue, "release")} aria-label={`Release the bounty of issue #${issue.number}`}>
+          <Icon name="coins" className="h-3.5 w-3.5" /> Release
+        </Button>,
+        <Button key="cancel" size="sm" variant="outline" onClick={() => props.onDecide!(issue, "cancel")} aria-label={`Cancel the bounty of issue #${issue.number}`}>
+          Cancel
+        </Button>,
+      );
+    } else {
+      actions.push(
+        <Button key="reward" size="sm" onClick={() => props.onSetReward(issue)} aria-label={`Set Reward for issue #${issue.number}`}>
+          <Icon name="coins" className="h-3.5 w-3.5" /> Set Reward
+        </Button>,
+      );
+    }
   } else if (role === "static" || role === "anonymous") {
     // Signed out: the code host's sign-in, then back here to finish (spec section 5).
     actions.push(

@@ -1,0 +1,145 @@
+import { useEffect, useState } from "react";
+import { api } from "../../lib/api.ts";
+import { bountyLabel, type BountyInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
+import { toast } from "../../stores/toast.ts";
+import { Button } from "../ui/button.tsx";
+import { Spinner } from "../ui/spinner.tsx";
+import { serverMessage, transactionToast, useActionKey, type TransactionResult } from "./actions.ts";
+import { Dialog, Notice, Skeleton } from "./ui.tsx";
+
+export type DecisionMode = "release" | "cancel";
+
+interface Claimant {
+  username: string;
+  address: string;
+}
+
+const shortAddress = (address: string) => `${address.slice(0, 7)}…${address.slice(-5)}`;
+
+/**
+ * The pool manager's decisions on an open bounty (spec: pool managers "approve solutions and release rewards";
+ * issue 11): release it to a contributor who registered for the issue, or cancel it back to the pool. Each names
+ * the amount, the recipient and the consequence before anything is sent; the server applies the same rules as the
+ * API (admin rights, one payout per bounty, no cancelling once someone works on it).
+ */
+export function BountyDecisionDialog(props: {
+  repo: RepoView;
+  issue: RepoIssue | null;
+  bounty: BountyInfo | null;
+  mode: DecisionMode;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  onDone: (issueNumber: number) => void;
+}) {
+  const { repo, issue, bounty, mode } = props;
+  const [claimants, setClaimants] = useState<Claimant[] | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<string>("");
+  const [busy, setBusy] = useState(false);
+  const action = useActionKey();
+
+  useEffect(() => {
+    if (!props.open || !issue || !repo.repoId) return;
+    setClaimants(null);
+    setLoadError(null);
+    setChosen("");
+    api<{ claimants: Claimant[] }>(`/api/blockchain/issue-claimants/${repo.repoId}/${issue.number}`).then(
+      (data) => {
+        setClaimants(data.claimants);
+        if (data.claimants.length === 1) setChosen(data.claimants[0]!.address);
+      },
+      (err) => setLoadError(serverMessage(err, "Failed to load who works on this issue.")),
+    );
+  }, [props.open, issue?.number, repo.repoId]);
+
+  if (!issue || !bounty) return null;
+  const amountLabel = bountyLabel(bounty);
+  const recipient = claimants?.find((c) => c.address === chosen) ?? null;
+  const someoneWorks = (claimants?.length ?? 0) > 0;
+
+  const submit = async () => {
+    if (busy || !repo.repoId) return;
+    if (mode === "release" && !recipient) return;
+    setBusy(true);
+    const path = mode === "release" ? `/api/blockchain/distribute-bounty/${repo.repoId}/${issue.number}` : `/api/blockchain/cancel-bounty/${repo.repoId}/${issue.number}`;
+    const body = mode === "release" ? { contributorAddress: recipient!.address, githubRepoFullName: repo.fullName } : { githubRepoFullName: repo.fullName };
+    try {
+      const result = await api<TransactionResult>(path, {
+        method: "POST",
+        body,
+        idempotencyKey: action.keyFor(`${mode}/${repo.repoId}/${issue.number}/${recipient?.address ?? ""}`),
+        timeoutMs: 15_000,
+      });
+      action.settle();
+      transactionToast(
+        mode === "release"
+          ? { title: "Bounty Released", message: `${amountLabel} to @${recipient!.username} for issue #${issue.number}.`, actionLabel: "View on Explorer", result }
+          : { title: "Bounty Cancelled", message: `${amountLabel} went back to the pool.`, actionLabel: "View on Explorer", result },
+      );
+      props.onOpenChange(false);
+      props.onDone(issue.number);
+    } catch (err) {
+      action.settle(err);
+      toast({ type: "error", title: mode === "release" ? "Failed to release bounty" : "Failed to cancel bounty", message: serverMessage(err, "Please try again.") });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog
+      open={props.open}
+      onOpenChange={(open) => !busy && props.onOpenChange(open)}
+      modalLocked={busy}
+      title={mode === "release" ? `Release the bounty of issue #${issue.number}` : `Cancel the bounty of issue #${issue.number}`}
+      description={<span className="line-clamp-2">{issue.title}</span>}
+    >
+      <div className="mt-5 grid gap-4" data-bounty-decision={mode}>
+        {claimants === null && !loadError && <Skeleton className="h-16 w-full" />}
+        {loadError && <Notice tone="warning">{loadError}</Notice>}
+        {mode === "release" && claimants !== null && (
+          claimants.length === 0 ? (
+            <Notice tone="info">
+              Nobody has registered for this issue yet. A contributor chooses Contribute on this page or comments <code>/attempt</code> on the issue; a merged
+              pull request that fixes it pays its author automatically.
+            </Notice>
+          ) : (
+            <fieldset className="grid gap-2">
+              <legend className="text-sm font-medium">Pay to</legend>
+              {claimants.map((c) => (
+                <label key={c.address} className="flex cursor-pointer items-center gap-3 rounded-lg border border-border px-3 py-2 has-[:checked]:border-primary">
+                  <input type="radio" name="bounty-recipient" value={c.address} checked={chosen === c.address} onChange={() => setChosen(c.address)} />
+                  <span className="font-medium">@{c.username}</span>
+                  <span className="ml-auto font-mono text-xs text-muted-foreground" title={c.address}>
+                    {shortAddress(c.address)}
+                  </span>
+                </label>
+              ))}
+            </fieldset>
+          )
+        )}
+        <p className="text-sm" data-consequence>
+          {mode === "release"
+            ? recipient
+              ? `Pays ${amountLabel} from the bounty to @${recipient.username}'s Issuepool wallet. A bounty is paid once: this cannot be undone.`
+              : `Choose who receives ${amountLabel}.`
+            : someoneWorks
+              ? "Someone has registered to work on this issue: the bounty can no longer be cancelled. Release it when their work is done."
+              : `Returns ${amountLabel} to the repository's pool, where it can fund other bounties or be withdrawn.`}
+        </p>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="outline" onClick={() => props.onOpenChange(false)} disabled={busy}>
+            Keep it
+          </Button>
+          <Button
+            variant={mode === "cancel" ? "destructive" : "default"}
+            onClick={() => void submit()}
+            disabled={busy || claimants === null || (mode === "release" ? !recipient : someoneWorks)}
+          >
+            {busy && <Spinner className="h-4 w-4" />} {mode === "release" ? "Release bounty" : "Cancel bounty"}
+          </Button>
+        </div>
+      </div>
+    </Dialog>
+  );
+}
