@@ -28,6 +28,17 @@ async function authorize(login: string, query = "returnTo=/repos", clientAddress
   return { state, authorizeUrl, callback: new URL(granted.headers.get("location")!) };
 }
 
+/** `login` has completed registration (now, or an earlier test did it). */
+async function ensureRegistered(login: string, role: "poolmanager" | "contributor"): Promise<void> {
+  const session = await stack.signIn(login);
+  const register = await stack.t.app.request("/api/auth/register", {
+    method: "POST",
+    headers: { Cookie: session.cookie, Origin: stack.url, "X-CSRF-Token": session.csrfToken, "Content-Type": "application/json" },
+    body: JSON.stringify({ role, email: `${login}@example.com` }),
+  });
+  expect([200, 409]).toContain(register.status);
+}
+
 const back = (callback: URL, cookie: string, clientAddress?: string) =>
   stack.t.app.request(callback.pathname + callback.search, { headers: { Cookie: cookie, ...(clientAddress ? { "X-Forwarded-For": clientAddress } : {}) } });
 
@@ -112,13 +123,7 @@ describe("GitHub sign-in", () => {
   });
 
   test("no open redirect through a normalised returnTo: the callback sends a registered user only to a path of this site", async () => {
-    const session = await stack.signIn("erin");
-    const register = await stack.t.app.request("/api/auth/register", {
-      method: "POST",
-      headers: { Cookie: session.cookie, Origin: stack.url, "X-CSRF-Token": session.csrfToken, "Content-Type": "application/json" },
-      body: JSON.stringify({ role: "poolmanager", email: "erin@example.com" }),
-    });
-    expect([200, 409]).toContain(register.status); // registered now, or by an earlier test
+    await ensureRegistered("erin", "poolmanager");
     for (const returnTo of ["/.//evil.com", "/..//evil.com", "/x/..//evil.com", "/%2e//evil.com", "/%2E%2E//evil.com", "/\t/evil.com", "/\\evil.com", "/%5C%5Cevil.com", "/%2F%2Fevil.com"]) {
       // From an address of its own: these nine sign-ins do not eat into the other tests' per-address budget.
       const { state, callback } = await authorize("erin", `returnTo=${encodeURIComponent(returnTo)}`, "198.51.100.23");
@@ -129,13 +134,7 @@ describe("GitHub sign-in", () => {
   });
 
   test("a VS Code sign-in of a registered user hands the editor its token from the callback itself", async () => {
-    const session = await stack.signIn("grace");
-    const register = await stack.t.app.request("/api/auth/register", {
-      method: "POST",
-      headers: { Cookie: session.cookie, Origin: stack.url, "X-CSRF-Token": session.csrfToken, "Content-Type": "application/json" },
-      body: JSON.stringify({ role: "contributor", email: "grace@example.com" }),
-    });
-    expect([200, 409]).toContain(register.status);
+    await ensureRegistered("grace", "contributor");
     const { state, callback } = await authorize("grace", "source=vscode", "198.51.100.24");
     const res = await back(callback, `ip_oauth_state=${state}`, "198.51.100.24");
     const location = new URL(res.headers.get("location")!);
