@@ -7,8 +7,8 @@ import { requireSession, requireUser } from "../../middleware/session.ts";
 import { requireIdempotencyKey } from "../../middleware/idempotency.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
-import { roxnAllowance } from "../../services/money/balances.ts";
-import { approveRoxn, fundingStatus, fundRepositoryRoxn, fundRepositoryXdc } from "../../services/money/funding.ts";
+import { roxnAllowance, tokenAllowance } from "../../services/money/balances.ts";
+import { approveRoxn, approveToken, fundingStatus, fundRepositoryRoxn, fundRepositoryUsdc, fundRepositoryXdc } from "../../services/money/funding.ts";
 import { visibleRepository } from "../../services/money/access.ts";
 import { withdrawFromPool } from "../../services/money/withdraw.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
@@ -23,6 +23,9 @@ const amountField = z.union([z.string().max(80), z.number()]);
  * POST /api/blockchain/approve-roxn                        amount
  * GET  /api/blockchain/roxn-allowance                      allowance (string)
  * POST /api/blockchain/repository/{repoId}/withdraw         currency, amount: unallocated pool money back to the manager's wallet
+ * POST /api/blockchain/fund-usdc/{repoId}                  usdcAmount, repositoryFullName   (beyond the spec's calls: USDC pools)
+ * POST /api/blockchain/approve-usdc                        amount
+ * GET  /api/blockchain/usdc-allowance                      allowance (string)
  */
 export function fundingRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
@@ -92,6 +95,38 @@ export function fundingRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
       return c.json(await approveRoxn(ctx, { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: requireIdempotencyKey(c) }));
+    })
+    .post(
+      "/fund-usdc/:repoId",
+      validate("param", RepoParam),
+      validate("json", z.object({ usdcAmount: amountField, repositoryFullName: z.string().max(200).nullish() })),
+      async (c) => {
+        const { user } = requireSession(c);
+        const body = c.req.valid("json");
+        return c.json(
+          await fundRepositoryUsdc(ctx, {
+            user,
+            repoId: c.req.valid("param").repoId,
+            usdcAmount: body.usdcAmount,
+            repositoryFullName: body.repositoryFullName,
+            idempotencyKey: requireIdempotencyKey(c),
+          }),
+        );
+      },
+    )
+    .post("/approve-usdc", validate("json", z.object({ amount: amountField })), async (c) => {
+      const { user } = requireSession(c);
+      const wallet = await walletOfUser(ctx.database.db, user.id);
+      if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+      return c.json(await approveToken(ctx, "USDC", { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: requireIdempotencyKey(c) }));
+    })
+    .get("/usdc-allowance", async (c) => {
+      c.header("Cache-Control", "private, no-store");
+      const user = requireUser(c);
+      const wallet = await walletOfUser(ctx.database.db, user.id);
+      if (!wallet) return c.json({ allowance: "0" });
+      const allowance = await tokenAllowance(ctx.chain, "USDC", wallet.address as Address);
+      return c.json({ allowance: toDecimalString(allowance, TOKEN_DECIMALS.USDC) });
     })
     .get("/roxn-allowance", async (c) => {
       c.header("Cache-Control", "private, no-store");

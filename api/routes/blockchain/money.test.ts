@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { formatEther, parseEther, type Address } from "viem";
+import { erc20Abi, formatEther, parseEther, parseUnits, type Address } from "viem";
 import { startTestStack, type TestStack } from "../../testing/stack.ts";
 import { call, databaseDigest, type TestSession } from "../../testing/auth.ts";
 import { securityCases } from "../../testing/security.ts";
@@ -515,5 +515,53 @@ describe("withdrawing unallocated funds (issue 11)", () => {
     t: () => stack.t,
     owner: () => alice,
     stranger: () => bob,
+  });
+});
+
+describe("USDC pools (issue 11)", () => {
+  const usdcOf = async (address: Address) =>
+    stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+  const fundUsdc = (amount: string, k = key()) => money(alice, `/api/blockchain/fund-usdc/${REPO.id}`, { usdcAmount: amount, repositoryFullName: "issuepool-demo/xdc-wallet-kit" }, k);
+  const usdcPool = async () => parseUnits((await poolInfo()).usdcPoolRewards, 6);
+
+  test("approve, fund (the 0.5% fee taken), set a USDC bounty and pay it: exact amounts in 6 decimals", async () => {
+    await stack.chain.fund(aliceWallet, { usdc: "100" });
+    const noAllowance = await fundUsdc("10");
+    expect(noAllowance.status).toBe(400);
+    expect((await noAllowance.json()).error).toBe("Insufficient USDC allowance");
+    const approved = await money(alice, "/api/blockchain/approve-usdc", { amount: "10" });
+    expect(await approved.json()).toMatchObject({ status: "confirmed", message: "USDC approved", allowance: "10" });
+    expect(await (await call(stack.t, "/api/blockchain/usdc-allowance", { as: alice })).json()).toEqual({ allowance: "10" });
+    await settle();
+    const poolBefore = await usdcPool();
+    const walletBefore = await usdcOf(aliceWallet);
+    const funded = await fundUsdc("10");
+    expect(funded.status).toBe(200);
+    await settle();
+    expect((await usdcPool()) - poolBefore).toBe(parseUnits("9.95", 6));
+    expect(walletBefore - (await usdcOf(aliceWallet))).toBe(parseUnits("10", 6));
+
+    const issue = await openIssue("A USDC bounty");
+    const allocated = await money(alice, `/api/blockchain/allocate-bounty/${REPO.id}/${issue}`, { githubRepoFullName: "issuepool-demo/xdc-wallet-kit", bountyAmount: "2.5", currency: "USDC" });
+    expect(allocated.status).toBe(200);
+    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${issue}`)).json()).toMatchObject({ currency: "USDC", usdcAmount: "2.5", status: "open" });
+    // carol, whom no other test pays: bob's USDC balance is another test's "0".
+    const carol = await stack.signIn("carol");
+    await register(carol, "contributor");
+    const carolWallet = (await stack.t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, carol.user.id)))[0]!.address as Address;
+    expect((await call(stack.t, "/api/blockchain/register", { as: carol, body: { issueId: issue, repoId: REPO.id } })).status).toBe(200);
+    const paid = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/${issue}`, { contributorAddress: carolWallet });
+    expect((await paid.json()).status).toBe("confirmed");
+    expect(await usdcOf(carolWallet)).toBe(parseUnits("2.5", 6));
+  });
+
+  test("USDC amounts: above zero, steps of 0.0001, not above the balance; nothing is sent", async () => {
+    const before = await databaseDigest(stack.t);
+    for (const [amount, error] of [["0", "Invalid Amount"], ["0.00001", "Invalid Amount"], ["1.1234567", "Invalid Amount"], ["100000000", "Insufficient USDC Balance"]] as const) {
+      const res = await fundUsdc(amount);
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toBe(error);
+    }
+    expect(await databaseDigest(stack.t)).toBe(before);
   });
 });

@@ -36,11 +36,16 @@ export function forgetBalances(chain: ChainAccess, address: Address): void {
   cache.delete(`${chain.config.chain.id}:${address}`);
 }
 
-export function roxnAllowance(chain: ChainAccess, owner: Address): Promise<bigint> {
+/** How much of a token (ROXN or USDC) the rewards contract may take from `owner` (approve, then fund). */
+export function tokenAllowance(chain: ChainAccess, token: "ROXN" | "USDC", owner: Address): Promise<bigint> {
   return chain.client.readContract({
-    address: chain.config.contracts.roxn,
+    address: token === "ROXN" ? chain.config.contracts.roxn : chain.config.contracts.usdc,
     abi: erc20Abi,
     functionName: "allowance",
     args: [owner, chain.config.contracts.rewards],
   });
+}
+
+export function roxnAllowance(chain: ChainAccess, owner: Address): Promise<bigint> {
+  return tokenAllowance(chain, "ROXN", owner);
 }

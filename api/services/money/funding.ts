@@ -8,7 +8,7 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { parseAmount, toDecimalString, toXdcString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { formatAmount } from "../../../site/lib/format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
-import { forgetBalances, roxnAllowance, walletBalances } from "./balances.ts";
+import { forgetBalances, tokenAllowance, walletBalances } from "./balances.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MIN_XDC_FUNDING_EXCLUSIVE } from "./rules.ts";
 import { transactionResult, type TransactionResult } from "./transaction-result.ts";
 import { CURRENCY_INDEX, requireAmountStep } from "./rules.ts";
@@ -147,34 +147,55 @@ export interface FundRoxnInput {
 }
 
 /** POST /api/blockchain/fund-roxn/{repoId}: above 0, not above the ROXN balance, within the allowance. */
-export async function fundRepositoryRoxn(ctx: AppContext, input: FundRoxnInput): Promise<TransactionResult> {
-  const request = { route: "fund_roxn", repoId: input.repoId, roxnAmount: String(input.roxnAmount), repositoryFullName: input.repositoryFullName };
-  const messages = { pending: "ROXN funding submitted", confirmed: "ROXN funding confirmed", failedTitle: "Error Adding ROXN Funds" };
+export function fundRepositoryRoxn(ctx: AppContext, input: FundRoxnInput): Promise<TransactionResult> {
+  const { roxnAmount, ...rest } = input;
+  return fundRepositoryToken(ctx, "ROXN", { ...rest, amount: roxnAmount }, { route: "fund_roxn", roxnAmount: String(roxnAmount) });
+}
+
+/**
+ * POST /api/blockchain/fund-usdc/{repoId} (issue 11): USDC like ROXN, approve then fund, 6 decimals in steps
+ * of 0.0001, the same 0.5% fee.
+ */
+export function fundRepositoryUsdc(ctx: AppContext, input: Omit<FundRoxnInput, "roxnAmount"> & { usdcAmount: unknown }): Promise<TransactionResult> {
+  const { usdcAmount, ...rest } = input;
+  return fundRepositoryToken(ctx, "USDC", { ...rest, amount: usdcAmount }, { route: "fund_usdc", usdcAmount: String(usdcAmount) });
+}
+
+/** A token funding: above 0, in the token's step, not above the wallet's balance, within the allowance. */
+async function fundRepositoryToken(
+  ctx: AppContext,
+  token: "ROXN" | "USDC",
+  input: Omit<FundRoxnInput, "roxnAmount"> & { amount: unknown },
+  requestFields: Record<string, string>,
+): Promise<TransactionResult> {
+  const request = { ...requestFields, repoId: input.repoId, repositoryFullName: input.repositoryFullName };
+  const messages = { pending: `${token} funding submitted`, confirmed: `${token} funding confirmed`, failedTitle: `Error Adding ${token} Funds` };
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (earlier) return transactionResult(ctx, earlier, messages);
 
-  const parsed = parseAmount(input.roxnAmount, TOKEN_DECIMALS.ROXN);
+  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
   if (!parsed.ok || parsed.value === 0n) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: "Please enter a valid ROXN amount." });
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
   }
   const amount = parsed.value;
-  requireAmountStep(amount, "ROXN");
+  requireAmountStep(amount, token);
   const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName });
   const address = wallet.address as Address;
-  const [balances, allowance] = await Promise.all([walletBalances(ctx.chain, address, { fresh: true }), roxnAllowance(ctx.chain, address)]);
-  if (amount > balances.roxn) {
+  const [balances, allowance] = await Promise.all([walletBalances(ctx.chain, address, { fresh: true }), tokenAllowance(ctx.chain, token, address)]);
+  const balance = token === "ROXN" ? balances.roxn : balances.usdc;
+  if (amount > balance) {
     throw new ApiError({
       code: ErrorCode.BAD_REQUEST,
-      error: "Insufficient ROXN Balance",
-      message: `Your ROXN balance is ${formatAmount(balances.roxn, "ROXN")} ROXN.`,
+      error: `Insufficient ${token} Balance`,
+      message: `Your ${token} balance is ${formatAmount(balance, token)} ${token}.`,
     });
   }
   if (amount > allowance) {
     throw new ApiError({
       code: ErrorCode.BAD_REQUEST,
-      error: "Insufficient ROXN allowance",
-      message: "Approve ROXN before adding it to the pool.",
-      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) },
+      error: `Insufficient ${token} allowance`,
+      message: `Approve ${token} before adding it to the pool.`,
+      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) },
     });
   }
   await ensurePoolManager(ctx, repository.githubRepoId, address);
@@ -182,15 +203,15 @@ export async function fundRepositoryRoxn(ctx: AppContext, input: FundRoxnInput):
     userId: input.user.id,
     idempotencyKey: input.idempotencyKey,
     request,
-    kind: "fund_roxn",
+    kind: token === "ROXN" ? "fund_roxn" : "fund_usdc",
     githubRepoId: repository.githubRepoId,
-    intent: { repoId: repository.githubRepoId, fullName: repository.fullName, currency: "ROXN", amount: amount.toString() },
+    intent: { repoId: repository.githubRepoId, fullName: repository.fullName, currency: token, amount: amount.toString() },
     signer: { kind: "wallet", wallet },
     to: ctx.chain.config.contracts.rewards,
     data: encodeFunctionData({
       abi: RepoRewardsAbi,
       functionName: "fundPoolToken",
-      args: [BigInt(repository.githubRepoId), CURRENCY_INDEX.ROXN, amount],
+      args: [BigInt(repository.githubRepoId), CURRENCY_INDEX[token], amount],
     }),
   });
   forgetBalances(ctx.chain, address);
@@ -198,36 +219,44 @@ export async function fundRepositoryRoxn(ctx: AppContext, input: FundRoxnInput):
 }
 
 /**
- * POST /api/blockchain/approve-roxn: lets the rewards contract take `amount`
- * ROXN from the wallet. Waits for the approval to be confirmed, because the
- * next step (funding) depends on it.
+ * POST /api/blockchain/approve-roxn (and approve-usdc): lets the rewards contract take `amount` of the token
+ * from the wallet. Waits for the approval to be confirmed, because the next step (funding) depends on it.
  */
-export async function approveRoxn(
+export function approveRoxn(
   ctx: AppContext,
   input: { user: User; wallet: Wallet; amount: unknown; idempotencyKey: string },
 ): Promise<TransactionResult & { allowance: string }> {
-  const request = { route: "approve_roxn", amount: String(input.amount) };
-  const messages = { pending: "ROXN approval submitted", confirmed: "ROXN approved", failedTitle: "ROXN Approval Failed" };
+  return approveToken(ctx, "ROXN", input);
+}
+
+export async function approveToken(
+  ctx: AppContext,
+  token: "ROXN" | "USDC",
+  input: { user: User; wallet: Wallet; amount: unknown; idempotencyKey: string },
+): Promise<TransactionResult & { allowance: string }> {
+  const request = { route: token === "ROXN" ? "approve_roxn" : "approve_usdc", amount: String(input.amount) };
+  const messages = { pending: `${token} approval submitted`, confirmed: `${token} approved`, failedTitle: `${token} Approval Failed` };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    const parsed = parseAmount(input.amount, TOKEN_DECIMALS.ROXN);
+    const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
     if (!parsed.ok || parsed.value === 0n) {
-      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: "Please enter a valid ROXN amount." });
+      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
     }
-    requireAmountStep(parsed.value, "ROXN");
+    requireAmountStep(parsed.value, token);
+    const tokenAddress = token === "ROXN" ? ctx.chain.config.contracts.roxn : ctx.chain.config.contracts.usdc;
     ({ tx } = await ctx.outbox.submit({
       userId: input.user.id,
       idempotencyKey: input.idempotencyKey,
       request,
-      kind: "approve_roxn",
-      intent: { currency: "ROXN", amount: parsed.value.toString(), spender: ctx.chain.config.contracts.rewards },
+      kind: token === "ROXN" ? "approve_roxn" : "approve_usdc",
+      intent: { currency: token, amount: parsed.value.toString(), spender: ctx.chain.config.contracts.rewards },
       signer: { kind: "wallet", wallet: input.wallet },
-      to: ctx.chain.config.contracts.roxn,
+      to: tokenAddress,
       data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [ctx.chain.config.contracts.rewards, parsed.value] }),
     }));
   }
   const settled = await ctx.outbox.waitForSettled(tx, 15_000);
   const result = transactionResult(ctx, settled, messages);
-  const allowance = await roxnAllowance(ctx.chain, input.wallet.address as Address);
-  return { ...result, allowance: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) };
+  const allowance = await tokenAllowance(ctx.chain, token, input.wallet.address as Address);
+  return { ...result, allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) };
 }
