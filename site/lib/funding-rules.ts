@@ -88,10 +88,18 @@ export const ROXN_STEP = "0.0001";
 const ROXN_LOW_BALANCE = 10n ** 14n; // 0.0001 ROXN
 
 export function roxnFundingProblem(input: { amount: bigint | null; balance: bigint | null; repositoryFullName: string | null | undefined }): Problem | null {
-  if (!input.repositoryFullName) return { title: "Error Adding ROXN Funds", message: "Repository details missing." };
-  if (input.amount === null || input.amount <= 0n) return { title: "Invalid Amount", message: "Please enter a valid ROXN amount." };
+  return tokenFundingProblem("ROXN", input);
+}
+
+/** The same checks for a token funding (ROXN or USDC), with that token's texts. */
+export function tokenFundingProblem(
+  token: "ROXN" | "USDC",
+  input: { amount: bigint | null; balance: bigint | null; repositoryFullName: string | null | undefined },
+): Problem | null {
+  if (!input.repositoryFullName) return { title: `Error Adding ${token} Funds`, message: "Repository details missing." };
+  if (input.amount === null || input.amount <= 0n) return { title: "Invalid Amount", message: `Please enter a valid ${token} amount.` };
   if (input.balance !== null && input.amount > input.balance) {
-    return { title: "Insufficient ROXN Balance", message: `Your ROXN balance is ${formatAmount(input.balance, "ROXN")} ROXN.` };
+    return { title: `Insufficient ${token} Balance`, message: `Your ${token} balance is ${formatAmount(input.balance, token)} ${token}.` };
   }
   return null;
 }

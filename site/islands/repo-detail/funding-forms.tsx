@@ -7,7 +7,7 @@ import {
   maxXdcFunding,
   needsRoxnApproval,
   parseAmount,
-  roxnFundingProblem,
+  tokenFundingProblem,
   ROXN_STEP,
   toPlainDecimal,
   XDC_FUNDING_MIN_INPUT,
@@ -30,6 +30,9 @@ const VALIDATION_TITLES = new Set([
   "Repository details missing.",
   "Insufficient ROXN Balance",
   "Insufficient ROXN allowance",
+  "Insufficient USDC Balance",
+  "Insufficient USDC allowance",
+  "Insufficient XDC Balance",
 ]);
 
 /** A refusal keeps the server's own title when it is one of the spec's rule titles, else the action's error title. */
@@ -217,11 +220,16 @@ export function XdcFundingForm(props: {
   );
 }
 
-// ---- ROXN ----
+// ---- ROXN and USDC: approve, then add ----
 
 type RoxnStep = "idle" | "approving" | "adding";
 
-export function RoxnFundingForm(props: {
+export function RoxnFundingForm(props: Omit<Parameters<typeof TokenFundingForm>[0], "token">) {
+  return <TokenFundingForm token="ROXN" {...props} />;
+}
+
+export function TokenFundingForm(props: {
+  token: "ROXN" | "USDC";
   repo: RepoView;
   balance: bigint | null;
   allowance: bigint | null;
@@ -229,63 +237,65 @@ export function RoxnFundingForm(props: {
   onAllowance: (allowance: bigint) => void;
   onFunded: () => void;
 }) {
+  const { token } = props;
+  const lower = token.toLowerCase();
   const [text, setText] = useState("");
   const [step, setStep] = useState<RoxnStep>("idle");
   const approveKey = useActionKey();
   const fundKey = useActionKey();
-  const amount = parseAmount(text, "ROXN");
+  const amount = parseAmount(text, token);
   const approvalFirst = needsRoxnApproval(amount, props.allowance);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (step !== "idle" || !props.repo.repoId) return;
-    const problem = roxnFundingProblem({ amount, balance: props.balance, repositoryFullName: props.repo.fullName });
+    const problem = tokenFundingProblem(token, { amount, balance: props.balance, repositoryFullName: props.repo.fullName });
     if (problem) {
       toast({ type: "error", ...problem });
       return;
     }
-    const roxnAmount = toPlainDecimal(amount!, "ROXN");
+    const tokenAmount = toPlainDecimal(amount!, token);
     if (approvalFirst) {
       setStep("approving");
       try {
-        const approved = await api<TransactionResult & { allowance: unknown }>("/api/blockchain/approve-roxn", {
+        const approved = await api<TransactionResult & { allowance: unknown }>(`/api/blockchain/approve-${lower}`, {
           method: "POST",
-          body: { amount: roxnAmount },
-          idempotencyKey: approveKey.keyFor(`approve/${roxnAmount}`),
+          body: { amount: tokenAmount },
+          idempotencyKey: approveKey.keyFor(`approve/${token}/${tokenAmount}`),
         });
         approveKey.settle();
         if (typeof approved.allowance !== "string") {
-          toast({ type: "error", title: "ROXN Approval Failed", message: "Invalid allowance format received from server." });
+          toast({ type: "error", title: `${token} Approval Failed`, message: "Invalid allowance format received from server." });
           setStep("idle");
           return;
         }
-        const allowance = parseAmount(approved.allowance, "ROXN") ?? 0n;
+        const allowance = parseAmount(approved.allowance, token) ?? 0n;
         props.onAllowance(allowance);
         if (allowance < amount!) {
-          toast({ type: "info", title: "ROXN Approval Pending", message: `${approved.message}. Try again once it is confirmed.` });
+          toast({ type: "info", title: `${token} Approval Pending`, message: `${approved.message}. Try again once it is confirmed.` });
           setStep("idle");
           return;
         }
-        transactionToast({ title: "ROXN Approved", message: approved.message || "ROXN approved", actionLabel: "View on Explorer", result: approved });
+        transactionToast({ title: `${token} Approved`, message: approved.message || `${token} approved`, actionLabel: "View on Explorer", result: approved });
       } catch (err) {
         approveKey.settle(err);
-        toast({ type: "error", title: "ROXN Approval Failed", message: serverMessage(err, "Failed to approve ROXN") });
+        toast({ type: "error", title: `${token} Approval Failed`, message: serverMessage(err, `Failed to approve ${token}`) });
         setStep("idle");
         return;
       }
     }
     setStep("adding");
     try {
-      const result = await api<TransactionResult>(`/api/blockchain/fund-roxn/${props.repo.repoId}`, {
+      const result = await api<TransactionResult>(`/api/blockchain/fund-${lower}/${props.repo.repoId}`, {
         method: "POST",
-        body: { roxnAmount, repositoryFullName: props.repo.fullName },
-        idempotencyKey: fundKey.keyFor(`${props.repo.repoId}/roxn/${roxnAmount}`),
+        body: { [`${lower}Amount`]: tokenAmount, repositoryFullName: props.repo.fullName },
+        idempotencyKey: fundKey.keyFor(`${props.repo.repoId}/${lower}/${tokenAmount}`),
       });
       fundKey.settle();
       const { net } = feeBreakdown(amount!);
       transactionToast({
-        title: "ROXN Funding Submitted",
-        message: `${formatAmount(net, "ROXN")} ROXN goes to the pool after the ${FEE_PERCENT_LABEL} fee.`,
+        title: `${token} Funding Submitted`,
+        message: `${formatAmount(net, token)} ${token} goes to the pool after the ${FEE_PERCENT_LABEL} fee.`,
         actionLabel: "View on Explorer",
         result,
       });
@@ -293,7 +303,7 @@ export function RoxnFundingForm(props: {
       props.onFunded();
     } catch (err) {
       fundKey.settle(err);
-      toast({ type: "error", title: errorTitle(err, "Error Adding ROXN Funds"), message: serverMessage(err, "Failed to add ROXN funds") });
+      toast({ type: "error", title: errorTitle(err, `Error Adding ${token} Funds`), message: serverMessage(err, `Failed to add ${token} funds`) });
     } finally {
       setStep("idle");
     }
@@ -301,40 +311,40 @@ export function RoxnFundingForm(props: {
 
   const max = () => {
     if (props.balance === null || props.balance === 0n) return;
-    if (isLowRoxnBalance(props.balance)) {
-      toast({ type: "error", title: "Low ROXN Balance", message: `Your ROXN balance is ${formatAmount(props.balance, "ROXN", 4)} ROXN, too little to fund the pool.` });
+    if (isLowRoxnBalance(token === "ROXN" ? props.balance : props.balance * 10n ** 12n)) {
+      toast({ type: "error", title: `Low ${token} Balance`, message: `Your ${token} balance is ${formatAmount(props.balance, token, 4)} ${token}, too little to fund the pool.` });
       return;
     }
-    setText(toPlainDecimal(props.balance, "ROXN"));
+    setText(toPlainDecimal(props.balance, token));
   };
 
   const busy = step !== "idle";
   return (
-    <form onSubmit={submit} noValidate className="grid grid-cols-1 gap-4" aria-labelledby="add-roxn-title" data-add-roxn-form>
-      <h4 id="add-roxn-title" className="text-sm font-semibold">
-        Add ROXN funds
+    <form onSubmit={submit} noValidate className="grid grid-cols-1 gap-4" aria-labelledby={`add-${lower}-title`} {...{ [`data-add-${lower}-form`]: "" }}>
+      <h4 id={`add-${lower}-title`} className="text-sm font-semibold">
+        Add {token} funds
       </h4>
       <AmountField
-        id="fund-roxn-amount"
-        label="Amount (ROXN)"
-        symbol="ROXN"
+        id={`fund-${lower}-amount`}
+        label={`Amount (${token})`}
+        symbol={token}
         value={text}
         onChange={setText}
         min={ROXN_STEP}
         step={ROXN_STEP}
         disabled={props.disabled || busy}
-        describedBy="fund-roxn-help"
-        max={{ label: "Max ROXN", onClick: max, disabled: props.balance === null || props.balance === 0n }}
+        describedBy={`fund-${lower}-help`}
+        max={{ label: `Max ${token}`, onClick: max, disabled: props.balance === null || props.balance === 0n }}
       />
-      <p id="fund-roxn-help" className="-mt-2 text-xs text-muted-foreground">
+      <p id={`fund-${lower}-help`} className="-mt-2 text-xs text-muted-foreground">
         {approvalFirst
-          ? "Your allowance does not cover this amount: the pool contract is approved first, then the ROXN is added."
-          : "ROXN moves from your wallet to the pool in one transaction."}
+          ? `Your allowance does not cover this amount: the pool contract is approved first, then the ${token} is added.`
+          : `${token} moves from your wallet to the pool in one transaction.`}
       </p>
-      <FeeBreakdown amount={amount} symbol="ROXN" />
+      <FeeBreakdown amount={amount} symbol={token} />
       <div className="flex justify-end">
-        <SubmitButton busy={busy} busyLabel={step === "approving" ? "Approving..." : "Adding ROXN..."} disabled={props.disabled || text.trim() === ""}>
-          {approvalFirst ? "Approve & Add ROXN" : "Add ROXN"}
+        <SubmitButton busy={busy} busyLabel={step === "approving" ? "Approving..." : `Adding ${token}...`} disabled={props.disabled || text.trim() === ""}>
+          {approvalFirst ? `Approve & Add ${token}` : `Add ${token}`}
         </SubmitButton>
       </div>
     </form>

@@ -13,7 +13,7 @@ import { Icon } from "../ui/icon.tsx";
 import type { TransactionResult } from "./actions.ts";
 import { AssignBountyForm } from "./assign-bounty-form.tsx";
 import { WithdrawForm } from "./withdraw-form.tsx";
-import { RoxnFundingForm, XdcFundingForm } from "./funding-forms.tsx";
+import { RoxnFundingForm, TokenFundingForm, XdcFundingForm } from "./funding-forms.tsx";
 import type { ViewerRole } from "./issues-table.tsx";
 import { TokenMark } from "./tokens.tsx";
 import { Notice, Skeleton, Stat, Tabs } from "./ui.tsx";
@@ -53,7 +53,7 @@ const amountText = (value: bigint | null | undefined, symbol: Currency) =>
  */
 export function FundingPanel(props: FundingPanelProps) {
   const { repo, role, user } = props;
-  const [tab, setTab] = useState<"xdc" | "roxn">("xdc");
+  const [tab, setTab] = useState<"xdc" | "roxn" | "usdc">("xdc");
   const isManager = role === "poolmanager" && Boolean(user);
   const signedIn = Boolean(user);
   const userKey = user ? String(user.id) : null;
@@ -78,6 +78,13 @@ export function FundingPanel(props: FundingPanelProps) {
     { intervalMs: props.visible && tab === "xdc" ? FUNDING_STATUS_POLL_MS : undefined },
   );
   useEffect(() => setAllowanceOverride(null), [allowance.data]);
+  // USDC (issue 11): the same approve-then-add as ROXN, read when its tab is open.
+  const usdc = useResource(userKey && tab === "usdc" ? `usdc:${userKey}` : null, () => api<{ balance: string }>(`/api/wallet/usdc-balance/${userKey}`));
+  const [usdcAllowanceOverride, setUsdcAllowanceOverride] = useState<bigint | null>(null);
+  const usdcAllowance = useResource(isManager && tab === "usdc" ? `usdc-allowance:${userKey}` : null, async () =>
+    fromApi((await api<{ allowance: string }>("/api/blockchain/usdc-allowance")).allowance, "USDC"),
+  );
+  useEffect(() => setUsdcAllowanceOverride(null), [usdcAllowance.data]);
 
   const pools = poolsOf(props.pool);
   const xdcBalance = userKey && wallet.data ? fromApi(wallet.data.balance, "XDC") : null;
@@ -90,6 +97,13 @@ export function FundingPanel(props: FundingPanelProps) {
     props.onPoolChange();
     void walletInfo.load({ force: true });
     void status.reload();
+  };
+  const usdcBalance = usdc.data ? fromApi(usdc.data.balance, "USDC") : null;
+  const usdcAllowanceValue = usdcAllowanceOverride ?? usdcAllowance.data ?? null;
+  const afterUsdc = () => {
+    props.onPoolChange();
+    void usdc.reload();
+    void usdcAllowance.reload();
   };
   const afterRoxn = () => {
     props.onPoolChange();
@@ -136,7 +150,7 @@ export function FundingPanel(props: FundingPanelProps) {
         <dl className="mt-4 grid grid-cols-2 gap-3">
           <Stat label="XDC pool" value={amountText(pools?.XDC, "XDC")} tone="primary" testId="xdc-pool" />
           <Stat label="ROXN pool" value={amountText(pools?.ROXN, "ROXN")} tone="primary" testId="roxn-pool" />
-          {pools && pools.USDC > 0n && <Stat label="USDC pool" value={amountText(pools.USDC, "USDC")} testId="usdc-pool" />}
+          <Stat label="USDC pool" value={amountText(pools?.USDC, "USDC")} testId="usdc-pool" />
         </dl>
 
         <Tabs
@@ -148,9 +162,43 @@ export function FundingPanel(props: FundingPanelProps) {
           items={[
             { value: "xdc", label: <><TokenMark symbol="XDC" className="h-5 w-5 text-[10px]" /> XDC</>, name: "XDC" },
             { value: "roxn", label: <><TokenMark symbol="ROXN" className="h-5 w-5 text-[10px]" /> ROXN</>, name: "ROXN" },
+            { value: "usdc", label: <><TokenMark symbol="USDC" className="h-5 w-5 text-[10px]" /> USDC</>, name: "USDC" },
           ]}
           panel={(value) =>
-            value === "xdc" ? (
+            value === "usdc" ? (
+              <div className="grid grid-cols-1 gap-5">
+                {signedIn && (
+                  <dl className="grid grid-cols-2 gap-3">
+                    <Stat label="Your USDC balance" value={usdc.error && !usdc.data ? "Unavailable" : amountText(usdcBalance, "USDC")} testId="usdc-balance" />
+                    {isManager && (
+                      <Stat
+                        label="USDC allowance"
+                        value={usdcAllowance.error && usdcAllowanceValue === null ? "Unavailable" : amountText(usdcAllowanceValue, "USDC")}
+                        hint="Approved for the pool contract"
+                        testId="usdc-allowance"
+                      />
+                    )}
+                  </dl>
+                )}
+                {managerOnly(
+                  <>
+                    <TokenFundingForm
+                      token="USDC"
+                      repo={repo}
+                      balance={usdcBalance}
+                      allowance={usdcAllowanceValue}
+                      disabled={formsDisabled}
+                      onAllowance={setUsdcAllowanceOverride}
+                      onFunded={afterUsdc}
+                    />
+                    <hr className="border-border" />
+                    <AssignBountyForm repo={repo} currency="USDC" issues={props.openIssues} pool={pools?.USDC ?? null} disabled={formsDisabled} onAllocated={props.onAllocated} />
+                    <hr className="border-border" />
+                    <WithdrawForm repo={repo} currency="USDC" pool={pools?.USDC ?? null} walletAddress={wallet.data?.address ?? null} disabled={formsDisabled} onWithdrawn={afterUsdc} />
+                  </>,
+                )}
+              </div>
+            ) : value === "xdc" ? (
               <div className="grid grid-cols-1 gap-5">
                 {signedIn && (
                   <dl className="grid grid-cols-2 gap-3">
