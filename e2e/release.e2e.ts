@@ -10,7 +10,7 @@ import { signIn } from "./support.ts";
 const SDK = { id: 5005, fullName: "issuepool-demo/roxn-sdk" };
 const emulator = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
 
-test("release a bounty to the contributor who registered, and cancel one nobody works on", async ({ page }) => {
+test("release a bounty to the contributor who registered, and cancel one nobody works on", async ({ page }, testInfo) => {
   test.setTimeout(120_000);
   const open = async (title: string) => {
     const res = await page.request.post(`${emulator}/_emulator/issues`, { data: { repo: SDK.fullName, title: `${title} ${Date.now()}`, author: "alice" } });
@@ -43,6 +43,10 @@ test("release a bounty to the contributor who registered, and cancel one nobody 
   await row.getByRole("button", { name: `Release the bounty of issue #${released}` }).click();
   const dialog = page.getByRole("dialog", { name: `Release the bounty of issue #${released}` });
   await expect(dialog.getByRole("radio", { name: /@bob/ })).toBeChecked();
+  await page.screenshot({ path: testInfo.outputPath("release-dialog.png") });
+  await page.keyboard.press("Escape");
+  await row.screenshot({ path: testInfo.outputPath("release-row.png") });
+  await row.getByRole("button", { name: `Release the bounty of issue #${released}` }).click();
   await expect(dialog.locator("[data-consequence]")).toHaveText("Pays 3.0000 XDC from the bounty to @bob's Issuepool wallet. A bounty is paid once: this cannot be undone.");
   await dialog.getByRole("button", { name: "Release bounty" }).click();
   await expect(page.locator("li[data-toast-type]").filter({ hasText: "Bounty Released" })).toContainText("3.0000 XDC to @bob", { timeout: 20_000 });
@@ -57,6 +61,6 @@ test("release a bounty to the contributor who registered, and cancel one nobody 
   await expect(cancelDialog.locator("[data-consequence]")).toContainText("Returns 3.0000 XDC to the repository's pool");
   await cancelDialog.getByRole("button", { name: "Cancel bounty" }).click();
   await expect(page.locator("li[data-toast-type]").filter({ hasText: "Bounty Cancelled" })).toBeVisible({ timeout: 20_000 });
-  await expect(other.getByRole("button", { name: `Set Reward for issue #${cancelled}` })).toBeVisible({ timeout: 20_000 });
+  await expect(other.getByRole("button", { name: `Cancel the bounty of issue #${cancelled}` })).toBeHidden({ timeout: 20_000 });
   expect((await page.request.get(`/api/blockchain/issue-bounty/${SDK.id}/${cancelled}`)).status()).toBe(404);
 });

@@ -22,6 +22,7 @@ import { consecutive, countBy, killMidFlight, retryUntilConfirmed, sentOnChain, 
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
 import { eventually } from "../testing/stack.ts";
 import { SIGNER_LEASE_MS } from "./outbox.ts";
+import { WEBHOOK_LEASE_MS } from "../workers/webhooks.ts";
 
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const FULL_NAME = `${REPO.owner}/${REPO.name}`;
@@ -209,7 +210,9 @@ describe("SIGKILL in the middle of a money flow", () => {
     server = await stack.spawn();
     const deliveryIds = merged.flatMap((m) => (m instanceof Error ? [] : (m as { deliveryIds: string[] }).deliveryIds));
     for (const id of deliveryIds) await stack.github.controls.redeliver(id);
-    const deadline = recoveryDeadline();
+    // A delivery the dead process was handling stays leased to it for WEBHOOK_LEASE_MS; only then does the new
+    // process take it up (a redelivery of the same id is the same stored delivery).
+    const deadline = recoveryDeadline() + WEBHOOK_LEASE_MS;
     await eventually(async () => {
       const rows = await payouts();
       return rows.length === MERGES && rows.every((r) => r.status === "confirmed") ? true : undefined;

@@ -9,7 +9,9 @@ export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 export type WebhookOutcome = "done" | "ignored";
 export type WebhookHandler = (delivery: WebhookDelivery) => Promise<WebhookOutcome>;
 
-const LEASE_MS = 60_000;
+/** A delivery being processed is leased this long; a crashed process's delivery is taken up again after it. */
+export const WEBHOOK_LEASE_MS = 60_000;
+const LEASE_MS = WEBHOOK_LEASE_MS;
 const MAX_ATTEMPTS = 8;
 
 /**

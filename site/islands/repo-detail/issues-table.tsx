@@ -58,7 +58,7 @@ export function IssuesTable(props: IssueActionsProps & { issues: RepoIssue[]; re
               <th scope="col" className="w-20 px-3 py-3">Issue #</th>
               <th scope="col" className="w-[20%] px-3 py-3">Labels</th>
               <th scope="col" className="w-44 px-3 py-3">Reward</th>
-              <th scope="col" className="w-64 px-4 py-3 text-right">Actions</th>
+              <th scope="col" className="w-[27rem] px-4 py-3 text-right">Actions</th>
             </tr>
           </thead>
           <tbody className="divide-y divide-border">
@@ -75,7 +75,7 @@ export function IssuesTable(props: IssueActionsProps & { issues: RepoIssue[]; re
                   <RewardCell state={props.rewardOf(issue)} />
                 </td>
                 <td className="px-4 py-3.5">
-                  <div className="flex justify-end gap-2">
+                  <div className="flex flex-wrap justify-end gap-2">
                     <IssueActions {...props} issue={issue} />
                   </div>
                 </td>
@@ -217,20 +217,20 @@ function IssueActions(props: IssueActionsProps & { issue: RepoIssue }) {
   ];
   if (!repo.registered) return <>{actions}</>;
   if (role === "poolmanager") {
+    actions.push(
+      <Button key="reward" size="sm" onClick={() => props.onSetReward(issue)} aria-label={`Set Reward for issue #${issue.number}`}>
+        <Icon name="coins" className="h-3.5 w-3.5" /> Set Reward
+      </Button>,
+    );
+    // An open bounty: the pool manager's decisions beside it (issue 11).
     const reward = props.rewardOf?.(issue);
     if (reward?.kind === "bounty" && reward.bounty.status === "open" && props.onDecide) {
       actions.push(
-        <Button key="release" size="sm" onClick={() => props.onDecide!(issue, "release")} aria-label={`Release the bounty of issue #${issue.number}`}>
-          <Icon name="coins" className="h-3.5 w-3.5" /> Release
+        <Button key="release" size="sm" variant="secondary" onClick={() => props.onDecide!(issue, "release")} aria-label={`Release the bounty of issue #${issue.number}`}>
+          Release
         </Button>,
         <Button key="cancel" size="sm" variant="outline" onClick={() => props.onDecide!(issue, "cancel")} aria-label={`Cancel the bounty of issue #${issue.number}`}>
           Cancel
-        </Button>,
-      );
-    } else {
-      actions.push(
-        <Button key="reward" size="sm" onClick={() => props.onSetReward(issue)} aria-label={`Set Reward for issue #${issue.number}`}>
-          <Icon name="coins" className="h-3.5 w-3.5" /> Set Reward
         </Button>,
       );
     }
