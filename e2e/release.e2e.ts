@@ -4,10 +4,10 @@ import { signIn } from "./support.ts";
 /**
  * A pool manager approves a contributor's work and releases the bounty by hand
  * (spec: pool managers "approve solutions and release rewards"; issue 11), and
- * cancels another one nobody works on. On issuepool-demo/roxn-sdk, a
- * repository no other journey funds or reads, whose pool this journey fills.
+ * cancels another one nobody works on. On issuepool-demo/contract-audit-tools, whose XDC pool (this journey
+ * fills it) no other journey reads (the withdraw journey uses its ROXN pool, the USDC journey its USDC pool).
  */
-const SDK = { id: 5005, fullName: "issuepool-demo/roxn-sdk" };
+const SDK = { id: 5002, fullName: "issuepool-demo/contract-audit-tools" };
 const emulator = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
 
 test("release a bounty to the contributor who registered, and cancel one nobody works on", async ({ page }, testInfo) => {

@@ -4,10 +4,10 @@ import { showUnits, shownUnits, signIn } from "./support.ts";
 /**
  * USDC pools end to end (issue 11): a pool manager approves and adds USDC in
  * the funding panel, sets a USDC bounty on an issue, and the merged pull
- * request that fixes it pays the author in USDC. On issuepool-demo/roxn-sdk,
- * whose USDC pool no other journey reads.
+ * request that fixes it pays the author in USDC. On
+ * issuepool-demo/contract-audit-tools, whose USDC pool no other journey reads.
  */
-const SDK = { id: 5005, fullName: "issuepool-demo/roxn-sdk" };
+const SDK = { id: 5002, fullName: "issuepool-demo/contract-audit-tools" };
 const emulator = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
 
 test("fund a pool in USDC, set a USDC bounty, merge the fix: the author is paid in USDC", async ({ page }) => {
