@@ -20,6 +20,7 @@ import { reposRoutes } from "./routes/repos/index.ts";
 import { cachePublicResponses, PUBLIC_CACHED_PATHS } from "./middleware/response-cache.ts";
 import { githubWebhookRoutes } from "./routes/webhooks/github.ts";
 import { badgeRoutes } from "./routes/badges/index.ts";
+import { aiScopingRoutes, SCOPING_UPLOAD_PATHS } from "./routes/ai-scoping/index.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -33,7 +34,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   const app = new Hono<AppBindings>();
 
   app.use(edge(ctx.env, ctx.log));
-  app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES, ["/api/webhooks/github"]));
+  app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES, ["/api/webhooks/github", ...SCOPING_UPLOAD_PATHS]));
   app.onError(onError);
 
   // Health answers before sessions are loaded: load balancers poll it hard.
@@ -54,6 +55,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/badges", badgeRoutes(ctx));
   app.route("/api/token", tokenRoutes(ctx));
   app.route("/api/blockchain", blockchainRoutes(ctx));
+  app.route("/api/ai-scoping", aiScopingRoutes(ctx));
 
   app.all("/api/*", (c) =>
     errorResponse(

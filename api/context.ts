@@ -11,6 +11,8 @@ import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { PageCache } from "./site/page-cache.ts";
 import type { WebhookWorker } from "./workers/webhooks.ts";
+import type { ScopingWorker } from "./workers/scoping.ts";
+import type { Extractor } from "./services/scoping/extractor.ts";
 
 /** Everything a request handler may reach, built once at start. */
 export interface AppContext {
@@ -32,6 +34,10 @@ export interface AppContext {
   responseCache: PageCache;
   /** Processes stored webhook deliveries. */
   webhooks: WebhookWorker;
+  /** Works AI scoping jobs (docs/ai-scoping.md). */
+  scoping: ScopingWorker;
+  /** Reads uploaded documents off the event loop. */
+  extractor: Extractor;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
 }

@@ -125,6 +125,19 @@ const EnvSchema = z.object({
     .transform((v) => v === "true" || v === "1"),
   /** Multiplies every per-IP rate limit: for many legitimate users behind one address (an office NAT, a browser test run). */
   RATE_LIMIT_PER_IP_FACTOR: z.coerce.number().int().min(1).max(1000).default(1),
+  /**
+   * The AI scoping agent's language model: any OpenAI-compatible Chat Completions server (a hosted
+   * model, llama.cpp's server, Ollama, exo). Unset: the built-in planner (docs/ai-scoping.md).
+   */
+  AI_BASE_URL: optionalUrl.transform((u) => u?.replace(/\/+$/, "")),
+  AI_API_KEY: z.string().optional(),
+  AI_MODEL: z.string().min(1).max(200).default("gpt-4o-mini"),
+  /** How long one model answer may take before the job fails. */
+  AI_TIMEOUT_MS: positiveInt.default(60_000),
+  /** A scoping job's lease, renewed while it runs; a crashed process's job is taken up again after it. */
+  SCOPING_LEASE_MS: positiveInt.default(15_000),
+  /** How long plans (and the extracted text) are kept. */
+  SCOPING_RETENTION_DAYS: positiveInt.default(30),
   /** The embedded default's GitHub emulator port (default PORT + 1, fixed so stored GitHub links survive restarts). */
   DEV_GITHUB_PORT: port.optional(),
   /** Where `astro build` wrote the site. */

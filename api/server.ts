@@ -25,6 +25,9 @@ import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
 import { upgradeWalletKeyContexts } from "./services/wallets/custodial.ts";
 import { decodeBase64 } from "@oslojs/encoding";
+import { ScopingWorker } from "./workers/scoping.ts";
+import { Extractor } from "./services/scoping/extractor.ts";
+import { plannerFor } from "./services/scoping/jobs.ts";
 
 export interface RunningServer {
   url: string;
@@ -85,6 +88,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     mailer: createMailer(env, log),
     responseCache: new PageCache(5000),
     webhooks: undefined as never,
+    scoping: undefined as never,
+    extractor: new Extractor(),
     healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
     services: undefined as never,
   };
@@ -95,6 +100,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) },
     afterPass: () => releaseHeldPayouts(ctx),
   });
+  ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx) });
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
 }
@@ -117,6 +123,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.outbox.start();
     ctx.indexer.start();
     ctx.webhooks.start();
+    ctx.scoping.start();
     keepBountyCommentsInStep(ctx);
   }
 
@@ -141,6 +148,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       ctx.log.info("shutting down");
       await server.stop();
       await ctx.webhooks.stop();
+      await ctx.scoping.stop();
+      ctx.extractor.close();
       await ctx.outbox.stop();
       await ctx.indexer.stop();
       ctx.mailer.close();

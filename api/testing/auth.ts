@@ -58,11 +58,13 @@ export interface CallOptions {
   /** Client address (X-Forwarded-For; the test app trusts it). Defaults to the session's. */
   ip?: string;
   headers?: Record<string, string>;
+  /** A multipart body (uploads); the boundary header is set by the request. */
+  form?: FormData;
 }
 
 /** A request to the app as a browser on this site would send it. */
 export async function call(t: TestContext, path: string, options: CallOptions = {}): Promise<Response> {
-  const method = options.method ?? (options.body === undefined ? "GET" : "POST");
+  const method = options.method ?? (options.body === undefined && options.form === undefined ? "GET" : "POST");
   const headers: Record<string, string> = { Accept: "application/json", ...options.headers };
   if (options.as) headers.Cookie = options.as.cookie;
   const ip = options.ip ?? options.as?.ip;
@@ -73,7 +75,7 @@ export async function call(t: TestContext, path: string, options: CallOptions = 
   if (options.as && csrf !== false && method !== "GET" && method !== "HEAD") {
     headers["X-CSRF-Token"] = typeof csrf === "string" ? csrf : options.as.csrfToken;
   }
-  let body: string | undefined;
+  let body: string | FormData | undefined = options.form;
   if (options.body !== undefined) {
     headers["Content-Type"] = "application/json";
     body = typeof options.body === "string" ? options.body : JSON.stringify(options.body);

@@ -36,7 +36,10 @@ export async function createTestContext(options: TestContextOptions = {}, appOpt
   const ctx = await createContext(env, { log, database });
   if (!options.env?.CHAIN_RPC_URL) delete ctx.healthChecks.chain;
   const app = createApp(ctx, appOptions);
-  return { ctx, env, log, app, close: () => database.close() };
+  return { ctx, env, log, app, close: () => {
+      ctx.extractor.close();
+      database.close();
+    } };
 }
 
 /**

@@ -14,3 +14,4 @@ export * from "./bounties.ts";
 export * from "./worker-leases.ts";
 export * from "./github.ts";
 export * from "./wallet-features.ts";
+export * from "./scoping.ts";

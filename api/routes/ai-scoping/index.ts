@@ -1,0 +1,65 @@
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { z } from "zod";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { ApiError, badRequest, ErrorCode, unauthorized } from "../../errors.ts";
+import { validate } from "../../validate.ts";
+import { enforceRateLimit } from "../../middleware/rate-limit.ts";
+import { createScopingJob, getScopingJob, listScopingJobs, SCOPING_MAX_UPLOAD_BYTES } from "../../services/scoping/jobs.ts";
+
+/** The spec's sign-in text for the scoping agent (section 5). */
+export const SCOPING_SIGN_IN_MESSAGE = "You must be logged in to use the AI Scoping Agent.";
+export const SCOPING_UPLOAD_RATE_LIMIT = { name: "ai-scoping-upload", perIp: 60, perUser: 20, windowMs: 3600 * 1000 };
+/** Room for the multipart envelope around a document of the largest size. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+const UPLOAD_PATH = "/api/ai-scoping/upload";
+export const SCOPING_UPLOAD_PATHS = [UPLOAD_PATH];
+
+const JobId = z.object({ jobId: z.string().regex(/^[a-z2-7]{24}$/, "is not a scoping job id") });
+
+/**
+ * POST /api/ai-scoping/upload           multipart `document` (≤ 5 MiB), CSRF header -> 202 { jobId, status, ... }
+ * GET  /api/ai-scoping/results/:jobId   the owner's job -> { jobId, status, result, error, ... } (404 for anyone else)
+ * GET  /api/ai-scoping/jobs             the user's earlier plans, newest first -> { jobs: [...] }
+ * See docs/ai-scoping.md.
+ */
+export function aiScopingRoutes(ctx: AppContext) {
+  const signedIn: MiddlewareHandler<AppBindings> = async (c, next) => {
+    if (!c.get("user")) throw unauthorized(SCOPING_SIGN_IN_MESSAGE);
+    await next();
+  };
+  const limitUpload = bodyLimit({
+    maxSize: SCOPING_MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD,
+    onError: () => {
+      throw new ApiError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: "The document is larger than 5 MB. Upload a smaller file or its text." });
+    },
+  });
+  return new Hono<AppBindings>()
+    .use("*", signedIn)
+    .post(
+      "/upload",
+      async (c, next) => {
+        // A browser session only (editor tokens read), then the per-user limit, before the body is read.
+        if (!c.get("session")) throw unauthorized(SCOPING_SIGN_IN_MESSAGE);
+        await enforceRateLimit(ctx, c, SCOPING_UPLOAD_RATE_LIMIT);
+        await next();
+      },
+      limitUpload,
+      async (c) => {
+        if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data"))
+          throw badRequest('Send the document as multipart/form-data in the field "document".');
+        const form = await c.req.parseBody().catch(() => {
+          throw badRequest('The upload could not be read. Send the document as multipart/form-data in the field "document".');
+        });
+        const document = form.document;
+        if (!(document instanceof File)) throw badRequest('Choose a document to upload (form field "document").');
+        if (document.size > SCOPING_MAX_UPLOAD_BYTES)
+          throw new ApiError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: "The document is larger than 5 MB. Upload a smaller file or its text." });
+        if (document.size === 0) throw badRequest("The document is empty.");
+        const job = await createScopingJob(ctx, c.get("user")!, { fileName: document.name, bytes: new Uint8Array(await document.arrayBuffer()) });
+        return c.json(job, 202);
+      },
+    )
+    .get("/results/:jobId", validate("param", JobId), async (c) => c.json(await getScopingJob(ctx, c.get("user")!, c.req.valid("param").jobId)))
+    .get("/jobs", async (c) => c.json({ jobs: await listScopingJobs(ctx, c.get("user")!) }));
+}

@@ -1,0 +1,133 @@
+import { and, desc, eq } from "drizzle-orm";
+import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
+import { sha256 } from "@oslojs/crypto/sha2";
+import type { AppContext } from "../../context.ts";
+import type { User } from "../../../db/schema/index.ts";
+import { scopingJobs } from "../../../db/schema/index.ts";
+import { ApiError, ErrorCode, notFound } from "../../errors.ts";
+import type { Plan } from "../../../lib/scoping.ts";
+import { DocumentError } from "./extract.ts";
+import { builtinPlanner } from "./builtin-planner.ts";
+import { openAiPlanner } from "./openai-planner.ts";
+import type { Planner } from "./plan.ts";
+
+/** Largest document accepted (the rest of the API keeps MAX_BODY_BYTES). */
+export const SCOPING_MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
+
+export interface ScopingJobView {
+  jobId: string;
+  status: "queued" | "processing" | "completed" | "failed";
+  /** The plan once completed, else null (spec: status, result). */
+  result: Plan | null;
+  /** Why it failed, in words for the owner; null otherwise. */
+  error: string | null;
+  fileName: string;
+  format: string;
+  planner: string;
+  createdAt: string;
+  finishedAt: string | null;
+  expiresAt: string;
+}
+
+type Job = typeof scopingJobs.$inferSelect;
+
+export function plannerFor(ctx: AppContext): (name: string) => Planner {
+  const openai = ctx.env.AI_BASE_URL
+    ? openAiPlanner({ baseUrl: ctx.env.AI_BASE_URL, apiKey: ctx.env.AI_API_KEY, model: ctx.env.AI_MODEL, timeoutMs: ctx.env.AI_TIMEOUT_MS })
+    : undefined;
+  return (name) => (name === "openai" && openai ? openai : builtinPlanner);
+}
+
+/** Reads the document (off the event loop), keeps its text and hash, queues the job. The file itself is not kept. */
+export async function createScopingJob(ctx: AppContext, user: User, upload: { fileName: string; bytes: Uint8Array }): Promise<ScopingJobView> {
+  let extracted: { format: string; text: string };
+  try {
+    extracted = await ctx.extractor.extract(upload.bytes);
+  } catch (err) {
+    if (!(err instanceof DocumentError)) throw err;
+    throw new ApiError({
+      code: err.kind === "unsupported" ? ErrorCode.UNSUPPORTED_MEDIA_TYPE : err.kind === "too-long" ? ErrorCode.PAYLOAD_TOO_LARGE : ErrorCode.UNPROCESSABLE,
+      error: err.kind === "unsupported" ? "Unsupported Media Type" : "Document not readable",
+      message: err.message,
+    });
+  }
+  const id = encodeBase32LowerCaseNoPadding(crypto.getRandomValues(new Uint8Array(15)));
+  const now = Date.now();
+  const [job] = await ctx.database.db
+    .insert(scopingJobs)
+    .values({
+      id,
+      userId: user.id,
+      fileName: safeFileName(upload.fileName),
+      format: extracted.format,
+      byteSize: upload.bytes.byteLength,
+      textSha256: encodeHexLowerCase(sha256(new TextEncoder().encode(extracted.text))),
+      text: extracted.text,
+      planner: ctx.env.AI_BASE_URL ? "openai" : "builtin",
+      expiresAt: new Date(now + ctx.env.SCOPING_RETENTION_DAYS * 86_400_000),
+    })
+    .returning();
+  ctx.log.info("scoping job queued", { jobId: id, userId: user.id, format: extracted.format, bytes: upload.bytes.byteLength, chars: extracted.text.length });
+  ctx.scoping.nudge();
+  return view(job!);
+}
+
+/** The owner's job; anyone else (and an unknown id) gets the same 404. */
+export async function getScopingJob(ctx: AppContext, user: User, jobId: string): Promise<ScopingJobView> {
+  const [job] = await ctx.database.db
+    .select()
+    .from(scopingJobs)
+    .where(and(eq(scopingJobs.id, jobId), eq(scopingJobs.userId, user.id)))
+    .limit(1);
+  if (!job || job.expiresAt.getTime() < Date.now()) throw notFound("No such scoping job. Plans are kept for a limited time; upload the document again.");
+  return view(job);
+}
+
+export interface ScopingJobSummary {
+  jobId: string;
+  status: ScopingJobView["status"];
+  fileName: string;
+  projectName: string | null;
+  createdAt: string;
+}
+
+/** The user's earlier plans, newest first. */
+export async function listScopingJobs(ctx: AppContext, user: User, limit = 20): Promise<ScopingJobSummary[]> {
+  const rows = await ctx.database.db
+    .select({ id: scopingJobs.id, status: scopingJobs.status, fileName: scopingJobs.fileName, projectName: scopingJobs.projectName, createdAt: scopingJobs.createdAt })
+    .from(scopingJobs)
+    .where(eq(scopingJobs.userId, user.id))
+    .orderBy(desc(scopingJobs.createdAt), desc(scopingJobs.id))
+    .limit(limit);
+  return rows.map((r) => ({ jobId: r.id, status: r.status, fileName: r.fileName, projectName: r.projectName, createdAt: r.createdAt.toISOString() }));
+}
+
+function view(job: Job): ScopingJobView {
+  return {
+    jobId: job.id,
+    status: job.status,
+    result: job.status === "completed" && job.result ? (JSON.parse(job.result) as Plan) : null,
+    error: job.status === "failed" ? publicError(job.error) : null,
+    fileName: job.fileName,
+    format: job.format,
+    planner: job.planner,
+    createdAt: job.createdAt.toISOString(),
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    expiresAt: job.expiresAt.toISOString(),
+  };
+}
+
+/** The owner sees why in general terms; details stay in the log. */
+function publicError(error: string | null): string {
+  if (!error) return "The plan could not be made.";
+  if (/did not answer within/.test(error)) return "The language model did not answer in time.";
+  if (/invalid twice|not a valid plan|not valid/.test(error)) return "The language model's plan was not valid.";
+  return "The plan could not be made.";
+}
+
+function safeFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? "";
+  // biome-ignore lint: control characters are what is removed
+  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, 200);
+  return cleaned || "document";
+}

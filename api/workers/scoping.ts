@@ -1,0 +1,159 @@
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { encodeHexLowerCase } from "@oslojs/encoding";
+import type { Database } from "../../db/client.ts";
+import { scopingJobs } from "../../db/schema/index.ts";
+import type { Logger } from "../logger.ts";
+import { checkPlan, type Planner } from "../services/scoping/plan.ts";
+import { PlannerFailure } from "../services/scoping/openai-planner.ts";
+import { Periodic } from "./periodic.ts";
+
+/** Attempts before a job that keeps failing for passing reasons (model server down) is given up. */
+export const SCOPING_MAX_ATTEMPTS = 4;
+/** Jobs one process works at once (a model answer can take a minute; the built-in planner takes milliseconds). */
+const CONCURRENCY = 4;
+
+type Job = typeof scopingJobs.$inferSelect;
+
+/**
+ * Works scoping jobs like the webhook worker works deliveries: a job is
+ * leased (renewed every third of the lease while it runs), so several
+ * processes can share the queue and a crashed process's job is taken up
+ * again once its lease runs out. Only the lease holder can finish a job (the
+ * lease token is checked in the same UPDATE), so a job completes exactly
+ * once. Passing failures are retried with backoff up to
+ * SCOPING_MAX_ATTEMPTS; a model that answers badly or too slowly fails the
+ * job at once. Expired jobs are deleted on each pass.
+ */
+export class ScopingWorker {
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly loop = new Periodic(
+    () => this.claimAndStart(),
+    (err) => this.deps.log.warn("scoping worker pass failed", { err: (err as Error).message }),
+  );
+
+  constructor(
+    private readonly deps: {
+      db: Database;
+      log: Logger;
+      leaseMs: number;
+      planner: (name: string) => Planner;
+    },
+  ) {}
+
+  /** Claims every due job (up to the concurrency) and waits for them: for tests and one-off runs. */
+  async runOnce(): Promise<number> {
+    const started = await this.claimAndStart();
+    await Promise.all([...this.active.values()].map((a) => a.done));
+    return started;
+  }
+
+  private async claimAndStart(): Promise<number> {
+    await this.deleteExpired();
+    const free = CONCURRENCY - this.active.size;
+    if (free <= 0) return 0;
+    const now = new Date();
+    const due = await this.deps.db
+      .select({ id: scopingJobs.id })
+      .from(scopingJobs)
+      .where(
+        and(
+          inArray(scopingJobs.status, ["queued", "processing"]),
+          lte(scopingJobs.nextAttemptAt, now),
+          or(isNull(scopingJobs.leaseUntil), lt(scopingJobs.leaseUntil, now)),
+        ),
+      )
+      .orderBy(asc(scopingJobs.createdAt))
+      .limit(free);
+    let started = 0;
+    for (const { id } of due) {
+      if (this.active.has(id)) continue;
+      const job = await this.claim(id);
+      if (!job) continue;
+      started++;
+      const controller = new AbortController();
+      const done = this.work(job, controller.signal).finally(() => this.active.delete(id));
+      this.active.set(id, { controller, done });
+    }
+    return started;
+  }
+
+  private async claim(id: string): Promise<(Job & { leaseToken: string }) | undefined> {
+    const now = Date.now();
+    const token = encodeHexLowerCase(crypto.getRandomValues(new Uint8Array(16)));
+    const [job] = await this.deps.db
+      .update(scopingJobs)
+      .set({ status: "processing", leaseUntil: new Date(now + this.deps.leaseMs), leaseToken: token, attempts: sqlIncrement() })
+      .where(
+        and(
+          eq(scopingJobs.id, id),
+          inArray(scopingJobs.status, ["queued", "processing"]),
+          or(isNull(scopingJobs.leaseUntil), lt(scopingJobs.leaseUntil, new Date(now))),
+        ),
+      )
+      .returning();
+    return job ? { ...job, leaseToken: token } : undefined;
+  }
+
+  private async work(job: Job & { leaseToken: string }, signal: AbortSignal): Promise<void> {
+    const { db, log, leaseMs } = this.deps;
+    const held = and(eq(scopingJobs.id, job.id), eq(scopingJobs.leaseToken, job.leaseToken), eq(scopingJobs.status, "processing"));
+    const renew = setInterval(() => {
+      db.update(scopingJobs)
+        .set({ leaseUntil: new Date(Date.now() + leaseMs) })
+        .where(held)
+        .catch((err) => log.warn("scoping lease renewal failed", { jobId: job.id, err: (err as Error).message }));
+    }, Math.max(250, Math.floor(leaseMs / 3)));
+    try {
+      const started = performance.now();
+      const plan = checkPlan(await this.deps.planner(job.planner).plan({ fileName: job.fileName, text: job.text }, signal));
+      const [finished] = await db
+        .update(scopingJobs)
+        .set({ status: "completed", result: JSON.stringify(plan), projectName: plan.projectName, error: null, leaseUntil: null, leaseToken: null, finishedAt: new Date() })
+        .where(held)
+        .returning({ id: scopingJobs.id });
+      if (finished) log.info("scoping job completed", { jobId: job.id, planner: job.planner, tasks: plan.tasks.length, attempts: job.attempts, ms: Math.round(performance.now() - started) });
+      else log.warn("scoping job finished after losing its lease; the holder's result stands", { jobId: job.id });
+    } catch (err) {
+      if (signal.aborted) {
+        // Stopping: give the job back at once rather than after the lease.
+        await db.update(scopingJobs).set({ status: "queued", leaseUntil: null, leaseToken: null, attempts: job.attempts - 1 }).where(held);
+        return;
+      }
+      const permanent = err instanceof PlannerFailure || job.attempts >= SCOPING_MAX_ATTEMPTS || (err as Error).name === "InvalidPlanError";
+      const message = (err as Error).message.slice(0, 500);
+      log.warn("scoping job attempt failed", { jobId: job.id, planner: job.planner, attempts: job.attempts, permanent, err: message });
+      await db
+        .update(scopingJobs)
+        .set(
+          permanent
+            ? { status: "failed", error: message, leaseUntil: null, leaseToken: null, finishedAt: new Date() }
+            : { status: "queued", error: message, leaseUntil: null, leaseToken: null, nextAttemptAt: new Date(Date.now() + 2000 * 2 ** Math.min(job.attempts, 8)) },
+        )
+        .where(held);
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  private async deleteExpired(): Promise<void> {
+    await this.deps.db.delete(scopingJobs).where(lt(scopingJobs.expiresAt, new Date()));
+  }
+
+  /** A job arrived: start it now rather than at the next tick. */
+  nudge(): void {
+    this.loop.nudge();
+  }
+
+  start(intervalMs = 1000): void {
+    this.loop.start(intervalMs);
+  }
+
+  /** Stops claiming, aborts running jobs and gives them back to the queue. */
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    for (const { controller } of this.active.values()) controller.abort();
+    await Promise.all([...this.active.values()].map((a) => a.done));
+  }
+}
+
+const sqlIncrement = () => sql`${scopingJobs.attempts} + 1`;
