@@ -62,7 +62,7 @@ export class ScopingWorker {
           or(isNull(scopingJobs.leaseUntil), lt(scopingJobs.leaseUntil, now)),
         ),
       )
-      .orderBy(asc(scopingJobs.createdAt))
+      .orderBy(asc(scopingJobs.createdAt), asc(scopingJobs.id))
       .limit(free);
     let started = 0;
     for (const { id } of due) {
