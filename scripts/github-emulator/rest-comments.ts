@@ -5,10 +5,10 @@
  * delivers its issue_comment webhook, without holding up the response.
  */
 import type { Hono } from "hono";
-import { canComment, canEditComment, scopeAllows } from "./access.ts";
+import { canComment, canEditComment, permissionsOf, roleOf, scopeAllows } from "./access.ts";
 import type { EmulatorContext } from "./context.ts";
 import { apiError, jsonBody, notFound, paginate, validationFailed, type ApiContext, type ApiEnv } from "./http.ts";
-import { commentJson, commentsOf } from "./shapes-issues.ts";
+import { commentJson, commentsOf, issueJson } from "./shapes-issues.ts";
 
 export function registerCommentRoutes(repos: Hono<ApiEnv>, { world, actions }: EmulatorContext): void {
   /** The acting login (the bot for installations), or GitHub's refusal: 404 for an OAuth token without the scope, 403 for an integration. */
@@ -52,6 +52,29 @@ export function registerCommentRoutes(repos: Hono<ApiEnv>, { world, actions }: E
     const { value } = actions.addComment({ repo, issue, author, body });
     c.header("Location", `${world.config.apiUrl}/repos/${repo.owner}/${repo.name}/issues/comments/${value.id}`);
     return c.json(commentJson(world, repo, issue, value), 201);
+  });
+
+  /**
+   * Creating an issue: any reader may open one as a user (token scopes permitting); an installation
+   * needs the repository in scope (issues: write) and opens it as the bot. Labels are set only by
+   * callers with push access or an installation, and silently dropped otherwise, as on GitHub. The
+   * issues.opened webhook (and one labeled per label) follows.
+   */
+  repos.post("/issues", async (c) => {
+    const repo = c.get("repo");
+    const caller = c.get("caller");
+    const author = writer(c, canComment(world, caller, repo));
+    if (author instanceof Response) return author;
+    const input = (await jsonBody(c)) ?? {};
+    const title = typeof input.title === "string" || typeof input.title === "number" ? String(input.title).trim() : "";
+    if (!title) return validationFailed(c, "Issue", "title");
+    if (title.length > 256) return validationFailed(c, "Issue", "title", "custom");
+    if (input.body !== undefined && input.body !== null && typeof input.body !== "string") return validationFailed(c, "Issue", "body", "invalid");
+    const requested = Array.isArray(input.labels) ? input.labels.map((l: unknown) => (typeof l === "string" ? l : (l as { name?: string })?.name)).filter((l: unknown): l is string => typeof l === "string" && l.trim() !== "") : [];
+    const mayLabel = caller.kind === "installation" || (caller.kind === "user" && permissionsOf(roleOf(world, repo, caller.login), repo).push);
+    const { value } = actions.openIssue({ repo, author, title, body: (input.body as string | undefined) ?? "", labels: mayLabel ? requested : [] });
+    c.header("Location", `${world.config.apiUrl}/repos/${repo.owner}/${repo.name}/issues/${value.number}`);
+    return c.json(issueJson(world, repo, value, true), 201);
   });
 
   repos.get("/issues/comments/:comment_id{[0-9]+}", (c) => {

@@ -103,6 +103,28 @@ describe("payloads", () => {
     expect(hook.organization).toBeUndefined();
   });
 
+  test("POST /repos/{o}/{r}/issues: 201 with the issue; opened by the bot for an installation, labels kept; issues.opened follows", async () => {
+    const { installation } = await w.emulator.controls.install({ account: "alice", repositories: "all" });
+    const token = await installationToken(w, installation.id as number);
+    const path = "/repos/alice/xdc-explorer-lite/issues";
+    const res = await api(w.emulator, path, { token, method: "POST", body: { title: "Add CSV export", body: "Depends on #1", labels: ["issuepool", { name: "scoped" }] } });
+    expect(res.status).toBe(201);
+    const issue = await res.json();
+    expect(res.headers.get("location")).toBe(`${w.emulator.apiUrl}${path}/${issue.number}`);
+    expect(issue).toMatchObject({ title: "Add CSV export", body: "Depends on #1", state: "open", user: { login: `${APP_SLUG}[bot]` } });
+    expect(issue.labels.map((l: { name: string }) => l.name)).toEqual(["issuepool", "scoped"]);
+    await w.emulator.controls.settle();
+    const opened = w.receiver.received.map(payloadOf).find((p) => p.action === "opened" && p.issue?.number === issue.number);
+    expect(opened).toMatchObject({ issue: { title: "Add CSV export" }, repository: { full_name: "alice/xdc-explorer-lite" } });
+    expect((await api(w.emulator, `${path}/${issue.number}`, {})).status).toBe(200);
+    // A user without push access opens issues too, but their labels are dropped; no title is 422; anonymous 401.
+    const erin = await userToken(w.emulator, "erin");
+    const byErin = await (await api(w.emulator, path, { token: erin, method: "POST", body: { title: "Typo", labels: ["bug"] } })).json();
+    expect(byErin).toMatchObject({ user: { login: "erin" }, labels: [] });
+    expect((await api(w.emulator, path, { token, method: "POST", body: { body: "no title" } })).status).toBe(422);
+    expect((await api(w.emulator, path, { method: "POST", body: { title: "x" } })).status).toBe(401);
+  });
+
   test("pull requests: opened, closed unmerged, reopened", async () => {
     const opened = await w.emulator.controls.openPullRequest({ repo: "issuepool-demo/contract-audit-tools", author: "erin", title: "SARIF export", body: "Closes #3", head: "sarif" });
     const number = opened.pull_request.number as number;

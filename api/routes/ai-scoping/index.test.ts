@@ -22,7 +22,7 @@ afterAll(() => t?.close());
 
 function form(bytes: Uint8Array | string, name = "requirements.md"): FormData {
   const data = new FormData();
-  data.append("document", new File([bytes], name));
+  data.append("document", new File([bytes as BlobPart], name));
   return data;
 }
 

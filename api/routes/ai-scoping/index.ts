@@ -6,6 +6,10 @@ import { ApiError, badRequest, ErrorCode, unauthorized } from "../../errors.ts";
 import { validate } from "../../validate.ts";
 import { enforceRateLimit } from "../../middleware/rate-limit.ts";
 import { createScopingJob, getScopingJob, listScopingJobs, SCOPING_MAX_UPLOAD_BYTES } from "../../services/scoping/jobs.ts";
+import { createIssuesFromPlan, scopedIssues } from "../../services/scoping/issues.ts";
+import { requireSession } from "../../middleware/session.ts";
+import { CURRENCIES } from "../../../db/schema/index.ts";
+import { PLAN_LIMITS } from "../../services/scoping/plan.ts";
 
 /** The spec's sign-in text for the scoping agent (section 5). */
 export const SCOPING_SIGN_IN_MESSAGE = "You must be logged in to use the AI Scoping Agent.";
@@ -15,12 +19,24 @@ const MULTIPART_OVERHEAD = 64 * 1024;
 const UPLOAD_PATH = "/api/ai-scoping/upload";
 export const SCOPING_UPLOAD_PATHS = [UPLOAD_PATH];
 
+const CreateIssues = z.object({
+  repositoryId: z.number().int().positive(),
+  githubRepoFullName: z.string().min(3).max(200),
+  taskIds: z.array(z.number().int().positive()).min(1, "Choose at least one task.").max(PLAN_LIMITS.tasks),
+  label: z.string().trim().max(50).optional(),
+  bounty: z.object({ currency: z.enum(CURRENCIES), amount: z.union([z.string().max(40), z.number()]).transform(String) }).optional(),
+});
+export const SCOPING_ISSUES_RATE_LIMIT = { name: "ai-scoping-issues", perIp: 60, perUser: 30, windowMs: 3600 * 1000 };
+
 const JobId = z.object({ jobId: z.string().regex(/^[a-z2-7]{24}$/, "is not a scoping job id") });
 
 /**
  * POST /api/ai-scoping/upload           multipart `document` (≤ 5 MiB), CSRF header -> 202 { jobId, status, ... }
  * GET  /api/ai-scoping/results/:jobId   the owner's job -> { jobId, status, result, error, ... } (404 for anyone else)
  * GET  /api/ai-scoping/jobs             the user's earlier plans, newest first -> { jobs: [...] }
+ * POST /api/ai-scoping/results/:jobId/issues  { repositoryId, githubRepoFullName, taskIds, label?, bounty?: { currency, amount } }
+ *                                       pool managers: open the tasks as GitHub issues, optionally with a bounty each -> { issues }
+ * GET  /api/ai-scoping/results/:jobId/issues  the issues made from the plan, with their bounties' status -> { issues }
  * See docs/ai-scoping.md.
  */
 export function aiScopingRoutes(ctx: AppContext) {
@@ -61,5 +77,11 @@ export function aiScopingRoutes(ctx: AppContext) {
       },
     )
     .get("/results/:jobId", validate("param", JobId), async (c) => c.json(await getScopingJob(ctx, c.get("user")!, c.req.valid("param").jobId)))
+    .post("/results/:jobId/issues", validate("param", JobId), validate("json", CreateIssues), async (c) => {
+      const { user } = requireSession(c);
+      await enforceRateLimit(ctx, c, SCOPING_ISSUES_RATE_LIMIT);
+      return c.json(await createIssuesFromPlan(ctx, { user, jobId: c.req.valid("param").jobId, ...c.req.valid("json") }));
+    })
+    .get("/results/:jobId/issues", validate("param", JobId), async (c) => c.json({ issues: await scopedIssues(ctx, c.get("user")!, c.req.valid("param").jobId) }))
     .get("/jobs", async (c) => c.json({ jobs: await listScopingJobs(ctx, c.get("user")!) }));
 }
