@@ -45,7 +45,7 @@ for (const javaScriptEnabled of [true, false]) {
       const counter = page.getByText(/^\d+ of \d+ repositories have funds$/);
       await expect(counter).toBeVisible();
       const [funded, total] = (await counter.textContent())!.match(/\d+/g)!.map(Number);
-      expect(funded).toBe(3);
+      expect(funded).toBe(4);
       expect(await page.locator("[data-cards] > li").count()).toBe(total);
       await expect(page.getByRole("heading", { name: "xdc-wallet-kit" })).toBeVisible();
       await expect(page.getByRole("heading", { name: "roxn-sdk" })).toBeHidden();

@@ -62,6 +62,8 @@ export const DEMO_REPOSITORIES: {
     bounties: [{ issue: 2, currency: "XDC", amount: "15" }],
   },
   { fullName: "issuepool-demo/roxn-sdk", registeredDaysAgo: 2, funding: [], bounties: [] },
+  // Plans from the AI scoping agent become funded issues here (e2e/scoping.e2e.ts).
+  { fullName: "issuepool-demo/tool-library", registeredDaysAgo: 1, funding: [{ currency: "USDC", amount: "100" }], bounties: [] },
 ];
 
 export interface SeedChain {

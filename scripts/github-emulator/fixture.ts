@@ -173,6 +173,20 @@ export const FIXTURE_REPOS: FixtureRepo[] = [
     ],
   },
   {
+    // Where the AI scoping journey opens issues from a plan and funds them (e2e/scoping.e2e.ts); nothing else reads it.
+    id: 5007,
+    owner: "issuepool-demo",
+    name: "tool-library",
+    description: "A neighbourhood tool library: lend and borrow tools instead of buying them.",
+    private: false,
+    collaborators: { alice: "admin" },
+    stars: 5,
+    forks: 1,
+    language: "TypeScript",
+    createdDaysAgo: 8,
+    issues: [issue(1, "Write down the requirements", ["documentation"], 7, undefined, "alice")],
+  },
+  {
     id: 5006,
     owner: "dave",
     name: "hello-xdc",

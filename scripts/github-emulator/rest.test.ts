@@ -50,7 +50,7 @@ describe("GET /user/repos", () => {
   test("lists owned, collaborator and organisation repositories with the caller's permissions", async () => {
     const { body } = await get("/user/repos", tokens.bob);
     const perms = Object.fromEntries(body.map((r: { full_name: string; permissions: object }) => [r.full_name, r.permissions]));
-    expect(Object.keys(perms)).toEqual(["issuepool-demo/contract-audit-tools", "issuepool-demo/roxn-sdk", "issuepool-demo/xdc-wallet-kit"]);
+    expect(Object.keys(perms)).toEqual(["issuepool-demo/contract-audit-tools", "issuepool-demo/roxn-sdk", "issuepool-demo/tool-library", "issuepool-demo/xdc-wallet-kit"]);
     expect(perms["issuepool-demo/xdc-wallet-kit"]).toEqual({ admin: false, maintain: false, push: true, triage: true, pull: true });
     expect(perms["issuepool-demo/roxn-sdk"]).toEqual({ admin: false, maintain: false, push: false, triage: false, pull: true });
     const alice = await get("/user/repos", tokens.alice);
@@ -69,14 +69,14 @@ describe("GET /user/repos", () => {
     const first = await get("/user/repos?per_page=1", tokens.alice);
     expect(first.body).toHaveLength(1);
     expect(first.res.headers.get("link")).toBe(
-      `<${w.emulator.apiUrl}/user/repos?per_page=1&page=2>; rel="next", <${w.emulator.apiUrl}/user/repos?per_page=1&page=4>; rel="last"`,
+      `<${w.emulator.apiUrl}/user/repos?per_page=1&page=2>; rel="next", <${w.emulator.apiUrl}/user/repos?per_page=1&page=5>; rel="last"`,
     );
     const second = await get("/user/repos?per_page=1&page=2", tokens.alice);
-    expect(second.res.headers.get("link")).toMatch(/page=1>; rel="prev", .*page=3>; rel="next", .*page=4>; rel="last", .*page=1>; rel="first"$/);
+    expect(second.res.headers.get("link")).toMatch(/page=1>; rel="prev", .*page=3>; rel="next", .*page=5>; rel="last", .*page=1>; rel="first"$/);
     const pages = [first.body];
-    for (const page of [2, 3, 4]) pages.push((await get(`/user/repos?per_page=1&page=${page}`, tokens.alice)).body);
-    expect(names(pages.flat())).toEqual(["alice/xdc-explorer-lite", "issuepool-demo/contract-audit-tools", "issuepool-demo/roxn-sdk", "issuepool-demo/xdc-wallet-kit"]);
-    expect((await get("/user/repos?per_page=1&page=4", tokens.alice)).res.headers.get("link")).not.toContain('rel="next"');
+    for (const page of [2, 3, 4, 5]) pages.push((await get(`/user/repos?per_page=1&page=${page}`, tokens.alice)).body);
+    expect(names(pages.flat())).toEqual(["alice/xdc-explorer-lite", "issuepool-demo/contract-audit-tools", "issuepool-demo/roxn-sdk", "issuepool-demo/tool-library", "issuepool-demo/xdc-wallet-kit"]);
+    expect((await get("/user/repos?per_page=1&page=5", tokens.alice)).res.headers.get("link")).not.toContain('rel="next"');
     expect((await get("/user/repos?per_page=100", tokens.alice)).res.headers.get("link")).toBeNull();
   });
 });

@@ -238,12 +238,12 @@ describe("install page", () => {
       expect(Number(updateUrl.searchParams.get("installation_id"))).toBe(installationId);
       const added = payloadOf(fresh.receiver.received.at(-1)!);
       expect(added).toMatchObject({ action: "added", repository_selection: "all", repositories_removed: [] });
-      expect(added.repositories_added.map((r: { full_name: string }) => r.full_name)).toEqual(["issuepool-demo/contract-audit-tools", "issuepool-demo/roxn-sdk"]);
+      expect(added.repositories_added.map((r: { full_name: string }) => r.full_name)).toEqual(["issuepool-demo/contract-audit-tools", "issuepool-demo/roxn-sdk", "issuepool-demo/tool-library"]);
 
       await submit({ repository_selection: "selected", repository_ids: ["5002"] });
       const removed = payloadOf(fresh.receiver.received.at(-1)!);
       expect(removed).toMatchObject({ action: "removed", repository_selection: "selected", repositories_added: [] });
-      expect(removed.repositories_removed.map((r: { full_name: string }) => r.full_name)).toEqual(["issuepool-demo/roxn-sdk", "issuepool-demo/xdc-wallet-kit"]);
+      expect(removed.repositories_removed.map((r: { full_name: string }) => r.full_name)).toEqual(["issuepool-demo/roxn-sdk", "issuepool-demo/tool-library", "issuepool-demo/xdc-wallet-kit"]);
 
       const uninstall = await postForm(`${fresh.emulator.webUrl}/settings/installations/${installationId}/delete`, {}, cookie);
       expect(uninstall.status).toBe(303);

@@ -5,7 +5,7 @@
  */
 import spriteUrl from "../assets/icons.svg?url";
 
-export type IconName = "menu" | "x" | "sun" | "moon" | "monitor" | "chevronDown" | "help" | "chat" | "compass" | "book" | "wallet" | "user" | "server" | "logOut" | "external" | "mail" | "github" | "coins" | "check" | "sparkles" | "copy" | "alert" | "refresh" | "lock" | "arrowLeft" | "qr" | "send" | "key" | "arrowDownLeft" | "arrowUpRight" | "clock" | "gitPullRequest";
+export type IconName = "menu" | "x" | "sun" | "moon" | "monitor" | "chevronDown" | "help" | "chat" | "compass" | "book" | "wallet" | "user" | "server" | "logOut" | "external" | "mail" | "github" | "coins" | "check" | "sparkles" | "copy" | "alert" | "refresh" | "lock" | "arrowLeft" | "qr" | "send" | "key" | "arrowDownLeft" | "arrowUpRight" | "clock" | "gitPullRequest" | "upload" | "fileText";
 
 export function iconHref(name: IconName): string {
   return `${spriteUrl}#${name}`;
