@@ -56,7 +56,7 @@ test("drop a document: status while it works, the page asks every 3 s until comp
     const log: { kind: "upload" | "poll"; sent: number; answered?: number }[] = [];
     (window as unknown as { __scoping: typeof log }).__scoping = log;
     const original = window.fetch.bind(window);
-    window.fetch = async (input, init) => {
+    window.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
       const url = String(input instanceof Request ? input.url : input);
       const kind = url.includes("/api/ai-scoping/upload") ? "upload" : /\/api\/ai-scoping\/results\/[a-z2-7]{24}$/.test(url) ? "poll" : undefined;
       if (!kind) return original(input, init);
@@ -65,7 +65,7 @@ test("drop a document: status while it works, the page asks every 3 s until comp
       const response = await original(input, init);
       entry.answered = Date.now();
       return response;
-    };
+    }) as typeof fetch;
   });
   await page.clock.install({ time: new Date("2026-11-24T10:00:00Z") });
   await page.reload();

@@ -11,6 +11,8 @@ import type { Env } from "../env.ts";
  */
 export const HINT_COOKIE = "ip_signed_in";
 export const OAUTH_STATE_COOKIE = "ip_oauth_state";
+/** A random id for a browser without a session: what an anonymous anti-forgery token is bound to. */
+export const presessionCookieName = (env: Env) => (isSecure(env) ? "__Host-ip_presession" : "ip_presession");
 
 export const isSecure = (env: Env) => env.PUBLIC_URL.startsWith("https://");
 export const sessionCookieName = (env: Env) => (isSecure(env) ? "__Host-ip_session" : "ip_session");
@@ -32,6 +34,15 @@ export function setHintCookie(c: Context, env: Env, role: string | null, maxAge 
 export function clearSessionCookies(c: Context, env: Env): void {
   deleteCookie(c, sessionCookieName(env), { path: "/", secure: isSecure(env) });
   deleteCookie(c, HINT_COOKIE, { path: "/", secure: isSecure(env) });
+}
+
+/** The browser's pre-session id, set (HttpOnly, a day) when it has none. */
+export function presessionId(c: Context, env: Env): string {
+  const existing = getCookie(c, presessionCookieName(env));
+  if (existing && /^[A-Za-z0-9_-]{22,64}$/.test(existing)) return existing;
+  const id = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url");
+  setCookie(c, presessionCookieName(env), id, { httpOnly: true, secure: isSecure(env), sameSite: "Lax", path: "/", maxAge: 24 * 3600 });
+  return id;
 }
 
 export function setOAuthStateCookie(c: Context, env: Env, state: string, maxAgeSeconds: number): void {

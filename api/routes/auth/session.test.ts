@@ -58,10 +58,23 @@ describe("GET /api/auth/session and /api/user/role", () => {
 });
 
 describe("GET /api/auth/csrf-token", () => {
-  test("returns the session's token; 401 without a session", async () => {
+  test("returns the session's token; without a session, one bound to a pre-session cookie (spec section 7)", async () => {
     const res = await call(t, "/api/auth/csrf-token", { as: owner });
     expect(await res.json()).toEqual({ csrfToken: owner.csrfToken });
-    expect((await call(t, "/api/auth/csrf-token")).status).toBe(401);
+    const anonymous = await call(t, "/api/auth/csrf-token");
+    expect(anonymous.status).toBe(200);
+    const { csrfToken } = (await anonymous.json()) as { csrfToken: string };
+    expect(csrfToken).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(csrfToken).not.toBe(owner.csrfToken);
+    const cookie = anonymous.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/ip_presession=[A-Za-z0-9_-]+;.*HttpOnly/i);
+    // The same browser gets the same token; another browser another one.
+    const again = await call(t, "/api/auth/csrf-token", { headers: { Cookie: cookie.split(";")[0]! } });
+    expect(((await again.json()) as { csrfToken: string }).csrfToken).toBe(csrfToken);
+    expect(((await (await call(t, "/api/auth/csrf-token")).json()) as { csrfToken: string }).csrfToken).not.toBe(csrfToken);
+    // An anonymous POST with it works (signing out when signed out).
+    const logout = await call(t, "/api/auth/logout", { body: {}, headers: { Cookie: cookie.split(";")[0]!, "X-CSRF-Token": csrfToken } });
+    expect(logout.status).toBe(200);
   });
 
   test("the token also works as _csrf in the JSON body", async () => {

@@ -1,9 +1,8 @@
 import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { HINT_COOKIE, clearSessionCookies } from "../../middleware/cookies.ts";
-import { requireSession } from "../../middleware/session.ts";
-import { csrfTokenFor } from "../../services/auth/csrf.ts";
+import { HINT_COOKIE, clearSessionCookies, presessionId } from "../../middleware/cookies.ts";
+import { anonymousCsrfTokenFor, csrfTokenFor } from "../../services/auth/csrf.ts";
 import { invalidateSession } from "../../services/auth/sessions.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { toUserObject } from "../../services/users/user-object.ts";
@@ -39,8 +38,10 @@ export function sessionRoutes(ctx: AppContext) {
       });
     })
     .get("/csrf-token", async (c) => {
-      const { sessionId } = requireSession(c);
-      return c.json({ csrfToken: await csrfTokenFor(ctx.appSecret, sessionId) });
+      // Signed in: the session's token. Signed out: one bound to the browser's pre-session cookie (spec section 7).
+      const session = c.get("session");
+      if (session) return c.json({ csrfToken: await csrfTokenFor(ctx.appSecret, session.id) });
+      return c.json({ csrfToken: await anonymousCsrfTokenFor(ctx.appSecret, presessionId(c, ctx.env)) });
     })
     .post("/logout", async (c) => {
       // Signing out when already signed out succeeds: the browser ends up signed out either way.

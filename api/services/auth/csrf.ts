@@ -14,3 +14,12 @@ export async function verifyCsrfToken(appSecret: Uint8Array, sessionId: string, 
   if (!token || token.length > 128) return false;
   return constantTimeEqualStrings(await csrfTokenFor(appSecret, sessionId), token);
 }
+
+/**
+ * The token a browser without a session gets (spec: GET /api/auth/csrf-token answers anonymous visitors
+ * too), bound to its pre-session cookie. Anonymous requests carry no authority, so the middleware does not
+ * require it; it lets clients that always fetch a token before a POST (sign-out, starting registration) work.
+ */
+export function anonymousCsrfTokenFor(appSecret: Uint8Array, presessionId: string): Promise<string> {
+  return hmacBase64url(appSecret, `csrf-anonymous:${presessionId}`);
+}
