@@ -118,6 +118,14 @@ function amountCases(endpoint: string, path: () => string, field: string, wrap: 
   }));
 }
 
+/** `{id}` of the user routes may also be a wallet address or a GitHub username: a bad id that is a possible login is someone else's (404). */
+function userRefCases(endpoint: string, path: (id: string) => string): Case[] {
+  return idCases(endpoint, "GET", path).map((c) => {
+    const id = BAD_IDS.find(([name]) => c.name.endsWith(`id ${name}`))![1];
+    return /^[A-Za-z0-9][A-Za-z0-9-]{0,38}$/.test(id) ? { ...c, status: 404, message: undefined } : c;
+  });
+}
+
 function idCases(endpoint: string, method: "GET" | "POST", path: (id: string) => string, body?: () => unknown, as = () => alice): Case[] {
   return BAD_IDS.map(([name, id]) => ({ name: `${endpoint}: id ${name}`, method, path: () => path(id), body, as, status: 400, message: /must be|Invalid|expected/i }));
 }
@@ -291,9 +299,12 @@ const CASES: Case[] = [
   ...bodyCases("manager", () => managerPath()),
 
   // GET /api/blockchain/user/{id}/type and /wallet, GET /api/wallet/usdc-balance/{userId}
-  ...idCases("user type", "GET", (id) => `/api/blockchain/user/${id}/type`),
+  ...userRefCases("user type", (id) => `/api/blockchain/user/${id}/type`),
+  { name: "user type: someone else's wallet address", method: "GET", path: () => `/api/blockchain/user/${walletOf.bob}/type`, status: 404 },
+  { name: "user type: someone else's username", method: "GET", path: () => `/api/blockchain/user/${bob.user.username}/type`, status: 404 },
+  { name: "user type: not an address (39 hex digits)", method: "GET", path: () => `/api/blockchain/user/0x${"a".repeat(39)}/type`, status: 400 },
   { name: "user type: someone else's id", method: "GET", path: () => `/api/blockchain/user/${bob.user.id}/type`, status: 404 },
-  ...idCases("user wallet", "GET", (id) => `/api/blockchain/user/${id}/wallet`),
+  ...userRefCases("user wallet", (id) => `/api/blockchain/user/${id}/wallet`),
   { name: "user wallet: someone else's id", method: "GET", path: () => `/api/blockchain/user/${bob.user.id}/wallet`, status: 404 },
   ...idCases("usdc-balance", "GET", (id) => `/api/wallet/usdc-balance/${id}`),
   { name: "usdc-balance: someone else's id", method: "GET", path: () => `/api/wallet/usdc-balance/${bob.user.id}`, status: 404 },
