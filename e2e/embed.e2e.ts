@@ -44,7 +44,7 @@ for (const javaScriptEnabled of [true, false]) {
       expect(response?.status()).toBe(200);
       const unified = await (await request.get("/api/public/unified-repo/issuepool-demo/xdc-wallet-kit")).json();
       // The pool as the public pages show it: two decimals, cut (never rounded up).
-      const [whole, fraction = ""] = String(unified.blockchain.poolRewards.XDC).split(".");
+      const [whole, fraction = ""] = String(unified.blockchain.pools.XDC).split(".");
       const xdc = `${BigInt(whole!).toLocaleString("en-US")}.${fraction.padEnd(2, "0").slice(0, 2)}`;
 
       await expect(page.getByRole("heading", { level: 1, name: "issuepool-demo/xdc-wallet-kit" })).toBeVisible();

@@ -58,7 +58,7 @@ async function watchHeaderBalance(root: ParentNode): Promise<void> {
   balanceWatched = true;
   const { walletInfo, formatBalance } = await import("./wallet-data.ts");
   walletInfo.$state.subscribe(({ data, error }) => {
-    if (data) setText(root, "[data-wallet-balance]", `${formatBalance(data.balance, "XDC")} XDC`);
+    if (data) setText(root, "[data-wallet-balance]", `${formatBalance(data.xdcBalance, "XDC")} XDC`);
     else if (error) setText(root, "[data-wallet-balance]", "— XDC");
   });
   walletInfo.watch();

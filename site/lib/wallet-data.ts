@@ -9,10 +9,14 @@ import { DECIMALS, formatAmount, type Symbol } from "./format.ts";
  * USDC the same; on-ramp transactions fresh 60 s, one retry, no refetch on
  * focus. Shared by every island of the page.
  */
+/** GET /api/wallet/info: `balance`/`tokenBalance` in wei for the spec's clients; the site reads the decimal fields. */
 export interface WalletInfo {
   address: string;
   balance: string;
   tokenBalance: string;
+  xdcBalance: string;
+  roxnBalance: string;
+  usdcBalance: string;
 }
 
 export type OnrampTransactionStatus = "initiated" | "pending" | "processing" | "success" | "failed" | (string & {});

@@ -4,10 +4,11 @@ import type { Address } from "viem";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
-import { requireIdempotencyKey } from "../../middleware/idempotency.ts";
-import { forbidden } from "../../errors.ts";
+import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
+import { badRequest, forbidden } from "../../errors.ts";
+import { and, eq, like } from "drizzle-orm";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
-import { CURRENCIES } from "../../../db/schema/index.ts";
+import { bounties, CURRENCIES, githubCache } from "../../../db/schema/index.ts";
 import {
   allocateBounty,
   cancelBounty,
@@ -72,7 +73,7 @@ export function bountyRoutes(ctx: AppContext) {
             bountyAmount: body.bountyAmount,
             currency: body.currency ?? (body.isRoxn ? "ROXN" : "XDC"),
             githubRepoFullName: body.githubRepoFullName,
-            idempotencyKey: requireIdempotencyKey(c),
+            idempotencyKey: await idempotencyKeyFor(ctx, c, user.id),
           }),
         );
       },
@@ -104,7 +105,7 @@ export function bountyRoutes(ctx: AppContext) {
             issueNumber: issueId,
             contributorAddress: body.contributorAddress,
             githubRepoFullName: body.githubRepoFullName,
-            idempotencyKey: requireIdempotencyKey(c),
+            idempotencyKey: await idempotencyKeyFor(ctx, c, user.id),
           }),
         );
       },
@@ -122,7 +123,7 @@ export function bountyRoutes(ctx: AppContext) {
             repoId,
             issueNumber: issueId,
             githubRepoFullName: c.req.valid("json").githubRepoFullName,
-            idempotencyKey: requireIdempotencyKey(c),
+            idempotencyKey: await idempotencyKeyFor(ctx, c, user.id),
           }),
         );
       },
@@ -131,7 +132,7 @@ export function bountyRoutes(ctx: AppContext) {
       "/register",
       validate(
         "json",
-        z.object({ role: z.string().max(20).optional(), walletAddress: z.string().max(64).optional(), issueId: positiveId, repoId: positiveId }),
+        z.object({ role: z.string().max(20).optional(), walletAddress: z.string().max(64).optional(), issueId: positiveId, repoId: positiveId.optional() }),
       ),
       async (c) => {
         const { user } = requireSession(c);
@@ -140,7 +141,9 @@ export function bountyRoutes(ctx: AppContext) {
           const own = await walletOfUser(ctx.database.db, user.id);
           if (!own || parseAddress(body.walletAddress) !== own.address) throw forbidden("That wallet is not yours.");
         }
-        return c.json(await registerContribution(ctx, { user, repoId: body.repoId, issueNumber: body.issueId }));
+        // The spec's body is role, walletAddress and issueId; without repoId the issue says which repository it is.
+        const target = body.repoId ? { repoId: body.repoId, issueNumber: body.issueId } : await issueByReference(ctx, body.issueId);
+        return c.json(await registerContribution(ctx, { user, ...target }));
       },
     )
     .post(
@@ -160,4 +163,27 @@ export function bountyRoutes(ctx: AppContext) {
         return c.json({ success: true, message: "You are a pool manager of this repository on-chain." });
       },
     );
+}
+
+/**
+ * The repository and number of an issue named only by `issueId` (POST /api/blockchain/register from the
+ * spec's clients): GitHub's issue id, as the issue lists the platform has read carry it, or else an issue
+ * number that has a bounty in exactly one registered repository. Anything ambiguous asks for repoId.
+ */
+async function issueByReference(ctx: AppContext, issueId: number): Promise<{ repoId: number; issueNumber: number }> {
+  const db = ctx.database.db;
+  const lists = await db
+    .select({ key: githubCache.key, body: githubCache.body })
+    .from(githubCache)
+    .where(and(like(githubCache.key, "repo:%:issues"), like(githubCache.body, `%"id":${issueId},%`)));
+  for (const list of lists) {
+    const issue = (JSON.parse(list.body) as { id: number; number: number }[]).find((i) => i.id === issueId);
+    const repoId = Number(list.key.split(":")[1]);
+    if (issue && Number.isSafeInteger(repoId)) return { repoId, issueNumber: issue.number };
+  }
+  const withBounty = await db.selectDistinct({ repoId: bounties.githubRepoId }).from(bounties).where(eq(bounties.issueNumber, issueId));
+  if (withBounty.length === 1) return { repoId: withBounty[0]!.repoId, issueNumber: issueId };
+  throw badRequest(
+    withBounty.length > 1 ? "Several repositories have an issue with this number: send repoId as well." : "No such issue is known: send repoId as well.",
+  );
 }

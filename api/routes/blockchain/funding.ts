@@ -4,7 +4,7 @@ import type { Address } from "viem";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
-import { requireIdempotencyKey } from "../../middleware/idempotency.ts";
+import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { roxnAllowance, tokenAllowance } from "../../services/money/balances.ts";
@@ -21,11 +21,11 @@ const amountField = z.union([z.string().max(80), z.number()]);
  * GET  /api/blockchain/repository/{repoId}/funding-status  the rolling daily limit
  * POST /api/blockchain/fund-roxn/{repoId}                  roxnAmount, repositoryFullName
  * POST /api/blockchain/approve-roxn                        amount
- * GET  /api/blockchain/roxn-allowance                      allowance (string)
+ * GET  /api/blockchain/roxn-allowance                      allowance: wei as an integer string (spec); formatted: decimal
  * POST /api/blockchain/repository/{repoId}/withdraw         currency, amount: unallocated pool money back to the manager's wallet
  * POST /api/blockchain/fund-usdc/{repoId}                  usdcAmount, repositoryFullName   (beyond the spec's calls: USDC pools)
  * POST /api/blockchain/approve-usdc                        amount
- * GET  /api/blockchain/usdc-allowance                      allowance (string)
+ * GET  /api/blockchain/usdc-allowance                      allowance: 10^-6 units as an integer string; formatted: decimal
  */
 export function fundingRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
@@ -42,7 +42,7 @@ export function fundingRoutes(ctx: AppContext) {
             repoId: c.req.valid("param").repoId,
             amountXdc: body.amountXdc,
             repositoryFullName: body.repositoryFullName,
-            idempotencyKey: requireIdempotencyKey(c),
+            idempotencyKey: await idempotencyKeyFor(ctx, c, user.id),
           }),
         );
       },
@@ -61,7 +61,7 @@ export function fundingRoutes(ctx: AppContext) {
             currency: body.currency,
             amount: body.amount,
             repositoryFullName: body.repositoryFullName,
-            idempotencyKey: requireIdempotencyKey(c),
+            idempotencyKey: await idempotencyKeyFor(ctx, c, user.id),
           }),
         );
       },
@@ -85,7 +85,7 @@ export function fundingRoutes(ctx: AppContext) {
             repoId: c.req.valid("param").repoId,
             roxnAmount: body.roxnAmount,
             repositoryFullName: body.repositoryFullName,
-            idempotencyKey: requireIdempotencyKey(c),
+            idempotencyKey: await idempotencyKeyFor(ctx, c, user.id),
           }),
         );
       },
@@ -94,7 +94,7 @@ export function fundingRoutes(ctx: AppContext) {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
-      return c.json(await approveRoxn(ctx, { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: requireIdempotencyKey(c) }));
+      return c.json(await approveRoxn(ctx, { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: await idempotencyKeyFor(ctx, c, user.id) }));
     })
     .post(
       "/fund-usdc/:repoId",
@@ -109,7 +109,7 @@ export function fundingRoutes(ctx: AppContext) {
             repoId: c.req.valid("param").repoId,
             usdcAmount: body.usdcAmount,
             repositoryFullName: body.repositoryFullName,
-            idempotencyKey: requireIdempotencyKey(c),
+            idempotencyKey: await idempotencyKeyFor(ctx, c, user.id),
           }),
         );
       },
@@ -118,22 +118,22 @@ export function fundingRoutes(ctx: AppContext) {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
-      return c.json(await approveToken(ctx, "USDC", { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: requireIdempotencyKey(c) }));
+      return c.json(await approveToken(ctx, "USDC", { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: await idempotencyKeyFor(ctx, c, user.id) }));
     })
     .get("/usdc-allowance", async (c) => {
       c.header("Cache-Control", "private, no-store");
       const user = requireUser(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
-      if (!wallet) return c.json({ allowance: "0" });
+      if (!wallet) return c.json({ allowance: "0", formatted: "0" });
       const allowance = await tokenAllowance(ctx.chain, "USDC", wallet.address as Address);
-      return c.json({ allowance: toDecimalString(allowance, TOKEN_DECIMALS.USDC) });
+      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, TOKEN_DECIMALS.USDC) });
     })
     .get("/roxn-allowance", async (c) => {
       c.header("Cache-Control", "private, no-store");
       const user = requireUser(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
-      if (!wallet) return c.json({ allowance: "0" });
+      if (!wallet) return c.json({ allowance: "0", formatted: "0" });
       const allowance = await roxnAllowance(ctx.chain, wallet.address as Address);
-      return c.json({ allowance: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) });
+      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) });
     });
 }

@@ -178,9 +178,14 @@ describe("the daily funding limit", () => {
   test("funding-status reports the rolling window", async () => {
     expect((await fund(alice, "2")).status).toBe(200); // a funding inside the window, whatever ran before
     const status = await (await call(stack.t, `/api/blockchain/repository/${REPO.id}/funding-status`)).json();
-    expect(status.dailyLimit).toBe("1000");
-    expect(parseEther(status.currentTotal)).toBeGreaterThanOrEqual(parseEther("2"));
-    expect(parseEther(status.currentTotal) + parseEther(status.remainingLimit)).toBe(parseEther("1000"));
+    // The spec's numbers, and the exact amounts beside them.
+    expect(status.dailyLimit).toBe(1000);
+    expect(typeof status.currentTotal).toBe("number");
+    expect(status.currentTotal + status.remainingLimit).toBeCloseTo(1000, 9);
+    expect(status.dailyLimitXdc).toBe("1000");
+    expect(parseEther(status.currentTotalXdc)).toBeGreaterThanOrEqual(parseEther("2"));
+    expect(parseEther(status.currentTotalXdc) + parseEther(status.remainingLimitXdc)).toBe(parseEther("1000"));
+    expect(Number(status.currentTotalXdc)).toBe(status.currentTotal);
     expect(new Date(status.windowEndTime).getTime()).toBeGreaterThan(Date.now());
   });
 
@@ -220,23 +225,23 @@ describe("funding a pool with ROXN", () => {
     expect(noAllowance.status).toBe(400);
     expect((await noAllowance.json()).error).toBe("Insufficient ROXN allowance");
     const allowanceBefore = await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json();
-    expect(allowanceBefore).toEqual({ allowance: "0" });
-    const roxnBefore = parseEther((await (await call(stack.t, "/api/token/balance", { as: alice })).json()).balance);
+    expect(allowanceBefore).toEqual({ allowance: "0", formatted: "0" });
+    const roxnBefore = BigInt((await (await call(stack.t, "/api/token/balance", { as: alice })).json()).balance);
     await settle();
     const poolBefore = parseEther((await poolInfo()).roxnPoolRewards);
 
     const approved = await money(alice, "/api/blockchain/approve-roxn", { amount: "50" });
     expect(approved.status).toBe(200);
     expect(await approved.json()).toMatchObject({ allowance: "50", message: "ROXN approved", status: "confirmed" });
-    expect(await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json()).toEqual({ allowance: "50" });
+    expect(await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json()).toEqual({ allowance: parseEther("50").toString(), formatted: "50" });
 
     const funded = await fundRoxn("50");
     expect(funded.status).toBe(200);
     await settle();
     expect(parseEther((await poolInfo()).roxnPoolRewards) - poolBefore).toBe(parseEther("49.75"));
-    const roxnAfter = parseEther((await (await call(stack.t, "/api/token/balance", { as: alice })).json()).balance);
+    const roxnAfter = BigInt((await (await call(stack.t, "/api/token/balance", { as: alice })).json()).balance);
     expect(roxnBefore - roxnAfter).toBe(parseEther("50"));
-    expect(await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json()).toEqual({ allowance: "0" });
+    expect(await (await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice })).json()).toEqual({ allowance: "0", formatted: "0" });
   });
 
   test("above 0 and not above the balance", async () => {
@@ -375,9 +380,13 @@ describe("wallet and user reads", () => {
   test("wallet info for a user; empty without one", async () => {
     const mine = await (await call(stack.t, "/api/wallet/info", { as: bob })).json();
     expect(mine.address).toBe(`xdc${bobWallet.slice(2)}`);
-    expect(parseEther(mine.balance)).toBe(await stack.t.ctx.chain.client.getBalance({ address: bobWallet }));
+    // Wei, as formatEther reads it (spec section 3: "strings, 18 decimal places"); the decimal beside it.
+    const onChain = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
+    expect(mine.balance).toBe(onChain.toString());
+    expect(parseEther(formatEther(BigInt(mine.balance)))).toBe(onChain);
+    expect(parseEther(mine.xdcBalance)).toBe(onChain);
     expect(mine.tokenBalance).toBe("0");
-    expect(await (await call(stack.t, "/api/wallet/info")).json()).toEqual({ address: "", balance: "0", tokenBalance: "0" });
+    expect(await (await call(stack.t, "/api/wallet/info")).json()).toEqual({ address: "", balance: "0", tokenBalance: "0", xdcBalance: "0", roxnBalance: "0", usdcBalance: "0" });
   });
 
   test("USDC balance, type and wallet: one's own only", async () => {
@@ -531,7 +540,7 @@ describe("USDC pools (issue 11)", () => {
     expect((await noAllowance.json()).error).toBe("Insufficient USDC allowance");
     const approved = await money(alice, "/api/blockchain/approve-usdc", { amount: "10" });
     expect(await approved.json()).toMatchObject({ status: "confirmed", message: "USDC approved", allowance: "10" });
-    expect(await (await call(stack.t, "/api/blockchain/usdc-allowance", { as: alice })).json()).toEqual({ allowance: "10" });
+    expect(await (await call(stack.t, "/api/blockchain/usdc-allowance", { as: alice })).json()).toEqual({ allowance: "10000000", formatted: "10" });
     await settle();
     const poolBefore = await usdcPool();
     const walletBefore = await usdcOf(aliceWallet);

@@ -13,9 +13,9 @@ import { OwnerRepoQuery, positiveId, ownerName, repoName } from "../params.ts";
 
 /**
  * GET  /api/github/user/repos                   the user's repositories (admin flags, app installed, registered)
- * GET  /api/github/repos/{owner}/{name}         repo (with permissions.admin) and its open issues (not PRs)
+ * GET  /api/github/repos/{owner}/{name}         repo (with permissions.admin) and its open issues (not PRs); public ones signed out too
+ * GET  /api/github/issues?owner&repo&labels     open issues with any of the labels (the public page's fallback): a bare array, X-Data-Stale
  * POST /api/github/app/finalize-installation    installationId -> count
- * GET  /api/github/issues?owner&repo&labels     open issues with any of the labels (the public page's fallback)
  */
 export function githubRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
@@ -33,7 +33,9 @@ export function githubRoutes(ctx: AppContext) {
     })
     .get("/repos/:owner/:name", validate("param", z.object({ owner: ownerName, name: repoName })), async (c) => {
       const { owner, name } = c.req.valid("param");
-      return c.json(await repositoryForUser(ctx, requireUser(c), `${owner}/${name}`));
+      const user = c.get("user") ?? null;
+      if (!user) c.header("Cache-Control", "public, max-age=60");
+      return c.json(await repositoryForUser(ctx, user, `${owner}/${name}`));
     })
     .post("/app/finalize-installation", validate("json", z.object({ installationId: positiveId })), async (c) => {
       const { user } = requireSession(c);
@@ -44,9 +46,14 @@ export function githubRoutes(ctx: AppContext) {
       const { owner, repo, labels } = c.req.valid("query");
       // Public data of a public repository, the same for everyone.
       c.header("Cache-Control", "public, max-age=60");
-      return c.json(await labelledPublicIssues(ctx, `${owner}/${repo}`, labels));
+      const { issues, stale } = await labelledPublicIssues(ctx, `${owner}/${repo}`, labels);
+      if (stale) c.header(STALE_HEADER, "true");
+      return c.json(issues);
     });
 }
+
+/** Spec section 7 answers issue lists as bare arrays; `X-Data-Stale: true` says a list is an old copy (GitHub could not be reached). */
+export const STALE_HEADER = "X-Data-Stale";
 
 /** Open issues of a registered public repository, optionally those carrying any of `labels` (comma-separated). */
 export async function labelledPublicIssues(ctx: AppContext, fullName: string, labels?: string) {

@@ -14,7 +14,9 @@ import { IdParam } from "../params.ts";
 const walletInfoFailed = () => new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet info" });
 
 /**
- * GET  /api/wallet/info                 address, balance (XDC), tokenBalance (ROXN); empty without a user
+ * GET  /api/wallet/info                 address, balance (XDC), tokenBalance (ROXN) as integer strings in wei (the spec's
+ *                                       "strings, 18 decimal places", as formatEther reads them); beside them xdcBalance,
+ *                                       roxnBalance, usdcBalance as decimal strings; empty without a user
  * POST /api/wallet                      confirms the user's wallet address
  * GET  /api/wallet/usdc-balance/{id}    the user's own USDC balance
  */
@@ -27,14 +29,16 @@ export function walletRoutes(ctx: AppContext) {
     .get("/info", async (c) => {
       const user = c.get("user");
       const wallet = user ? await walletOfUser(ctx.database.db, user.id) : undefined;
-      if (!wallet) return c.json({ address: "", balance: "0", tokenBalance: "0" });
+      if (!wallet) return c.json({ address: "", balance: "0", tokenBalance: "0", xdcBalance: "0", roxnBalance: "0", usdcBalance: "0" });
       const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
         throw walletInfoFailed();
       });
       return c.json({
         address: toXdcAddress(wallet.address),
-        balance: toDecimalString(balances.xdc, TOKEN_DECIMALS.XDC),
-        tokenBalance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN),
+        balance: balances.xdc.toString(),
+        tokenBalance: balances.roxn.toString(),
+        xdcBalance: toDecimalString(balances.xdc, TOKEN_DECIMALS.XDC),
+        roxnBalance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN),
         usdcBalance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC),
       });
     })
@@ -65,16 +69,16 @@ export function walletRoutes(ctx: AppContext) {
     });
 }
 
-/** GET /api/token/balance: the user's ROXN balance. */
+/** GET /api/token/balance: the user's ROXN balance in wei (`balance`, as the spec's clients read it) and as a decimal (`formatted`). */
 export function tokenRoutes(ctx: AppContext) {
   return new Hono<AppBindings>().get("/balance", async (c) => {
     c.header("Cache-Control", "private, no-store");
     const user = requireUser(c);
     const wallet = await walletOfUser(ctx.database.db, user.id);
-    if (!wallet) return c.json({ balance: "0" });
+    if (!wallet) return c.json({ balance: "0", formatted: "0" });
     const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
       throw walletInfoFailed();
     });
-    return c.json({ balance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN) });
+    return c.json({ balance: balances.roxn.toString(), formatted: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN) });
   });
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
-import { requireIdempotencyKey } from "../../middleware/idempotency.ts";
+import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { clientAddress } from "../../middleware/client-address.ts";
 import { listSends, quoteSend, requestSendCode, sendFromWallet } from "../../services/wallets/send.ts";
@@ -37,7 +37,7 @@ export function sendRoutes(ctx: AppContext) {
       const { user } = requireSession(c);
       const { otp, ...send } = c.req.valid("json");
       return c.json(
-        await sendFromWallet(ctx, { user, send, otp, idempotencyKey: requireIdempotencyKey(c), ip: clientAddress(c, ctx.env.TRUST_PROXY) }),
+        await sendFromWallet(ctx, { user, send, otp, idempotencyKey: await idempotencyKeyFor(ctx, c, user.id), ip: clientAddress(c, ctx.env.TRUST_PROXY) }),
       );
     })
     .get("/sends", validate("query", Limit), async (c) => {

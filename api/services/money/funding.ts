@@ -16,10 +16,17 @@ import { CURRENCY_INDEX, requireAmountStep } from "./rules.ts";
 const invalidAmount = (symbol: string) =>
   new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
 
+/**
+ * GET /api/blockchain/repository/{id}/funding-status. The spec's clients read dailyLimit, currentTotal and
+ * remainingLimit as numbers of XDC (they call `.toFixed`); the exact amounts are beside them as decimal strings.
+ */
 export interface FundingStatus {
-  dailyLimit: string;
-  currentTotal: string;
-  remainingLimit: string;
+  dailyLimit: number;
+  currentTotal: number;
+  remainingLimit: number;
+  dailyLimitXdc: string;
+  currentTotalXdc: string;
+  remainingLimitXdc: string;
   /** When the oldest funding in the window leaves it (the limit grows again); null when nothing was funded. */
   windowEndTime: string | null;
 }
@@ -46,9 +53,12 @@ export async function fundingStatus(ctx: AppContext, repoId: number, now = Date.
   const { total, oldest } = await fundingWindow(ctx.database.db, repoId, now);
   const remaining = total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - total;
   return {
-    dailyLimit: toXdcString(DAILY_FUNDING_LIMIT),
-    currentTotal: toXdcString(total),
-    remainingLimit: toXdcString(remaining),
+    dailyLimit: Number(toXdcString(DAILY_FUNDING_LIMIT)),
+    currentTotal: Number(toXdcString(total)),
+    remainingLimit: Number(toXdcString(remaining)),
+    dailyLimitXdc: toXdcString(DAILY_FUNDING_LIMIT),
+    currentTotalXdc: toXdcString(total),
+    remainingLimitXdc: toXdcString(remaining),
     windowEndTime: oldest ? new Date(oldest.getTime() + DAILY_WINDOW_MS).toISOString() : null,
   };
 }

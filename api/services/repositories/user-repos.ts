@@ -3,7 +3,7 @@ import type { AppContext } from "../../context.ts";
 import { repositories, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
-import { repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
+import { encodeFullName, repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
 import { clientForRepository, openIssues } from "../../github/data.ts";
 import { repositoryByFullName } from "./register.ts";
 import { CACHE_AGE, cachedGitHub, forgetCached } from "../../github/cache.ts";
@@ -87,11 +87,13 @@ export const failedFromGitHub = () =>
  * sees it on GitHub (private ones included, with their admin right), its
  * open issues and whether it is registered.
  */
-export async function repositoryForUser(ctx: AppContext, user: User, fullName: string) {
-  const repo = await repositoryAsUser(ctx, user, fullName).catch((err) => {
-    if (err instanceof ApiError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
-    throw err;
-  });
+export async function repositoryForUser(ctx: AppContext, user: User | null, fullName: string) {
+  const repo = user
+    ? await repositoryAsUser(ctx, user, fullName).catch((err) => {
+        if (err instanceof ApiError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
+        throw err;
+      })
+    : await publicRepositoryOnGitHub(ctx, fullName);
   const registered = await repositoryByFullName(ctx, repo.full_name);
   const client = await clientForRepository(ctx, registered, user);
   const issues = await openIssues(ctx, repo.full_name, repo.id, client).catch((err) => {
@@ -115,3 +117,20 @@ export async function repositoryForUser(ctx: AppContext, user: User, fullName: s
 }
 
 export type RepositoryForUser = Awaited<ReturnType<typeof repositoryForUser>>;
+
+/**
+ * A repository as an anonymous visitor may see it (spec section 7: public repositories are readable signed
+ * out): read with the app's installation when registered (the platform's quota), else anonymously; a private
+ * repository is 404 whatever credential could read it.
+ */
+async function publicRepositoryOnGitHub(ctx: AppContext, fullName: string): Promise<GitHubRepo> {
+  const registered = await repositoryByFullName(ctx, fullName);
+  const client = await clientForRepository(ctx, registered?.isPrivate ? null : registered, null);
+  const notFound = () => new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
+  const repo = await client.get<GitHubRepo>(`/repos/${encodeFullName(fullName)}`).catch((err) => {
+    if (err instanceof GitHubApiError && err.status === 404) throw notFound();
+    throw failedFromGitHub();
+  });
+  if (repo.private) throw notFound();
+  return { ...repo, permissions: undefined };
+}

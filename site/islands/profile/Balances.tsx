@@ -3,10 +3,11 @@ import { api, errorMessage } from "../../lib/api.ts";
 import { formatUnits } from "../../lib/format.ts";
 import { cardClass } from "../../lib/ui.ts";
 
+/** GET /api/wallet/info; the decimal fields (balance and tokenBalance are wei, for the spec's clients). */
 interface WalletInfo {
   address: string;
-  balance: string;
-  tokenBalance: string;
+  xdcBalance: string;
+  roxnBalance: string;
   usdcBalance?: string;
 }
 
@@ -31,8 +32,8 @@ export default function Balances({ userId }: { userId: number }) {
       .catch(() => setUsdc(undefined));
   }, [userId]);
   const cards = [
-    { symbol: "XDC", value: shown(info?.balance, 18, 4) },
-    { symbol: "ROXN", value: shown(info?.tokenBalance, 18, 2) },
+    { symbol: "XDC", value: shown(info?.xdcBalance, 18, 4) },
+    { symbol: "ROXN", value: shown(info?.roxnBalance, 18, 2) },
     { symbol: "USDC", value: shown(usdc ?? info?.usdcBalance, 6, 2) },
   ];
   return (

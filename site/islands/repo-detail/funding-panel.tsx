@@ -20,9 +20,10 @@ import { Notice, Skeleton, Stat, Tabs } from "./ui.tsx";
 import { useResource } from "./use-resource.ts";
 
 interface FundingStatus {
-  dailyLimit: string;
-  currentTotal: string;
-  remainingLimit: string;
+  /** Numbers of XDC for the spec's clients; the site reads the exact decimal strings beside them. */
+  dailyLimitXdc: string;
+  currentTotalXdc: string;
+  remainingLimitXdc: string;
   windowEndTime: string | null;
 }
 
@@ -61,15 +62,15 @@ export function FundingPanel(props: FundingPanelProps) {
   // The wallet info the header's wallet box shows too (fresh 30 s, refetched on focus): one source, refreshed together.
   const wallet = useStore(walletInfo.$state);
   useEffect(() => (userKey ? walletInfo.watch() : undefined), [userKey]);
-  const roxn = useResource(userKey && `roxn:${userKey}`, () => api<{ balance: string }>("/api/token/balance"));
+  const roxn = useResource(userKey && `roxn:${userKey}`, () => api<{ balance: string; formatted: string }>("/api/token/balance"));
   const [allowanceOverride, setAllowanceOverride] = useState<bigint | null>(null);
   const allowance = useResource(isManager ? `allowance:${userKey}` : null, async () => {
     const data = await api<{ allowance: unknown }>("/api/blockchain/roxn-allowance");
-    if (typeof data.allowance !== "string") {
+    if (typeof data.allowance !== "string" || !/^\d+$/.test(data.allowance)) {
       toast({ type: "error", title: "ROXN Approval Failed", message: "Invalid allowance format received from server." });
       throw new Error("Invalid allowance format received from server.");
     }
-    return fromApi(data.allowance, "ROXN");
+    return BigInt(data.allowance);
   });
   // Spec sections 7 and 9: refetched every 60 s for pool managers on the XDC tab.
   const status = useResource(
@@ -82,15 +83,15 @@ export function FundingPanel(props: FundingPanelProps) {
   const usdc = useResource(userKey && tab === "usdc" ? `usdc:${userKey}` : null, () => api<{ balance: string }>(`/api/wallet/usdc-balance/${userKey}`));
   const [usdcAllowanceOverride, setUsdcAllowanceOverride] = useState<bigint | null>(null);
   const usdcAllowance = useResource(isManager && tab === "usdc" ? `usdc-allowance:${userKey}` : null, async () =>
-    fromApi((await api<{ allowance: string }>("/api/blockchain/usdc-allowance")).allowance, "USDC"),
+    BigInt((await api<{ allowance: string }>("/api/blockchain/usdc-allowance")).allowance),
   );
   useEffect(() => setUsdcAllowanceOverride(null), [usdcAllowance.data]);
 
   const pools = poolsOf(props.pool);
-  const xdcBalance = userKey && wallet.data ? fromApi(wallet.data.balance, "XDC") : null;
-  const roxnBalance = roxn.data ? fromApi(roxn.data.balance, "ROXN") : null;
+  const xdcBalance = userKey && wallet.data ? fromApi(wallet.data.xdcBalance, "XDC") : null;
+  const roxnBalance = roxn.data ? fromApi(roxn.data.formatted, "ROXN") : null;
   const roxnAllowance = allowanceOverride ?? allowance.data ?? null;
-  const remaining = status.data ? fromApi(status.data.remainingLimit, "XDC") : null;
+  const remaining = status.data ? fromApi(status.data.remainingLimitXdc, "XDC") : null;
   const formsDisabled = repo.admin === false;
 
   const afterXdc = () => {
@@ -267,8 +268,8 @@ export function FundingPanel(props: FundingPanelProps) {
 
 function FundingLimits({ status }: { status: FundingStatus | undefined }) {
   if (!status) return <Skeleton className="h-20 w-full" />;
-  const limit = fromApi(status.dailyLimit, "XDC");
-  const used = fromApi(status.currentTotal, "XDC");
+  const limit = fromApi(status.dailyLimitXdc, "XDC");
+  const used = fromApi(status.currentTotalXdc, "XDC");
   const percent = limit > 0n ? Number((used * 1000n) / limit) / 10 : 0;
   const resets = status.windowEndTime ? new Date(status.windowEndTime) : null;
   return (

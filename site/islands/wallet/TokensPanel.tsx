@@ -17,7 +17,7 @@ export function TokensPanel({ userId }: { userId: number }) {
   const catalogue = useStore(tokenCatalogue.$state);
   useEffect(() => void tokenCatalogue.load(), []);
 
-  const balanceOf: Record<Symbol, string | undefined> = { XDC: info.data?.balance, ROXN: info.data?.tokenBalance, USDC: usdc.data?.balance };
+  const balanceOf: Record<Symbol, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
   const tokens = catalogue.data?.tokens ?? [
     { symbol: "XDC" as const, name: "XDC Network coin", contractAddress: null, explorerUrl: null, decimals: 18 },
     { symbol: "ROXN" as const, name: "ROXN platform token", contractAddress: null, explorerUrl: null, decimals: 18 },

@@ -26,8 +26,8 @@ export function XdcWalletPanel(props: { address: string; userId: number; returnT
   const [opening, setOpening] = useState<"buy" | "sell" | null>(null);
   const refreshing = info.loading || usdc.loading;
 
-  const balances: Record<Symbol, string | undefined> = { XDC: info.data?.balance, ROXN: info.data?.tokenBalance, USDC: usdc.data?.balance };
-  const xdc = toUnits(info.data?.balance, "XDC");
+  const balances: Record<Symbol, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
+  const xdc = toUnits(info.data?.xdcBalance, "XDC");
   const canWithdraw = Boolean(props.address) && xdc !== undefined && xdc > 0n;
 
   const refresh = () => {
