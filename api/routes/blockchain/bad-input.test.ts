@@ -272,7 +272,7 @@ const CASES: Case[] = [
     status: 400,
   })),
   { name: "register: repoId true", path: () => "/api/blockchain/register", body: () => ({ issueId: 1, repoId: true }), as: () => bob, status: 400 },
-  { name: "register: repoId missing", path: () => "/api/blockchain/register", body: () => ({ issueId: 1 }), as: () => bob, status: 400 },
+  { name: "register: repoId missing and the issue unknown", path: () => "/api/blockchain/register", body: () => ({ issueId: 987654321 }), as: () => bob, status: 400, message: /send repoId as well/ },
   { name: "register: repoId an object", path: () => "/api/blockchain/register", body: () => ({ issueId: 1, repoId: { id: 1 } }), as: () => bob, status: 400 },
   { name: "register: unknown repository", path: () => "/api/blockchain/register", body: () => ({ issueId: 1, repoId: UNKNOWN_REPO }), as: () => bob, status: 404 },
   { name: "register: walletAddress a number", path: () => "/api/blockchain/register", body: () => ({ issueId: 1, repoId: REPO.id, walletAddress: 42 }), as: () => bob, status: 400 },
