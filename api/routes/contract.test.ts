@@ -243,6 +243,21 @@ describe("section 7, writes", () => {
     expect(await fundings()).toBe(before + 5);
   }, 60_000);
 
+  test("POST fund, fund-roxn, approve-roxn, allocate-bounty, distribute-bounty: transactionHash and message, as the spec's clients read them", async () => {
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const res = await call(stack.t, path, { as: alice, body });
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as Record<string, unknown>;
+    };
+    expectShape(await post(`/api/blockchain/repository/${REPO.id}/fund`, { amountXdc: "1.5", repositoryFullName: FULL_NAME }), { transactionHash: "string", message: "string" });
+    expectShape(await post("/api/blockchain/approve-roxn", { amount: "10" }), { transactionHash: "string", message: "string" });
+    expectShape(await post(`/api/blockchain/fund-roxn/${REPO.id}`, { roxnAmount: "10", repositoryFullName: FULL_NAME }), { transactionHash: "string", message: "string" });
+    expectShape(await post(`/api/blockchain/allocate-bounty/${REPO.id}/5`, { bountyAmount: "1", isRoxn: false, githubRepoFullName: FULL_NAME, issueTitle: "t", issueUrl: "u" }), { transactionHash: "string", message: "string" });
+    await stack.t.ctx.indexer.catchUp();
+    const bobWallet = (await get("/api/wallet/info", bob)).body.address as string;
+    expectShape(await post(`/api/blockchain/distribute-bounty/${REPO.id}/5`, { contributorAddress: bobWallet, githubRepoFullName: FULL_NAME }), { transactionHash: "string", message: "string" });
+  }, 60_000);
+
   test("POST /api/blockchain/register with the spec's body (role, walletAddress, issueId): the issue names its repository", async () => {
     // bob's session reads the repository's issue list (as the public page does), then registers by GitHub's issue id.
     const issues = (await get(`/api/public/github/issues?owner=${REPO.owner}&repo=${REPO.name}`)).body as { id: number; number: number }[];
