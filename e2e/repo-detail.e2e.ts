@@ -155,6 +155,9 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await page.getByRole("button", { name: "Approve & Add ROXN" }).click();
   await expectToast(page, "ROXN Funding Submitted");
   await expect(roxnPool).toHaveText(`${showUnits(roxnBefore + shownUnits("99.5", 2), 2)} ROXN`, { timeout: 20_000 });
+  // The funding spent the approval: the panel shows the allowance the API has (issue 11, item 8: it kept showing 100.00 until a reload).
+  const allowanceNow = (await (await page.request.get("/api/blockchain/roxn-allowance")).json()).formatted as string;
+  await expect(panel.locator("[data-stat=roxn-allowance] [data-value]")).toHaveText(`${showUnits(shownUnits(allowanceNow, 18) / 10n ** 16n, 2)} ROXN`);
 
   // Set Bounty on the fresh issue.
   await page.getByRole("tab", { name: "Issues" }).click();

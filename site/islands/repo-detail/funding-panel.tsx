@@ -101,13 +101,17 @@ export function FundingPanel(props: FundingPanelProps) {
   };
   const usdcBalance = usdc.data ? fromApi(usdc.data.balance, "USDC") : null;
   const usdcAllowanceValue = usdcAllowanceOverride ?? usdcAllowance.data ?? null;
+  // A funding spends the approval: drop the figure the approval answered with and show the chain's again
+  // (the reloaded value may equal the one before the approval, so the effect above would not clear it).
   const afterUsdc = () => {
     props.onPoolChange();
+    setUsdcAllowanceOverride(null);
     void usdc.reload();
     void usdcAllowance.reload();
   };
   const afterRoxn = () => {
     props.onPoolChange();
+    setAllowanceOverride(null);
     void roxn.reload();
     void allowance.reload();
   };
