@@ -16,7 +16,7 @@ import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 import { call, type TestSession } from "./auth.ts";
 import { startTestChain, type TestChain } from "./chain.ts";
 import { createTestContext, makeTempDir, NO_EXTERNALS, type TestContext } from "./context.ts";
-import { signInThroughGitHub, startEmulatorFor } from "./stack.ts";
+import { signUpThroughGitHub, startEmulatorFor } from "./stack.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 const ENTRY = join(ROOT, "api", "testing", "fault-server.ts");
@@ -168,14 +168,7 @@ export async function startProcessStack(options: { logLevel?: string; chain?: Pa
       servers.push(server);
       return server;
     },
-    async signUp(login, role) {
-      const session = await signInThroughGitHub(t, login);
-      const res = await call(t, "/api/auth/register", { as: session, body: { role, email: `${login}@example.com` } });
-      if (res.status !== 200) throw new Error(`registering ${login}: ${res.status} ${await res.text()}`);
-      session.user.role = role;
-      const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, session.user.id));
-      return { ...session, wallet: wallet!.address as Address };
-    },
+    signUp: (login, role) => signUpThroughGitHub(t, login, role),
     async registerRepository(fullName, githubRepoId) {
       const [owner, name] = fullName.split("/") as [string, string];
       await t.ctx.database.db

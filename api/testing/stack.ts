@@ -3,11 +3,12 @@ import { startGitHubEmulator, type GitHubEmulator } from "../../scripts/github-e
 import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 import { createTestContext, type TestContext } from "./context.ts";
 import { startTestChain, type TestChain } from "./chain.ts";
-import type { TestSession } from "./auth.ts";
+import { call, type TestSession } from "./auth.ts";
+import type { Address } from "viem";
 import { csrfTokenFor } from "../services/auth/csrf.ts";
 import { hashToken } from "../crypto/tokens.ts";
 import { sessionCookieName } from "../middleware/cookies.ts";
-import { sessions, users } from "../../db/schema/index.ts";
+import { sessions, users, wallets } from "../../db/schema/index.ts";
 import { eq } from "drizzle-orm";
 import { keepBountyCommentsInStep } from "../services/bot/subscriber.ts";
 
@@ -24,6 +25,8 @@ export interface TestStack {
   url: string;
   /** Signs in as a fixture user through the real OAuth flow against the emulator. */
   signIn(login: string): Promise<TestSession>;
+  /** Signs in and registers with `role` (creating the custodial wallet). */
+  signUp(login: string, role: "poolmanager" | "contributor"): Promise<TestSession & { wallet: Address }>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +72,7 @@ export async function startTestStack(options: { env?: Record<string, string>; wo
     github,
     url,
     signIn: (login) => signInThroughGitHub(t, login),
+    signUp: (login, role) => signUpThroughGitHub(t, login, role),
     async stop() {
       await t.ctx.webhooks.stop();
       await t.ctx.outbox.stop();
@@ -113,6 +117,16 @@ export async function signInThroughGitHub(t: TestContext, login: string): Promis
     sessionId,
     ip: `10.9.${user!.id % 250}.${Math.floor(Math.random() * 250)}`,
   };
+}
+
+/** Signs in through the emulator's OAuth and registers with `role` (creating the custodial wallet). */
+export async function signUpThroughGitHub(t: TestContext, login: string, role: "poolmanager" | "contributor"): Promise<TestSession & { wallet: Address }> {
+  const session = await signInThroughGitHub(t, login);
+  const res = await call(t, "/api/auth/register", { as: session, body: { role, email: `${login}@example.com` } });
+  if (res.status !== 200) throw new Error(`registering ${login}: ${res.status} ${await res.text()}`);
+  session.user.role = role;
+  const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, session.user.id));
+  return { ...session, wallet: wallet!.address as Address };
 }
 
 /** Waits until `check` returns a value (not undefined/false), polling; fails after `timeoutMs`. */

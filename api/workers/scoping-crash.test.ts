@@ -26,7 +26,7 @@ beforeAll(async () => {
   // The first request (the doomed process's) is never answered; later ones are.
   stub = startOpenAiStub((_request, index) => (index === 0 ? "hang" : { content: JSON.stringify(PLAN) }));
   owner = await signInAs(stack.t, await createTestUser(stack.t, { role: "contributor" }));
-});
+}, 120_000);
 afterAll(async () => {
   await stub?.stop();
   await stack?.stop();
@@ -70,4 +70,4 @@ test("SIGKILL during a job: after a restart the job completes exactly once", asy
   } finally {
     await server?.kill();
   }
-});
+}, 120_000);

@@ -23,12 +23,8 @@ let bob: TestSession; // contributor
 
 beforeAll(async () => {
   stack = await startTestStack();
-  alice = await stack.signIn("alice");
-  bob = await stack.signIn("bob");
-  for (const [s, role] of [[alice, "poolmanager"], [bob, "contributor"]] as const) {
-    expect((await call(stack.t, "/api/auth/register", { as: s, body: { role, email: `${s.user.username}@example.com` } })).status).toBe(200);
-    s.user.role = role;
-  }
+  alice = await stack.signUp("alice", "poolmanager");
+  bob = await stack.signUp("bob", "contributor");
   const [wallet] = await stack.t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, alice.user.id));
   await stack.chain.fund(wallet!.address as Address, { xdc: "500" });
   const { installation } = await stack.github.controls.install({ account: REPO.owner, repositories: "all" });
