@@ -10,7 +10,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export type LogFields = Record<string, unknown>;
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-const SECRET_FIELD = /pass(word)?|secret|token|authorization|cookie|private.?key|otp|code_verifier|encrypted|cipher|^key$/i;
+const SECRET_FIELD = /pass(word)?|secret|token|authorization|cookie|private.?key|otp|code_?verifier|encrypted|cipher|^key$/i;
 const secretKeys = new Map<string, boolean>();
 const isSecretField = (key: string) => {
   let secret = secretKeys.get(key);

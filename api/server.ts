@@ -47,6 +47,12 @@ export interface StartOptions {
   extraRoutes?: CreateAppOptions["extraRoutes"];
 }
 
+/** vscode://issuepool.issuepool/auth → vscode://issuepool.issuepool (a non-special URL has no origin to ask for). */
+const editorUriOf = (redirectUri: string) => {
+  const url = new URL(redirectUri);
+  return `${url.protocol}//${url.host}`;
+};
+
 export function runtimeConfig(env: Env): RuntimeConfig {
   const network = NETWORKS[env.CHAIN]!;
   return {
@@ -55,6 +61,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
     networkLabel: network.label,
     networkKind: network.kind,
     explorerUrl: network.explorerUrl,
+    editorUri: editorUriOf(env.VSCODE_REDIRECT_URI),
   };
 }
 
