@@ -181,7 +181,8 @@ describe("editor sign-in: code + PKCE", () => {
       "javascript:alert(1)",
       "vscode://evil.extension/auth",
       "vscode://issuepool.issuepool/other",
-      "vscode://issuepool.issuepool/auth?next=https://evil.example",
+      "vscode://issuepool.issuepool/auth?code=planted",
+      "vscode://issuepool.issuepool/auth?state=planted",
       "vscode://issuepool.issuepool/auth#x",
       "vscode://user@issuepool.issuepool/auth",
       "vscode-remote://issuepool.issuepool/auth",
@@ -199,6 +200,12 @@ describe("editor sign-in: code + PKCE", () => {
       expect({ redirectUri, status: res.status }).toEqual({ redirectUri, status: 303 });
       expect(handoffOf(res)!.uri.protocol).toBe(`${redirectUri.split(":")[0]!.toLowerCase()}:`);
     }
+    // The editor may add a query of its own (asExternalUri: a window id); it is kept, and the code and state join it.
+    const withWindow = editorSignInRequest("vscode://issuepool.issuepool/auth?windowId=3");
+    const res = await openAuthorize(withWindow, owner);
+    const handoff = handoffOf(res)!;
+    expect(handoff.uri.searchParams.get("windowId")).toBe("3");
+    expect((await exchange(exchangeBody(withWindow, handoff.code))).status).toBe(200);
   });
 
   test("only S256 challenges and sane states are taken", async () => {

@@ -46,8 +46,10 @@ export const VERIFIER_PATTERN = /^[A-Za-z0-9._~-]{43,128}$/;
 /**
  * `value` as a redirect URI we hand codes to, or null: an editor scheme from
  * the allow-list, and the extension's own authority (its publisher.name) and
- * path from VSCODE_REDIRECT_URI, nothing else (no query, fragment, port or
- * credentials). Another extension cannot have our codes sent to itself.
+ * path from VSCODE_REDIRECT_URI, so another extension cannot have our codes
+ * sent to itself. No credentials, port or fragment. A query is kept: the
+ * editor's `asExternalUri` may add one (a window id) and the extension must
+ * not alter it; it may not carry a code or state of its own.
  */
 export function editorRedirectUri(value: string, extensionUri: string): string | null {
   let url: URL;
@@ -59,9 +61,10 @@ export function editorRedirectUri(value: string, extensionUri: string): string |
   const scheme = url.protocol.slice(0, -1).toLowerCase();
   if (!(EDITOR_SCHEMES as readonly string[]).includes(scheme)) return null;
   const expected = new URL(extensionUri);
-  if (url.username || url.password || url.port || url.search || url.hash || value.includes("#")) return null;
+  if (url.username || url.password || url.port || url.hash || value.includes("#")) return null;
   if (url.hostname.toLowerCase() !== expected.hostname.toLowerCase() || url.pathname !== expected.pathname) return null;
-  return `${scheme}://${url.hostname.toLowerCase()}${url.pathname}`;
+  if (url.searchParams.has("code") || url.searchParams.has("state")) return null;
+  return `${scheme}://${url.hostname.toLowerCase()}${url.pathname}${url.search}`;
 }
 
 /** The S256 challenge of a verifier (RFC 7636, section 4.2). */
