@@ -102,6 +102,8 @@ export class IssuepoolAuth implements vscode.AuthenticationProvider, vscode.UriH
     const code = new Promise<string>((resolve, reject) => {
       this.pending.set(state, { verifier, redirectUri, expiresAt: this.now() + SIGN_IN_TIMEOUT_MS, resolve, reject });
     });
+    // Handled below once the browser is open; a sign-in stopped before that must not be an unhandled rejection.
+    code.catch(() => {});
     const authorize = new URL(client.page("/api/auth/vscode/authorize"));
     authorize.searchParams.set("state", state);
     authorize.searchParams.set("code_challenge", await s256(verifier));
@@ -164,7 +166,14 @@ export class IssuepoolAuth implements vscode.AuthenticationProvider, vscode.UriH
    * The platform setting changed: a session of the previous platform is
    * revoked there and forgotten, so the editor is signed out of it.
    */
-  async platformChanged(): Promise<void> {
+  platformChanged(): Promise<void> {
+    this.switching = (this.switching ?? Promise.resolve()).then(() => this.signOutOfPreviousPlatform());
+    return this.switching;
+  }
+
+  private switching: Promise<void> | undefined;
+
+  private async signOutOfPreviousPlatform(): Promise<void> {
     this.loaded ??= this.reload();
     await this.loaded;
     const stale = this.current;
@@ -185,8 +194,10 @@ export class IssuepoolAuth implements vscode.AuthenticationProvider, vscode.UriH
     if (!session) return;
     await this.forget(session);
     this.options.log("the platform ended the session (401)");
-    const choice = await this.vscode.window.showWarningMessage("Your Issuepool sign-in has ended. Sign in again to see your wallet.", "Sign In");
-    if (choice === "Sign In") await this.vscode.commands.executeCommand("issuepool.signIn");
+    // Not awaited: the call that met the 401 must not wait for the person to answer.
+    void Promise.resolve(this.vscode.window.showWarningMessage("Your Issuepool sign-in has ended. Sign in again to see your wallet.", "Sign In")).then((choice) =>
+      choice === "Sign In" ? this.vscode.commands.executeCommand("issuepool.signIn") : undefined,
+    );
   }
 
   /** Runs `call` with the token; a 401 ends the session. Undefined when signed out. */
@@ -223,7 +234,10 @@ export class IssuepoolAuth implements vscode.AuthenticationProvider, vscode.UriH
     const code = query.get("code") ?? "";
     const pending = this.pending.get(state);
     if (!pending || !code || pending.expiresAt <= this.now()) {
-      if (pending) this.pending.delete(state);
+      if (pending) {
+        this.pending.delete(state);
+        pending.reject(new Error("The sign-in expired. Please try again."));
+      }
       this.options.log("a sign-in link was refused: not started in this window, already used or expired");
       void this.vscode.window.showWarningMessage("This Issuepool sign-in link was not started here, or has expired. Run Issuepool: Sign In to try again.");
       return;
