@@ -33,7 +33,7 @@ describe("the Issuepool authentication provider", () => {
     const auth = new IssuepoolAuth(editor.vscode, editor.context.secrets, { client: () => stubClient(calls), clientFor: () => stubClient(calls), log: () => {}, now: () => now });
     try {
       const opened = new Promise<string>((resolve) => (editor.onOpenExternal = resolve));
-      const signingIn = auth.createSession([], {});
+      const signingIn = auth.createSession();
       signingIn.catch(() => {});
       const authorize = await opened;
       const state = new URL(authorize).searchParams.get("state")!;
@@ -59,7 +59,7 @@ describe("the Issuepool authentication provider", () => {
         link = `vscode://issuepool.issuepool/auth?code=c0de&state=${new URL(url).searchParams.get("state")}`;
         await auth.handleUri(FakeUri.parse(link) as never);
       };
-      const session = await auth.createSession([], {});
+      const session = await auth.createSession();
       expect(session.accessToken).toBe("ipv_stub");
       expect(JSON.parse(editor.context.secretValues.get(SESSION_SECRET_KEY)!)).toMatchObject({ accessToken: "ipv_stub", platformUrl: "https://issuepool.example" });
       await auth.handleUri(FakeUri.parse(link) as never);
