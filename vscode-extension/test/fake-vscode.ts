@@ -125,6 +125,7 @@ export interface FakeEditor {
   focusWindow(focused?: boolean): void;
   setConfiguration(section: string, key: string, value: unknown): void;
   executeCommand<T = unknown>(command: string, ...args: unknown[]): Promise<T>;
+  registeredCommands(): string[];
   dispose(): void;
 }
 
@@ -187,6 +188,7 @@ export function createFakeEditor(options: { workspaceFolders?: string[]; configu
       if (!run) throw new Error(`command ${command} is not registered`);
       return (await run(...args)) as T;
     },
+    registeredCommands: () => [...commands.keys()],
     dispose() {
       for (const s of subscriptions.splice(0).reverse()) s.dispose();
     },
