@@ -60,6 +60,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** JSON lines for machines (default) or short readable lines for a terminal. */
   LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
+  /** Append log lines to this file instead of standard output (the browser journeys read the server's log from it). */
+  LOG_FILE: z.string().min(1).optional(),
   /** Largest request body accepted by default (uploads have their own limit). */
   MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
   SUPPORT_EMAIL: z.email().default("support@issuepool.dev"),

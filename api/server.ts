@@ -2,7 +2,7 @@ import type { Server } from "bun";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
-import { createLogger, type Logger } from "./logger.ts";
+import { createLogger, logDestination, type Logger } from "./logger.ts";
 import { createServices } from "./services/index.ts";
 import { createSite, type Site } from "./site/index.ts";
 import { NETWORKS } from "./chain/networks.ts";
@@ -67,7 +67,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
 
 /** Builds the application context: database (migrated), services, health checks. */
 export async function createContext(env: Env, options: StartOptions = {}): Promise<AppContext> {
-  const log = options.log ?? createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
+  const log = options.log ?? createLogger(env.LOG_LEVEL, logDestination(env.LOG_FILE), {}, env.LOG_FORMAT);
   const database =
     options.database ??
     (await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS }));
