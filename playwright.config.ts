@@ -69,7 +69,9 @@ export default defineConfig({
       DATA_DIR: process.env.E2E_DATA_DIR,
       DEV_GITHUB_PORT: process.env.E2E_GITHUB_PORT,
       ...(process.env.SITE_DIST_DIR ? { SITE_DIST_DIR: process.env.SITE_DIST_DIR } : {}),
-      LOG_LEVEL: "warn",
+      // Every line, into a file of the run's data directory: journeys check what the server logged (e2e/vscode.e2e.ts).
+      LOG_LEVEL: "info",
+      LOG_FILE: join(process.env.E2E_DATA_DIR, "server.log"),
       // Every browser of the run signs in from 127.0.0.1: one address standing for many people.
       RATE_LIMIT_PER_IP_FACTOR: "20",
       E2E: "1",

@@ -60,6 +60,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
   /** JSON lines for machines (default) or short readable lines for a terminal. */
   LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
+  /** Append log lines to this file instead of standard output (the browser journeys read the server's log from it). */
+  LOG_FILE: z.string().min(1).optional(),
   /** Largest request body accepted by default (uploads have their own limit). */
   MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
   SUPPORT_EMAIL: z.email().default("support@issuepool.dev"),
@@ -79,10 +81,13 @@ const EnvSchema = z.object({
   GITHUB_APP_SLUG: z.string().regex(/^[a-z0-9-]+$/, "lowercase letters, digits and dashes"),
   GITHUB_APP_PRIVATE_KEY: pem,
   GITHUB_WEBHOOK_SECRET: z.string().min(16, "at least 16 characters"),
-  /** Where the VS Code extension receives its token. */
+  /**
+   * The extension's URI handler: its authority (publisher.name) and path are the only ones a sign-in code is sent
+   * to, under any of the editor schemes (vscode, vscode-insiders, vscodium, cursor; docs/vscode.md).
+   */
   VSCODE_REDIRECT_URI: z
     .string()
-    .regex(/^vscode(-insiders)?:\/\/[\w.-]+\/\S*$/, "must be a vscode:// URI")
+    .regex(/^(vscode|vscode-insiders|vscodium|cursor):\/\/[a-z0-9-]+\.[a-z0-9-]+\/[\w/-]*$/, "must be an editor URI like vscode://publisher.name/auth")
     .default("vscode://issuepool.issuepool/auth"),
   /** Which network the platform runs on (see api/chain/networks.ts). */
   CHAIN: z.enum(["local", "xdc-apothem", "xdc-mainnet"]).default("local"),

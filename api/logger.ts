@@ -1,4 +1,4 @@
-import { writeSync } from "node:fs";
+import { openSync, writeSync } from "node:fs";
 
 /**
  * One JSON object per line on stdout. Fields whose names look like secrets
@@ -10,7 +10,7 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export type LogFields = Record<string, unknown>;
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-const SECRET_FIELD = /pass(word)?|secret|token|authorization|cookie|private.?key|otp|code_verifier|encrypted|cipher|^key$/i;
+const SECRET_FIELD = /pass(word)?|secret|token|authorization|cookie|private.?key|otp|code_?verifier|encrypted|cipher|^key$/i;
 const secretKeys = new Map<string, boolean>();
 const isSecretField = (key: string) => {
   let secret = secretKeys.get(key);
@@ -22,11 +22,11 @@ const isSecretField = (key: string) => {
 };
 
 /**
- * Standard output, buffered: lines written within 25 ms leave in one write,
- * so logging a request costs no system call of its own. Whatever is still
- * buffered is written synchronously when the process exits.
+ * Standard output (or a file), buffered: lines written within 25 ms leave in
+ * one write, so logging a request costs no system call of its own. Whatever
+ * is still buffered is written synchronously when the process exits.
  */
-function bufferedStdout(): (line: string) => void {
+function buffered(writeChunk: (chunk: string) => void, writeNow: (chunk: string) => void): (line: string) => void {
   let pending: string[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
@@ -34,13 +34,11 @@ function bufferedStdout(): (line: string) => void {
     if (pending.length === 0) return;
     const chunk = pending.join("\n") + "\n";
     pending = [];
-    process.stdout.write(chunk);
+    writeChunk(chunk);
   };
-  // A closed stdout (the log reader went away) must not bring the server down.
-  process.stdout.on("error", () => {});
   process.on("exit", () => {
     try {
-      if (pending.length) writeSync(1, pending.join("\n") + "\n");
+      if (pending.length) writeNow(pending.join("\n") + "\n");
     } catch {
       // nowhere left to write
     }
@@ -53,8 +51,27 @@ function bufferedStdout(): (line: string) => void {
   };
 }
 
+function bufferedStdout(): (line: string) => void {
+  // A closed stdout (the log reader went away) must not bring the server down.
+  process.stdout.on("error", () => {});
+  return buffered(
+    (chunk) => process.stdout.write(chunk),
+    (chunk) => writeSync(1, chunk),
+  );
+}
+
 let stdoutWriter: ((line: string) => void) | undefined;
 const defaultWrite = (line: string) => (stdoutWriter ??= bufferedStdout())(line);
+
+/** Where log lines go: standard output, or appended to `file` (LOG_FILE) when one is configured. */
+export function logDestination(file?: string): (line: string) => void {
+  if (!file) return defaultWrite;
+  const fd = openSync(file, "a");
+  return buffered(
+    (chunk) => writeSync(fd, chunk),
+    (chunk) => writeSync(fd, chunk),
+  );
+}
 
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;

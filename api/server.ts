@@ -2,7 +2,7 @@ import type { Server } from "bun";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
-import { createLogger, type Logger } from "./logger.ts";
+import { createLogger, logDestination, type Logger } from "./logger.ts";
 import { createServices } from "./services/index.ts";
 import { createSite, type Site } from "./site/index.ts";
 import { NETWORKS } from "./chain/networks.ts";
@@ -50,6 +50,12 @@ export interface StartOptions {
   extraRoutes?: CreateAppOptions["extraRoutes"];
 }
 
+/** vscode://issuepool.issuepool/auth → vscode://issuepool.issuepool (a non-special URL has no origin to ask for). */
+const editorUriOf = (redirectUri: string) => {
+  const url = new URL(redirectUri);
+  return `${url.protocol}//${url.host}`;
+};
+
 export function runtimeConfig(env: Env): RuntimeConfig {
   const network = NETWORKS[env.CHAIN]!;
   return {
@@ -58,12 +64,13 @@ export function runtimeConfig(env: Env): RuntimeConfig {
     networkLabel: network.label,
     networkKind: network.kind,
     explorerUrl: network.explorerUrl,
+    editorUri: editorUriOf(env.VSCODE_REDIRECT_URI),
   };
 }
 
 /** Builds the application context: database (migrated), services, health checks. */
 export async function createContext(env: Env, options: StartOptions = {}): Promise<AppContext> {
-  const log = options.log ?? createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
+  const log = options.log ?? createLogger(env.LOG_LEVEL, logDestination(env.LOG_FILE), {}, env.LOG_FORMAT);
   const database =
     options.database ??
     (await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS }));

@@ -8,7 +8,7 @@ import { signIn } from "./support.ts";
  * page whose island or inline script it refused would be broken, so any
  * `securitypolicyviolation` event, or a console line about one, fails the test.
  */
-const SIGNED_OUT = ["/", "/repos", "/faq", "/auth", "/auth?source=vscode&from_vscode=true", "/issuepool-demo/xdc-wallet-kit", "/repos/issuepool-demo/xdc-wallet-kit", "/register/contributor", "/embed/issuepool-demo/xdc-wallet-kit", "/embed/issuepool-demo/xdc-wallet-kit?theme=dark", "/vscode/wallet", "/no/such/page/here"];
+const SIGNED_OUT = ["/", "/repos", "/faq", "/auth", "/auth?source=vscode&from_vscode=true", "/issuepool-demo/xdc-wallet-kit", "/repos/issuepool-demo/xdc-wallet-kit", "/register/contributor", "/embed/issuepool-demo/xdc-wallet-kit", "/embed/issuepool-demo/xdc-wallet-kit?theme=dark", "/vscode/wallet", "/vscode/signed-in", "/no/such/page/here"];
 const SIGNED_IN = ["/repos", "/profile", "/wallet", "/my-repos", "/repos/issuepool-demo/xdc-wallet-kit", "/issuepool-demo/xdc-wallet-kit", "/vscode/wallet", "/repos/register", "/faq"];
 
 async function watchViolations(page: Page): Promise<string[]> {

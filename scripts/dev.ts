@@ -14,7 +14,7 @@ import { createServer } from "node:net";
 import { createWalletClient, http, parseEther, parseUnits, type Address } from "viem";
 import { buildSite } from "./build-site.ts";
 import { ConfigError, configuredDataDir, isProduction, loadEnv, type Env } from "../api/env.ts";
-import { createLogger, type Logger } from "../api/logger.ts";
+import { createLogger, logDestination, type Logger } from "../api/logger.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
@@ -94,7 +94,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     SMTP_URL: "smtp://127.0.0.1:1",
   };
   const base = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty", ...secrets, ...placeholders });
-  const log = options.log ?? createLogger(base.LOG_LEVEL, undefined, {}, base.LOG_FORMAT);
+  const log = options.log ?? createLogger(base.LOG_LEVEL, logDestination(base.LOG_FILE), {}, base.LOG_FORMAT);
   const stops: (() => Promise<void> | void)[] = [];
   let stopped: Promise<void> | undefined;
   const stopAll = () =>

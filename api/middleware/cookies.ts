@@ -60,3 +60,36 @@ export function takeOAuthStateCookie(c: Context, env: Env): string | undefined {
   deleteCookie(c, OAUTH_STATE_COOKIE, { path: "/api/auth/github", secure: isSecure(env) });
   return state;
 }
+
+/**
+ * The editor sign-in in flight (services/auth/vscode-sign-in.ts): the
+ * extension's request, signed, for the sign-in routes only, for as long as a
+ * person may take to sign in and register.
+ */
+export const VSCODE_REQUEST_COOKIE = "ip_vscode_request";
+const VSCODE_REQUEST_PATH = "/api/auth";
+
+export function setVscodeRequestCookie(c: Context, env: Env, value: string, maxAgeSeconds: number): void {
+  setCookie(c, VSCODE_REQUEST_COOKIE, value, { httpOnly: true, secure: isSecure(env), sameSite: "Lax", path: VSCODE_REQUEST_PATH, maxAge: maxAgeSeconds });
+}
+
+export function readVscodeRequestCookie(c: Context): string | undefined {
+  return getCookie(c, VSCODE_REQUEST_COOKIE);
+}
+
+export function clearVscodeRequestCookie(c: Context, env: Env): void {
+  deleteCookie(c, VSCODE_REQUEST_COOKIE, { path: VSCODE_REQUEST_PATH, secure: isSecure(env) });
+}
+
+/**
+ * The editor URI that carries the one-time code, for our "Signed in: you can
+ * return to VS Code" page only (it opens the editor, and its button opens it
+ * again), and only while the code lives: the code never appears in one of
+ * our http URLs.
+ */
+export const VSCODE_HANDOFF_COOKIE = "ip_vscode_handoff";
+export const VSCODE_SIGNED_IN_PATH = "/vscode/signed-in";
+
+export function setVscodeHandoffCookie(c: Context, env: Env, handoffUri: string, maxAgeSeconds: number): void {
+  setCookie(c, VSCODE_HANDOFF_COOKIE, handoffUri, { httpOnly: true, secure: isSecure(env), sameSite: "Lax", path: VSCODE_SIGNED_IN_PATH, maxAge: maxAgeSeconds });
+}

@@ -3,16 +3,28 @@ import type { AppBindings, AppContext } from "../context.ts";
 import { validateSessionToken } from "../services/auth/sessions.ts";
 import { validateVscodeToken } from "../services/auth/vscode.ts";
 import { clearSessionCookies, readSessionCookie } from "./cookies.ts";
-import { unauthorized } from "../errors.ts";
+import { ApiError, ErrorCode, unauthorized } from "../errors.ts";
 import type { User } from "../../db/schema/index.ts";
 
+/** The one write an editor token may make: signing itself out. */
+export const EDITOR_LOGOUT_PATH = "/api/auth/vscode/logout";
+
 /**
- * Who is asking: the session behind the cookie, or, for safe methods only,
- * a VS Code token in `Authorization: Bearer ipv_…`. A stale cookie is
- * cleared. Nothing here refuses a request; routes decide with requireUser.
+ * Who is asking: the session behind the cookie, or, for reads only, a VS
+ * Code token in `Authorization: Bearer ipv_…`. A stale cookie is cleared.
+ * A bearer token is refused outright (401) when it is not a live editor
+ * token, so the editor learns at once that it is signed out, and on any
+ * write but the editor's own sign-out: editor tokens read, they never act.
+ * Otherwise nothing here refuses a request; routes decide with requireUser.
  */
 export function loadSession(ctx: AppContext): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
+    const authorization = c.req.header("authorization");
+    const bearer = authorization === undefined ? undefined : /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+    const safe = c.req.method === "GET" || c.req.method === "HEAD";
+    if (bearer !== undefined && !safe && c.req.path !== EDITOR_LOGOUT_PATH) {
+      throw unauthorized("An editor token can only read. Make changes on the Issuepool website.");
+    }
     const token = readSessionCookie(c, ctx.env);
     if (token) {
       const found = await validateSessionToken(ctx.database.db, token);
@@ -23,16 +35,22 @@ export function loadSession(ctx: AppContext): MiddlewareHandler<AppBindings> {
       } else {
         clearSessionCookies(c, ctx.env);
       }
-    } else if (c.req.method === "GET" || c.req.method === "HEAD") {
-      const bearer = /^Bearer (ipv_\S+)$/.exec(c.req.header("authorization") ?? "")?.[1];
-      if (bearer) {
-        const user = await validateVscodeToken(ctx.database.db, bearer);
-        if (user) c.set("user", user);
-      }
+    } else if (bearer !== undefined) {
+      const user = await validateVscodeToken(ctx.database.db, bearer);
+      if (!user) throw invalidEditorToken();
+      c.set("user", user);
     }
     await next();
   };
 }
+
+const invalidEditorToken = () =>
+  new ApiError({
+    code: ErrorCode.UNAUTHORIZED,
+    error: "Unauthorized",
+    message: "This editor token is expired or was revoked. Sign in again from VS Code.",
+    headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+  });
 
 /** The signed-in user, or 401. */
 export function requireUser(c: Context<AppBindings>): User {

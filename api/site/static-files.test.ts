@@ -11,6 +11,7 @@ const runtime: RuntimeConfig = {
   networkLabel: 'Test <Environment> "quoted"',
   networkKind: "testnet",
   explorerUrl: "https://testnet.xdcscan.com",
+  editorUri: "vscode://issuepool.issuepool",
 };
 let files: Map<string, StaticFile>;
 

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import type { TestContext } from "./context.ts";
 import { call, databaseDigest, type TestSession } from "./auth.ts";
+import { issueVscodeToken } from "../services/auth/vscode.ts";
 
 export interface SecuredRoute {
   method: "POST" | "PUT" | "PATCH" | "DELETE";
@@ -22,7 +23,8 @@ export interface SecurityHarness {
 
 /**
  * The security cases every state-changing route passes (STYLE.md): no
- * session → 401; no, wrong or another session's anti-forgery token → 403;
+ * session → 401; the owner's editor token instead of a session → 401 (editor
+ * tokens only read); no, wrong or another session's anti-forgery token → 403;
  * another site's Origin → 403; someone else's resource → 404. In every
  * refused case the database is unchanged.
  */
@@ -43,6 +45,10 @@ export function securityCases(route: SecuredRoute | (() => SecuredRoute), harnes
     test(`security: ${label()} without a session is 401 and changes nothing`, () =>
       refused(401, () => call(harness.t(), r().path, { method: r().method, body: r().body ?? {} })));
   }
+  test(`security: ${label()} with an editor token (Authorization: Bearer) is 401 and changes nothing`, async () => {
+    const { token } = await issueVscodeToken(harness.t().ctx.database.db, harness.owner().user.id);
+    await refused(401, () => call(harness.t(), r().path, { method: r().method, body: r().body ?? {}, headers: { Authorization: `Bearer ${token}` } }));
+  });
   test(`security: ${label()} without an anti-forgery token is 403 and changes nothing`, () =>
     refused(403, () => call(harness.t(), r().path, { method: r().method, body: r().body ?? {}, as: harness.owner(), csrf: false })));
   test(`security: ${label()} with a forged anti-forgery token is 403 and changes nothing`, () =>

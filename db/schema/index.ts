@@ -5,6 +5,7 @@ export * from "./wallets.ts";
 export * from "./auth-attempts.ts";
 export * from "./rate-limits.ts";
 export * from "./vscode-tokens.ts";
+export * from "./vscode-codes.ts";
 export * from "./audit-log.ts";
 export * from "./repositories.ts";
 export * from "./pools.ts";

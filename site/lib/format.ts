@@ -1,26 +1,5 @@
-/**
- * The one money formatter: integer amounts in the smallest unit in, display
- * strings out. Truncates (never rounds up) so a balance is never shown larger
- * than it is.
- */
-export const DECIMALS = { XDC: 18, ROXN: 18, USDC: 6 } as const;
-export type Symbol = keyof typeof DECIMALS;
-
-export function formatUnits(value: bigint, decimals: number, shown: number): string {
-  const negative = value < 0n;
-  const abs = negative ? -value : value;
-  const base = 10n ** BigInt(decimals);
-  const whole = abs / base;
-  let fraction = (abs % base).toString().padStart(decimals, "0").slice(0, shown);
-  if (shown > 0) fraction = fraction.padEnd(shown, "0");
-  const wholeText = whole.toLocaleString("en-US");
-  return `${negative ? "-" : ""}${wholeText}${shown > 0 ? `.${fraction}` : ""}`;
-}
-
-/** XDC 4 decimals, ROXN 2, USDC 2 (spec section 9). */
-export function formatAmount(value: bigint, symbol: Symbol, shown = symbol === "XDC" ? 4 : 2): string {
-  return formatUnits(value, DECIMALS[symbol], shown);
-}
+/** Amounts (the one money formatter, lib/money-format.ts) and relative times for the pages. */
+export { DECIMALS, decimalToUnits, formatAmount, formatUnits, type Symbol } from "../../lib/money-format.ts";
 
 /** 'Registered: 3 days ago' style relative time. */
 export function timeAgo(date: Date, now: Date = new Date()): string {

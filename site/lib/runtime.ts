@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   /** "mainnet" | "testnet" | "local" */
   networkKind: string;
   explorerUrl: string;
+  /** The extension's URI in the editor, scheme and authority only (vscode://issuepool.issuepool): opens VS Code. */
+  editorUri: string;
 }
 
 export const RUNTIME_MARKERS: RuntimeConfig = {
@@ -22,6 +24,7 @@ export const RUNTIME_MARKERS: RuntimeConfig = {
   networkLabel: "__IP_RUNTIME_networkLabel__",
   networkKind: "__IP_RUNTIME_networkKind__",
   explorerUrl: "__IP_RUNTIME_explorerUrl__",
+  editorUri: "__IP_RUNTIME_editorUri__",
 };
 
 export function runtimeOf(locals: { runtime?: RuntimeConfig } | undefined): RuntimeConfig {

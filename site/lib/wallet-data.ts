@@ -1,7 +1,7 @@
 import type { SentTransaction } from "../../api/services/wallets/send.ts";
 import { api } from "./api.ts";
 import { createResource, type Resource } from "./wallet-resource.ts";
-import { DECIMALS, formatAmount, type Symbol } from "./format.ts";
+import { decimalToUnits, formatAmount, type Symbol } from "./format.ts";
 
 /**
  * The wallet's server data (spec sections 3 and 7) with the spec's caching:
@@ -99,12 +99,7 @@ export function refreshWallet(userId: number): Promise<unknown> {
 
 /** A decimal string from the API ("12.5") in the token's smallest unit; undefined when it is not one. */
 export function toUnits(decimal: string | null | undefined, symbol: Symbol): bigint | undefined {
-  const match = /^(\d+)(?:\.(\d+))?$/.exec(decimal?.trim() ?? "");
-  if (!match) return undefined;
-  const decimals = DECIMALS[symbol];
-  const fraction = (match[2] ?? "").replace(/0+$/, "");
-  if (fraction.length > decimals) return undefined;
-  return BigInt(match[1]!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, "0") || "0");
+  return decimalToUnits(decimal, symbol);
 }
 
 /** The one money formatter, for the API's decimal strings. */

@@ -5,6 +5,7 @@ import { authAttempts, sessions, users } from "../../../db/schema/index.ts";
 import { unsealText, sealText } from "../../crypto/envelope.ts";
 import { githubTokenContext } from "../../services/auth/github-sign-in.ts";
 import { hashToken } from "../../crypto/tokens.ts";
+import { authorizePath, editorSignInRequest, handoffOf, setCookieValue } from "../../testing/editor.ts";
 
 let stack: TestStack;
 beforeAll(async () => (stack = await startTestStack()), 60_000);
@@ -133,13 +134,38 @@ describe("GitHub sign-in", () => {
     }
   });
 
-  test("a VS Code sign-in of a registered user hands the editor its token from the callback itself", async () => {
+  test("a VS Code sign-in the extension started hands the editor a one-time code from the callback itself, on our page, never a token", async () => {
     await ensureRegistered("grace", "contributor");
+    const request = editorSignInRequest();
+    const opened = await stack.t.app.request(authorizePath(request), { headers: { "Sec-Fetch-Site": "none", "X-Forwarded-For": "198.51.100.24" } });
+    expect(opened.headers.get("location")).toBe("/auth?source=vscode");
+    const kept = setCookieValue(opened, "ip_vscode_request")!;
     const { state, callback } = await authorize("grace", "source=vscode", "198.51.100.24");
-    const res = await back(callback, `ip_oauth_state=${state}`, "198.51.100.24");
-    const location = new URL(res.headers.get("location")!);
-    expect(location.protocol).toBe("vscode:");
-    expect(location.searchParams.get("token")).toStartWith("ipv_");
+    const res = await back(callback, `ip_oauth_state=${state}; ip_vscode_request=${kept}`, "198.51.100.24");
+    // The browser lands on our page (not on GitHub's), which opens the editor with the code.
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe("/vscode/signed-in");
+    const handoff = handoffOf(res)!;
+    expect(handoff.uri.protocol).toBe("vscode:");
+    expect(handoff.state).toBe(request.state);
+    expect(handoff.uri.searchParams.get("token")).toBeNull();
+    expect(setCookie(res, "ip_session")).toBeTruthy();
+    const exchanged = await stack.t.app.request("/api/auth/vscode/token", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ code: handoff.code, code_verifier: request.verifier, state: request.state, redirect_uri: request.redirectUri }),
+    });
+    const { access_token } = await exchanged.json();
+    const me = await stack.t.app.request("/api/auth/user", { headers: { Authorization: `Bearer ${access_token}` } });
+    expect((await me.json()).githubUsername).toBe("grace");
+  });
+
+  test("a VS Code sign-in the extension did not start hands nothing over: the editor's wallet page offers to connect", async () => {
+    await ensureRegistered("grace", "contributor");
+    const { state, callback } = await authorize("grace", "source=vscode", "198.51.100.25");
+    const res = await back(callback, `ip_oauth_state=${state}`, "198.51.100.25");
+    expect(res.headers.get("location")).toBe("/vscode/wallet");
+    expect(handoffOf(res)).toBeUndefined();
   });
 
   test("signing in again issues a new session and ends the one the browser had (no fixation)", async () => {

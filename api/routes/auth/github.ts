@@ -3,10 +3,11 @@ import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
-import { readSessionCookie, setOAuthStateCookie, setSessionCookies, takeOAuthStateCookie } from "../../middleware/cookies.ts";
+import { readSessionCookie, readVscodeRequestCookie, setOAuthStateCookie, setSessionCookies, takeOAuthStateCookie } from "../../middleware/cookies.ts";
 import { clientAddress } from "../../middleware/client-address.ts";
 import { finishGitHubSignIn, SIGN_IN_ATTEMPT_TTL_MS, SignInError, startGitHubSignIn } from "../../services/auth/github-sign-in.ts";
-import { vscodeHandoffUrl } from "./vscode.ts";
+import { handOver } from "./vscode.ts";
+import { openVscodeRequest } from "../../services/auth/vscode-sign-in.ts";
 
 export const SIGN_IN_RATE_LIMIT = { name: "signin", perIp: 30, windowMs: 10 * 60 * 1000 };
 
@@ -54,8 +55,14 @@ export function githubSignInRoutes(ctx: AppContext) {
         });
         setSessionCookies(c, ctx.env, done.sessionToken, done.sessionExpiresAt, done.user.role);
         // The editor hand-over right here: this request completed a sign-in our own page started (state and PKCE
-        // checked), while the redirect chain from GitHub reads as cross-site to finalize-onboarding.
-        if (done.source === "vscode" && done.user.isProfileComplete) return c.redirect(await vscodeHandoffUrl(ctx, done.user.id), 302);
+        // checked), while the redirect chain from GitHub reads as cross-site to finalize-onboarding. It needs the
+        // request the extension started (its state, challenge and URI, in a signed cookie); without one, the
+        // editor's wallet page offers to start it.
+        if (done.source === "vscode" && done.user.isProfileComplete) {
+          const request = await openVscodeRequest(ctx.appSecret, ctx.env.VSCODE_REDIRECT_URI, readVscodeRequestCookie(c));
+          if (request) return handOver(ctx, c, done.user, request);
+          return c.redirect("/vscode/wallet", 302);
+        }
         return c.redirect(afterSignIn(done), 302);
       } catch (err) {
         if (!(err instanceof SignInError)) throw err;

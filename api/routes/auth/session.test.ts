@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
 import { securityCases } from "../../testing/security.ts";
-import { sessions, vscodeTokens } from "../../../db/schema/index.ts";
-import { hashToken } from "../../crypto/tokens.ts";
+import { sessions } from "../../../db/schema/index.ts";
+import { issueVscodeToken } from "../../services/auth/vscode.ts";
 
 let t: TestContext;
 let owner: TestSession;
@@ -106,57 +106,13 @@ describe("POST /api/auth/logout", () => {
   });
 });
 
-describe("VS Code sign-in", () => {
-  test("finalize-onboarding hands the editor a token bound to the user, stored hashed", async () => {
-    const res = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner });
-    expect(res.status).toBe(302);
-    const location = new URL(res.headers.get("location")!);
-    expect(location.protocol).toBe("vscode:");
-    const token = location.searchParams.get("token")!;
-    expect(token).toStartWith("ipv_");
-    const [row] = await t.ctx.database.db.select().from(vscodeTokens).where(eq(vscodeTokens.tokenHash, hashToken(token)));
-    expect(row!.userId).toBe(owner.user.id);
-    expect(JSON.stringify(row)).not.toContain(token);
-    // the token reads as the user, never writes
+describe("editor tokens on the session routes", () => {
+  test("an editor token reads the user but cannot ask for an anti-forgery token (the editor sign-in itself: vscode.test.ts)", async () => {
+    const { token } = await issueVscodeToken(t.ctx.database.db, owner.user.id);
     const read = await t.app.request("/api/auth/user", { headers: { Authorization: `Bearer ${token}` } });
     expect((await read.json()).id).toBe(owner.user.id);
-    const write = await t.app.request("/api/auth/register", {
-      method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ role: "contributor", email: "x@example.org" }),
-    });
-    expect(write.status).toBe(401);
+    expect((await t.app.request("/api/auth/csrf-token", { headers: { Authorization: `Bearer ${token}` } })).status).toBe(401);
+    const probe = await (await t.app.request("/api/auth/session", { headers: { Authorization: `Bearer ${token}` } })).json();
+    expect(probe).toMatchObject({ authenticated: true, expiresAt: null });
   });
-
-  test("without a session it sends the browser to sign in for VS Code; unregistered users register first", async () => {
-    const anonymous = await call(t, "/api/auth/vscode/finalize-onboarding");
-    expect(anonymous.headers.get("location")).toBe("/auth?source=vscode&from_vscode=true");
-    const fresh = await signInAs(t, await createTestUser(t));
-    const unregistered = await call(t, "/api/auth/vscode/finalize-onboarding", { as: fresh });
-    expect(unregistered.headers.get("location")).toBe("/auth?registration=true&source=vscode");
-  });
-
-  test("finalize-onboarding creates no token for a navigation from another site (issue 15, finding 5)", async () => {
-    const before = await t.ctx.database.db.select().from(vscodeTokens).where(eq(vscodeTokens.userId, owner.user.id));
-    for (const site of ["cross-site", "same-site"]) {
-      const res = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner, headers: { "Sec-Fetch-Site": site } });
-      expect(res.status).toBe(303);
-      expect(res.headers.get("location")).toBe("/vscode/wallet");
-    }
-    expect(await t.ctx.database.db.select().from(vscodeTokens).where(eq(vscodeTokens.userId, owner.user.id))).toHaveLength(before.length);
-    // From this site's own page (the wallet page's "Connect VS Code"), it hands over.
-    const own = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner, headers: { "Sec-Fetch-Site": "same-origin" } });
-    expect(new URL(own.headers.get("location")!).protocol).toBe("vscode:");
-  });
-
-  test("revoking ends every editor token of the user", async () => {
-    const issued = await call(t, "/api/auth/vscode/finalize-onboarding", { as: owner });
-    const token = new URL(issued.headers.get("location")!).searchParams.get("token")!;
-    const res = await call(t, "/api/auth/vscode/revoke", { as: owner, body: {} });
-    expect(await res.json()).toEqual({ success: true, revoked: 1 });
-    const read = await t.app.request("/api/auth/user", { headers: { Authorization: `Bearer ${token}` } });
-    expect(await read.json()).toBeNull();
-  });
-
-  securityCases({ method: "POST", path: "/api/auth/vscode/revoke", body: {} }, { t: () => t, owner: () => owner, stranger: () => stranger });
 });

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { makeBadge } from "badge-maker";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { formatAmount } from "../../../site/lib/format.ts";
+import { formatAmount } from "../../../lib/money-format.ts";
 import { notFound } from "../../errors.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
 import { listPublicRepositories } from "../../services/repositories/list-public.ts";

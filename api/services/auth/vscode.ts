@@ -4,10 +4,11 @@ import { users, vscodeTokens, type User } from "../../../db/schema/index.ts";
 import { hashToken, randomToken } from "../../crypto/tokens.ts";
 
 /**
- * Tokens for the VS Code extension. Handed over once through the vscode://
- * redirect; short-lived (24 h), bound to one user, revocable, stored as
- * SHA-256. They authenticate read-only API calls from the editor (`Authorization:
- * Bearer ipv_…`) and carry nothing of the user's GitHub token.
+ * Tokens for the VS Code extension. Handed over once, in the answer to the
+ * code exchange (vscode-sign-in.ts), never in a URL; short-lived (24 h), bound
+ * to one user, revocable, stored as SHA-256. They authenticate read-only API
+ * calls from the editor (`Authorization: Bearer ipv_…`) and one write, the
+ * editor's own sign-out; they carry nothing of the user's GitHub token.
  */
 export const VSCODE_TOKEN_TTL_MS = 24 * 3600 * 1000;
 export const VSCODE_TOKEN_PREFIX = "ipv_";
@@ -40,4 +41,15 @@ export async function revokeVscodeTokens(db: Database, userId: number, now = Dat
     .where(and(eq(vscodeTokens.userId, userId), isNull(vscodeTokens.revokedAt)))
     .returning({ id: vscodeTokens.id });
   return revoked.length;
+}
+
+/** Revokes one editor token (the editor signing itself out); null when it was not a live token. */
+export async function revokeVscodeToken(db: Database, token: string, now = Date.now()): Promise<{ userId: number } | null> {
+  if (!token.startsWith(VSCODE_TOKEN_PREFIX) || token.length > 100) return null;
+  const [row] = await db
+    .update(vscodeTokens)
+    .set({ revokedAt: new Date(now) })
+    .where(and(eq(vscodeTokens.tokenHash, hashToken(token)), isNull(vscodeTokens.revokedAt), gt(vscodeTokens.expiresAt, new Date(now))))
+    .returning({ userId: vscodeTokens.userId });
+  return row ?? null;
 }

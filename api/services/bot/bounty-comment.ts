@@ -8,7 +8,7 @@ import { installationClient } from "../../github/app-auth.ts";
 import { encodeFullName } from "../../github/repositories.ts";
 import { issueContributors } from "../money/bounties.ts";
 import { heldFor } from "../github-events/held-payouts.ts";
-import { formatAmount } from "../../../site/lib/format.ts";
+import { formatAmount } from "../../../lib/money-format.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
 const CREATION_TIMEOUT_MS = 60_000;

@@ -8,6 +8,7 @@ import { GitHubApiError } from "../../github/client.ts";
 import { encodeFullName } from "../../github/repositories.ts";
 import { openIssue, submitAllocation } from "../money/bounties.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
+import { claimRefusal, claimRefusalText } from "../../../lib/claim-rule.ts";
 
 interface CommentPayload {
   id: number;
@@ -57,12 +58,12 @@ export async function handleIssueComment(ctx: AppContext, payload: Record<string
   if (command.kind === "invalid") return reply(command.reason);
 
   const [user] = await ctx.database.db.select().from(users).where(eq(users.githubId, comment.user.id)).limit(1);
-  if (!user || !(await walletOfUser(ctx.database.db, user.id))) {
-    return reply(`Sign in to Issuepool and complete your registration first: ${ctx.env.PUBLIC_URL}/auth`);
-  }
+  const hasWallet = Boolean(user && (await walletOfUser(ctx.database.db, user.id)));
+  if (!user || !hasWallet) return reply(claimRefusalText("not_registered", ctx.env.PUBLIC_URL));
 
   if (command.kind === "attempt") {
-    if (user.role !== "contributor") return reply("Only contributors can take on an issue; your Issuepool role is pool manager.");
+    const refusal = claimRefusal({ role: user.role, hasWallet });
+    if (refusal) return reply(claimRefusalText(refusal, ctx.env.PUBLIC_URL));
     await ctx.database.db.insert(bountyClaims).values({ githubRepoId: repository.githubRepoId, issueNumber: issue.number, userId: user.id }).onConflictDoNothing();
     ctx.changes.publish([`repo:${repository.githubRepoId}`, `bounty:${repository.githubRepoId}:${issue.number}`]);
     return "done";

@@ -8,7 +8,7 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
-import { formatAmount } from "../../../site/lib/format.ts";
+import { formatAmount } from "../../../lib/money-format.ts";
 import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";

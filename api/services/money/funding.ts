@@ -6,7 +6,7 @@ import { chainTransactions, type User, type Wallet } from "../../../db/schema/in
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { parseAmount, toDecimalString, toXdcString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
-import { formatAmount } from "../../../site/lib/format.ts";
+import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "./balances.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MIN_XDC_FUNDING_EXCLUSIVE } from "./rules.ts";

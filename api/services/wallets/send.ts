@@ -7,7 +7,7 @@ import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS, type TokenSymbol } from "../../chain/amounts.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { describeChainError, isPermanentEstimateError } from "../../chain/errors.ts";
-import { formatAmount } from "../../../site/lib/format.ts";
+import { formatAmount } from "../../../lib/money-format.ts";
 import { sendCodeMail } from "../../mail/templates.ts";
 import { audit } from "../audit.ts";
 import { forgetBalances, walletBalances } from "../money/balances.ts";
