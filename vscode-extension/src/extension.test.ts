@@ -1,3 +1,4 @@
+import { formatEther } from "viem";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,7 +11,7 @@ import { insertTestRepositories } from "../../api/testing/fixtures.ts";
 import { bounties, bountyClaims, vscodeTokens, wallets } from "../../db/schema/index.ts";
 import { hashToken } from "../../api/crypto/tokens.ts";
 import { forgetBalances } from "../../api/services/money/balances.ts";
-import { decimalToUnits, formatAmount } from "../../lib/money-format.ts";
+import { formatAmount } from "../../lib/money-format.ts";
 import { createFakeEditor, FakeUri, type FakeEditor } from "../test/fake-vscode.ts";
 import { signInInBrowser, type BrowserRun } from "../test/browser.ts";
 import { activateIssuepool, type IssuepoolExtension } from "./activate.ts";
@@ -243,8 +244,9 @@ describe("the wallet in the editor", () => {
       await signIn(h, "bob");
       const token = storedSession(h)!.accessToken;
       const { balance } = await apiBalance(token);
-      expect(balance).toBe("12.345678901234567891");
-      const shown = `$(credit-card) ${formatAmount(decimalToUnits(balance, "XDC")!, "XDC")} XDC`;
+      // The contract's wei, as formatEther reads it.
+      expect(formatEther(BigInt(balance))).toBe("12.345678901234567891");
+      const shown = `$(credit-card) ${formatAmount(BigInt(balance), "XDC")} XDC`;
       expect(shown).toBe("$(credit-card) 12.3456 XDC");
       expect(h.editor.statusBar[0]!.text).toBe(shown);
       expect(h.editor.statusBar[0]!.command).toBe("issuepool.openWallet");

@@ -32,11 +32,12 @@ export interface PlatformUser {
   xdcWalletAddress: string | null;
 }
 
-/** GET /api/wallet/info: decimal strings. */
+/** GET /api/wallet/info: `balance` and `tokenBalance` in wei (the spec's contract), decimals beside them. */
 export interface WalletInfo {
   address: string;
   balance: string;
   tokenBalance: string;
+  xdcBalance?: string;
   usdcBalance?: string;
 }
 

@@ -2,7 +2,7 @@ import type * as vscode from "vscode";
 import type { VSCode } from "./vscode-api.ts";
 import type { IssuepoolAuth } from "./auth.ts";
 import type { PlatformClient, WalletInfo } from "./platform.ts";
-import { decimalToUnits, formatAmount } from "../../lib/money-format.ts";
+import { formatAmount } from "../../lib/money-format.ts";
 
 /**
  * The wallet in the status bar: the XDC balance to 4 decimals (the one money
@@ -22,9 +22,9 @@ const realTimers: Timers = {
   clearInterval: (handle) => clearInterval(handle as ReturnType<typeof setInterval>),
 };
 
-/** "12.3456 XDC": what the status bar shows for the API's decimal balance. */
+/** "12.3456 XDC": what the status bar shows for the API's balance (wei, the spec's contract). */
 export function walletText(info: Pick<WalletInfo, "balance">): string {
-  const units = decimalToUnits(info.balance, "XDC");
+  const units = /^\d+$/.test(info.balance) ? BigInt(info.balance) : undefined;
   return `$(credit-card) ${units === undefined ? "—" : formatAmount(units, "XDC")} XDC`;
 }
 

@@ -4,6 +4,7 @@ import type { AppBindings, AppContext } from "../../context.ts";
 import { HINT_COOKIE, clearSessionCookies, presessionId } from "../../middleware/cookies.ts";
 import { anonymousCsrfTokenFor, csrfTokenFor } from "../../services/auth/csrf.ts";
 import { invalidateSession } from "../../services/auth/sessions.ts";
+import { unauthorized } from "../../errors.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { toUserObject } from "../../services/users/user-object.ts";
 
@@ -41,6 +42,8 @@ export function sessionRoutes(ctx: AppContext) {
       // Signed in: the session's token. Signed out: one bound to the browser's pre-session cookie (spec section 7).
       const session = c.get("session");
       if (session) return c.json({ csrfToken: await csrfTokenFor(ctx.appSecret, session.id) });
+      // An editor token is a user without a browser session: it writes nothing, so it gets no token.
+      if (c.get("user")) throw unauthorized();
       return c.json({ csrfToken: await anonymousCsrfTokenFor(ctx.appSecret, presessionId(c, ctx.env)) });
     })
     .post("/logout", async (c) => {
