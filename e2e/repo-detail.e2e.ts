@@ -301,6 +301,8 @@ test.describe("at 1440 and 375 px", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
   for (const theme of ["light", "dark"] as const) {
   test(`no serious accessibility violation, ${theme}, signed out and signed in, 1440 and 375 px`, async ({ page }, testInfo) => {
+    // Seven axe runs and seven full-page screenshots: at load 20 on two cores this took over the default 60 s.
+    test.setTimeout(180_000);
     await page.goto(KIT);
     await setTheme(page, theme);
     await axe(page);
