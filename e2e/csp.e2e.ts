@@ -28,6 +28,9 @@ async function watchViolations(page: Page): Promise<string[]> {
 async function visit(page: Page, path: string, violations: string[]): Promise<void> {
   const before = violations.length;
   await page.goto(path);
+  // Back from VS Code without a session, the page leaves by itself once hydrated (the loop guard's silent sign-in):
+  // wait for that, or the scroll below may run in a page that is going away (a busy machine hydrates late).
+  if (path.includes("from_vscode=true")) await page.waitForURL((url) => url.pathname !== "/auth");
   await page.waitForLoadState("networkidle");
   // Islands hydrate on idle or when visible: scroll to the bottom so every one gets its chance.
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));

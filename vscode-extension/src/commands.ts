@@ -19,6 +19,11 @@ export function registerCommands(parts: Parts) {
   const open = (url: string) => vscode.env.openExternal(vscode.Uri.parse(url));
   return [
     vscode.commands.registerCommand("issuepool.signIn", async () => {
+      const already = await auth.session();
+      if (already) {
+        void vscode.window.showInformationMessage(`Signed in to Issuepool as ${already.account.label}.`);
+        return;
+      }
       try {
         // Through VS Code, so the account shows in the Accounts menu (it calls our createSession).
         await vscode.authentication.getSession(AUTH_PROVIDER_ID, [], { createIfNone: true });

@@ -27,6 +27,7 @@ import {
   VSCODE_CODE_TTL_MS,
   VSCODE_REQUEST_TTL_MS,
   VscodeGrantError,
+  type VscodeSignInRequest,
 } from "../../services/auth/vscode-sign-in.ts";
 import { audit } from "../../services/audit.ts";
 
@@ -154,7 +155,7 @@ export async function handOver(
   ctx: AppContext,
   c: Context<AppBindings>,
   user: Pick<User, "id">,
-  request: Awaited<ReturnType<typeof openVscodeRequest>> & object,
+  request: VscodeSignInRequest,
 ): Promise<Response> {
   const { handoffUri, expiresAt } = await issueVscodeCode(ctx.database.db, user.id, request);
   await audit(ctx.database.db, { userId: user.id, action: "vscode_code_issued", detail: { expiresAt: expiresAt.toISOString() } });
