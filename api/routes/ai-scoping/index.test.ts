@@ -30,12 +30,17 @@ async function upload(as: TestSession | undefined, bytes: Uint8Array | string, n
   return call(t, "/api/ai-scoping/upload", { as, form: form(bytes, name), csrf });
 }
 
+/** Works the queue until no job is due (other tests may have left jobs queued ahead of this one). */
+async function drain(): Promise<void> {
+  while ((await t.ctx.scoping.runOnce()) > 0);
+}
+
 async function uploadAndPlan(as: TestSession, bytes: Uint8Array | string, name?: string) {
   const res = await upload(as, bytes, name);
   expect(res.status).toBe(202);
   const { jobId, status } = (await res.json()) as { jobId: string; status: string };
   expect(status).toBe("queued");
-  await t.ctx.scoping.runOnce();
+  await drain();
   const result = await call(t, `/api/ai-scoping/results/${jobId}`, { as });
   expect(result.status).toBe(200);
   return { jobId, body: (await result.json()) as { status: string; result: { projectName: string; tasks: unknown[] } | null; error: string | null } };
@@ -119,7 +124,7 @@ describe("results", () => {
     const { jobId } = await uploadAndPlan(alice, "# Old\n- Users must forget.");
     await t.ctx.database.db.update(scopingJobs).set({ expiresAt: new Date(Date.now() - 1) }).where(eq(scopingJobs.id, jobId));
     expect((await call(t, `/api/ai-scoping/results/${jobId}`, { as: alice })).status).toBe(404);
-    await t.ctx.scoping.runOnce();
+    await drain();
     expect(await t.ctx.database.db.select().from(scopingJobs).where(eq(scopingJobs.id, jobId))).toEqual([]);
   });
 });

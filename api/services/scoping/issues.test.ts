@@ -41,7 +41,7 @@ async function plan(session: TestSession) {
   const form = new FormData();
   form.append("document", new File([await requirementsMarkdown()], "requirements.md"));
   const { jobId } = (await (await call(stack.t, "/api/ai-scoping/upload", { as: session, form })).json()) as { jobId: string };
-  await stack.t.ctx.scoping.runOnce();
+  while ((await stack.t.ctx.scoping.runOnce()) > 0);
   return jobId;
 }
 
