@@ -4,7 +4,7 @@ import { expect, test } from "@playwright/test";
 import { createFakeEditor, FakeUri } from "../vscode-extension/test/fake-vscode.ts";
 import { activateIssuepool } from "../vscode-extension/src/activate.ts";
 import { SESSION_SECRET_KEY } from "../vscode-extension/src/auth.ts";
-import { decimalToUnits, formatAmount } from "../lib/money-format.ts";
+import { formatAmount } from "../lib/money-format.ts";
 
 /**
  * The editor sign-in end to end on the dev stack: the extension (in a fake
@@ -58,7 +58,8 @@ test("VS Code: sign in from the editor through GitHub, hand-over to the URI hand
     // The status bar reads the wallet: the API's XDC balance, to 4 decimals.
     await ext.wallet.refresh();
     const info = (await (await page.request.get("/api/wallet/info")).json()) as { balance: string };
-    expect(editor.statusBar[0]!.text).toBe(`$(credit-card) ${formatAmount(decimalToUnits(info.balance, "XDC")!, "XDC")} XDC`);
+    // The contract's balance is wei (spec section 3).
+    expect(editor.statusBar[0]!.text).toBe(`$(credit-card) ${formatAmount(BigInt(info.balance), "XDC")} XDC`);
     expect(editor.statusBar[0]!.text).toMatch(/^\$\(credit-card\) \d[\d,]*\.\d{4} XDC$/);
 
     // No token in any URL: the browser's, the editor's, the extension's calls.
