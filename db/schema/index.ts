@@ -15,3 +15,4 @@ export * from "./worker-leases.ts";
 export * from "./github.ts";
 export * from "./wallet-features.ts";
 export * from "./scoping.ts";
+export * from "./compute.ts";
