@@ -28,6 +28,7 @@ import { decodeBase64 } from "@oslojs/encoding";
 import { ScopingWorker } from "./workers/scoping.ts";
 import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
+import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
 
 export interface RunningServer {
   url: string;
@@ -90,6 +91,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     webhooks: undefined as never,
     scoping: undefined as never,
     extractor: new Extractor(),
+    compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
     healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
     services: undefined as never,
   };
@@ -124,6 +126,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.indexer.start();
     ctx.webhooks.start();
     ctx.scoping.start();
+    ctx.compute.start();
     keepBountyCommentsInStep(ctx);
   }
 
@@ -146,6 +149,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   const stop = () =>
     (stopping ??= (async () => {
       ctx.log.info("shutting down");
+      // Long polls and waiting chats end first, or the server would wait for them.
+      await ctx.compute.stop();
       await server.stop();
       await ctx.webhooks.stop();
       await ctx.scoping.stop();
