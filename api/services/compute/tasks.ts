@@ -58,7 +58,8 @@ export async function claimTask(db: Database, nodeId: string, leaseMs: number, n
     const [task] = await db
       .update(computeTasks)
       .set({ status: "leased", nodeId, leaseToken: randomToken(16), leaseUntil: new Date(now + leaseMs), attempts: sql`${computeTasks.attempts} + 1` })
-      .where(and(eq(computeTasks.id, id), eq(computeTasks.status, "queued")))
+      // A node revoked meanwhile (perhaps through another server process) takes nothing.
+      .where(and(eq(computeTasks.id, id), eq(computeTasks.status, "queued"), sql`exists (select 1 from ${computeNodes} where ${computeNodes.id} = ${nodeId} and ${computeNodes.revokedAt} is null)`))
       .returning();
     if (task) {
       await db.update(computeNodes).set({ lastAssignedAt: new Date(now) }).where(eq(computeNodes.id, nodeId));
