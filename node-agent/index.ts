@@ -25,6 +25,7 @@ const USAGE = `Usage: bun node-agent/index.ts --server URL --wallet ADDRESS [opt
   --state-dir DIR       where the node token is kept (default ~/.issuepool-node)
   --concurrency N       tasks worked at once (default 1)
   --demo-work-rounds N  the demo backend's simulated work per task, in SHA-256 rounds (default 0)
+  --stop-grace-ms MS    on SIGTERM, how long a running task may finish before it is given back (default 5000)
   --log text|json       log format (default text)
   --exit-with-parent    stop when the process that started this one ends
 `;
@@ -46,6 +47,7 @@ function parse() {
       "state-dir": { type: "string" },
       concurrency: { type: "string" },
       "demo-work-rounds": { type: "string" },
+      "stop-grace-ms": { type: "string" },
       log: { type: "string" },
       "exit-with-parent": { type: "boolean" },
       help: { type: "boolean", short: "h" },
@@ -70,6 +72,8 @@ const concurrency = Number(args.concurrency ?? 1);
 if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) fail("--concurrency must be a whole number from 1 to 64.");
 const workRounds = Number(args["demo-work-rounds"] ?? 0);
 if (!Number.isInteger(workRounds) || workRounds < 0) fail("--demo-work-rounds must be a whole number.");
+const stopGraceMs = Number(args["stop-grace-ms"] ?? 5000);
+if (!Number.isInteger(stopGraceMs) || stopGraceMs < 0) fail("--stop-grace-ms must be a whole number of milliseconds.");
 const json = args.log === "json";
 
 const log: LogFn = (level, msg, fields = {}) => {
@@ -99,6 +103,7 @@ const agent = new NodeAgent({
   backend,
   stateDir: args["state-dir"] ?? join(homedir(), ".issuepool-node"),
   concurrency,
+  stopGraceMs,
   log,
 });
 
