@@ -59,6 +59,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
     networkLabel: network.label,
     networkKind: network.kind,
     explorerUrl: network.explorerUrl,
+    publicUrl: env.PUBLIC_URL,
   };
 }
 

@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   /** "mainnet" | "testnet" | "local" */
   networkKind: string;
   explorerUrl: string;
+  /** The origin people reach the platform at (on-demand pages only; the node command on the Provider Hub). */
+  publicUrl?: string;
 }
 
 export const RUNTIME_MARKERS: RuntimeConfig = {
@@ -32,7 +34,7 @@ const MARKER = /__IP_RUNTIME_([A-Za-z]+)__/g;
 
 export function applyRuntimeMarkers(html: string, runtime: RuntimeConfig): string {
   return html.replace(MARKER, (whole, key: string) =>
-    key in runtime ? escapeHtml(runtime[key as keyof RuntimeConfig]) : whole,
+    key in runtime ? escapeHtml(runtime[key as keyof RuntimeConfig] ?? "") : whole,
   );
 }
 

@@ -162,3 +162,27 @@ export function newNodeId(): string {
 export function newNodeToken(): string {
   return NODE_TOKEN_PREFIX + randomToken(32);
 }
+
+/**
+ * A node paired without a person approving it: only the embedded default
+ * uses this, for the demo node it starts itself (scripts/lib/demo-node.ts).
+ * Returns the node's id and its token (kept by the caller, hashed here).
+ */
+export async function pairNodeDirectly(
+  db: Database,
+  input: { userId: number; walletAddress: string; name: string; backend: "demo" | "openai"; model?: string; now: number },
+): Promise<{ nodeId: string; token: string }> {
+  const nodeId = newNodeId();
+  const token = newNodeToken();
+  await db.insert(computeNodes).values({
+    id: nodeId,
+    userId: input.userId,
+    walletAddress: input.walletAddress,
+    name: input.name,
+    backend: input.backend,
+    model: input.model ?? null,
+    tokenHash: hashToken(token),
+    createdAt: new Date(input.now),
+  });
+  return { nodeId, token };
+}
