@@ -82,6 +82,8 @@ describe("POST /api/node/dispatch-task", () => {
     expect(ledger[0]).toMatchObject({ nodeId, units });
     const unitsAfter = ((await (await call(t, "/api/node/compute-units", { as: provider })).json()) as { computeUnits: number }).computeUnits;
     expect(unitsAfter - unitsBefore).toBe(units);
+    const own = (await (await call(t, "/api/node/nodes", { as: provider })).json()) as { nodes: { id: string; computeUnits: number; tasksCompleted: number }[] };
+    expect(own.nodes.find((n) => n.id === nodeId)).toMatchObject({ computeUnits: units, tasksCompleted: 1 });
     // a second answer to the same task is refused and earns nothing
     expect((await answer(token, task, "again")).status).toBe(409);
     expect(await t.ctx.database.db.select().from(computeLedger).where(eq(computeLedger.taskId, task.id))).toHaveLength(1);

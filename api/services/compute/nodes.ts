@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, isNull, sql, sum } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, sql, sum } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { computeLedger, computeNodes, type ComputeNode, type User } from "../../../db/schema/index.ts";
 import { NODE_TOKEN_PREFIX, type NodeStatus } from "../../../lib/compute.ts";
@@ -91,24 +91,28 @@ export interface OwnNodeView {
 
 /** The Provider Hub's list: the user's nodes that are not revoked, newest first, with what each earned. */
 export async function nodesOfUser(db: Database, user: User, now: number, offlineAfterMs: number): Promise<OwnNodeView[]> {
-  const rows = await db
-    .select({
-      node: computeNodes,
-      units: sql<number>`coalesce((select sum(${computeLedger.units}) from ${computeLedger} where ${computeLedger.nodeId} = ${computeNodes.id}), 0)`,
-      tasks: sql<number>`(select count(*) from ${computeLedger} where ${computeLedger.nodeId} = ${computeNodes.id})`,
-    })
+  const nodes = await db
+    .select()
     .from(computeNodes)
     .where(and(eq(computeNodes.userId, user.id), isNull(computeNodes.revokedAt)))
     .orderBy(desc(computeNodes.createdAt), desc(computeNodes.id));
-  return rows.map(({ node, units, tasks }) => ({
+  const earned = nodes.length
+    ? await db
+        .select({ nodeId: computeLedger.nodeId, units: sum(computeLedger.units), tasks: count() })
+        .from(computeLedger)
+        .where(inArray(computeLedger.nodeId, nodes.map((n) => n.id)))
+        .groupBy(computeLedger.nodeId)
+    : [];
+  const byNode = new Map(earned.map((e) => [e.nodeId, e]));
+  return nodes.map((node) => ({
     id: node.id,
     name: node.name,
     backend: node.backend,
     model: node.model,
     status: statusAt(node, now, offlineAfterMs),
     lastSeen: node.lastSeenAt?.toISOString() ?? null,
-    computeUnits: Number(units),
-    tasksCompleted: Number(tasks),
+    computeUnits: Number(byNode.get(node.id)?.units ?? 0),
+    tasksCompleted: byNode.get(node.id)?.tasks ?? 0,
     pairedAt: node.createdAt.toISOString(),
   }));
 }

@@ -57,7 +57,7 @@ function NetworkCard() {
         </div>
       </div>
       <p className="max-w-sm text-xs text-muted-foreground">
-        Nodes run by the community answer your prompts. <a className="text-primary hover:underline" href="/provider-hub">Run a node</a> to earn compute units.
+        Nodes run by the community answer your prompts. <a className="text-primary underline underline-offset-2" href="/provider-hub">Run a node</a> to earn compute units.
       </p>
     </section>
   );
@@ -69,7 +69,10 @@ function Conversation() {
   const [sending, setSending] = useState(false);
   const nextId = useRef(1);
   const end = useRef<HTMLDivElement>(null);
-  useEffect(() => end.current?.scrollIntoView?.({ block: "nearest" }), [messages, sending]);
+  useEffect(() => {
+    // A block body: newer Chromium returns a promise from scrollIntoView, which React would take for a cleanup.
+    end.current?.scrollIntoView?.({ block: "nearest" });
+  }, [messages, sending]);
 
   const send = async () => {
     const text = prompt.trim();

@@ -17,12 +17,22 @@ import { Spinner } from "../ui/spinner.tsx";
  * start a node, approve its pairing code, watch and revoke your nodes.
  */
 export default function ProviderHub({ walletAddress, serverUrl, initialCode }: { walletAddress: string; serverUrl: string; initialCode?: string }) {
+  // Just after an approval the node appears within seconds (when the agent redeems its code): look every second until it does.
+  const [awaiting, setAwaiting] = useState<{ known: number; until: number } | null>(null);
+  const pollMs = awaiting ? 1000 : HUB_POLL_MS;
   const units = useResource("units", computeUnits, { intervalMs: HUB_POLL_MS });
-  const status = useResource(`status:${walletAddress}`, () => walletNodeStatus(walletAddress), { intervalMs: HUB_POLL_MS });
-  const nodes = useResource("nodes", ownNodes, { intervalMs: HUB_POLL_MS });
+  const status = useResource(`status:${walletAddress}`, () => walletNodeStatus(walletAddress), { intervalMs: pollMs });
+  const nodes = useResource("nodes", ownNodes, { intervalMs: pollMs });
   useToastOnError(units.error, COMPUTE_UNITS_FAILED_MESSAGE);
   useToastOnError(status.error ?? nodes.error, FETCH_FAILED_MESSAGE);
+  useEffect(() => {
+    if (awaiting && ((nodes.data?.length ?? 0) > awaiting.known || Date.now() > awaiting.until)) setAwaiting(null);
+  }, [awaiting, nodes.data]);
   const refresh = () => Promise.all([units.reload(), status.reload(), nodes.reload()]);
+  const approved = () => {
+    setAwaiting({ known: nodes.data?.length ?? 0, until: Date.now() + 30_000 });
+    return refresh();
+  };
 
   return (
     <div className="space-y-6">
@@ -43,7 +53,7 @@ export default function ProviderHub({ walletAddress, serverUrl, initialCode }: {
       </section>
 
       <StartNode serverUrl={serverUrl} walletAddress={walletAddress} />
-      <ApproveNode initialCode={initialCode} onApproved={refresh} />
+      <ApproveNode initialCode={initialCode} onApproved={approved} />
       <NodeList nodes={nodes.data} loading={nodes.loading && !nodes.data} onRevoked={refresh} />
     </div>
   );
@@ -78,7 +88,7 @@ function StartNode({ serverUrl, walletAddress }: { serverUrl: string; walletAddr
         <Icon name="server" className="h-5 w-5 text-primary" /> Start a node
       </h2>
       <p className="mt-1 text-sm text-muted-foreground">
-        In a clone of the Issuepool repository, with <a className="text-primary hover:underline" href="https://bun.sh" rel="noopener noreferrer" target="_blank">Bun</a> installed, run this. The node only connects out to this site (it works behind a home router) and earns compute units for your wallet.
+        In a clone of the Issuepool repository, with <a className="text-primary underline underline-offset-2" href="https://bun.sh" rel="noopener noreferrer" target="_blank">Bun</a> installed, run this. The node only connects out to this site (it works behind a home router) and earns compute units for your wallet.
       </p>
       <CommandLine command={demo} label="Copy the start command" testId="start-command" />
       <p className="mt-4 text-sm text-muted-foreground">
