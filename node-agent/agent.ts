@@ -210,8 +210,14 @@ export class NodeAgent {
     const backoff = new Backoff();
     while (!this.stopped) {
       let task: LeasedTask | undefined;
+      const asked = Date.now();
       try {
         task = await this.client.nextTask(this.stopping.signal, this.settings?.longPollMs ?? 20_000);
+        if (!task && Date.now() - asked < 500) {
+          // A long poll that comes back empty at once (a server on its way down): back off, never ask in a tight loop.
+          await sleep(backoff.next(), this.stopping.signal);
+          continue;
+        }
         if (backoff.attempts) this.options.log("info", "server reachable again");
         backoff.reset();
       } catch (err) {

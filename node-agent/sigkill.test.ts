@@ -54,30 +54,31 @@ afterAll(async () => {
   t.close();
 });
 
-async function pairedAgent(owner: TestSession, n: number): Promise<AgentProcess> {
+async function pairedAgent(owner: TestSession, n: number): Promise<{ agent: AgentProcess; nodeId: string }> {
   const agent = spawnAgent({
     server: `http://127.0.0.1:${server.port}`,
     wallet: await walletOf(t, owner),
     stateDir: join(dir, `state-${n}`),
     logFile: join(dir, `agent-${n}.log`),
     // Enough simulated work per task that the killed agent is likely caught holding one.
-    extra: ["--demo-work-rounds", "20000", "--concurrency", "2"],
+    extra: ["--demo-work-rounds", "6000", "--concurrency", "2"],
   });
   agents.push(agent);
   const { code } = (await agent.waitFor("pairing code")) as { code: string };
   expect((await call(t, "/api/node/pairings/approve", { as: owner, body: { code } })).status).toBe(200);
-  await agent.waitFor("node ready");
-  return agent;
+  const { nodeId } = (await agent.waitFor("node ready")) as { nodeId: string };
+  return { agent, nodeId };
 }
 
 test(
   `${TASKS} tasks over two agents, one SIGKILLed at random: each answered once or failed with the spec's text, one ledger row per answer`,
   async () => {
     const providers = [await signInAs(t, await createTestUser(t, { role: "contributor" })), await signInAs(t, await createTestUser(t, { role: "contributor" }))];
-    const [survivor, victim] = [await pairedAgent(providers[0]!, 0), await pairedAgent(providers[1]!, 1)];
+    const { agent: survivor } = await pairedAgent(providers[0]!, 0);
+    const { agent: victim, nodeId: victimId } = await pairedAgent(providers[1]!, 1);
     const askers = await Promise.all(Array.from({ length: 4 }, async () => signInAs(t, await createTestUser(t, { role: "contributor" }))));
     const killAfter = 10 + Math.floor(Math.random() * 50);
-    console.log(`killing the second agent after ${killAfter} answers`);
+    console.log(`killing the second agent after ${killAfter} answers, while it holds a task`);
 
     const prompts = Array.from({ length: TASKS }, (_, i) => `prompt ${i}: what is ${i} squared? (${crypto.randomUUID()})`);
     const results: { prompt: string; status: number; message: string }[] = [];
@@ -91,10 +92,16 @@ test(
     };
     const killer = (async () => {
       await eventually(async () => results.filter((r) => r.status === 200).length >= killAfter, DISPATCH_TIMEOUT_MS * 10, "answers before the kill");
-      await victim!.kill();
+      // Caught working: the task it holds has to reach the other node through its lease running out.
+      await eventually(
+        async () => (await t.ctx.database.db.select({ id: computeTasks.id }).from(computeTasks).where(sql`${computeTasks.nodeId} = ${victimId} and ${computeTasks.status} = 'leased'`)).length > 0,
+        DISPATCH_TIMEOUT_MS * 10,
+        "the second agent to hold a task",
+      );
+      await victim.kill();
     })();
     await Promise.all([...Array.from({ length: IN_FLIGHT }, worker), killer]);
-    expect(victim!.proc.signalCode).toBe("SIGKILL");
+    expect(victim.proc.signalCode).toBe("SIGKILL");
 
     // Every task answered with its own prompt's answer, or failed with the spec's text.
     expect(results).toHaveLength(TASKS);
@@ -119,11 +126,13 @@ test(
     const completions = t.log.lines.filter((l) => l.includes('"msg":"compute task completed"')).map((l) => (JSON.parse(l) as { taskId: string }).taskId);
     expect(completions).toHaveLength(new Set(completions).size);
     expect(completions.sort()).toEqual(done.map((d) => d.id).sort());
-    const answeredByAgents = [...(await survivor!.lines()), ...(await victim!.lines())].filter((l) => l.msg === "task answered").map((l) => l.taskId as string);
+    const answeredByAgents = [...(await survivor.lines()), ...(await victim.lines())].filter((l) => l.msg === "task answered").map((l) => l.taskId as string);
     expect(answeredByAgents).toHaveLength(new Set(answeredByAgents).size);
-    const takenBack = (await victim!.lines()).filter((l) => l.msg === "task answered").length;
-    const moved = await t.ctx.database.db.select({ id: computeTasks.id }).from(computeTasks).where(sql`${computeTasks.excludedNodeIds} != ''`);
-    console.log(`the killed agent answered ${takenBack} before it died; ${moved.length} tasks it held went to the other node after their lease`);
+    const takenBack = (await victim.lines()).filter((l) => l.msg === "task answered").length;
+    const moved = await t.ctx.database.db.select({ id: computeTasks.id, status: computeTasks.status }).from(computeTasks).where(sql`${computeTasks.excludedNodeIds} = ${victimId}`);
+    console.log(`the killed agent answered ${takenBack} before it died; ${moved.length} tasks it held went back to the queue after their lease`);
+    expect(moved.length).toBeGreaterThan(0);
+    for (const task of moved) expect(["done", "failed", "expired"]).toContain(task.status);
   },
   30 * DISPATCH_TIMEOUT_MS + 60_000,
 );

@@ -167,7 +167,8 @@ export class ComputeDispatcher {
     const { db, settings } = this.deps;
     if (this.stopped) return undefined;
     const now = this.now();
-    await touchNode(db, node.id, now);
+    // A poll counts as a sign of life too; one write a second is enough (a busy node polls once per task).
+    if (!node.lastSeenAt || now - node.lastSeenAt.getTime() >= 1000) await touchNode(db, node.id, now);
     if (!this.servedAt.has(node.id)) this.servedAt.set(node.id, node.lastAssignedAt?.getTime() ?? 0);
     const othersHealthy = [...this.waiters].some((w) => w.node.id !== node.id && !this.recentlyFailed(w.node, now));
     if (!(this.recentlyFailed(node, now) && othersHealthy)) {

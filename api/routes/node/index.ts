@@ -52,13 +52,21 @@ export function nodeRoutes(ctx: AppContext) {
     .get("/status", validate("query", WalletQuery), async (c) =>
       c.json({ status: await walletStatus(db, requireUser(c), c.req.valid("query").walletAddress, now(), offlineAfter()) }),
     )
-    .post("/dispatch-task", validate("json", Dispatch), async (c) => {
-      if (!c.get("session") || !c.get("user")) throw unauthorized(CHAT_SIGN_IN_MESSAGE);
+    .post(
+      "/dispatch-task",
+      async (c, next) => {
+        // Signed in with a browser session before anything else: a visitor is told to sign in, whatever they sent.
+        if (!c.get("session") || !c.get("user")) throw unauthorized(CHAT_SIGN_IN_MESSAGE);
+        await next();
+      },
+      validate("json", Dispatch),
+      async (c) => {
       const { user } = requireSession(c);
       await enforceRateLimit(ctx, c, dispatchRateLimit(ctx));
       const { message } = await compute.dispatch(user, c.req.valid("json").prompt);
       return c.json({ message });
-    })
+      },
+    )
     .get("/nodes", async (c) => c.json({ nodes: await nodesOfUser(db, requireUser(c), now(), offlineAfter()) }))
     .delete("/nodes/:nodeId", validate("param", NodeParam), async (c) => {
       const { user } = requireSession(c);
