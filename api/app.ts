@@ -21,6 +21,8 @@ import { cachePublicResponses, PUBLIC_CACHED_PATHS } from "./middleware/response
 import { githubWebhookRoutes } from "./routes/webhooks/github.ts";
 import { badgeRoutes } from "./routes/badges/index.ts";
 import { aiScopingRoutes, SCOPING_UPLOAD_PATHS } from "./routes/ai-scoping/index.ts";
+import { nodeRoutes, nodesRoutes } from "./routes/node/index.ts";
+import { nodeAgentRoutes } from "./routes/node-agent/index.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -56,6 +58,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/token", tokenRoutes(ctx));
   app.route("/api/blockchain", blockchainRoutes(ctx));
   app.route("/api/ai-scoping", aiScopingRoutes(ctx));
+  app.route("/api/node", nodeRoutes(ctx));
+  app.route("/api/nodes", nodesRoutes(ctx));
+  app.route("/api/node-agent", nodeAgentRoutes(ctx));
 
   app.all("/api/*", (c) =>
     errorResponse(

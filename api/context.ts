@@ -13,6 +13,7 @@ import type { PageCache } from "./site/page-cache.ts";
 import type { WebhookWorker } from "./workers/webhooks.ts";
 import type { ScopingWorker } from "./workers/scoping.ts";
 import type { Extractor } from "./services/scoping/extractor.ts";
+import type { ComputeDispatcher } from "./workers/compute-dispatch.ts";
 
 /** Everything a request handler may reach, built once at start. */
 export interface AppContext {
@@ -38,6 +39,8 @@ export interface AppContext {
   scoping: ScopingWorker;
   /** Reads uploaded documents off the event loop. */
   extractor: Extractor;
+  /** Hands chat prompts to compute nodes that pull them (docs/compute-network.md). */
+  compute: ComputeDispatcher;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
 }

@@ -143,6 +143,16 @@ const EnvSchema = z.object({
   SCOPING_LEASE_MS: positiveInt.default(15_000),
   /** How long plans (and the extracted text) are kept. */
   SCOPING_RETENTION_DAYS: positiveInt.default(30),
+  /** Compute network (docs/compute-network.md): how often agents heartbeat; a node silent for NODE_OFFLINE_AFTER_MS is Offline. */
+  NODE_HEARTBEAT_MS: positiveInt.default(5000),
+  NODE_OFFLINE_AFTER_MS: positiveInt.default(20_000),
+  /** A task's lease, renewed by its node's heartbeats; a dead node's task goes to another node after it. */
+  NODE_TASK_LEASE_MS: positiveInt.default(12_000),
+  /** How long a chat request waits for an answer (below the server's 30 s idle timeout), and an agent's long poll. */
+  NODE_DISPATCH_TIMEOUT_MS: positiveInt.default(25_000),
+  NODE_LONG_POLL_MS: positiveInt.default(20_000),
+  /** Chat prompts one user may send per minute. */
+  NODE_DISPATCH_PER_MINUTE: positiveInt.default(20),
   /** The embedded default's GitHub emulator port (default PORT + 1, fixed so stored GitHub links survive restarts). */
   DEV_GITHUB_PORT: port.optional(),
   /** Where `astro build` wrote the site. */

@@ -28,6 +28,7 @@ import { decodeBase64 } from "@oslojs/encoding";
 import { ScopingWorker } from "./workers/scoping.ts";
 import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
+import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
 
 export interface RunningServer {
   url: string;
@@ -65,6 +66,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
     networkKind: network.kind,
     explorerUrl: network.explorerUrl,
     editorUri: editorUriOf(env.VSCODE_REDIRECT_URI),
+    publicUrl: env.PUBLIC_URL,
   };
 }
 
@@ -97,6 +99,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     webhooks: undefined as never,
     scoping: undefined as never,
     extractor: new Extractor(),
+    compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
     healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
     services: undefined as never,
   };
@@ -131,6 +134,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.indexer.start();
     ctx.webhooks.start();
     ctx.scoping.start();
+    ctx.compute.start();
     keepBountyCommentsInStep(ctx);
   }
 
@@ -153,6 +157,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   const stop = () =>
     (stopping ??= (async () => {
       ctx.log.info("shutting down");
+      // Long polls and waiting chats end first, or the server would wait for them.
+      await ctx.compute.stop();
       await server.stop();
       await ctx.webhooks.stop();
       await ctx.scoping.stop();

@@ -37,6 +37,7 @@ import {
   walletNonces,
 } from "../db/schema/index.ts";
 import { localChain } from "../api/chain/config.ts";
+import { startDemoNode } from "./lib/demo-node.ts";
 
 export interface DevStack {
   env: Env;
@@ -205,6 +206,9 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       };
       await seedDemo(server.ctx, { github, chain: seedChain, log: (m) => log.info(m) });
     }
+    // The demo compute node (docs/compute-network.md): a real node agent process, paired to alice, so the chat answers.
+    const demoNode = await startDemoNode(server.ctx, { serverUrl: server.url, dataDir, log: (m) => log.info(m) });
+    if (demoNode) stops.push(() => demoNode.stop());
     return { env, url: env.PUBLIC_URL, server, github, chainRpcUrl: anvil.rpcUrl, stop: stopAll };
   } catch (err) {
     await stopAll();

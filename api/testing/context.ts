@@ -37,6 +37,7 @@ export async function createTestContext(options: TestContextOptions = {}, appOpt
   if (!options.env?.CHAIN_RPC_URL) delete ctx.healthChecks.chain;
   const app = createApp(ctx, appOptions);
   return { ctx, env, log, app, close: () => {
+      void ctx.compute.stop();
       ctx.extractor.close();
       database.close();
     } };

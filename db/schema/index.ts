@@ -16,3 +16,4 @@ export * from "./worker-leases.ts";
 export * from "./github.ts";
 export * from "./wallet-features.ts";
 export * from "./scoping.ts";
+export * from "./compute.ts";

@@ -16,6 +16,8 @@ export interface RuntimeConfig {
   explorerUrl: string;
   /** The extension's URI in the editor, scheme and authority only (vscode://issuepool.issuepool): opens VS Code. */
   editorUri: string;
+  /** The origin people reach the platform at (on-demand pages only; the node command on the Provider Hub). */
+  publicUrl?: string;
 }
 
 export const RUNTIME_MARKERS: RuntimeConfig = {
@@ -35,7 +37,7 @@ const MARKER = /__IP_RUNTIME_([A-Za-z]+)__/g;
 
 export function applyRuntimeMarkers(html: string, runtime: RuntimeConfig): string {
   return html.replace(MARKER, (whole, key: string) =>
-    key in runtime ? escapeHtml(runtime[key as keyof RuntimeConfig]) : whole,
+    key in runtime ? escapeHtml(runtime[key as keyof RuntimeConfig] ?? "") : whole,
   );
 }
 

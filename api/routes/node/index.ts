@@ -1,0 +1,95 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { unauthorized } from "../../errors.ts";
+import { validate } from "../../validate.ts";
+import { enforceRateLimit } from "../../middleware/rate-limit.ts";
+import { requireSession, requireUser } from "../../middleware/session.ts";
+import { computeUnitsOf, networkStatus, nodesOfUser, walletStatus } from "../../services/compute/nodes.ts";
+import { approvePairing, pendingPairingFor } from "../../services/compute/pairing.ts";
+import { CHAT_SIGN_IN_MESSAGE, isPairingCode, MAX_PROMPT_CHARS } from "../../../lib/compute.ts";
+
+/**
+ * The compute network as people use it (spec section 7, "Nodes"; docs/compute-network.md):
+ *
+ * GET    /api/node/compute-units                 signed in -> { computeUnits } (the user's wallet)
+ * GET    /api/node/status?walletAddress=         signed in, own wallet -> { status: Online | Offline }
+ * POST   /api/node/dispatch-task                 { prompt } session + CSRF, per-user limit -> { message }
+ *                                                503/504 'Failed to get response from the network.'
+ * GET    /api/node/nodes                         the user's nodes -> { nodes: [{ id, name, status, lastSeen, computeUnits, ... }] }
+ * DELETE /api/node/nodes/:nodeId                 revoke one of them -> { revoked: true }
+ * GET    /api/node/pairings/:code                a node waiting for the user's approval -> { code, name, backend, ... }
+ * POST   /api/node/pairings/approve              { code } -> the approved pairing
+ * GET    /api/nodes/status                       public -> { nodes: [{ id, status, lastSeen }] } (no address, wallet or user)
+ *
+ * Node tokens are never accepted here: the routes read only the browser
+ * session (or an editor token on reads).
+ */
+export function dispatchRateLimit(ctx: AppContext) {
+  return { name: "node-dispatch", perIp: 3 * ctx.env.NODE_DISPATCH_PER_MINUTE, perUser: ctx.env.NODE_DISPATCH_PER_MINUTE, windowMs: 60_000 };
+}
+export const PAIRING_APPROVAL_RATE_LIMIT = { name: "node-pairing-approve", perIp: 60, perUser: 30, windowMs: 3600 * 1000 };
+
+const Dispatch = z.object({
+  prompt: z
+    .string()
+    .max(MAX_PROMPT_CHARS, `must be at most ${MAX_PROMPT_CHARS} characters`)
+    .refine((p) => p.trim().length > 0, "must not be empty"),
+});
+const WalletQuery = z.object({ walletAddress: z.string().min(1).max(64) });
+const NodeParam = z.object({ nodeId: z.string().regex(/^node_[a-z2-7]{16}$/, "is not a node id") });
+const code = z.string().max(20).refine(isPairingCode, "is not a pairing code (like ABCD-1234)");
+const CodeParam = z.object({ code });
+const Approve = z.object({ code });
+
+export function nodeRoutes(ctx: AppContext) {
+  const db = ctx.database.db;
+  const compute = ctx.compute;
+  const now = () => compute.now();
+  const offlineAfter = () => compute.settings.offlineAfterMs;
+  return new Hono<AppBindings>()
+    .get("/compute-units", async (c) => c.json({ computeUnits: await computeUnitsOf(db, requireUser(c)) }))
+    .get("/status", validate("query", WalletQuery), async (c) =>
+      c.json({ status: await walletStatus(db, requireUser(c), c.req.valid("query").walletAddress, now(), offlineAfter()) }),
+    )
+    .post(
+      "/dispatch-task",
+      async (c, next) => {
+        // Signed in with a browser session before anything else: a visitor is told to sign in, whatever they sent.
+        if (!c.get("session") || !c.get("user")) throw unauthorized(CHAT_SIGN_IN_MESSAGE);
+        await next();
+      },
+      validate("json", Dispatch),
+      async (c) => {
+      const { user } = requireSession(c);
+      await enforceRateLimit(ctx, c, dispatchRateLimit(ctx));
+      const { message } = await compute.dispatch(user, c.req.valid("json").prompt);
+      return c.json({ message });
+      },
+    )
+    .get("/nodes", async (c) => c.json({ nodes: await nodesOfUser(db, requireUser(c), now(), offlineAfter()) }))
+    .delete("/nodes/:nodeId", validate("param", NodeParam), async (c) => {
+      const { user } = requireSession(c);
+      await compute.revoke(user, c.req.valid("param").nodeId);
+      return c.json({ revoked: true });
+    })
+    .get("/pairings/:code", validate("param", CodeParam), async (c) => {
+      const user = requireUser(c);
+      await enforceRateLimit(ctx, c, PAIRING_APPROVAL_RATE_LIMIT);
+      return c.json(await pendingPairingFor(db, user, c.req.valid("param").code, now()));
+    })
+    .post("/pairings/approve", validate("json", Approve), async (c) => {
+      const { user } = requireSession(c);
+      await enforceRateLimit(ctx, c, PAIRING_APPROVAL_RATE_LIMIT);
+      const pairing = await approvePairing(db, user, c.req.valid("json").code, now());
+      ctx.log.info("compute node pairing approved", { userId: user.id, code: pairing.code });
+      return c.json(pairing);
+    });
+}
+
+export function nodesRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>().get("/status", async (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json({ nodes: await networkStatus(ctx.database.db, ctx.compute.now(), ctx.compute.settings.offlineAfterMs) });
+  });
+}

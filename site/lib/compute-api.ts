@@ -1,0 +1,61 @@
+/**
+ * The compute network's calls as the Provider Hub and the chat make them
+ * (spec section 7, "Nodes"), through the site's one API client.
+ */
+import { api } from "./api.ts";
+import type { NodeStatus } from "../../lib/compute.ts";
+
+export interface NetworkNode {
+  id: string;
+  status: NodeStatus;
+  lastSeen: string | null;
+}
+
+export interface OwnNode {
+  id: string;
+  name: string;
+  backend: string;
+  model: string | null;
+  status: NodeStatus;
+  lastSeen: string | null;
+  computeUnits: number;
+  tasksCompleted: number;
+  pairedAt: string;
+}
+
+export interface Pairing {
+  code: string;
+  name: string;
+  backend: string;
+  model: string | null;
+  walletAddress: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export const networkNodes = () => api<{ nodes: NetworkNode[] }>("/api/nodes/status").then((r) => r.nodes);
+export const computeUnits = () => api<{ computeUnits: number }>("/api/node/compute-units").then((r) => r.computeUnits);
+export const walletNodeStatus = (walletAddress: string) =>
+  api<{ status: NodeStatus }>(`/api/node/status?walletAddress=${encodeURIComponent(walletAddress)}`).then((r) => r.status);
+export const ownNodes = () => api<{ nodes: OwnNode[] }>("/api/node/nodes").then((r) => r.nodes);
+export const revokeNode = (nodeId: string) => api<{ revoked: true }>(`/api/node/nodes/${encodeURIComponent(nodeId)}`, { method: "DELETE" });
+export const findPairing = (code: string) => api<Pairing>(`/api/node/pairings/${encodeURIComponent(code)}`);
+export const approvePairing = (code: string) => api<Pairing>("/api/node/pairings/approve", { method: "POST", body: { code } });
+export const dispatchTask = (prompt: string) => api<{ message: string }>("/api/node/dispatch-task", { method: "POST", body: { prompt }, timeoutMs: 60_000 });
+
+/** "just now", "12 s ago", "5 min ago", "3 h ago", else a date: how long since a node was last heard. */
+export function sinceText(iso: string | null, now = Date.now()): string {
+  if (!iso) return "never";
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (seconds < 5) return "just now";
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h ago`;
+  return new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium" });
+}
+
+/** The command the hub shows: the agent with this server and the user's wallet filled in. */
+export function startCommand(serverUrl: string, walletAddress: string, backend?: { url: string; model: string }): string {
+  const base = `bun node-agent/index.ts --server ${serverUrl} --wallet ${walletAddress}`;
+  return backend ? `${base} --backend ${backend.url} --model ${backend.model}` : base;
+}
