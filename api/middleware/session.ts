@@ -8,6 +8,8 @@ import type { User } from "../../db/schema/index.ts";
 
 /** The one write an editor token may make: signing itself out. */
 export const EDITOR_LOGOUT_PATH = "/api/auth/vscode/logout";
+/** Node agents' routes: their bearer is a node token, checked by those routes; sessions never count there. */
+export const NODE_AGENT_PREFIX = "/api/node-agent/";
 
 /**
  * Who is asking: the session behind the cookie, or, for reads only, a VS
@@ -16,9 +18,11 @@ export const EDITOR_LOGOUT_PATH = "/api/auth/vscode/logout";
  * token, so the editor learns at once that it is signed out, and on any
  * write but the editor's own sign-out: editor tokens read, they never act.
  * Otherwise nothing here refuses a request; routes decide with requireUser.
+ * Node agents' routes are left alone: no user or session is loaded there.
  */
 export function loadSession(ctx: AppContext): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
+    if (c.req.path.startsWith(NODE_AGENT_PREFIX)) return next();
     const authorization = c.req.header("authorization");
     const bearer = authorization === undefined ? undefined : /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
     const safe = c.req.method === "GET" || c.req.method === "HEAD";
