@@ -257,7 +257,8 @@ test("a pool manager without admin rights sees why funding is refused", async ({
   await page.getByRole("tab", { name: "Issues" }).click();
   await issueRow(page, 5).getByRole("button", { name: /Set Reward/ }).click();
   const dialog = page.getByRole("dialog", { name: "Set Bounty for Issue #5" });
-  await expect(dialog.getByText("You need admin permissions to fund this repository.")).toBeVisible();
+  // The dialog names what it refuses: setting a bounty, not funding (issue 16).
+  await expect(dialog.getByText("You need admin permissions to set a bounty on this repository.")).toBeVisible();
   await expect(dialog.getByRole("button", { name: "Set XDC Bounty" })).toBeDisabled();
   // The dialog: labelled Close button, at most 90% of the viewport high, focus kept inside.
   await expect(dialog.getByRole("button", { name: "Close" })).toBeVisible();

@@ -160,7 +160,7 @@ export function SetBountyDialog(props: SetBountyDialogProps) {
         )}
         {noAdmin && !exists && (
           <Notice tone="warning" icon="lock">
-            You need admin permissions to fund this repository.
+            You need admin permissions to set a bounty on this repository.
           </Notice>
         )}
 
