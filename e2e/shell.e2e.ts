@@ -10,6 +10,8 @@ test("the 404 page answers HTTP 404 and reads '404 Page Not Found'", async ({ pa
   const response = await page.goto("/no/such/page/here");
   expect(response?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "404 Page Not Found" })).toBeVisible();
+  // Said once: the spec's text, not a big "404" above it as well.
+  expect((await page.getByRole("main").innerText()).match(/404/g)).toHaveLength(1);
   await page.getByRole("link", { name: "Explore bounties" }).click();
   await expect(page).toHaveURL(/\/repos$/);
 });
