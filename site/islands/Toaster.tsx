@@ -1,7 +1,10 @@
-import { useStore } from "@nanostores/react";
+import { useStore } from "./ui/use-store.ts";
 import { Toast } from "radix-ui";
 import { $toasts, dismissToast, type Toast as ToastItem, type ToastAction } from "../stores/toast.ts";
 import { buttonClass } from "../lib/ui.ts";
+
+/** Mounted on the client only (site/lib/toaster-mount.ts): no server render to match. */
+const NO_TOASTS: ToastItem[] = [];
 
 const tone: Record<ToastItem["type"], string> = {
   success: "border-success/40 bg-card",
@@ -15,7 +18,7 @@ const tone: Record<ToastItem["type"], string> = {
  * viewport is at most 420 px wide from medium screens up.
  */
 export default function Toaster() {
-  const toasts = useStore($toasts);
+  const toasts = useStore($toasts, NO_TOASTS);
   return (
     <Toast.Provider swipeDirection="right" swipeThreshold={50}>
       {toasts.map((t) => (

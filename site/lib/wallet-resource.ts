@@ -18,6 +18,8 @@ export interface ResourceState<T> {
 
 export interface Resource<T> {
   $state: ReadableAtom<ResourceState<T>>;
+  /** The state before anything loaded: what a server render shows. */
+  readonly initial: ResourceState<T>;
   /** Loads unless the data is fresh (`force` loads anyway). Never throws. */
   load(options?: { force?: boolean }): Promise<void>;
   /** Starts the refetch triggers; returns the function that stops them. */
@@ -36,7 +38,8 @@ export interface ResourceOptions {
 const RETRY_DELAY_MS = 1000;
 
 export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOptions): Resource<T> {
-  const $state = atom<ResourceState<T>>({ data: undefined, error: null, loading: false, updatedAt: 0 });
+  const initial: ResourceState<T> = Object.freeze({ data: undefined, error: null, loading: false, updatedAt: 0 });
+  const $state = atom<ResourceState<T>>(initial);
   let inFlight: Promise<void> | undefined;
   let watchers = 0;
   let stopTriggers: (() => void) | undefined;
@@ -88,6 +91,7 @@ export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOp
 
   return {
     $state,
+    initial,
     load,
     watch() {
       if (watchers++ === 0) stopTriggers = startTriggers();

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { useStore } from "@nanostores/react";
+import { useStore } from "../ui/use-store.ts";
 import { api, errorMessage } from "../../lib/api.ts";
 import {
   isBountySet,
@@ -51,8 +51,8 @@ export default function RepoDetail(props: RepoDetailProps) {
   const hydrated = useHydrated();
   // The first client render must equal the server's (which knows no session),
   // even when the header has already loaded the user by the time this hydrates.
-  const storedUser = useStore($user);
-  const storedReady = useStore($sessionReady);
+  const storedUser = useStore($user, null);
+  const storedReady = useStore($sessionReady, false);
   const user = hydrated ? storedUser : null;
   const ready = hydrated && storedReady;
   const [hint, setHint] = useState<string | null>(null);

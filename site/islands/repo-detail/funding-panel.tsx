@@ -1,5 +1,5 @@
 import { useEffect, useState, type ReactNode } from "react";
-import { useStore } from "@nanostores/react";
+import { useResourceState } from "../ui/use-store.ts";
 import { api } from "../../lib/api.ts";
 import { walletInfo } from "../../lib/wallet-data.ts";
 import { FUNDING_STATUS_POLL_MS, fromApi, type Currency } from "../../lib/funding-rules.ts";
@@ -59,7 +59,7 @@ export function FundingPanel(props: FundingPanelProps) {
   const userKey = user ? String(user.id) : null;
 
   // The wallet info the header's wallet box shows too (fresh 30 s, refetched on focus): one source, refreshed together.
-  const wallet = useStore(walletInfo.$state);
+  const wallet = useResourceState(walletInfo);
   useEffect(() => (userKey ? walletInfo.watch() : undefined), [userKey]);
   const roxn = useResource(userKey && `roxn:${userKey}`, () => api<{ balance: string }>("/api/token/balance"));
   const [allowanceOverride, setAllowanceOverride] = useState<bigint | null>(null);

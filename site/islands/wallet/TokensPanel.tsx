@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { useStore } from "@nanostores/react";
+import { useResourceState } from "../ui/use-store.ts";
 import type { Symbol } from "../../lib/format.ts";
 import { formatBalance, tokenCatalogue, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
 import { Icon } from "../ui/icon.tsx";
@@ -12,9 +12,9 @@ function balanceText(symbol: Symbol, value: string | undefined, error: string | 
 
 /** The Tokens tab (spec section 2): XDC, ROXN and USDC with explorer links and the 30-second note. */
 export function TokensPanel({ userId }: { userId: number }) {
-  const info = useStore(walletInfo.$state);
-  const usdc = useStore(usdcBalance(userId).$state);
-  const catalogue = useStore(tokenCatalogue.$state);
+  const info = useResourceState(walletInfo);
+  const usdc = useResourceState(usdcBalance(userId));
+  const catalogue = useResourceState(tokenCatalogue);
   useEffect(() => void tokenCatalogue.load(), []);
 
   const balanceOf: Record<Symbol, string | undefined> = { XDC: info.data?.balance, ROXN: info.data?.tokenBalance, USDC: usdc.data?.balance };

@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { useStore } from "@nanostores/react";
+import { useResourceState } from "../ui/use-store.ts";
 import { badgeClass } from "../../lib/ui.ts";
 import { formatBalance, onrampTransactions, sentTransactions, type OnrampTransaction, type SentTransaction } from "../../lib/wallet-data.ts";
 import { Button } from "../ui/button.tsx";
@@ -86,8 +86,8 @@ function SendRow({ tx }: { tx: SentTransaction }) {
  * this wallet.
  */
 export function TransactionsPanel() {
-  const onramp = useStore(onrampTransactions.$state);
-  const sends = useStore(sentTransactions.$state);
+  const onramp = useResourceState(onrampTransactions);
+  const sends = useResourceState(sentTransactions);
   useEffect(() => {
     void onrampTransactions.load();
     void sentTransactions.load();

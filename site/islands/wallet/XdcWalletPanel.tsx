@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { useStore } from "@nanostores/react";
+import { useResourceState } from "../ui/use-store.ts";
 import { QRCodeSVG } from "qrcode.react";
 import type { Symbol } from "../../lib/format.ts";
 import { cardClass } from "../../lib/ui.ts";
@@ -21,8 +21,8 @@ export const qrValue = (address: string) => `xdc:${address.replace(/^xdc/i, "")}
  * withdrawing XDC for INR, and (beyond the spec) sending and the export.
  */
 export function XdcWalletPanel(props: { address: string; userId: number; returnTo: ReturnPage; onSent: () => void; compact?: boolean }) {
-  const info = useStore(walletInfo.$state);
-  const usdc = useStore(usdcBalance(props.userId).$state);
+  const info = useResourceState(walletInfo);
+  const usdc = useResourceState(usdcBalance(props.userId));
   const [opening, setOpening] = useState<"buy" | "sell" | null>(null);
   const refreshing = info.loading || usdc.loading;
 
