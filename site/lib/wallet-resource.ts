@@ -102,3 +102,47 @@ export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOp
     },
   };
 }
+
+/** Delays between re-reads of a list with unsettled rows: quick at first, then backing off to every 30 s. */
+export const SETTLE_POLL_MS = [1000, 2000, 4000, 8000, 15_000, 30_000];
+
+/**
+ * Re-reads a list while any of its rows is unsettled (a send still
+ * "pending"), with backoff, and calls `onSettled` when a row that was
+ * unsettled has settled, so figures that depend on it (the balance) follow.
+ * A new unsettled row starts the backoff again. Issue 16: the list said
+ * "Pending" long after the transfer was confirmed, until a manual refresh.
+ * Returns the function that stops watching.
+ */
+export function watchUntilSettled<Row extends { id: string }>(
+  resource: Resource<Row[]>,
+  isUnsettled: (row: Row) => boolean,
+  onSettled: () => void,
+  delays: readonly number[] = SETTLE_POLL_MS,
+): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let attempt = 0;
+  let unsettled = new Set<string>();
+  const check = (state: ResourceState<Row[]>) => {
+    if (state.loading || state.data === undefined) return;
+    const now = new Set(state.data.filter(isUnsettled).map((row) => row.id));
+    const settled = [...unsettled].some((id) => !now.has(id));
+    if ([...now].some((id) => !unsettled.has(id))) attempt = 0;
+    unsettled = now;
+    if (settled) onSettled();
+    clearTimeout(timer);
+    timer = undefined;
+    if (now.size === 0) {
+      attempt = 0;
+      return;
+    }
+    const delay = delays[Math.min(attempt, delays.length - 1)]!;
+    attempt++;
+    timer = setTimeout(() => void resource.load({ force: true }), delay);
+  };
+  const stop = resource.$state.subscribe(check);
+  return () => {
+    stop();
+    clearTimeout(timer);
+  };
+}

@@ -73,7 +73,9 @@ function SendRow({ tx }: { tx: SentTransaction }) {
         <p className="font-semibold tabular-nums">
           {formatBalance(tx.amount, tx.token)} {tx.token}
         </p>
-        <span className={`${badgeClass} mt-1 ${statusTone(tx.status)}`}>{capitalise(tx.status)}</span>
+        <span className={`${badgeClass} mt-1 ${statusTone(tx.status)}`} data-status={tx.status}>
+          {capitalise(tx.status)}
+        </span>
       </div>
     </li>
   );

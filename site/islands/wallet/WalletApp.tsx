@@ -1,7 +1,8 @@
 import { useEffect } from "react";
 import { Tabs } from "radix-ui";
 import { watchSession } from "../../stores/session.ts";
-import { onrampTransactions, refreshWallet, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
+import { onrampTransactions, refreshWallet, sentTransactions, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
+import { watchUntilSettled } from "../../lib/wallet-resource.ts";
 import { handleOnrampReturn, type ReturnPage } from "../../lib/wallet-onramp.ts";
 import { cardClass } from "../../lib/ui.ts";
 import { XdcWalletPanel } from "./XdcWalletPanel.tsx";
@@ -34,6 +35,15 @@ export default function WalletApp({ address, userId, returnTo = "/wallet", compa
     if (!address) return;
     const stops = [walletInfo.watch(), usdcBalance(userId).watch()];
     handleOnrampReturn(() => Promise.all([refreshWallet(userId), onrampTransactions.load({ force: true })]));
+    // Rows still under way are read again until they settle, and the balances with them (issue 16).
+    const balances = () => {
+      void walletInfo.load({ force: true });
+      void usdcBalance(userId).load({ force: true });
+    };
+    stops.push(
+      watchUntilSettled(sentTransactions, (tx) => tx.status === "pending", balances),
+      watchUntilSettled(onrampTransactions, (tx) => tx.status === "pending" || tx.status === "processing", balances),
+    );
     return () => stops.forEach((stop) => stop());
   }, [address, userId]);
 
