@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { parseEther } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { showUnits, shownUnits, signIn } from "./support.ts";
 
@@ -242,6 +243,9 @@ test("sending: bad addresses and amounts give clear errors and send nothing; a g
   expect((await refused.json()).error).toBe("Invalid address checksum");
   expect((await (await page.request.get("/api/wallet/sends")).json()).sends).toEqual([]);
 
+  const headerBalance = page.locator("[data-wallet-box] [data-wallet-balance]");
+  await expect(headerBalance).toHaveText(/\d XDC$/);
+  const before = shownUnits((await headerBalance.textContent())!, 4);
   await to.fill(`xdc${recipient.slice(2).toLowerCase()}`);
   await amount.fill("1.5");
   await review.click();
@@ -258,5 +262,33 @@ test("sending: bad addresses and amounts give clear errors and send nothing; a g
   await expect(sent).toContainText(`xdc${recipient.slice(2)}`);
   await expect(sent).toContainText("1.5000 XDC");
   await expect(sent).toContainText(/0x[0-9a-f]{8}/);
+  // Nothing clicked: the row is read again until it settles, and the balance follows (issue 16).
+  await expect(sent.locator("[data-status]")).toHaveText("Confirmed", { timeout: 20_000 });
+  await expect.poll(async () => shownUnits((await headerBalance.textContent())!, 4)).toBeLessThanOrEqual(before - shownUnits("1.5", 4));
   expect((await (await page.request.get("/api/wallet/sends")).json()).sends).toHaveLength(1);
+});
+
+test("Max leaves exactly the 0.1 XDC the form promises, after the network fee", async ({ page }) => {
+  // carol's XDC is only read by other journeys; nothing is sent here.
+  await signIn(page, "carol", "/wallet");
+  await expect(balanceOf(page, "XDC")).toHaveText(/\d/);
+  const info = await (await page.request.get("/api/wallet/info")).json();
+  const balance = parseEther(info.balance);
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Send from your wallet" });
+  await expect(dialog.getByText("0.1 XDC stays in the wallet for network fees.")).toBeVisible();
+  await dialog.getByLabel("Recipient address").fill(privateKeyToAccount(generatePrivateKey()).address);
+  await dialog.getByRole("button", { name: "Max" }).click();
+  const amount = dialog.getByLabel("Amount (XDC)");
+  await expect(amount).not.toHaveValue("");
+  const quoted = page.waitForResponse((r) => r.url().includes("/api/wallet/send-quote"));
+  await dialog.getByRole("button", { name: "Review" }).click();
+  const quote = await (await quoted).json();
+  // Amount plus fee is everything but the reserve: not a wei more (issue 16: Max filled balance - 0.1, and the fee came on top).
+  expect(parseEther(quote.total)).toBe(balance - parseEther("0.1"));
+  expect(parseEther(quote.amount)).toBe(balance - parseEther("0.1") - parseEther(quote.fee));
+  const confirm = page.getByRole("dialog", { name: "Confirm the transfer" });
+  await expect(confirm.locator("[data-send-confirmation]")).toContainText("Total");
+  await confirm.getByRole("button", { name: "Back" }).click();
+  await page.keyboard.press("Escape");
 });
