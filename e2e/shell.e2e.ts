@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { signIn } from "./support.ts";
 
 test("/ goes to /repos", async ({ page }) => {
   await page.goto("/");
@@ -105,6 +106,26 @@ test.describe("at 375 px", () => {
     await page.getByRole("button", { name: "Open menu" }).click();
     await sheet.getByRole("link", { name: "FAQ" }).click();
     await expect(page).toHaveURL(/\/faq$/);
+  });
+});
+
+test.describe("at 375 px, signed in", () => {
+  test.use({ viewport: { width: 375, height: 812 } });
+
+  test("the side sheet holds the wallet box: XDC balance to 4 decimals and the short address", async ({ page }) => {
+    await signIn(page, "bob", "/repos");
+    const user = await (await page.request.get("/api/auth/user")).json();
+    await page.getByRole("button", { name: "Open menu" }).click();
+    const sheet = page.getByRole("dialog", { name: "Menu" });
+    const box = sheet.locator("[data-sheet-wallet-box]");
+    await expect(box).toBeVisible();
+    await expect(box.locator("[data-wallet-balance]")).toHaveText(/^\d[\d,]*\.\d{4} XDC$/);
+    const address = user.xdcWalletAddress as string;
+    await expect(box.locator("[data-wallet-address]")).toHaveText(`${address.slice(0, 6)}…${address.slice(-4)}`);
+    const fits = (await box.boundingBox())!;
+    expect(fits.x + fits.width).toBeLessThanOrEqual(375);
+    await box.click();
+    await expect(page).toHaveURL(/\/wallet$/);
   });
 });
 
