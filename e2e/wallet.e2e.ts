@@ -259,13 +259,26 @@ test("sending: bad addresses and amounts give clear errors and send nothing; a g
 
   await page.getByRole("tab", { name: "Transactions" }).click();
   const sent = page.locator("[data-sent-transaction]").first();
-  await expect(sent).toContainText(`xdc${recipient.slice(2)}`);
+  // Shortened as in the header, the full address in its title and on copy.
+  const shownTo = sent.locator("[data-full-address]");
+  await expect(shownTo).toHaveAttribute("title", `xdc${recipient.slice(2)}`);
+  await expect(shownTo).toHaveText(`xdc${recipient.slice(2, 5)}…${recipient.slice(-4)}`);
   await expect(sent).toContainText("1.5000 XDC");
-  await expect(sent).toContainText(/0x[0-9a-f]{8}/);
+  await expect(sent).toContainText(/0x[0-9a-f]{8}…[0-9a-f]{6}/);
   // Nothing clicked: the row is read again until it settles, and the balance follows (issue 16).
   await expect(sent.locator("[data-status]")).toHaveText("Confirmed", { timeout: 20_000 });
   await expect.poll(async () => shownUnits((await headerBalance.textContent())!, 4)).toBeLessThanOrEqual(before - shownUnits("1.5", 4));
   expect((await (await page.request.get("/api/wallet/sends")).json()).sends).toHaveLength(1);
+
+  // At 375 px the row stacks instead of breaking the address over five lines and the date over four (issue 16).
+  await page.setViewportSize({ width: 375, height: 812 });
+  const line = async (locator: import("@playwright/test").Locator) => (await locator.boundingBox())!.height;
+  expect(await line(shownTo)).toBeLessThan(24);
+  expect(await line(sent.locator("time"))).toBeLessThan(24);
+  expect(await line(sent.locator("[data-transaction-hash] > :first-child"))).toBeLessThan(24);
+  const row = (await sent.boundingBox())!;
+  expect(row.x + row.width).toBeLessThanOrEqual(375);
+  expect(row.height).toBeLessThan(130);
 });
 
 test("Max leaves exactly the 0.1 XDC the form promises, after the network fee", async ({ page }) => {

@@ -79,13 +79,13 @@ export default function WalletApp({ address, userId, returnTo = "/wallet", compa
           Transactions
         </Tabs.Trigger>
       </Tabs.List>
-      <Tabs.Content value="wallet" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
+      <Tabs.Content value="wallet" className={`${cardClass} p-4 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
         <XdcWalletPanel address={address} userId={userId} returnTo={returnTo} onSent={onSent} />
       </Tabs.Content>
-      <Tabs.Content value="tokens" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
+      <Tabs.Content value="tokens" className={`${cardClass} p-4 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
         <TokensPanel userId={userId} />
       </Tabs.Content>
-      <Tabs.Content value="transactions" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
+      <Tabs.Content value="transactions" className={`${cardClass} p-4 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
         <TransactionsPanel />
       </Tabs.Content>
     </Tabs.Root>
