@@ -197,7 +197,8 @@ test("selling XDC for INR: the platform sends the XDC to the simulator's deposit
   await provider.getByLabel("Amount of XDC to sell").fill("5");
   await provider.getByRole("button", { name: "Continue" }).click();
   await provider.getByRole("button", { name: "Complete payment" }).click();
-  await expect(provider.getByText("Purchase Successful", { exact: true })).toBeVisible({ timeout: 30_000 });
+  // A sale says so (issue 16: it read "Purchase Successful").
+  await expect(provider.getByText("Sale Successful", { exact: true })).toBeVisible({ timeout: 30_000 });
   await expect(provider).toHaveURL(/\/wallet$/);
   await expect.poll(() => xdcShown(provider)).toBeLessThanOrEqual(before - shownUnits("5", 4));
 

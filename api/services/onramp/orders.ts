@@ -20,6 +20,8 @@ import { hostedPageUrl, ONRAMP_NETWORK, type OnrampKind } from "./provider.ts";
  */
 export const RETURN_PAGES = ["/wallet", "/vscode/wallet"] as const;
 export type ReturnPage = (typeof RETURN_PAGES)[number];
+/** The query parameter that marks a return from a sale (the provider keeps it and adds status and orderId). */
+export const RETURN_KIND_PARAM = "onramp";
 
 export interface OnrampMetadata {
   transactionType: "onramp" | "offramp";
@@ -60,7 +62,8 @@ export async function startOnrampOrder(
   });
   const url = hostedPageUrl(ctx.env, input.kind, {
     walletAddress: toXdcAddress(wallet.address),
-    redirectUrl: `${ctx.env.PUBLIC_URL}${input.returnTo ?? "/wallet"}`,
+    // A sale comes back marked as one, so the notice says "Sale", not "Purchase" (issue 16).
+    redirectUrl: `${ctx.env.PUBLIC_URL}${input.returnTo ?? "/wallet"}${input.kind === "sell" ? `?${RETURN_KIND_PARAM}=sell` : ""}`,
     merchantReference,
   });
   return { url, id };
