@@ -306,3 +306,20 @@ test("Max leaves exactly the 0.1 XDC the form promises, after the network fee", 
   await confirm.getByRole("button", { name: "Back" }).click();
   await page.keyboard.press("Escape");
 });
+
+test("the hourly code limit is titled as a limit, with the time to wait", async ({ page }) => {
+  // erin asks for no other code in these journeys: the limit is 3 an hour per user.
+  await signIn(page, "erin", "/wallet");
+  await page.getByRole("button", { name: "Export to MetaMask" }).click();
+  const dialog = page.getByRole("dialog", { name: "Export to MetaMask" });
+  await dialog.getByRole("button", { name: "Send code" }).click();
+  for (let i = 0; i < 3; i++) {
+    await expect(dialog.getByRole("button", { name: "Send a new code" })).toBeEnabled();
+    await dialog.getByRole("button", { name: "Send a new code" }).click();
+  }
+  const alert = dialog.getByRole("alert");
+  await expect(alert).toContainText("Too many codes requested");
+  await expect(alert).toContainText(/You asked for 3 codes in the last hour\. Try again in \d+ minutes?\./);
+  await expect(alert).not.toContainText("Failed to send OTP");
+  await page.keyboard.press("Escape");
+});

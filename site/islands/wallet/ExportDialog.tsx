@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, errorMessage } from "../../lib/api.ts";
+import { api, ApiRequestError, errorMessage } from "../../lib/api.ts";
 import { configureMetaMask, MetaMaskError, type NetworkConfig } from "../../lib/wallet-metamask.ts";
 import { OtpInput } from "../ui/otp-input.tsx";
 import { Button } from "../ui/button.tsx";
@@ -89,8 +89,10 @@ export function ExportDialog({ address }: { address: string }) {
       const { message } = await api<{ message: string }>("/api/wallet/export-request", { method: "POST" });
       setCodeSent(message || "We sent a 6-digit code to your e-mail address.");
     } catch (err) {
+      // The server's title says what happened: the spec's 'Failed to send OTP', or a limit ('Too many codes requested').
       const message = errorMessage(err, "Failed to send OTP");
-      setProblem(message === "Failed to send OTP" ? { message } : { title: "Failed to send OTP", message });
+      const title = err instanceof ApiRequestError && err.title ? err.title : "Failed to send OTP";
+      setProblem(message === title ? { message } : { title, message });
     } finally {
       setSending(false);
     }
