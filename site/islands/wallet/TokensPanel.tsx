@@ -41,9 +41,16 @@ export function TokensPanel({ userId }: { userId: number }) {
                   <span className="font-semibold tabular-nums sm:hidden">{balanceText(token.symbol, value, error)}</span>
                 </p>
                 <p className="text-sm text-muted-foreground">{token.name}</p>
-                <p className="truncate font-mono text-xs text-muted-foreground" title={token.contractAddress ?? undefined}>
-                  {token.contractAddress ?? "Native coin of the XDC Network"}
-                </p>
+                {token.contractAddress ? (
+                  <p className="truncate font-mono text-xs text-muted-foreground" title={token.contractAddress} data-token-contract>
+                    {token.contractAddress}
+                  </p>
+                ) : (
+                  // Words, not an address: the body font (issue 16: it was set in the monospace address font).
+                  <p className="text-xs text-muted-foreground" data-token-contract>
+                    Native coin of the XDC Network
+                  </p>
+                )}
               </div>
               <div className="col-start-2 sm:col-start-auto sm:text-right">
                 <p className="hidden font-semibold tabular-nums sm:block">{balanceText(token.symbol, value, error)}</p>

@@ -158,9 +158,9 @@ export function TransactionsPanel() {
     <div className="grid gap-8">
       <section aria-labelledby="onramp-title" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">
-          <h3 id="onramp-title" className="font-semibold">
+          <h2 id="onramp-title" className="font-semibold">
             Purchases and withdrawals
-          </h3>
+          </h2>
           <Button variant="ghost" size="sm" onClick={() => void onrampTransactions.load({ force: true })} disabled={onramp.loading} aria-label="Refresh transactions">
             <Icon name="refresh" className={`h-4 w-4 ${onramp.loading ? "animate-spin" : ""}`} /> Refresh
           </Button>
@@ -193,9 +193,9 @@ export function TransactionsPanel() {
 
       <section aria-labelledby="sends-title" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">
-          <h3 id="sends-title" className="font-semibold">
+          <h2 id="sends-title" className="font-semibold">
             Sent from this wallet
-          </h3>
+          </h2>
           <Button variant="ghost" size="sm" onClick={() => void sentTransactions.load({ force: true })} disabled={sends.loading} aria-label="Refresh sent transactions">
             <Icon name="refresh" className={`h-4 w-4 ${sends.loading ? "animate-spin" : ""}`} /> Refresh
           </Button>

@@ -64,7 +64,7 @@ export function XdcWalletPanel(props: { address: string; userId: number; returnT
 
         <div>
           <div className="flex items-center justify-between gap-2">
-            <h3 className="text-sm font-medium text-muted-foreground">Balances</h3>
+            <h2 className="text-sm font-medium text-muted-foreground">Balances</h2>
             <Button variant="ghost" size="sm" onClick={refresh} disabled={refreshing} aria-label="Refresh balances">
               <Icon name="refresh" className={`h-4 w-4 ${refreshing ? "animate-spin" : ""}`} /> Refresh
             </Button>
