@@ -21,10 +21,11 @@ async function expectToast(page: Page, title: string, message?: string | RegExp)
   if (message) await expect(item).toContainText(message);
 }
 
+/** Moderate, serious and critical findings, colour contrast included (issue 16: moderate ones used to pass). */
 async function axe(page: Page) {
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+  const reported = results.violations.filter((v) => v.impact === "moderate" || v.impact === "serious" || v.impact === "critical");
+  expect(reported.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 
 async function setTheme(page: Page, theme: "light" | "dark") {
@@ -298,7 +299,9 @@ test("a failed bounty lookup shows 'Error' with the first 100 characters as a to
 test.describe("at 1440 and 375 px", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
   for (const theme of ["light", "dark"] as const) {
-  test(`no serious accessibility violation, ${theme}, signed out and signed in, 1440 and 375 px`, async ({ page }, testInfo) => {
+  test(`no accessibility violation of moderate impact or more, ${theme}, signed out and signed in, 1440 and 375 px`, async ({ page }, testInfo) => {
+    // Seven axe runs and two sign-ins: more than the default minute on a busy machine.
+    test.slow();
     await page.goto(KIT);
     await setTheme(page, theme);
     await axe(page);
