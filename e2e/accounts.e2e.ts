@@ -61,6 +61,29 @@ test("the VS Code variant shows its own sign-in card", async ({ page }) => {
   await expect(page.getByRole("link", { name: "Continue with GitHub" })).toHaveAttribute("href", /source=vscode/);
 });
 
+test("a VS Code sign-in ends on a page of ours, which opens the editor", async ({ page }) => {
+  const handoffs: string[] = [];
+  page.on("response", (response) => {
+    if (response.url().includes("/api/auth/vscode/finalize-onboarding")) handoffs.push(response.headers()["location"] ?? "");
+  });
+  await page.goto("/auth?source=vscode");
+  await page.getByRole("link", { name: "Continue with GitHub" }).click();
+  await page.locator('button[name="login"][value="carol"]').click();
+  // Not the GitHub emulator's authorize page, where a redirect to vscode:// used to leave the browser (issue 16).
+  const ours = new URL(test.info().project.use.baseURL!);
+  await expect(page).toHaveURL((url) => url.origin === ours.origin && url.pathname === "/vscode/connected");
+  await expect(page.getByRole("heading", { name: "Return to VS Code" })).toBeVisible();
+  await expect(page.getByText("Signed in as @carol.")).toBeVisible();
+  // The page opened the editor by itself: the hand-over answered with the editor's URI (and the page stayed).
+  await expect.poll(() => handoffs).toEqual([expect.stringMatching(/^vscode:\/\/issuepool\.issuepool\/auth\?token=/)]);
+  expect(new URL(page.url()).origin).toBe(ours.origin);
+  // Coming back to it later does not hand over again without a click.
+  await page.reload();
+  await expect(page.getByRole("link", { name: "Open VS Code" })).toBeVisible();
+  await page.waitForLoadState("networkidle");
+  expect(handoffs).toHaveLength(1);
+});
+
 test("a signed-in pool manager's header holds Profile, Provider Hub and Sign out", async ({ page }) => {
   await signIn(page, "alice");
   await expectSignedIn(page);

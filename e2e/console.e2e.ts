@@ -20,6 +20,7 @@ const SIGNED_OUT = [
   "/register/pool-manager",
   "/embed/issuepool-demo/xdc-wallet-kit",
   "/vscode/wallet",
+  "/vscode/connected",
   "/no/such/page/here",
 ];
 const SIGNED_IN = [
@@ -27,6 +28,7 @@ const SIGNED_IN = [
   "/profile",
   "/wallet",
   "/vscode/wallet",
+  "/vscode/connected",
   "/my-repos",
   "/repos/register",
   "/repos/issuepool-demo/xdc-wallet-kit",

@@ -49,3 +49,16 @@ export function takeOAuthStateCookie(c: Context, env: Env): string | undefined {
   deleteCookie(c, OAUTH_STATE_COOKIE, { path: "/api/auth/github", secure: isSecure(env) });
   return state;
 }
+
+/**
+ * Set by the sign-in callback of an editor sign-in: the next visit to
+ * /vscode/connected (within 2 minutes) opens the editor by itself. Without it
+ * that page waits for a click, so a link from another site cannot make the
+ * browser hand a token to the editor.
+ */
+export const VSCODE_HANDOFF_COOKIE = "ip_vscode_handoff";
+export const VSCODE_CONNECTED_PAGE = "/vscode/connected";
+
+export function setVscodeHandoffCookie(c: Context, env: Env): void {
+  setCookie(c, VSCODE_HANDOFF_COOKIE, "1", { httpOnly: true, secure: isSecure(env), sameSite: "Lax", path: VSCODE_CONNECTED_PAGE, maxAge: 120 });
+}

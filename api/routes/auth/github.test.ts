@@ -133,11 +133,20 @@ describe("GitHub sign-in", () => {
     }
   });
 
-  test("a VS Code sign-in of a registered user hands the editor its token from the callback itself", async () => {
+  test("a VS Code sign-in of a registered user ends on a page of ours, which hands the editor its token", async () => {
     await ensureRegistered("grace", "contributor");
     const { state, callback } = await authorize("grace", "source=vscode", "198.51.100.24");
     const res = await back(callback, `ip_oauth_state=${state}`, "198.51.100.24");
-    const location = new URL(res.headers.get("location")!);
+    // Not straight to vscode://, which leaves the browser on GitHub's page (issue 16): to /vscode/connected, with
+    // the short-lived mark that lets that page open the editor without a click.
+    expect(res.headers.get("location")).toBe("/vscode/connected");
+    expect(setCookie(res, "ip_vscode_handoff")).toBe("1");
+    expect(res.headers.getSetCookie().find((c) => c.startsWith("ip_vscode_handoff="))).toMatch(/HttpOnly/i);
+    const session = `ip_session=${setCookie(res, "ip_session")}`;
+    const handoff = await stack.t.app.request("/api/auth/vscode/finalize-onboarding", {
+      headers: { Cookie: session, "Sec-Fetch-Site": "same-origin", "X-Forwarded-For": "198.51.100.24" },
+    });
+    const location = new URL(handoff.headers.get("location")!);
     expect(location.protocol).toBe("vscode:");
     expect(location.searchParams.get("token")).toStartWith("ipv_");
   });

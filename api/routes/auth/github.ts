@@ -3,10 +3,16 @@ import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
-import { readSessionCookie, setOAuthStateCookie, setSessionCookies, takeOAuthStateCookie } from "../../middleware/cookies.ts";
+import {
+  readSessionCookie,
+  setOAuthStateCookie,
+  setSessionCookies,
+  setVscodeHandoffCookie,
+  takeOAuthStateCookie,
+  VSCODE_CONNECTED_PAGE,
+} from "../../middleware/cookies.ts";
 import { clientAddress } from "../../middleware/client-address.ts";
 import { finishGitHubSignIn, SIGN_IN_ATTEMPT_TTL_MS, SignInError, startGitHubSignIn } from "../../services/auth/github-sign-in.ts";
-import { vscodeHandoffUrl } from "./vscode.ts";
 
 export const SIGN_IN_RATE_LIMIT = { name: "signin", perIp: 30, windowMs: 10 * 60 * 1000 };
 
@@ -53,9 +59,13 @@ export function githubSignInRoutes(ctx: AppContext) {
           userAgent: c.req.header("user-agent"),
         });
         setSessionCookies(c, ctx.env, done.sessionToken, done.sessionExpiresAt, done.user.role);
-        // The editor hand-over right here: this request completed a sign-in our own page started (state and PKCE
-        // checked), while the redirect chain from GitHub reads as cross-site to finalize-onboarding.
-        if (done.source === "vscode" && done.user.isProfileComplete) return c.redirect(await vscodeHandoffUrl(ctx, done.user.id), 302);
+        // The editor hand-over goes through a page of ours, so the browser ends there and not on GitHub's
+        // authorize page (a redirect to vscode:// commits no page; issue 16). This request completed a sign-in our
+        // own page started (state and PKCE checked): the cookie lets that page open the editor without a click.
+        if (done.source === "vscode" && done.user.isProfileComplete) {
+          setVscodeHandoffCookie(c, ctx.env);
+          return c.redirect(VSCODE_CONNECTED_PAGE, 302);
+        }
         return c.redirect(afterSignIn(done), 302);
       } catch (err) {
         if (!(err instanceof SignInError)) throw err;
