@@ -225,6 +225,8 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
 test("a signed-in user without a role gets 'Role Selection Required', then contributes", async ({ page }) => {
   await signIn(page, "grace", KIT);
   await page.goto(KIT);
+  // The page tells her what the bot's comment tells her: Contribute (issue 16).
+  await expect(page.locator("[data-claim-how-to=newcomer]")).toContainText("Choose Contribute on the issue");
   await issueRow(page, 3).getByRole("button", { name: /Contribute/ }).click();
   await expectToast(page, "Role Selection Required", "Please select your role as Pool Manager or Contributor");
   const notice = toasts(page, "Role Selection Required");
@@ -238,8 +240,12 @@ test("a signed-in user without a role gets 'Role Selection Required', then contr
 
   await expectToast(page, "Success!", "You're now registered to contribute to this issue.");
   await expect(page).toHaveURL(new RegExp(`${KIT}$`));
-  // Contributors do not see Contribute (the check is role-based).
+  // Contributors do not see Contribute (the check is role-based): the page tells them the /attempt comment the bot's
+  // comment tells them (issue 16: both said "choose Contribute").
   await expect(issueRow(page, 3).getByRole("button", { name: /Contribute/ })).toHaveCount(0);
+  const howTo = page.locator("[data-claim-how-to=contributor]");
+  await expect(howTo).toContainText("Comment /attempt on the issue on GitHub.");
+  await expect(howTo).not.toContainText("Contribute");
 });
 
 test("Contribute while signed out signs in and comes back to contribute", async ({ page }) => {

@@ -19,6 +19,7 @@ import { issueBounty, rememberBounty } from "./bounty-cache.ts";
 import { useContribute } from "./contribute.tsx";
 import { FundingPanel } from "./funding-panel.tsx";
 import { IssuesTable, type RewardState, type ViewerRole } from "./issues-table.tsx";
+import { ClaimHowTo } from "./claim-how-to.tsx";
 import { SetBountyDialog } from "./set-bounty-dialog.tsx";
 import { BountyDecisionDialog, type DecisionMode } from "./bounty-decision-dialog.tsx";
 import { Notice, Tabs, TooltipProvider, useHydrated } from "./ui.tsx";
@@ -267,6 +268,7 @@ export default function RepoDetail(props: RepoDetailProps) {
                     <Notice tone="warning">Your GitHub view of this repository could not be loaded; showing its public data.</Notice>
                   )}
                   {!repo.registered && <NotRegistered role={role} />}
+                  {repo.registered && repo.issues.length > 0 && <ClaimHowTo role={role} />}
                   {repo.registered || repo.issues.length > 0 ? (
                     <IssuesTable
                       repo={repo}
