@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useStore } from "../ui/use-store.ts";
 import { api, errorMessage } from "../../lib/api.ts";
 import {
@@ -20,11 +20,15 @@ import { useContribute } from "./contribute.tsx";
 import { FundingPanel } from "./funding-panel.tsx";
 import { IssuesTable, type RewardState, type ViewerRole } from "./issues-table.tsx";
 import { ClaimHowTo } from "./claim-how-to.tsx";
-import { SetBountyDialog } from "./set-bounty-dialog.tsx";
-import { BountyDecisionDialog, type DecisionMode } from "./bounty-decision-dialog.tsx";
-import { Notice, Tabs, TooltipProvider, useHydrated } from "./ui.tsx";
+import type { DecisionMode } from "./bounty-decision-dialog.tsx";
+import { Notice, useHydrated } from "./ui.tsx";
+import { Tabs } from "../ui/tabs.tsx";
 import { AdminAccess, Count, Frame, LoadFailed, LoadingSkeleton, NotRegistered, PullRequests, RepoHeader, Unavailable } from "./sections.tsx";
 import { useResource } from "./use-resource.ts";
+
+/** The dialogs load when first opened: most visits open none (issue 16: signed-in pages were heavy). */
+const SetBountyDialog = lazy(() => import("./set-bounty-dialog.tsx").then((m) => ({ default: m.SetBountyDialog })));
+const BountyDecisionDialog = lazy(() => import("./bounty-decision-dialog.tsx").then((m) => ({ default: m.BountyDecisionDialog })));
 
 export interface RepoDetailProps {
   owner: string;
@@ -239,7 +243,7 @@ export default function RepoDetail(props: RepoDetailProps) {
   const bountyFree = repo.issues.filter((i) => isValidIssueNumber(i.number) && !withBounty.has(i.number) && !confirming.has(i.number) && rows[i.number]?.kind !== "bounty");
 
   return (
-    <TooltipProvider>
+    <>
       <Frame>
         <RepoHeader repo={repo} art={props.art} openIssues={repo.issues.length} openBounties={poolData ? openBounties : null} pools={pools} />
 
@@ -323,25 +327,30 @@ export default function RepoDetail(props: RepoDetailProps) {
         />
       </Frame>
 
-      <BountyDecisionDialog
-        repo={repo}
-        issue={decision?.issue ?? null}
-        bounty={decisionBounty}
-        mode={decision?.mode ?? "release"}
-        open={decision !== null}
-        onOpenChange={(open) => !open && setDecision(null)}
-        onDone={onDecided}
-      />
-
-      <SetBountyDialog
-        repo={repo}
-        issue={dialogIssue}
-        open={dialogOpen}
-        onOpenChange={setDialogOpen}
-        knownBounty={knownBountyOf(dialogIssue)}
-        knownPool={poolData}
-        onAllocated={onAllocated}
-      />
-    </TooltipProvider>
+      <Suspense fallback={null}>
+        {decision !== null && (
+          <BountyDecisionDialog
+            repo={repo}
+            issue={decision.issue}
+            bounty={decisionBounty}
+            mode={decision.mode}
+            open
+            onOpenChange={(open) => !open && setDecision(null)}
+            onDone={onDecided}
+          />
+        )}
+        {dialogOpen && (
+          <SetBountyDialog
+            repo={repo}
+            issue={dialogIssue}
+            open
+            onOpenChange={setDialogOpen}
+            knownBounty={knownBountyOf(dialogIssue)}
+            knownPool={poolData}
+            onAllocated={onAllocated}
+          />
+        )}
+      </Suspense>
+    </>
   );
 }

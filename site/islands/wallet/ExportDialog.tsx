@@ -22,8 +22,7 @@ type Problem = { title?: string; message: string } | null;
  * countdown, then hidden and dropped from memory; copying after that is
  * refused. 'Configure MetaMask' adds or switches MetaMask to the network.
  */
-export function ExportDialog({ address }: { address: string }) {
-  const [open, setOpen] = useState(false);
+export function ExportDialog({ address, open, onOpenChange: changeOpen }: { address: string; open: boolean; onOpenChange: (open: boolean) => void }) {
   const [sending, setSending] = useState(false);
   const [codeSent, setCodeSent] = useState<string | null>(null);
   const [otp, setOtp] = useState("");
@@ -68,7 +67,7 @@ export function ExportDialog({ address }: { address: string }) {
   }, [copied]);
 
   const onOpenChange = (next: boolean) => {
-    setOpen(next);
+    changeOpen(next);
     if (!next) {
       // Closing forgets everything, the key first.
       wipeKey(false);
@@ -160,9 +159,6 @@ export function ExportDialog({ address }: { address: string }) {
 
   return (
     <>
-      <Button variant="outline" onClick={() => onOpenChange(true)}>
-        <Icon name="key" /> Export to MetaMask
-      </Button>
       <WalletDialog
         open={open}
         onOpenChange={onOpenChange}

@@ -45,8 +45,15 @@ const problemOf = (err: unknown, fallback: string): Problem => ({
  * threshold, asks for the e-mailed code; 'Send' goes with one idempotency
  * key per confirmation, so a retry after a lost answer never sends twice.
  */
-export function SendDialog(props: { address: string; balances: Record<Symbol, string | undefined>; onSent: () => void }) {
-  const [open, setOpen] = useState(false);
+export function SendDialog(props: {
+  address: string;
+  balances: Record<Symbol, string | undefined>;
+  onSent: () => void;
+  open: boolean;
+  /** Closing unmounts it (XdcWalletPanel), which forgets the form. */
+  onOpenChange: (open: boolean) => void;
+}) {
+  const { open } = props;
   const [token, setToken] = useState<Symbol>("XDC");
   const [to, setTo] = useState("");
   const [amount, setAmount] = useState("");
@@ -67,15 +74,7 @@ export function SendDialog(props: { address: string; balances: Record<Symbol, st
     setProblem(null);
     setFieldErrors({});
   };
-  const onOpenChange = (next: boolean) => {
-    setOpen(next);
-    if (!next) {
-      reset();
-      setTo("");
-      setAmount("");
-      setToken("XDC");
-    }
-  };
+  const onOpenChange = (next: boolean) => props.onOpenChange(next);
 
   const review = async (event: FormEvent) => {
     event.preventDefault();
@@ -164,9 +163,6 @@ export function SendDialog(props: { address: string; balances: Record<Symbol, st
 
   return (
     <>
-      <Button variant="outline" onClick={() => onOpenChange(true)}>
-        <Icon name="send" /> Send
-      </Button>
       <WalletDialog
         open={open}
         onOpenChange={onOpenChange}
