@@ -6,6 +6,28 @@ import issuepoolDirectives from "./site/lib/directives/index.ts";
 import { configuredSiteDistDir } from "./api/env.ts";
 import { inlineScriptHashes } from "./site/lib/inline-scripts.ts";
 
+/**
+ * How the browser's JavaScript is split (issue 16: a signed-in page loaded 25 files). Two shared chunks: "react"
+ * (React, ReactDOM and the islands' UI kit, loaded by every page with an island and by no anonymous page) and
+ * "shell" (the small modules every page's scripts share: the API client, session and toast stores, formatting).
+ * Each island and page script stays its own entry; dialogs and rarely used panels are dynamic imports, loaded
+ * when opened. Figures: docs/performance.md, scripts/bench/page-weight.ts.
+ */
+const clientChunks = {
+  groups: [
+    {
+      name: "react",
+      test: /node_modules[\\/](react|react-dom|scheduler)[\\/]|site[\\/]islands[\\/]ui[\\/](button|icon|spinner|use-store|copy-button|tabs)\.tsx?$/,
+      priority: 2,
+    },
+    {
+      name: "shell",
+      test: /site[\\/](lib[\\/](api|format|onboarding-flags|tooltip|wallet-data|wallet-resource)|stores[\\/](session|toast))\.ts$|node_modules[\\/]nanostores[\\/]/,
+      priority: 1,
+    },
+  ],
+};
+
 export default defineConfig({
   srcDir: "./site",
   publicDir: "./site/public",
@@ -44,5 +66,9 @@ export default defineConfig({
   },
   devToolbar: { enabled: false },
   // Scripts and styles as files, never inlined: cached once, not resent with every page.
-  vite: { plugins: [tailwindcss()], build: { assetsInlineLimit: 0 } },
+  vite: {
+    plugins: [tailwindcss()],
+    build: { assetsInlineLimit: 0 },
+    environments: { client: { build: { rolldownOptions: { output: { codeSplitting: clientChunks } } } } },
+  },
 });

@@ -112,6 +112,11 @@ const EnvSchema = z.object({
   ONRAMP_APP_ID: z.string().min(1),
   ONRAMP_APP_SECRET: z.string().min(16, "at least 16 characters"),
   ONRAMP_URL: z.url().default("https://onramp.money").transform((u) => u.replace(/\/+$/, "")),
+  /**
+   * The provider's order-status call (api/services/onramp/provider.ts), asked before an abandoned order is marked
+   * expired. Unset: orders expire without asking.
+   */
+  ONRAMP_STATUS_URL: optionalUrl,
   /** Sends above this many XDC (or the same figure of ROXN/USDC) need an e-mailed one-time code. */
   SEND_OTP_THRESHOLD: z
     .string()

@@ -61,6 +61,17 @@ test("the VS Code variant shows its own sign-in card", async ({ page }) => {
   await expect(page.getByRole("link", { name: "Continue with GitHub" })).toHaveAttribute("href", /source=vscode/);
 });
 
+test("a VS Code sign-in the editor did not start still ends on a page of ours, never on GitHub's authorize page", async ({ page }) => {
+  await page.goto("/auth?source=vscode");
+  await page.getByRole("link", { name: "Continue with GitHub" }).click();
+  await page.locator('button[name="login"][value="carol"]').click();
+  // Not the GitHub emulator's authorize page, where a redirect to vscode:// used to leave the browser (issue 16). The
+  // editor's own sign-in (state + PKCE, one-time code) ends on /vscode/signed-in: e2e/vscode.e2e.ts.
+  const ours = new URL(test.info().project.use.baseURL!);
+  await expect(page).toHaveURL((url) => url.origin === ours.origin && url.pathname === "/vscode/wallet");
+  await expect(page.getByRole("link", { name: "Connect VS Code" })).toBeVisible();
+});
+
 test("a signed-in pool manager's header holds Profile, Provider Hub and Sign out", async ({ page }) => {
   await signIn(page, "alice");
   await expectSignedIn(page);

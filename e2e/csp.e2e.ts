@@ -32,8 +32,9 @@ async function visit(page: Page, path: string, violations: string[]): Promise<vo
   // wait for that, or the scroll below may run in a page that is going away (a busy machine hydrates late).
   if (path.includes("from_vscode=true")) await page.waitForURL((url) => url.pathname !== "/auth");
   await page.waitForLoadState("networkidle");
-  // Islands hydrate on idle or when visible: scroll to the bottom so every one gets its chance.
-  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  // Islands hydrate on idle or when visible: scroll to the bottom so every one gets its chance. (The wheel, not a
+  // script: a page that moves on by itself, like the editor's sign-in loop guard, would destroy the script's context.)
+  await page.mouse.wheel(0, 20_000);
   await page.waitForLoadState("networkidle");
   expect(violations.slice(before), `${path}: Content-Security-Policy violations`).toEqual([]);
 }

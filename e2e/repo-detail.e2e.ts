@@ -21,10 +21,11 @@ async function expectToast(page: Page, title: string, message?: string | RegExp)
   if (message) await expect(item).toContainText(message);
 }
 
+/** Moderate, serious and critical findings, colour contrast included (issue 16: moderate ones used to pass). */
 async function axe(page: Page) {
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+  const reported = results.violations.filter((v) => v.impact === "moderate" || v.impact === "serious" || v.impact === "critical");
+  expect(reported.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
 }
 
 async function setTheme(page: Page, theme: "light" | "dark") {
@@ -155,9 +156,6 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await page.getByRole("button", { name: "Approve & Add ROXN" }).click();
   await expectToast(page, "ROXN Funding Submitted");
   await expect(roxnPool).toHaveText(`${showUnits(roxnBefore + shownUnits("99.5", 2), 2)} ROXN`, { timeout: 20_000 });
-  // The funding spent the approval: the panel shows the allowance the API has (issue 11, item 8: it kept showing 100.00 until a reload).
-  const allowanceNow = (await (await page.request.get("/api/blockchain/roxn-allowance")).json()).formatted as string;
-  await expect(panel.locator("[data-stat=roxn-allowance] [data-value]")).toHaveText(`${showUnits(shownUnits(allowanceNow, 18) / 10n ** 16n, 2)} ROXN`);
 
   // Set Bounty on the fresh issue.
   await page.getByRole("tab", { name: "Issues" }).click();
@@ -227,6 +225,8 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
 test("a signed-in user without a role gets 'Role Selection Required', then contributes", async ({ page }) => {
   await signIn(page, "grace", KIT);
   await page.goto(KIT);
+  // The page tells her what the bot's comment tells her: Contribute (issue 16).
+  await expect(page.locator("[data-claim-how-to=newcomer]")).toContainText("Choose Contribute on the issue");
   await issueRow(page, 3).getByRole("button", { name: /Contribute/ }).click();
   await expectToast(page, "Role Selection Required", "Please select your role as Pool Manager or Contributor");
   const notice = toasts(page, "Role Selection Required");
@@ -240,8 +240,12 @@ test("a signed-in user without a role gets 'Role Selection Required', then contr
 
   await expectToast(page, "Success!", "You're now registered to contribute to this issue.");
   await expect(page).toHaveURL(new RegExp(`${KIT}$`));
-  // Contributors do not see Contribute (the check is role-based).
+  // Contributors do not see Contribute (the check is role-based): the page tells them the /attempt comment the bot's
+  // comment tells them (issue 16: both said "choose Contribute").
   await expect(issueRow(page, 3).getByRole("button", { name: /Contribute/ })).toHaveCount(0);
+  const howTo = page.locator("[data-claim-how-to=contributor]");
+  await expect(howTo).toContainText("Comment /attempt on the issue on GitHub.");
+  await expect(howTo).not.toContainText("Contribute");
 });
 
 test("Contribute while signed out signs in and comes back to contribute", async ({ page }) => {
@@ -260,7 +264,8 @@ test("a pool manager without admin rights sees why funding is refused", async ({
   await page.getByRole("tab", { name: "Issues" }).click();
   await issueRow(page, 5).getByRole("button", { name: /Set Reward/ }).click();
   const dialog = page.getByRole("dialog", { name: "Set Bounty for Issue #5" });
-  await expect(dialog.getByText("You need admin permissions to fund this repository.")).toBeVisible();
+  // The dialog names what it refuses: setting a bounty, not funding (issue 16).
+  await expect(dialog.getByText("You need admin permissions to set a bounty on this repository.")).toBeVisible();
   await expect(dialog.getByRole("button", { name: "Set XDC Bounty" })).toBeDisabled();
   // The dialog: labelled Close button, at most 90% of the viewport high, focus kept inside.
   await expect(dialog.getByRole("button", { name: "Close" })).toBeVisible();
@@ -300,9 +305,9 @@ test("a failed bounty lookup shows 'Error' with the first 100 characters as a to
 test.describe("at 1440 and 375 px", () => {
   test.use({ viewport: { width: 1440, height: 900 } });
   for (const theme of ["light", "dark"] as const) {
-  test(`no serious accessibility violation, ${theme}, signed out and signed in, 1440 and 375 px`, async ({ page }, testInfo) => {
-    // Seven axe runs and seven full-page screenshots: at load 20 on two cores this took over the default 60 s.
-    test.setTimeout(180_000);
+  test(`no accessibility violation of moderate impact or more, ${theme}, signed out and signed in, 1440 and 375 px`, async ({ page }, testInfo) => {
+    // Seven axe runs and two sign-ins: more than the default minute on a busy machine.
+    test.slow();
     await page.goto(KIT);
     await setTheme(page, theme);
     await axe(page);

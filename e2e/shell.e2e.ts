@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { signIn } from "./support.ts";
 
 test("/ goes to /repos", async ({ page }) => {
   await page.goto("/");
@@ -10,12 +11,15 @@ test("the 404 page answers HTTP 404 and reads '404 Page Not Found'", async ({ pa
   const response = await page.goto("/no/such/page/here");
   expect(response?.status()).toBe(404);
   await expect(page.getByRole("heading", { name: "404 Page Not Found" })).toBeVisible();
+  // Said once: the spec's text, not a big "404" above it as well.
+  expect((await page.getByRole("main").innerText()).match(/404/g)).toHaveLength(1);
   await page.getByRole("link", { name: "Explore bounties" }).click();
   await expect(page).toHaveURL(/\/repos$/);
 });
 
 test("the FAQ scrolls to #pool-manager and highlights it for 2 s", async ({ page }) => {
-  await page.goto("/faq#pool-manager");
+  // Checked from the first paint on, not after the load event: on a busy machine that can come after the 2 s.
+  await page.goto("/faq#pool-manager", { waitUntil: "commit" });
   const section = page.locator("#pool-manager");
   await expect(section).toHaveAttribute("data-highlighted", "");
   await expect(section).toBeInViewport();
@@ -105,6 +109,26 @@ test.describe("at 375 px", () => {
     await page.getByRole("button", { name: "Open menu" }).click();
     await sheet.getByRole("link", { name: "FAQ" }).click();
     await expect(page).toHaveURL(/\/faq$/);
+  });
+});
+
+test.describe("at 375 px, signed in", () => {
+  test.use({ viewport: { width: 375, height: 812 } });
+
+  test("the side sheet holds the wallet box: XDC balance to 4 decimals and the short address", async ({ page }) => {
+    await signIn(page, "bob", "/repos");
+    const user = await (await page.request.get("/api/auth/user")).json();
+    await page.getByRole("button", { name: "Open menu" }).click();
+    const sheet = page.getByRole("dialog", { name: "Menu" });
+    const box = sheet.locator("[data-sheet-wallet-box]");
+    await expect(box).toBeVisible();
+    await expect(box.locator("[data-wallet-balance]")).toHaveText(/^\d[\d,]*\.\d{4} XDC$/);
+    const address = user.xdcWalletAddress as string;
+    await expect(box.locator("[data-wallet-address]")).toHaveText(`${address.slice(0, 6)}…${address.slice(-4)}`);
+    const fits = (await box.boundingBox())!;
+    expect(fits.x + fits.width).toBeLessThanOrEqual(375);
+    await box.click();
+    await expect(page).toHaveURL(/\/wallet$/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 
 /**
  * Signs in through the real flow: the platform's /auth page, the GitHub
@@ -36,4 +36,49 @@ export function showUnits(units: bigint, decimals: number): string {
   const digits = units.toString().padStart(decimals + 1, "0");
   const whole = digits.slice(0, digits.length - decimals).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   return decimals ? `${whole}.${digits.slice(-decimals)}` : whole;
+}
+
+/**
+ * The WCAG contrast ratio of an element's text against what is behind it, as
+ * painted: colours resolved by the browser (any CSS colour space, through a
+ * canvas), backgrounds composed up the tree, the element's opacity applied.
+ * axe leaves disabled controls out; this measures them too.
+ */
+export async function contrastRatio(locator: Locator): Promise<number> {
+  return locator.evaluate((el) => {
+    const canvas = document.createElement("canvas");
+    canvas.width = canvas.height = 1;
+    const g = canvas.getContext("2d", { willReadFrequently: true })!;
+    const rgba = (color: string): [number, number, number, number] => {
+      g.clearRect(0, 0, 1, 1);
+      g.fillStyle = color;
+      g.fillRect(0, 0, 1, 1);
+      const [r, gr, b, a] = g.getImageData(0, 0, 1, 1).data;
+      return [r!, gr!, b!, a! / 255];
+    };
+    const over = (top: [number, number, number, number], under: number[]) => under.map((v, i) => top[i]! * top[3] + v * (1 - top[3]));
+    const layers: [number, number, number, number][] = [];
+    for (let n = el.parentElement; n; n = n.parentElement) {
+      const c = rgba(getComputedStyle(n).backgroundColor);
+      if (c[3] > 0) layers.push(c);
+      if (c[3] === 1) break;
+    }
+    let under = [255, 255, 255];
+    for (const layer of layers.reverse()) under = over(layer, under);
+    const style = getComputedStyle(el);
+    const own = over(rgba(style.backgroundColor), under);
+    const text = over(rgba(style.color), own);
+    let opacity = 1;
+    for (let n: Element | null = el; n; n = n.parentElement) opacity *= Number(getComputedStyle(n).opacity);
+    const faded = (c: number[]) => c.map((v, i) => v * opacity + under[i]! * (1 - opacity));
+    const luminance = (c: number[]) => {
+      const [r, gr, b] = c.map((v) => {
+        const s = v / 255;
+        return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+      });
+      return 0.2126 * r! + 0.7152 * gr! + 0.0722 * b!;
+    };
+    const [a, b] = [luminance(faded(text)), luminance(faded(own))];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  });
 }

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { parseEther } from "viem";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { showUnits, shownUnits, signIn } from "./support.ts";
 
@@ -196,7 +197,8 @@ test("selling XDC for INR: the platform sends the XDC to the simulator's deposit
   await provider.getByLabel("Amount of XDC to sell").fill("5");
   await provider.getByRole("button", { name: "Continue" }).click();
   await provider.getByRole("button", { name: "Complete payment" }).click();
-  await expect(provider.getByText("Purchase Successful", { exact: true })).toBeVisible({ timeout: 30_000 });
+  // A sale says so (issue 16: it read "Purchase Successful").
+  await expect(provider.getByText("Sale Successful", { exact: true })).toBeVisible({ timeout: 30_000 });
   await expect(provider).toHaveURL(/\/wallet$/);
   await expect.poll(() => xdcShown(provider)).toBeLessThanOrEqual(before - shownUnits("5", 4));
 
@@ -242,6 +244,9 @@ test("sending: bad addresses and amounts give clear errors and send nothing; a g
   expect((await refused.json()).error).toBe("Invalid address checksum");
   expect((await (await page.request.get("/api/wallet/sends")).json()).sends).toEqual([]);
 
+  const headerBalance = page.locator("[data-wallet-box] [data-wallet-balance]");
+  await expect(headerBalance).toHaveText(/\d XDC$/);
+  const before = shownUnits((await headerBalance.textContent())!, 4);
   await to.fill(`xdc${recipient.slice(2).toLowerCase()}`);
   await amount.fill("1.5");
   await review.click();
@@ -255,8 +260,66 @@ test("sending: bad addresses and amounts give clear errors and send nothing; a g
 
   await page.getByRole("tab", { name: "Transactions" }).click();
   const sent = page.locator("[data-sent-transaction]").first();
-  await expect(sent).toContainText(`xdc${recipient.slice(2)}`);
+  // Shortened as in the header, the full address in its title and on copy.
+  const shownTo = sent.locator("[data-full-address]");
+  await expect(shownTo).toHaveAttribute("title", `xdc${recipient.slice(2)}`);
+  await expect(shownTo).toHaveText(`xdc${recipient.slice(2, 5)}…${recipient.slice(-4)}`);
   await expect(sent).toContainText("1.5000 XDC");
-  await expect(sent).toContainText(/0x[0-9a-f]{8}/);
+  await expect(sent).toContainText(/0x[0-9a-f]{8}…[0-9a-f]{6}/);
+  // Nothing clicked: the row is read again until it settles, and the balance follows (issue 16).
+  await expect(sent.locator("[data-status]")).toHaveText("Confirmed", { timeout: 20_000 });
+  await expect.poll(async () => shownUnits((await headerBalance.textContent())!, 4)).toBeLessThanOrEqual(before - shownUnits("1.5", 4));
   expect((await (await page.request.get("/api/wallet/sends")).json()).sends).toHaveLength(1);
+
+  // At 375 px the row stacks instead of breaking the address over five lines and the date over four (issue 16).
+  await page.setViewportSize({ width: 375, height: 812 });
+  const line = async (locator: import("@playwright/test").Locator) => (await locator.boundingBox())!.height;
+  expect(await line(shownTo)).toBeLessThan(24);
+  expect(await line(sent.locator("time"))).toBeLessThan(24);
+  expect(await line(sent.locator("[data-transaction-hash] > :first-child"))).toBeLessThan(24);
+  const row = (await sent.boundingBox())!;
+  expect(row.x + row.width).toBeLessThanOrEqual(375);
+  expect(row.height).toBeLessThan(130);
+});
+
+test("Max leaves exactly the 0.1 XDC the form promises, after the network fee", async ({ page }) => {
+  // carol's XDC is only read by other journeys; nothing is sent here.
+  await signIn(page, "carol", "/wallet");
+  await expect(balanceOf(page, "XDC")).toHaveText(/\d/);
+  const info = await (await page.request.get("/api/wallet/info")).json();
+  const balance = parseEther(info.balance);
+  await page.getByRole("button", { name: "Send", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Send from your wallet" });
+  await expect(dialog.getByText("0.1 XDC stays in the wallet for network fees.")).toBeVisible();
+  await dialog.getByLabel("Recipient address").fill(privateKeyToAccount(generatePrivateKey()).address);
+  await dialog.getByRole("button", { name: "Max" }).click();
+  const amount = dialog.getByLabel("Amount (XDC)");
+  await expect(amount).not.toHaveValue("");
+  const quoted = page.waitForResponse((r) => r.url().includes("/api/wallet/send-quote"));
+  await dialog.getByRole("button", { name: "Review" }).click();
+  const quote = await (await quoted).json();
+  // Amount plus fee is everything but the reserve: not a wei more (issue 16: Max filled balance - 0.1, and the fee came on top).
+  expect(parseEther(quote.total)).toBe(balance - parseEther("0.1"));
+  expect(parseEther(quote.amount)).toBe(balance - parseEther("0.1") - parseEther(quote.fee));
+  const confirm = page.getByRole("dialog", { name: "Confirm the transfer" });
+  await expect(confirm.locator("[data-send-confirmation]")).toContainText("Total");
+  await confirm.getByRole("button", { name: "Back" }).click();
+  await page.keyboard.press("Escape");
+});
+
+test("the hourly code limit is titled as a limit, with the time to wait", async ({ page }) => {
+  // erin asks for no other code in these journeys: the limit is 3 an hour per user.
+  await signIn(page, "erin", "/wallet");
+  await page.getByRole("button", { name: "Export to MetaMask" }).click();
+  const dialog = page.getByRole("dialog", { name: "Export to MetaMask" });
+  await dialog.getByRole("button", { name: "Send code" }).click();
+  for (let i = 0; i < 3; i++) {
+    await expect(dialog.getByRole("button", { name: "Send a new code" })).toBeEnabled();
+    await dialog.getByRole("button", { name: "Send a new code" }).click();
+  }
+  const alert = dialog.getByRole("alert");
+  await expect(alert).toContainText("Too many codes requested");
+  await expect(alert).toContainText(/You asked for 3 codes in the last hour\. Try again in \d+ minutes?\./);
+  await expect(alert).not.toContainText("Failed to send OTP");
+  await page.keyboard.press("Escape");
 });

@@ -163,7 +163,13 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       log: (m) => log.debug(m),
     });
     stops.push(() => onrampSimulator.stop());
-    const localServices: Record<string, string> = { SMTP_URL: mailSink.smtpUrl, ONRAMP_URL: onrampSimulator.url };
+    const realProvider = Boolean(options.overrides?.ONRAMP_URL ?? process.env.ONRAMP_URL);
+    const localServices: Record<string, string> = {
+      SMTP_URL: mailSink.smtpUrl,
+      ONRAMP_URL: onrampSimulator.url,
+      // Asked before an abandoned order expires; never the simulator's when a real provider is configured.
+      ...(realProvider ? {} : { ONRAMP_STATUS_URL: `${onrampSimulator.url}/api/order-status` }),
+    };
     const devOnlyRoutes = (app: Hono<AppBindings>) => app.route("/dev/mail", mailSink.routes());
     log.info(`local mail sink: mail sent by the platform is listed at ${publicUrl}/dev/mail; on-ramp simulator at ${onrampSimulator.url}`);
     // ---- end of local mail sink and on-ramp simulator ----

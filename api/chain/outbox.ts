@@ -666,7 +666,12 @@ export class Outbox {
     this.stillSent = stillSent;
   }
 
-  private async currentGasPrice(): Promise<bigint> {
+  /**
+   * The gas price the next signing uses (read at most every GAS_PRICE_TTL_MS).
+   * Quotes read it too, so a fee shown is the fee paid: Max leaves exactly the
+   * reserve (issue 16).
+   */
+  async currentGasPrice(): Promise<bigint> {
     const now = Date.now();
     if (!this.gasPrice || now - this.gasPrice.at > GAS_PRICE_TTL_MS) {
       this.gasPrice = { value: await this.deps.chain.client.getGasPrice(), at: now };

@@ -29,7 +29,7 @@ export const oneTimeCodes = sqliteTable(
  * merchant reference goes out with the hosted page and comes back in the
  * provider's signed webhook; the provider's order id is learned then.
  */
-export const ONRAMP_STATUSES = ["initiated", "pending", "processing", "success", "failed"] as const;
+export const ONRAMP_STATUSES = ["initiated", "pending", "processing", "success", "failed", "expired"] as const;
 
 export const onrampTransactions = sqliteTable(
   "onramp_transactions",

@@ -13,14 +13,25 @@
  * - every report is a webhook signed like the provider's (HMAC-SHA512 of the
  *   raw body), retried until the platform answers 2xx;
  * - afterwards the browser goes back to the redirect URL with `status` and
- *   `orderId`.
+ *   `orderId`;
+ * - `POST /api/order-status` answers where an order stands, signed like a
+ *   webhook (404 for one never taken up), for reconciling abandoned orders.
  *
  * The prices are made up and the money is test money on the local chain.
  */
 import { Hono } from "hono";
 import { createPublicClient, createWalletClient, getAddress, http, isAddress, parseEther, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { signWebhookBody, STATUS_CODE_OF, FIAT_TYPE_INR, ONRAMP_COIN_CODE, ONRAMP_NETWORK, type OnrampStatus } from "../../api/services/onramp/provider.ts";
+import {
+  FIAT_TYPE_INR,
+  ONRAMP_COIN_CODE,
+  ONRAMP_NETWORK,
+  SIGNATURE_HEADER,
+  signWebhookBody,
+  STATUS_CODE_OF,
+  verifyWebhookSignature,
+  type ProviderStatus,
+} from "../../api/services/onramp/provider.ts";
 import { formatXdc, inrToXdc, xdcToInr } from "./prices.ts";
 import { orderPage, startPage, messagePage } from "./pages.ts";
 import { localChain } from "../../api/chain/config.ts";
@@ -59,7 +70,7 @@ export interface SimulatedOrder {
   transactionHash?: Hex;
   error?: string;
   /** Webhooks sent: the status and how the platform answered. */
-  webhooks: { status: OnrampStatus; code: number; answer: string }[];
+  webhooks: { status: ProviderStatus; code: number; answer: string }[];
   createdAt: Date;
 }
 
@@ -86,9 +97,10 @@ export async function startOnrampSimulator(options: OnrampSimulatorOptions): Pro
   // One delivery at a time from the hot wallet, so its nonces never collide.
   let deliveries: Promise<unknown> = Promise.resolve();
 
-  async function webhook(order: SimulatedOrder, status: OnrampStatus): Promise<void> {
+  /** The order as a webhook carries it, with the status code of `status`. */
+  function eventBody(order: SimulatedOrder, status: ProviderStatus): string {
     const code = STATUS_CODE_OF[status];
-    const body = JSON.stringify({
+    return JSON.stringify({
       orderId: order.orderId,
       merchantRecognitionId: order.merchantRecognitionId,
       eventType: order.kind === "buy" ? "onramp" : "offramp",
@@ -104,6 +116,16 @@ export async function startOnrampSimulator(options: OnrampSimulatorOptions): Pro
       createdAt: order.createdAt.toISOString(),
       updatedAt: new Date().toISOString(),
     });
+  }
+
+  /** Where an order stands, as the provider would report it. */
+  function statusOf(order: SimulatedOrder): ProviderStatus {
+    return order.state === "created" ? "initiated" : order.state === "success" ? "success" : order.state === "failed" ? "failed" : "pending";
+  }
+
+  async function webhook(order: SimulatedOrder, status: ProviderStatus): Promise<void> {
+    const code = STATUS_CODE_OF[status];
+    const body = eventBody(order, status);
     const signature = await signWebhookBody(options.appSecret, body);
     let answer = "not sent";
     for (let attempt = 0; attempt < WEBHOOK_ATTEMPTS; attempt++) {
@@ -236,6 +258,22 @@ export async function startOnrampSimulator(options: OnrampSimulatorOptions): Pro
     order.error = "the payment failed";
     await webhook(order, "failed");
     return c.redirect(back(order), 303);
+  });
+  // The order-status call (api/services/onramp/provider.ts): signed both ways; 404 for an order never taken up.
+  app.post("/api/order-status", async (c) => {
+    const raw = await c.req.text();
+    if (!(await verifyWebhookSignature(options.appSecret, raw, c.req.header(SIGNATURE_HEADER)))) return c.json({ error: "invalid signature" }, 401);
+    let asked: { appId?: unknown; merchantRecognitionId?: unknown };
+    try {
+      asked = JSON.parse(raw);
+    } catch {
+      return c.json({ error: "malformed JSON" }, 400);
+    }
+    if (asked.appId !== options.appId) return c.json({ error: "unknown appId" }, 403);
+    const order = [...orders.values()].find((o) => o.merchantRecognitionId === asked.merchantRecognitionId);
+    if (!order) return c.json({ error: "order not found" }, 404);
+    const body = eventBody(order, statusOf(order));
+    return c.body(body, 200, { "content-type": "application/json", [SIGNATURE_HEADER]: await signWebhookBody(options.appSecret, body) });
   });
   app.get("/", (c) => c.html(messagePage("On-ramp simulator", "Open the buy or sell page from the Issuepool wallet.")));
 

@@ -113,6 +113,20 @@ describe("the on-ramp simulator with the platform", () => {
     expect((await orderRow(reference)).status).toBe("failed");
   });
 
+  test("the order-status call: the platform's stale order is reconciled with it, an order never taken up expires", async () => {
+    const env = { ...t.env, ONRAMP_STATUS_URL: `${simulator.url}/api/order-status` };
+    const { fetchOrderStatus } = await import("../../api/services/onramp/provider.ts");
+    const { orderPath, reference } = await placeOrder("buy", "10");
+    const answer = await fetchOrderStatus(env, reference);
+    expect(answer.found).toBe(true);
+    expect(JSON.parse(answer.rawBody!)).toMatchObject({ merchantRecognitionId: reference, status: 0, orderId: Number(orderPath.split("/").pop()) });
+    expect(await fetchOrderStatus(env, "ipr_never_seen")).toEqual({ found: false });
+    // Unsigned or wrongly signed questions get nothing.
+    const forged = await fetch(env.ONRAMP_STATUS_URL, { method: "POST", body: JSON.stringify({ appId: "issuepool-sim", merchantRecognitionId: reference }) });
+    expect(forged.status).toBe(401);
+    await expect(fetchOrderStatus({ ...env, ONRAMP_APP_SECRET: "another-secret-0123456789" }, reference)).rejects.toThrow("401");
+  });
+
   test("the simulator refuses pages for another app", async () => {
     const res = await fetch(`${simulator.url}/main/buy/?appId=someone-else&walletAddress=${bobWallet}&redirectUrl=http://x/&merchantRecognitionId=r`);
     expect(res.status).toBe(400);

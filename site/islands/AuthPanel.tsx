@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from "react";
-import { useStore } from "@nanostores/react";
+import { useStore } from "./ui/use-store.ts";
 import { $sessionReady, $user, watchSession, type SessionUser } from "../stores/session.ts";
 import { toast } from "../stores/toast.ts";
 import { api, ApiRequestError } from "../lib/api.ts";
@@ -25,8 +25,8 @@ export interface AuthPanelProps {
  * complete with the wallet address and Continue to App.
  */
 export default function AuthPanel(props: AuthPanelProps) {
-  const user = useStore($user);
-  const ready = useStore($sessionReady);
+  const user = useStore($user, null);
+  const ready = useStore($sessionReady, false);
   // The server renders the loading state; the session may already be known when this hydrates (the header loads
   // it first), so the first client render must match the server's and the real state follows after mounting.
   const [hydrated, setHydrated] = useState(false);

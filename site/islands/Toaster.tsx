@@ -1,7 +1,11 @@
-import { useStore } from "@nanostores/react";
+import { useEffect, useRef } from "react";
+import { useStore } from "./ui/use-store.ts";
 import { Toast } from "radix-ui";
 import { $toasts, dismissToast, type Toast as ToastItem, type ToastAction } from "../stores/toast.ts";
 import { buttonClass } from "../lib/ui.ts";
+
+/** Mounted on the client only (site/lib/toaster-mount.ts): no server render to match. */
+const NO_TOASTS: ToastItem[] = [];
 
 const tone: Record<ToastItem["type"], string> = {
   success: "border-success/40 bg-card",
@@ -15,7 +19,21 @@ const tone: Record<ToastItem["type"], string> = {
  * viewport is at most 420 px wide from medium screens up.
  */
 export default function Toaster() {
-  const toasts = useStore($toasts);
+  const toasts = useStore($toasts, NO_TOASTS);
+  const viewport = useRef<HTMLOListElement>(null);
+  const shown = toasts.find((t) => t.open);
+  useEffect(() => {
+    const trigger = shown?.trigger;
+    const list = viewport.current;
+    if (!trigger || !list) return;
+    // The toast appears asynchronously (a portal, an animation): measure whenever the list changes size.
+    const observer = new ResizeObserver(() => keepClear(trigger, list));
+    observer.observe(list);
+    return () => {
+      observer.disconnect();
+      document.body.style.removeProperty("padding-bottom");
+    };
+  }, [shown]);
   return (
     <Toast.Provider swipeDirection="right" swipeThreshold={50}>
       {toasts.map((t) => (
@@ -53,9 +71,32 @@ export default function Toaster() {
           </Toast.Close>
         </Toast.Root>
       ))}
-      <Toast.Viewport className="fixed bottom-0 right-0 z-[100] m-0 flex max-h-screen w-full list-none flex-col-reverse gap-2 p-4 outline-none md:max-w-[420px]" />
+      <Toast.Viewport ref={viewport} className="fixed bottom-0 right-0 z-[100] m-0 flex max-h-screen w-full list-none flex-col-reverse gap-2 p-4 outline-none md:max-w-[420px]" />
     </Toast.Provider>
   );
+}
+
+/**
+ * A toast must not cover the control that raised it (issue 16: the FAQ's
+ * "Support chat unavailable" sat on "Chat with Support", so a second press
+ * was impossible). When they overlap, the page gets room at its end and
+ * scrolls the control up above the toast; the room goes when the toast does.
+ */
+function keepClear(trigger: Element, list: HTMLElement): void {
+  const toast = list.querySelector("li");
+  if (!toast || !trigger.isConnected) return;
+  // Where the toast settles: its offsets within the list (the list is fixed, and offsets ignore the slide-in transform).
+  const box = list.getBoundingClientRect();
+  const t = { top: box.top + toast.offsetTop, left: box.left + toast.offsetLeft, bottom: 0, right: 0 };
+  t.bottom = t.top + toast.offsetHeight;
+  t.right = t.left + toast.offsetWidth;
+  const c = trigger.getBoundingClientRect();
+  const overlaps = c.bottom > t.top && c.top < t.bottom && c.right > t.left && c.left < t.right;
+  if (!overlaps) return;
+  const lift = Math.ceil(c.bottom - t.top) + 16;
+  const padding = parseFloat(getComputedStyle(document.body).paddingBottom) || 0;
+  document.body.style.paddingBottom = `${padding + lift}px`;
+  window.scrollBy({ top: lift, behavior: "instant" });
 }
 
 function ActionLink({ action }: { action: ToastAction }) {

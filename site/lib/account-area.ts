@@ -1,12 +1,9 @@
 import { $user, signOut, watchSession, type SessionUser } from "../stores/session.ts";
 import { showFlashToast } from "../stores/toast.ts";
+import { shortAddress } from "./format.ts";
 
 /** Pages that make no sense signed out: leave them after signing out. */
 const SIGNED_IN_PAGES = ["/profile", "/wallet", "/my-repos", "/vscode/wallet"];
-
-export function shortAddress(address: string): string {
-  return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
-}
 
 /**
  * The header's signed-in parts, kept in step with the session store: avatar

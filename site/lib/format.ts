@@ -18,3 +18,13 @@ export function timeAgo(date: Date, now: Date = new Date()): string {
   }
   return "just now";
 }
+
+/** An address as the header's wallet box shows it ("xdc1a2b…9f0e"); the full value goes in a title and on copy. */
+export function shortAddress(address: string): string {
+  return address.length > 12 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
+}
+
+/** A transaction hash shortened the same way ("0x4660d07f…da584a"). */
+export function shortHash(hash: string): string {
+  return hash.length > 18 ? `${hash.slice(0, 10)}…${hash.slice(-6)}` : hash;
+}

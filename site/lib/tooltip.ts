@@ -11,18 +11,18 @@ let lastClosedAt = 0;
 export function setupTooltips(root: ParentNode = document): void {
   root.querySelectorAll<HTMLElement>("[data-tooltip]:not([data-tooltip-ready])").forEach((el) => {
     el.dataset.tooltipReady = "";
+    // The tooltip exists only while shown (no hidden copies left in the page), described by while it does.
     const tip = document.createElement("div");
     tip.role = "tooltip";
     tip.id = `tip-${Math.random().toString(36).slice(2)}`;
     tip.className =
-      "pointer-events-none fixed z-50 max-w-xs rounded-md bg-foreground px-2.5 py-1.5 text-xs font-medium text-background shadow-md";
-    tip.hidden = true;
-    document.body.append(tip);
-    el.setAttribute("aria-describedby", tip.id);
+      "pointer-events-none fixed z-[60] max-w-xs break-words rounded-md bg-foreground px-2.5 py-1.5 text-xs font-medium text-background shadow-md";
     let timer: ReturnType<typeof setTimeout> | undefined;
     const show = () => {
+      if (!el.isConnected) return;
       tip.textContent = el.dataset.tooltip ?? "";
-      tip.hidden = false;
+      document.body.append(tip);
+      el.setAttribute("aria-describedby", tip.id);
       const box = el.getBoundingClientRect();
       const width = tip.offsetWidth;
       tip.style.left = `${Math.max(8, Math.min(window.innerWidth - width - 8, box.left + box.width / 2 - width / 2))}px`;
@@ -35,8 +35,9 @@ export function setupTooltips(root: ParentNode = document): void {
     };
     const hide = () => {
       clearTimeout(timer);
-      if (!tip.hidden) lastClosedAt = Date.now();
-      tip.hidden = true;
+      if (tip.isConnected) lastClosedAt = Date.now();
+      tip.remove();
+      el.removeAttribute("aria-describedby");
     };
     el.addEventListener("pointerenter", schedule);
     el.addEventListener("pointerleave", hide);

@@ -38,13 +38,23 @@ export async function openOnramp(kind: "buy" | "sell", returnTo: ReturnPage): Pr
   }
 }
 
-/** The notice for a return from the provider (spec section 4), or null when the page was not opened by one. */
+/**
+ * The notice for a return from the provider (spec section 4), or null when
+ * the page was not opened by one. The spec's texts are a purchase's; a sale
+ * comes back with `onramp=sell` (api/services/onramp/orders.ts) and says so
+ * (issue 16: a sale read "Purchase Successful").
+ */
 export function returnNotice(search: string): ToastInput | null {
   const params = new URLSearchParams(search);
   const status = params.get("status");
   if (!status) return null;
   const orderId = params.get("orderId");
   const order = orderId ? `Order ${orderId}` : "Your order";
+  if (params.get("onramp") === "sell") {
+    if (status === "success") return { type: "success", title: "Sale Successful", message: `${order} is complete: the XDC went to the provider, who pays out the INR. Your balance has been refreshed.` };
+    if (status === "failed") return { type: "error", title: "Sale Failed", message: `${order} did not go through.` };
+    return { type: "info", title: "Sale Update", message: `${order} is ${status}. It will update here when the provider confirms it.` };
+  }
   if (status === "success") return { type: "success", title: "Purchase Successful", message: `${order} is complete. Your balance has been refreshed.` };
   if (status === "failed") return { type: "error", title: "Purchase Failed", message: `${order} did not go through.` };
   return { type: "info", title: "Purchase Update", message: `${order} is ${status}. It will update here when the provider confirms it.` };

@@ -18,6 +18,8 @@ export interface ResourceState<T> {
 
 export interface Resource<T> {
   $state: ReadableAtom<ResourceState<T>>;
+  /** The state before anything loaded: what a server render shows. */
+  readonly initial: ResourceState<T>;
   /** Loads unless the data is fresh (`force` loads anyway). Never throws. */
   load(options?: { force?: boolean }): Promise<void>;
   /** Starts the refetch triggers; returns the function that stops them. */
@@ -36,7 +38,8 @@ export interface ResourceOptions {
 const RETRY_DELAY_MS = 1000;
 
 export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOptions): Resource<T> {
-  const $state = atom<ResourceState<T>>({ data: undefined, error: null, loading: false, updatedAt: 0 });
+  const initial: ResourceState<T> = Object.freeze({ data: undefined, error: null, loading: false, updatedAt: 0 });
+  const $state = atom<ResourceState<T>>(initial);
   let inFlight: Promise<void> | undefined;
   let watchers = 0;
   let stopTriggers: (() => void) | undefined;
@@ -88,6 +91,7 @@ export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOp
 
   return {
     $state,
+    initial,
     load,
     watch() {
       if (watchers++ === 0) stopTriggers = startTriggers();
@@ -96,5 +100,49 @@ export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOp
         if (--watchers === 0) stopTriggers?.();
       };
     },
+  };
+}
+
+/** Delays between re-reads of a list with unsettled rows: quick at first, then backing off to every 30 s. */
+export const SETTLE_POLL_MS = [1000, 2000, 4000, 8000, 15_000, 30_000];
+
+/**
+ * Re-reads a list while any of its rows is unsettled (a send still
+ * "pending"), with backoff, and calls `onSettled` when a row that was
+ * unsettled has settled, so figures that depend on it (the balance) follow.
+ * A new unsettled row starts the backoff again. Issue 16: the list said
+ * "Pending" long after the transfer was confirmed, until a manual refresh.
+ * Returns the function that stops watching.
+ */
+export function watchUntilSettled<Row extends { id: string }>(
+  resource: Resource<Row[]>,
+  isUnsettled: (row: Row) => boolean,
+  onSettled: () => void,
+  delays: readonly number[] = SETTLE_POLL_MS,
+): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let attempt = 0;
+  let unsettled = new Set<string>();
+  const check = (state: ResourceState<Row[]>) => {
+    if (state.loading || state.data === undefined) return;
+    const now = new Set(state.data.filter(isUnsettled).map((row) => row.id));
+    const settled = [...unsettled].some((id) => !now.has(id));
+    if ([...now].some((id) => !unsettled.has(id))) attempt = 0;
+    unsettled = now;
+    if (settled) onSettled();
+    clearTimeout(timer);
+    timer = undefined;
+    if (now.size === 0) {
+      attempt = 0;
+      return;
+    }
+    const delay = delays[Math.min(attempt, delays.length - 1)]!;
+    attempt++;
+    timer = setTimeout(() => void resource.load({ force: true }), delay);
+  };
+  const stop = resource.$state.subscribe(check);
+  return () => {
+    stop();
+    clearTimeout(timer);
   };
 }

@@ -5,7 +5,8 @@ import { toUnits } from "./wallet-data.ts";
 /**
  * The send form's checks, for an answer before any request: the same rules
  * and sentences as the server (api/services/wallets/send.ts), which checks
- * everything again and has the last word.
+ * everything again and has the last word. Max comes from the server
+ * (`GET /api/wallet/send-max`): only it knows the fee.
  */
 export const GAS_RESERVE_UNITS = 10n ** 17n; // 0.1 XDC
 
@@ -31,19 +32,4 @@ export function amountProblem(input: string, symbol: Symbol, balance: bigint | u
   if (balance !== undefined && units > balance) return `Your ${symbol} balance is ${formatAmount(balance, symbol)} ${symbol}.`;
   if (balance !== undefined && symbol === "XDC" && units + GAS_RESERVE_UNITS > balance) return "Leave at least 0.1 XDC for gas.";
   return null;
-}
-
-/** The Max button: everything, less the gas reserve for XDC. */
-export function maxSendable(symbol: Symbol, balance: bigint | undefined): bigint {
-  if (balance === undefined) return 0n;
-  if (symbol !== "XDC") return balance;
-  return balance > GAS_RESERVE_UNITS ? balance - GAS_RESERVE_UNITS : 0n;
-}
-
-/** A smallest-unit amount as a plain decimal string for an input field ("12.5"). */
-export function unitsToInput(value: bigint, symbol: Symbol): string {
-  const decimals = DECIMALS[symbol];
-  const base = 10n ** BigInt(decimals);
-  const fraction = (value % base).toString().padStart(decimals, "0").replace(/0+$/, "");
-  return fraction ? `${value / base}.${fraction}` : String(value / base);
 }

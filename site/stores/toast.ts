@@ -26,6 +26,8 @@ export interface ToastInput {
   action?: ToastAction;
   /** Several choices (e.g. 'Role Selection Required': Pool Manager or Contributor). */
   actions?: ToastAction[];
+  /** The control that raised it, kept clear of the toast (default: the focused element). */
+  trigger?: Element | null;
 }
 
 export interface Toast extends Omit<ToastInput, "type"> {
@@ -45,7 +47,8 @@ let counter = 0;
 export function toast(input: ToastInput): string {
   const id = `${Date.now()}${counter++ ? `-${counter}` : ""}`;
   const type: ToastType = input.type === "success" || input.type === "error" ? input.type : "info";
-  const next: Toast = { ...input, id, type, duration: input.duration ?? TOAST_DEFAULT_DURATION_MS, open: true };
+  const focused = typeof document !== "undefined" && document.activeElement !== document.body ? document.activeElement : null;
+  const next: Toast = { ...input, id, type, duration: input.duration ?? TOAST_DEFAULT_DURATION_MS, open: true, trigger: input.trigger ?? focused };
   $toasts.set([next, ...$toasts.get()].slice(0, TOAST_LIMIT));
   if (typeof document !== "undefined") void import("../lib/toaster-mount.ts").then((m) => m.mountToaster());
   return id;
@@ -61,7 +64,7 @@ const FLASH_KEY = "ip_flash_toast";
 /** A toast for the next page (when this one is about to navigate away). */
 export function flashToast(input: ToastInput): void {
   try {
-    sessionStorage.setItem(FLASH_KEY, JSON.stringify(input));
+    sessionStorage.setItem(FLASH_KEY, JSON.stringify({ ...input, trigger: undefined }));
   } catch {
     toast(input);
   }

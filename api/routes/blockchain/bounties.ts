@@ -40,7 +40,7 @@ export function bountyRoutes(ctx: AppContext) {
       const { user } = requireSession(c);
       const { repoId, issueId } = c.req.valid("param");
       // Their wallet addresses are the pool manager's business (the one who pays): the same check as paying.
-      await requireManagedRepository(ctx, user, { repoId, orRegisteredName: true });
+      await requireManagedRepository(ctx, user, { repoId, orRegisteredName: true, action: "seeClaimants" });
       c.header("Cache-Control", "private, no-store");
       const claimants = await issueContributors(ctx, repoId, issueId);
       return c.json({
@@ -157,7 +157,7 @@ export function bountyRoutes(ctx: AppContext) {
           throw forbidden("You can only make yourself a pool manager.");
         }
         const { repoId } = c.req.valid("param");
-        const { wallet, repository } = await requireManagedRepository(ctx, user, { repoId, orRegisteredName: true });
+        const { wallet, repository } = await requireManagedRepository(ctx, user, { repoId, orRegisteredName: true, action: "manage" });
         if (parseAddress(body.walletAddress) !== wallet.address) throw forbidden("That wallet is not yours.");
         await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address);
         return c.json({ success: true, message: "You are a pool manager of this repository on-chain." });

@@ -310,9 +310,22 @@ describe("bounties", () => {
 
   test("only the admin pool manager may allocate", async () => {
     const issue = await openIssue("Not theirs to fund");
-    expect((await allocate(issue, { bountyAmount: "2", isRoxn: false }, erin)).status).toBe(403);
+    const refused = await allocate(issue, { bountyAmount: "2", isRoxn: false }, erin);
+    expect(refused.status).toBe(403);
+    // The refusal names the action refused, not funding (issue 16).
+    expect((await refused.json()).message).toBe("You need admin permissions to set a bounty on this repository.");
     expect((await allocate(issue, { bountyAmount: "2", isRoxn: false }, bob)).status).toBe(403);
     expect((await issueBounty(issue)).status).toBe(404);
+  });
+
+  test("a pool manager without admin rights is told which action needs them", async () => {
+    const issue = await openIssue("Not theirs to pay or cancel");
+    const cancel = await money(erin, `/api/blockchain/cancel-bounty/${REPO.id}/${issue}`, {});
+    expect(cancel.status).toBe(403);
+    expect((await cancel.json()).message).toBe("You need admin permissions to cancel a bounty on this repository.");
+    const pay = await money(erin, `/api/blockchain/distribute-bounty/${REPO.id}/${issue}`, { contributorAddress: "0x00000000000000000000000000000000000000ff" });
+    expect(pay.status).toBe(403);
+    expect((await pay.json()).message).toBe("You need admin permissions to pay a bounty from this repository.");
   });
 
   test("Contribute: a contributor registers for an issue; a pool manager is told to pick the contributor role", async () => {

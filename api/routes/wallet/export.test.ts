@@ -169,6 +169,8 @@ describe("exporting the private key", () => {
     const fourth = await requestCode(gina);
     expect(fourth.status).toBe(429);
     expect(Number(fourth.headers.get("retry-after"))).toBeGreaterThan(3000);
+    // A limit, titled as one, with the time to wait (issue 16).
+    expect(await fourth.json()).toMatchObject({ error: "Too many codes requested", message: expect.stringMatching(/^You asked for 3 codes in the last hour\. Try again in \d+ minutes\.$/) });
   });
 
   test("no code was asked for: refused", async () => {

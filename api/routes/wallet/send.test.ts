@@ -205,6 +205,33 @@ describe("sending from the wallet", () => {
     expect(await xdcOf(to)).toBe("80");
   });
 
+  test("Max is the balance less the 0.1 XDC reserve and the fee: after sending it exactly 0.1 XDC stays (issue 16)", async () => {
+    const sender = await newSender({ xdc: "10" });
+    const to = toXdcAddress(stranger());
+    const balance = await t.ctx.chain.client.getBalance({ address: sender.wallet });
+    const max = await (await call(t, `/api/wallet/send-max?${new URLSearchParams({ token: "XDC", to })}`, { as: sender })).json();
+    expect(parseEther(max.fee)).toBeGreaterThan(0n);
+    expect(max.reserve).toBe("0.1");
+    expect(parseEther(max.amount)).toBe(balance - parseEther("0.1") - parseEther(max.fee));
+    // Without a recipient yet, the same figure (a plain transfer costs the same to any ordinary address).
+    expect((await (await call(t, "/api/wallet/send-max?token=XDC", { as: sender })).json()).amount).toBe(max.amount);
+    // The quote of that amount totals what the form promises to spend, no more.
+    const quoted = await (await quote(sender, { token: "XDC", to, amount: max.amount })).json();
+    expect(parseEther(quoted.total)).toBe(balance - parseEther("0.1"));
+    // What Max used to fill (balance - 0.1) would take the fee out of the reserve: refused.
+    const old = await quote(sender, { token: "XDC", to, amount: formatEther(balance - parseEther("0.1")) });
+    expect(await old.json()).toMatchObject({ error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
+    const res = await send(sender, { token: "XDC", to, amount: max.amount });
+    expect(res.status).toBe(200);
+    expect((await settle((await res.json()).id)).status).toBe("confirmed");
+    const left = await t.ctx.chain.client.getBalance({ address: sender.wallet });
+    expect(left).toBeGreaterThanOrEqual(parseEther("0.1"));
+    expect(left - parseEther("0.1")).toBeLessThan(parseEther("0.0001"));
+    // Tokens: all of it (the fee is paid in XDC).
+    const tokens = await newSender({ xdc: "1", roxn: "12.5" });
+    expect(await (await call(t, "/api/wallet/send-max?token=ROXN", { as: tokens })).json()).toMatchObject({ token: "ROXN", amount: "12.5" });
+  });
+
   test("an Idempotency-Key is optional, but a malformed one is refused", async () => {
     const res = await send(alice, { token: "XDC", to: stranger(), amount: "1" }, "short");
     expect(res.status).toBe(400);
@@ -214,6 +241,7 @@ describe("sending from the wallet", () => {
   test("signed out: 401", async () => {
     expect((await call(t, `/api/wallet/send-quote?token=XDC&to=${stranger()}&amount=1`)).status).toBe(401);
     expect((await call(t, "/api/wallet/sends")).status).toBe(401);
+    expect((await call(t, "/api/wallet/send-max?token=XDC")).status).toBe(401);
   });
 
   securityCases(() => ({ method: "POST", path: "/api/wallet/send", body: { token: "XDC", to: getAddress(stranger()), amount: "1" } }), {

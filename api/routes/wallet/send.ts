@@ -6,12 +6,13 @@ import { rateLimit } from "../../middleware/rate-limit.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { clientAddress } from "../../middleware/client-address.ts";
-import { listSends, quoteSend, requestSendCode, sendFromWallet } from "../../services/wallets/send.ts";
+import { listSends, quoteMaxSend, quoteSend, requestSendCode, sendFromWallet } from "../../services/wallets/send.ts";
 
 // Field values are checked by the service, which explains each problem in words; here only their shape.
 const amountField = z.union([z.string().max(80), z.number()]);
 const SendFields = z.object({ token: z.string().max(10), to: z.string().max(100), amount: amountField });
 const SendBody = SendFields.extend({ otp: z.string().trim().regex(/^\d{6}$/, "Enter the 6-digit code from the e-mail.").optional() });
+const MaxQuery = z.object({ token: z.string().max(10), to: z.string().max(100).optional() });
 const Limit = z.object({ limit: z.coerce.number().int().min(1).max(50).default(10) });
 
 export const SEND_RATE_LIMIT = { name: "wallet-send", perIp: 120, perUser: 60, windowMs: 3600 * 1000 };
@@ -19,6 +20,7 @@ export const SEND_CODE_RATE_LIMIT = { name: "wallet-send-code", perIp: 30, windo
 
 /**
  * GET  /api/wallet/send-quote?token&to&amount   the checks and the fee, nothing sent -> { token, to, amount, fee, feeCurrency, total, otpRequired, otpThreshold }
+ * GET  /api/wallet/send-max?token&to?                    the Max button: balance − 0.1 XDC reserve − fee (XDC) -> { token, amount, fee, reserve }
  * POST /api/wallet/send-code  { token, to, amount }         e-mails a code for this send (above the threshold) -> { success, message, expiresAt }
  * POST /api/wallet/send       { token, to, amount, otp? }   Idempotency-Key required -> { id, transactionHash, status, message, explorerUrl, token, to, amount }
  * GET  /api/wallet/sends?limit=10                            -> { sends: [...] }
@@ -28,6 +30,10 @@ export function sendRoutes(ctx: AppContext) {
     .get("/send-quote", validate("query", SendFields), async (c) => {
       const user = requireUser(c);
       return c.json(await quoteSend(ctx, user, c.req.valid("query")));
+    })
+    .get("/send-max", validate("query", MaxQuery), async (c) => {
+      const user = requireUser(c);
+      return c.json(await quoteMaxSend(ctx, user, c.req.valid("query")));
     })
     .post("/send-code", rateLimit(ctx, SEND_CODE_RATE_LIMIT), validate("json", SendFields), async (c) => {
       const { user } = requireSession(c);

@@ -233,6 +233,13 @@ describe("selling XDC", () => {
     expect(await offrampRows(order.reference)).toHaveLength(0);
   });
 
+  test("a sale comes back to the wallet marked as a sale, a purchase as before (issue 16)", async () => {
+    const redirect = async (kind: "buy" | "sell") =>
+      new URL((await (await call(t, `/api/wallet/${kind}-xdc-url`, { as: bob })).json()).url).searchParams.get("redirectUrl");
+    expect(await redirect("sell")).toBe(`${t.env.PUBLIC_URL}/wallet?onramp=sell`);
+    expect(await redirect("buy")).toBe(`${t.env.PUBLIC_URL}/wallet`);
+  });
+
   test("selling needs XDC above 0", async () => {
     const empty = await signInAs(t, await createTestUser(t, { role: "contributor" }));
     const res = await call(t, "/api/wallet/sell-xdc-url", { as: empty });

@@ -9,6 +9,7 @@ import { encodeFullName } from "../../github/repositories.ts";
 import { issueContributors } from "../money/bounties.ts";
 import { heldFor } from "../github-events/held-payouts.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
+import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
 const CREATION_TIMEOUT_MS = 60_000;
@@ -85,10 +86,12 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
     "",
     bounty.status === "open" && !held
       ? [
+          // The same steps as the repository page (lib/claiming.ts): /attempt for contributors, Contribute for the rest.
           "**How to claim**",
-          `1. Sign in to [Issuepool](${page}) with GitHub and choose *Contribute* on this issue, or comment \`/attempt\` here.`,
-          `2. Open a pull request with \`Fixes #${bounty.issueNumber}\` in its description.`,
-          "3. When it is merged, the bounty is paid to your Issuepool wallet automatically.",
+          `1. Already an Issuepool contributor? Comment \`${ATTEMPT_COMMAND}\` here.`,
+          `   New to Issuepool? Choose *Contribute* on this issue on [Issuepool](${page}): you sign in with GitHub, pick the contributor role and are put down for it.`,
+          `2. ${CLAIM_STEPS.pullRequest(bounty.issueNumber)}`,
+          `3. ${CLAIM_STEPS.paid}`,
           "",
         ].join("\n")
       : "",

@@ -135,6 +135,11 @@ test("from installing the app to being paid for a merged fix, with the public fi
     }, 15_000, "bot comment");
     expect(comment!.body).toContain("Issuepool bounty: 20.0000 XDC");
     expect(comment!.body).toContain("Nobody yet.");
+    // Each kind of visitor is told the route the page offers them (issue 16): registered contributors never see
+    // Contribute, so they comment /attempt; everyone else chooses Contribute.
+    expect(comment!.body).toContain("Already an Issuepool contributor? Comment `/attempt` here.");
+    expect(comment!.body).toContain("New to Issuepool? Choose *Contribute* on this issue");
+    expect(comment!.body).not.toMatch(/choose \*Contribute\* on this issue, or comment/);
 
     const res = await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: 1, repoId: HELLO.id } });
     expect(res.status).toBe(200);

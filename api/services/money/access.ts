@@ -37,16 +37,35 @@ export async function visibleRepository(ctx: AppContext, repoId: number, user: U
 }
 
 /**
+ * What a refusal for missing admin rights names: the action the person tried,
+ * so someone setting a bounty is not told about funding. 'fund' keeps the
+ * spec's sentence ('You need admin permissions to fund this repository.').
+ */
+export const ADMIN_ACTIONS = {
+  fund: "fund this repository",
+  setBounty: "set a bounty on this repository",
+  cancelBounty: "cancel a bounty on this repository",
+  payBounty: "pay a bounty from this repository",
+  withdraw: "withdraw from this repository's pool",
+  manage: "manage this repository",
+  seeClaimants: "see who registered for this repository's issues",
+  openIssues: "open issues in this repository",
+} as const;
+export type AdminAction = keyof typeof ADMIN_ACTIONS;
+
+export const adminRefusal = (action: AdminAction) => `You need admin permissions to ${ADMIN_ACTIONS[action]}.`;
+
+/**
  * What funding, bounties and payouts require, checked on the server whatever
  * the client shows: the pool manager role, a registered repository whose
  * name matches, admin rights on it verified with GitHub now, and a wallet.
  * `orRegisteredName`: a missing name means the registered one (routes where
- * the spec's client may leave it out).
+ * the spec's client may leave it out). `action` is what the refusal names.
  */
 export async function requireManagedRepository(
   ctx: AppContext,
   user: User,
-  input: { repoId: number; fullName?: string | null; orRegisteredName?: boolean },
+  input: { repoId: number; fullName?: string | null; orRegisteredName?: boolean; action: AdminAction },
 ): Promise<ManagedRepository> {
   if (user.role !== "poolmanager") throw forbidden("Only pool managers can manage repository funds and bounties.");
   if (!input.fullName && !input.orRegisteredName) {
@@ -59,7 +78,7 @@ export async function requireManagedRepository(
   }
   const onGitHub = await repositoryAsUser(ctx, user, repository.fullName);
   if (onGitHub.id !== repository.githubRepoId) throw notFound("Repository not found.");
-  if (!onGitHub.permissions?.admin) throw forbidden("You need admin permissions to fund this repository.");
+  if (!onGitHub.permissions?.admin) throw forbidden(adminRefusal(input.action));
   const wallet = await walletOfUser(ctx.database.db, user.id);
   if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   return { repository, wallet };

@@ -60,7 +60,7 @@ export async function allocateBounty(ctx: AppContext, input: AllocateInput): Pro
   if (!tx) {
     // The admin check and the open-issue check ask GitHub side by side; an access error is reported first.
     const [managed, checkedIssue] = await Promise.allSettled([
-      requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName }),
+      requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, action: "setBounty" }),
       input.user.role === "poolmanager"
         ? registeredRepository(ctx, input.repoId).then(async (repository) =>
             openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token: await userGitHubToken(ctx, input.user) }), repository.fullName, input.issueNumber),
@@ -261,7 +261,7 @@ export async function distributeBounty(
   if (!tx) {
     const address = parseAddress(input.contributorAddress);
     if (!address) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
-    await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true });
+    await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "payBounty" });
     const recipient = await walletOwner(ctx.database.db).get({ address });
     if (!recipient) {
       throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
@@ -329,7 +329,7 @@ export async function cancelBounty(
   const messages = { pending: "Cancellation submitted", confirmed: "Bounty cancelled; the amount is back in the pool", failedTitle: "Failed to cancel bounty" };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true });
+    await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "cancelBounty" });
     // First whether there is anything to cancel, then whether someone works on it.
     const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
     if (current.status !== "open") throw conflict("There is no open bounty on this issue.");

@@ -111,7 +111,7 @@ export async function fundRepositoryXdc(ctx: AppContext, input: FundXdcInput, no
   if (amount <= MIN_XDC_FUNDING_EXCLUSIVE) {
     throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
   }
-  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName });
+  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, action: "fund" });
   const balance = await ctx.chain.client.getBalance({ address: wallet.address as Address, blockTag: "pending" });
   if (balance < amount) {
     throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
@@ -189,7 +189,7 @@ async function fundRepositoryToken(
   }
   const amount = parsed.value;
   requireAmountStep(amount, token);
-  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName });
+  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, action: "fund" });
   const address = wallet.address as Address;
   const [balances, allowance] = await Promise.all([walletBalances(ctx.chain, address, { fresh: true }), tokenAllowance(ctx.chain, token, address)]);
   const balance = token === "ROXN" ? balances.roxn : balances.usdc;

@@ -51,7 +51,7 @@ export async function withdrawFromPool(ctx: AppContext, input: WithdrawInput): P
   const amount = parsed.value;
   requireAmountStep(amount, currency);
 
-  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, orRegisteredName: true });
+  const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, orRegisteredName: true, action: "withdraw" });
   const pool = (await onChainPool(ctx, repository.githubRepoId))[currency];
   if (amount > pool) {
     throw invalid(`Amount cannot exceed available ${currency} pool balance (${formatAmount(pool, currency, 4)} ${currency})`);

@@ -1,4 +1,4 @@
-import { desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { chainTransactions, onrampTransactions, type User } from "../../../db/schema/index.ts";
@@ -8,7 +8,8 @@ import { explorerTxUrl } from "../../chain/config.ts";
 import { randomToken } from "../../crypto/tokens.ts";
 import { walletBalances } from "../money/balances.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
-import { hostedPageUrl, ONRAMP_NETWORK, type OnrampKind } from "./provider.ts";
+import { fetchOrderStatus, hostedPageUrl, ONRAMP_NETWORK, type OnrampKind } from "./provider.ts";
+import { receiveOnrampWebhook, SALE_ORDER_MAX_AGE_MS } from "./webhook.ts";
 
 /**
  * Buying and selling XDC for INR (spec sections 2, 3, 4 and 7). Opening the
@@ -20,6 +21,8 @@ import { hostedPageUrl, ONRAMP_NETWORK, type OnrampKind } from "./provider.ts";
  */
 export const RETURN_PAGES = ["/wallet", "/vscode/wallet"] as const;
 export type ReturnPage = (typeof RETURN_PAGES)[number];
+/** The query parameter that marks a return from a sale (the provider keeps it and adds status and orderId). */
+export const RETURN_KIND_PARAM = "onramp";
 
 export interface OnrampMetadata {
   transactionType: "onramp" | "offramp";
@@ -60,7 +63,8 @@ export async function startOnrampOrder(
   });
   const url = hostedPageUrl(ctx.env, input.kind, {
     walletAddress: toXdcAddress(wallet.address),
-    redirectUrl: `${ctx.env.PUBLIC_URL}${input.returnTo ?? "/wallet"}`,
+    // A sale comes back marked as one, so the notice says "Sale", not "Purchase" (issue 16).
+    redirectUrl: `${ctx.env.PUBLIC_URL}${input.returnTo ?? "/wallet"}${input.kind === "sell" ? `?${RETURN_KIND_PARAM}=sell` : ""}`,
     merchantReference,
   });
   return { url, id };
@@ -83,8 +87,53 @@ export interface OnrampTransactionView {
   metadata: { transactionType: "onramp" | "offramp" };
 }
 
-export async function listOnrampTransactions(ctx: AppContext, userId: number, limit: number): Promise<OnrampTransactionView[]> {
+/**
+ * An order no webhook has moved within this time was abandoned on the
+ * provider's page: it is shown as Expired instead of Initiated forever
+ * (issue 16). The same 24 hours after which a sale is never sent any more
+ * (webhook.ts), so an expired sale can never move money.
+ */
+export const ONRAMP_ORDER_EXPIRY_MS = SALE_ORDER_MAX_AGE_MS;
+
+/**
+ * Expires the user's orders still `initiated` after ONRAMP_ORDER_EXPIRY_MS.
+ * Where the provider's order-status call is configured, each is first
+ * reconciled with it: its signed answer is applied exactly as a webhook (the
+ * provider may have taken the order up and its webhook been lost); an order
+ * it never saw, or still only "created", expires. A provider that cannot be
+ * asked right now leaves the order for the next read. The update is a
+ * compare-and-set, so a webhook arriving meanwhile wins.
+ */
+export async function expireStaleOrders(ctx: AppContext, userId: number, now = Date.now()): Promise<number> {
   const db = ctx.database.db;
+  const stale = await db
+    .select({ id: onrampTransactions.id, merchantReference: onrampTransactions.merchantReference })
+    .from(onrampTransactions)
+    .where(and(eq(onrampTransactions.userId, userId), eq(onrampTransactions.status, "initiated"), lt(onrampTransactions.createdAt, new Date(now - ONRAMP_ORDER_EXPIRY_MS))));
+  let expired = 0;
+  for (const order of stale) {
+    if (ctx.env.ONRAMP_STATUS_URL) {
+      try {
+        const answer = await fetchOrderStatus(ctx.env, order.merchantReference);
+        if (answer.found) await receiveOnrampWebhook(ctx, { rawBody: answer.rawBody ?? "", signature: answer.signature, now });
+      } catch (err) {
+        ctx.log.warn("on-ramp order status unavailable: the order is left for the next read", { orderId: order.id, err: (err as Error).message });
+        continue;
+      }
+    }
+    const [row] = await db
+      .update(onrampTransactions)
+      .set({ status: "expired", updatedAt: new Date(now) })
+      .where(and(eq(onrampTransactions.id, order.id), eq(onrampTransactions.status, "initiated")))
+      .returning({ id: onrampTransactions.id });
+    if (row) expired++;
+  }
+  return expired;
+}
+
+export async function listOnrampTransactions(ctx: AppContext, userId: number, limit: number, now = Date.now()): Promise<OnrampTransactionView[]> {
+  const db = ctx.database.db;
+  await expireStaleOrders(ctx, userId, now);
   const rows = await db
     .select()
     .from(onrampTransactions)

@@ -19,6 +19,8 @@ import type { ONRAMP_STATUSES } from "../../../db/schema/index.ts";
  * HMAC-SHA512 of the raw body bytes under ONRAMP_APP_SECRET.
  */
 export type OnrampStatus = (typeof ONRAMP_STATUSES)[number];
+/** The statuses the provider reports; `expired` is ours (an order it never took up, orders.ts). */
+export type ProviderStatus = Exclude<OnrampStatus, "expired">;
 export type OnrampKind = "buy" | "sell";
 
 export const ONRAMP_COIN_CODE = "xdc";
@@ -86,7 +88,7 @@ export type OnrampWebhookPayload = z.infer<typeof OnrampWebhookPayload>;
  * 4/5/15/16: completed and the crypto delivered). Check the provider's
  * current list before going live; an unknown code changes nothing.
  */
-const STATUS_CODES: Record<number, OnrampStatus> = {
+const STATUS_CODES: Record<number, ProviderStatus> = {
   [-4]: "failed",
   [-3]: "failed",
   [-2]: "failed",
@@ -106,14 +108,51 @@ const STATUS_CODES: Record<number, OnrampStatus> = {
   16: "success",
 };
 
-export function statusOfCode(code: number): OnrampStatus | undefined {
+export function statusOfCode(code: number): ProviderStatus | undefined {
   return STATUS_CODES[code];
 }
 
 /** A code for each status, for the simulator's webhooks. */
-export const STATUS_CODE_OF: Record<OnrampStatus, number> = { initiated: 0, pending: 2, processing: 13, success: 4, failed: -1 };
+export const STATUS_CODE_OF: Record<ProviderStatus, number> = { initiated: 0, pending: 2, processing: 13, success: 4, failed: -1 };
 
-/** How far along a status is: the platform only ever moves an order forward. */
-export const STATUS_RANK: Record<OnrampStatus, number> = { initiated: 0, pending: 1, processing: 2, success: 3, failed: 3 };
+/**
+ * How far along a status is: the platform only ever moves an order forward.
+ * `expired` sits just past `initiated`: the provider's word that it did take
+ * the order up after all (pending and on) still counts, a late "created" does not.
+ */
+export const STATUS_RANK: Record<OnrampStatus, number> = { initiated: 0, expired: 0.5, pending: 1, processing: 2, success: 3, failed: 3 };
 
 export const isTerminal = (status: string) => status === "success" || status === "failed";
+
+/**
+ * The provider's order-status call, for reconciling an order no webhook has
+ * moved: `POST {ONRAMP_STATUS_URL}` with `{ appId, merchantRecognitionId }`,
+ * signed like a webhook (X-Onramp-Signature over the raw body). The answer is
+ * 200 with the order as its webhook would carry it, signed the same way (so it
+ * is applied exactly like a webhook), or 404 when the provider never took the
+ * order up (the visitor left its page). The local simulator speaks this;
+ * **map it onto the provider's current order-status API before going live**.
+ */
+export interface OrderStatusAnswer {
+  found: boolean;
+  rawBody?: string;
+  signature?: string;
+}
+
+export async function fetchOrderStatus(
+  env: Pick<Env, "ONRAMP_STATUS_URL" | "ONRAMP_APP_ID" | "ONRAMP_APP_SECRET">,
+  merchantReference: string,
+  timeoutMs = 5000,
+): Promise<OrderStatusAnswer> {
+  if (!env.ONRAMP_STATUS_URL) throw new Error("ONRAMP_STATUS_URL is not set");
+  const body = JSON.stringify({ appId: env.ONRAMP_APP_ID, merchantRecognitionId: merchantReference });
+  const res = await fetch(env.ONRAMP_STATUS_URL, {
+    method: "POST",
+    headers: { "content-type": "application/json", [SIGNATURE_HEADER]: await signWebhookBody(env.ONRAMP_APP_SECRET, body) },
+    body,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (res.status === 404) return { found: false };
+  if (!res.ok) throw new Error(`the provider's order status answered ${res.status}`);
+  return { found: true, rawBody: await res.text(), signature: res.headers.get(SIGNATURE_HEADER) ?? undefined };
+}

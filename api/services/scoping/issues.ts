@@ -55,7 +55,7 @@ export async function createIssuesFromPlan(ctx: AppContext, input: CreateIssuesI
   if (chosen.some((t) => !t)) throw badRequest("A chosen task is not in this plan.");
   const tasks = chosen as PlanTask[];
 
-  const { repository } = await requireManagedRepository(ctx, input.user, { repoId: input.repositoryId, fullName: input.githubRepoFullName });
+  const { repository } = await requireManagedRepository(ctx, input.user, { repoId: input.repositoryId, fullName: input.githubRepoFullName, action: "openIssues" });
   if (!repository.installationId)
     throw conflict("Install the Issuepool GitHub App on this repository first: issues are opened by the app.", "GitHub App not installed");
 

@@ -127,11 +127,18 @@ export async function consumeCode(
   throw codeMissing();
 }
 
+/** "in 1 minute", "in 42 minutes": the wait, rounded up to whole minutes. */
+export function waitText(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `${minutes} minute${minutes === 1 ? "" : "s"}`;
+}
+
+/** Titled as the limit it is: nothing failed (issue 16: the site showed it under 'Failed to send OTP'). */
 export const tooManyCodes = (retryAfterSeconds: number) =>
   new ApiError({
     code: ErrorCode.RATE_LIMITED,
-    error: "Too Many Requests",
-    message: `You asked for ${CODE_REQUESTS_PER_HOUR} codes in the last hour. Try again in ${Math.ceil(retryAfterSeconds / 60)} minutes.`,
+    error: "Too many codes requested",
+    message: `You asked for ${CODE_REQUESTS_PER_HOUR} codes in the last hour. Try again in ${waitText(retryAfterSeconds)}.`,
     details: { retryAfterSeconds },
     headers: { "Retry-After": String(retryAfterSeconds) },
   });

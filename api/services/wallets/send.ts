@@ -26,8 +26,8 @@ import { tokenContract, WALLET_TOKENS } from "./tokens.ts";
  *   checksum when written in mixed case, not the zero address and not the
  *   wallet itself;
  * - the amount is above 0, has no more decimals than the token, and is
- *   within the balance; XDC sends leave the 0.1 XDC gas reserve, token sends
- *   need XDC for the fee;
+ *   within the balance; XDC sends leave the 0.1 XDC gas reserve after the
+ *   fee, token sends need XDC for the fee;
  * - above SEND_OTP_THRESHOLD (in the token's units) a one-time code e-mailed
  *   for exactly this token, recipient and amount is required;
  * - the transaction goes through the outbox under the request's
@@ -148,17 +148,37 @@ async function checkSend(ctx: AppContext, user: User, input: SendInput): Promise
   }
   if (token === "XDC" && amount + GAS_RESERVE > xdcAvailable) throw gasReserveError();
 
+  const call = transferCall(ctx, token, recipient, amount);
+  const { fee, maxFee } = await estimateFee(ctx, user, wallet, token, call);
+  // The reserve is what stays after the fee: the form promises "0.1 XDC stays in the wallet" (issue 16).
+  if (token === "XDC" && (amount + fee + GAS_RESERVE > xdcAvailable || amount + maxFee > xdcAvailable)) throw gasReserveError();
+  if (token !== "XDC" && maxFee > xdcAvailable) {
+    throw sendError("Insufficient funds for gas", `You need about ${formatAmount(maxFee, "XDC")} XDC in your wallet to pay the network fee.`);
+  }
+  return { wallet, token, recipient, amount, fee, maxFee, xdcPending: pending, xdcAvailable, otpRequired: amount > otpThreshold(ctx, token), call };
+}
+
+function transferCall(ctx: AppContext, token: TokenSymbol, recipient: Address, amount: bigint): { to: Address; data: Hex; value: bigint } {
   const contract = tokenContract(ctx, token);
-  const call = contract
+  return contract
     ? { to: contract, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [recipient, amount] }), value: 0n }
     : { to: recipient, data: "0x" as Hex, value: amount };
-  let gas: bigint;
-  let gasPrice: bigint;
+}
+
+/** The network fee of a call: estimated (gas x gas price), and the most the outbox may spend (it signs with 20% more gas). */
+async function estimateFee(
+  ctx: AppContext,
+  user: User,
+  wallet: Wallet,
+  token: TokenSymbol,
+  call: { to: Address; data: Hex; value: bigint },
+): Promise<{ fee: bigint; maxFee: bigint }> {
   try {
-    [gas, gasPrice] = await Promise.all([
+    const [gas, gasPrice] = await Promise.all([
       ctx.chain.client.estimateGas({ account: wallet.address as Address, to: call.to, data: call.data, value: call.value, blockTag: "pending" }),
-      ctx.chain.client.getGasPrice(),
+      ctx.outbox.currentGasPrice(),
     ]);
+    return { fee: gas * gasPrice, maxFee: ((gas * 12n) / 10n) * gasPrice };
   } catch (err) {
     if (isPermanentEstimateError(err)) {
       ctx.log.info("send refused by the estimate", { userId: user.id, token, err: describeChainError(err) });
@@ -166,14 +186,55 @@ async function checkSend(ctx: AppContext, user: User, input: SendInput): Promise
     }
     throw chainUnavailable(err);
   }
-  const fee = gas * gasPrice;
-  const maxFee = ((gas * 12n) / 10n) * gasPrice;
-  if (token === "XDC" && amount + maxFee > xdcAvailable) throw gasReserveError();
-  if (token !== "XDC" && maxFee > xdcAvailable) {
-    throw sendError("Insufficient funds for gas", `You need about ${formatAmount(maxFee, "XDC")} XDC in your wallet to pay the network fee.`);
-  }
-  return { wallet, token, recipient, amount, fee, maxFee, xdcPending: pending, xdcAvailable, otpRequired: amount > otpThreshold(ctx, token), call };
 }
+
+export interface SendMax {
+  token: TokenSymbol;
+  /** The most that can be sent: for XDC the spendable balance less the 0.1 XDC reserve and the estimated fee. */
+  amount: string;
+  fee: string;
+  reserve: string;
+}
+
+/**
+ * GET /api/wallet/send-max: what the form's Max button fills in, computed
+ * with the same estimate as the quote. For XDC it is balance − reserve −
+ * fee, so after sending it exactly 0.1 XDC stays (issue 16: Max was balance
+ * − 0.1 and the fee came out of the reserve). Without a valid recipient the
+ * fee of a plain transfer is estimated (the same for any ordinary address).
+ */
+export async function quoteMaxSend(ctx: AppContext, user: User, input: { token: unknown; to?: unknown }): Promise<SendMax> {
+  const token = parseToken(input.token);
+  const wallet = await walletOfUser(ctx.database.db, user.id);
+  if (!wallet) throw sendError("No wallet", "No wallet is connected. Please check your profile settings.");
+  let recipient: Address | undefined;
+  try {
+    recipient = input.to ? parseRecipient(input.to) : undefined;
+  } catch {
+    recipient = undefined;
+  }
+  if (!recipient || recipient === wallet.address) recipient = MAX_ESTIMATE_RECIPIENT;
+  const decimals = TOKEN_DECIMALS[token];
+  const [pending, unbroadcast, balances] = await Promise.all([
+    pendingXdcBalance(ctx, wallet),
+    unbroadcastXdc(ctx.database.db, wallet),
+    token === "XDC" ? undefined : walletBalances(ctx.chain, wallet.address as Address, { fresh: true }),
+  ]).catch((err) => {
+    if (err instanceof ApiError) throw err;
+    throw chainUnavailable(err);
+  });
+  const xdcAvailable = pending > unbroadcast ? pending - unbroadcast : 0n;
+  const held = token === "XDC" ? xdcAvailable : token === "ROXN" ? balances!.roxn : balances!.usdc;
+  // A token's fee is paid in XDC, so all of the token can go. For XDC the estimate's value does not change the
+  // gas of a plain transfer; 1 unit keeps the estimate valid whatever the balance.
+  if (token !== "XDC") return { token, amount: toDecimalString(held, decimals), fee: "0", reserve: "0" };
+  const { fee } = held > GAS_RESERVE ? await estimateFee(ctx, user, wallet, token, transferCall(ctx, token, recipient, 1n)) : { fee: 0n };
+  const most = held - GAS_RESERVE - fee;
+  return { token, amount: toDecimalString(most > 0n ? most : 0n, decimals), fee: toDecimalString(fee, decimals), reserve: toDecimalString(GAS_RESERVE, decimals) };
+}
+
+/** An ordinary address no one holds the key of, for estimating a plain transfer's fee before a recipient is known. */
+const MAX_ESTIMATE_RECIPIENT: Address = "0x000000000000000000000000000000000000dEaD";
 
 const chainUnavailable = (cause: unknown) =>
   new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Network unavailable", message: "Could not reach the XDC network. Please try again in a moment.", cause });
@@ -261,7 +322,7 @@ export async function sendFromWallet(
       guard:
         token === "XDC"
           ? async (db) => {
-              if (send.xdcPending - (await unbroadcastXdc(db, wallet)) < amount + GAS_RESERVE) throw gasReserveError();
+              if (send.xdcPending - (await unbroadcastXdc(db, wallet)) < amount + send.fee + GAS_RESERVE) throw gasReserveError();
             }
           : undefined,
     },

@@ -1,6 +1,6 @@
 import { createRoot, type Root } from "react-dom/client";
 import { atom } from "nanostores";
-import { useStore } from "@nanostores/react";
+import { useStore } from "../ui/use-store.ts";
 import { markSeen } from "../../lib/onboarding-flags.ts";
 import type { GuideName } from "../../lib/onboarding.ts";
 import { ContributionDemo } from "./ContributionDemo.tsx";
@@ -14,7 +14,7 @@ const $openGuide = atom<ReactGuide | null>(null);
 let root: Root | undefined;
 
 function Guides() {
-  const open = useStore($openGuide);
+  const open = useStore($openGuide, null);
   const closer = (name: ReactGuide) => (isOpen: boolean) => {
     if (isOpen) return;
     markSeen(name);

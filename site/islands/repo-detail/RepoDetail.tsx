@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { useStore } from "@nanostores/react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { useStore } from "../ui/use-store.ts";
 import { api, errorMessage } from "../../lib/api.ts";
 import {
   isBountySet,
@@ -19,11 +19,16 @@ import { issueBounty, rememberBounty } from "./bounty-cache.ts";
 import { useContribute } from "./contribute.tsx";
 import { FundingPanel } from "./funding-panel.tsx";
 import { IssuesTable, type RewardState, type ViewerRole } from "./issues-table.tsx";
-import { SetBountyDialog } from "./set-bounty-dialog.tsx";
-import { BountyDecisionDialog, type DecisionMode } from "./bounty-decision-dialog.tsx";
-import { Notice, Tabs, TooltipProvider, useHydrated } from "./ui.tsx";
+import { ClaimHowTo } from "./claim-how-to.tsx";
+import type { DecisionMode } from "./bounty-decision-dialog.tsx";
+import { Notice, useHydrated } from "./ui.tsx";
+import { Tabs } from "../ui/tabs.tsx";
 import { AdminAccess, Count, Frame, LoadFailed, LoadingSkeleton, NotRegistered, PullRequests, RepoHeader, Unavailable } from "./sections.tsx";
 import { useResource } from "./use-resource.ts";
+
+/** The dialogs load when first opened: most visits open none (issue 16: signed-in pages were heavy). */
+const SetBountyDialog = lazy(() => import("./set-bounty-dialog.tsx").then((m) => ({ default: m.SetBountyDialog })));
+const BountyDecisionDialog = lazy(() => import("./bounty-decision-dialog.tsx").then((m) => ({ default: m.BountyDecisionDialog })));
 
 export interface RepoDetailProps {
   owner: string;
@@ -51,8 +56,8 @@ export default function RepoDetail(props: RepoDetailProps) {
   const hydrated = useHydrated();
   // The first client render must equal the server's (which knows no session),
   // even when the header has already loaded the user by the time this hydrates.
-  const storedUser = useStore($user);
-  const storedReady = useStore($sessionReady);
+  const storedUser = useStore($user, null);
+  const storedReady = useStore($sessionReady, false);
   const user = hydrated ? storedUser : null;
   const ready = hydrated && storedReady;
   const [hint, setHint] = useState<string | null>(null);
@@ -238,7 +243,7 @@ export default function RepoDetail(props: RepoDetailProps) {
   const bountyFree = repo.issues.filter((i) => isValidIssueNumber(i.number) && !withBounty.has(i.number) && !confirming.has(i.number) && rows[i.number]?.kind !== "bounty");
 
   return (
-    <TooltipProvider>
+    <>
       <Frame>
         <RepoHeader repo={repo} art={props.art} openIssues={repo.issues.length} openBounties={poolData ? openBounties : null} pools={pools} />
 
@@ -267,6 +272,7 @@ export default function RepoDetail(props: RepoDetailProps) {
                     <Notice tone="warning">Your GitHub view of this repository could not be loaded; showing its public data.</Notice>
                   )}
                   {!repo.registered && <NotRegistered role={role} />}
+                  {repo.registered && repo.issues.length > 0 && <ClaimHowTo role={role} />}
                   {repo.registered || repo.issues.length > 0 ? (
                     <IssuesTable
                       repo={repo}
@@ -321,25 +327,30 @@ export default function RepoDetail(props: RepoDetailProps) {
         />
       </Frame>
 
-      <BountyDecisionDialog
-        repo={repo}
-        issue={decision?.issue ?? null}
-        bounty={decisionBounty}
-        mode={decision?.mode ?? "release"}
-        open={decision !== null}
-        onOpenChange={(open) => !open && setDecision(null)}
-        onDone={onDecided}
-      />
-
-      <SetBountyDialog
-        repo={repo}
-        issue={dialogIssue}
-        open={dialogOpen}
-        onOpenChange={setDialogOpen}
-        knownBounty={knownBountyOf(dialogIssue)}
-        knownPool={poolData}
-        onAllocated={onAllocated}
-      />
-    </TooltipProvider>
+      <Suspense fallback={null}>
+        {decision !== null && (
+          <BountyDecisionDialog
+            repo={repo}
+            issue={decision.issue}
+            bounty={decisionBounty}
+            mode={decision.mode}
+            open
+            onOpenChange={(open) => !open && setDecision(null)}
+            onDone={onDecided}
+          />
+        )}
+        {dialogOpen && (
+          <SetBountyDialog
+            repo={repo}
+            issue={dialogIssue}
+            open
+            onOpenChange={setDialogOpen}
+            knownBounty={knownBountyOf(dialogIssue)}
+            knownPool={poolData}
+            onAllocated={onAllocated}
+          />
+        )}
+      </Suspense>
+    </>
   );
 }

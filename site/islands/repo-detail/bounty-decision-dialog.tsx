@@ -5,7 +5,8 @@ import { toast } from "../../stores/toast.ts";
 import { Button } from "../ui/button.tsx";
 import { Spinner } from "../ui/spinner.tsx";
 import { serverMessage, transactionToast, useActionKey, type TransactionResult } from "./actions.ts";
-import { Dialog, Notice, Skeleton } from "./ui.tsx";
+import { Dialog } from "../ui/dialog.tsx";
+import { Notice, Skeleton } from "./ui.tsx";
 
 export type DecisionMode = "release" | "cancel";
 

@@ -1,5 +1,5 @@
-import { useEffect, useState, type ReactNode } from "react";
-import { useStore } from "@nanostores/react";
+import { lazy, Suspense, useEffect, useState, type ReactNode } from "react";
+import { useResourceState } from "../ui/use-store.ts";
 import { api } from "../../lib/api.ts";
 import { walletInfo } from "../../lib/wallet-data.ts";
 import { FUNDING_STATUS_POLL_MS, fromApi, type Currency } from "../../lib/funding-rules.ts";
@@ -11,13 +11,18 @@ import type { SessionUser } from "../../stores/session.ts";
 import { toast } from "../../stores/toast.ts";
 import { Icon } from "../ui/icon.tsx";
 import type { TransactionResult } from "./actions.ts";
-import { AssignBountyForm } from "./assign-bounty-form.tsx";
-import { WithdrawForm } from "./withdraw-form.tsx";
-import { RoxnFundingForm, TokenFundingForm, XdcFundingForm } from "./funding-forms.tsx";
 import type { ViewerRole } from "./issues-table.tsx";
 import { TokenMark } from "./tokens.tsx";
-import { Notice, Skeleton, Stat, Tabs } from "./ui.tsx";
+import { Notice, Skeleton, Stat } from "./ui.tsx";
+import { Tabs } from "../ui/tabs.tsx";
 import { useResource } from "./use-resource.ts";
+
+const loadForms = () => import("./manager-forms.ts");
+const AssignBountyForm = lazy(() => loadForms().then((m) => ({ default: m.AssignBountyForm })));
+const WithdrawForm = lazy(() => loadForms().then((m) => ({ default: m.WithdrawForm })));
+const RoxnFundingForm = lazy(() => loadForms().then((m) => ({ default: m.RoxnFundingForm })));
+const TokenFundingForm = lazy(() => loadForms().then((m) => ({ default: m.TokenFundingForm })));
+const XdcFundingForm = lazy(() => loadForms().then((m) => ({ default: m.XdcFundingForm })));
 
 interface FundingStatus {
   /** Numbers of XDC for the spec's clients; the site reads the exact decimal strings beside them. */
@@ -60,7 +65,7 @@ export function FundingPanel(props: FundingPanelProps) {
   const userKey = user ? String(user.id) : null;
 
   // The wallet info the header's wallet box shows too (fresh 30 s, refetched on focus): one source, refreshed together.
-  const wallet = useStore(walletInfo.$state);
+  const wallet = useResourceState(walletInfo);
   useEffect(() => (userKey ? walletInfo.watch() : undefined), [userKey]);
   const roxn = useResource(userKey && `roxn:${userKey}`, () => api<{ balance: string; formatted: string }>("/api/token/balance"));
   const [allowanceOverride, setAllowanceOverride] = useState<bigint | null>(null);
@@ -116,8 +121,19 @@ export function FundingPanel(props: FundingPanelProps) {
     void allowance.reload();
   };
 
+  // The forms load the first time a pool manager has the tab on screen, and stay after.
+  const [shown, setShown] = useState(props.visible);
+  useEffect(() => {
+    if (props.visible) setShown(true);
+  }, [props.visible]);
   const managerOnly = (content: ReactNode) => {
-    if (isManager) return content;
+    if (isManager) {
+      return shown ? (
+        <Suspense fallback={<Skeleton className="h-40 w-full" />}>
+          <div className="grid grid-cols-1 gap-5">{content}</div>
+        </Suspense>
+      ) : null;
+    }
     if (role === "static" || role === "anonymous") {
       return (
         <Notice tone="info" icon="lock">

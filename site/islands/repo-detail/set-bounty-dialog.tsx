@@ -11,7 +11,8 @@ import { Spinner } from "../ui/spinner.tsx";
 import { issueBounty } from "./bounty-cache.ts";
 import { isTimeout, serverMessage, transactionToast, useActionKey, type TransactionResult } from "./actions.ts";
 import { CURRENCY_OPTIONS, TokenMark } from "./tokens.tsx";
-import { Dialog, Notice, Skeleton } from "./ui.tsx";
+import { Dialog } from "../ui/dialog.tsx";
+import { Notice, Skeleton } from "./ui.tsx";
 
 /** Spec section 9: the bounty toast stays 9 s. */
 export const BOUNTY_TOAST_MS = 9000;
@@ -160,7 +161,7 @@ export function SetBountyDialog(props: SetBountyDialogProps) {
         )}
         {noAdmin && !exists && (
           <Notice tone="warning" icon="lock">
-            You need admin permissions to fund this repository.
+            You need admin permissions to set a bounty on this repository.
           </Notice>
         )}
 

@@ -1,6 +1,5 @@
-import { useEffect, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
-import { Tooltip } from "radix-ui";
-import { TOOLTIP_OPEN_DELAY_MS, TOOLTIP_SKIP_DELAY_MS } from "../../lib/tooltip.ts";
+import { useEffect, useRef, useState, type ReactNode } from "react";
+import { setupTooltips } from "../../lib/tooltip.ts";
 import { Icon } from "../ui/icon.tsx";
 
 /** True after the first client render: server HTML and the first render must agree. */
@@ -10,127 +9,32 @@ export function useHydrated(): boolean {
   return hydrated;
 }
 
-// ---- Tabs ----
-
-export interface TabItem<V extends string> {
-  value: V;
-  label: ReactNode;
-  /** The accessible name when the label holds more than text (counts). */
-  name?: string;
-}
-
-/**
- * WAI-ARIA tabs whose server-rendered markup also works without React
- * (site/lib/repo-detail-tabs.ts drives it for anonymous visitors): every
- * panel is rendered, the unselected ones `hidden`.
- */
-export function Tabs<V extends string>(props: {
-  id: string;
-  label: string;
-  items: TabItem<V>[];
-  value: V;
-  onChange: (value: V) => void;
-  panel: (value: V) => ReactNode;
-  /** Keep the selection in the URL's hash (#rewards). */
-  hash?: boolean;
-  listClassName?: string;
-  className?: string;
-}) {
-  const refs = useRef(new Map<V, HTMLButtonElement>());
-  const onKeyDown = (event: KeyboardEvent, index: number) => {
-    const count = props.items.length;
-    const next: Record<string, number> = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: count - 1 };
-    if (!(event.key in next)) return;
-    event.preventDefault();
-    const item = props.items[(next[event.key]! + count) % count]!;
-    select(item.value);
-    refs.current.get(item.value)?.focus();
-  };
-  const select = (value: V) => {
-    props.onChange(value);
-    if (props.hash) history.replaceState(history.state, "", `#${value}`);
-  };
-  return (
-    <div data-tabs="" data-tabs-hash={props.hash ? "" : undefined} className={props.className}>
-      <div role="tablist" aria-label={props.label} className={props.listClassName ?? "inline-flex items-center gap-1 rounded-xl border border-border bg-muted/60 p-1"}>
-        {props.items.map((item, index) => {
-          const selected = item.value === props.value;
-          return (
-            <button
-              key={item.value}
-              ref={(el) => {
-                if (el) refs.current.set(item.value, el);
-              }}
-              type="button"
-              role="tab"
-              id={`${props.id}-tab-${item.value}`}
-              aria-controls={`${props.id}-panel-${item.value}`}
-              aria-selected={selected}
-              aria-label={item.name}
-              tabIndex={selected ? 0 : -1}
-              data-tab={item.value}
-              data-state={selected ? "active" : "inactive"}
-              onClick={() => select(item.value)}
-              onKeyDown={(e) => onKeyDown(e, index)}
-              className={
-                "inline-flex h-9 items-center gap-2 whitespace-nowrap rounded-lg px-3 text-sm font-medium text-muted-foreground transition-colors " +
-                "hover:text-foreground focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring " +
-                "data-[state=active]:bg-card data-[state=active]:text-foreground data-[state=active]:shadow-sm"
-              }
-            >
-              {item.label}
-            </button>
-          );
-        })}
-      </div>
-      {props.items.map((item) => (
-        <div
-          key={item.value}
-          role="tabpanel"
-          id={`${props.id}-panel-${item.value}`}
-          aria-labelledby={`${props.id}-tab-${item.value}`}
-          data-panel={item.value}
-          hidden={item.value !== props.value}
-          tabIndex={0}
-          className="mt-5 rounded-lg focus-visible:outline-2 focus-visible:outline-offset-4 focus-visible:outline-ring"
-        >
-          {props.panel(item.value)}
-        </div>
-      ))}
-    </div>
-  );
-}
-
 // ---- Tooltips (spec section 9: 700 ms open delay, 300 ms skip delay) ----
 
-export function TooltipProvider({ children }: { children: ReactNode }) {
-  return (
-    <Tooltip.Provider delayDuration={TOOLTIP_OPEN_DELAY_MS} skipDelayDuration={TOOLTIP_SKIP_DELAY_MS}>
-      {children}
-    </Tooltip.Provider>
-  );
-}
-
+/**
+ * The site's one tooltip (site/lib/tooltip.ts, which the header already
+ * loads) on the `data-rd-tooltip` element inside: the same markup the
+ * anonymous page's script turns into tooltips. Radix Tooltip and its
+ * positioning engine cost signed-in visitors 8 KB for one error hint
+ * (issue 16).
+ */
 export function Tip({ content, children }: { content: string; children: ReactNode }) {
+  const ref = useRef<HTMLSpanElement>(null);
+  useEffect(() => {
+    const root = ref.current;
+    if (!root) return;
+    root.querySelectorAll<HTMLElement>("[data-rd-tooltip]").forEach((el) => (el.dataset.tooltip = el.dataset.rdTooltip));
+    setupTooltips(root);
+  }, [content]);
   return (
-    <Tooltip.Root>
-      <Tooltip.Trigger asChild>{children}</Tooltip.Trigger>
-      <Tooltip.Portal>
-        <Tooltip.Content
-          sideOffset={6}
-          collisionPadding={8}
-          className="z-[60] max-w-xs break-words rounded-md bg-foreground px-2.5 py-1.5 text-xs font-medium text-background shadow-md"
-        >
-          {content}
-        </Tooltip.Content>
-      </Tooltip.Portal>
-    </Tooltip.Root>
+    <span ref={ref} className="contents">
+      {children}
+    </span>
   );
 }
 
-// ---- Dialog: the shared one (focus trapped, Escape closes, 'Close' button, at most 90% of the viewport high) ----
-
-export { Dialog } from "../ui/dialog.tsx";
+// The shared dialog is imported from ../ui/dialog.tsx by the dialogs themselves, which load when opened: a
+// re-export here made every island that imports these pieces load Radix Dialog at once.
 
 // ---- Small pieces ----
 

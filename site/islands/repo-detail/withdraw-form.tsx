@@ -7,7 +7,7 @@ import { toast } from "../../stores/toast.ts";
 import { Button } from "../ui/button.tsx";
 import { serverMessage, transactionToast, useActionKey, type TransactionResult } from "./actions.ts";
 import { AmountField, SubmitButton } from "./funding-forms.tsx";
-import { Dialog } from "./ui.tsx";
+import { Dialog } from "../ui/dialog.tsx";
 
 const shortAddress = (address: string) => (address.length > 14 ? `${address.slice(0, 7)}…${address.slice(-5)}` : address);
 

@@ -4,7 +4,7 @@ import { Icon } from "./icon.tsx";
 /** Copies `value`; the copied mark lasts 2 s (spec section 9). */
 export const COPIED_MARK_MS = 2000;
 
-export function CopyButton({ value, label, onCopy }: { value: string; label: string; onCopy?: () => boolean | void }) {
+export function CopyButton({ value, label, onCopy, small = false }: { value: string; label: string; onCopy?: () => boolean | void; small?: boolean }) {
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     if (!copied) return;
@@ -16,7 +16,7 @@ export function CopyButton({ value, label, onCopy }: { value: string; label: str
       type="button"
       aria-label={copied ? "Copied" : label}
       title={copied ? "Copied" : label}
-      className="inline-flex h-8 w-8 shrink-0 items-center justify-center rounded-md hover:bg-background"
+      className={`inline-flex shrink-0 items-center justify-center rounded-md hover:bg-muted ${small ? "h-6 w-6" : "h-8 w-8"}`}
       onClick={async () => {
         if (onCopy && onCopy() === false) return;
         try {
@@ -27,7 +27,7 @@ export function CopyButton({ value, label, onCopy }: { value: string; label: str
         }
       }}
     >
-      <Icon name={copied ? "check" : "copy"} className={`h-4 w-4 ${copied ? "text-success" : ""}`} />
+      <Icon name={copied ? "check" : "copy"} className={`${small ? "h-3.5 w-3.5" : "h-4 w-4"} ${copied ? "text-success" : ""}`} />
     </button>
   );
 }

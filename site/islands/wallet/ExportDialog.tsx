@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, errorMessage } from "../../lib/api.ts";
+import { api, ApiRequestError, errorMessage } from "../../lib/api.ts";
 import { configureMetaMask, MetaMaskError, type NetworkConfig } from "../../lib/wallet-metamask.ts";
 import { OtpInput } from "../ui/otp-input.tsx";
 import { Button } from "../ui/button.tsx";
@@ -22,8 +22,7 @@ type Problem = { title?: string; message: string } | null;
  * countdown, then hidden and dropped from memory; copying after that is
  * refused. 'Configure MetaMask' adds or switches MetaMask to the network.
  */
-export function ExportDialog({ address }: { address: string }) {
-  const [open, setOpen] = useState(false);
+export function ExportDialog({ address, open, onOpenChange: changeOpen }: { address: string; open: boolean; onOpenChange: (open: boolean) => void }) {
   const [sending, setSending] = useState(false);
   const [codeSent, setCodeSent] = useState<string | null>(null);
   const [otp, setOtp] = useState("");
@@ -68,7 +67,7 @@ export function ExportDialog({ address }: { address: string }) {
   }, [copied]);
 
   const onOpenChange = (next: boolean) => {
-    setOpen(next);
+    changeOpen(next);
     if (!next) {
       // Closing forgets everything, the key first.
       wipeKey(false);
@@ -89,8 +88,10 @@ export function ExportDialog({ address }: { address: string }) {
       const { message } = await api<{ message: string }>("/api/wallet/export-request", { method: "POST" });
       setCodeSent(message || "We sent a 6-digit code to your e-mail address.");
     } catch (err) {
+      // The server's title says what happened: the spec's 'Failed to send OTP', or a limit ('Too many codes requested').
       const message = errorMessage(err, "Failed to send OTP");
-      setProblem(message === "Failed to send OTP" ? { message } : { title: "Failed to send OTP", message });
+      const title = err instanceof ApiRequestError && err.title ? err.title : "Failed to send OTP";
+      setProblem(message === title ? { message } : { title, message });
     } finally {
       setSending(false);
     }
@@ -158,9 +159,6 @@ export function ExportDialog({ address }: { address: string }) {
 
   return (
     <>
-      <Button variant="outline" onClick={() => onOpenChange(true)}>
-        <Icon name="key" /> Export to MetaMask
-      </Button>
       <WalletDialog
         open={open}
         onOpenChange={onOpenChange}

@@ -4,7 +4,7 @@ import { formatAmount, formatUnits, type Symbol } from "../../lib/format.ts";
 import { inputClass } from "../../lib/ui.ts";
 import { OtpInput } from "../ui/otp-input.tsx";
 import { toUnits } from "../../lib/wallet-data.ts";
-import { amountProblem, maxSendable, recipientProblem, unitsToInput } from "../../lib/wallet-send-rules.ts";
+import { amountProblem, recipientProblem } from "../../lib/wallet-send-rules.ts";
 import { toast } from "../../stores/toast.ts";
 import { Button } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
@@ -45,8 +45,15 @@ const problemOf = (err: unknown, fallback: string): Problem => ({
  * threshold, asks for the e-mailed code; 'Send' goes with one idempotency
  * key per confirmation, so a retry after a lost answer never sends twice.
  */
-export function SendDialog(props: { address: string; balances: Record<Symbol, string | undefined>; onSent: () => void }) {
-  const [open, setOpen] = useState(false);
+export function SendDialog(props: {
+  address: string;
+  balances: Record<Symbol, string | undefined>;
+  onSent: () => void;
+  open: boolean;
+  /** Closing unmounts it (XdcWalletPanel), which forgets the form. */
+  onOpenChange: (open: boolean) => void;
+}) {
+  const { open } = props;
   const [token, setToken] = useState<Symbol>("XDC");
   const [to, setTo] = useState("");
   const [amount, setAmount] = useState("");
@@ -55,7 +62,7 @@ export function SendDialog(props: { address: string; balances: Record<Symbol, st
   const [idempotencyKey, setIdempotencyKey] = useState("");
   const [otp, setOtp] = useState("");
   const [codeSent, setCodeSent] = useState<string | null>(null);
-  const [busy, setBusy] = useState<"quote" | "code" | "send" | null>(null);
+  const [busy, setBusy] = useState<"quote" | "max" | "code" | "send" | null>(null);
   const [problem, setProblem] = useState<Problem>(null);
 
   const balance = toUnits(props.balances[token], token);
@@ -67,15 +74,7 @@ export function SendDialog(props: { address: string; balances: Record<Symbol, st
     setProblem(null);
     setFieldErrors({});
   };
-  const onOpenChange = (next: boolean) => {
-    setOpen(next);
-    if (!next) {
-      reset();
-      setTo("");
-      setAmount("");
-      setToken("XDC");
-    }
-  };
+  const onOpenChange = (next: boolean) => props.onOpenChange(next);
 
   const review = async (event: FormEvent) => {
     event.preventDefault();
@@ -90,6 +89,22 @@ export function SendDialog(props: { address: string; balances: Record<Symbol, st
       setIdempotencyKey(newIdempotencyKey());
     } catch (err) {
       setProblem(problemOf(err, "Could not check this transfer."));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  /** Max from the server, with the fee it will charge: for XDC the balance less the 0.1 XDC reserve and that fee. */
+  const fillMax = async () => {
+    setBusy("max");
+    setProblem(null);
+    setFieldErrors({});
+    try {
+      const params = new URLSearchParams({ token, ...(recipientProblem(to, props.address) ? {} : { to: to.trim() }) });
+      const max = await api<{ amount: string }>(`/api/wallet/send-max?${params}`);
+      setAmount(max.amount);
+    } catch (err) {
+      setProblem(problemOf(err, "Could not work out the most you can send."));
     } finally {
       setBusy(null);
     }
@@ -148,9 +163,6 @@ export function SendDialog(props: { address: string; balances: Record<Symbol, st
 
   return (
     <>
-      <Button variant="outline" onClick={() => onOpenChange(true)}>
-        <Icon name="send" /> Send
-      </Button>
       <WalletDialog
         open={open}
         onOpenChange={onOpenChange}
@@ -224,8 +236,8 @@ export function SendDialog(props: { address: string; balances: Record<Symbol, st
                   aria-invalid={Boolean(fieldErrors.amount)}
                   aria-describedby={fieldErrors.amount ? "send-amount-error" : "send-amount-hint"}
                 />
-                <Button variant="outline" disabled={!balance} onClick={() => setAmount(unitsToInput(maxSendable(token, balance), token))}>
-                  Max
+                <Button variant="outline" disabled={!balance || busy !== null} onClick={fillMax}>
+                  {busy === "max" ? <Spinner className="h-4 w-4" /> : null} Max
                 </Button>
               </div>
               {fieldErrors.amount ? (

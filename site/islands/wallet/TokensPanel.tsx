@@ -1,5 +1,5 @@
 import { useEffect } from "react";
-import { useStore } from "@nanostores/react";
+import { useResourceState } from "../ui/use-store.ts";
 import type { Symbol } from "../../lib/format.ts";
 import { formatBalance, tokenCatalogue, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
 import { Icon } from "../ui/icon.tsx";
@@ -12,9 +12,9 @@ function balanceText(symbol: Symbol, value: string | undefined, error: string | 
 
 /** The Tokens tab (spec section 2): XDC, ROXN and USDC with explorer links and the 30-second note. */
 export function TokensPanel({ userId }: { userId: number }) {
-  const info = useStore(walletInfo.$state);
-  const usdc = useStore(usdcBalance(userId).$state);
-  const catalogue = useStore(tokenCatalogue.$state);
+  const info = useResourceState(walletInfo);
+  const usdc = useResourceState(usdcBalance(userId));
+  const catalogue = useResourceState(tokenCatalogue);
   useEffect(() => void tokenCatalogue.load(), []);
 
   const balanceOf: Record<Symbol, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
@@ -41,9 +41,16 @@ export function TokensPanel({ userId }: { userId: number }) {
                   <span className="font-semibold tabular-nums sm:hidden">{balanceText(token.symbol, value, error)}</span>
                 </p>
                 <p className="text-sm text-muted-foreground">{token.name}</p>
-                <p className="truncate font-mono text-xs text-muted-foreground" title={token.contractAddress ?? undefined}>
-                  {token.contractAddress ?? "Native coin of the XDC Network"}
-                </p>
+                {token.contractAddress ? (
+                  <p className="truncate font-mono text-xs text-muted-foreground" title={token.contractAddress} data-token-contract>
+                    {token.contractAddress}
+                  </p>
+                ) : (
+                  // Words, not an address: the body font (issue 16: it was set in the monospace address font).
+                  <p className="text-xs text-muted-foreground" data-token-contract>
+                    Native coin of the XDC Network
+                  </p>
+                )}
               </div>
               <div className="col-start-2 sm:col-start-auto sm:text-right">
                 <p className="hidden font-semibold tabular-nums sm:block">{balanceText(token.symbol, value, error)}</p>

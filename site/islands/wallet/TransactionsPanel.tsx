@@ -1,8 +1,10 @@
-import { useEffect } from "react";
-import { useStore } from "@nanostores/react";
+import { useEffect, type ReactNode } from "react";
+import { useResourceState } from "../ui/use-store.ts";
+import { shortAddress, shortHash } from "../../lib/format.ts";
 import { badgeClass } from "../../lib/ui.ts";
 import { formatBalance, onrampTransactions, sentTransactions, type OnrampTransaction, type SentTransaction } from "../../lib/wallet-data.ts";
 import { Button } from "../ui/button.tsx";
+import { CopyButton } from "../ui/copy-button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
 
@@ -14,68 +16,127 @@ export function statusTone(status: string): string {
 }
 const capitalise = (text: string) => (text ? text[0]!.toUpperCase() + text.slice(1) : text);
 const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-const shortHash = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-6)}`;
 
+/** A hash, short on screen (the full value in its title, on copy and behind the explorer link). */
 function HashLink({ hash, url }: { hash: string | null; url: string | null }) {
   if (!hash) return null;
-  return url ? (
-    <a href={url} target="_blank" rel="noopener noreferrer" className="inline-flex items-center gap-1 font-mono text-xs text-primary hover:underline">
-      {shortHash(hash)} <Icon name="external" className="h-3 w-3" />
-    </a>
-  ) : (
-    <span className="font-mono text-xs text-muted-foreground" title={hash}>
-      {shortHash(hash)}
+  return (
+    <span className="inline-flex items-center gap-0.5" data-transaction-hash={hash}>
+      {url ? (
+        <a href={url} target="_blank" rel="noopener noreferrer" title={hash} className="inline-flex items-center gap-1 font-mono text-primary hover:underline">
+          {shortHash(hash)} <Icon name="external" className="h-3 w-3" />
+        </a>
+      ) : (
+        <span className="font-mono" title={hash}>
+          {shortHash(hash)}
+        </span>
+      )}
+      <CopyButton value={hash} label="Copy transaction hash" small />
     </span>
+  );
+}
+
+/**
+ * One row of either list, stacked so it reads at 375 px (issue 16: the full
+ * address broke over five lines, the date over four): what and how much;
+ * to whom or which order, and the status; when, and the hash. Addresses and
+ * hashes are shortened as in the header, the full value in a title and on
+ * copy.
+ */
+function TransactionRow(props: {
+  icon: "arrowUpRight" | "arrowDownLeft" | "send";
+  iconTone: string;
+  title: ReactNode;
+  amount: ReactNode;
+  detail: ReactNode;
+  status: string;
+  createdAt: string;
+  hash: string | null;
+  explorerUrl: string | null;
+  data: Record<string, string>;
+}) {
+  return (
+    <li className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 px-3 py-3 sm:px-4" {...props.data}>
+      <span className={`mt-0.5 flex h-8 w-8 shrink-0 items-center justify-center rounded-full sm:h-9 sm:w-9 ${props.iconTone}`}>
+        <Icon name={props.icon} className="h-4 w-4" />
+      </span>
+      <div className="grid min-w-0 gap-1">
+        <div className="flex items-start justify-between gap-3">
+          <div className="min-w-0 font-semibold">{props.title}</div>
+          <div className="shrink-0 text-right font-semibold tabular-nums">{props.amount}</div>
+        </div>
+        <div className="flex min-h-6 flex-wrap items-center justify-between gap-x-3 gap-y-1 text-sm">
+          <div className="min-w-0">{props.detail}</div>
+          <span className={`${badgeClass} ${statusTone(props.status)}`} data-status={props.status}>
+            {capitalise(props.status)}
+          </span>
+        </div>
+        <div className="flex flex-wrap items-center justify-between gap-x-3 text-xs text-muted-foreground">
+          <time dateTime={props.createdAt} className="whitespace-nowrap">
+            {when(props.createdAt)}
+          </time>
+          <HashLink hash={props.hash} url={props.explorerUrl} />
+        </div>
+      </div>
+    </li>
   );
 }
 
 function OnrampRow({ tx }: { tx: OnrampTransaction }) {
   const sell = tx.metadata?.transactionType === "offramp" || tx.type === "offramp";
   return (
-    <li className="flex flex-wrap items-start gap-x-4 gap-y-2 px-4 py-3" data-onramp-transaction={tx.orderId ?? tx.id}>
-      <span className={`mt-0.5 flex h-9 w-9 shrink-0 items-center justify-center rounded-full ${sell ? "bg-secondary text-secondary-foreground" : "bg-primary/10 text-primary"}`}>
-        <Icon name={sell ? "arrowUpRight" : "arrowDownLeft"} className="h-4 w-4" />
-      </span>
-      <div className="min-w-0 flex-1">
-        <p className="flex flex-wrap items-center gap-2 font-semibold">
+    <TransactionRow
+      data={{ "data-onramp-transaction": tx.orderId ?? tx.id }}
+      icon={sell ? "arrowUpRight" : "arrowDownLeft"}
+      iconTone={sell ? "bg-secondary text-secondary-foreground" : "bg-primary/10 text-primary"}
+      title={
+        <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
           <span data-transaction-type>{sell ? "Sell" : "Buy"}</span>
           <span className={`${badgeClass} border-border bg-muted font-medium text-foreground`}>{sell ? "Withdraw" : "Purchase"}</span>
-        </p>
-        <p className="text-xs text-muted-foreground">
-          {when(tx.createdAt)}
-          {tx.orderId && <> · Order {tx.orderId}</>}
-        </p>
-        <HashLink hash={tx.transactionHash} url={tx.explorerUrl} />
-      </div>
-      <div className="text-right">
-        <p className="font-semibold tabular-nums">{tx.amount ? `${formatBalance(tx.amount, "XDC")} XDC` : "—"}</p>
-        {tx.fiatAmount && <p className="text-xs tabular-nums text-muted-foreground">₹{Number(tx.fiatAmount).toLocaleString("en-IN", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}</p>}
-        <span className={`${badgeClass} mt-1 ${statusTone(tx.status)}`} data-status={tx.status}>
-          {capitalise(tx.status)}
         </span>
-      </div>
-    </li>
+      }
+      amount={tx.amount ? `${formatBalance(tx.amount, "XDC")} XDC` : "—"}
+      detail={
+        <span className="text-muted-foreground">
+          {tx.fiatAmount && (
+            <span className="tabular-nums text-foreground">
+              ₹{Number(tx.fiatAmount).toLocaleString("en-IN", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}
+            </span>
+          )}
+          {tx.fiatAmount && tx.orderId && " · "}
+          {tx.orderId && <span className="whitespace-nowrap">Order {tx.orderId}</span>}
+        </span>
+      }
+      status={tx.status}
+      createdAt={tx.createdAt}
+      hash={tx.transactionHash}
+      explorerUrl={tx.explorerUrl}
+    />
   );
 }
 
 function SendRow({ tx }: { tx: SentTransaction }) {
   return (
-    <li className="flex flex-wrap items-start gap-x-4 gap-y-2 px-4 py-3" data-sent-transaction={tx.id}>
-      <span className="mt-0.5 flex h-9 w-9 shrink-0 items-center justify-center rounded-full bg-muted">
-        <Icon name="send" className="h-4 w-4" />
-      </span>
-      <div className="min-w-0 flex-1">
-        <p className="font-semibold">Sent to <span className="break-all font-mono text-xs font-normal">{tx.to}</span></p>
-        <p className="text-xs text-muted-foreground">{when(tx.createdAt)}</p>
-        <HashLink hash={tx.transactionHash} url={tx.explorerUrl} />
-      </div>
-      <div className="text-right">
-        <p className="font-semibold tabular-nums">
-          {formatBalance(tx.amount, tx.token)} {tx.token}
-        </p>
-        <span className={`${badgeClass} mt-1 ${statusTone(tx.status)}`}>{capitalise(tx.status)}</span>
-      </div>
-    </li>
+    <TransactionRow
+      data={{ "data-sent-transaction": tx.id }}
+      icon="send"
+      iconTone="bg-muted"
+      title={`Sent ${tx.token}`}
+      amount={`${formatBalance(tx.amount, tx.token)} ${tx.token}`}
+      detail={
+        <span className="inline-flex items-center gap-1 text-muted-foreground">
+          to
+          <span className="font-mono text-xs text-foreground" title={tx.to} data-full-address={tx.to}>
+            {shortAddress(tx.to)}
+          </span>
+          <CopyButton value={tx.to} label="Copy recipient address" small />
+        </span>
+      }
+      status={tx.status}
+      createdAt={tx.createdAt}
+      hash={tx.transactionHash}
+      explorerUrl={tx.explorerUrl}
+    />
   );
 }
 
@@ -86,8 +147,8 @@ function SendRow({ tx }: { tx: SentTransaction }) {
  * this wallet.
  */
 export function TransactionsPanel() {
-  const onramp = useStore(onrampTransactions.$state);
-  const sends = useStore(sentTransactions.$state);
+  const onramp = useResourceState(onrampTransactions);
+  const sends = useResourceState(sentTransactions);
   useEffect(() => {
     void onrampTransactions.load();
     void sentTransactions.load();
@@ -97,9 +158,9 @@ export function TransactionsPanel() {
     <div className="grid gap-8">
       <section aria-labelledby="onramp-title" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">
-          <h3 id="onramp-title" className="font-semibold">
+          <h2 id="onramp-title" className="font-semibold">
             Purchases and withdrawals
-          </h3>
+          </h2>
           <Button variant="ghost" size="sm" onClick={() => void onrampTransactions.load({ force: true })} disabled={onramp.loading} aria-label="Refresh transactions">
             <Icon name="refresh" className={`h-4 w-4 ${onramp.loading ? "animate-spin" : ""}`} /> Refresh
           </Button>
@@ -132,9 +193,9 @@ export function TransactionsPanel() {
 
       <section aria-labelledby="sends-title" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">
-          <h3 id="sends-title" className="font-semibold">
+          <h2 id="sends-title" className="font-semibold">
             Sent from this wallet
-          </h3>
+          </h2>
           <Button variant="ghost" size="sm" onClick={() => void sentTransactions.load({ force: true })} disabled={sends.loading} aria-label="Refresh sent transactions">
             <Icon name="refresh" className={`h-4 w-4 ${sends.loading ? "animate-spin" : ""}`} /> Refresh
           </Button>

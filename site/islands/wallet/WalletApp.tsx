@@ -1,7 +1,8 @@
-import { useEffect } from "react";
-import { Tabs } from "radix-ui";
+import { useEffect, useState } from "react";
+import { Tabs } from "../ui/tabs.tsx";
 import { watchSession } from "../../stores/session.ts";
-import { onrampTransactions, refreshWallet, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
+import { onrampTransactions, refreshWallet, sentTransactions, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
+import { watchUntilSettled } from "../../lib/wallet-resource.ts";
 import { handleOnrampReturn, type ReturnPage } from "../../lib/wallet-onramp.ts";
 import { cardClass } from "../../lib/ui.ts";
 import { XdcWalletPanel } from "./XdcWalletPanel.tsx";
@@ -29,11 +30,21 @@ const tabTrigger =
  * and clears the query string.
  */
 export default function WalletApp({ address, userId, returnTo = "/wallet", compact = false }: WalletAppProps) {
+  const [section, setSection] = useState<"wallet" | "tokens" | "transactions">("wallet");
   useEffect(() => watchSession(), []);
   useEffect(() => {
     if (!address) return;
     const stops = [walletInfo.watch(), usdcBalance(userId).watch()];
     handleOnrampReturn(() => Promise.all([refreshWallet(userId), onrampTransactions.load({ force: true })]));
+    // Rows still under way are read again until they settle, and the balances with them (issue 16).
+    const balances = () => {
+      void walletInfo.load({ force: true });
+      void usdcBalance(userId).load({ force: true });
+    };
+    stops.push(
+      watchUntilSettled(sentTransactions, (tx) => tx.status === "pending", balances),
+      watchUntilSettled(onrampTransactions, (tx) => tx.status === "pending" || tx.status === "processing", balances),
+    );
     return () => stops.forEach((stop) => stop());
   }, [address, userId]);
 
@@ -56,28 +67,32 @@ export default function WalletApp({ address, userId, returnTo = "/wallet", compa
     );
   }
 
+  // The site's own tabs (Radix Tabs cost 11 KB here; issue 16), a panel rendered only while selected.
   return (
-    <Tabs.Root defaultValue="wallet" className="grid gap-4">
-      <Tabs.List aria-label="Wallet sections" className="flex w-full gap-1 overflow-x-auto rounded-lg bg-muted p-1 sm:w-fit">
-        <Tabs.Trigger value="wallet" className={tabTrigger}>
-          XDC Wallet
-        </Tabs.Trigger>
-        <Tabs.Trigger value="tokens" className={tabTrigger}>
-          Tokens
-        </Tabs.Trigger>
-        <Tabs.Trigger value="transactions" className={tabTrigger}>
-          Transactions
-        </Tabs.Trigger>
-      </Tabs.List>
-      <Tabs.Content value="wallet" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
-        <XdcWalletPanel address={address} userId={userId} returnTo={returnTo} onSent={onSent} />
-      </Tabs.Content>
-      <Tabs.Content value="tokens" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
-        <TokensPanel userId={userId} />
-      </Tabs.Content>
-      <Tabs.Content value="transactions" className={`${cardClass} p-5 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}>
-        <TransactionsPanel />
-      </Tabs.Content>
-    </Tabs.Root>
+    <Tabs
+      id="wallet"
+      label="Wallet sections"
+      value={section}
+      onChange={setSection}
+      selectedOnly
+      className="grid gap-4"
+      listClassName="flex w-full gap-1 overflow-x-auto rounded-lg bg-muted p-1 sm:w-fit"
+      tabClassName={tabTrigger}
+      panelClassName={`${cardClass} p-4 focus-visible:outline-2 focus-visible:outline-ring sm:p-6`}
+      items={[
+        { value: "wallet", label: "XDC Wallet" },
+        { value: "tokens", label: "Tokens" },
+        { value: "transactions", label: "Transactions" },
+      ]}
+      panel={(value) =>
+        value === "wallet" ? (
+          <XdcWalletPanel address={address} userId={userId} returnTo={returnTo} onSent={onSent} />
+        ) : value === "tokens" ? (
+          <TokensPanel userId={userId} />
+        ) : (
+          <TransactionsPanel />
+        )
+      }
+    />
   );
 }

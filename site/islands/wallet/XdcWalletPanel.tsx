@@ -1,5 +1,5 @@
-import { useState } from "react";
-import { useStore } from "@nanostores/react";
+import { lazy, Suspense, useState } from "react";
+import { useResourceState } from "../ui/use-store.ts";
 import { QRCodeSVG } from "qrcode.react";
 import type { Symbol } from "../../lib/format.ts";
 import { cardClass } from "../../lib/ui.ts";
@@ -9,8 +9,16 @@ import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
-import { ExportDialog } from "./ExportDialog.tsx";
-import { SendDialog } from "./SendDialog.tsx";
+
+/**
+ * The dialogs load when opened (or when the pointer or focus reaches their
+ * button): most visits never open them, and the send form brings address
+ * checks of its own (issue 16: signed-in pages were heavy).
+ */
+const loadSend = () => import("./SendDialog.tsx");
+const loadExport = () => import("./ExportDialog.tsx");
+const SendDialog = lazy(() => loadSend().then((m) => ({ default: m.SendDialog })));
+const ExportDialog = lazy(() => loadExport().then((m) => ({ default: m.ExportDialog })));
 
 /** The QR payload (spec section 2): `xdc:` and the address without its leading 'xdc'. */
 export const qrValue = (address: string) => `xdc:${address.replace(/^xdc/i, "")}`;
@@ -21,9 +29,11 @@ export const qrValue = (address: string) => `xdc:${address.replace(/^xdc/i, "")}
  * withdrawing XDC for INR, and (beyond the spec) sending and the export.
  */
 export function XdcWalletPanel(props: { address: string; userId: number; returnTo: ReturnPage; onSent: () => void; compact?: boolean }) {
-  const info = useStore(walletInfo.$state);
-  const usdc = useStore(usdcBalance(props.userId).$state);
+  const info = useResourceState(walletInfo);
+  const usdc = useResourceState(usdcBalance(props.userId));
   const [opening, setOpening] = useState<"buy" | "sell" | null>(null);
+  const [dialog, setDialog] = useState<"send" | "export" | null>(null);
+  const closeDialog = (open: boolean) => !open && setDialog(null);
   const refreshing = info.loading || usdc.loading;
 
   const balances: Record<Symbol, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
@@ -64,7 +74,7 @@ export function XdcWalletPanel(props: { address: string; userId: number; returnT
 
         <div>
           <div className="flex items-center justify-between gap-2">
-            <h3 className="text-sm font-medium text-muted-foreground">Balances</h3>
+            <h2 className="text-sm font-medium text-muted-foreground">Balances</h2>
             <Button variant="ghost" size="sm" onClick={refresh} disabled={refreshing} aria-label="Refresh balances">
               <Icon name="refresh" className={`h-4 w-4 ${refreshing ? "animate-spin" : ""}`} /> Refresh
             </Button>
@@ -99,8 +109,16 @@ export function XdcWalletPanel(props: { address: string; userId: number; returnT
           <Button variant="secondary" onClick={() => onramp("sell")} disabled={!canWithdraw || opening !== null}>
             {opening === "sell" ? <Spinner className="h-4 w-4" /> : <Icon name="arrowUpRight" />} Withdraw XDC to INR
           </Button>
-          <SendDialog address={props.address} balances={balances} onSent={props.onSent} />
-          <ExportDialog address={props.address} />
+          <Button variant="outline" onClick={() => setDialog("send")} onPointerEnter={loadSend} onFocus={loadSend}>
+            <Icon name="send" /> Send
+          </Button>
+          <Button variant="outline" onClick={() => setDialog("export")} onPointerEnter={loadExport} onFocus={loadExport}>
+            <Icon name="key" /> Export to MetaMask
+          </Button>
+          <Suspense fallback={null}>
+            {dialog === "send" && <SendDialog open onOpenChange={closeDialog} address={props.address} balances={balances} onSent={props.onSent} />}
+            {dialog === "export" && <ExportDialog open onOpenChange={closeDialog} address={props.address} />}
+          </Suspense>
         </div>
       </div>
     </div>
