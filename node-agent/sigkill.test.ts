@@ -78,6 +78,7 @@ test(
     const { agent: victim, nodeId: victimId } = await pairedAgent(providers[1]!, 1);
     const askers = await Promise.all(Array.from({ length: 4 }, async () => signInAs(t, await createTestUser(t, { role: "contributor" }))));
     const killAfter = 10 + Math.floor(Math.random() * 50);
+    let heldAtDeath: string[] = [];
     console.log(`killing the second agent after ${killAfter} answers, while it holds a task`);
 
     const prompts = Array.from({ length: TASKS }, (_, i) => `prompt ${i}: what is ${i} squared? (${crypto.randomUUID()})`);
@@ -99,6 +100,10 @@ test(
         "the second agent to hold a task",
       );
       await victim.kill();
+      // What it held when it died (it may have finished the task it was seen holding just before the kill).
+      heldAtDeath = (
+        await t.ctx.database.db.select({ id: computeTasks.id }).from(computeTasks).where(sql`${computeTasks.nodeId} = ${victimId} and ${computeTasks.status} = 'leased'`)
+      ).map((row) => row.id);
     })();
     await Promise.all([...Array.from({ length: IN_FLIGHT }, worker), killer]);
     expect(victim.proc.signalCode).toBe("SIGKILL");
@@ -130,8 +135,9 @@ test(
     expect(answeredByAgents).toHaveLength(new Set(answeredByAgents).size);
     const takenBack = (await victim.lines()).filter((l) => l.msg === "task answered").length;
     const moved = await t.ctx.database.db.select({ id: computeTasks.id, status: computeTasks.status }).from(computeTasks).where(sql`${computeTasks.excludedNodeIds} = ${victimId}`);
-    console.log(`the killed agent answered ${takenBack} before it died; ${moved.length} tasks it held went back to the queue after their lease`);
-    expect(moved.length).toBeGreaterThan(0);
+    console.log(`the killed agent answered ${takenBack} before it died; it held ${heldAtDeath.length} then; ${moved.length} tasks went back to the queue after their lease`);
+    // Every task it held at its death went back after its lease and ended (answered elsewhere, or failed with the text).
+    expect(moved.map((task) => task.id)).toEqual(expect.arrayContaining(heldAtDeath));
     for (const task of moved) expect(["done", "failed", "expired"]).toContain(task.status);
   },
   30 * DISPATCH_TIMEOUT_MS + 60_000,

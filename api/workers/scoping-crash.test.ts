@@ -63,8 +63,10 @@ test("SIGKILL during a job: after a restart the job completes exactly once", asy
     expect(job.attempts).toBe(2);
     expect(JSON.parse(job.result!)).toEqual(PLAN);
     expect(stub.requests).toHaveLength(2);
-    const log = await Bun.file(stack.logFile).text();
-    expect(log.split("\n").filter((line) => line.includes('"msg":"scoping job completed"') && line.includes(jobId))).toHaveLength(1);
+    // The server writes its log asynchronously: wait for the completion line, then check it is the only one.
+    const completions = async () => (await Bun.file(stack.logFile).text()).split("\n").filter((line) => line.includes('"msg":"scoping job completed"') && line.includes(jobId));
+    await eventually(async () => (await completions()).length > 0, 10_000, "the completion in the server's log");
+    expect(await completions()).toHaveLength(1);
     const view = await fetch(`${server.url}/api/ai-scoping/results/${jobId}`, { headers: { Cookie: owner.cookie, "X-Forwarded-For": owner.ip } });
     expect(((await view.json()) as { status: string; result: unknown }).result).toEqual(PLAN);
   } finally {
