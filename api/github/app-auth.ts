@@ -35,18 +35,25 @@ export async function appClient(ctx: Pick<AppContext, "env">): Promise<GitHubCli
   return createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token: await appJwt(ctx) });
 }
 
-const tokens = new Map<number, { token: string; expiresAt: number }>();
+/**
+ * Installation tokens by GitHub and installation: an installation id is only
+ * unique within one GitHub. (Keyed by the id alone, a process that talks to
+ * two GitHubs, as the test suite does with one emulator per stack, sent one
+ * GitHub's token to the other: "Bad credentials", depending on test order.)
+ */
+const tokens = new Map<string, { token: string; expiresAt: number }>();
+const tokenKey = (ctx: Pick<AppContext, "env">, installationId: number) => `${ctx.env.GITHUB_API_URL}#${installationId}`;
 /** Installation tokens live an hour; a new one is fetched five minutes before the old one ends. */
 const RENEW_BEFORE_MS = 5 * 60 * 1000;
 
 export async function installationToken(ctx: Pick<AppContext, "env">, installationId: number): Promise<string> {
-  const cached = tokens.get(installationId);
+  const cached = tokens.get(tokenKey(ctx, installationId));
   if (cached && cached.expiresAt - RENEW_BEFORE_MS > Date.now()) return cached.token;
   const { token, expires_at } = await (await appClient(ctx)).post<{ token: string; expires_at: string }>(
     `/app/installations/${installationId}/access_tokens`,
     {},
   );
-  tokens.set(installationId, { token, expiresAt: Date.parse(expires_at) });
+  tokens.set(tokenKey(ctx, installationId), { token, expiresAt: Date.parse(expires_at) });
   return token;
 }
 
@@ -55,8 +62,8 @@ export async function installationClient(ctx: Pick<AppContext, "env">, installat
 }
 
 /** Forgets a token GitHub refused (installation removed or suspended). */
-export function forgetInstallationToken(installationId: number): void {
-  tokens.delete(installationId);
+export function forgetInstallationToken(ctx: Pick<AppContext, "env">, installationId: number): void {
+  tokens.delete(tokenKey(ctx, installationId));
 }
 
 /** Where a maintainer installs the app (GitHub's install page; the emulator's in development). */

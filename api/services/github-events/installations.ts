@@ -13,7 +13,7 @@ export async function handleInstallation(ctx: AppContext, payload: Payload): Pro
   const installation = payload.installation as GitHubInstallation | undefined;
   if (!installation?.id || !installation.account) return "ignored";
   if (payload.action === "deleted") {
-    forgetInstallationToken(installation.id);
+    forgetInstallationToken(ctx, installation.id);
     await markInstallationDeleted(ctx, installation.id);
     return "done";
   }
