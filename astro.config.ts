@@ -25,6 +25,12 @@ const clientChunks = {
       test: /site[\\/](lib[\\/](api|format|onboarding-flags|tooltip|wallet-data|wallet-resource)|stores[\\/](session|toast))\.ts$|node_modules[\\/]nanostores[\\/]/,
       priority: 1,
     },
+    {
+      // The repository page's own small shared modules (its panels and dialogs import them too): one file, not five.
+      name: "repo-detail",
+      test: /site[\\/](islands[\\/]repo-detail[\\/](actions|tokens|use-resource)|lib[\\/](funding-rules|auth-flow))\.tsx?$/,
+      priority: 1,
+    },
   ],
 };
 

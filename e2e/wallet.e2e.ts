@@ -287,7 +287,7 @@ test("Max leaves exactly the 0.1 XDC the form promises, after the network fee", 
   await signIn(page, "carol", "/wallet");
   await expect(balanceOf(page, "XDC")).toHaveText(/\d/);
   const info = await (await page.request.get("/api/wallet/info")).json();
-  const balance = parseEther(info.balance);
+  const balance = BigInt(info.balance); // wei, as the contract has it
   await page.getByRole("button", { name: "Send", exact: true }).click();
   const dialog = page.getByRole("dialog", { name: "Send from your wallet" });
   await expect(dialog.getByText("0.1 XDC stays in the wallet for network fees.")).toBeVisible();
