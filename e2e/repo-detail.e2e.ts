@@ -194,17 +194,20 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await dialog.getByRole("radio", { name: /^XDC on XDC Network/ }).click();
 
   await dialog.getByLabel("Bounty amount (XDC)").fill("5");
-  // Hold the request a moment so the pending state can be seen whatever the machine's speed.
+  // Hold the request until the pending state has been seen, whatever the machine's speed.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
   await page.route(
     "**/api/blockchain/allocate-bounty/**",
     async (route) => {
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await held;
       await route.continue();
     },
     { times: 1 },
   );
   await dialog.getByRole("button", { name: "Set XDC Bounty" }).click();
   await expect(dialog.getByRole("button", { name: "Setting Bounty..." })).toBeVisible();
+  release();
   await expectToast(page, "XDC Bounty Transaction Submitted", "XDC transaction sent successfully.");
   await expect(dialog).toBeHidden();
   await expect(row.locator("[data-reward=bounty]")).toHaveText(/5\.0000 XDC/, { timeout: 20_000 });

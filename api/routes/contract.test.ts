@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { formatEther, formatUnits, parseEther, type Address } from "viem";
-import { startTestStack, type TestStack } from "../testing/stack.ts";
+import { eventually, startTestStack, type TestStack } from "../testing/stack.ts";
 import { call, type TestSession } from "../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
@@ -224,7 +224,8 @@ describe("section 7, writes", () => {
   test("a double click without an Idempotency-Key funds once; two different amounts both go through; keys work as before", async () => {
     const before = await fundings();
     const first = fund("3.01");
-    await Bun.sleep(50); // the second click, 50 ms later (the behaviour under test is about time)
+    // The second click once the server has taken the first (its funding is queued): a condition, not a fixed pause.
+    await eventually(async () => (await fundings()) > before, 15_000, "the first click's funding");
     const [a, b] = await Promise.all([first, fund("3.01")]);
     expect([a.status, b.status]).toEqual([200, 200]);
     const [ja, jb] = (await Promise.all([a.json(), b.json()])) as { transactionHash: string }[];

@@ -64,7 +64,7 @@ describe("delivery", () => {
     const { deliveryIds } = await w.emulator.controls.closeIssue({ repo: "issuepool-demo/xdc-wallet-kit", number: 3, reason: "not_planned", actor: "alice" });
     const id = deliveryIds[0]!;
     expect(w.emulator.deliveries.find((d) => d.id === id)).toMatchObject({ status: 500, response: "receiver failed" });
-    await Bun.sleep(50);
+    await w.emulator.controls.settle();
     expect(w.receiver.received.length).toBe(before + 1);
 
     const redelivered = await w.emulator.controls.redeliver(id);
