@@ -163,18 +163,24 @@ test.describe("toasts", () => {
 
   test("a swipe right past 50 px dismisses; a short one does not", async ({ page }) => {
     const toast = await showToast(page);
-    const box = (await toast.boundingBox())!;
-    const y = box.y + box.height / 2;
-    const x = box.x + 40;
-    await page.mouse.move(x, y);
+    // The toast slides in (150 ms); measured mid-slide on a busy machine its box lies to the right of where the
+    // pointer must press (CI failed so: every swipe started beside the toast). Measure once it stands still.
+    const standing = async () => {
+      await expect.poll(() => toast.evaluate((el) => el.getAnimations().filter((a) => a.playState === "running").length)).toBe(0);
+      const box = (await toast.boundingBox())!;
+      return { x: box.x + 40, y: box.y + box.height / 2 };
+    };
+    const short = await standing();
+    await page.mouse.move(short.x, short.y);
     await page.mouse.down();
-    await page.mouse.move(x + 20, y, { steps: 5 });
+    await page.mouse.move(short.x + 20, short.y, { steps: 5 });
     await page.mouse.up();
     await expect(toast).toBeVisible();
 
-    // On a loaded machine the page may still be settling the short swipe's snap-back when the long one starts
-    // (seen once at load 20): the long swipe is made again until the toast is gone.
+    // The short swipe's snap-back may still be running when the long one starts: each try waits for the toast
+    // to stand still, measures it again, and swipes.
     await expect(async () => {
+      const { x, y } = await standing();
       await page.mouse.move(x, y);
       await page.mouse.down();
       await page.mouse.move(x + 160, y, { steps: 10 });
