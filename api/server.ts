@@ -23,6 +23,7 @@ import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts"
 import { healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
+import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
 import { upgradeWalletKeyContexts } from "./services/wallets/custodial.ts";
 import { decodeBase64 } from "@oslojs/encoding";
 import { ScopingWorker } from "./workers/scoping.ts";
@@ -108,7 +109,10 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     db: database.db,
     log,
     handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) },
-    afterPass: () => releaseHeldPayouts(ctx),
+    afterPass: async () => {
+      await releaseHeldPayouts(ctx);
+      await notifyAwaitingDecisions(ctx);
+    },
   });
   ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx) });
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));

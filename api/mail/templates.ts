@@ -52,3 +52,24 @@ export function sendCodeMail(input: { to: string; code: string; amount: string; 
     html: html(lines, input.code),
   };
 }
+
+/** A bounty awaits the pool manager's decision (issue 11): what happened, what they can do, where. */
+export function awaitingDecisionMail(input: {
+  to: string;
+  repository: string;
+  issueNumber: number;
+  issueTitle: string | null;
+  amount: string;
+  reason: "closed_completed" | "closed_not_planned";
+  pageUrl: string;
+}): MailMessage {
+  const issue = `#${input.issueNumber}${input.issueTitle ? ` "${input.issueTitle}"` : ""}`;
+  const lines = [
+    input.reason === "closed_completed"
+      ? `Issue ${issue} of ${input.repository} was closed as completed, but no merged pull request paid its bounty of ${input.amount}.`
+      : `Issue ${issue} of ${input.repository} was closed as not planned while a contributor was registered on it; its bounty of ${input.amount} was not cancelled.`,
+    "The bounty awaits your decision: release it to the contributor who did the work (a registered contributor, the pull request's author, or any GitHub user by login), or cancel it back to the repository's pool. Reopening the issue also returns it to normal.",
+    `Decide on the repository's page: ${input.pageUrl}`,
+  ];
+  return { to: input.to, subject: `A bounty of ${input.repository} awaits your decision`, text: lines.join("\n\n"), html: html(lines) };
+}

@@ -62,7 +62,8 @@ export const heldPayouts = sqliteTable(
     issueNumber: integer("issue_number").notNull(),
     githubUserId: integer("github_user_id").notNull(),
     githubLogin: text("github_login").notNull(),
-    pullNumber: integer("pull_number").notNull(),
+    /** The merged pull request that earned it; null when the pool manager chose this user on a bounty awaiting decision. */
+    pullNumber: integer("pull_number"),
     createdAt: timestamp("created_at").notNull().default(sql`(unixepoch() * 1000)`),
     releasedAt: timestamp("released_at"),
   },
@@ -70,3 +71,27 @@ export const heldPayouts = sqliteTable(
 );
 
 export type HeldPayout = typeof heldPayouts.$inferSelect;
+
+/**
+ * A bounty awaiting the pool manager's decision (issue 11): a platform
+ * state, the bounty stays open on-chain. Set when its issue is closed as
+ * completed without a merged pull request that pays it, or closed as not
+ * planned while a contributor is registered on it; cleared when the issue is
+ * reopened. Bound to one allocation (`allocatedTx`): a row left over from an
+ * earlier, cancelled bounty of the same issue means nothing for a new one.
+ * Paid or cancelled on-chain ends it whatever this row says.
+ */
+export const AWAITING_REASONS = ["closed_completed", "closed_not_planned"] as const;
+export type AwaitingReason = (typeof AWAITING_REASONS)[number];
+
+export const awaitingDecisions = sqliteTable("awaiting_decisions", {
+  githubRepoId: integer("github_repo_id").notNull(),
+  issueNumber: integer("issue_number").notNull(),
+  allocatedTx: text("allocated_tx").notNull(),
+  reason: text("reason", { enum: AWAITING_REASONS }).notNull(),
+  createdAt: timestamp("created_at").notNull().default(sql`(unixepoch() * 1000)`),
+  /** When the pool manager's notice e-mail went out (null: not yet, or nobody to tell). */
+  notifiedAt: timestamp("notified_at"),
+}, (t) => [primaryKey({ columns: [t.githubRepoId, t.issueNumber] })]);
+
+export type AwaitingDecision = typeof awaitingDecisions.$inferSelect;

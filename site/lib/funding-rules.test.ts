@@ -44,6 +44,9 @@ describe("XDC funding (spec section 5)", () => {
   test("0.1 XDC must stay for gas", () => {
     expect(xdcFundingProblem({ ...base, amount: xdc("499.9") })).toBeNull();
     expect(xdcFundingProblem({ ...base, amount: xdc("499.91") })).toEqual({ title: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
+    // Issue 11 item 10: an empty wallet is told its balance, not a gas shortage.
+    expect(xdcFundingProblem({ ...base, balance: 0n, amount: xdc("5") })).toEqual({ title: "Insufficient XDC Balance", message: "Your XDC balance is 0.0000 XDC." });
+    expect(xdcFundingProblem({ ...base, amount: xdc("500.5") })?.title).toBe("Insufficient XDC Balance");
   });
   test("the remaining daily limit caps the amount", () => {
     const problem = xdcFundingProblem({ ...base, balance: xdc("5000"), remainingLimit: xdc("700.5"), amount: xdc("700.51") });

@@ -73,6 +73,10 @@ export function xdcFundingProblem(input: {
   if (!input.repositoryFullName) return { title: "Error Adding XDC Funds", message: "Repository details missing." };
   if (input.amount === null || input.amount <= 0n) return { title: "Invalid Amount", message: "Please enter a valid XDC amount." };
   if (input.amount <= XDC_FUNDING_MIN_EXCLUSIVE) return { title: "Minimum funding amount not met", message: "Minimum is > 1 XDC" };
+  // More than the wallet holds says so (as the server does); only an amount the wallet has, minus the gas reserve, is a gas problem.
+  if (input.balance !== null && input.amount > input.balance) {
+    return { title: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(input.balance, "XDC")} XDC.` };
+  }
   if (input.balance !== null && input.amount + GAS_RESERVE > input.balance) {
     return { title: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." };
   }

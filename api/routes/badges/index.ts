@@ -6,7 +6,9 @@ import { notFound } from "../../errors.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
 import { listPublicRepositories } from "../../services/repositories/list-public.ts";
 import { ownerName, repoName } from "../params.ts";
-import { and, count, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
+import { advertisedBounties } from "../../services/repositories/public.ts";
+import { bountyStates } from "../../services/money/bounty-state.ts";
 import { bounties } from "../../../db/schema/index.ts";
 
 interface Badge {
@@ -47,10 +49,12 @@ export function badgeRoutes(ctx: AppContext) {
       const repository = await repositoryByFullName(ctx, `${owner}/${match[1]}`);
       if (!repository || repository.isPrivate) return send(c, notRegistered, match[2]!, "repositories");
       const listed = (await listPublicRepositories(ctx.database.db)).find((r) => r.id === repository.githubRepoId);
-      const [{ open }] = (await ctx.database.db
-        .select({ open: count() })
+      // Advertised bounties only: one awaiting the pool manager's decision or held for someone is not open to work on.
+      const rows = await ctx.database.db
+        .select()
         .from(bounties)
-        .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.status, "open")))) as [{ open: number }];
+        .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.status, "open")));
+      const open = (await advertisedBounties(ctx, rows)).advertised.length;
       const pool = listed?.pools.XDC ?? 0n;
       const message = `${formatAmount(pool, "XDC", 2)} XDC pool · ${open} open ${open === 1 ? "bounty" : "bounties"}`;
       return send(c, { label: "issuepool", message, color: open > 0 ? "2f7ce0" : "informational" }, match[2]!, `repo:${repository.githubRepoId}`);
@@ -65,12 +69,18 @@ export function badgeRoutes(ctx: AppContext) {
         .select()
         .from(bounties)
         .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.issueNumber, Number(match[1]))));
+      const info = bounty ? (await bountyStates(ctx, [bounty]))(bounty) : undefined;
+      const figure = bounty ? `${formatAmount(bounty.amount, bounty.currency, 2)} ${bounty.currency}` : "";
       const badge: Badge =
         !bounty || bounty.status === "cancelled"
           ? { label: "bounty", message: "none", color: "lightgrey" }
           : bounty.status === "paid"
-            ? { label: "bounty", message: `${formatAmount(bounty.amount, bounty.currency, 2)} ${bounty.currency} · paid`, color: "success" }
-            : { label: "bounty", message: `${formatAmount(bounty.amount, bounty.currency, 2)} ${bounty.currency}`, color: "2f7ce0" };
+            ? { label: "bounty", message: `${figure} · paid`, color: "success" }
+            : info?.state === "held"
+              ? { label: "bounty", message: `${figure} · held for @${info.heldFor}`, color: "yellow" }
+              : info?.state === "awaiting"
+                ? { label: "bounty", message: `${figure} · awaiting decision`, color: "yellow" }
+                : { label: "bounty", message: figure, color: "2f7ce0" };
       return send(c, badge, match[2]!, `repo:${repository.githubRepoId}`);
     });
 }

@@ -18,6 +18,7 @@ import {
   poolInfo,
   registerContribution,
 } from "../../services/money/bounties.ts";
+import { awaitingForManager } from "../../services/money/awaiting.ts";
 import { ensurePoolManager, requireManagedRepository, visibleRepository } from "../../services/money/access.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { positiveId, RepoIssueParam, RepoParam } from "../params.ts";
@@ -25,8 +26,10 @@ import { positiveId, RepoIssueParam, RepoParam } from "../params.ts";
 /**
  * POST /api/blockchain/allocate-bounty/{repoId}/{issueId}   bountyAmount, isRoxn (or currency), githubRepoFullName, issueTitle, issueUrl
  * GET  /api/blockchain/issue-bounty/{repoId}/{issueId}      isRoxn, xdcAmount, roxnAmount; 404 when none
- * GET  /api/blockchain/pool-info/{repoId}                   pools and bounties
- * POST /api/blockchain/distribute-bounty/{repoId}/{issueId} contributorAddress
+ * GET  /api/blockchain/pool-info/{repoId}                   pools and bounties (each with its state: open, claimed, awaiting, held, paid)
+ * GET  /api/blockchain/awaiting-decisions                   (beyond the spec) bounties of the user's repositories awaiting their decision
+ * POST /api/blockchain/distribute-bounty/{repoId}/{issueId} contributorAddress, or contributorLogin (any GitHub user: held
+ *                                                           for them when they have no wallet yet)
  * POST /api/blockchain/cancel-bounty/{repoId}/{issueId}     (beyond the spec) back to the pool while unclaimed
  * GET  /api/blockchain/issue-claimants/{repoId}/{issueId}   (beyond the spec) who registered for it, with their wallets: the
  *                                                           pool manager's choices when releasing a bounty by hand
@@ -78,6 +81,11 @@ export function bountyRoutes(ctx: AppContext) {
         );
       },
     )
+    .get("/awaiting-decisions", async (c) => {
+      const { user } = requireSession(c);
+      c.header("Cache-Control", "private, no-store");
+      return c.json(await awaitingForManager(ctx, user.id));
+    })
     .get("/issue-bounty/:repoId/:issueId", validate("param", RepoIssueParam), async (c) => {
       const { repoId, issueId } = c.req.valid("param");
       const repository = await visibleRepository(ctx, repoId, c.get("user"));
@@ -93,7 +101,12 @@ export function bountyRoutes(ctx: AppContext) {
     .post(
       "/distribute-bounty/:repoId/:issueId",
       validate("param", RepoIssueParam),
-      validate("json", z.object({ contributorAddress: z.string().max(64), githubRepoFullName: z.string().max(200).nullish() })),
+      validate(
+        "json",
+        z
+          .object({ contributorAddress: z.string().max(64).nullish(), contributorLogin: z.string().max(39).nullish(), githubRepoFullName: z.string().max(200).nullish() })
+          .refine((b) => Boolean(b.contributorAddress) !== Boolean(b.contributorLogin), { message: "Give contributorAddress or contributorLogin" }),
+      ),
       async (c) => {
         const { user } = requireSession(c);
         const { repoId, issueId } = c.req.valid("param");
@@ -104,6 +117,7 @@ export function bountyRoutes(ctx: AppContext) {
             repoId,
             issueNumber: issueId,
             contributorAddress: body.contributorAddress,
+            contributorLogin: body.contributorLogin,
             githubRepoFullName: body.githubRepoFullName,
             idempotencyKey: await idempotencyKeyFor(ctx, c, user.id),
           }),

@@ -8,6 +8,7 @@ import { installationClient } from "../../github/app-auth.ts";
 import { encodeFullName } from "../../github/repositories.ts";
 import { issueContributors } from "../money/bounties.ts";
 import { heldFor } from "../github-events/held-payouts.ts";
+import { isAwaiting } from "../money/awaiting.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
 
@@ -62,6 +63,8 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
   const working = contributors.length ? contributors.map((c) => `@${c.username}`).join(", ") : "Nobody yet.";
   const held = bounty.status === "open" ? await heldFor(ctx, repository.githubRepoId, bounty.issueNumber) : undefined;
+  const awaiting = bounty.status === "open" && !held ? await isAwaiting(ctx, repository.githubRepoId, bounty.issueNumber) : false;
+  const plainOpen = bounty.status === "open" && !held && !awaiting;
   // The contributor by their GitHub name, with the address the money went to.
   const recipientLogin = bounty.recipient ? await loginOfWallet(ctx, bounty.recipient) : undefined;
   const recipient = bounty.recipient ? (recipientLogin ? `@${recipientLogin} (\`${bounty.recipient}\`)` : `\`${bounty.recipient}\``) : "";
@@ -76,15 +79,19 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
       : bounty.status === "cancelled"
         ? "**Cancelled**: the amount went back to the repository's pool."
         : held
-          ? `**Held for @${held.githubLogin}**: pull request #${held.pullNumber} fixed this issue, but @${held.githubLogin} has no Issuepool wallet yet. Sign in to [Issuepool](${ctx.env.PUBLIC_URL}/auth) with GitHub and register: the bounty is paid to your new wallet automatically.`
-          : `**Open**: ${amount} (set in transaction ${txLink(bounty.allocatedTx)}).`;
+          ? `**Held for @${held.githubLogin}**: ${held.pullNumber === null ? "the pool manager released this bounty to" : `pull request #${held.pullNumber} fixed this issue, but`} @${held.githubLogin}${held.pullNumber === null ? ", who" : ""} has no Issuepool wallet yet. Sign in to [Issuepool](${ctx.env.PUBLIC_URL}/auth) with GitHub and register: the bounty is paid to your new wallet automatically.`
+          : awaiting
+            ? "**Awaiting decision**: this issue was closed without a merged pull request paying its bounty. The pool manager decides whether to release it to the contributor who did the work or to return it to the pool; reopening the issue makes it open again."
+            : contributors.length
+              ? `**Working on it**: ${working} (bounty set in transaction ${txLink(bounty.allocatedTx)}).`
+              : `**Open**: ${amount} (set in transaction ${txLink(bounty.allocatedTx)}).`;
   return [
     MARKER,
     `### Issuepool bounty: ${amount}`,
     "",
     `This issue carries a bounty of **${amount}** on [Issuepool](${page}), paid on-chain on the XDC network (${toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency])} ${bounty.currency}).`,
     "",
-    bounty.status === "open" && !held
+    plainOpen
       ? [
           // The same steps as the repository page (lib/claiming.ts): /attempt for contributors, Contribute for the rest.
           "**How to claim**",
@@ -96,7 +103,7 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
         ].join("\n")
       : "",
     // Who works on it matters while it is open; once paid or cancelled the status says all.
-    ...(bounty.status === "open" ? [`**Working on it:** ${working}`, ""] : []),
+    ...(plainOpen ? [`**Working on it:** ${working}`, ""] : []),
     `**Status:** ${status}`,
   ].join("\n");
 }

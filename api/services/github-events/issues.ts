@@ -1,18 +1,26 @@
 import { and, eq } from "drizzle-orm";
 import { encodeFunctionData } from "viem";
 import type { AppContext } from "../../context.ts";
-import { bounties, repositories } from "../../../db/schema/index.ts";
+import { bounties, bountyClaims, repositories } from "../../../db/schema/index.ts";
 import type { WebhookOutcome } from "../../workers/webhooks.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { forgetCached } from "../../github/cache.ts";
 import { issuesCacheKey } from "../../github/data.ts";
 import { onChainBounty } from "../money/bounties.ts";
+import { clearAwaiting, markAwaiting } from "../money/awaiting.ts";
+import { heldFor } from "./held-payouts.ts";
 
 /**
- * issues: any change refreshes the repository's issue list. An issue closed
- * as not planned returns its unpaid bounty to the pool (nobody will be paid
- * from it, and money is never forfeited); an issue closed as completed keeps
- * its bounty for the pull request that fixed it.
+ * issues: any change refreshes the repository's issue list. Then the
+ * bounty's state machine (docs/design.md, "A bounty's life"):
+ * - closed as completed with a bounty nobody is being paid (no merged pull
+ *   request paid or holds it): awaiting the pool manager's decision;
+ * - closed as not planned: back to the pool when nobody works on it (money
+ *   is never forfeited); awaiting decision when a contributor registered
+ *   (the pool manager, not a label, decides whether their work is paid);
+ * - reopened: an awaiting bounty is open again (a cancelled one is gone back
+ *   to the pool: the issue can get a new bounty).
+ * A held bounty (owed to an author without a wallet) is never touched here.
  */
 export async function handleIssues(ctx: AppContext, payload: Record<string, unknown>): Promise<WebhookOutcome> {
   const repo = payload.repository as { id: number } | undefined;
@@ -22,10 +30,29 @@ export async function handleIssues(ctx: AppContext, payload: Record<string, unkn
   if (!registered) return "ignored";
   await forgetCached(ctx, issuesCacheKey(repo.id));
   ctx.changes.publish([`repo:${repo.id}`]);
-  if (payload.action !== "closed" || issue.state_reason !== "not_planned") return "done";
+  if (issue.pull_request) return "done";
+  if (payload.action === "reopened") {
+    await clearAwaiting(ctx, repo.id, issue.number);
+    return "done";
+  }
+  if (payload.action !== "closed") return "done";
 
   const current = await onChainBounty(ctx, repo.id, issue.number);
   if (current.status !== "open") return "done";
+  if (await heldFor(ctx, repo.id, issue.number)) return "done";
+  if (issue.state_reason !== "not_planned") {
+    await markAwaiting(ctx, { repoId: repo.id, issueNumber: issue.number, reason: "closed_completed" });
+    return "done";
+  }
+  const claimed = await ctx.database.db
+    .select({ userId: bountyClaims.userId })
+    .from(bountyClaims)
+    .where(and(eq(bountyClaims.githubRepoId, repo.id), eq(bountyClaims.issueNumber, issue.number)))
+    .limit(1);
+  if (claimed.length) {
+    await markAwaiting(ctx, { repoId: repo.id, issueNumber: issue.number, reason: "closed_not_planned" });
+    return "done";
+  }
   const [mirror] = await ctx.database.db
     .select({ allocatedTx: bounties.allocatedTx })
     .from(bounties)

@@ -1,8 +1,8 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import { bounties, bountyClaims, repositoryPools, users, wallets, type Bounty, type Currency, type User } from "../../../db/schema/index.ts";
+import { bounties, bountyClaims, heldPayouts, repositoryPools, users, wallets, type Bounty, type Currency, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
@@ -15,6 +15,9 @@ import { userGitHubToken } from "../auth/github-sign-in.ts";
 import { registeredRepository, requireManagedRepository } from "./access.ts";
 import { CURRENCY_INDEX, MIN_BOUNTY, requireAmountStep } from "./rules.ts";
 import { transactionResult, type TransactionResult } from "./transaction-result.ts";
+import { isAwaiting } from "./awaiting.ts";
+import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
+import { holdPayout } from "../github-events/held-payouts.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
 
@@ -210,10 +213,14 @@ export async function issueBounty(ctx: AppContext, repoId: number, issueNumber: 
     .where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, issueNumber)))
     .limit(1);
   if (!bounty || bounty.status === "cancelled") throw notFound("No bounty is assigned to this issue.");
-  return bountyObject(bounty);
+  return bountyObject(bounty, (await bountyStates(ctx, [bounty]))(bounty));
 }
 
-export function bountyObject(bounty: Bounty) {
+/**
+ * A bounty as the API shows it: `status` is the chain's (open, paid,
+ * cancelled), `state` the platform's refinement (bounty-state.ts).
+ */
+export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
   const amount = toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]);
   return {
     issueId: bounty.issueNumber,
@@ -225,6 +232,11 @@ export function bountyObject(bounty: Bounty) {
     status: bounty.status,
     recipient: bounty.recipient ? toXdcAddress(bounty.recipient) : null,
     transactionHash: bounty.paidTx ?? bounty.allocatedTx,
+    state: info?.state ?? bounty.status,
+    heldFor: info?.heldFor ?? null,
+    awaitingReason: info?.awaitingReason ?? null,
+    issueTitle: bounty.issueTitle,
+    issueUrl: bounty.issueUrl,
   };
 }
 
@@ -237,42 +249,123 @@ export async function poolInfo(ctx: AppContext, repoId: number) {
     db.select().from(bounties).where(eq(bounties.githubRepoId, repoId)).orderBy(asc(bounties.issueNumber)),
   ]);
   const pool = (c: Currency) => pools.find((p) => p.currency === c)?.balance ?? 0n;
+  const stateOf = await bountyStates(ctx, rows);
   return {
     xdcPoolRewards: toDecimalString(pool("XDC"), 18),
     roxnPoolRewards: toDecimalString(pool("ROXN"), 18),
     usdcPoolRewards: toDecimalString(pool("USDC"), 6),
-    issues: rows.filter((b) => b.status !== "cancelled").map(bountyObject),
+    issues: rows.filter((b) => b.status !== "cancelled").map((b) => bountyObject(b, stateOf(b))),
   };
+}
+
+/** A bounty released to a GitHub user without a wallet: held for them, paid when they register. */
+export interface HeldResult {
+  status: "held";
+  heldFor: string;
+  message: string;
+  transactionHash: null;
+  explorerUrl: null;
 }
 
 /**
  * POST /api/blockchain/distribute-bounty/{repoId}/{issueId}: the pool
- * manager releases an open bounty by hand, to the wallet of a registered
- * user. Once: the contract refuses a second payment, and the outbox holds at
- * most one live payout per issue.
+ * manager releases an open bounty by hand (also one awaiting their
+ * decision), to `contributorAddress` (a registered user's wallet) or to
+ * `contributorLogin` (any GitHub user: their wallet when they have one, else
+ * the bounty is held for them and paid when they register). Once: the
+ * contract refuses a second payment, the outbox holds at most one live
+ * payout per issue, and a bounty held for someone is not paid to another.
  */
 export async function distributeBounty(
   ctx: AppContext,
-  input: { user: User; repoId: number; issueNumber: number; contributorAddress: string; githubRepoFullName?: string | null; idempotencyKey: string },
-): Promise<TransactionResult> {
-  const request = { route: "distribute_bounty", repoId: input.repoId, issueNumber: input.issueNumber, contributorAddress: input.contributorAddress };
+  input: {
+    user: User;
+    repoId: number;
+    issueNumber: number;
+    contributorAddress?: string | null;
+    contributorLogin?: string | null;
+    githubRepoFullName?: string | null;
+    idempotencyKey: string;
+  },
+): Promise<TransactionResult | HeldResult> {
+  const request = {
+    route: "distribute_bounty",
+    repoId: input.repoId,
+    issueNumber: input.issueNumber,
+    ...(input.contributorLogin ? { contributorLogin: input.contributorLogin.toLowerCase() } : { contributorAddress: input.contributorAddress }),
+  };
   const messages = { pending: "Bounty payment submitted", confirmed: "Bounty paid", failedTitle: "Failed to distribute bounty" };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    const address = parseAddress(input.contributorAddress);
-    if (!address) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
+    let address: Address | null = null;
+    let login: { id: number; login: string } | null = null;
+    if (input.contributorLogin) {
+      if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(input.contributorLogin)) {
+        throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid login", message: "Enter the contributor's GitHub login." });
+      }
+    } else {
+      address = parseAddress(input.contributorAddress ?? "") ?? null;
+      if (!address) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
+    }
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "payBounty" });
-    const recipient = await walletOwner(ctx.database.db).get({ address });
-    if (!recipient) {
+    if (input.contributorLogin) {
+      const [known] = await ctx.database.db
+        .select({ address: wallets.address })
+        .from(users)
+        .innerJoin(wallets, eq(wallets.userId, users.id))
+        .where(sql`lower(${users.username}) = ${input.contributorLogin.toLowerCase()}`)
+        .limit(1);
+      if (known) address = known.address as Address;
+      else login = await githubUser(ctx, input.user, input.contributorLogin);
+    } else if (!(await walletOwner(ctx.database.db).get({ address: address! }))) {
       throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
     }
     const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
     if (current.status !== "open") throw conflict(current.status === "paid" ? "This bounty has already been paid." : "There is no open bounty on this issue.");
-    tx = await payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address, reason: "manual", replayChecked: true });
+    const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
+    if (hold && hold.githubLogin.toLowerCase() !== (login?.login ?? "").toLowerCase()) {
+      throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it is paid to them when they register.`, "Bounty held");
+    }
+    if (login) {
+      await holdPayout(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, author: login, pullNumber: null });
+      return {
+        status: "held",
+        heldFor: login.login,
+        message: `Held for @${login.login}: paid to their Issuepool wallet as soon as they sign in and register.`,
+        transactionHash: null,
+        explorerUrl: null,
+      };
+    }
+    tx = await payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true });
   }
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return transactionResult(ctx, settled, messages);
+}
+
+/** A GitHub user (not an organization) by login, as GitHub spells it, asked with the pool manager's token. */
+async function githubUser(ctx: AppContext, manager: User, login: string): Promise<{ id: number; login: string }> {
+  const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token: await userGitHubToken(ctx, manager) });
+  let found: { id: number; login: string; type?: string };
+  try {
+    found = await client.get<{ id: number; login: string; type?: string }>(`/users/${encodeURIComponent(login)}`);
+  } catch (err) {
+    if (err instanceof GitHubApiError && err.status === 404) throw notFound(`GitHub user @${login} was not found.`);
+    throw githubUnavailable();
+  }
+  if (found.type && found.type !== "User") {
+    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Not a person", message: `@${found.login} is an organization: choose a person's GitHub login.` });
+  }
+  return { id: found.id, login: found.login };
+}
+
+async function unreleasedHold(ctx: AppContext, repoId: number, issueNumber: number) {
+  const [row] = await ctx.database.db
+    .select()
+    .from(heldPayouts)
+    .where(and(eq(heldPayouts.githubRepoId, repoId), eq(heldPayouts.issueNumber, issueNumber), isNull(heldPayouts.releasedAt)))
+    .limit(1);
+  return row;
 }
 
 /**
@@ -318,8 +411,9 @@ function isUnique(err: unknown): boolean {
 
 /**
  * Beyond the spec, so money is never stuck: the pool manager can cancel an
- * unpaid bounty back to the pool, but only while nobody has registered to
- * work on it.
+ * unpaid bounty back to the pool while nobody has registered to work on it,
+ * or when it awaits their decision (its issue closed); never one held for
+ * the person who earned it.
  */
 export async function cancelBounty(
   ctx: AppContext,
@@ -333,12 +427,17 @@ export async function cancelBounty(
     // First whether there is anything to cancel, then whether someone works on it.
     const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
     if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
-    const claims = await ctx.database.db
-      .select({ userId: bountyClaims.userId })
-      .from(bountyClaims)
-      .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
-      .limit(1);
-    if (claims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
+    const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
+    if (hold) throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it can no longer be cancelled.`, "Bounty held");
+    // Awaiting the pool manager's decision (the issue is closed): cancelling is one of the two decisions, whoever registered.
+    if (!(await isAwaiting(ctx, input.repoId, input.issueNumber))) {
+      const claims = await ctx.database.db
+        .select({ userId: bountyClaims.userId })
+        .from(bountyClaims)
+        .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
+        .limit(1);
+      if (claims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
+    }
     ({ tx } = await ctx.outbox.submit(
       {
       userId: input.user.id,

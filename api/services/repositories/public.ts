@@ -8,6 +8,7 @@ import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, typ
 import { GitHubApiError } from "../../github/client.ts";
 import { listPublicRepositories } from "./list-public.ts";
 import { repositoryByFullName } from "./register.ts";
+import { bountyStates, isAdvertised } from "../money/bounty-state.ts";
 
 const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
 
@@ -44,10 +45,26 @@ async function repositoryBounties(ctx: AppContext, repoId: number): Promise<Boun
     .where(and(eq(bounties.githubRepoId, repoId), inArray(bounties.status, ["open", "paid"])));
 }
 
-/** GET /api/repos/{repoId}/rewards: the issues' rewards (issueNumber, amount); open bounties only. */
+/**
+ * The bounties a repository advertises to contributors: open or claimed
+ * (someone works on it). One awaiting its pool manager's decision or held
+ * for a GitHub user is not available to work on (bounty-state.ts).
+ */
+export async function advertisedBounties(ctx: AppContext, rows: Bounty[]) {
+  const stateOf = await bountyStates(ctx, rows);
+  const advertised = rows.filter((b) => b.status === "open" && b.amount > 0n && isAdvertised(stateOf(b).state));
+  const apart = { awaiting: { ...zero }, held: { ...zero } };
+  for (const b of rows) {
+    const { state } = stateOf(b);
+    if (state === "awaiting" || state === "held") apart[state][b.currency] += b.amount;
+  }
+  return { advertised, ...apart };
+}
+
+/** GET /api/repos/{repoId}/rewards: the issues' rewards (issueNumber, amount); advertised bounties only. */
 export async function repositoryRewards(ctx: AppContext, repoId: number) {
   await publicRepository(ctx, { repoId });
-  const rows = (await repositoryBounties(ctx, repoId)).filter((b) => b.status === "open" && b.amount > 0n);
+  const rows = (await advertisedBounties(ctx, await repositoryBounties(ctx, repoId))).advertised;
   return {
     rewards: rows
       .sort((a, b) => a.issueNumber - b.issueNumber)
@@ -77,7 +94,11 @@ export interface UnifiedRepo {
     network: string;
     contractAddress: string;
     poolRewards: Record<Currency, string>;
+    /** In advertised (open or claimed) bounties: the value locked for contributors. */
     allocated: Record<Currency, string>;
+    /** Shown apart, not advertised: bounties awaiting the pool manager's decision, and held for a GitHub user. */
+    awaiting: Record<Currency, string>;
+    held: Record<Currency, string>;
     issues: { issueId: number; rewardAmount: string; currency: Currency }[];
   } | null;
   repoDetails: { poolRewards: string } | null;
@@ -156,14 +177,13 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
       .groupBy(bountyClaims.issueNumber),
   ]);
   const pool = { ...zero };
-  const allocated = { ...zero };
-  for (const p of pools) {
-    pool[p.currency] = p.balance;
-    allocated[p.currency] = p.allocated;
-  }
+  for (const p of pools) pool[p.currency] = p.balance;
   const claims = new Map(claimRows.map((r) => [r.issueNumber, r.n]));
   const issueByNumber = new Map((issues?.data ?? []).map((i) => [i.number, i]));
-  const open = repoBounties.filter((b) => b.status === "open" && b.amount > 0n).sort((a, b) => a.issueNumber - b.issueNumber);
+  const { advertised, awaiting, held } = await advertisedBounties(ctx, repoBounties);
+  const open = advertised.sort((a, b) => a.issueNumber - b.issueNumber);
+  const allocated = { ...zero };
+  for (const b of open) allocated[b.currency] += b.amount;
   const paid = repoBounties.filter((b) => b.status === "paid");
   const paidTotals = { ...zero };
   for (const b of paid) paidTotals[b.currency] += b.amount;
@@ -194,6 +214,8 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
       contractAddress: toXdcAddress(ctx.chain.config.contracts.rewards),
       poolRewards: asDecimals(pool),
       allocated: asDecimals(allocated),
+      awaiting: asDecimals(awaiting),
+      held: asDecimals(held),
       issues: open.map((b) => ({ issueId: b.issueNumber, rewardAmount: decimal(b.amount, b.currency), currency: b.currency })),
     },
     repoDetails: { poolRewards: decimal(pool.XDC, "XDC") },

@@ -3,6 +3,8 @@ import { api, ApiRequestError } from "../../lib/api.ts";
 import {
   FEE_PERCENT_LABEL,
   feeBreakdown,
+  GAS_RESERVE,
+  XDC_FUNDING_FLOOR,
   isLowRoxnBalance,
   maxXdcFunding,
   needsRoxnApproval,
@@ -17,6 +19,7 @@ import {
 import { formatAmount } from "../../lib/format.ts";
 import type { RepoView } from "../../lib/repo-detail-data.ts";
 import { inputClass } from "../../lib/ui.ts";
+import { openOnramp } from "../../lib/wallet-onramp.ts";
 import { toast } from "../../stores/toast.ts";
 import { Button } from "../ui/button.tsx";
 import { Spinner } from "../ui/spinner.tsx";
@@ -210,6 +213,15 @@ export function XdcFundingForm(props: {
       <p id="fund-xdc-help" className="-mt-2 text-xs text-muted-foreground">
         More than 1 XDC. At least 0.1 XDC stays in your wallet for gas.
       </p>
+      {props.balance !== null && props.balance < XDC_FUNDING_FLOOR + GAS_RESERVE && (
+        // Too little XDC to fund at all: the way to get some (the on-ramp), not only a refusal (issue 11, item 10).
+        <p className="-mt-2 text-xs" data-buy-xdc>
+          Your wallet holds {formatAmount(props.balance, "XDC")} XDC.{" "}
+          <button type="button" className="font-medium text-primary underline underline-offset-2" onClick={() => void openOnramp("buy", "/wallet")}>
+            Buy XDC with INR
+          </button>
+        </p>
+      )}
       <FeeBreakdown amount={amount} symbol="XDC" />
       <div className="flex justify-end">
         <SubmitButton busy={busy} busyLabel="Adding XDC..." disabled={props.disabled || text.trim() === ""}>
