@@ -51,6 +51,31 @@ export interface BountyInfo {
   status: string;
   recipient: string | null;
   transactionHash: string | null;
+  /** The platform's state (api/services/money/bounty-state.ts): open, claimed, awaiting, held, paid. */
+  state?: "open" | "claimed" | "awaiting" | "held" | "paid" | "cancelled";
+  heldFor?: string | null;
+  awaitingReason?: "closed_completed" | "closed_not_planned" | null;
+  issueTitle?: string | null;
+  issueUrl?: string | null;
+}
+
+/**
+ * Bounties whose issue is closed but that are not paid: awaiting the pool manager's decision, or held for a
+ * GitHub user until they register. Listed apart from the open issues.
+ */
+export function awaitingBounties(pool: PoolInfo | null | undefined): (BountyInfo & { issueId: number })[] {
+  return sortedBounties(pool).filter((b) => b.state === "awaiting" || b.state === "held");
+}
+
+/** The issue a bounty was set on, for a closed issue that is no longer in the open issues list. */
+export function issueOfBounty(bounty: BountyInfo & { issueId: number }, repo: Pick<RepoView, "htmlUrl">): RepoIssue {
+  return {
+    id: -bounty.issueId,
+    number: bounty.issueId,
+    title: bounty.issueTitle ?? `Issue #${bounty.issueId}`,
+    html_url: bounty.issueUrl ?? `${repo.htmlUrl ?? ""}/issues/${bounty.issueId}`,
+    labels: [],
+  };
 }
 
 export interface PoolInfo {

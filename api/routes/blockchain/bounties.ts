@@ -105,7 +105,7 @@ export function bountyRoutes(ctx: AppContext) {
         "json",
         z
           .object({ contributorAddress: z.string().max(64).nullish(), contributorLogin: z.string().max(39).nullish(), githubRepoFullName: z.string().max(200).nullish() })
-          .refine((b) => Boolean(b.contributorAddress) !== Boolean(b.contributorLogin), { message: "Give contributorAddress or contributorLogin" }),
+          .refine((b) => Boolean(b.contributorAddress) !== Boolean(b.contributorLogin), { message: "Enter the contributor's XDC address (xdc… or 0x…) or GitHub login." }),
       ),
       async (c) => {
         const { user } = requireSession(c);

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, ApiRequestError, errorMessage } from "../../lib/api.ts";
 import { toast } from "../../stores/toast.ts";
+import { formatAmount } from "../../lib/format.ts";
+import { fromApi, type Currency } from "../../lib/funding-rules.ts";
 import { badgeClass, cardClass, inputClass } from "../../lib/ui.ts";
 import { Button, ButtonLink } from "../ui/button.tsx";
 import { Spinner } from "../ui/spinner.tsx";
@@ -115,6 +117,8 @@ export default function AdminRepositories() {
   const hasAdmin = (repos ?? []).some((r) => r.permissions.admin);
 
   return (
+    <>
+    <AwaitingDecisionsCard />
     <section className={`${cardClass} p-6`} aria-labelledby="admin-repos-title">
       <div className="flex flex-col gap-3 sm:flex-row sm:items-center sm:justify-between">
         <h2 id="admin-repos-title" className="text-lg font-semibold">My GitHub Repositories (Admin)</h2>
@@ -178,6 +182,58 @@ export default function AdminRepositories() {
           Reset Installation
         </Button>
       </div>
+    </section>
+    </>
+  );
+}
+
+interface AwaitingBounty {
+  repoId: number;
+  repositoryFullName: string;
+  issueNumber: number;
+  issueTitle: string | null;
+  currency: Currency;
+  amount: string;
+  reason: "closed_completed" | "closed_not_planned";
+}
+
+/**
+ * Bounties of the user's repositories that await their decision (issue 11): an issue closed without a paying
+ * pull request. Each links to the repository page, where they release or cancel it. Nothing shows when none wait.
+ */
+function AwaitingDecisionsCard() {
+  const [items, setItems] = useState<AwaitingBounty[]>([]);
+  useEffect(() => {
+    api<{ bounties: AwaitingBounty[] }>("/api/blockchain/awaiting-decisions").then(
+      (data) => setItems(data.bounties),
+      () => setItems([]),
+    );
+  }, []);
+  if (items.length === 0) return null;
+  return (
+    <section className={`${cardClass} border-warning/40 p-6`} aria-labelledby="awaiting-dashboard-title" data-awaiting-dashboard>
+      <h2 id="awaiting-dashboard-title" className="text-lg font-semibold">Awaiting your decision</h2>
+      <p className="mt-1 text-sm text-muted-foreground">
+        These issues were closed without a merged pull request paying their bounty. Release each to the contributor who did the work, or cancel it back to the pool.
+      </p>
+      <ul className="mt-4 divide-y divide-border">
+        {items.map((b) => (
+          <li key={`${b.repoId}:${b.issueNumber}`} className="flex flex-wrap items-center justify-between gap-3 py-3" data-awaiting-issue={b.issueNumber}>
+            <div className="min-w-0">
+              <p className="break-words font-medium">{b.issueTitle ?? `Issue #${b.issueNumber}`}</p>
+              <p className="text-xs text-muted-foreground">
+                {b.repositoryFullName} #{b.issueNumber} · {b.reason === "closed_completed" ? "closed as completed" : "closed as not planned"}
+              </p>
+            </div>
+            <span className="font-semibold tabular-nums">
+              {formatAmount(fromApi(b.amount, b.currency), b.currency)} {b.currency}
+            </span>
+            <ButtonLink href={`/repos/${b.repositoryFullName}#issues`} size="sm">
+              Decide
+            </ButtonLink>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type
 import { useStore } from "../ui/use-store.ts";
 import { api, errorMessage } from "../../lib/api.ts";
 import {
+  awaitingBounties,
   isBountySet,
   poolsOf,
   repoFromGitHub,
@@ -20,6 +21,7 @@ import { useContribute } from "./contribute.tsx";
 import { FundingPanel } from "./funding-panel.tsx";
 import { IssuesTable, type RewardState, type ViewerRole } from "./issues-table.tsx";
 import { ClaimHowTo } from "./claim-how-to.tsx";
+import { AwaitingDecisions } from "./awaiting-decisions.tsx";
 import type { DecisionMode } from "./bounty-decision-dialog.tsx";
 import { Notice, useHydrated } from "./ui.tsx";
 import { Tabs } from "../ui/tabs.tsx";
@@ -272,6 +274,9 @@ export default function RepoDetail(props: RepoDetailProps) {
                     <Notice tone="warning">Your GitHub view of this repository could not be loaded; showing its public data.</Notice>
                   )}
                   {!repo.registered && <NotRegistered role={role} />}
+                  {repo.registered && role === "poolmanager" && (
+                    <AwaitingDecisions repo={repo} bounties={awaitingBounties(poolData)} onDecide={(issue, mode) => setDecision({ issue, mode })} />
+                  )}
                   {repo.registered && repo.issues.length > 0 && <ClaimHowTo role={role} />}
                   {repo.registered || repo.issues.length > 0 ? (
                     <IssuesTable

@@ -7,8 +7,17 @@ import { Spinner } from "../ui/spinner.tsx";
 import { serverMessage, transactionToast, useActionKey, type TransactionResult } from "./actions.ts";
 import { Dialog } from "../ui/dialog.tsx";
 import { Notice, Skeleton } from "./ui.tsx";
+import { inputClass } from "../../lib/ui.ts";
 
 export type DecisionMode = "release" | "cancel";
+
+const LOGIN_CHOICE = "@login";
+
+interface HeldResult {
+  status: "held";
+  heldFor: string;
+  message: string;
+}
 
 interface Claimant {
   username: string;
@@ -36,6 +45,8 @@ export function BountyDecisionDialog(props: {
   const [claimants, setClaimants] = useState<Claimant[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [chosen, setChosen] = useState<string>("");
+  /** A GitHub login typed by the pool manager (the "Another GitHub user" choice): paid, or held until they register. */
+  const [login, setLogin] = useState("");
   const [busy, setBusy] = useState(false);
   const action = useActionKey();
 
@@ -44,6 +55,7 @@ export function BountyDecisionDialog(props: {
     setClaimants(null);
     setLoadError(null);
     setChosen("");
+    setLogin("");
     api<{ claimants: Claimant[] }>(`/api/blockchain/issue-claimants/${repo.repoId}/${issue.number}`).then(
       (data) => {
         setClaimants(data.claimants);
@@ -55,28 +67,42 @@ export function BountyDecisionDialog(props: {
 
   if (!issue || !bounty) return null;
   const amountLabel = bountyLabel(bounty);
-  const recipient = claimants?.find((c) => c.address === chosen) ?? null;
-  const someoneWorks = (claimants?.length ?? 0) > 0;
+  const awaiting = bounty.state === "awaiting";
+  const byLogin = chosen === LOGIN_CHOICE;
+  const typedLogin = login.trim().replace(/^@/, "");
+  const loginValid = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(typedLogin);
+  const recipient = byLogin ? (loginValid ? { username: typedLogin, address: "" } : null) : (claimants?.find((c) => c.address === chosen) ?? null);
+  // Awaiting a decision (the issue is closed), cancelling is one of the two decisions whoever registered.
+  const someoneWorks = (claimants?.length ?? 0) > 0 && !awaiting;
 
   const submit = async () => {
     if (busy || !repo.repoId) return;
     if (mode === "release" && !recipient) return;
     setBusy(true);
     const path = mode === "release" ? `/api/blockchain/distribute-bounty/${repo.repoId}/${issue.number}` : `/api/blockchain/cancel-bounty/${repo.repoId}/${issue.number}`;
-    const body = mode === "release" ? { contributorAddress: recipient!.address, githubRepoFullName: repo.fullName } : { githubRepoFullName: repo.fullName };
+    const body =
+      mode === "release"
+        ? byLogin
+          ? { contributorLogin: recipient!.username, githubRepoFullName: repo.fullName }
+          : { contributorAddress: recipient!.address, githubRepoFullName: repo.fullName }
+        : { githubRepoFullName: repo.fullName };
     try {
-      const result = await api<TransactionResult>(path, {
+      const result = await api<TransactionResult | HeldResult>(path, {
         method: "POST",
         body,
-        idempotencyKey: action.keyFor(`${mode}/${repo.repoId}/${issue.number}/${recipient?.address ?? ""}`),
+        idempotencyKey: action.keyFor(`${mode}/${repo.repoId}/${issue.number}/${recipient?.address || recipient?.username || ""}`),
         timeoutMs: 15_000,
       });
       action.settle();
-      transactionToast(
-        mode === "release"
-          ? { title: "Bounty Released", message: `${amountLabel} to @${recipient!.username} for issue #${issue.number}.`, actionLabel: "View on Explorer", result }
-          : { title: "Bounty Cancelled", message: `${amountLabel} went back to the pool.`, actionLabel: "View on Explorer", result },
-      );
+      if (result.status === "held") {
+        toast({ type: "success", title: "Bounty Held", message: `${amountLabel} for @${result.heldFor}: paid to their Issuepool wallet as soon as they sign in and register.` });
+      } else {
+        transactionToast(
+          mode === "release"
+            ? { title: "Bounty Released", message: `${amountLabel} to @${recipient!.username} for issue #${issue.number}.`, actionLabel: "View on Explorer", result }
+            : { title: "Bounty Cancelled", message: `${amountLabel} went back to the pool.`, actionLabel: "View on Explorer", result },
+        );
+      }
       props.onOpenChange(false);
       props.onDone(issue.number);
     } catch (err) {
@@ -99,7 +125,7 @@ export function BountyDecisionDialog(props: {
         {claimants === null && !loadError && <Skeleton className="h-16 w-full" />}
         {loadError && <Notice tone="warning">{loadError}</Notice>}
         {mode === "release" && claimants !== null && (
-          claimants.length === 0 ? (
+          claimants.length === 0 && !awaiting ? (
             <Notice tone="info">
               Nobody has registered for this issue yet. A contributor chooses Contribute on this page or comments <code>/attempt</code> on the issue; a merged
               pull request that fixes it pays its author automatically.
@@ -116,13 +142,33 @@ export function BountyDecisionDialog(props: {
                   </span>
                 </label>
               ))}
+              {awaiting && (
+                // The work may have been done by someone who never registered (the pull request's author, say): any GitHub user.
+                <label className="flex cursor-pointer flex-wrap items-center gap-3 rounded-lg border border-border px-3 py-2 has-[:checked]:border-primary">
+                  <input type="radio" name="bounty-recipient" value={LOGIN_CHOICE} checked={byLogin} onChange={() => setChosen(LOGIN_CHOICE)} />
+                  <span className="font-medium">Another GitHub user</span>
+                  <input
+                    aria-label="GitHub login of the recipient"
+                    className={`${inputClass} h-8 min-w-0 flex-1`}
+                    placeholder="login"
+                    value={login}
+                    onFocus={() => setChosen(LOGIN_CHOICE)}
+                    onChange={(e) => {
+                      setChosen(LOGIN_CHOICE);
+                      setLogin(e.target.value);
+                    }}
+                  />
+                </label>
+              )}
             </fieldset>
           )
         )}
         <p className="text-sm" data-consequence>
           {mode === "release"
             ? recipient
-              ? `Pays ${amountLabel} from the bounty to @${recipient.username}'s Issuepool wallet. A bounty is paid once: this cannot be undone.`
+              ? byLogin
+                ? `Pays ${amountLabel} to @${recipient.username}'s Issuepool wallet; if they have none yet, it is held for them and paid when they sign in. A bounty is paid once: this cannot be undone.`
+                : `Pays ${amountLabel} from the bounty to @${recipient.username}'s Issuepool wallet. A bounty is paid once: this cannot be undone.`
               : `Choose who receives ${amountLabel}.`
             : someoneWorks
               ? "Someone has registered to work on this issue: the bounty can no longer be cancelled. Release it when their work is done."

@@ -194,6 +194,8 @@ export function RewardCell({ state }: { state: RewardState }) {
             {formatAmount(amount, currency)} {currency}
           </span>
           {paid && <span className="text-xs font-medium text-muted-foreground">Paid</span>}
+          {state.bounty.state === "held" && <span className="text-xs font-medium text-warning" data-badge>Held for @{state.bounty.heldFor}</span>}
+          {state.bounty.state === "awaiting" && <span className="text-xs font-medium text-warning" data-badge>Awaiting decision</span>}
         </span>
       );
     }
@@ -224,7 +226,7 @@ function IssueActions(props: IssueActionsProps & { issue: RepoIssue }) {
     );
     // An open bounty: the pool manager's decisions beside it (issue 11).
     const reward = props.rewardOf?.(issue);
-    if (reward?.kind === "bounty" && reward.bounty.status === "open" && props.onDecide) {
+    if (reward?.kind === "bounty" && reward.bounty.status === "open" && reward.bounty.state !== "held" && props.onDecide) {
       actions.push(
         <Button key="release" size="sm" variant="secondary" onClick={() => props.onDecide!(issue, "release")} aria-label={`Release the bounty of issue #${issue.number}`}>
           Release
