@@ -1,0 +1,117 @@
+import { expect, test, type Page } from "@playwright/test";
+import { showUnits, shownUnits, signIn } from "./support.ts";
+
+/**
+ * Bounties awaiting the pool manager's decision (issue 11): an issue closed as
+ * completed with no paying pull request, or closed as not planned while
+ * someone works on it. The pool manager sees it on the repository page and
+ * the dashboard, then releases it to a contributor they choose, or cancels it
+ * back to the pool; public figures leave it out meanwhile.
+ *
+ * Demo data: issuepool-demo/tool-library's XDC pool, which these journeys fund and no other journey reads (the
+ * scoping journey uses its USDC pool; funding it keeps the four funded repositories of e2e/repositories.e2e.ts).
+ * The two journeys run one after the other: the cancel journey measures that pool.
+ */
+const LIBRARY = { id: 5007, fullName: "issuepool-demo/tool-library" };
+const emulator = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
+test.describe.configure({ mode: "serial" });
+
+async function setUp(page: Page, title: string) {
+  const opened = await page.request.post(`${emulator}/_emulator/issues`, { data: { repo: LIBRARY.fullName, title: `${title} ${Date.now()}`, author: "alice" } });
+  expect(opened.ok()).toBe(true);
+  const issue = ((await opened.json()).issue as { number: number; title: string });
+  await signIn(page, "alice", `/repos/${LIBRARY.fullName}`);
+  const { csrfToken } = await (await page.request.get("/api/auth/csrf-token")).json();
+  const post = (path: string, data: unknown) =>
+    page.request.post(path, { data, headers: { "X-CSRF-Token": csrfToken, "Idempotency-Key": `awaiting-e2e-${path.replaceAll("/", "-")}-${Date.now()}` } });
+  expect((await post(`/api/blockchain/repository/${LIBRARY.id}/fund`, { amountXdc: "10", repositoryFullName: LIBRARY.fullName })).ok()).toBe(true);
+  const allocated = await post(`/api/blockchain/allocate-bounty/${LIBRARY.id}/${issue.number}`, { bountyAmount: "3", isRoxn: false, githubRepoFullName: LIBRARY.fullName });
+  expect(allocated.ok(), await allocated.text()).toBe(true);
+  return issue;
+}
+
+const stateOf = async (page: Page, issue: number) =>
+  ((await (await page.request.get(`/api/blockchain/pool-info/${LIBRARY.id}`)).json()).issues as { issueId: number; state: string }[]).find((b) => b.issueId === issue)?.state;
+const advertised = async (page: Page) =>
+  ((await (await page.request.get(`/api/public/unified-repo/${LIBRARY.fullName}`)).json()).bounties as { issueNumber: number }[]).map((b) => b.issueNumber);
+async function botComment(page: Page, issue: number): Promise<string> {
+  const res = await page.request.get(`${emulator}/api/v3/repos/${LIBRARY.fullName}/issues/${issue}/comments`);
+  const comments = (await res.json()) as { body: string; user: { type: string } }[];
+  return comments.find((c) => c.user.type === "Bot")?.body ?? "";
+}
+
+test("closed as completed without a pull request: awaiting decision, then released to a contributor the pool manager picks by login", async ({ page }, testInfo) => {
+  test.setTimeout(150_000);
+  const issue = await setUp(page, "Fixed in a side branch");
+  expect(await advertised(page)).toContain(issue.number);
+  // bob registered for it; carol did the work in the end.
+  expect((await page.request.post(`${emulator}/_emulator/comments`, { data: { repo: LIBRARY.fullName, number: issue.number, author: "bob", body: "/attempt" } })).ok()).toBe(true);
+  await expect.poll(() => stateOf(page, issue.number), { timeout: 20_000 }).toBe("claimed");
+
+  expect((await page.request.post(`${emulator}/_emulator/issues/close`, { data: { repo: LIBRARY.fullName, number: issue.number, reason: "completed", actor: "alice" } })).ok()).toBe(true);
+  await expect.poll(() => stateOf(page, issue.number), { timeout: 20_000 }).toBe("awaiting");
+  expect(await advertised(page)).not.toContain(issue.number);
+  await expect.poll(() => botComment(page, issue.number), { timeout: 20_000 }).toContain("**Awaiting decision**");
+
+  // The dashboard points to it; the repository page lists it with the decisions.
+  await page.goto("/profile");
+  const dashboard = page.locator("[data-awaiting-dashboard]");
+  await expect(dashboard.locator(`[data-awaiting-issue="${issue.number}"]`)).toContainText(issue.title);
+  await dashboard.locator(`[data-awaiting-issue="${issue.number}"]`).getByRole("link", { name: "Decide" }).click();
+  await expect(page).toHaveURL(new RegExp(`/repos/${LIBRARY.fullName}#issues$`));
+  const row = page.locator(`[data-awaiting-decisions] tr[data-issue="${issue.number}"]`);
+  await expect(row).toContainText(issue.title);
+  await expect(row.locator("[data-badge]")).toHaveText("Awaiting decision");
+  await expect(row.locator("[data-amount]")).toHaveText("3.0000 XDC");
+  await row.screenshot({ path: testInfo.outputPath("awaiting-row.png") });
+
+  await row.getByRole("button", { name: `Release the bounty of issue #${issue.number}` }).click();
+  const dialog = page.getByRole("dialog", { name: `Release the bounty of issue #${issue.number}` });
+  await expect(dialog.getByRole("radio", { name: /@bob/ })).toBeChecked();
+  await dialog.getByLabel("GitHub login of the recipient").fill("carol");
+  await expect(dialog.locator("[data-consequence]")).toHaveText(
+    "Pays 3.0000 XDC to @carol's Issuepool wallet; if they have none yet, it is held for them and paid when they sign in. A bounty is paid once: this cannot be undone.",
+  );
+  await page.screenshot({ path: testInfo.outputPath("release-by-login.png") });
+  await dialog.getByRole("button", { name: "Release bounty" }).click();
+  await expect(page.locator("li[data-toast-type]").filter({ hasText: "Bounty Released" })).toContainText("3.0000 XDC to @carol", { timeout: 20_000 });
+  await expect(row).toBeHidden({ timeout: 20_000 });
+  await expect.poll(() => stateOf(page, issue.number), { timeout: 20_000 }).toBe("paid");
+  await expect.poll(() => botComment(page, issue.number), { timeout: 20_000 }).toContain("**Paid** 3.0000 XDC to @carol");
+  expect(await botComment(page, issue.number)).not.toContain("Nobody yet");
+  // Once: a second release is refused.
+  const { csrfToken } = await (await page.request.get("/api/auth/csrf-token")).json();
+  const again = await page.request.post(`/api/blockchain/distribute-bounty/${LIBRARY.id}/${issue.number}`, {
+    data: { contributorLogin: "bob", githubRepoFullName: LIBRARY.fullName },
+    headers: { "X-CSRF-Token": csrfToken, "Idempotency-Key": `awaiting-e2e-again-${Date.now()}` },
+  });
+  expect(again.status()).toBe(409);
+});
+
+test("closed as not planned while bob works on it: awaiting decision, then cancelled back to the pool", async ({ page }) => {
+  test.setTimeout(150_000);
+  const issue = await setUp(page, "Dropped from the roadmap");
+  expect((await page.request.post(`${emulator}/_emulator/comments`, { data: { repo: LIBRARY.fullName, number: issue.number, author: "bob", body: "/attempt" } })).ok()).toBe(true);
+  await expect.poll(() => stateOf(page, issue.number), { timeout: 20_000 }).toBe("claimed");
+  expect((await page.request.post(`${emulator}/_emulator/issues/close`, { data: { repo: LIBRARY.fullName, number: issue.number, reason: "not_planned", actor: "alice" } })).ok()).toBe(true);
+  await expect.poll(() => stateOf(page, issue.number), { timeout: 20_000 }).toBe("awaiting");
+
+  await page.goto(`/repos/${LIBRARY.fullName}#rewards`);
+  const xdcPool = page.locator("[data-stat=xdc-pool] [data-value]");
+  await expect(xdcPool).toHaveText(/XDC$/);
+  const before = await xdcPool.textContent();
+  await page.goto(`/repos/${LIBRARY.fullName}#issues`);
+  const row = page.locator(`[data-awaiting-decisions] tr[data-issue="${issue.number}"]`);
+  await expect(row).toContainText("Closed as not planned while a contributor was registered.");
+  await row.getByRole("button", { name: `Cancel the bounty of issue #${issue.number}` }).click();
+  const dialog = page.getByRole("dialog", { name: `Cancel the bounty of issue #${issue.number}` });
+  // bob registered, but the issue is closed: cancelling is the pool manager's call now.
+  await expect(dialog.locator("[data-consequence]")).toContainText("Returns 3.0000 XDC to the repository's pool");
+  await dialog.getByRole("button", { name: "Cancel bounty" }).click();
+  await expect(page.locator("li[data-toast-type]").filter({ hasText: "Bounty Cancelled" })).toBeVisible({ timeout: 20_000 });
+  await expect(row).toBeHidden({ timeout: 20_000 });
+  expect((await page.request.get(`/api/blockchain/issue-bounty/${LIBRARY.id}/${issue.number}`)).status()).toBe(404);
+  await page.goto(`/repos/${LIBRARY.fullName}#rewards`);
+  await expect(xdcPool).toHaveText(`${showUnits(shownUnits(before!, 4) + shownUnits("3", 4), 4)} XDC`, { timeout: 20_000 });
+  await expect.poll(() => botComment(page, issue.number), { timeout: 20_000 }).toContain("**Cancelled**");
+});
