@@ -96,11 +96,13 @@ test("closed as not planned while bob works on it: awaiting decision, then cance
   expect((await page.request.post(`${emulator}/_emulator/issues/close`, { data: { repo: LIBRARY.fullName, number: issue.number, reason: "not_planned", actor: "alice" } })).ok()).toBe(true);
   await expect.poll(() => stateOf(page, issue.number), { timeout: 20_000 }).toBe("awaiting");
 
+  // The sign-in left the browser on this page before the bounty was set: load it again.
   await page.goto(`/repos/${LIBRARY.fullName}#rewards`);
+  await page.reload();
   const xdcPool = page.locator("[data-stat=xdc-pool] [data-value]");
   await expect(xdcPool).toHaveText(/XDC$/);
   const before = await xdcPool.textContent();
-  await page.goto(`/repos/${LIBRARY.fullName}#issues`);
+  await page.getByRole("tab", { name: "Issues" }).click();
   const row = page.locator(`[data-awaiting-decisions] tr[data-issue="${issue.number}"]`);
   await expect(row).toContainText("Closed as not planned while a contributor was registered.");
   await row.getByRole("button", { name: `Cancel the bounty of issue #${issue.number}` }).click();
@@ -111,7 +113,7 @@ test("closed as not planned while bob works on it: awaiting decision, then cance
   await expect(page.locator("li[data-toast-type]").filter({ hasText: "Bounty Cancelled" })).toBeVisible({ timeout: 20_000 });
   await expect(row).toBeHidden({ timeout: 20_000 });
   expect((await page.request.get(`/api/blockchain/issue-bounty/${LIBRARY.id}/${issue.number}`)).status()).toBe(404);
-  await page.goto(`/repos/${LIBRARY.fullName}#rewards`);
+  await page.getByRole("tab", { name: "Rewards" }).click();
   await expect(xdcPool).toHaveText(`${showUnits(shownUnits(before!, 4) + shownUnits("3", 4), 4)} XDC`, { timeout: 20_000 });
   await expect.poll(() => botComment(page, issue.number), { timeout: 20_000 }).toContain("**Cancelled**");
 });

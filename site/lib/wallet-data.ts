@@ -86,6 +86,27 @@ export const sentTransactions = createResource(async () => (await api<{ sends: S
   fallbackError: "Failed to load sent transactions",
 });
 
+/** GET /api/wallet/bounty-history (api/services/wallets/bounty-history.ts): rewards received, pool withdrawals, refunds to pools. */
+export interface BountyHistoryEntry {
+  id: string;
+  kind: "reward" | "withdrawal" | "refund";
+  currency: Symbol;
+  amount: string;
+  repository: string | null;
+  issueNumber: number | null;
+  issueTitle: string | null;
+  issueUrl: string | null;
+  transactionHash: string;
+  explorerUrl: string | null;
+  createdAt: string;
+}
+
+export const bountyHistory = createResource(async () => (await api<{ entries: BountyHistoryEntry[] }>("/api/wallet/bounty-history?limit=20")).entries, {
+  freshMs: 15_000,
+  retry: 1,
+  fallbackError: "Failed to load rewards and refunds",
+});
+
 export const tokenCatalogue = createResource(() => api<{ tokens: TokenInfo[]; walletExplorerUrl: string | null }>("/api/wallet/tokens"), {
   freshMs: Number.POSITIVE_INFINITY,
   retry: 1,
@@ -94,7 +115,12 @@ export const tokenCatalogue = createResource(() => api<{ tokens: TokenInfo[]; wa
 
 /** After money moved: every figure again, now. */
 export function refreshWallet(userId: number): Promise<unknown> {
-  return Promise.all([walletInfo.load({ force: true }), usdcBalance(userId).load({ force: true }), sentTransactions.load({ force: true })]);
+  return Promise.all([
+    walletInfo.load({ force: true }),
+    usdcBalance(userId).load({ force: true }),
+    sentTransactions.load({ force: true }),
+    bountyHistory.load({ force: true }),
+  ]);
 }
 
 /** A decimal string from the API ("12.5") in the token's smallest unit; undefined when it is not one. */

@@ -6,6 +6,7 @@ import { rateLimit } from "../../middleware/rate-limit.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { clientAddress } from "../../middleware/client-address.ts";
+import { bountyHistory } from "../../services/wallets/bounty-history.ts";
 import { listSends, quoteMaxSend, quoteSend, requestSendCode, sendFromWallet } from "../../services/wallets/send.ts";
 
 // Field values are checked by the service, which explains each problem in words; here only their shape.
@@ -24,6 +25,7 @@ export const SEND_CODE_RATE_LIMIT = { name: "wallet-send-code", perIp: 30, windo
  * POST /api/wallet/send-code  { token, to, amount }         e-mails a code for this send (above the threshold) -> { success, message, expiresAt }
  * POST /api/wallet/send       { token, to, amount, otp? }   Idempotency-Key required -> { id, transactionHash, status, message, explorerUrl, token, to, amount }
  * GET  /api/wallet/sends?limit=10                            -> { sends: [...] }
+ * GET  /api/wallet/bounty-history?limit=10                   rewards received, pool withdrawals, bounties refunded to the user's pools -> { entries: [...] }
  */
 export function sendRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
@@ -49,5 +51,10 @@ export function sendRoutes(ctx: AppContext) {
     .get("/sends", validate("query", Limit), async (c) => {
       const user = requireUser(c);
       return c.json({ sends: await listSends(ctx, user, c.req.valid("query").limit) });
+    })
+    .get("/bounty-history", validate("query", Limit), async (c) => {
+      const user = requireUser(c);
+      c.header("Cache-Control", "private, no-store");
+      return c.json({ entries: await bountyHistory(ctx, user, c.req.valid("query").limit) });
     });
 }

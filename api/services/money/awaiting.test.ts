@@ -144,6 +144,13 @@ describe("closed as not planned while a contributor works on it", () => {
     expect(paid.status, await paid.clone().text()).toBe(200);
     await waitState(issue, "paid");
     expect(await stack.t.ctx.chain.client.getBalance({ address: bob.wallet })).toBe(bobBefore + parseEther("3"));
+    // In bob's wallet history: the reward, with the repository, the issue's title and the transaction.
+    await stack.t.ctx.indexer.catchUp();
+    const { entries } = await (await call(stack.t, "/api/wallet/bounty-history", { as: bob })).json();
+    expect(entries).toContainEqual(
+      expect.objectContaining({ kind: "reward", currency: "XDC", amount: "3", repository: LITE.fullName, issueNumber: issue, issueTitle: "Dropped while bob works on it", transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) }),
+    );
+    expect((await (await call(stack.t, "/api/wallet/bounty-history", { as: alice })).json()).entries.some((e: { kind: string }) => e.kind === "reward")).toBe(false);
     const again = await money(alice, `/api/blockchain/distribute-bounty/${LITE.id}/${issue}`, { contributorLogin: "bob", githubRepoFullName: LITE.fullName });
     expect(again.status).toBe(409);
     expect(await payouts(issue)).toHaveLength(1);
@@ -160,6 +167,9 @@ describe("closed as not planned while a contributor works on it", () => {
     await eventually(async () => ((await xdcPool()) === before + parseEther("3") ? true : undefined), 20_000, "back in the pool");
     expect((await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).status).toBe(404);
     await waitComment(issue, "**Cancelled**");
+    // In the pool manager's history: the refund to the pool.
+    const { entries } = await (await call(stack.t, "/api/wallet/bounty-history", { as: alice })).json();
+    expect(entries).toContainEqual(expect.objectContaining({ kind: "refund", amount: "3", repository: LITE.fullName, issueNumber: issue, issueTitle: "Dropped, bob's attempt not wanted" }));
     const second = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName });
     expect(second.status).toBe(409);
     expect((await second.json()).message).toBe("There is no open bounty on this issue.");

@@ -2,7 +2,15 @@ import { useEffect, type ReactNode } from "react";
 import { useResourceState } from "../ui/use-store.ts";
 import { shortAddress, shortHash } from "../../lib/format.ts";
 import { badgeClass } from "../../lib/ui.ts";
-import { formatBalance, onrampTransactions, sentTransactions, type OnrampTransaction, type SentTransaction } from "../../lib/wallet-data.ts";
+import {
+  bountyHistory,
+  formatBalance,
+  onrampTransactions,
+  sentTransactions,
+  type BountyHistoryEntry,
+  type OnrampTransaction,
+  type SentTransaction,
+} from "../../lib/wallet-data.ts";
 import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
 import { Icon } from "../ui/icon.tsx";
@@ -140,8 +148,48 @@ function SendRow({ tx }: { tx: SentTransaction }) {
   );
 }
 
+const HISTORY_TITLES = { reward: "Reward received", withdrawal: "Pool withdrawal", refund: "Bounty refunded to pool" } as const;
+
+/** Money the platform moved for this user (issue 11): a bounty paid to them, a pool withdrawal, a bounty back to their pool. */
+function HistoryRow({ entry }: { entry: BountyHistoryEntry }) {
+  const incoming = entry.kind !== "refund";
+  return (
+    <TransactionRow
+      data={{ "data-history-entry": entry.id, "data-history-kind": entry.kind }}
+      icon={incoming ? "arrowDownLeft" : "arrowUpRight"}
+      iconTone={entry.kind === "reward" ? "bg-success/10 text-success" : "bg-muted"}
+      title={HISTORY_TITLES[entry.kind]}
+      amount={`${incoming ? "+" : ""}${formatBalance(entry.amount, entry.currency)} ${entry.currency}`}
+      detail={
+        <span className="text-muted-foreground">
+          {entry.repository}
+          {entry.issueNumber !== null && (
+            <>
+              {" · "}
+              {entry.issueUrl ? (
+                <a href={entry.issueUrl} target="_blank" rel="noopener noreferrer" className="text-foreground hover:underline" data-history-issue>
+                  {entry.issueTitle ?? `Issue #${entry.issueNumber}`} #{entry.issueNumber}
+                </a>
+              ) : (
+                <span className="text-foreground" data-history-issue>
+                  {entry.issueTitle ?? `Issue #${entry.issueNumber}`} #{entry.issueNumber}
+                </span>
+              )}
+            </>
+          )}
+        </span>
+      }
+      status="confirmed"
+      createdAt={entry.createdAt}
+      hash={entry.transactionHash}
+      explorerUrl={entry.explorerUrl}
+    />
+  );
+}
+
 /**
- * The Transactions tab (spec sections 2 and 4): the 10 latest purchases and
+ * The Transactions tab (spec sections 2 and 4): rewards received, refunds
+ * and pool withdrawals (issue 11); the 10 latest purchases and
  * withdrawals with a refresh button ('Failed to load transactions' and 'Try
  * Again' when the list cannot be read), and below them what was sent from
  * this wallet.
@@ -149,13 +197,41 @@ function SendRow({ tx }: { tx: SentTransaction }) {
 export function TransactionsPanel() {
   const onramp = useResourceState(onrampTransactions);
   const sends = useResourceState(sentTransactions);
+  const history = useResourceState(bountyHistory);
   useEffect(() => {
     void onrampTransactions.load();
     void sentTransactions.load();
+    void bountyHistory.load();
   }, []);
 
   return (
     <div className="grid gap-8">
+      <section aria-labelledby="history-title" className="grid gap-3" data-bounty-history>
+        <div className="flex items-center justify-between gap-2">
+          <h2 id="history-title" className="font-semibold">
+            Rewards, refunds and withdrawals
+          </h2>
+          <Button variant="ghost" size="sm" onClick={() => void bountyHistory.load({ force: true })} disabled={history.loading} aria-label="Refresh rewards and refunds">
+            <Icon name="refresh" className={`h-4 w-4 ${history.loading ? "animate-spin" : ""}`} /> Refresh
+          </Button>
+        </div>
+        {history.error && history.data === undefined ? (
+          <p role="alert" className="text-sm text-destructive">
+            {history.error}
+          </p>
+        ) : history.data === undefined ? null : history.data.length === 0 ? (
+          <p className="rounded-xl border border-dashed border-border px-4 py-6 text-center text-sm text-muted-foreground">
+            No rewards yet. Bounties you earn on Issuepool appear here.
+          </p>
+        ) : (
+          <ul className="divide-y divide-border rounded-xl border border-border">
+            {history.data.map((entry) => (
+              <HistoryRow key={entry.id} entry={entry} />
+            ))}
+          </ul>
+        )}
+      </section>
+
       <section aria-labelledby="onramp-title" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">
           <h2 id="onramp-title" className="font-semibold">

@@ -1,0 +1,74 @@
+/**
+ * The money the platform moved for a user besides what they sent themselves
+ * (issue 11: a contributor's earned rewards appeared nowhere in their
+ * wallet): bounties paid to their wallet, pool withdrawals to it, and
+ * bounties of their repositories cancelled back to the pool. Read from the
+ * indexer's copy of the contract's events, with the repository and the
+ * issue's title, newest first.
+ */
+import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
+import type { AppContext } from "../../context.ts";
+import { bounties, chainEvents, repositories, type Currency, type User } from "../../../db/schema/index.ts";
+import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
+import { explorerTxUrl } from "../../chain/config.ts";
+import { walletOfUser } from "./custodial.ts";
+
+export type HistoryKind = "reward" | "withdrawal" | "refund";
+
+export interface HistoryEntry {
+  id: string;
+  kind: HistoryKind;
+  currency: Currency;
+  amount: string;
+  repository: string | null;
+  issueNumber: number | null;
+  issueTitle: string | null;
+  issueUrl: string | null;
+  transactionHash: string;
+  explorerUrl: string | null;
+  createdAt: string;
+}
+
+export async function bountyHistory(ctx: AppContext, user: User, limit: number): Promise<HistoryEntry[]> {
+  const db = ctx.database.db;
+  const wallet = await walletOfUser(db, user.id);
+  const mine = await db.select({ id: repositories.githubRepoId }).from(repositories).where(eq(repositories.registeredByUserId, user.id));
+  const address = wallet?.address.toLowerCase() ?? "";
+  const conditions = [
+    ...(wallet
+      ? [
+          and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`),
+          and(eq(chainEvents.name, "PoolWithdrawn"), sql`lower(json_extract(${chainEvents.args}, '$.to')) = ${address}`),
+        ]
+      : []),
+    ...(mine.length ? [and(eq(chainEvents.name, "BountyCancelled"), inArray(chainEvents.repoId, mine.map((r) => r.id)))] : []),
+  ];
+  if (conditions.length === 0) return [];
+  const rows = await db
+    .select({ event: chainEvents, repository: repositories.fullName, issueTitle: bounties.issueTitle, issueUrl: bounties.issueUrl })
+    .from(chainEvents)
+    .leftJoin(repositories, eq(repositories.githubRepoId, chainEvents.repoId))
+    .leftJoin(bounties, and(eq(bounties.githubRepoId, chainEvents.repoId), eq(bounties.issueNumber, chainEvents.issueNumber)))
+    .where(and(eq(chainEvents.chainId, ctx.chain.config.chain.id), or(...conditions)))
+    .orderBy(desc(chainEvents.blockNumber), desc(chainEvents.logIndex))
+    .limit(limit);
+  return rows.map(({ event, repository, issueTitle, issueUrl }) => {
+    const args = JSON.parse(event.args) as { currency: number | string; amount: string };
+    const currency = CURRENCY_BY_INDEX[Number(args.currency)] ?? "XDC";
+    const kind: HistoryKind = event.name === "BountyPaid" ? "reward" : event.name === "PoolWithdrawn" ? "withdrawal" : "refund";
+    return {
+      id: `${event.txHash}:${event.logIndex}`,
+      kind,
+      currency,
+      amount: toDecimalString(BigInt(args.amount), TOKEN_DECIMALS[currency]),
+      repository,
+      issueNumber: event.issueNumber,
+      issueTitle: event.issueNumber === null ? null : issueTitle,
+      issueUrl: event.issueNumber === null ? null : issueUrl,
+      transactionHash: event.txHash,
+      explorerUrl: explorerTxUrl(ctx.chain.config.network, event.txHash),
+      createdAt: (event.blockTime ?? event.createdAt).toISOString(),
+    };
+  });
+}
