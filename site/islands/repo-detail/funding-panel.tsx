@@ -325,8 +325,11 @@ function FundingLimits({ status }: { status: FundingStatus | undefined }) {
   );
 }
 
+const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", paid: "Paid", cancelled: "Cancelled" } as const;
+
 function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null | undefined; issues: RepoIssue[]; explorerUrl: string }) {
-  const list = sortedBounties(pool);
+  // Paid bounties are done: they leave this list (they are in the Rewards figures and the contributor's wallet history).
+  const list = sortedBounties(pool).filter((b) => b.status !== "paid");
   const byNumber = new Map(issues.map((i) => [i.number, i]));
   return (
     <section className="self-start rounded-2xl border border-border bg-card p-4 shadow-sm sm:p-6" aria-labelledby="active-bounties-title" data-active-bounties>
@@ -359,12 +362,20 @@ function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null |
                       <a href={issue.html_url} target="_blank" rel="noopener noreferrer" className="hover:underline">
                         {issue.title}
                       </a>
+                    ) : bounty.issueUrl ? (
+                      // A closed issue is no longer in the open issues list: the title remembered when the bounty was set.
+                      <a href={bounty.issueUrl} target="_blank" rel="noopener noreferrer" className="hover:underline">
+                        {bounty.issueTitle ?? `Issue #${bounty.issueId}`}
+                      </a>
                     ) : (
-                      <span>Issue #{bounty.issueId}</span>
+                      <span>{bounty.issueTitle ?? `Issue #${bounty.issueId}`}</span>
                     )}
                   </p>
                   <p className="mt-0.5 flex items-center gap-2 text-xs text-muted-foreground">
-                    <span className={bounty.status === "paid" ? "" : "text-success"}>{bounty.status === "paid" ? "Paid" : "Open"}</span>
+                    <span className={bounty.state === "awaiting" || bounty.state === "held" ? "text-warning" : "text-success"} data-bounty-state={bounty.state ?? "open"}>
+                      {STATE_LABELS[bounty.state ?? "open"]}
+                      {bounty.state === "held" && bounty.heldFor ? ` for @${bounty.heldFor}` : ""}
+                    </span>
                     {tx && (
                       <a href={tx} target="_blank" rel="noopener noreferrer" className="inline-flex items-center gap-1 hover:text-foreground">
                         Transaction <Icon name="external" className="h-3 w-3" />
