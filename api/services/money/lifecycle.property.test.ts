@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import fc from "fast-check";
+import { and, eq, inArray } from "drizzle-orm";
+import { erc20Abi, type Address } from "viem";
+import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
+import { call, type TestSession } from "../../testing/auth.ts";
+import { bounties, chainEvents, chainTransactions, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
+import { onChainBounty, onChainPool } from "./bounties.ts";
+import { bountyStates } from "./bounty-state.ts";
+
+/**
+ * The money lifecycle as a property (issue 11), driven through the HTTP API
+ * and the GitHub webhooks the emulator sends, never the contract directly:
+ * random sequences of fund / allocate / register / close / reopen / merge /
+ * release / cancel / withdraw / sign up, in XDC, ROXN and USDC. After each
+ * step, once the platform has settled (webhooks processed, outbox empty,
+ * indexer caught up):
+ * - the contract holds exactly the pools plus the open bounties, and the
+ *   platform's states split those open bounties into open, claimed,
+ *   awaiting and held, nothing left over;
+ * - nothing is paid twice (one BountyPaid per issue, one live payout row);
+ * - the database's mirror (pools, bounties) equals the chain.
+ * Runs are kept small (a loaded 2-core machine, ~1-2 minutes).
+ */
+let stack: TestStack;
+let alice: TestSession & { wallet: Address };
+let bob: TestSession & { wallet: Address };
+const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
+const CURRENCIES: Currency[] = ["XDC", "ROXN", "USDC"];
+/** GitHub users with no Issuepool account at the start: merges and releases to them are held until they sign up. */
+const NEWCOMERS = ["frank", "erin", "carol"];
+const signedUp = new Set<string>();
+/** What the runs reached (states, answers): printed, so a run that exercised little shows. */
+const seen = new Set<string>();
+/** Every issue a run created: the invariants cover all of them. */
+const issues: number[] = [];
+let n = 0;
+const key = () => `lifecycle-${n++}-${Date.now()}`;
+const money = (s: TestSession, path: string, body: Record<string, unknown>) => call(stack.t, path, { as: s, body, headers: { "Idempotency-Key": key() } });
+
+beforeAll(async () => {
+  stack = await startTestStack({ workers: true });
+  alice = await stack.signUp("alice", "poolmanager");
+  bob = await stack.signUp("bob", "contributor");
+  await stack.chain.fund(alice.wallet, { xdc: "5000", roxn: "5000", usdc: "5000" });
+  const installed = await stack.github.controls.install({ account: "alice", repositories: "all", sender: "alice" });
+  const installationId = (installed.installation as { id: number }).id;
+  expect((await call(stack.t, "/api/github/app/finalize-installation", { as: alice, body: { installationId } })).status).toBe(200);
+  expect((await (await call(stack.t, "/api/repositories/register", { as: alice, body: { githubRepoId: LITE.id, githubRepoFullName: LITE.fullName } })).json()).success).toBe(true);
+  for (const token of ["roxn", "usdc"]) {
+    expect((await money(alice, `/api/blockchain/approve-${token}`, { amount: "5000" })).status).toBe(200);
+  }
+}, 120_000);
+afterAll(() => stack?.stop());
+
+// ---- commands ----
+const currency = fc.constantFrom<Currency>(...CURRENCIES);
+const slot = fc.nat({ max: 1 }); // which of the run's two issues: few, so commands meet the same bounty
+const Command = fc.oneof(
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("fund" as const), currency, amount: fc.constantFrom("2", "5.5") as fc.Arbitrary<string> }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("allocate" as const), slot, currency, amount: fc.constantFrom("1", "1.5", "3") }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("register" as const), slot }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("close" as const), slot, reason: fc.constantFrom("completed" as const, "not_planned" as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("reopen" as const), slot }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("merge" as const), slot, author: fc.constantFrom("bob", ...NEWCOMERS) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("release" as const), slot, to: fc.constantFrom("bob", ...NEWCOMERS) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("cancel" as const), slot }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("withdraw" as const), currency, amount: fc.constantFrom("0.5", "1") }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("signUp" as const), login: fc.constantFrom(...NEWCOMERS) }) },
+);
+type Command = typeof Command extends fc.Arbitrary<infer T> ? T : never;
+
+async function run(command: Command, runIssues: number[]): Promise<void> {
+  const issueAt = async (i: number) => {
+    while (runIssues.length <= i) {
+      const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: `Lifecycle ${runIssues.length} ${Date.now()}`, author: "alice" });
+      const number = (opened.issue as { number: number }).number;
+      runIssues.push(number);
+      issues.push(number);
+    }
+    return runIssues[i]!;
+  };
+  switch (command.kind) {
+    case "fund": {
+      const res =
+        command.currency === "XDC"
+          ? await money(alice, `/api/blockchain/repository/${LITE.id}/fund`, { amountXdc: command.amount, repositoryFullName: LITE.fullName })
+          : await money(alice, `/api/blockchain/fund-${command.currency.toLowerCase()}/${LITE.id}`, {
+              [`${command.currency.toLowerCase()}Amount`]: command.amount,
+              repositoryFullName: LITE.fullName,
+            });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return;
+    }
+    case "allocate": {
+      const res = await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${await issueAt(command.slot)}`, {
+        bountyAmount: command.amount,
+        currency: command.currency,
+        githubRepoFullName: LITE.fullName,
+      });
+      // Refused when the pool is short, the issue closed or a bounty already set: never a 5xx.
+      expect(res.status, await res.clone().text()).toBeLessThan(500);
+      seen.add(`allocate ${res.status}`);
+      return;
+    }
+    case "register": {
+      const res = await call(stack.t, "/api/blockchain/register", { as: bob, body: { issueId: await issueAt(command.slot), repoId: LITE.id } });
+      expect(res.status, await res.clone().text()).toBeLessThan(500);
+      seen.add(`register ${res.status}`);
+      return;
+    }
+    case "close":
+    case "reopen": {
+      const number = await issueAt(command.slot);
+      const issue = await (await fetch(`${stack.github.apiUrl}/repos/${LITE.fullName}/issues/${number}`)).json();
+      if (command.kind === "close" && issue.state === "open") await stack.github.controls.closeIssue({ repo: LITE.fullName, number, reason: command.reason, actor: "alice" });
+      if (command.kind === "reopen" && issue.state === "closed") await stack.github.controls.reopenIssue({ repo: LITE.fullName, number, actor: "alice" });
+      return;
+    }
+    case "merge": {
+      const number = await issueAt(command.slot);
+      const pr = await stack.github.controls.openPullRequest({ repo: LITE.fullName, author: command.author, title: `Fix #${number}`, body: `Fixes #${number}`, head: `${command.author}:fix-${key()}` });
+      await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number: (pr.pull_request as { number: number }).number, actor: "alice" });
+      return;
+    }
+    case "release": {
+      const res = await money(alice, `/api/blockchain/distribute-bounty/${LITE.id}/${await issueAt(command.slot)}`, { contributorLogin: command.to, githubRepoFullName: LITE.fullName });
+      expect(res.status, await res.clone().text()).toBeLessThan(500);
+      seen.add(`release ${res.status}`);
+      return;
+    }
+    case "cancel": {
+      const res = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${await issueAt(command.slot)}`, { githubRepoFullName: LITE.fullName });
+      expect(res.status, await res.clone().text()).toBeLessThan(500);
+      seen.add(`cancel ${res.status}`);
+      return;
+    }
+    case "withdraw": {
+      const res = await money(alice, `/api/blockchain/repository/${LITE.id}/withdraw`, { currency: command.currency, amount: command.amount, repositoryFullName: LITE.fullName });
+      expect(res.status, await res.clone().text()).toBeLessThan(500);
+      seen.add(`withdraw ${res.status}`);
+      return;
+    }
+    case "signUp": {
+      if (signedUp.has(command.login)) return;
+      signedUp.add(command.login);
+      await stack.signUp(command.login, "contributor");
+      return;
+    }
+  }
+}
+
+/** Webhooks processed, the outbox empty, the indexer caught up: the state every check reads. */
+async function settle() {
+  await stack.github.controls.settle();
+  const db = stack.t.ctx.database.db;
+  await eventually(
+    async () => {
+      await stack.t.ctx.webhooks.runOnce();
+      const pendingDeliveries = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(inArray(webhookDeliveries.status, ["pending", "processing"]));
+      const pendingTxs = await db.select({ id: chainTransactions.id }).from(chainTransactions).where(inArray(chainTransactions.status, ["queued", "signed", "sent"]));
+      return pendingDeliveries.length === 0 && pendingTxs.length === 0 ? true : undefined;
+    },
+    30_000,
+    "settled",
+  );
+  await stack.t.ctx.indexer.catchUp();
+}
+
+async function checkInvariants() {
+  const { ctx } = stack.t;
+  const db = ctx.database.db;
+  const contract = ctx.chain.config.contracts.rewards;
+  const held: Record<Currency, bigint> = {
+    XDC: await ctx.chain.client.getBalance({ address: contract }),
+    ROXN: await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.roxn, abi: erc20Abi, functionName: "balanceOf", args: [contract] }),
+    USDC: await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.usdc, abi: erc20Abi, functionName: "balanceOf", args: [contract] }),
+  };
+  const pool = await onChainPool(ctx, LITE.id);
+  const openOnChain: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
+  const byState: Record<string, Record<Currency, bigint>> = {};
+  const mirrorRows = await db.select().from(bounties).where(eq(bounties.githubRepoId, LITE.id));
+  const stateOf = await bountyStates(ctx, mirrorRows);
+  for (const number of issues) {
+    const chain = await onChainBounty(ctx, LITE.id, number);
+    const mirror = mirrorRows.find((b) => b.issueNumber === number);
+    // The mirror equals the chain.
+    if (chain.status === "none") expect(mirror).toBeUndefined();
+    else expect({ status: mirror?.status, amount: mirror?.amount, currency: mirror?.currency }).toEqual({ status: chain.status, amount: chain.amount, currency: chain.currency });
+    if (chain.status === "open") {
+      openOnChain[chain.currency] += chain.amount;
+      const { state } = stateOf(mirror!);
+      expect(["open", "claimed", "awaiting", "held"]).toContain(state);
+      (byState[state] ??= { XDC: 0n, ROXN: 0n, USDC: 0n })[chain.currency] += chain.amount;
+    }
+    seen.add(chain.status === "open" ? stateOf(mirror!).state : chain.status);
+    // Nothing paid twice.
+    const paid = await db.select().from(chainEvents).where(and(eq(chainEvents.name, "BountyPaid"), eq(chainEvents.repoId, LITE.id), eq(chainEvents.issueNumber, number)));
+    expect(paid.length).toBeLessThanOrEqual(1);
+    const livePayouts = await db
+      .select()
+      .from(chainTransactions)
+      .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, number), eq(chainTransactions.status, "confirmed")));
+    expect(livePayouts.length).toBeLessThanOrEqual(1);
+  }
+  for (const c of CURRENCIES) {
+    // The contract holds the pools and the open bounties, and nothing else (fees left at funding time).
+    expect(held[c]).toBe(pool[c] + openOnChain[c]);
+    // The platform's states account for every open bounty, each in one state.
+    const split = Object.values(byState).reduce((sum, s) => sum + s[c], 0n);
+    expect(split).toBe(openOnChain[c]);
+    const [mirrorPool] = await db.select().from(repositoryPools).where(and(eq(repositoryPools.githubRepoId, LITE.id), eq(repositoryPools.currency, c)));
+    expect(mirrorPool?.balance ?? 0n).toBe(pool[c]);
+    expect(mirrorPool?.allocated ?? 0n).toBe(openOnChain[c]);
+  }
+}
+
+test("any sequence of fund, allocate, register, close, reopen, merge, release, cancel, withdraw and sign-up keeps the money accounted for", async () => {
+  // Some money in each pool to start, so allocations are not all refused.
+  for (const [c, amount] of [["XDC", "20"], ["ROXN", "20"], ["USDC", "20"]] as const) await run({ kind: "fund", currency: c, amount }, []);
+  await settle();
+  await checkInvariants();
+  let steps = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(Command, { minLength: 4, maxLength: 12 }), async (commands) => {
+      const runIssues: number[] = [];
+      for (const command of commands) {
+        await run(command, runIssues);
+        await settle();
+        await checkInvariants();
+        steps++;
+      }
+    }),
+    { numRuns: 25, endOnFailure: true },
+  );
+  console.log(`lifecycle property: ${steps} steps over ${issues.length} issues; reached ${[...seen].sort().join(", ")}`);
+  expect(steps).toBeGreaterThan(0);
+}, 300_000);
