@@ -1,7 +1,9 @@
 /**
  * SIGKILL in the middle of the other money flows (issue 15; the payouts
  * requested by hand are api/chain/crash.test.ts): fundings of a pool, sends
- * from a wallet, and payouts triggered by merged pull requests. Each test
+ * from a wallet, payouts triggered by merged pull requests, and (issue 11)
+ * releases of bounties awaiting the pool manager's decision and bounties held
+ * for an author until they register. Each test
  * starts a real server process, fires its batch, kills the process with
  * SIGKILL in the middle of a signing batch, starts a new one on the same
  * database file and chain, lets clients retry as the site does (or GitHub
@@ -14,13 +16,15 @@ import { and, eq, inArray } from "drizzle-orm";
 import { parseEther, parseEventLogs, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { chainTransactions, repositories } from "../../db/schema/index.ts";
+import { chainTransactions, repositories, wallets } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
+import { isAwaiting, markAwaiting } from "../services/money/awaiting.ts";
+import { holdPayout } from "../services/github-events/held-payouts.ts";
 import { call, type TestSession } from "../testing/auth.ts";
 import { consecutive, countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess } from "../testing/crash.ts";
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
-import { eventually } from "../testing/stack.ts";
+import { eventually, signInThroughGitHub } from "../testing/stack.ts";
 import { SIGNER_LEASE_MS } from "./outbox.ts";
 import { WEBHOOK_LEASE_MS } from "../workers/webhooks.ts";
 
@@ -83,6 +87,50 @@ const answerOf = (res: Promise<Response>): Promise<Answer> =>
 
 /** The restarted process waits out the dead one's signer lease, then does the batch again at most: three setups' time, plus the lease. */
 const recoveryDeadline = () => Date.now() + SIGNER_LEASE_MS + 3 * setupMs + 10_000;
+
+/** Fresh issues of REPO with XDC bounties of `amount(i)`, set up in-process (no server runs yet), mirrored. */
+async function bountiedIssues(count: number, title: string, amount: (i: number) => string): Promise<number[]> {
+  const issues: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const opened = await stack.github.controls.openIssue({ repo: FULL_NAME, title: `${title} ${i}`, author: "alice" });
+    issues.push(Number(opened.issue.number));
+  }
+  await Promise.all(
+    issues.map((issueNumber, i) =>
+      submitAllocation(stack.t.ctx, {
+        userId: alice.user.id,
+        idempotencyKey: `crash-${title}-allocate-${issueNumber}`,
+        request: { issueNumber },
+        repoId: REPO.id,
+        issueNumber,
+        currency: "XDC",
+        amount: amount(i),
+        issue: { title: `${title} ${i}`, html_url: `${stack.github.webUrl}/${FULL_NAME}/issues/${issueNumber}` },
+      }),
+    ),
+  );
+  await settleInProcess(stack);
+  await stack.t.ctx.indexer.catchUp();
+  return issues;
+}
+
+/** Each issue's bounty paid exactly once, to `to`, by consecutive operator nonces from `firstNonce`; `to` got exactly the total. */
+async function expectPaidOnce(issues: number[], to: Address, amounts: bigint[], since: { firstNonce: number; firstBlock: bigint; balanceBefore: bigint }) {
+  const client = stack.t.ctx.chain.client;
+  const rows = await stack.t.ctx.database.db
+    .select()
+    .from(chainTransactions)
+    .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, REPO.id), inArray(chainTransactions.issueNumber, issues)));
+  expect(countBy(rows)).toEqual({ confirmed: issues.length });
+  expect(rows.map((r) => r.nonce!).sort((a, b) => a - b)).toEqual(consecutive(since.firstNonce, issues.length));
+  const sent = await sentOnChain(client, stack.t.ctx.chain.operator.address, since.firstBlock);
+  expect(sent.map((x) => x.nonce).sort((a, b) => a - b)).toEqual(consecutive(since.firstNonce, issues.length));
+  const logs = await client.getLogs({ address: stack.t.ctx.chain.config.contracts.rewards, fromBlock: since.firstBlock });
+  const paid = parseEventLogs({ abi: RepoRewardsAbi, logs, eventName: "BountyPaid" });
+  expect(paid.map((e) => Number(e.args.issueNumber)).sort((a, b) => a - b)).toEqual([...issues].sort((a, b) => a - b));
+  for (const event of paid) expect(event.args.contributor).toBe(to);
+  expect((await client.getBalance({ address: to })) - since.balanceBefore).toBe(amounts.reduce((sum, a) => sum + a, 0n));
+}
 
 describe("SIGKILL in the middle of a money flow", () => {
   test("fundings of a pool: each funded exactly once, the pool grows by exactly their net, nonces without a gap", async () => {
@@ -230,5 +278,94 @@ describe("SIGKILL in the middle of a money flow", () => {
     for (const event of paid) expect(event.args.contributor).toBe(bob.wallet);
     const total = consecutive(0, MERGES).reduce((sum, i) => sum + parseEther(amount(i)), 0n);
     expect((await client.getBalance({ address: bob.wallet })) - bobBefore).toBe(total);
+  }, 600_000);
+
+  test("releases of bounties awaiting the pool manager's decision: each paid exactly once to the contributor chosen, retries send nothing more", async () => {
+    const RELEASES = 8;
+    const amount = (i: number) => `1.${String(i + 70).padStart(2, "0")}`;
+    const client = stack.t.ctx.chain.client;
+    const issues = await bountiedIssues(RELEASES, "Closed without a pull request", amount);
+    // Closed as completed with no pull request paying them (no server runs: the state is set as the webhook would).
+    for (const number of issues) {
+      await stack.github.controls.closeIssue({ repo: FULL_NAME, number, reason: "completed", actor: "alice" }).catch(() => undefined);
+      expect(await markAwaiting(stack.t.ctx, { repoId: REPO.id, issueNumber: number, reason: "closed_completed" })).toBe(true);
+      expect(await isAwaiting(stack.t.ctx, REPO.id, number)).toBe(true);
+    }
+    const keys = issues.map((n) => `crash-release-${n}-${Date.now()}`);
+    const release = (i: number) =>
+      stack.post(server!, alice, `/api/blockchain/distribute-bounty/${REPO.id}/${issues[i]}`, { contributorLogin: "bob", githubRepoFullName: FULL_NAME }, keys[i]);
+    const payouts = () =>
+      stack.t.ctx.database.db
+        .select()
+        .from(chainTransactions)
+        .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, REPO.id), inArray(chainTransactions.issueNumber, issues)));
+    const since = {
+      firstNonce: await client.getTransactionCount({ address: stack.t.ctx.chain.operator.address }),
+      firstBlock: (await client.getBlockNumber({ cacheTime: 0 })) + 1n,
+      balanceBefore: await client.getBalance({ address: bob.wallet }),
+    };
+
+    server = await stack.spawn();
+    const answers = consecutive(0, RELEASES).map((i) => answerOf(release(i)));
+    const atKill = await killMidFlight(server, payouts, RELEASES, Math.max(5_000, setupMs));
+    await Promise.all(answers);
+    expect(atKill.length < RELEASES || atKill.some((r) => r.status !== "confirmed")).toBe(true);
+
+    // The pool manager's browser retries each release with its key until it is confirmed.
+    server = await stack.spawn();
+    const deadline = recoveryDeadline();
+    await Promise.all(consecutive(0, RELEASES).map((i) => retryUntilConfirmed(`release ${i}`, () => release(i), deadline)));
+    await expectPaidOnce(issues, bob.wallet, consecutive(0, RELEASES).map((i) => parseEther(amount(i))), since);
+    // A second release with a new key is refused: paid once.
+    const again = await stack.post(server, alice, `/api/blockchain/distribute-bounty/${REPO.id}/${issues[0]}`, { contributorLogin: "bob", githubRepoFullName: FULL_NAME }, `crash-release-again-${Date.now()}`);
+    expect(again.status).toBe(409);
+  }, 600_000);
+
+  test("bounties held for an author who then registered: each paid exactly once to their new wallet, across a SIGKILL", async () => {
+    const HELD = 6;
+    const amount = (i: number) => `1.${String(i + 30).padStart(2, "0")}`;
+    const client = stack.t.ctx.chain.client;
+    const issues = await bountiedIssues(HELD, "Fixed by a newcomer", amount);
+    // frank's merged fixes were held for him (he had no wallet); he has signed in, not registered yet.
+    const frankId = ((await (await fetch(`${stack.github.apiUrl}/users/frank`)).json()) as { id: number }).id;
+    for (const [i, issueNumber] of issues.entries()) {
+      await holdPayout(stack.t.ctx, { repoId: REPO.id, issueNumber, author: { id: frankId, login: "frank" }, pullNumber: 900 + i });
+    }
+    const frank = await signInThroughGitHub(stack.t, "frank");
+    const payouts = () =>
+      stack.t.ctx.database.db
+        .select()
+        .from(chainTransactions)
+        .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, REPO.id), inArray(chainTransactions.issueNumber, issues)));
+    const since = {
+      firstNonce: await client.getTransactionCount({ address: stack.t.ctx.chain.operator.address }),
+      firstBlock: (await client.getBlockNumber({ cacheTime: 0 })) + 1n,
+      balanceBefore: 0n,
+    };
+
+    // He registers: the server creates his wallet and releases what was held; it dies while the payouts are on their way.
+    server = await stack.spawn();
+    const registering = answerOf(stack.post(server, frank, "/api/auth/register", { role: "contributor", email: "frank@example.com" }));
+    const atKill = await killMidFlight(server, payouts, HELD, Math.max(5_000, setupMs));
+    await registering;
+    expect(atKill.length < HELD || atKill.some((r) => r.status !== "confirmed")).toBe(true);
+
+    // The site retries a registration that got no answer (409 once it went through); the webhook worker's sweep
+    // releases whatever the dead process had not.
+    server = await stack.spawn();
+    const deadline = recoveryDeadline();
+    await eventually(async () => {
+      const res = await stack.post(server!, frank, "/api/auth/register", { role: "contributor", email: "frank@example.com" });
+      return res.status === 200 || res.status === 409 ? true : undefined;
+    }, deadline - Date.now(), "registered");
+    const [wallet] = await stack.t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, frank.user.id));
+    const frankWallet = wallet!.address as Address;
+    await eventually(async () => {
+      const rows = await payouts();
+      return rows.length === HELD && rows.every((r) => r.status === "confirmed") ? true : undefined;
+    }, deadline - Date.now(), "every held bounty paid");
+    // A second registration pays nothing more.
+    expect((await stack.post(server, frank, "/api/auth/register", { role: "contributor", email: "frank@example.com" })).status).toBe(409);
+    await expectPaidOnce(issues, frankWallet, consecutive(0, HELD).map((i) => parseEther(amount(i))), since);
   }, 600_000);
 });
