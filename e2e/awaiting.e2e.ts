@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { showUnits, shownUnits, signIn } from "./support.ts";
+import { showUnits, shownUnits, signIn, signOut } from "./support.ts";
 
 /**
  * Bounties awaiting the pool manager's decision (issue 11): an issue closed as
@@ -86,6 +86,17 @@ test("closed as completed without a pull request: awaiting decision, then releas
     headers: { "X-CSRF-Token": csrfToken, "Idempotency-Key": `awaiting-e2e-again-${Date.now()}` },
   });
   expect(again.status()).toBe(409);
+
+  // carol sees the reward in her wallet's Transactions tab: repository, issue title, transaction.
+  await signOut(page);
+  await signIn(page, "carol", "/wallet");
+  await page.getByRole("tab", { name: "Transactions" }).click();
+  const reward = page.locator('[data-history-kind="reward"]').filter({ hasText: issue.title });
+  await expect(reward).toContainText("Reward received");
+  await expect(reward).toContainText("+3.0000 XDC");
+  await expect(reward).toContainText(`${LIBRARY.fullName} · ${issue.title} #${issue.number}`);
+  await expect(reward.locator("[data-transaction-hash]")).toHaveAttribute("data-transaction-hash", /^0x[0-9a-f]{64}$/);
+  await reward.screenshot({ path: testInfo.outputPath("wallet-reward.png") });
 });
 
 test("closed as not planned while bob works on it: awaiting decision, then cancelled back to the pool", async ({ page }) => {
