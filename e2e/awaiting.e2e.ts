@@ -1,3 +1,4 @@
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { showUnits, shownUnits, signIn, signOut } from "./support.ts";
 
@@ -57,6 +58,8 @@ test("closed as completed without a pull request: awaiting decision, then releas
   await page.goto("/profile");
   const dashboard = page.locator("[data-awaiting-dashboard]");
   await expect(dashboard.locator(`[data-awaiting-issue="${issue.number}"]`)).toContainText(issue.title);
+  const onDashboard = await new AxeBuilder({ page }).include("[data-awaiting-dashboard]").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  expect(onDashboard.violations.filter((v) => v.impact !== "minor").map((v) => v.id)).toEqual([]);
   await dashboard.locator(`[data-awaiting-issue="${issue.number}"]`).getByRole("link", { name: "Decide" }).click();
   await expect(page).toHaveURL(new RegExp(`/repos/${LIBRARY.fullName}#issues$`));
   const row = page.locator(`[data-awaiting-decisions] tr[data-issue="${issue.number}"]`);
@@ -64,6 +67,9 @@ test("closed as completed without a pull request: awaiting decision, then releas
   await expect(row.locator("[data-badge]")).toHaveText("Awaiting decision");
   await expect(row.locator("[data-amount]")).toHaveText("3.0000 XDC");
   await row.screenshot({ path: testInfo.outputPath("awaiting-row.png") });
+  // The awaiting list and the dashboard card pass axe (moderate findings and up).
+  const results = await new AxeBuilder({ page }).include("[data-awaiting-decisions]").withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  expect(results.violations.filter((v) => v.impact !== "minor").map((v) => `${v.id}: ${v.nodes.map((x) => x.target.join(" ")).join(", ")}`)).toEqual([]);
 
   await row.getByRole("button", { name: `Release the bounty of issue #${issue.number}` }).click();
   const dialog = page.getByRole("dialog", { name: `Release the bounty of issue #${issue.number}` });

@@ -115,14 +115,18 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await amount.fill("1");
   await add.click();
   await expectToast(page, "Minimum funding amount not met", "Minimum is > 1 XDC");
+  // More than the wallet holds says the balance (issue 11, item 10); what it holds minus less than 0.1 is the gas rule.
   await amount.fill("999999");
+  await add.click();
+  await expectToast(page, "Insufficient XDC Balance", `Your XDC balance is ${showUnits(balance, 4)} XDC.`);
+  await amount.fill(showUnits(balance - shownUnits("0.05", 4), 4).replace(/,/g, ""));
   await add.click();
   await expectToast(page, "Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
   expect(balance).toBeGreaterThan(remaining + shownUnits("1", 4));
   await amount.fill(showUnits(remaining + shownUnits("0.5", 4), 4).replace(/,/g, ""));
   await add.click();
   await expectToast(page, "Exceeds daily funding limit", `Remaining: ${showUnits(remaining, 4)} XDC.`);
-  for (const title of ["Minimum funding amount not met", "Insufficient funds for gas", "Exceeds daily funding limit"]) {
+  for (const title of ["Minimum funding amount not met", "Insufficient XDC Balance", "Insufficient funds for gas", "Exceeds daily funding limit"]) {
     await expect(toasts(page, title)).toHaveCount(title === "Exceeds daily funding limit" ? 1 : 0);
   }
   // Max: the balance minus 0.1, capped by the remaining daily limit.
