@@ -23,6 +23,8 @@ import { badgeRoutes } from "./routes/badges/index.ts";
 import { aiScopingRoutes, SCOPING_UPLOAD_PATHS } from "./routes/ai-scoping/index.ts";
 import { nodeRoutes, nodesRoutes } from "./routes/node/index.ts";
 import { nodeAgentRoutes } from "./routes/node-agent/index.ts";
+import { docsRoutes } from "./routes/docs/index.ts";
+import { apiDocument } from "./openapi/document.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -61,6 +63,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/node", nodeRoutes(ctx));
   app.route("/api/nodes", nodesRoutes(ctx));
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
+  app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>
     errorResponse(
