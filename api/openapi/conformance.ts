@@ -64,14 +64,15 @@ export function conformanceTo(document: Document): Conformance {
     match,
     problems(method, path, status, body) {
       const route = match(method, path);
-      // Unrouted paths answer the shared 404 (errors.ts noApiEndpoint).
+      // Unrouted paths answer errors only, in the shared shape (the 404 of errors.ts noApiEndpoint; a 413 or 403 of the
+      // middleware that runs before routing).
       const declared = route
         ? (route.operation.responses?.[String(status)] ?? (status >= 400 ? route.operation.responses?.default : undefined))
-        : status === 404
+        : status >= 400
           ? { content: { "application/json": { schema: errorSchema() } } }
           : undefined;
       const where = `${method} ${path} → ${status}${route ? ` (${route.method} ${route.template})` : ""}`;
-      if (!route && status !== 404) return [`${where}: no operation in the API document answers this path`];
+      if (!declared && !route) return [`${where}: no operation in the API document answers this path`];
       const schema = declared?.content?.["application/json"]?.schema;
       if (!schema) return [`${where}: the API document declares no JSON response for status ${status}`];
       const validate = validatorOf(schema);

@@ -64,7 +64,6 @@ export function docsRoutes(document: () => unknown) {
     .get("/openapi.json", (c) => {
       body ??= JSON.stringify(document());
       c.header("Cache-Control", "public, max-age=300");
-      c.header("Access-Control-Allow-Origin", "*");
       return c.body(body, 200, { "Content-Type": "application/json; charset=utf-8" });
     })
     .get("/docs", (c) =>
