@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { RouteDeclaration } from "./declare.ts";
 import { healthApi } from "../routes/health/get.ts";
 import { githubSignInApi } from "../routes/auth/github.ts";
 import { registerApi } from "../routes/auth/register.ts";
@@ -31,7 +30,7 @@ import { docsApi } from "../routes/docs/index.ts";
  * A new route: declare it in its module's array (api/openapi/declare.ts); a
  * new module: add its array here. document.test.ts names anything missing.
  */
-export const DECLARATIONS: readonly RouteDeclaration[] = [
+export const DECLARATIONS = [
   ...healthApi,
   ...githubSignInApi,
   ...registerApi,
@@ -57,7 +56,7 @@ export const DECLARATIONS: readonly RouteDeclaration[] = [
   ...nodeApi,
   ...nodeAgentApi,
   ...docsApi,
-];
+] as const;
 
 export const API_VERSION = "1.0.0";
 

@@ -7,7 +7,7 @@
 import type { Currency } from "./funding-rules.ts";
 import { fromApi } from "./funding-rules.ts";
 import { formatAmount } from "./format.ts";
-import type { RepositoryForUser } from "../../api/services/repositories/user-repos.ts";
+import type { ApiResponse } from "./api.ts";
 
 export interface IssueLabel {
   id: number;
@@ -41,24 +41,9 @@ export interface RepoView {
 }
 
 /** `GET /api/blockchain/issue-bounty/...` and the items of pool-info. */
-export interface BountyInfo {
-  issueId?: number;
-  isRoxn: boolean;
-  currency: Currency;
-  xdcAmount: string;
-  roxnAmount: string;
-  usdcAmount: string;
-  status: string;
-  recipient: string | null;
-  transactionHash: string | null;
-}
+export type BountyInfo = ApiResponse<"getIssueBounty">;
 
-export interface PoolInfo {
-  xdcPoolRewards: string;
-  roxnPoolRewards: string;
-  usdcPoolRewards: string;
-  issues: (BountyInfo & { issueId: number })[];
-}
+export type PoolInfo = ApiResponse<"getPoolInfo">;
 
 export interface InitialRepoData {
   repo: RepoView;
@@ -66,7 +51,7 @@ export interface InitialRepoData {
 }
 
 /** What /api/github/repos/{owner}/{name} answers. */
-export type GitHubRepoResponse = RepositoryForUser;
+export type GitHubRepoResponse = ApiResponse<"getRepositoryForUser">;
 
 const slimIssue = (i: RepoIssue): RepoIssue => ({
   id: i.id,

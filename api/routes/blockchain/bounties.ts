@@ -191,7 +191,7 @@ async function issueByReference(ctx: AppContext, issueId: number): Promise<{ rep
 }
 
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
-const bountyWrite = (operationId: string, summary: string, path: string, schema: z.ZodObject) =>
+const bountyWrite = <const Id extends string, const P extends string, S extends z.ZodObject>(operationId: Id, summary: string, path: P, schema: S) =>
   declareRoute({
     method: "post", path, operationId, tags: ["blockchain"], security: SESSION_WRITE, summary,
     request: { params: RepoIssueParam, headers: IdempotencyHeaders, body: jsonBody(schema) },

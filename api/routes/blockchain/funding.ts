@@ -147,11 +147,13 @@ export function fundingRoutes(ctx: AppContext) {
 }
 
 const body = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
-const moneyWrite = (operationId: string, summary: string, path: string, schema: z.ZodObject, result: z.ZodType = TransactionResult, params = true) =>
+const moneyWrite = <const Id extends string, const P extends string, S extends z.ZodObject, R extends z.ZodType = typeof TransactionResult>(
+  operationId: Id, summary: string, path: P, schema: S, result?: R, params = true,
+) =>
   declareRoute({
     method: "post", path, operationId, tags: ["blockchain"], security: SESSION_WRITE, summary,
     request: { ...(params ? { params: RepoParam } : {}), headers: IdempotencyHeaders, body: body(schema) },
-    responses: { 200: json("Submitted or confirmed (a replay answers the first result)", result) },
+    responses: { 200: json("Submitted or confirmed (a replay answers the first result)", (result ?? TransactionResult) as R) },
   });
 const Allowance = json("In the token's smallest unit and as a decimal", z.object({ allowance: Wei, formatted: Amount }));
 

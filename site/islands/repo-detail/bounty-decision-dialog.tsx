@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { api } from "../../lib/api.ts";
+import { api, type ApiResponse } from "../../lib/api.ts";
 import { bountyLabel, type BountyInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
 import { toast } from "../../stores/toast.ts";
 import { Button } from "../ui/button.tsx";
@@ -10,10 +10,7 @@ import { Notice, Skeleton } from "./ui.tsx";
 
 export type DecisionMode = "release" | "cancel";
 
-interface Claimant {
-  username: string;
-  address: string;
-}
+type Claimant = ApiResponse<"listIssueClaimants">["claimants"][number];
 
 const shortAddress = (address: string) => `${address.slice(0, 7)}…${address.slice(-5)}`;
 
@@ -44,7 +41,7 @@ export function BountyDecisionDialog(props: {
     setClaimants(null);
     setLoadError(null);
     setChosen("");
-    api<{ claimants: Claimant[] }>(`/api/blockchain/issue-claimants/${repo.repoId}/${issue.number}`).then(
+    api(`/api/blockchain/issue-claimants/${repo.repoId}/${issue.number}`).then(
       (data) => {
         setClaimants(data.claimants);
         if (data.claimants.length === 1) setChosen(data.claimants[0]!.address);
@@ -65,7 +62,7 @@ export function BountyDecisionDialog(props: {
     const path = mode === "release" ? `/api/blockchain/distribute-bounty/${repo.repoId}/${issue.number}` : `/api/blockchain/cancel-bounty/${repo.repoId}/${issue.number}`;
     const body = mode === "release" ? { contributorAddress: recipient!.address, githubRepoFullName: repo.fullName } : { githubRepoFullName: repo.fullName };
     try {
-      const result = await api<TransactionResult>(path, {
+      const result = await api<ApiResponse<"distributeBounty">>(path, {
         method: "POST",
         body,
         idempotencyKey: action.keyFor(`${mode}/${repo.repoId}/${issue.number}/${recipient?.address ?? ""}`),
