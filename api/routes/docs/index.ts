@@ -28,6 +28,12 @@ export const DOCS_CSP = [
 
 const VIEWER_PATH = join(dirname(Bun.resolveSync("@scalar/api-reference", import.meta.dir)), "browser", "standalone.js");
 
+/**
+ * The viewer bundles zod, which probes `Function("")` to decide whether to compile its parsers; the page's policy
+ * (no 'unsafe-eval') refuses that and the browser reports a violation. zod's own switch skips the probe.
+ */
+const ZOD_WITHOUT_EVAL = "globalThis.__zod_globalConfig = Object.assign(globalThis.__zod_globalConfig || {}, { jitless: true });\n";
+
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -60,6 +66,7 @@ const INIT = `Scalar.createApiReference("#app", {
 
 export function docsRoutes(document: () => unknown) {
   let body: string | undefined;
+  let viewer: Promise<{ plain: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer> }> | undefined;
   return new Hono<AppBindings>()
     .get("/openapi.json", (c) => {
       body ??= JSON.stringify(document());
@@ -70,9 +77,22 @@ export function docsRoutes(document: () => unknown) {
       c.html(PAGE, 200, { "Content-Security-Policy": DOCS_CSP, "Cache-Control": "public, max-age=300", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY" }),
     )
     .get("/docs/init.js", (c) => c.body(INIT, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=300" }))
-    .get("/docs/scalar.js", () =>
-      new Response(Bun.file(VIEWER_PATH), { headers: { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=86400" } }),
-    );
+    .get("/docs/scalar.js", async (c) => {
+      // Read (and gzipped) once, on the first visit of the reference page: 4.3 MB, 1.2 MB gzipped.
+      viewer ??= Bun.file(VIEWER_PATH)
+        .bytes()
+        .then((bytes) => {
+          const prefix = new TextEncoder().encode(ZOD_WITHOUT_EVAL);
+          const plain = new Uint8Array(prefix.length + bytes.length);
+          plain.set(prefix);
+          plain.set(bytes, prefix.length);
+          return { plain, gzip: Bun.gzipSync(plain) };
+        });
+      const { plain, gzip } = await viewer;
+      const headers: Record<string, string> = { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=86400", Vary: "Accept-Encoding" };
+      if (/\bgzip\b/.test(c.req.header("accept-encoding") ?? "")) return c.body(gzip, 200, { ...headers, "Content-Encoding": "gzip" });
+      return c.body(plain, 200, headers);
+    });
 }
 
 export const docsApi = [
