@@ -23,6 +23,9 @@ import { badgeRoutes } from "./routes/badges/index.ts";
 import { aiScopingRoutes, SCOPING_UPLOAD_PATHS } from "./routes/ai-scoping/index.ts";
 import { nodeRoutes, nodesRoutes } from "./routes/node/index.ts";
 import { nodeAgentRoutes } from "./routes/node-agent/index.ts";
+import { docsRoutes } from "./routes/docs/index.ts";
+import { PUBLIC_READ_PATHS, publicReadCors } from "./middleware/cors.ts";
+import { apiDocument } from "./openapi/document.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -49,6 +52,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/wallet", walletFeatureRoutes(ctx));
   app.route("/api/webhooks/onramp", onrampWebhookRoutes(ctx));
   app.route("/api/webhooks/github", githubWebhookRoutes(ctx, () => ctx.webhooks.nudge()));
+  // Public reads answer any origin, without credentials (before the cache, so cached answers get the headers too).
+  const cors = publicReadCors();
+  for (const path of PUBLIC_READ_PATHS) app.use(path, cors);
   for (const path of PUBLIC_CACHED_PATHS) app.use(path, cachePublicResponses(ctx.responseCache));
   app.route("/api/repositories", repositoryRoutes(ctx));
   app.route("/api/github", githubRoutes(ctx));
@@ -61,6 +67,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/node", nodeRoutes(ctx));
   app.route("/api/nodes", nodesRoutes(ctx));
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
+  app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>
     errorResponse(

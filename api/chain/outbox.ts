@@ -211,14 +211,23 @@ export class Outbox {
     options: { timeoutMs?: number; guard?: (tx: Database) => Promise<void>; replayChecked?: boolean } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     const { tx, replayed } = await this.enqueue(req, options.guard, { replayChecked: options.replayChecked });
-    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-    let current = tx;
+    return { tx: await this.untilBroadcast(tx, options.timeoutMs), replayed };
+  }
+
+  /**
+   * Drives a row not sent yet until it is broadcast (or fails, or the time is up) and returns it as it stands.
+   * A replay of a request whose first answer is still on its way (a double click) waits here for the hash the
+   * first one gets, instead of answering "the network is busy" while the transaction is about to leave.
+   */
+  async untilBroadcast(row: ChainTransaction, timeoutMs = 10_000): Promise<ChainTransaction> {
+    const deadline = Date.now() + timeoutMs;
+    let current = row;
     while (isUnsent(current) && Date.now() < deadline) {
       await this.signerPass(current.chainId, current.fromAddress).catch((err) => this.transient("signing pass", err));
       current = this.takeJustSent(current.id) ?? (await this.get(current.id));
       if (isUnsent(current)) await Bun.sleep(this.deps.chain.config.pollingIntervalMs);
     }
-    return { tx: current, replayed };
+    return current;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { AppBindings } from "../context.ts";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
 import { outsideTheApp } from "./edge.ts";
+import { allowPublicRead, isPublicReadPath } from "./cors.ts";
 import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site/page-cache.ts";
 import { respondWithFile, type StaticFile } from "../site/static-files.ts";
 
@@ -92,7 +93,10 @@ export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[]): (re
     if (request.method !== "GET") return undefined;
     for (const source of sources) {
       const found = source(request.url);
-      if (found) return finish(request, found.path, respondWithFile(request, found.file), performance.now());
+      if (!found) continue;
+      const response = respondWithFile(request, found.file);
+      if (isPublicReadPath(found.path)) allowPublicRead(response.headers);
+      return finish(request, found.path, response, performance.now());
     }
     return undefined;
   };

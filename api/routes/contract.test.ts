@@ -221,6 +221,29 @@ describe("section 7, writes", () => {
     call(stack.t, `/api/blockchain/repository/${REPO.id}/fund`, { as: alice, body: { amountXdc, repositoryFullName: FULL_NAME }, headers: key ? { "Idempotency-Key": key } : {} });
   const fundings = async () => (await stack.t.ctx.database.db.select().from(chainTransactions)).filter((t) => t.kind === "fund_xdc").length;
 
+  test("a replay of a funding not broadcast yet waits for its hash instead of answering 'the network is busy'", async () => {
+    // The first click's row is in the outbox but not sent yet (CI, on a busy machine: the second click got 503).
+    const key = `contract-unsent-${Date.now()}-${keyN++}`;
+    const [wallet] = await stack.t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, alice.user.id));
+    const { tx } = await stack.t.ctx.outbox.enqueue({
+      userId: alice.user.id,
+      idempotencyKey: key,
+      request: { route: "fund_xdc", repoId: REPO.id, amountXdc: "3.05", repositoryFullName: FULL_NAME },
+      kind: "fund_xdc",
+      githubRepoId: REPO.id,
+      intent: { repoId: REPO.id, fullName: FULL_NAME, currency: "XDC", amount: "0" },
+      signer: { kind: "wallet", wallet: wallet! },
+      to: aliceWallet,
+      data: "0x",
+      value: 0n,
+    });
+    expect(tx.txHash).toBeNull();
+    const res = await fund("3.05", key);
+    const body = (await res.json()) as { transactionHash?: string; message?: string };
+    expect(res.status, body.message).toBe(200);
+    expect(body.transactionHash).toBe((await stack.t.ctx.outbox.get(tx.id)).txHash!);
+  });
+
   test("a double click without an Idempotency-Key funds once; two different amounts both go through; keys work as before", async () => {
     const before = await fundings();
     const first = fund("3.01");

@@ -6,6 +6,7 @@ import { createApp, type CreateAppOptions } from "../app.ts";
 import type { AppContext } from "../context.ts";
 import { openDatabase } from "../../db/client.ts";
 import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
+import { checkedFetch } from "../openapi/conformance.ts";
 
 export interface TestContextOptions {
   /** Environment values for this test (defaults: NODE_ENV=test, in-memory database). */
@@ -36,6 +37,9 @@ export async function createTestContext(options: TestContextOptions = {}, appOpt
   const ctx = await createContext(env, { log, database });
   if (!options.env?.CHAIN_RPC_URL) delete ctx.healthChecks.chain;
   const app = createApp(ctx, appOptions);
+  // Every JSON answer a test receives is checked against the API document (api/openapi/conformance.ts); app.request
+  // goes through app.fetch, and so does the HTTP listener of testing/stack.ts.
+  app.fetch = checkedFetch(app.fetch);
   return { ctx, env, log, app, close: () => {
       void ctx.compute.stop();
       ctx.extractor.close();

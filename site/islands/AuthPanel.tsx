@@ -101,7 +101,7 @@ function Registration(props: { user: SessionUser; source: "vscode" | null; retur
     if (!email || busy) return;
     setBusy(true);
     try {
-      const { user } = await api<{ success: boolean; user: SessionUser }>("/api/auth/register", { method: "POST", body: { role, email } });
+      const { user } = await api("/api/auth/register", { method: "POST", body: { role, email } });
       $user.set(user);
       if (props.source === "vscode") location.assign(afterRegistration("vscode", props.returnTo));
     } catch (err) {

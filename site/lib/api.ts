@@ -5,6 +5,9 @@
  * GET none. Errors become ApiRequestError with the server's message (or the
  * spec's fallbacks) and the axios-style code the spec lists.
  */
+import type { ResponseAt } from "../../api/openapi/types.ts";
+export type { ApiRequestBody, ApiResponse } from "../../api/openapi/types.ts";
+
 export type ApiErrorCode =
   | "ERR_BAD_REQUEST"
   | "ERR_BAD_RESPONSE"
@@ -39,8 +42,12 @@ export function useCsrfToken(token: string | null, refresh?: () => Promise<strin
   if (refresh) refreshCsrf = refresh;
 }
 
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+/** T when the caller names it; else the answer of the route at P (no method given: GET). */
+type Answer<T, P extends string, M extends Method> = [T] extends [never] ? ResponseAt<P, Method extends M ? "GET" : M> : T;
+
 export interface RequestOptions {
-  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  method?: Method;
   body?: Record<string, unknown> | FormData;
   signal?: AbortSignal;
   /** Gives up after this long with code ECONNABORTED. */
@@ -59,17 +66,26 @@ export function newIdempotencyKey(): string {
   return crypto.randomUUID();
 }
 
-export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
+/**
+ * A call to the API, typed from the API document's schemas (api/openapi/types.ts, type-only: nothing of the API is
+ * bundled): `api(\`/api/blockchain/pool-info/${repoId}\`)` answers the pool-info body, `api(path, { method: "POST" })`
+ * the POST's. A path built as a plain `string` answers `unknown`: name the operation, `api<ApiResponse<"getPoolInfo">>`.
+ */
+export async function api<T = never, const P extends string = string, M extends Method = Method>(
+  path: P,
+  options: RequestOptions & { method?: M } = {},
+): Promise<Answer<T, P, M>> {
+  type A = Answer<T, P, M>;
   const response = await send(path, options);
   if (response.status === 403 && refreshCsrf && options.method && options.method !== "GET") {
     const body = await response.clone().json().catch(() => null);
     // A token from an earlier session: fetch this session's token and try once more.
     if (body?.code === "CSRF_FAILED") {
       csrfToken = await refreshCsrf();
-      return parse<T>(await send(path, options));
+      return parse<A>(await send(path, options));
     }
   }
-  return parse<T>(response);
+  return parse<A>(response);
 }
 
 async function send(path: string, options: RequestOptions): Promise<Response> {

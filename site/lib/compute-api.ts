@@ -2,46 +2,21 @@
  * The compute network's calls as the Provider Hub and the chat make them
  * (spec section 7, "Nodes"), through the site's one API client.
  */
-import { api } from "./api.ts";
-import type { NodeStatus } from "../../lib/compute.ts";
+import { api, type ApiResponse } from "./api.ts";
 
-export interface NetworkNode {
-  id: string;
-  status: NodeStatus;
-  lastSeen: string | null;
-}
+export type NetworkNode = ApiResponse<"getNetworkStatus">["nodes"][number];
+export type OwnNode = ApiResponse<"listOwnNodes">["nodes"][number];
+export type Pairing = ApiResponse<"findPairing">;
 
-export interface OwnNode {
-  id: string;
-  name: string;
-  backend: string;
-  model: string | null;
-  status: NodeStatus;
-  lastSeen: string | null;
-  computeUnits: number;
-  tasksCompleted: number;
-  pairedAt: string;
-}
-
-export interface Pairing {
-  code: string;
-  name: string;
-  backend: string;
-  model: string | null;
-  walletAddress: string;
-  createdAt: string;
-  expiresAt: string;
-}
-
-export const networkNodes = () => api<{ nodes: NetworkNode[] }>("/api/nodes/status").then((r) => r.nodes);
-export const computeUnits = () => api<{ computeUnits: number }>("/api/node/compute-units").then((r) => r.computeUnits);
+export const networkNodes = () => api("/api/nodes/status").then((r) => r.nodes);
+export const computeUnits = () => api("/api/node/compute-units").then((r) => r.computeUnits);
 export const walletNodeStatus = (walletAddress: string) =>
-  api<{ status: NodeStatus }>(`/api/node/status?walletAddress=${encodeURIComponent(walletAddress)}`).then((r) => r.status);
-export const ownNodes = () => api<{ nodes: OwnNode[] }>("/api/node/nodes").then((r) => r.nodes);
-export const revokeNode = (nodeId: string) => api<{ revoked: true }>(`/api/node/nodes/${encodeURIComponent(nodeId)}`, { method: "DELETE" });
-export const findPairing = (code: string) => api<Pairing>(`/api/node/pairings/${encodeURIComponent(code)}`);
-export const approvePairing = (code: string) => api<Pairing>("/api/node/pairings/approve", { method: "POST", body: { code } });
-export const dispatchTask = (prompt: string) => api<{ message: string }>("/api/node/dispatch-task", { method: "POST", body: { prompt }, timeoutMs: 60_000 });
+  api(`/api/node/status?walletAddress=${encodeURIComponent(walletAddress)}`).then((r) => r.status);
+export const ownNodes = () => api("/api/node/nodes").then((r) => r.nodes);
+export const revokeNode = (nodeId: string) => api(`/api/node/nodes/${encodeURIComponent(nodeId)}`, { method: "DELETE" });
+export const findPairing = (code: string) => api(`/api/node/pairings/${encodeURIComponent(code)}`);
+export const approvePairing = (code: string) => api("/api/node/pairings/approve", { method: "POST", body: { code } });
+export const dispatchTask = (prompt: string) => api("/api/node/dispatch-task", { method: "POST", body: { prompt }, timeoutMs: 60_000 });
 
 /** "just now", "12 s ago", "5 min ago", "3 h ago", else a date: how long since a node was last heard. */
 export function sinceText(iso: string | null, now = Date.now()): string {

@@ -7,7 +7,7 @@
 import type { Currency } from "./funding-rules.ts";
 import { fromApi } from "./funding-rules.ts";
 import { formatAmount } from "./format.ts";
-import type { RepositoryForUser } from "../../api/services/repositories/user-repos.ts";
+import type { ApiResponse } from "./api.ts";
 
 export interface IssueLabel {
   id: number;
@@ -41,23 +41,7 @@ export interface RepoView {
 }
 
 /** `GET /api/blockchain/issue-bounty/...` and the items of pool-info. */
-export interface BountyInfo {
-  issueId?: number;
-  isRoxn: boolean;
-  currency: Currency;
-  xdcAmount: string;
-  roxnAmount: string;
-  usdcAmount: string;
-  status: string;
-  recipient: string | null;
-  transactionHash: string | null;
-  /** The platform's state (api/services/money/bounty-state.ts): open, claimed, awaiting, held, paid. */
-  state?: "open" | "claimed" | "awaiting" | "held" | "paid" | "cancelled";
-  heldFor?: string | null;
-  awaitingReason?: "closed_completed" | "closed_not_planned" | null;
-  issueTitle?: string | null;
-  issueUrl?: string | null;
-}
+export type BountyInfo = ApiResponse<"getIssueBounty">;
 
 /**
  * Bounties whose issue is closed but that are not paid: awaiting the pool manager's decision, or held for a
@@ -78,12 +62,7 @@ export function issueOfBounty(bounty: BountyInfo & { issueId: number }, repo: Pi
   };
 }
 
-export interface PoolInfo {
-  xdcPoolRewards: string;
-  roxnPoolRewards: string;
-  usdcPoolRewards: string;
-  issues: (BountyInfo & { issueId: number })[];
-}
+export type PoolInfo = ApiResponse<"getPoolInfo">;
 
 export interface InitialRepoData {
   repo: RepoView;
@@ -91,7 +70,7 @@ export interface InitialRepoData {
 }
 
 /** What /api/github/repos/{owner}/{name} answers. */
-export type GitHubRepoResponse = RepositoryForUser;
+export type GitHubRepoResponse = ApiResponse<"getRepositoryForUser">;
 
 const slimIssue = (i: RepoIssue): RepoIssue => ({
   id: i.id,
@@ -167,6 +146,12 @@ export function initialFromUnified(unified: UnifiedLike): InitialRepoData | null
             status: "open",
             recipient: null,
             transactionHash: null,
+            // The public view lists only advertised bounties (open or someone working on it): docs/design.md.
+            state: "open",
+            heldFor: null,
+            awaitingReason: null,
+            issueTitle: null,
+            issueUrl: null,
           })),
         }
       : null;

@@ -67,6 +67,6 @@ test("the public view starts the page for registered public repositories only", 
 });
 
 test("active bounties are sorted by issue number", () => {
-  const b = (issueId: number) => ({ issueId, isRoxn: false, currency: "XDC" as const, xdcAmount: "1", roxnAmount: "0", usdcAmount: "0", status: "open", recipient: null, transactionHash: null });
+  const b = (issueId: number) => ({ issueId, isRoxn: false, currency: "XDC" as const, xdcAmount: "1", roxnAmount: "0", usdcAmount: "0", status: "open" as const, recipient: null, transactionHash: null, state: "open" as const, heldFor: null, awaitingReason: null, issueTitle: null, issueUrl: null });
   expect(sortedBounties({ xdcPoolRewards: "0", roxnPoolRewards: "0", usdcPoolRewards: "0", issues: [b(4), b(1), b(2)] }).map((x) => x.issueId)).toEqual([1, 2, 4]);
 });

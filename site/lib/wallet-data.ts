@@ -1,5 +1,4 @@
-import type { SentTransaction } from "../../api/services/wallets/send.ts";
-import { api } from "./api.ts";
+import { api, type ApiResponse } from "./api.ts";
 import { createResource, type Resource } from "./wallet-resource.ts";
 import { decimalToUnits, formatAmount, type Symbol } from "./format.ts";
 
@@ -10,45 +9,20 @@ import { decimalToUnits, formatAmount, type Symbol } from "./format.ts";
  * focus. Shared by every island of the page.
  */
 /** GET /api/wallet/info: `balance`/`tokenBalance` in wei for the spec's clients; the site reads the decimal fields. */
-export interface WalletInfo {
-  address: string;
-  balance: string;
-  tokenBalance: string;
-  xdcBalance: string;
-  roxnBalance: string;
-  usdcBalance: string;
-}
+export type WalletInfo = ApiResponse<"getWalletInfo">;
 
 export type OnrampTransactionStatus = "initiated" | "pending" | "processing" | "success" | "failed" | (string & {});
 
-export interface OnrampTransaction {
-  id: string;
-  amount: string | null;
-  orderId: string | null;
-  status: OnrampTransactionStatus;
-  createdAt: string;
-  type: "onramp" | "offramp";
-  fiatAmount: string | null;
-  fiatCurrency: string;
-  transactionHash: string | null;
-  explorerUrl: string | null;
-  metadata: { transactionType?: string };
-}
+export type OnrampTransaction = ApiResponse<"listOnrampTransactions">["transactions"][number];
 
 /** A send from the custodial wallet, as `GET /api/wallet/sends` lists it. */
-export type { SentTransaction };
+export type SentTransaction = ApiResponse<"listSends">["sends"][number];
 
-export interface TokenInfo {
-  symbol: Symbol;
-  name: string;
-  decimals: number;
-  contractAddress: string | null;
-  explorerUrl: string | null;
-}
+export type TokenInfo = ApiResponse<"listWalletTokens">["tokens"][number];
 
 export const BALANCE_REFRESH_MS = 30_000;
 
-export const walletInfo = createResource(() => api<WalletInfo>("/api/wallet/info"), {
+export const walletInfo = createResource(() => api("/api/wallet/info"), {
   freshMs: BALANCE_REFRESH_MS,
   retry: 1,
   fallbackError: "Failed to fetch wallet info",
@@ -62,7 +36,7 @@ const usdcResources = new Map<number, Resource<{ balance: string }>>();
 export function usdcBalance(userId: number): Resource<{ balance: string }> {
   let resource = usdcResources.get(userId);
   if (!resource) {
-    resource = createResource(() => api<{ balance: string }>(`/api/wallet/usdc-balance/${userId}`), {
+    resource = createResource(() => api(`/api/wallet/usdc-balance/${userId}`), {
       freshMs: BALANCE_REFRESH_MS,
       retry: 1,
       fallbackError: "Failed to fetch USDC balance",
@@ -76,38 +50,26 @@ export function usdcBalance(userId: number): Resource<{ balance: string }> {
 }
 
 export const onrampTransactions = createResource(
-  async () => (await api<{ transactions: OnrampTransaction[] }>("/api/wallet/onramp-transactions?limit=10", { csrfHeader: true })).transactions,
+  async () => (await api("/api/wallet/onramp-transactions?limit=10", { csrfHeader: true })).transactions,
   { freshMs: 60_000, retry: 1, fallbackError: "Failed to fetch onramp transactions" },
 );
 
-export const sentTransactions = createResource(async () => (await api<{ sends: SentTransaction[] }>("/api/wallet/sends?limit=10")).sends, {
+export const sentTransactions = createResource(async () => (await api("/api/wallet/sends?limit=10")).sends, {
   freshMs: 15_000,
   retry: 1,
   fallbackError: "Failed to load sent transactions",
 });
 
 /** GET /api/wallet/bounty-history (api/services/wallets/bounty-history.ts): rewards received, pool withdrawals, refunds to pools. */
-export interface BountyHistoryEntry {
-  id: string;
-  kind: "reward" | "withdrawal" | "refund";
-  currency: Symbol;
-  amount: string;
-  repository: string | null;
-  issueNumber: number | null;
-  issueTitle: string | null;
-  issueUrl: string | null;
-  transactionHash: string;
-  explorerUrl: string | null;
-  createdAt: string;
-}
+export type BountyHistoryEntry = ApiResponse<"listBountyHistory">["entries"][number];
 
-export const bountyHistory = createResource(async () => (await api<{ entries: BountyHistoryEntry[] }>("/api/wallet/bounty-history?limit=20")).entries, {
+export const bountyHistory = createResource(async () => (await api("/api/wallet/bounty-history?limit=20")).entries, {
   freshMs: 15_000,
   retry: 1,
   fallbackError: "Failed to load rewards and refunds",
 });
 
-export const tokenCatalogue = createResource(() => api<{ tokens: TokenInfo[]; walletExplorerUrl: string | null }>("/api/wallet/tokens"), {
+export const tokenCatalogue = createResource(() => api("/api/wallet/tokens"), {
   freshMs: Number.POSITIVE_INFINITY,
   retry: 1,
   fallbackError: "Failed to load tokens",

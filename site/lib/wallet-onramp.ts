@@ -1,4 +1,4 @@
-import { api, errorMessage } from "./api.ts";
+import { api, errorMessage, type ApiResponse } from "./api.ts";
 import { toast, type ToastInput } from "../stores/toast.ts";
 
 /**
@@ -18,7 +18,7 @@ const NOTICE_MS = 10_000;
 export async function openOnramp(kind: "buy" | "sell", returnTo: ReturnPage): Promise<boolean> {
   const tab = window.open("about:blank", "_blank");
   try {
-    const { url } = await api<{ url: string }>(`/api/wallet/${kind}-xdc-url?returnTo=${encodeURIComponent(returnTo)}`);
+    const { url } = await api<ApiResponse<"startXdcPurchase">>(`/api/wallet/${kind}-xdc-url?returnTo=${encodeURIComponent(returnTo)}`);
     if (typeof url !== "string" || !/^https?:\/\//.test(url)) throw new Error("no url");
     if (tab) {
       tab.opener = null;

@@ -1,6 +1,5 @@
 import { atom } from "nanostores";
-import type { UserObject } from "../../api/services/users/user-object.ts";
-import { api, ApiRequestError, useCsrfToken } from "../lib/api.ts";
+import { api, ApiRequestError, useCsrfToken, type ApiResponse } from "../lib/api.ts";
 import { flashToast, toast } from "./toast.ts";
 
 /**
@@ -11,7 +10,7 @@ import { flashToast, toast } from "./toast.ts";
  * means signed out; other errors are kept as an error state.
  */
 /** The user object of spec section 3, exactly as `GET /api/auth/user` answers it. */
-export type SessionUser = UserObject;
+export type SessionUser = NonNullable<ApiResponse<"getCurrentUser">>;
 
 export const SESSION_RECHECK_THROTTLE_MS = 3000;
 
@@ -24,7 +23,7 @@ export const $sessionReady = atom(false);
 
 async function fetchCsrfToken(): Promise<string | null> {
   try {
-    const { csrfToken } = await api<{ csrfToken: string }>("/api/auth/csrf-token");
+    const { csrfToken } = await api("/api/auth/csrf-token");
     $csrfToken.set(csrfToken);
     useCsrfToken(csrfToken);
     return csrfToken;
@@ -51,7 +50,7 @@ export async function loadSession(): Promise<void> {
   }
   $sessionLoading.set(true);
   try {
-    const user = await api<SessionUser | null>("/api/auth/user");
+    const user = await api("/api/auth/user");
     $user.set(user && user.id ? user : null);
     $sessionError.set(null);
     if ($user.get()) await fetchCsrfToken();
@@ -83,7 +82,7 @@ export async function recheckSession(now = Date.now()): Promise<void> {
   const held = $user.get();
   if (!held && !mayHaveSession()) return;
   try {
-    const probe = await api<{ authenticated: boolean; user: { id: number } | null }>("/api/auth/session");
+    const probe = await api("/api/auth/session");
     if ((probe.user?.id ?? null) !== (held?.id ?? null)) await loadSession();
   } catch {
     if (held) await loadSession();

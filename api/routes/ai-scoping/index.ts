@@ -1,3 +1,6 @@
+import { declareRoute, json, SESSION_WRITE, USER } from "../../openapi/declare.ts";
+import { Timestamp, Token } from "../../openapi/shapes.ts";
+import { PlanShape } from "../../services/scoping/plan.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
@@ -85,3 +88,61 @@ export function aiScopingRoutes(ctx: AppContext) {
     .get("/results/:jobId/issues", validate("param", JobId), async (c) => c.json({ issues: await scopedIssues(ctx, c.get("user")!, c.req.valid("param").jobId) }))
     .get("/jobs", async (c) => c.json({ jobs: await listScopingJobs(ctx, c.get("user")!) }));
 }
+
+const JobStatus = z.enum(["queued", "processing", "completed", "failed"]);
+export const ScopingJob = z.object({
+  jobId: z.string(),
+  status: JobStatus,
+  result: PlanShape.nullable(),
+  error: z.string().nullable(),
+  fileName: z.string(),
+  format: z.string(),
+  planner: z.string(),
+  createdAt: Timestamp,
+  finishedAt: z.string().nullable(),
+  expiresAt: Timestamp,
+}).openapi("ScopingJob");
+export const ScopedIssue = z.object({
+  taskId: z.number().int(),
+  title: z.string(),
+  issueNumber: z.number().int().nullable(),
+  issueUrl: z.string().nullable(),
+  bounty: z.object({ currency: Token, amount: z.string(), status: z.string(), transactionHash: z.string().nullable() }).nullable(),
+}).openapi("ScopedIssue");
+const Issues = json("The issues made from the plan", z.object({ issues: z.array(ScopedIssue) }));
+
+export const aiScopingApi = [
+  declareRoute({
+    method: "post", path: "/api/ai-scoping/upload", operationId: "uploadScopingDocument", tags: ["ai-scoping"], security: SESSION_WRITE,
+    summary: "Uploads a document (PDF, DOCX, text; at most 5 MB) to be planned into tasks",
+    request: { body: { content: { "multipart/form-data": { schema: z.object({ document: z.string().meta({ format: "binary" }) }) } }, required: true } },
+    responses: { 202: json("The job, queued", ScopingJob) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/ai-scoping/results/{jobId}", operationId: "getScopingJob", tags: ["ai-scoping"], security: USER,
+    summary: "The owner's job and, once completed, its plan (anyone else: 404)",
+    request: { params: JobId },
+    responses: { 200: json("The job", ScopingJob) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/ai-scoping/results/{jobId}/issues", operationId: "createIssuesFromPlan", tags: ["ai-scoping"], security: SESSION_WRITE,
+    summary: "Pool managers: opens the chosen tasks as GitHub issues, optionally with a bounty each",
+    request: { params: JobId, body: { content: { "application/json": { schema: CreateIssues } }, required: true } },
+    responses: { 200: Issues },
+  }),
+  declareRoute({
+    method: "get", path: "/api/ai-scoping/results/{jobId}/issues", operationId: "listScopedIssues", tags: ["ai-scoping"], security: USER,
+    summary: "The issues made from the plan, with their bounties' status",
+    request: { params: JobId },
+    responses: { 200: Issues },
+  }),
+  declareRoute({
+    method: "get", path: "/api/ai-scoping/jobs", operationId: "listScopingJobs", tags: ["ai-scoping"], security: USER,
+    summary: "The user's earlier plans, newest first",
+    responses: {
+      200: json("The jobs", z.object({
+        jobs: z.array(z.object({ jobId: z.string(), status: JobStatus, fileName: z.string(), projectName: z.string().nullable(), createdAt: Timestamp })),
+      })),
+    },
+  }),
+];

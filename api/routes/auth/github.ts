@@ -1,3 +1,4 @@
+import { ANONYMOUS, declareRoute, noJson } from "../../openapi/declare.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -8,6 +9,12 @@ import { clientAddress } from "../../middleware/client-address.ts";
 import { finishGitHubSignIn, SIGN_IN_ATTEMPT_TTL_MS, SignInError, startGitHubSignIn } from "../../services/auth/github-sign-in.ts";
 import { handOver } from "./vscode.ts";
 import { openVscodeRequest } from "../../services/auth/vscode-sign-in.ts";
+
+const SignInQuery = z.object({
+  returnTo: z.string().max(2048).optional(),
+  source: z.enum(["vscode", "web"]).optional(),
+  prompt: z.enum(["none"]).optional(),
+});
 
 export const SIGN_IN_RATE_LIMIT = { name: "signin", perIp: 30, windowMs: 10 * 60 * 1000 };
 
@@ -20,14 +27,7 @@ export function githubSignInRoutes(ctx: AppContext) {
     .use(rateLimit(ctx, SIGN_IN_RATE_LIMIT))
     .get(
       "/",
-      validate(
-        "query",
-        z.object({
-          returnTo: z.string().max(2048).optional(),
-          source: z.enum(["vscode", "web"]).optional(),
-          prompt: z.enum(["none"]).optional(),
-        }),
-      ),
+      validate("query", SignInQuery),
       async (c) => {
         const query = c.req.valid("query");
         const { url, state } = await startGitHubSignIn(ctx, {
@@ -81,3 +81,21 @@ function afterSignIn(done: { user: { isProfileComplete: boolean }; returnTo: str
   if (done.source === "vscode") return "/api/auth/vscode/finalize-onboarding";
   return done.returnTo;
 }
+
+export const githubSignInApi = [
+  declareRoute({
+    method: "get", path: "/api/auth/github", operationId: "startGitHubSignIn", tags: ["auth"], security: ANONYMOUS,
+    summary: "Starts a GitHub sign-in (a browser navigation)",
+    request: { query: SignInQuery },
+    responses: { 302: noJson("To GitHub's authorize page (state + PKCE S256)") },
+  }),
+  declareRoute({
+    method: "get", path: "/api/auth/github/callback", operationId: "finishGitHubSignIn", tags: ["auth"], security: ANONYMOUS,
+    summary: "GitHub sends the browser back here",
+    request: { query: z.object({ code: z.string().optional(), state: z.string().optional(), error: z.string().optional() }) },
+    responses: {
+      302: noJson("Signed in (session cookies set) and sent on; or to /auth?error={reason}"),
+      303: noJson("The editor hand-over page (/vscode/signed-in)"),
+    },
+  }),
+];

@@ -1,3 +1,5 @@
+import { declareRoute, json, SESSION_WRITE } from "../../openapi/declare.ts";
+import { Success, UserObject } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import { positiveId } from "../params.ts";
@@ -36,3 +38,12 @@ export function registerRoutes(ctx: AppContext) {
     return c.json({ success: true, user: registered });
   });
 }
+
+export const registerApi = [
+  declareRoute({
+    method: "post", path: "/api/auth/register", operationId: "register", tags: ["auth"], security: SESSION_WRITE,
+    summary: "Completes registration: role and e-mail; creates the custodial wallet",
+    request: { body: { content: { "application/json": { schema: RegisterBody } }, required: true } },
+    responses: { 200: json("Registered", Success.extend({ user: UserObject })) },
+  }),
+];

@@ -1,3 +1,5 @@
+import { declareRoute, json, orNull, OPTIONAL_USER, SESSION_WRITE, z } from "../../openapi/declare.ts";
+import { Role, Success, UserObject } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -54,3 +56,32 @@ export function sessionRoutes(ctx: AppContext) {
       return c.json({ success: true });
     });
 }
+
+export const sessionApi = [
+  declareRoute({
+    method: "get", path: "/api/auth/user", operationId: "getCurrentUser", tags: ["auth"], security: OPTIONAL_USER,
+    summary: "The signed-in user, or null",
+    responses: { 200: json("The user object, or null when not signed in", orNull(UserObject)) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/auth/session", operationId: "getSession", tags: ["auth"], security: OPTIONAL_USER,
+    summary: "Is there a session, and for whom",
+    responses: {
+      200: json("The session probe", z.object({
+        authenticated: z.boolean(),
+        user: z.object({ id: z.number().int(), username: z.string(), role: Role.nullable(), isProfileComplete: z.boolean() }).nullable(),
+        expiresAt: z.string().nullable(),
+      })),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/auth/csrf-token", operationId: "getCsrfToken", tags: ["auth"], security: [{}, { session: [] }],
+    summary: "The anti-forgery token of this session (or of the pre-session cookie)",
+    responses: { 200: json("The token", z.object({ csrfToken: z.string() })) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/auth/logout", operationId: "logout", tags: ["auth"], security: [{}, ...SESSION_WRITE!],
+    summary: "Ends the session (succeeds when already signed out)",
+    responses: { 200: json("Signed out", Success) },
+  }),
+];

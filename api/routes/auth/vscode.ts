@@ -1,3 +1,5 @@
+import { ANONYMOUS, declareRoute, json, noJson, OPTIONAL_USER, SESSION_WRITE, VSCODE } from "../../openapi/declare.ts";
+import { Success } from "../../openapi/shapes.ts";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -31,6 +33,20 @@ import {
 } from "../../services/auth/vscode-sign-in.ts";
 import { audit } from "../../services/audit.ts";
 
+const AuthorizeQuery = z.object({
+  state: z.string().regex(STATE_PATTERN, "state must be 22 to 128 URL-safe characters"),
+  code_challenge: z.string().regex(CHALLENGE_PATTERN, "code_challenge must be an S256 challenge (43 base64url characters)"),
+  code_challenge_method: z.literal("S256", "code_challenge_method must be S256"),
+  redirect_uri: z.string().max(512),
+});
+const TokenBody = z.object({
+  grant_type: z.literal("authorization_code").optional(),
+  code: z.string().min(1).max(128),
+  code_verifier: z.string().regex(VERIFIER_PATTERN, "code_verifier must be 43 to 128 unreserved characters"),
+  state: z.string().regex(STATE_PATTERN, "state must be 22 to 128 URL-safe characters"),
+  redirect_uri: z.string().max(512),
+});
+
 export const VSCODE_TOKEN_RATE_LIMIT = { name: "vscode-token", perIp: 30, windowMs: 10 * 60 * 1000 };
 export const VSCODE_AUTHORIZE_RATE_LIMIT = { name: "vscode-authorize", perIp: 30, windowMs: 10 * 60 * 1000 };
 
@@ -51,15 +67,7 @@ export function vscodeRoutes(ctx: AppContext) {
     .get(
       "/authorize",
       rateLimit(ctx, VSCODE_AUTHORIZE_RATE_LIMIT),
-      validate(
-        "query",
-        z.object({
-          state: z.string().regex(STATE_PATTERN, "state must be 22 to 128 URL-safe characters"),
-          code_challenge: z.string().regex(CHALLENGE_PATTERN, "code_challenge must be an S256 challenge (43 base64url characters)"),
-          code_challenge_method: z.literal("S256", "code_challenge_method must be S256"),
-          redirect_uri: z.string().max(512),
-        }),
-      ),
+      validate("query", AuthorizeQuery),
       async (c) => {
         const query = c.req.valid("query");
         const redirectUri = editorRedirectUri(query.redirect_uri, ctx.env.VSCODE_REDIRECT_URI);
@@ -90,16 +98,7 @@ export function vscodeRoutes(ctx: AppContext) {
     .post(
       "/token",
       rateLimit(ctx, VSCODE_TOKEN_RATE_LIMIT),
-      validate(
-        "json",
-        z.object({
-          grant_type: z.literal("authorization_code").optional(),
-          code: z.string().min(1).max(128),
-          code_verifier: z.string().regex(VERIFIER_PATTERN, "code_verifier must be 43 to 128 unreserved characters"),
-          state: z.string().regex(STATE_PATTERN, "state must be 22 to 128 URL-safe characters"),
-          redirect_uri: z.string().max(512),
-        }),
-      ),
+      validate("json", TokenBody),
       async (c) => {
         const body = c.req.valid("json");
         try {
@@ -164,3 +163,37 @@ export async function handOver(
   c.header("Cache-Control", "no-store");
   return c.redirect(VSCODE_SIGNED_IN_PATH, 303);
 }
+
+export const vscodeApi = [
+  declareRoute({
+    method: "get", path: "/api/auth/vscode/authorize", operationId: "authorizeVscode", tags: ["vscode"], security: OPTIONAL_USER,
+    summary: "The extension opens the browser here to sign in",
+    request: { query: AuthorizeQuery },
+    responses: { 302: noJson("To the sign-in or registration page, the request kept in a cookie"), 303: noJson("Signed in: to the hand-over page") },
+  }),
+  declareRoute({
+    method: "get", path: "/api/auth/vscode/finalize-onboarding", operationId: "finalizeVscodeOnboarding", tags: ["vscode"], security: OPTIONAL_USER,
+    summary: "After sign-in or registration: the one-time code for the editor, via our page",
+    responses: { 302: noJson("Not signed in or not registered yet"), 303: noJson("The hand-over page, or the editor's wallet page") },
+  }),
+  declareRoute({
+    method: "post", path: "/api/auth/vscode/token", operationId: "exchangeVscodeCode", tags: ["vscode"], security: ANONYMOUS,
+    summary: "The extension trades its one-time code and PKCE verifier for a token",
+    request: { body: { content: { "application/json": { schema: TokenBody } }, required: true } },
+    responses: {
+      200: json("The editor's token (24 h, read-only)", z.object({
+        access_token: z.string(), token_type: z.literal("Bearer"), expires_in: z.number().int(), expires_at: z.string(),
+      })),
+    },
+  }),
+  declareRoute({
+    method: "post", path: "/api/auth/vscode/logout", operationId: "logoutVscode", tags: ["vscode"], security: VSCODE,
+    summary: "The editor signs itself out (its bearer token only)",
+    responses: { 200: json("Revoked", Success) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/auth/vscode/revoke", operationId: "revokeVscodeTokens", tags: ["vscode"], security: SESSION_WRITE,
+    summary: "The browser ends every editor token of the user",
+    responses: { 200: json("Revoked", Success.extend({ revoked: z.number().int() })) },
+  }),
+];

@@ -1,3 +1,4 @@
+import { ANONYMOUS, declareRoute, json, STABLE, z } from "../../openapi/declare.ts";
 import { Hono } from "hono";
 import { makeBadge } from "badge-maker";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -84,3 +85,27 @@ export function badgeRoutes(ctx: AppContext) {
       return send(c, badge, match[2]!, `repo:${repository.githubRepoId}`);
     });
 }
+
+/** shields.io's endpoint format (the .json files). */
+const BadgeData = z.object({ schemaVersion: z.literal(1), label: z.string(), message: z.string(), color: z.string(), cacheSeconds: z.number().int() }).openapi("BadgeData");
+const badgeResponses = {
+  200: {
+    description: "The badge: SVG for `.svg`, shields.io endpoint data for `.json`",
+    content: { "image/svg+xml": { schema: z.string() }, "application/json": { schema: BadgeData } },
+  },
+};
+
+export const badgesApi = [
+  declareRoute({
+    method: "get", path: "/api/badges/{owner}/{file}", operationId: "getRepositoryBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "A repository's badge: its pool and open bounties (`{repo}.svg` or `{repo}.json`)",
+    request: { params: z.object({ owner: ownerName, file: z.string().regex(/^.+\.(svg|json)$/).meta({ example: "xdc-wallet-kit.json" }) }) },
+    responses: badgeResponses,
+  }),
+  declareRoute({
+    method: "get", path: "/api/badges/{owner}/{repo}/issues/{file}", operationId: "getIssueBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "An issue's bounty badge (`{number}.svg` or `{number}.json`)",
+    request: { params: z.object({ owner: ownerName, repo: repoName, file: z.string().regex(/^\d{1,9}\.(svg|json)$/).meta({ example: "12.json" }) }) },
+    responses: badgeResponses,
+  }),
+];

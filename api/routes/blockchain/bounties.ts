@@ -1,3 +1,6 @@
+import { declareRoute, IdempotencyHeaders, json, OPTIONAL_USER, SESSION, SESSION_WRITE } from "../../openapi/declare.ts";
+import { Amount, BountyObject, Timestamp, Token, TransactionResult } from "../../openapi/shapes.ts";
+import { AWAITING_REASONS } from "../../../db/schema/bounties.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Address } from "viem";
@@ -22,6 +25,21 @@ import { awaitingForManager } from "../../services/money/awaiting.ts";
 import { ensurePoolManager, requireManagedRepository, visibleRepository } from "../../services/money/access.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { positiveId, RepoIssueParam, RepoParam } from "../params.ts";
+
+const AllocateBody = z.object({
+  bountyAmount: z.union([z.string().max(80), z.number()]),
+  isRoxn: z.boolean().optional(),
+  currency: z.enum(CURRENCIES).optional(),
+  githubRepoFullName: z.string().max(200).nullish(),
+  issueTitle: z.string().max(500).optional(),
+  issueUrl: z.string().max(1000).optional(),
+});
+const DistributeBody = z
+  .object({ contributorAddress: z.string().max(64).nullish(), contributorLogin: z.string().max(39).nullish(), githubRepoFullName: z.string().max(200).nullish() })
+  .refine((b) => Boolean(b.contributorAddress) !== Boolean(b.contributorLogin), { message: "Enter the contributor's XDC address (xdc… or 0x…) or GitHub login." });
+const CancelBody = z.object({ githubRepoFullName: z.string().max(200).nullish() });
+const ContributeBody = z.object({ role: z.string().max(20).optional(), walletAddress: z.string().max(64).optional(), issueId: positiveId, repoId: positiveId.optional() });
+const ManagerBody = z.object({ walletAddress: z.string().max(64), username: z.string().max(100).optional(), githubId: positiveId.optional() });
 
 /**
  * POST /api/blockchain/allocate-bounty/{repoId}/{issueId}   bountyAmount, isRoxn (or currency), githubRepoFullName, issueTitle, issueUrl
@@ -53,17 +71,7 @@ export function bountyRoutes(ctx: AppContext) {
     .post(
       "/allocate-bounty/:repoId/:issueId",
       validate("param", RepoIssueParam),
-      validate(
-        "json",
-        z.object({
-          bountyAmount: z.union([z.string().max(80), z.number()]),
-          isRoxn: z.boolean().optional(),
-          currency: z.enum(CURRENCIES).optional(),
-          githubRepoFullName: z.string().max(200).nullish(),
-          issueTitle: z.string().max(500).optional(),
-          issueUrl: z.string().max(1000).optional(),
-        }),
-      ),
+      validate("json", AllocateBody),
       async (c) => {
         const { user } = requireSession(c);
         const { repoId, issueId } = c.req.valid("param");
@@ -101,12 +109,7 @@ export function bountyRoutes(ctx: AppContext) {
     .post(
       "/distribute-bounty/:repoId/:issueId",
       validate("param", RepoIssueParam),
-      validate(
-        "json",
-        z
-          .object({ contributorAddress: z.string().max(64).nullish(), contributorLogin: z.string().max(39).nullish(), githubRepoFullName: z.string().max(200).nullish() })
-          .refine((b) => Boolean(b.contributorAddress) !== Boolean(b.contributorLogin), { message: "Enter the contributor's XDC address (xdc… or 0x…) or GitHub login." }),
-      ),
+      validate("json", DistributeBody),
       async (c) => {
         const { user } = requireSession(c);
         const { repoId, issueId } = c.req.valid("param");
@@ -127,7 +130,7 @@ export function bountyRoutes(ctx: AppContext) {
     .post(
       "/cancel-bounty/:repoId/:issueId",
       validate("param", RepoIssueParam),
-      validate("json", z.object({ githubRepoFullName: z.string().max(200).nullish() })),
+      validate("json", CancelBody),
       async (c) => {
         const { user } = requireSession(c);
         const { repoId, issueId } = c.req.valid("param");
@@ -144,10 +147,7 @@ export function bountyRoutes(ctx: AppContext) {
     )
     .post(
       "/register",
-      validate(
-        "json",
-        z.object({ role: z.string().max(20).optional(), walletAddress: z.string().max(64).optional(), issueId: positiveId, repoId: positiveId.optional() }),
-      ),
+      validate("json", ContributeBody),
       async (c) => {
         const { user } = requireSession(c);
         const body = c.req.valid("json");
@@ -163,7 +163,7 @@ export function bountyRoutes(ctx: AppContext) {
     .post(
       "/repository/:repoId/manager",
       validate("param", RepoParam),
-      validate("json", z.object({ walletAddress: z.string().max(64), username: z.string().max(100).optional(), githubId: positiveId.optional() })),
+      validate("json", ManagerBody),
       async (c) => {
         const { user } = requireSession(c);
         const body = c.req.valid("json");
@@ -201,3 +201,78 @@ async function issueByReference(ctx: AppContext, issueId: number): Promise<{ rep
     withBounty.length > 1 ? "Several repositories have an issue with this number: send repoId as well." : "No such issue is known: send repoId as well.",
   );
 }
+
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
+const bountyWrite = <const Id extends string, const P extends string, S extends z.ZodObject>(operationId: Id, summary: string, path: P, schema: S) =>
+  declareRoute({
+    method: "post", path, operationId, tags: ["blockchain"], security: SESSION_WRITE, summary,
+    request: { params: RepoIssueParam, headers: IdempotencyHeaders, body: jsonBody(schema) },
+    responses: { 200: json("Submitted or confirmed (a replay answers the first result)", TransactionResult) },
+  });
+
+export const bountiesApi = [
+  declareRoute({
+    method: "get", path: "/api/blockchain/issue-claimants/{repoId}/{issueId}", operationId: "listIssueClaimants", tags: ["blockchain"], security: SESSION,
+    summary: "Who registered for an issue, with their wallets (the pool manager's choices when releasing by hand)",
+    request: { params: RepoIssueParam },
+    responses: { 200: json("The claimants", z.object({ claimants: z.array(z.object({ username: z.string(), address: z.string() })) })) },
+  }),
+  bountyWrite("allocateBounty", "Sets a bounty on an issue from the pool (final)", "/api/blockchain/allocate-bounty/{repoId}/{issueId}", AllocateBody),
+  declareRoute({
+    method: "get", path: "/api/blockchain/issue-bounty/{repoId}/{issueId}", operationId: "getIssueBounty", tags: ["public"], security: OPTIONAL_USER,
+    "x-stability": "stable", "x-since-version": "1",
+    summary: "An issue's bounty (404 when none)",
+    request: { params: RepoIssueParam },
+    responses: { 200: json("The bounty", BountyObject) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/blockchain/pool-info/{repoId}", operationId: "getPoolInfo", tags: ["public"], security: OPTIONAL_USER,
+    "x-stability": "stable", "x-since-version": "1",
+    summary: "A repository's unallocated pools and its bounties",
+    request: { params: RepoParam },
+    responses: {
+      200: json("Pools and bounties", z.object({ xdcPoolRewards: Amount, roxnPoolRewards: Amount, usdcPoolRewards: Amount, issues: z.array(BountyObject) })),
+    },
+  }),
+  declareRoute({
+    method: "post", path: "/api/blockchain/distribute-bounty/{repoId}/{issueId}", operationId: "distributeBounty", tags: ["blockchain"], security: SESSION_WRITE,
+    summary: "Pays an open bounty (also one awaiting the decision) to a registered contributor's wallet or a GitHub login, once; held for a login without a wallet",
+    request: { params: RepoIssueParam, headers: IdempotencyHeaders, body: jsonBody(DistributeBody) },
+    responses: {
+      200: json(
+        "Submitted or confirmed (a replay answers the first result), or held for a GitHub user without a wallet",
+        z.union([TransactionResult, z.object({ status: z.literal("held"), heldFor: z.string(), message: z.string(), transactionHash: z.null(), explorerUrl: z.null() })]),
+      ),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/blockchain/awaiting-decisions", operationId: "listAwaitingDecisions", tags: ["blockchain"], security: SESSION,
+    summary: "Bounties of the user's repositories awaiting their decision (release or cancel)",
+    responses: {
+      200: json(
+        "The bounties",
+        z.object({
+          bounties: z.array(
+            z.object({
+              repoId: z.number().int(), repositoryFullName: z.string(), issueNumber: z.number().int(), issueTitle: z.string().nullable(), issueUrl: z.string().nullable(),
+              currency: Token, amount: Amount, reason: z.enum(AWAITING_REASONS), since: Timestamp,
+            }),
+          ),
+        }),
+      ),
+    },
+  }),
+  bountyWrite("cancelBounty", "Returns an unclaimed bounty to the pool", "/api/blockchain/cancel-bounty/{repoId}/{issueId}", CancelBody),
+  declareRoute({
+    method: "post", path: "/api/blockchain/register", operationId: "registerContribution", tags: ["blockchain"], security: SESSION_WRITE,
+    summary: "Contribute: registers the contributor for an issue",
+    request: { body: jsonBody(ContributeBody) },
+    responses: { 200: json("Registered", z.object({ success: z.literal(true), message: z.string(), walletAddress: z.string() })) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/blockchain/repository/{repoId}/manager", operationId: "becomePoolManager", tags: ["blockchain"], security: SESSION_WRITE,
+    summary: "Makes the user's wallet a pool manager of the repository on-chain",
+    request: { params: RepoParam, body: jsonBody(ManagerBody) },
+    responses: { 200: json("Done", z.object({ success: z.literal(true), message: z.string() })) },
+  }),
+];

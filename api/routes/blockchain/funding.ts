@@ -1,3 +1,5 @@
+import { declareRoute, IdempotencyHeaders, json, OPTIONAL_USER, SESSION_WRITE, USER } from "../../openapi/declare.ts";
+import { Amount, Token, TransactionResult, Wei } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Address } from "viem";
@@ -15,6 +17,12 @@ import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { RepoParam } from "../params.ts";
 
 const amountField = z.union([z.string().max(80), z.number()]);
+const repositoryFullName = z.string().max(200).nullish();
+const FundXdcBody = z.object({ amountXdc: amountField, repositoryFullName });
+const WithdrawBody = z.object({ currency: z.string().max(10), amount: amountField, repositoryFullName });
+const FundRoxnBody = z.object({ roxnAmount: amountField, repositoryFullName });
+const FundUsdcBody = z.object({ usdcAmount: amountField, repositoryFullName });
+const ApproveBody = z.object({ amount: amountField });
 
 /**
  * POST /api/blockchain/repository/{repoId}/fund            amountXdc, repositoryFullName
@@ -32,7 +40,7 @@ export function fundingRoutes(ctx: AppContext) {
     .post(
       "/repository/:repoId/fund",
       validate("param", RepoParam),
-      validate("json", z.object({ amountXdc: amountField, repositoryFullName: z.string().max(200).nullish() })),
+      validate("json", FundXdcBody),
       async (c) => {
         const { user } = requireSession(c);
         const body = c.req.valid("json");
@@ -50,7 +58,7 @@ export function fundingRoutes(ctx: AppContext) {
     .post(
       "/repository/:repoId/withdraw",
       validate("param", RepoParam),
-      validate("json", z.object({ currency: z.string().max(10), amount: amountField, repositoryFullName: z.string().max(200).nullish() })),
+      validate("json", WithdrawBody),
       async (c) => {
         const { user } = requireSession(c);
         const body = c.req.valid("json");
@@ -75,7 +83,7 @@ export function fundingRoutes(ctx: AppContext) {
     .post(
       "/fund-roxn/:repoId",
       validate("param", RepoParam),
-      validate("json", z.object({ roxnAmount: amountField, repositoryFullName: z.string().max(200).nullish() })),
+      validate("json", FundRoxnBody),
       async (c) => {
         const { user } = requireSession(c);
         const body = c.req.valid("json");
@@ -90,7 +98,7 @@ export function fundingRoutes(ctx: AppContext) {
         );
       },
     )
-    .post("/approve-roxn", validate("json", z.object({ amount: amountField })), async (c) => {
+    .post("/approve-roxn", validate("json", ApproveBody), async (c) => {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
@@ -99,7 +107,7 @@ export function fundingRoutes(ctx: AppContext) {
     .post(
       "/fund-usdc/:repoId",
       validate("param", RepoParam),
-      validate("json", z.object({ usdcAmount: amountField, repositoryFullName: z.string().max(200).nullish() })),
+      validate("json", FundUsdcBody),
       async (c) => {
         const { user } = requireSession(c);
         const body = c.req.valid("json");
@@ -114,7 +122,7 @@ export function fundingRoutes(ctx: AppContext) {
         );
       },
     )
-    .post("/approve-usdc", validate("json", z.object({ amount: amountField })), async (c) => {
+    .post("/approve-usdc", validate("json", ApproveBody), async (c) => {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
@@ -137,3 +145,45 @@ export function fundingRoutes(ctx: AppContext) {
       return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) });
     });
 }
+
+const body = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
+const moneyWrite = <const Id extends string, const P extends string, S extends z.ZodObject, R extends z.ZodType = typeof TransactionResult>(
+  operationId: Id, summary: string, path: P, schema: S, result?: R, params = true,
+) =>
+  declareRoute({
+    method: "post", path, operationId, tags: ["blockchain"], security: SESSION_WRITE, summary,
+    request: { ...(params ? { params: RepoParam } : {}), headers: IdempotencyHeaders, body: body(schema) },
+    responses: { 200: json("Submitted or confirmed (a replay answers the first result)", (result ?? TransactionResult) as R) },
+  });
+const Allowance = json("In the token's smallest unit and as a decimal", z.object({ allowance: Wei, formatted: Amount }));
+
+export const fundingApi = [
+  moneyWrite("fundRepositoryXdc", "Funds the repository's pool with XDC (daily limit)", "/api/blockchain/repository/{repoId}/fund", FundXdcBody),
+  moneyWrite("withdrawFromPool", "Unallocated pool money back to the manager's wallet", "/api/blockchain/repository/{repoId}/withdraw", WithdrawBody,
+    TransactionResult.extend({ currency: Token, amount: Amount })),
+  declareRoute({
+    method: "get", path: "/api/blockchain/repository/{repoId}/funding-status", operationId: "getFundingStatus", tags: ["blockchain"], security: OPTIONAL_USER,
+    summary: "The rolling 24 h XDC funding limit",
+    request: { params: RepoParam },
+    responses: {
+      200: json("The limit: numbers of XDC (the spec's clients call toFixed) and exact decimals beside them", z.object({
+        dailyLimit: z.number(), currentTotal: z.number(), remainingLimit: z.number(),
+        dailyLimitXdc: Amount, currentTotalXdc: Amount, remainingLimitXdc: Amount, windowEndTime: z.string().nullable(),
+      })),
+    },
+  }),
+  moneyWrite("fundRepositoryRoxn", "Funds the repository's pool with ROXN", "/api/blockchain/fund-roxn/{repoId}", FundRoxnBody),
+  moneyWrite("approveRoxn", "Approves the rewards contract to spend ROXN", "/api/blockchain/approve-roxn", ApproveBody,
+    TransactionResult.extend({ allowance: Wei }), false),
+  moneyWrite("fundRepositoryUsdc", "Funds the repository's pool with USDC", "/api/blockchain/fund-usdc/{repoId}", FundUsdcBody),
+  moneyWrite("approveUsdc", "Approves the rewards contract to spend USDC", "/api/blockchain/approve-usdc", ApproveBody,
+    TransactionResult.extend({ allowance: Wei }), false),
+  declareRoute({
+    method: "get", path: "/api/blockchain/usdc-allowance", operationId: "getUsdcAllowance", tags: ["blockchain"], security: USER,
+    summary: "The rewards contract's USDC allowance", responses: { 200: Allowance },
+  }),
+  declareRoute({
+    method: "get", path: "/api/blockchain/roxn-allowance", operationId: "getRoxnAllowance", tags: ["blockchain"], security: USER,
+    summary: "The rewards contract's ROXN allowance", responses: { 200: Allowance },
+  }),
+];

@@ -1,3 +1,5 @@
+import { declareRoute, json, USER } from "../../openapi/declare.ts";
+import { Role } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
@@ -49,3 +51,18 @@ export function blockchainUserRoutes(ctx: AppContext) {
       return c.json({ address: wallet ? toXdcAddress(wallet.address) : null });
     });
 }
+
+export const blockchainUsersApi = [
+  declareRoute({
+    method: "get", path: "/api/blockchain/user/{id}/type", operationId: "getUserType", tags: ["blockchain"], security: USER,
+    summary: "The user's own role (anyone else: 404)",
+    request: { params: UserRef },
+    responses: { 200: json("The role", z.object({ type: Role.nullable() })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/blockchain/user/{id}/wallet", operationId: "getUserWallet", tags: ["blockchain"], security: USER,
+    summary: "The user's own wallet address (anyone else: 404)",
+    request: { params: UserRef },
+    responses: { 200: json("The address", z.object({ address: z.string().nullable() })) },
+  }),
+];

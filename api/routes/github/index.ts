@@ -1,3 +1,5 @@
+import { declareRoute, json, OPTIONAL_USER, SESSION_WRITE, USER } from "../../openapi/declare.ts";
+import { IssueSummary } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -11,6 +13,11 @@ import { failedFromGitHub, repositoryForUser, userRepositories } from "../../ser
 import { repositoryByFullName } from "../../services/repositories/register.ts";
 import { OwnerRepoQuery, positiveId, ownerName, repoName } from "../params.ts";
 
+const RefreshQuery = z.object({ refresh: z.enum(["1", "true"]).optional() });
+const OwnerNameParam = z.object({ owner: ownerName, name: repoName });
+const FinalizeInstallationBody = z.object({ installationId: positiveId });
+const LabelledIssuesQuery = OwnerRepoQuery.extend({ labels: z.string().max(200).optional() });
+
 /**
  * GET  /api/github/user/repos                   the user's repositories (admin flags, app installed, registered)
  * GET  /api/github/repos/{owner}/{name}         repo (with permissions.admin) and its open issues (not PRs); public ones signed out too
@@ -23,7 +30,7 @@ export function githubRoutes(ctx: AppContext) {
       await next();
       if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "private, max-age=60");
     })
-    .get("/user/repos", validate("query", z.object({ refresh: z.enum(["1", "true"]).optional() })), async (c) => {
+    .get("/user/repos", validate("query", RefreshQuery), async (c) => {
       const user = requireUser(c);
       const refresh = Boolean(c.req.valid("query").refresh);
       // GitHub's part is cached on the server; the answer also says what is registered and installed, which changes with
@@ -31,18 +38,18 @@ export function githubRoutes(ctx: AppContext) {
       c.header("Cache-Control", "private, no-store");
       return c.json(await userRepositories(ctx, user, { refresh }));
     })
-    .get("/repos/:owner/:name", validate("param", z.object({ owner: ownerName, name: repoName })), async (c) => {
+    .get("/repos/:owner/:name", validate("param", OwnerNameParam), async (c) => {
       const { owner, name } = c.req.valid("param");
       const user = c.get("user") ?? null;
       if (!user) c.header("Cache-Control", "public, max-age=60");
       return c.json(await repositoryForUser(ctx, user, `${owner}/${name}`));
     })
-    .post("/app/finalize-installation", validate("json", z.object({ installationId: positiveId })), async (c) => {
+    .post("/app/finalize-installation", validate("json", FinalizeInstallationBody), async (c) => {
       const { user } = requireSession(c);
       const result = await finalizeInstallation(ctx, user, c.req.valid("json").installationId);
       return c.json({ success: true, ...result });
     })
-    .get("/issues", validate("query", OwnerRepoQuery.extend({ labels: z.string().max(200).optional() })), async (c) => {
+    .get("/issues", validate("query", LabelledIssuesQuery), async (c) => {
       const { owner, repo, labels } = c.req.valid("query");
       // Public data of a public repository, the same for everyone.
       c.header("Cache-Control", "public, max-age=60");
@@ -68,3 +75,49 @@ export async function labelledPublicIssues(ctx: AppContext, fullName: string, la
   const filtered = wanted.length ? issues.data.filter((i) => i.labels.some((l) => wanted.includes(l.name.toLowerCase()))) : issues.data;
   return { issues: filtered, stale: issues.stale };
 }
+
+export const RepositoryForUser = z.object({
+  repo: z.object({
+    id: z.number().int(), name: z.string(), full_name: z.string(), description: z.string().nullable(), html_url: z.string(),
+    private: z.boolean(), permissions: z.object({ admin: z.boolean() }),
+  }),
+  issues: z.array(IssueSummary),
+  registered: z.boolean(),
+  stale: z.boolean(),
+});
+
+export const githubApi = [
+  declareRoute({
+    method: "get", path: "/api/github/user/repos", operationId: "listUserRepositories", tags: ["repositories"], security: USER,
+    summary: "The user's GitHub repositories: admin flag, app installed, registered",
+    request: { query: RefreshQuery },
+    responses: {
+      200: json("The repositories", z.object({
+        repositories: z.array(z.object({
+          id: z.number().int(), name: z.string(), full_name: z.string(), description: z.string().nullable(), html_url: z.string(), private: z.boolean(),
+          permissions: z.object({ admin: z.boolean(), push: z.boolean(), pull: z.boolean() }),
+          appInstalled: z.boolean(), installationId: z.number().int().nullable(), registered: z.boolean(),
+        })),
+        stale: z.boolean(),
+      })),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/github/repos/{owner}/{name}", operationId: "getRepositoryForUser", tags: ["repositories"], security: OPTIONAL_USER,
+    summary: "A repository (with the user's admin flag) and its open issues",
+    request: { params: OwnerNameParam },
+    responses: { 200: json("The repository and its issues", RepositoryForUser) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/github/app/finalize-installation", operationId: "finalizeInstallation", tags: ["repositories"], security: SESSION_WRITE,
+    summary: "Links a GitHub App installation the user owns",
+    request: { body: { content: { "application/json": { schema: FinalizeInstallationBody } }, required: true } },
+    responses: { 200: json("Linked", z.object({ success: z.literal(true), count: z.number().int(), installationId: z.number().int() })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/github/issues", operationId: "listLabelledIssues", tags: ["repositories"], security: OPTIONAL_USER,
+    summary: "Open issues of a registered public repository with any of the labels (a bare array; X-Data-Stale on an old copy)",
+    request: { query: LabelledIssuesQuery },
+    responses: { 200: json("The issues", z.array(IssueSummary)) },
+  }),
+];

@@ -1,3 +1,4 @@
+import { ANONYMOUS, declareRoute, json, z } from "../../openapi/declare.ts";
 import { Hono } from "hono";
 import { sql } from "drizzle-orm";
 import type { AppBindings, AppContext, HealthCheckResult } from "../../context.ts";
@@ -62,3 +63,16 @@ export async function timed(probe: () => Promise<unknown>): Promise<HealthCheckR
     return { ok: false, latencyMs: Math.round((performance.now() - started) * 10) / 10 };
   }
 }
+
+const HealthReportBody = z
+  .object({ status: z.enum(["ok", "degraded"]), checkedAt: z.string() })
+  .catchall(z.object({ ok: z.boolean(), latencyMs: z.number() }))
+  .meta({ description: "One entry per dependency (database, chain): { ok, latencyMs }" });
+
+export const healthApi = [
+  declareRoute({
+    method: "get", path: "/api/health", operationId: "getHealth", tags: ["public"], security: ANONYMOUS,
+    summary: "Whether every dependency answers (for load balancers)",
+    responses: { 200: json("Healthy", HealthReportBody), 503: json("Degraded", HealthReportBody) },
+  }),
+];

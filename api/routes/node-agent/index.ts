@@ -1,3 +1,5 @@
+import { ANONYMOUS, declareRoute, json, NODE, noJson } from "../../openapi/declare.ts";
+import { Timestamp } from "../../openapi/shapes.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppContext, AppVariables } from "../../context.ts";
@@ -87,3 +89,65 @@ export function nodeAgentRoutes(ctx: AppContext) {
       return c.json({ ok: true });
     });
 }
+
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
+const Ok = json("Done", z.object({ ok: z.literal(true) }));
+
+export const nodeAgentApi = [
+  declareRoute({
+    method: "post", path: "/api/node-agent/pairings", operationId: "startNodePairing", tags: ["nodes"], security: ANONYMOUS,
+    summary: "A node asks to be paired with a wallet (the owner approves the code on the Provider Hub)",
+    request: { body: jsonBody(StartPairing) },
+    responses: {
+      201: json("The pairing to poll", z.object({
+        deviceSecret: z.string(), userCode: z.string(), verificationUrl: z.string(), expiresAt: Timestamp, intervalMs: z.number().int(),
+      })),
+    },
+  }),
+  declareRoute({
+    method: "post", path: "/api/node-agent/pairings/redeem", operationId: "redeemNodePairing", tags: ["nodes"], security: ANONYMOUS,
+    summary: "The node polls its pairing; once approved it gets its token (once)",
+    request: { body: jsonBody(Redeem) },
+    responses: {
+      200: json("Pending, or paired", z.union([
+        z.object({ status: z.literal("pending"), intervalMs: z.number().int() }),
+        z.object({ status: z.literal("paired"), nodeId: z.string(), nodeToken: z.string() }),
+      ])),
+    },
+  }),
+  declareRoute({
+    method: "post", path: "/api/node-agent/heartbeat", operationId: "nodeHeartbeat", tags: ["nodes"], security: NODE,
+    summary: "The node is alive; the server's timings",
+    responses: {
+      200: json("The agent's settings", z.object({
+        nodeId: z.string(), heartbeatMs: z.number().int(), leaseMs: z.number().int(), longPollMs: z.number().int(), offlineAfterMs: z.number().int(),
+      })),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/node-agent/tasks/next", operationId: "nextNodeTask", tags: ["nodes"], security: NODE,
+    summary: "Long poll for the next task",
+    responses: {
+      200: json("A leased task", z.object({ task: z.object({ id: z.string(), prompt: z.string(), leaseToken: z.string(), leaseUntil: Timestamp }) })),
+      204: noJson("No task within the long poll"),
+    },
+  }),
+  declareRoute({
+    method: "post", path: "/api/node-agent/tasks/{taskId}/result", operationId: "completeNodeTask", tags: ["nodes"], security: NODE,
+    summary: "The task's answer (409 when the lease is gone)",
+    request: { params: TaskParam, body: jsonBody(Result) },
+    responses: { 200: json("The units earned", z.object({ units: z.number().int() })) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/node-agent/tasks/{taskId}/failure", operationId: "failNodeTask", tags: ["nodes"], security: NODE,
+    summary: "The node could not run the task (another node tries)",
+    request: { params: TaskParam, body: jsonBody(Failure) },
+    responses: { 200: Ok },
+  }),
+  declareRoute({
+    method: "post", path: "/api/node-agent/tasks/{taskId}/release", operationId: "releaseNodeTask", tags: ["nodes"], security: NODE,
+    summary: "The node is stopping: the task goes back to the queue",
+    request: { params: TaskParam, body: jsonBody(Release) },
+    responses: { 200: Ok },
+  }),
+];

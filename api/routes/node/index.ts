@@ -1,3 +1,5 @@
+import { ANONYMOUS, declareRoute, json, SESSION_WRITE, USER } from "../../openapi/declare.ts";
+import { Timestamp } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -93,3 +95,61 @@ export function nodesRoutes(ctx: AppContext) {
     return c.json({ nodes: await networkStatus(ctx.database.db, ctx.compute.now(), ctx.compute.settings.offlineAfterMs) });
   });
 }
+
+const NodeStatus = z.enum(["Online", "Offline"]);
+export const NetworkNode = z.object({ id: z.string(), status: NodeStatus, lastSeen: z.string().nullable() }).openapi("NetworkNode");
+export const OwnNode = z.object({
+  id: z.string(), name: z.string(), backend: z.string(), model: z.string().nullable(), status: NodeStatus,
+  lastSeen: z.string().nullable(), computeUnits: z.number().int(), tasksCompleted: z.number().int(), pairedAt: Timestamp,
+}).openapi("OwnNode");
+export const Pairing = z.object({
+  code: z.string(), name: z.string(), backend: z.string(), model: z.string().nullable(), walletAddress: z.string(), createdAt: Timestamp, expiresAt: Timestamp,
+}).openapi("Pairing");
+
+export const nodeApi = [
+  declareRoute({
+    method: "get", path: "/api/node/compute-units", operationId: "getComputeUnits", tags: ["nodes"], security: USER,
+    summary: "The compute units the user's nodes earned",
+    responses: { 200: json("The units", z.object({ computeUnits: z.number().int() })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/node/status", operationId: "getWalletNodeStatus", tags: ["nodes"], security: USER,
+    summary: "Whether a node of the user's own wallet is online",
+    request: { query: WalletQuery },
+    responses: { 200: json("The status", z.object({ status: NodeStatus })) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/node/dispatch-task", operationId: "dispatchTask", tags: ["nodes"], security: SESSION_WRITE,
+    summary: "Sends a prompt to the compute network and waits for the answer",
+    request: { body: { content: { "application/json": { schema: Dispatch } }, required: true } },
+    responses: { 200: json("The answer", z.object({ message: z.string() })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/node/nodes", operationId: "listOwnNodes", tags: ["nodes"], security: USER,
+    summary: "The user's nodes, newest first, with what each earned",
+    responses: { 200: json("The nodes", z.object({ nodes: z.array(OwnNode) })) },
+  }),
+  declareRoute({
+    method: "delete", path: "/api/node/nodes/{nodeId}", operationId: "revokeNode", tags: ["nodes"], security: SESSION_WRITE,
+    summary: "Revokes one of the user's nodes",
+    request: { params: NodeParam },
+    responses: { 200: json("Revoked", z.object({ revoked: z.literal(true) })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/node/pairings/{code}", operationId: "findPairing", tags: ["nodes"], security: USER,
+    summary: "A node waiting for the user's approval (anything else: 404)",
+    request: { params: CodeParam },
+    responses: { 200: json("The pairing", Pairing) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/node/pairings/approve", operationId: "approvePairing", tags: ["nodes"], security: SESSION_WRITE,
+    summary: "Approves a node's pairing for the user's wallet",
+    request: { body: { content: { "application/json": { schema: Approve } }, required: true } },
+    responses: { 200: json("The approved pairing", Pairing) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/nodes/status", operationId: "getNetworkStatus", tags: ["nodes"], security: ANONYMOUS,
+    summary: "Every paired node by public id (no address, wallet or user)",
+    responses: { 200: json("The nodes", z.object({ nodes: z.array(NetworkNode) })) },
+  }),
+];

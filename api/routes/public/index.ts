@@ -1,3 +1,6 @@
+import { ANONYMOUS, declareRoute, json, orNull, STABLE, z } from "../../openapi/declare.ts";
+import { Amount, IssueSummary, PerCurrency, RepositoryInfo, Timestamp, Token, Wei } from "../../openapi/shapes.ts";
+import { RepositoryForUser } from "../github/index.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
@@ -85,3 +88,69 @@ export function unifiedContract(unified: Awaited<ReturnType<typeof unifiedRepo>>
     },
   };
 }
+
+const Labels = IssueSummary.shape.labels;
+
+/** The unified repository view (spec section 3, "Unified repo"). */
+export const UnifiedRepository = z.object({
+  registered: z.boolean(),
+  managed: z.boolean(),
+  repoId: z.number().int().nullable(),
+  githubRepoFullName: z.string(),
+  createdAt: z.string().nullable(),
+  github: orNull(RepositoryInfo),
+  issues: z.array(IssueSummary),
+  bounties: z.array(z.object({
+    issueNumber: z.number().int(), title: z.string(), html_url: z.string().nullable(), labels: Labels,
+    currency: Token, amount: Amount, claimants: z.number().int(),
+  })),
+  blockchain: z.object({
+    network: z.string(),
+    contractAddress: z.string().meta({ description: "0x… form" }),
+    poolRewards: Wei.meta({ description: "The XDC pool in wei" }),
+    pools: PerCurrency,
+    allocated: PerCurrency,
+    issues: z.array(z.object({
+      issueId: z.number().int(), currency: Token,
+      rewardAmount: Wei.meta({ description: "In the currency's smallest unit" }), rewardDecimal: Amount,
+    })),
+  }).nullable(),
+  repoDetails: z.object({ poolRewards: Wei, pools: PerCurrency }).nullable(),
+  repoRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })),
+  stats: z.object({
+    claims: z.number().int(), rewardsPaid: z.number().int(), paidTotals: PerCurrency,
+    contributors: z.number().int().nullable(), lastCommitAt: z.string().nullable(),
+  }),
+  price: z.object({ xdcUsd: z.string().nullable(), source: z.string().nullable() }),
+  stale: z.boolean(),
+  updatedAt: Timestamp,
+}).openapi("UnifiedRepository");
+
+export const publicApi = [
+  declareRoute({
+    method: "get", path: "/api/public/repositories/{repoId}", operationId: "getPublicRepository", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "A registered public repository's GitHub details",
+    request: { params: RepoParam },
+    responses: {
+      200: json("The repository", z.object({ id: z.number().int(), githubRepoFullName: z.string(), github_info: RepositoryInfo, stale: z.boolean() })),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/public/github/issues", operationId: "listPublicIssues", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "Open issues of a registered public repository (a bare array; X-Data-Stale on an old copy)",
+    request: { query: OwnerRepoQuery },
+    responses: { 200: json("The issues", z.array(IssueSummary)) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/public/github/repos/{owner}/{repo}", operationId: "getPublicRepositoryWithIssues", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "A registered public repository and its open issues",
+    request: { params: OwnerRepoParam },
+    responses: { 200: json("The repository and its issues", RepositoryForUser.extend({ repoId: z.number().int(), repo: RepositoryInfo.extend({ permissions: z.object({ admin: z.literal(false) }) }) })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/public/unified-repo/{owner}/{repo}", operationId: "getUnifiedRepository", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "Everything the public repository page shows (real figures only)",
+    request: { params: OwnerRepoParam },
+    responses: { 200: json("The unified view", UnifiedRepository) },
+  }),
+];

@@ -1,3 +1,5 @@
+import { ANONYMOUS, declareRoute, json, STABLE, z } from "../../openapi/declare.ts";
+import { Amount, Token } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
@@ -30,3 +32,20 @@ export function reposRoutes(ctx: AppContext) {
       return c.json(await repositoryRewards(ctx, repoId));
     });
 }
+
+export const reposApi = [
+  declareRoute({
+    method: "get", path: "/api/repos/details", operationId: "getRepositoryIds", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "A registered public repository's ids by name",
+    request: { query: OwnerRepoQuery },
+    responses: { 200: json("The ids", z.object({ repoId: z.number().int(), githubRepoId: z.number().int(), githubRepoFullName: z.string() })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/repos/{repoId}/rewards", operationId: "listRepositoryRewards", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "The open bounties of a repository",
+    request: { params: RepoParam },
+    responses: {
+      200: json("The rewards, by issue number", z.object({ rewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })) })),
+    },
+  }),
+];

@@ -1,3 +1,5 @@
+import { ANONYMOUS, declareRoute, json, OPTIONAL_USER, SESSION_WRITE, STABLE } from "../../openapi/declare.ts";
+import { Amount, Timestamp } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { eq, or } from "drizzle-orm";
 import { z } from "zod";
@@ -9,6 +11,8 @@ import { repositories } from "../../../db/schema/index.ts";
 import { registerRepository } from "../../services/repositories/register.ts";
 import { publicRepositoryList } from "../../services/repositories/public.ts";
 import { positiveId } from "../params.ts";
+
+const RegisterRepositoryBody = z.object({ githubRepoId: positiveId, githubRepoFullName: z.string().max(200), installationId: positiveId.optional() });
 
 /**
  * POST /api/repositories/register     githubRepoId, githubRepoFullName[, installationId]; may answer installUrl
@@ -25,7 +29,7 @@ export function repositoryRoutes(ctx: AppContext) {
         await next();
       },
       rateLimit(ctx, { name: "register-repository", perIp: 60, perUser: 30, windowMs: 3600_000 }),
-      validate("json", z.object({ githubRepoId: positiveId, githubRepoFullName: z.string().max(200), installationId: positiveId.optional() })),
+      validate("json", RegisterRepositoryBody),
       async (c) => {
         const { user } = requireSession(c);
         const body = c.req.valid("json");
@@ -49,3 +53,49 @@ export function repositoryRoutes(ctx: AppContext) {
       return c.json(await publicRepositoryList(ctx));
     });
 }
+
+export const PublicRepositoryList = z.object({
+  repositories: z.array(z.object({
+    id: z.number().int().meta({ description: "The GitHub repository id" }),
+    githubRepoFullName: z.string(),
+    description: z.string().nullable(),
+    xdcPoolRewards: Amount,
+    roxnPoolRewards: Amount,
+    usdcPoolRewards: Amount,
+    registeredAt: Timestamp,
+  })),
+}).openapi("PublicRepositoryList");
+
+export const repositoriesApi = [
+  declareRoute({
+    method: "post", path: "/api/repositories/register", operationId: "registerRepository", tags: ["repositories"], security: SESSION_WRITE,
+    summary: "Registers a repository the pool manager administers on GitHub (or answers where to install the app)",
+    request: { body: { content: { "application/json": { schema: RegisterRepositoryBody } }, required: true } },
+    responses: {
+      200: json("Registered, or not yet: the app must be installed first (installUrl)", z.union([
+        z.object({
+          success: z.literal(true), message: z.string(),
+          repository: z.object({
+            repoId: z.number().int(), githubRepoId: z.number().int(), githubRepoFullName: z.string(),
+            installationId: z.number().int().nullable(), isPrivate: z.boolean(), registeredAt: Timestamp,
+          }),
+        }),
+        z.object({ success: z.literal(false), installUrl: z.string(), message: z.string() }),
+      ])),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/repositories/registered", operationId: "listRegisteredRepositories", tags: ["repositories"], security: OPTIONAL_USER,
+    summary: "Registered repositories (public ones; a user also sees the private ones they registered)",
+    responses: {
+      200: json("The repositories", z.object({
+        repositories: z.array(z.object({ githubRepoId: z.number().int(), installationId: z.number().int().nullable(), githubRepoFullName: z.string() })),
+      })),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/repositories/public", operationId: "listPublicRepositories", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "Registered public repositories with their pools",
+    responses: { 200: json("The repositories, newest first", PublicRepositoryList) },
+  }),
+];

@@ -1,3 +1,5 @@
+import { declareRoute, json, USER, z } from "../../openapi/declare.ts";
+import { Role } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import type { AppBindings } from "../../context.ts";
 import { requireUser } from "../../middleware/session.ts";
@@ -9,3 +11,15 @@ export function userRoutes() {
     return c.json({ role: requireUser(c).role });
   });
 }
+
+export const userApi = [
+  declareRoute({
+    method: "get",
+    path: "/api/user/role",
+    operationId: "getUserRole",
+    tags: ["auth"],
+    summary: "The signed-in user's role (null until registered)",
+    security: USER,
+    responses: { 200: json("The role", z.object({ role: Role.nullable() })) },
+  }),
+];

@@ -1,3 +1,5 @@
+import { declareRoute, json, SESSION_WRITE } from "../../openapi/declare.ts";
+import { Timestamp } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -35,3 +37,29 @@ export function exportRoutes(ctx: AppContext) {
       return c.json(data);
     });
 }
+
+export const CodeSent = z.object({ success: z.literal(true), message: z.string(), expiresAt: Timestamp });
+
+export const exportApi = [
+  declareRoute({
+    method: "post", path: "/api/wallet/export-request", operationId: "requestKeyExportCode", tags: ["wallet"], security: SESSION_WRITE,
+    summary: "E-mails a one-time code for exporting the private key",
+    responses: { 200: json("Code sent", CodeSent) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/wallet/export-data", operationId: "exportWalletKey", tags: ["wallet"], security: SESSION_WRITE,
+    summary: "The private key, encrypted to the browser's ephemeral P-256 key",
+    request: { body: { content: { "application/json": { schema: ExportDataBody } }, required: true } },
+    responses: {
+      200: json("The sealed key", z.object({
+        cipherText: z.string(), iv: z.string(), serverPublicKey: z.string(), address: z.string(),
+        algorithm: z.literal("ECDH-P256/SHA-256/AES-256-GCM"),
+        networkConfig: z.object({
+          chainId: z.string().regex(/^0x[0-9a-f]+$/), chainName: z.string(),
+          nativeCurrency: z.object({ name: z.string(), symbol: z.string(), decimals: z.number().int() }),
+          rpcUrls: z.array(z.string()), blockExplorerUrls: z.array(z.string()).optional(),
+        }),
+      })),
+    },
+  }),
+];

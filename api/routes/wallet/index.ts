@@ -1,3 +1,5 @@
+import { declareRoute, json, OPTIONAL_USER, SESSION_WRITE, USER } from "../../openapi/declare.ts";
+import { Amount, Wei } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Address } from "viem";
@@ -10,6 +12,8 @@ import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { walletBalances } from "../../services/money/balances.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { IdParam } from "../params.ts";
+
+const ConfirmWalletBody = z.object({ address: z.string().max(64) });
 
 const walletInfoFailed = () => new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet info" });
 
@@ -42,7 +46,7 @@ export function walletRoutes(ctx: AppContext) {
         usdcBalance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC),
       });
     })
-    .post("/", validate("json", z.object({ address: z.string().max(64) })), async (c) => {
+    .post("/", validate("json", ConfirmWalletBody), async (c) => {
       // Wallets are custodial and created at registration: this confirms which one is the user's.
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
@@ -82,3 +86,38 @@ export function tokenRoutes(ctx: AppContext) {
     return c.json({ balance: balances.roxn.toString(), formatted: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN) });
   });
 }
+
+/** Empty strings and "0" without a wallet: the spec's client reads these. */
+const WalletInfo = z.object({
+  address: z.string().meta({ description: "xdc… form; empty without a user or wallet" }),
+  balance: Wei.meta({ description: "XDC in wei" }),
+  tokenBalance: Wei.meta({ description: "ROXN in wei" }),
+  xdcBalance: Amount,
+  roxnBalance: Amount,
+  usdcBalance: Amount,
+});
+
+export const walletApi = [
+  declareRoute({
+    method: "get", path: "/api/wallet/info", operationId: "getWalletInfo", tags: ["wallet"], security: OPTIONAL_USER,
+    summary: "The wallet's address and balances",
+    responses: { 200: json("Address and balances", WalletInfo) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/wallet", operationId: "confirmWallet", tags: ["wallet"], security: SESSION_WRITE,
+    summary: "Confirms the user's (custodial) wallet address",
+    request: { body: { content: { "application/json": { schema: ConfirmWalletBody } }, required: true } },
+    responses: { 200: json("Confirmed", z.object({ success: z.literal(true), address: z.string() })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/wallet/usdc-balance/{id}", operationId: "getUsdcBalance", tags: ["wallet"], security: USER,
+    summary: "The user's own USDC balance (another user's id: 404)",
+    request: { params: IdParam },
+    responses: { 200: json("The balance", z.object({ balance: Amount })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/token/balance", operationId: "getRoxnBalance", tags: ["wallet"], security: USER,
+    summary: "The user's ROXN balance",
+    responses: { 200: json("In wei and as a decimal", z.object({ balance: Wei, formatted: Amount })) },
+  }),
+];

@@ -1,3 +1,5 @@
+import { declareRoute, json, SESSION, USER } from "../../openapi/declare.ts";
+import { Timestamp } from "../../openapi/shapes.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -46,3 +48,32 @@ export function onrampRoutes(ctx: AppContext) {
       return c.json({ transactions: await listOnrampTransactions(ctx, user.id, c.req.valid("query").limit) });
     });
 }
+
+export const OnrampTransaction = z.object({
+  id: z.string(), amount: z.string().nullable(), orderId: z.string().nullable(), status: z.string(), createdAt: Timestamp,
+  type: z.enum(["onramp", "offramp"]), coin: z.string(), fiatAmount: z.string().nullable(), fiatCurrency: z.string(),
+  transactionHash: z.string().nullable(), explorerUrl: z.string().nullable(),
+  metadata: z.object({ transactionType: z.enum(["onramp", "offramp"]) }),
+});
+const ProviderUrl = json("The provider's hosted page", z.object({ url: z.string() }));
+
+export const onrampApi = [
+  declareRoute({
+    method: "get", path: "/api/wallet/buy-xdc-url", operationId: "startXdcPurchase", tags: ["wallet"], security: SESSION,
+    summary: "Records a buy order; the provider's buy page (same-site requests only)",
+    request: { query: StartQuery },
+    responses: { 200: ProviderUrl },
+  }),
+  declareRoute({
+    method: "get", path: "/api/wallet/sell-xdc-url", operationId: "startXdcSale", tags: ["wallet"], security: SESSION,
+    summary: "Records a sell order; the provider's sell page (same-site requests only)",
+    request: { query: StartQuery },
+    responses: { 200: ProviderUrl },
+  }),
+  declareRoute({
+    method: "get", path: "/api/wallet/onramp-transactions", operationId: "listOnrampTransactions", tags: ["wallet"], security: USER,
+    summary: "Buy and sell orders, newest first",
+    request: { query: ListQuery },
+    responses: { 200: json("The orders", z.object({ transactions: z.array(OnrampTransaction) })) },
+  }),
+];

@@ -1,3 +1,6 @@
+import { declareRoute, IdempotencyHeaders, json, orNull, SESSION_WRITE, USER } from "../../openapi/declare.ts";
+import { Amount, Timestamp, Token, TransactionResult, TxHash } from "../../openapi/shapes.ts";
+import { CodeSent } from "./export.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -58,3 +61,58 @@ export function sendRoutes(ctx: AppContext) {
       return c.json({ entries: await bountyHistory(ctx, user, c.req.valid("query").limit) });
     });
 }
+
+export const SendQuote = z.object({
+  token: Token, to: z.string(), amount: Amount, fee: Amount, feeCurrency: z.literal("XDC"),
+  total: orNull(Amount), otpRequired: z.boolean(), otpThreshold: Amount,
+});
+export const SendMax = z.object({ token: Token, amount: Amount, fee: Amount, reserve: Amount });
+export const SendResult = TransactionResult.extend({ id: z.string(), token: Token, to: z.string(), amount: Amount });
+export const BountyHistoryEntry = z.object({
+  id: z.string(), kind: z.enum(["reward", "withdrawal", "refund"]), currency: Token, amount: Amount,
+  repository: z.string().nullable(), issueNumber: z.number().int().nullable(), issueTitle: z.string().nullable(), issueUrl: z.string().nullable(),
+  transactionHash: TxHash, explorerUrl: z.string().nullable(), createdAt: Timestamp,
+});
+export const SentTransaction = z.object({
+  id: z.string(), token: Token, to: z.string(), amount: Amount,
+  status: z.enum(["pending", "confirmed", "failed"]), transactionHash: z.string().nullable(), explorerUrl: z.string().nullable(), createdAt: Timestamp,
+});
+
+export const sendApi = [
+  declareRoute({
+    method: "get", path: "/api/wallet/send-quote", operationId: "quoteSend", tags: ["wallet"], security: USER,
+    summary: "Runs every send check and estimates the fee; nothing is sent",
+    request: { query: SendFields },
+    responses: { 200: json("The quote", SendQuote) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/wallet/send-max", operationId: "quoteMaxSend", tags: ["wallet"], security: USER,
+    summary: "The most that can be sent (the form's Max)",
+    request: { query: MaxQuery },
+    responses: { 200: json("The maximum", SendMax) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/wallet/send-code", operationId: "requestSendCode", tags: ["wallet"], security: SESSION_WRITE,
+    summary: "E-mails a code bound to this send (above the threshold)",
+    request: { body: { content: { "application/json": { schema: SendFields } }, required: true } },
+    responses: { 200: json("Code sent", CodeSent) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/wallet/send", operationId: "sendFromWallet", tags: ["wallet"], security: SESSION_WRITE,
+    summary: "Sends XDC, ROXN or USDC from the custodial wallet",
+    request: { headers: IdempotencyHeaders, body: { content: { "application/json": { schema: SendBody } }, required: true } },
+    responses: { 200: json("Submitted (or the first result, replayed)", SendResult) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/wallet/sends", operationId: "listSends", tags: ["wallet"], security: USER,
+    summary: "The wallet's latest sends, newest first",
+    request: { query: Limit },
+    responses: { 200: json("The sends", z.object({ sends: z.array(SentTransaction) })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/wallet/bounty-history", operationId: "listBountyHistory", tags: ["wallet"], security: USER,
+    summary: "Rewards received, pool withdrawals and bounties refunded to the user's pools, newest first",
+    request: { query: Limit },
+    responses: { 200: json("The entries", z.object({ entries: z.array(BountyHistoryEntry) })) },
+  }),
+];

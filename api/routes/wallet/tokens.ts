@@ -1,3 +1,4 @@
+import { declareRoute, json, USER, z } from "../../openapi/declare.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { requireUser } from "../../middleware/session.ts";
@@ -12,3 +13,19 @@ export function tokenCatalogueRoutes(ctx: AppContext) {
     return c.json(walletTokens(ctx, wallet?.address ?? null));
   });
 }
+
+export const tokensApi = [
+  declareRoute({
+    method: "get", path: "/api/wallet/tokens", operationId: "listWalletTokens", tags: ["wallet"], security: USER,
+    summary: "The tokens the wallet holds, with explorer links",
+    responses: {
+      200: json("The catalogue", z.object({
+        tokens: z.array(z.object({
+          symbol: z.enum(["XDC", "ROXN", "USDC"]), name: z.string(), decimals: z.number().int(),
+          contractAddress: z.string().nullable(), explorerUrl: z.string().nullable(),
+        })),
+        walletExplorerUrl: z.string().nullable(),
+      })),
+    },
+  }),
+];

@@ -1,3 +1,4 @@
+import { declareRoute, json, z } from "../../openapi/declare.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -63,3 +64,16 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
     return c.json({ received: true, duplicate: inserted.length === 0 }, 202);
   });
 }
+
+export const githubWebhookApi = [
+  declareRoute({
+    method: "post", path: "/api/webhooks/github", operationId: "receiveGitHubWebhook", tags: ["webhooks"],
+    security: [{ githubSignature: [] }],
+    summary: "GitHub App deliveries (signed; stored once, processed by a worker)",
+    request: {
+      headers: z.object({ "X-GitHub-Event": z.string(), "X-GitHub-Delivery": z.string().max(100) }),
+      body: { content: { "application/json": { schema: z.record(z.string(), z.unknown()) } }, required: true },
+    },
+    responses: { 202: json("Stored (or a duplicate of a stored delivery)", z.object({ received: z.literal(true), duplicate: z.boolean() })) },
+  }),
+];

@@ -1,3 +1,4 @@
+import { declareRoute, json, z } from "../../openapi/declare.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { SIGNATURE_HEADER } from "../../services/onramp/provider.ts";
@@ -18,3 +19,17 @@ export function onrampWebhookRoutes(ctx: AppContext) {
     return c.json({ received: true, ...result });
   });
 }
+
+export const onrampWebhookApi = [
+  declareRoute({
+    method: "post", path: "/api/webhooks/onramp", operationId: "receiveOnrampWebhook", tags: ["webhooks"],
+    security: [{ onrampSignature: [] }],
+    summary: "The on-ramp provider's signed order updates",
+    request: { body: { content: { "application/json": { schema: z.record(z.string(), z.unknown()) } }, required: true } },
+    responses: {
+      200: json("Received (also duplicates and unknown orders, so the provider stops retrying)", z.object({
+        received: z.literal(true), outcome: z.enum(["processed", "duplicate", "unmatched", "ignored"]), deliveryId: z.string().optional(),
+      })),
+    },
+  }),
+];

@@ -103,7 +103,7 @@ export async function fundRepositoryXdc(ctx: AppContext, input: FundXdcInput, no
   const request = { route: "fund_xdc", repoId: input.repoId, amountXdc: String(input.amountXdc), repositoryFullName: input.repositoryFullName };
   const messages = { pending: "XDC funding submitted", confirmed: "XDC funding confirmed", failedTitle: "Error Adding XDC Funds" };
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
-  if (earlier) return transactionResult(ctx, earlier, messages);
+  if (earlier) return transactionResult(ctx, await ctx.outbox.untilBroadcast(earlier), messages);
 
   const parsed = parseAmount(input.amountXdc, TOKEN_DECIMALS.XDC);
   if (!parsed.ok || parsed.value === 0n) throw invalidAmount("XDC");
@@ -181,7 +181,7 @@ async function fundRepositoryToken(
   const request = { ...requestFields, repoId: input.repoId, repositoryFullName: input.repositoryFullName };
   const messages = { pending: `${token} funding submitted`, confirmed: `${token} funding confirmed`, failedTitle: `Error Adding ${token} Funds` };
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
-  if (earlier) return transactionResult(ctx, earlier, messages);
+  if (earlier) return transactionResult(ctx, await ctx.outbox.untilBroadcast(earlier), messages);
 
   const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
   if (!parsed.ok || parsed.value === 0n) {

@@ -293,7 +293,7 @@ export async function sendFromWallet(
   // The code is not part of the request's identity: a retry after a lost answer carries the same (spent) code.
   const request = { route: "wallet_send", token: String(input.send.token), to: String(input.send.to).trim(), amount: String(input.send.amount) };
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
-  if (earlier) return sendResult(ctx, earlier);
+  if (earlier) return sendResult(ctx, await ctx.outbox.untilBroadcast(earlier));
 
   const send = await checkSend(ctx, input.user, input.send);
   if (send.otpRequired) {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
-import { api, ApiRequestError, errorMessage } from "../../lib/api.ts";
+import { api, ApiRequestError, errorMessage, type ApiResponse } from "../../lib/api.ts";
 import { toast } from "../../stores/toast.ts";
 import { formatAmount } from "../../lib/format.ts";
 import { fromApi, type Currency } from "../../lib/funding-rules.ts";
@@ -17,18 +17,7 @@ import {
   type PendingRegistration,
 } from "../../lib/registration-flow.ts";
 
-interface UserRepository {
-  id: number;
-  name: string;
-  full_name: string;
-  description: string | null;
-  private: boolean;
-  permissions: { admin: boolean };
-  appInstalled: boolean;
-  registered: boolean;
-}
-
-type RegisterAnswer = { success: true; message: string } | { success: false; installUrl: string; message: string };
+type UserRepository = ApiResponse<"listUserRepositories">["repositories"][number];
 
 /**
  * 'My GitHub Repositories (Admin)' (spec section 2, Profile) and the
@@ -45,7 +34,7 @@ export default function AdminRepositories() {
   const load = useCallback(async (refresh = false) => {
     setError(null);
     try {
-      const { repositories } = await api<{ repositories: UserRepository[] }>(`/api/github/user/repos${refresh ? "?refresh=1" : ""}`);
+      const { repositories } = await api(`/api/github/user/repos${refresh ? "?refresh=1" : ""}`);
       setRepos(repositories);
     } catch (err) {
       setError(errorMessage(err, "Failed to fetch GitHub repositories"));
@@ -57,7 +46,7 @@ export default function AdminRepositories() {
     async (pending: PendingRegistration) => {
       setBusy(pending.githubRepoId);
       try {
-        const answer = await api<RegisterAnswer>("/api/repositories/register", { method: "POST", body: { ...pending } });
+        const answer = await api("/api/repositories/register", { method: "POST", body: { ...pending } });
         if (answer && answer.success === false && "installUrl" in answer && answer.installUrl) {
           keepPendingRegistration(pending);
           location.assign(answer.installUrl);
@@ -91,7 +80,7 @@ export default function AdminRepositories() {
     history.replaceState(history.state, "", location.pathname);
     (async () => {
       try {
-        const { count } = await api<{ count: number }>("/api/github/app/finalize-installation", {
+        const { count } = await api("/api/github/app/finalize-installation", {
           method: "POST",
           body: { installationId: installation.installationId },
         });

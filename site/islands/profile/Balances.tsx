@@ -24,10 +24,10 @@ export default function Balances({ userId }: { userId: number }) {
   const [usdc, setUsdc] = useState<string | undefined>();
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    api<WalletInfo>("/api/wallet/info")
+    api("/api/wallet/info")
       .then(setInfo)
       .catch((err) => setError(errorMessage(err, "Failed to fetch wallet info")));
-    api<{ balance: string }>(`/api/wallet/usdc-balance/${userId}`)
+    api(`/api/wallet/usdc-balance/${userId}`)
       .then((r) => setUsdc(r.balance))
       .catch(() => setUsdc(undefined));
   }, [userId]);

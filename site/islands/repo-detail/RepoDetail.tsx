@@ -89,7 +89,7 @@ export default function RepoDetail(props: RepoDetailProps) {
   const repoId = repo?.repoId ?? null;
 
   // ---- pools and bounties ----
-  const pool = useResource(hydrated && repoId ? `pool:${repoId}` : null, () => api<PoolInfo>(`/api/blockchain/pool-info/${repoId}`));
+  const pool = useResource(hydrated && repoId ? `pool:${repoId}` : null, () => api(`/api/blockchain/pool-info/${repoId}`));
   const initialPool = props.initial?.repo.repoId === repoId ? props.initial?.pool : null;
   const poolData = pool.data ?? initialPool ?? null;
   const [rows, setRows] = useState<Record<number, RewardState>>({});

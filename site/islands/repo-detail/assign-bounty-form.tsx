@@ -37,7 +37,7 @@ export function AssignBountyForm(props: {
     const bountyAmount = toPlainDecimal(amount, currency);
     setBusy(true);
     try {
-      const result = await api<TransactionResult>(`/api/blockchain/allocate-bounty/${props.repo.repoId}/${selected.number}`, {
+      const result = await api(`/api/blockchain/allocate-bounty/${props.repo.repoId}/${selected.number}`, {
         method: "POST",
         body: {
           bountyAmount,

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { api } from "../../lib/api.ts";
+import { api, type ApiResponse } from "../../lib/api.ts";
 import { bountyLabel, type BountyInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
 import { toast } from "../../stores/toast.ts";
 import { Button } from "../ui/button.tsx";
@@ -13,16 +13,7 @@ export type DecisionMode = "release" | "cancel";
 
 const LOGIN_CHOICE = "@login";
 
-interface HeldResult {
-  status: "held";
-  heldFor: string;
-  message: string;
-}
-
-interface Claimant {
-  username: string;
-  address: string;
-}
+type Claimant = ApiResponse<"listIssueClaimants">["claimants"][number];
 
 const shortAddress = (address: string) => `${address.slice(0, 7)}…${address.slice(-5)}`;
 
@@ -56,7 +47,7 @@ export function BountyDecisionDialog(props: {
     setLoadError(null);
     setChosen("");
     setLogin("");
-    api<{ claimants: Claimant[] }>(`/api/blockchain/issue-claimants/${repo.repoId}/${issue.number}`).then(
+    api(`/api/blockchain/issue-claimants/${repo.repoId}/${issue.number}`).then(
       (data) => {
         setClaimants(data.claimants);
         if (data.claimants.length === 1) setChosen(data.claimants[0]!.address);
@@ -87,7 +78,7 @@ export function BountyDecisionDialog(props: {
           : { contributorAddress: recipient!.address, githubRepoFullName: repo.fullName }
         : { githubRepoFullName: repo.fullName };
     try {
-      const result = await api<TransactionResult | HeldResult>(path, {
+      const result = await api<ApiResponse<"distributeBounty"> | ApiResponse<"cancelBounty">>(path, {
         method: "POST",
         body,
         idempotencyKey: action.keyFor(`${mode}/${repo.repoId}/${issue.number}/${recipient?.address || recipient?.username || ""}`),

@@ -34,7 +34,7 @@ export function useContribute(repo: RepoView | null, user: SessionUser | null) {
       }
       setContributing(issueNumber);
       try {
-        const result = await api<{ success: boolean; message?: string }>("/api/blockchain/register", {
+        const result = await api("/api/blockchain/register", {
           method: "POST",
           body: { role: user.role, walletAddress: user.xdcWalletAddress ?? undefined, issueId: issueNumber, repoId: repo.repoId },
         });

@@ -1,5 +1,5 @@
 import { useState, type FormEvent, type ReactNode } from "react";
-import { api, ApiRequestError } from "../../lib/api.ts";
+import { api, ApiRequestError, type ApiResponse } from "../../lib/api.ts";
 import {
   FEE_PERCENT_LABEL,
   feeBreakdown,
@@ -150,7 +150,7 @@ export function XdcFundingForm(props: {
     const amountXdc = toPlainDecimal(amount!, "XDC");
     setBusy(true);
     try {
-      const result = await api<TransactionResult>(`/api/blockchain/repository/${props.repo.repoId}/fund`, {
+      const result = await api(`/api/blockchain/repository/${props.repo.repoId}/fund`, {
         method: "POST",
         body: { amountXdc, repositoryFullName: props.repo.fullName },
         idempotencyKey: action.keyFor(`${props.repo.repoId}/xdc/${amountXdc}`),
@@ -270,7 +270,7 @@ export function TokenFundingForm(props: {
     if (approvalFirst) {
       setStep("approving");
       try {
-        const approved = await api<TransactionResult & { allowance: unknown }>(`/api/blockchain/approve-${lower}`, {
+        const approved = await api<ApiResponse<"approveRoxn">>(`/api/blockchain/approve-${lower}`, {
           method: "POST",
           body: { amount: tokenAmount },
           idempotencyKey: approveKey.keyFor(`approve/${token}/${tokenAmount}`),
@@ -298,7 +298,7 @@ export function TokenFundingForm(props: {
     }
     setStep("adding");
     try {
-      const result = await api<TransactionResult>(`/api/blockchain/fund-${lower}/${props.repo.repoId}`, {
+      const result = await api<ApiResponse<"fundRepositoryRoxn">>(`/api/blockchain/fund-${lower}/${props.repo.repoId}`, {
         method: "POST",
         body: { [`${lower}Amount`]: tokenAmount, repositoryFullName: props.repo.fullName },
         idempotencyKey: fundKey.keyFor(`${props.repo.repoId}/${lower}/${tokenAmount}`),

@@ -67,10 +67,10 @@ export function FundingPanel(props: FundingPanelProps) {
   // The wallet info the header's wallet box shows too (fresh 30 s, refetched on focus): one source, refreshed together.
   const wallet = useResourceState(walletInfo);
   useEffect(() => (userKey ? walletInfo.watch() : undefined), [userKey]);
-  const roxn = useResource(userKey && `roxn:${userKey}`, () => api<{ balance: string; formatted: string }>("/api/token/balance"));
+  const roxn = useResource(userKey && `roxn:${userKey}`, () => api("/api/token/balance"));
   const [allowanceOverride, setAllowanceOverride] = useState<bigint | null>(null);
   const allowance = useResource(isManager ? `allowance:${userKey}` : null, async () => {
-    const data = await api<{ allowance: unknown }>("/api/blockchain/roxn-allowance");
+    const data = await api("/api/blockchain/roxn-allowance");
     if (typeof data.allowance !== "string" || !/^\d+$/.test(data.allowance)) {
       toast({ type: "error", title: "ROXN Approval Failed", message: "Invalid allowance format received from server." });
       throw new Error("Invalid allowance format received from server.");
@@ -80,15 +80,15 @@ export function FundingPanel(props: FundingPanelProps) {
   // Spec sections 7 and 9: refetched every 60 s for pool managers on the XDC tab.
   const status = useResource(
     isManager && repo.repoId ? `status:${repo.repoId}` : null,
-    () => api<FundingStatus>(`/api/blockchain/repository/${repo.repoId}/funding-status`),
+    () => api(`/api/blockchain/repository/${repo.repoId}/funding-status`),
     { intervalMs: props.visible && tab === "xdc" ? FUNDING_STATUS_POLL_MS : undefined },
   );
   useEffect(() => setAllowanceOverride(null), [allowance.data]);
   // USDC (issue 11): the same approve-then-add as ROXN, read when its tab is open.
-  const usdc = useResource(userKey && tab === "usdc" ? `usdc:${userKey}` : null, () => api<{ balance: string }>(`/api/wallet/usdc-balance/${userKey}`));
+  const usdc = useResource(userKey && tab === "usdc" ? `usdc:${userKey}` : null, () => api(`/api/wallet/usdc-balance/${userKey}`));
   const [usdcAllowanceOverride, setUsdcAllowanceOverride] = useState<bigint | null>(null);
   const usdcAllowance = useResource(isManager && tab === "usdc" ? `usdc-allowance:${userKey}` : null, async () =>
-    BigInt((await api<{ allowance: string }>("/api/blockchain/usdc-allowance")).allowance),
+    BigInt((await api("/api/blockchain/usdc-allowance")).allowance),
   );
   useEffect(() => setUsdcAllowanceOverride(null), [usdcAllowance.data]);
 

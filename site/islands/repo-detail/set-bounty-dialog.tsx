@@ -57,7 +57,7 @@ export function SetBountyDialog(props: SetBountyDialogProps) {
     setLoading(true);
     let alive = true;
     // Pool-info holds the pools and every bounty of the repository: one fresh read answers both.
-    api<PoolInfo>(`/api/blockchain/pool-info/${repo.repoId}`).then(
+    api(`/api/blockchain/pool-info/${repo.repoId}`).then(
       (fresh) => {
         if (!alive) return;
         setPool(fresh);
@@ -107,7 +107,7 @@ export function SetBountyDialog(props: SetBountyDialogProps) {
     const bountyAmount = toPlainDecimal(value, currency);
     setPending(true);
     try {
-      const result = await api<TransactionResult>(`/api/blockchain/allocate-bounty/${repo.repoId}/${issue.number}`, {
+      const result = await api(`/api/blockchain/allocate-bounty/${repo.repoId}/${issue.number}`, {
         method: "POST",
         body: {
           bountyAmount,

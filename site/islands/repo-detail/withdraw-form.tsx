@@ -37,7 +37,7 @@ export function WithdrawForm(props: { repo: RepoView; currency: Currency; pool: 
     const amountText = toPlainDecimal(confirming, currency);
     setBusy(true);
     try {
-      const result = await api<TransactionResult>(`/api/blockchain/repository/${repo.repoId}/withdraw`, {
+      const result = await api(`/api/blockchain/repository/${repo.repoId}/withdraw`, {
         method: "POST",
         body: { currency, amount: amountText, repositoryFullName: repo.fullName },
         idempotencyKey: action.keyFor(`${repo.repoId}/${currency}/${amountText}`),

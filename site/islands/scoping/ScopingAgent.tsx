@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type DragEvent } from "react";
-import { api, ApiRequestError } from "../../lib/api.ts";
+import { api, ApiRequestError, type ApiResponse } from "../../lib/api.ts";
 import { SCOPING_POLL_MS, type Plan } from "../../../lib/scoping.ts";
 import { cardClass } from "../../lib/ui.ts";
 import { loadSession, watchSession, $csrfToken } from "../../stores/session.ts";
@@ -22,14 +22,7 @@ export const SCOPING_TEXTS = {
 const MAX_BYTES = 5 * 1024 * 1024;
 const ACCEPT = ".txt,.md,.markdown,.pdf,.docx,text/plain,text/markdown,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 
-export interface JobView {
-  jobId: string;
-  status: "queued" | "processing" | "completed" | "failed";
-  result: Plan | null;
-  error: string | null;
-  fileName: string;
-  createdAt: string;
-}
+export type JobView = ApiResponse<"getScopingJob">;
 
 type Failure = { title: string; detail?: string };
 
@@ -67,7 +60,7 @@ export default function ScopingAgent(props: { signedIn: boolean; isPoolManager: 
   const loadJobs = useCallback(async () => {
     if (!props.signedIn) return;
     try {
-      setJobs((await api<{ jobs: JobSummary[] }>("/api/ai-scoping/jobs")).jobs);
+      setJobs((await api("/api/ai-scoping/jobs")).jobs);
     } catch {
       setJobs([]);
     }
@@ -83,7 +76,7 @@ export default function ScopingAgent(props: { signedIn: boolean; isPoolManager: 
     async (jobId: string) => {
       setFailure(null);
       try {
-        show(await api<JobView>(`/api/ai-scoping/results/${encodeURIComponent(jobId)}`));
+        show(await api(`/api/ai-scoping/results/${encodeURIComponent(jobId)}`));
         const url = new URL(window.location.href);
         url.searchParams.set("job", jobId);
         window.history.replaceState(null, "", url);
@@ -105,7 +98,7 @@ export default function ScopingAgent(props: { signedIn: boolean; isPoolManager: 
     let cancelled = false;
     const timer = setTimeout(async () => {
       try {
-        const next = await api<JobView>(`/api/ai-scoping/results/${encodeURIComponent(job.jobId)}`);
+        const next = await api(`/api/ai-scoping/results/${encodeURIComponent(job.jobId)}`);
         if (!cancelled) show(next);
       } catch (err) {
         if (!cancelled) fail(err instanceof ApiRequestError ? { title: SCOPING_TEXTS.fetch, detail: err.message } : { title: SCOPING_TEXTS.unknown });
@@ -129,7 +122,7 @@ export default function ScopingAgent(props: { signedIn: boolean; isPoolManager: 
       if (!$csrfToken.get()) await loadSession();
       const form = new FormData();
       form.append("document", file);
-      const created = await api<JobView>("/api/ai-scoping/upload", { method: "POST", body: form });
+      const created = await api("/api/ai-scoping/upload", { method: "POST", body: form });
       const url = new URL(window.location.href);
       url.searchParams.set("job", created.jobId);
       window.history.replaceState(null, "", url);

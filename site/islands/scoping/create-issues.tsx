@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { api, errorMessage } from "../../lib/api.ts";
+import { api, errorMessage, type ApiResponse } from "../../lib/api.ts";
 import { parseAmount, toPlainDecimal, type Currency } from "../../lib/funding-rules.ts";
 import { formatAmount } from "../../lib/format.ts";
 import { cardClass, inputClass } from "../../lib/ui.ts";
@@ -10,21 +10,8 @@ import { Dialog } from "../ui/dialog.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
 
-interface AdminRepository {
-  id: number;
-  full_name: string;
-  permissions: { admin: boolean };
-  appInstalled: boolean;
-  registered: boolean;
-}
-
-interface ScopedIssue {
-  taskId: number;
-  title: string;
-  issueNumber: number | null;
-  issueUrl: string | null;
-  bounty: { currency: Currency; amount: string; status: string; transactionHash: string | null } | null;
-}
+type AdminRepository = ApiResponse<"listUserRepositories">["repositories"][number];
+type ScopedIssue = ApiResponse<"listScopedIssues">["issues"][number];
 
 const SETTLED = new Set(["confirmed", "reverted", "failed"]);
 const BOUNTY_STATUS: Record<string, string> = { queued: "Submitting", signed: "Submitting", sent: "Confirming", confirmed: "Bounty set", reverted: "Bounty failed", failed: "Bounty failed" };
@@ -47,7 +34,7 @@ export default function CreateIssues(props: { jobId: string; plan: Plan; selecte
   const [issues, setIssues] = useState<ScopedIssue[] | null>(null);
 
   useEffect(() => {
-    api<{ repositories: AdminRepository[] }>("/api/github/user/repos")
+    api("/api/github/user/repos")
       .then(({ repositories }) => {
         const usable = repositories.filter((r) => r.registered && r.permissions.admin && r.appInstalled);
         setRepos(usable);
@@ -61,7 +48,7 @@ export default function CreateIssues(props: { jobId: string; plan: Plan; selecte
 
   const loadIssues = useCallback(async () => {
     try {
-      setIssues((await api<{ issues: ScopedIssue[] }>(`/api/ai-scoping/results/${props.jobId}/issues`)).issues);
+      setIssues((await api(`/api/ai-scoping/results/${props.jobId}/issues`)).issues);
     } catch {
       /* shown again on the next poll */
     }
@@ -94,7 +81,7 @@ export default function CreateIssues(props: { jobId: string; plan: Plan; selecte
     if (!repo || busy) return;
     setBusy(true);
     try {
-      const answer = await api<{ issues: ScopedIssue[] }>(`/api/ai-scoping/results/${props.jobId}/issues`, {
+      const answer = await api(`/api/ai-scoping/results/${props.jobId}/issues`, {
         method: "POST",
         body: {
           repositoryId: repo.id,

@@ -85,7 +85,7 @@ export function ExportDialog({ address, open, onOpenChange: changeOpen }: { addr
     setSending(true);
     setProblem(null);
     try {
-      const { message } = await api<{ message: string }>("/api/wallet/export-request", { method: "POST" });
+      const { message } = await api("/api/wallet/export-request", { method: "POST" });
       setCodeSent(message || "We sent a 6-digit code to your e-mail address.");
     } catch (err) {
       // The server's title says what happened: the spec's 'Failed to send OTP', or a limit ('Too many codes requested').
@@ -104,7 +104,7 @@ export function ExportDialog({ address, open, onOpenChange: changeOpen }: { addr
     try {
       const { createEphemeralKey, isEncryptedExport, addressOfKey } = await import("../../lib/export-crypto.ts");
       const ephemeral = await createEphemeralKey();
-      const data = await api<unknown>("/api/wallet/export-data", { method: "POST", body: { ephemeralPublicKey: ephemeral.publicKey, otp: otp.trim() } });
+      const data = await api("/api/wallet/export-data", { method: "POST", body: { ephemeralPublicKey: ephemeral.publicKey, otp: otp.trim() } });
       if (!isEncryptedExport(data)) throw new InvalidResponse();
       let key: string;
       try {

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from "react";
-import { api, ApiRequestError, errorMessage, newIdempotencyKey } from "../../lib/api.ts";
+import { api, ApiRequestError, errorMessage, newIdempotencyKey, type ApiResponse } from "../../lib/api.ts";
 import { formatAmount, formatUnits, type Symbol } from "../../lib/format.ts";
 import { inputClass } from "../../lib/ui.ts";
 import { OtpInput } from "../ui/otp-input.tsx";
@@ -11,24 +11,7 @@ import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
 import { InlineAlert, WalletDialog } from "./WalletDialog.tsx";
 
-interface Quote {
-  token: Symbol;
-  to: string;
-  amount: string;
-  fee: string;
-  total: string | null;
-  otpRequired: boolean;
-  otpThreshold: string;
-}
-
-interface SendResult {
-  transactionHash: string;
-  explorerUrl: string | null;
-  message: string;
-  amount: string;
-  token: Symbol;
-  to: string;
-}
+type Quote = ApiResponse<"quoteSend">;
 
 const TOKENS: Symbol[] = ["XDC", "ROXN", "USDC"];
 type Problem = { title?: string; message: string } | null;
@@ -85,7 +68,7 @@ export function SendDialog(props: {
     setBusy("quote");
     try {
       const params = new URLSearchParams({ token, to: to.trim(), amount: amount.trim() });
-      setQuote(await api<Quote>(`/api/wallet/send-quote?${params}`));
+      setQuote(await api(`/api/wallet/send-quote?${params}`));
       setIdempotencyKey(newIdempotencyKey());
     } catch (err) {
       setProblem(problemOf(err, "Could not check this transfer."));
@@ -101,7 +84,7 @@ export function SendDialog(props: {
     setFieldErrors({});
     try {
       const params = new URLSearchParams({ token, ...(recipientProblem(to, props.address) ? {} : { to: to.trim() }) });
-      const max = await api<{ amount: string }>(`/api/wallet/send-max?${params}`);
+      const max = await api(`/api/wallet/send-max?${params}`);
       setAmount(max.amount);
     } catch (err) {
       setProblem(problemOf(err, "Could not work out the most you can send."));
@@ -115,7 +98,7 @@ export function SendDialog(props: {
     setBusy("code");
     setProblem(null);
     try {
-      const { message } = await api<{ message: string }>("/api/wallet/send-code", { method: "POST", body: { token, to: to.trim(), amount: amount.trim() } });
+      const { message } = await api("/api/wallet/send-code", { method: "POST", body: { token, to: to.trim(), amount: amount.trim() } });
       setCodeSent(message);
     } catch (err) {
       const found = problemOf(err, "Failed to send OTP");
@@ -130,7 +113,7 @@ export function SendDialog(props: {
     setBusy("send");
     setProblem(null);
     try {
-      const result = await api<SendResult>("/api/wallet/send", {
+      const result = await api("/api/wallet/send", {
         method: "POST",
         idempotencyKey,
         timeoutMs: 30_000,

@@ -1,0 +1,117 @@
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { apiDocument } from "./document.ts";
+
+/**
+ * Checks answers against the API document: the integration suite runs every
+ * JSON response of `/api/*` through `checkResponse` (testing/context.ts wraps
+ * the app's fetch), so a field the code answers differently from its
+ * declaration fails the test that received it. Not used in production: the
+ * server never validates its own answers (that would cost every request).
+ */
+
+type Operation = { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+type Document = { paths: Record<string, Record<string, Operation>>; components?: unknown };
+
+interface Route {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  params: number;
+  operation: Operation;
+}
+
+export interface Conformance {
+  /** The problems of one answer, in words (empty when it matches). */
+  problems(method: string, path: string, status: number, body: unknown): string[];
+  /** The document's path template for a request path, if any. */
+  match(method: string, path: string): Route | undefined;
+}
+
+export function conformanceTo(document: Document): Conformance {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  const routes: Route[] = [];
+  for (const [template, methods] of Object.entries(document.paths)) {
+    const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    const params = (template.match(/\{/g) ?? []).length;
+    for (const [method, operation] of Object.entries(methods)) routes.push({ method: method.toUpperCase(), template, pattern, params, operation });
+  }
+  // A literal segment wins over a parameter (/api/repos/details before /api/repos/{repoId}).
+  routes.sort((a, b) => a.params - b.params);
+  const compiled = new Map<unknown, ValidateFunction>();
+  const validatorOf = (schema: unknown) => {
+    let validate = compiled.get(schema);
+    if (!validate) {
+      // References point at #/components/...: compile the schema with the document's components beside it.
+      validate = ajv.compile({ ...(schema as object), components: document.components });
+      compiled.set(schema, validate);
+    }
+    return validate;
+  };
+  const match = (method: string, path: string) => {
+    const wanted = method === "HEAD" ? "GET" : method;
+    return routes.find((r) => r.method === wanted && r.pattern.test(path));
+  };
+  const errorSchema = () => {
+    for (const methods of Object.values(document.paths)) for (const op of Object.values(methods)) {
+      const schema = op.responses?.default?.content?.["application/json"]?.schema;
+      if (schema) return schema;
+    }
+    throw new Error("the document declares no error response");
+  };
+  return {
+    match,
+    problems(method, path, status, body) {
+      const route = match(method, path);
+      // Unrouted paths answer errors only, in the shared shape (the 404 of errors.ts noApiEndpoint; a 413 or 403 of the
+      // middleware that runs before routing).
+      const declared = route
+        ? (route.operation.responses?.[String(status)] ?? (status >= 400 ? route.operation.responses?.default : undefined))
+        : status >= 400
+          ? { content: { "application/json": { schema: errorSchema() } } }
+          : undefined;
+      const where = `${method} ${path} → ${status}${route ? ` (${route.method} ${route.template})` : ""}`;
+      if (!declared && !route) return [`${where}: no operation in the API document answers this path`];
+      const schema = declared?.content?.["application/json"]?.schema;
+      if (!schema) return [`${where}: the API document declares no JSON response for status ${status}`];
+      const validate = validatorOf(schema);
+      if (validate(body)) return [];
+      return (validate.errors ?? []).map((e) => `${where}: ${e.instancePath || "(body)"} ${e.message}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`);
+    },
+  };
+}
+
+let shared: Conformance | undefined;
+/** The checker for this build's document. */
+export function apiConformance(): Conformance {
+  return (shared ??= conformanceTo(apiDocument() as unknown as Document));
+}
+
+export class ResponseBreaksApiDocument extends Error {
+  override name = "ResponseBreaksApiDocument";
+}
+
+/**
+ * Wraps a fetch handler: every JSON answer under /api is checked against the
+ * document, and one that breaks it rejects the call (the test that made it
+ * fails, naming the field).
+ */
+export function checkedFetch<F extends (request: Request, ...rest: never[]) => Response | Promise<Response>>(fetch: F, conformance = apiConformance()): F {
+  return (async (request: Request, ...rest: never[]) => {
+    const response = await fetch(request, ...rest);
+    const path = new URL(request.url).pathname;
+    const type = response.headers.get("content-type") ?? "";
+    if (!path.startsWith("/api/") || !type.includes("application/json") || request.method === "HEAD" || response.status === 304) return response;
+    const text = await response.clone().text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ResponseBreaksApiDocument(`${request.method} ${path} → ${response.status}: the body is not JSON although it says so`);
+    }
+    const problems = conformance.problems(request.method, path, response.status, body);
+    if (problems.length) throw new ResponseBreaksApiDocument(`The answer breaks the API document (api/openapi/):\n  ${problems.join("\n  ")}\n  body: ${text.slice(0, 500)}`);
+    return response;
+  }) as F;
+}
