@@ -95,7 +95,7 @@ export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[]): (re
       const found = source(request.url);
       if (!found) continue;
       const response = respondWithFile(request, found.file);
-      if (isPublicReadPath(found.path)) allowPublicRead(response.headers);
+      if (found.path.startsWith("/api/") && isPublicReadPath(found.path)) allowPublicRead(response.headers);
       return finish(request, found.path, response, performance.now());
     }
     return undefined;

@@ -103,7 +103,9 @@ export function checkedFetch<F extends (request: Request, ...rest: never[]) => R
     const path = new URL(request.url).pathname;
     const type = response.headers.get("content-type") ?? "";
     if (!path.startsWith("/api/") || !type.includes("application/json") || request.method === "HEAD" || response.status === 304) return response;
-    const text = await response.clone().text();
+    // Cached public reads leave gzipped (response-cache.ts); a browser or fetch would inflate them.
+    const raw = new Uint8Array(await response.clone().arrayBuffer());
+    const text = new TextDecoder().decode(/\bgzip\b/.test(response.headers.get("content-encoding") ?? "") ? Bun.gunzipSync(raw) : raw);
     let body: unknown;
     try {
       body = JSON.parse(text);

@@ -152,3 +152,14 @@ describe("responses are checked against the document", () => {
     }
   });
 });
+
+test("a gzipped answer (a cached public read) is inflated before it is checked", async () => {
+  const body = JSON.stringify({ role: 42 });
+  const gzipped = new Hono().get("/api/user/role", () => new Response(Bun.gzipSync(new TextEncoder().encode(body)), { headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" } }));
+  const error = await Promise.resolve(checkedFetch(gzipped.fetch)(new Request("http://127.0.0.1/api/user/role"))).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(String(error)).toContain("/role");
+  expect(String(error)).not.toContain("not JSON");
+});
