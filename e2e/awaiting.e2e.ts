@@ -52,6 +52,10 @@ test("closed as completed without a pull request: awaiting decision, then releas
   expect((await page.request.post(`${emulator}/_emulator/issues/close`, { data: { repo: LIBRARY.fullName, number: issue.number, reason: "completed", actor: "alice" } })).ok()).toBe(true);
   await expect.poll(() => stateOf(page, issue.number), { timeout: 20_000 }).toBe("awaiting");
   expect(await advertised(page)).not.toContain(issue.number);
+  // The public page's value locked shows it apart, not as available to work on.
+  await expect.poll(async () => (await (await page.request.get(`/${LIBRARY.fullName}`)).text()).match(/Besides: [\d.,]+ XDC awaiting the pool manager/)?.[0], { timeout: 20_000 }).toBe(
+    "Besides: 3.00 XDC awaiting the pool manager",
+  );
   await expect.poll(() => botComment(page, issue.number), { timeout: 20_000 }).toContain("**Awaiting decision**");
 
   // The dashboard points to it; the repository page lists it with the decisions.

@@ -119,6 +119,7 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await amount.fill("999999");
   await add.click();
   await expectToast(page, "Insufficient XDC Balance", `Your XDC balance is ${showUnits(balance, 4)} XDC.`);
+  await expect(toasts(page, "Insufficient XDC Balance").getByRole("link", { name: "Buy XDC" })).toHaveAttribute("href", "/wallet");
   await amount.fill(showUnits(balance - shownUnits("0.05", 4), 4).replace(/,/g, ""));
   await add.click();
   await expectToast(page, "Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");

@@ -144,7 +144,9 @@ export function XdcFundingForm(props: {
     if (busy || !props.repo.repoId) return;
     const problem = xdcFundingProblem({ amount, balance: props.balance, remainingLimit: props.remainingLimit, repositoryFullName: props.repo.fullName });
     if (problem) {
-      toast({ type: "error", ...problem });
+      // Not enough XDC: the way to get some, the wallet's Buy XDC (the on-ramp), beside the refusal (issue 11, item 10).
+      const short = problem.title === "Insufficient XDC Balance" || problem.title === "Insufficient funds for gas";
+      toast({ type: "error", ...problem, ...(short ? { action: { label: "Buy XDC", href: "/wallet" } } : {}) });
       return;
     }
     const amountXdc = toPlainDecimal(amount!, "XDC");
