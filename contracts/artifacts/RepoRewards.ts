@@ -8,6 +8,16 @@ export const RepoRewardsAbi = [
         "type": "address"
       },
       {
+        "internalType": "uint48",
+        "name": "adminTransferDelay",
+        "type": "uint48"
+      },
+      {
+        "internalType": "address",
+        "name": "guardian",
+        "type": "address"
+      },
+      {
         "internalType": "address",
         "name": "operator",
         "type": "address"
@@ -26,6 +36,16 @@ export const RepoRewardsAbi = [
         "internalType": "contract IERC20",
         "name": "usdcToken",
         "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "initialManagerDelay",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256[2][3]",
+        "name": "initialCaps",
+        "type": "uint256[2][3]"
       }
     ],
     "stateMutability": "nonpayable",
@@ -34,6 +54,33 @@ export const RepoRewardsAbi = [
   {
     "inputs": [],
     "name": "AccessControlBadConfirmation",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint48",
+        "name": "schedule",
+        "type": "uint48"
+      }
+    ],
+    "name": "AccessControlEnforcedDefaultAdminDelay",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "AccessControlEnforcedDefaultAdminRules",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "defaultAdmin",
+        "type": "address"
+      }
+    ],
+    "name": "AccessControlInvalidDefaultAdmin",
     "type": "error"
   },
   {
@@ -113,6 +160,43 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "BountyNotOpen",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "perRepo",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      }
+    ],
+    "name": "CapOutOfBounds",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "CheckpointUnorderedInsertion",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "delay",
+        "type": "uint256"
+      }
+    ],
+    "name": "DelayOutOfBounds",
     "type": "error"
   },
   {
@@ -202,6 +286,27 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      }
+    ],
+    "name": "NotClaimant",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
         "internalType": "address",
         "name": "account",
         "type": "address"
@@ -211,8 +316,51 @@ export const RepoRewardsAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "NotReady",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      }
+    ],
+    "name": "NotScheduled",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "RateLimitExceeded",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "ReentrancyGuardReentrantCall",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint8",
+        "name": "bits",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "SafeCastOverflowedUintDowncast",
     "type": "error"
   },
   {
@@ -240,6 +388,17 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "TransferFailed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "UnknownOutflow",
     "type": "error"
   },
   {
@@ -306,6 +465,37 @@ export const RepoRewardsAbi = [
       },
       {
         "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "BountyCancelRequested",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
         "internalType": "enum RepoRewards.Currency",
         "name": "currency",
         "type": "uint8"
@@ -324,6 +514,31 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "BountyCancelled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "contributor",
+        "type": "address"
+      }
+    ],
+    "name": "BountyClaimed",
     "type": "event"
   },
   {
@@ -374,6 +589,106 @@ export const RepoRewardsAbi = [
     "inputs": [
       {
         "indexed": false,
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "perRepo",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      }
+    ],
+    "name": "CapsChanged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [],
+    "name": "DefaultAdminDelayChangeCanceled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint48",
+        "name": "newDelay",
+        "type": "uint48"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint48",
+        "name": "effectSchedule",
+        "type": "uint48"
+      }
+    ],
+    "name": "DefaultAdminDelayChangeScheduled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [],
+    "name": "DefaultAdminTransferCanceled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint48",
+        "name": "acceptSchedule",
+        "type": "uint48"
+      }
+    ],
+    "name": "DefaultAdminTransferScheduled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      }
+    ],
+    "name": "ExcessSwept",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
         "internalType": "uint16",
         "name": "oldBps",
         "type": "uint16"
@@ -405,6 +720,131 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "FeeCollectorChanged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      }
+    ],
+    "name": "OperationCancelled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes",
+        "name": "data",
+        "type": "bytes"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperationScheduled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "OutflowCancelled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "OutflowExecuted",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "OutflowQueued",
     "type": "event"
   },
   {
@@ -461,6 +901,31 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "PoolFunded",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "manager",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "PoolManagerProposed",
     "type": "event"
   },
   {
@@ -615,7 +1080,59 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "ADMIN_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "CAP_WINDOW",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "CLAIM_CANCEL_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "DEFAULT_ADMIN_ROLE",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "GUARDIAN_ROLE",
     "outputs": [
       {
         "internalType": "bytes32",
@@ -641,6 +1158,45 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "MAX_MANAGER_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "MIN_MANAGER_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "NATIVE_TRANSFER_GAS",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "OPERATOR_ROLE",
     "outputs": [
       {
@@ -650,6 +1206,44 @@ export const RepoRewardsAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "QUEUE_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "acceptDefaultAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "manager",
+        "type": "address"
+      }
+    ],
+    "name": "addPoolManager",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -683,6 +1277,19 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      }
+    ],
+    "name": "beginDefaultAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "repoId",
         "type": "uint256"
@@ -694,6 +1301,214 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "cancelBounty",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "cancelDefaultAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "cancelOutflow",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      }
+    ],
+    "name": "cancelReadyAt",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      }
+    ],
+    "name": "cancelScheduled",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      }
+    ],
+    "name": "caps",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "perRepo",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "repoUsed",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "totalUsed",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint48",
+        "name": "newDelay",
+        "type": "uint48"
+      }
+    ],
+    "name": "changeDefaultAdminDelay",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "contributor",
+        "type": "address"
+      }
+    ],
+    "name": "claimBounty",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      }
+    ],
+    "name": "claimants",
+    "outputs": [
+      {
+        "internalType": "address[]",
+        "name": "",
+        "type": "address[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "defaultAdmin",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "defaultAdminDelay",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "defaultAdminDelayIncreaseWait",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "executeOutflow",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -740,6 +1555,11 @@ export const RepoRewardsAbi = [
         "internalType": "uint256",
         "name": "amount",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
       }
     ],
     "name": "fundPoolToken",
@@ -753,6 +1573,11 @@ export const RepoRewardsAbi = [
         "internalType": "uint256",
         "name": "repoId",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
       }
     ],
     "name": "fundPoolXdc",
@@ -794,6 +1619,62 @@ export const RepoRewardsAbi = [
         "internalType": "address",
         "name": "recipient",
         "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "getOutflow",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint256",
+            "name": "repoId",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "issueNumber",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "amount",
+            "type": "uint256"
+          },
+          {
+            "internalType": "address",
+            "name": "to",
+            "type": "address"
+          },
+          {
+            "internalType": "uint64",
+            "name": "readyAt",
+            "type": "uint64"
+          },
+          {
+            "internalType": "enum RepoRewards.Currency",
+            "name": "currency",
+            "type": "uint8"
+          },
+          {
+            "internalType": "bool",
+            "name": "isPayout",
+            "type": "bool"
+          }
+        ],
+        "internalType": "struct RepoRewards.Outflow",
+        "name": "",
+        "type": "tuple"
       }
     ],
     "stateMutability": "view",
@@ -914,6 +1795,38 @@ export const RepoRewardsAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "managerDelay",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      }
+    ],
+    "name": "maxCap",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "pure",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "enum RepoRewards.Currency",
@@ -930,6 +1843,51 @@ export const RepoRewardsAbi = [
       }
     ],
     "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "nextOutflowId",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      }
+    ],
+    "name": "owed",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "owner",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {
@@ -976,6 +1934,103 @@ export const RepoRewardsAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "pendingDefaultAdmin",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      },
+      {
+        "internalType": "uint48",
+        "name": "schedule",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "pendingDefaultAdminDelay",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "newDelay",
+        "type": "uint48"
+      },
+      {
+        "internalType": "uint48",
+        "name": "schedule",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "manager",
+        "type": "address"
+      }
+    ],
+    "name": "pendingPoolManager",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      }
+    ],
+    "name": "poolManagers",
+    "outputs": [
+      {
+        "internalType": "address[]",
+        "name": "",
+        "type": "address[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "manager",
+        "type": "address"
+      }
+    ],
+    "name": "removePoolManager",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "bytes32",
@@ -984,7 +2039,7 @@ export const RepoRewardsAbi = [
       },
       {
         "internalType": "address",
-        "name": "callerConfirmation",
+        "name": "account",
         "type": "address"
       }
     ],
@@ -1013,6 +2068,13 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "rollbackDefaultAdminDelay",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "roxn",
     "outputs": [
       {
@@ -1022,6 +2084,61 @@ export const RepoRewardsAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes",
+        "name": "data",
+        "type": "bytes"
+      }
+    ],
+    "name": "schedule",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      }
+    ],
+    "name": "scheduledAt",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "perRepo",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      }
+    ],
+    "name": "setCaps",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -1053,29 +2170,6 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "uint256",
-        "name": "repoId",
-        "type": "uint256"
-      },
-      {
-        "internalType": "address",
-        "name": "manager",
-        "type": "address"
-      },
-      {
-        "internalType": "bool",
-        "name": "enabled",
-        "type": "bool"
-      }
-    ],
-    "name": "setPoolManager",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
         "internalType": "bytes4",
         "name": "interfaceId",
         "type": "bytes4"
@@ -1090,6 +2184,24 @@ export const RepoRewardsAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      }
+    ],
+    "name": "sweepExcess",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -1146,4 +2258,4 @@ export const RepoRewardsAbi = [
   }
 ] as const;
 
-export const RepoRewardsBytecode = "0x60c060405234801561001057600080fd5b506040516120ce3803806120ce83398101604081905261002f916102e1565b60017f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f00556001600160a01b038516158061007057506001600160a01b038416155b8061008257506001600160a01b038216155b8061009457506001600160a01b038116155b156100b25760405163d92e233d60e01b815260040160405180910390fd5b6100bb836101be565b6100c6600086610220565b506100f17f97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b92985610220565b506001600160a01b03828116608052811660a0526001805462ffff0019166132001790556040805160008152603260208201527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1600180546301000000600160b81b03191663010000006001600160a01b03861690810291909117909155604080516000815260208101929092527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a15050505050610356565b6001600160a01b0381166101e55760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b0382160361021d57604051630bc2c5df60e11b81526001600160a01b038216600482015260240160405180910390fd5b50565b6000828152602081815260408083206001600160a01b038516845290915281205460ff166102c2576000838152602081815260408083206001600160a01b03861684529091529020805460ff1916600117905561027a3390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a45060016102c6565b5060005b92915050565b6001600160a01b038116811461021d57600080fd5b600080600080600060a086880312156102f957600080fd5b8551610304816102cc565b6020870151909550610315816102cc565b6040870151909450610326816102cc565b6060870151909350610337816102cc565b6080870151909250610348816102cc565b809150509295509295909350565b60805160a051611d45610389600039600081816103f6015261154001526000818161062601526115660152611d456000f3fe6080604052600436106101c65760003560e01c8063691376ea116100f7578063a42dce8011610095578063d55be8c611610064578063d55be8c6146105fe578063d6b194cc14610614578063f5b541a614610648578063f978529c1461066a57600080fd5b8063a42dce8014610577578063a60e72e614610597578063c415b95c146105b7578063d547741f146105de57600080fd5b80638456cb59116100d15780638456cb59146104bd57806385e74f00146104d257806391d1485414610542578063a217fddf1461056257600080fd5b8063691376ea1461045d578063783f70a11461047d5780637e26c6581461049d57600080fd5b806325ae74fc1161016457806336568abe1161013e57806336568abe146103c45780633e413bee146103e45780633f4ba83a146104305780635c975abb1461044557600080fd5b806325ae74fc1461033e57806329e40d4b1461035e5780632f2ff15d146103a457600080fd5b806308c96d34116101a057806308c96d341461029a57806319008eb8146102ad578063248a9ca3146102cd57806324a9d8531461030b57600080fd5b806301ffc9a7146101e9578063023b1fc91461021e578063068bcd8d1461024057600080fd5b366101e45760405163382bd53560e11b815260040160405180910390fd5b600080fd5b3480156101f557600080fd5b50610209610204366004611898565b61068a565b60405190151581526020015b60405180910390f35b34801561022a57600080fd5b5061023e6102393660046118c9565b6106c1565b005b34801561024c57600080fd5b5061027f61025b3660046118ed565b60009081526002602081905260409091208054600182015491909201549192909190565b60408051938452602084019290925290820152606001610215565b61023e6102a83660046118ed565b61076c565b3480156102b957600080fd5b5061023e6102c8366004611922565b610833565b3480156102d957600080fd5b506102fd6102e83660046118ed565b60009081526020819052604090206001015490565b604051908152602001610215565b34801561031757600080fd5b5060015461032b90610100900461ffff1681565b60405161ffff9091168152602001610215565b34801561034a57600080fd5b5061023e610359366004611976565b6108de565b34801561036a57600080fd5b506102096103793660046119b3565b60009182526004602090815260408084206001600160a01b0393909316845291905290205460ff1690565b3480156103b057600080fd5b5061023e6103bf3660046119b3565b610b25565b3480156103d057600080fd5b5061023e6103df3660046119b3565b610b50565b3480156103f057600080fd5b506104187f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610215565b34801561043c57600080fd5b5061023e610b88565b34801561045157600080fd5b5060015460ff16610209565b34801561046957600080fd5b5061023e6104783660046119df565b610b9b565b34801561048957600080fd5b5061023e610498366004611a15565b610cc7565b3480156104a957600080fd5b5061023e6104b8366004611a37565b610df7565b3480156104c957600080fd5b5061023e610ee7565b3480156104de57600080fd5b506105326104ed366004611a15565b60009182526003602090815260408084209284529190529020805460019091015460ff808316939192610100810490911691620100009091046001600160a01b031690565b6040516102159493929190611ab7565b34801561054e57600080fd5b5061020961055d3660046119b3565b610efa565b34801561056e57600080fd5b506102fd600081565b34801561058357600080fd5b5061023e610592366004611af2565b610f23565b3480156105a357600080fd5b506102fd6105b2366004611b0d565b610fb2565b3480156105c357600080fd5b5060015461041890630100000090046001600160a01b031681565b3480156105ea57600080fd5b5061023e6105f93660046119b3565b611009565b34801561060a57600080fd5b5061032b6101f481565b34801561062057600080fd5b506104187f000000000000000000000000000000000000000000000000000000000000000081565b34801561065457600080fd5b506102fd600080516020611cd083398151915281565b34801561067657600080fd5b5061023e610685366004611b28565b61102e565b60006001600160e01b03198216637965db0b60e01b14806106bb57506301ffc9a760e01b6001600160e01b03198316145b92915050565b60006106cc81611167565b6101f461ffff8316111561070657604051633c057d7b60e01b815261ffff831660048201526101f460248201526044015b60405180910390fd5b6001546040805161ffff6101009093048316815291841660208301527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1506001805461ffff9092166101000262ffff0019909216919091179055565b610774611171565b61077c61118d565b6000818152600460209081526040808320338452909152902054819060ff161580156107bd57506107bb600080516020611cd083398151915233610efa565b155b156107e457604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b60006107f2836000346111b3565b905080156108175760015461081790630100000090046001600160a01b0316826112a2565b50506108306001600080516020611cf083398151915255565b50565b600080516020611cd083398151915261084b81611167565b6001600160a01b0383166108725760405163d92e233d60e01b815260040160405180910390fd5b60008481526004602090815260408083206001600160a01b03871680855290835292819020805460ff1916861515908117909155905190815286917f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57910160405180910390a350505050565b6108e661118d565b6000848152600460209081526040808320338452909152902054849060ff161580156109275750610925600080516020611cd083398151915233610efa565b155b1561094e57604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b6000858152600360209081526040808320878452909152902060018154610100900460ff16600381111561098457610984611a7d565b14806109aa575060028154610100900460ff1660038111156109a8576109a8611a7d565b145b156109d75780546040516376b1b9f960e01b81526106fd9188918891610100900460ff1690600401611b73565b60006109e285610fb2565b905080841015610a0b5784848260405163b519ac0f60e01b81526004016106fd93929190611b96565b610a16878686611328565b6040518060800160405280866002811115610a3357610a33611a7d565b8152602001600181526000602080830182905260409283018890528a8252600381528282208a835290522081518154829060ff19166001836002811115610a7c57610a7c611a7d565b021790555060208201518154829061ff001916610100836003811115610aa457610aa4611a7d565b021790555060408281015182546001600160a01b03909116620100000262010000600160b01b0319909116178255606090920151600190910155513390879089907f35373ef096b83bd1bc6c19f3fdef4a59dd5248953cbbab62c982692c355d5eac90610b14908a908a90611bb5565b60405180910390a450505050505050565b600082815260208190526040902060010154610b4081611167565b610b4a83836113d4565b50505050565b6001600160a01b0381163314610b795760405163334bd91960e11b815260040160405180910390fd5b610b838282611466565b505050565b6000610b9381611167565b6108306114d1565b610ba3611171565b610bab61118d565b6000838152600460209081526040808320338452909152902054839060ff16158015610bec5750610bea600080516020611cd083398151915233610efa565b155b15610c1357604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b6000836002811115610c2757610c27611a7d565b03610c4657826040516216cebd60eb1b81526004016106fd9190611bd0565b6000610c538585856111b3565b90506000610c6085611523565b9050610c833330610c718588611bf4565b6001600160a01b03851692919061158b565b8115610cad57600154610cad906001600160a01b038381169133916301000000909104168561158b565b505050610b836001600080516020611cf083398151915255565b610ccf61118d565b6000828152600460209081526040808320338452909152902054829060ff16158015610d105750610d0e600080516020611cd083398151915233610efa565b155b15610d3757604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b6000610d4384846115c1565b805461030061ff001982161782556001820154600087815260026020819052604090912093945090929160ff1690811115610d8057610d80611a7d565b60ff1660038110610d9357610d93611b5d565b016000828254610da39190611c07565b9091555050805460018201546040513392869288927fc1389679d5eabeaf137ececa8e17208fa123688bb3cf60147cf07150a189171692610de99260ff90911691611bb5565b60405180910390a450505050565b610dff611171565b610e0761118d565b600084815260046020908152604080832033845290915290205460ff16610e4a57604051631cd1f14d60e11b8152600481018590523360248201526044016106fd565b81600003610e6b57604051631f2a200560e01b815260040160405180910390fd5b610e7481611624565b610e7f848484611328565b806001600160a01b0316847f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe858533604051610ebd93929190611c1a565b60405180910390a3610ed083828461167f565b610b4a6001600080516020611cf083398151915255565b6000610ef281611167565b6108306116c0565b6000918252602082815260408084206001600160a01b0393909316845291905290205460ff1690565b6000610f2e81611167565b610f3782611624565b600154604080516001600160a01b0363010000009093048316815291841660208301527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a150600180546001600160a01b039092166301000000026301000000600160b81b0319909216919091179055565b600080826002811115610fc757610fc7611a7d565b03610fdb5750670de0b6b3a7640000919050565b6001826002811115610fef57610fef611a7d565b036110015750655af3107a4000919050565b506064919050565b60008281526020819052604090206001015461102481611167565b610b4a8383611466565b611036611171565b61103e61118d565b6000838152600460209081526040808320338452909152902054839060ff1615801561107f575061107d600080516020611cd083398151915233610efa565b155b156110a657604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b6110af82611624565b60006110bb85856115c1565b8054610100600160b01b03198116620100006001600160a01b0387169081029182176102001784556001840154604051949550909388938a937f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d64936111309360ff938416939092169290921791903390611c1a565b60405180910390a48054600182015461114e9160ff1690859061167f565b5050610b836001600080516020611cf083398151915255565b61083081336116fb565b611179611738565b6002600080516020611cf083398151915255565b60015460ff16156111b15760405163d93c066560e01b815260040160405180910390fd5b565b6000816000036111d657604051631f2a200560e01b815260040160405180910390fd5b600154612710906111f090610100900461ffff1684611c47565b6111fa9190611c5e565b905060006112088284611bf4565b9050806002600087815260200190815260200160002085600281111561123057611230611a7d565b60ff166003811061124357611243611b5d565b0160008282546112539190611c07565b9091555050604051339086907f46c7b5757940773602f6be3265cb55668443abf52c32aa00e182bac70a062a0d90611292908890889088908890611c80565b60405180910390a3509392505050565b6000826001600160a01b03168260405160006040518083038185875af1925050503d80600081146112ef576040519150601f19603f3d011682016040523d82523d6000602084013e6112f4565b606091505b5050905080610b8357604051630e21dcbb60e11b81526001600160a01b0384166004820152602481018390526044016106fd565b6000838152600260208190526040822090849081111561134a5761134a611a7d565b60ff166003811061135d5761135d611b5d565b015490508082111561138a578383828460405163894da57360e01b81526004016106fd9493929190611ca9565b6113948282611bf4565b600260008681526020019081526020016000208460028111156113b9576113b9611a7d565b60ff16600381106113cc576113cc611b5d565b015550505050565b60006113e08383610efa565b61145e576000838152602081815260408083206001600160a01b03861684529091529020805460ff191660011790556114163390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a45060016106bb565b5060006106bb565b60006114728383610efa565b1561145e576000838152602081815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a45060016106bb565b6114d9611768565b6001805460ff191690557f5db9ee0a495bf2e6ff9c91a7834c1ba4fdd244a5e8aa4e537bd38aeae4b073aa335b6040516001600160a01b03909116815260200160405180910390a1565b6000600182600281111561153957611539611a7d565b14611564577f00000000000000000000000000000000000000000000000000000000000000006106bb565b7f000000000000000000000000000000000000000000000000000000000000000092915050565b61159984848484600161178b565b610b4a57604051635274afe760e01b81526001600160a01b03851660048201526024016106fd565b6000828152600360209081526040808320848452909152902060018154610100900460ff1660038111156115f7576115f7611a7d565b146106bb578054604051635948b23160e01b81526106fd9185918591610100900460ff1690600401611b73565b6001600160a01b03811661164b5760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b0382160361083057604051630bc2c5df60e11b81526001600160a01b03821660048201526024016106fd565b600083600281111561169357611693611a7d565b036116a257610b8382826112a2565b610b8382826116b086611523565b6001600160a01b031691906117fd565b6116c861118d565b6001805460ff1916811790557f62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a25833611506565b6117058282610efa565b6117345760405163e2517d3f60e01b81526001600160a01b0382166004820152602481018390526044016106fd565b5050565b600080516020611cf0833981519152546002036111b157604051633ee5aeb560e01b815260040160405180910390fd5b60015460ff166111b157604051638dfc202b60e01b815260040160405180910390fd5b6040516323b872dd60e01b60008181526001600160a01b038781166004528616602452604485905291602083606481808c5af1925060016000511483166117eb5783831516156117de573d6000823e3d81fd5b6000883b113d1516831692505b60405250600060605295945050505050565b61180a8383836001611832565b610b8357604051635274afe760e01b81526001600160a01b03841660048201526024016106fd565b60405163a9059cbb60e01b60008181526001600160a01b038616600452602485905291602083604481808b5af19250600160005114831661188c57838315161561187f573d6000823e3d81fd5b6000873b113d1516831692505b60405250949350505050565b6000602082840312156118aa57600080fd5b81356001600160e01b0319811681146118c257600080fd5b9392505050565b6000602082840312156118db57600080fd5b813561ffff811681146118c257600080fd5b6000602082840312156118ff57600080fd5b5035919050565b80356001600160a01b038116811461191d57600080fd5b919050565b60008060006060848603121561193757600080fd5b8335925061194760208501611906565b91506040840135801515811461195c57600080fd5b809150509250925092565b80356003811061191d57600080fd5b6000806000806080858703121561198c57600080fd5b84359350602085013592506119a360408601611967565b9396929550929360600135925050565b600080604083850312156119c657600080fd5b823591506119d660208401611906565b90509250929050565b6000806000606084860312156119f457600080fd5b83359250611a0460208501611967565b929592945050506040919091013590565b60008060408385031215611a2857600080fd5b50508035926020909101359150565b60008060008060808587031215611a4d57600080fd5b84359350611a5d60208601611967565b925060408501359150611a7260608601611906565b905092959194509250565b634e487b7160e01b600052602160045260246000fd5b60038110611aa357611aa3611a7d565b9052565b60048110611aa357611aa3611a7d565b60808101611ac58287611a93565b846020830152611ad86040830185611aa7565b6001600160a01b0392909216606091909101529392505050565b600060208284031215611b0457600080fd5b6118c282611906565b600060208284031215611b1f57600080fd5b6118c282611967565b600080600060608486031215611b3d57600080fd5b8335925060208401359150611b5460408501611906565b90509250925092565b634e487b7160e01b600052603260045260246000fd5b8381526020810183905260608101611b8e6040830184611aa7565b949350505050565b60608101611ba48286611a93565b602082019390935260400152919050565b60408101611bc38285611a93565b8260208301529392505050565b602081016106bb8284611a93565b634e487b7160e01b600052601160045260246000fd5b818103818111156106bb576106bb611bde565b808201808211156106bb576106bb611bde565b60608101611c288286611a93565b60208201939093526001600160a01b0391909116604090910152919050565b80820281158282048414176106bb576106bb611bde565b600082611c7b57634e487b7160e01b600052601260045260246000fd5b500490565b60808101611c8e8287611a93565b84602083015283604083015282606083015295945050505050565b84815260808101611cbd6020830186611a93565b6040820193909352606001529291505056fe97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b9299b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f00a26469706673582212200a9092cbb787792eea98823641a09a8062811c88702bade5e25274d41d492ca264736f6c63430008250033" as const;
+export const RepoRewardsBytecode = "0x60e060405234801561001057600080fd5b5060405161514238038061514283398101604081905261002f916106c2565b87896001600160a01b03811661006057604051636116401160e11b8152600060048201526024015b60405180910390fd5b600180546001600160d01b0316600160d01b65ffffffffffff85160217905561008a6000826102e9565b50505060016100a36100a061035a60201b60201c565b90565b556001600160a01b03871615806100c157506001600160a01b038616155b806100d357506001600160a01b038416155b806100e557506001600160a01b038316155b156101035760405163d92e233d60e01b815260040160405180910390fd5b62278d00821180610123575062015180821080156101235750617a694614155b1561014457604051631634db2b60e21b815260048101839052602401610057565b61014d8561037e565b6101777f55435dd261a4b9b3364963f7738a7a662ad9c84396d64be3365284bb7f0a5041886102e9565b506101a27f97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b929876102e9565b506001600160a01b03808516608052831660a05260c082905260005b60038160ff16101561022b576102238160ff1660028111156101e2576101e2610784565b838360ff16600381106101f7576101f761079a565b6020020151518460ff8516600381106102125761021261079a565b6020020151600160200201516103dc565b6001016101be565b506003805462ffff0019166132001790556040805160008152603260208201527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1600380546301000000600160b81b03191663010000006001600160a01b03881690810291909117909155604080516000815260208101929092527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a15050505050505050506107e6565b6000826103475760006103046002546001600160a01b031690565b6001600160a01b03161461032b57604051631fe1e13d60e11b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0384161790555b61035183836104c6565b90505b92915050565b7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0090565b6001600160a01b0381166103a55760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b038216036103d957604051630bc2c5df60e11b81526001600160a01b0382166004820152602401610057565b50565b808211806103f157506103ee83610570565b81115b156104155782828260405163d130df3360e01b8152600401610057939291906107b0565b61046a6201518083600c86600281111561043157610431610784565b60ff16600381106104445761044461079a565b60020201919065ffffffffffff909116600160d01b026001600160d01b03909116179055565b6104866201518082601286600281111561043157610431610784565b7f6c4c43e29ef6eed6a8d1e60abbdc6d55a76d841dfe63d5d9edc25bfd8d7814508383836040516104b9939291906107b0565b60405180910390a1505050565b6000828152602081815260408083206001600160a01b038516845290915281205460ff16610568576000838152602081815260408083206001600160a01b03861684529091529020805460ff191660011790556105203390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610354565b506000610354565b60008082600281111561058557610585610784565b0361059c57506a084595161401484a000000919050565b60018260028111156105b0576105b0610784565b036105c757506a084595161401484a000000919050565b5064e8d4a51000919050565b6001600160a01b03811681146103d957600080fd5b604051601f8201601f191681016001600160401b038111828210171561061e57634e487b7160e01b600052604160045260246000fd5b604052919050565b600082601f83011261063757600080fd5b61064160606105e8565b8060c084018581111561065357600080fd5b8460405b828210156106b65787601f83011261066e57600080fd5b610677816105e8565b808284018a81111561068857600080fd5b845b818110156106a257805184526020938401930161068a565b505086525060209094019390810190610657565b50919695505050505050565b60008060008060008060008060006101c08a8c0312156106e157600080fd5b89516106ec816105d3565b60208b015190995065ffffffffffff8116811461070857600080fd5b60408b0151909850610719816105d3565b60608b015190975061072a816105d3565b60808b015190965061073b816105d3565b60a08b015190955061074c816105d3565b60c08b015190945061075d816105d3565b60e08b015190935091506107758b6101008c01610626565b90509295985092959850929598565b634e487b7160e01b600052602160045260246000fd5b634e487b7160e01b600052603260045260246000fd5b60608101600385106107d257634e487b7160e01b600052602160045260246000fd5b938152602081019290925260409091015290565b60805160a05160c051614911610831600039600081816105bb015281816113a2015261142701526000818161075e0152613434015260008181610ce3015261345a01526149116000f3fe6080604052600436106103e85760003560e01c806380b9850711610208578063b8810cb111610118578063d547741f116100ab578063d6b194cc1161007a578063d6b194cc14610cd1578063db26e34d14610d05578063e730ed3b14610d25578063f5b541a614610d45578063f978529c14610d6757600080fd5b8063d547741f14610c66578063d55be8c614610c86578063d5ed817514610c9c578063d602b9fd14610cbc57600080fd5b8063c7bb4a9e116100e7578063c7bb4a9e14610bea578063cc8463c814610c01578063cefc142914610c16578063cf6eefb714610c2b57600080fd5b8063b8810cb114610b83578063c0642b1214610ba3578063c0a096b814610a8d578063c415b95c14610bc357600080fd5b806391d148541161019b578063a217fddf1161016a578063a217fddf14610af8578063a42dce8014610b0d578063a60e72e614610b2d578063b2ace53614610b4d578063b35fac2614610b6357600080fd5b806391d1485414610a6d57806392ffacac14610a8d57806395e8976b14610aa4578063a1eda53c14610ac457600080fd5b806387aca663116101d757806387aca66314610a015780638982a34c14610a215780638c15d09314610a385780638da5cb5b14610a5857600080fd5b806380b98507146109305780638456cb591461095d57806384ef8ffc1461097257806385e74f001461099057600080fd5b806329e40d4b116103035780635c975abb116102965780636b146eac116102655780636b146eac1461085c578063783f70a1146108895780637df43250146108a95780637e26c658146108f05780637f5a70bd1461091057600080fd5b80635c975abb146107c4578063634e93da146107dc578063649a5ec7146107fc57806364ddc8db1461081c57600080fd5b806336568abe116102d257806336568abe1461072c5780633e413bee1461074c5780633f4ba83a146107985780635214721c146107ad57600080fd5b806329e40d4b146106ac5780632cf682b0146106cc5780632d2eca76146106ec5780632f2ff15d1461070c57600080fd5b806314a8b2b11161037b578063248a9ca31161034a578063248a9ca31461060757806324a9d8531461063757806324ea54f41461066a57806325ae74fc1461068c57600080fd5b806314a8b2b1146105895780631841f0ed146105a95780631be9383f146105dd5780631e301388146105f457600080fd5b8063068bcd8d116103b7578063068bcd8d146104b85780630aa6220b1461050d5780630f9f0d7814610522578063104544dd1461057357600080fd5b806301ffc9a71461040b578063022d63fb14610440578063023b1fc914610469578063034597931461048b57600080fd5b366104065760405163382bd53560e11b815260040160405180910390fd5b600080fd5b34801561041757600080fd5b5061042b610426366004614165565b610d87565b60405190151581526020015b60405180910390f35b34801561044c57600080fd5b50620697805b60405165ffffffffffff9091168152602001610437565b34801561047557600080fd5b506104896104843660046141a6565b610db2565b005b34801561049757600080fd5b506104ab6104a63660046141c1565b610e65565b6040516104379190614204565b3480156104c457600080fd5b506104f26104d33660046141c1565b6000908152600460205260409020805460018201546002909201549092565b60408051938452602084019290925290820152606001610437565b34801561051957600080fd5b50610489610f54565b34801561052e57600080fd5b5061056561053d366004614281565b60009182526007602090815260408084206001600160a01b0393909316845291905290205490565b604051908152602001610437565b34801561057f57600080fd5b5061056561c35081565b34801561059557600080fd5b506104896105a43660046141c1565b610f6a565b3480156105b557600080fd5b506105657f000000000000000000000000000000000000000000000000000000000000000081565b3480156105e957600080fd5b506104526201518081565b6104896106023660046142ad565b610ffc565b34801561061357600080fd5b506105656106223660046141c1565b60009081526020819052604090206001015490565b34801561064357600080fd5b5060035461065790610100900461ffff1681565b60405161ffff9091168152602001610437565b34801561067657600080fd5b506105656000805160206148bc83398151915281565b34801561069857600080fd5b506104896106a73660046142df565b61105c565b3480156106b857600080fd5b5061042b6106c7366004614281565b6112d3565b3480156106d857600080fd5b506104896106e7366004614281565b6112e6565b3480156106f857600080fd5b506104896107073660046141c1565b6114ff565b34801561071857600080fd5b50610489610727366004614281565b6117f3565b34801561073857600080fd5b50610489610747366004614281565b611805565b34801561075857600080fd5b506107807f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610437565b3480156107a457600080fd5b506104896118ac565b3480156107b957600080fd5b506105656201518081565b3480156107d057600080fd5b5060035460ff1661042b565b3480156107e857600080fd5b506104896107f736600461431c565b6118bf565b34801561080857600080fd5b50610489610817366004614337565b6118d3565b34801561082857600080fd5b5061083c61083736600461435f565b6118e7565b604080519485526020850193909352918301526060820152608001610437565b34801561086857600080fd5b5061087c610877366004614389565b611997565b60405161043791906143ab565b34801561089557600080fd5b506104896108a4366004614389565b611a0c565b3480156108b557600080fd5b506105656108c4366004614389565b60009182526005602090815260408084209284529190529020546201000090046001600160401b031690565b3480156108fc57600080fd5b5061048961090b3660046143f7565b611c01565b34801561091c57600080fd5b5061048961092b366004614281565b611d99565b34801561093c57600080fd5b5061056561094b3660046141c1565b601a6020526000908152604090205481565b34801561096957600080fd5b50610489611e43565b34801561097e57600080fd5b506002546001600160a01b0316610780565b34801561099c57600080fd5b506109f16109ab366004614389565b60009182526005602090815260408084209284529190529020805460019091015460ff808316939192610100810490911691600160501b9091046001600160a01b031690565b604051610437949392919061444d565b348015610a0d57600080fd5b50610489610a1c366004614488565b611e73565b348015610a2d57600080fd5b506105656203f48081565b348015610a4457600080fd5b50610565610a533660046144b2565b611fe3565b348015610a6457600080fd5b50610780612046565b348015610a7957600080fd5b5061042b610a88366004614281565b61205f565b348015610a9957600080fd5b506105656202a30081565b348015610ab057600080fd5b50610489610abf3660046144cd565b612088565b348015610ad057600080fd5b50610ad96120a6565b6040805165ffffffffffff938416815292909116602083015201610437565b348015610b0457600080fd5b50610565600081565b348015610b1957600080fd5b50610489610b2836600461431c565b6120fa565b348015610b3957600080fd5b50610565610b483660046144b2565b612191565b348015610b5957600080fd5b5061056560195481565b348015610b6f57600080fd5b5061087c610b7e3660046141c1565b6121e8565b348015610b8f57600080fd5b50610565610b9e3660046144b2565b612254565b348015610baf57600080fd5b50610489610bbe3660046141c1565b612285565b348015610bcf57600080fd5b5060035461078090630100000090046001600160a01b031681565b348015610bf657600080fd5b5061056562278d0081565b348015610c0d57600080fd5b506104526124a2565b348015610c2257600080fd5b50610489612501565b348015610c3757600080fd5b50610c40612541565b604080516001600160a01b03909316835265ffffffffffff909116602083015201610437565b348015610c7257600080fd5b50610489610c81366004614281565b612562565b348015610c9257600080fd5b506106576101f481565b348015610ca857600080fd5b50610489610cb7366004614500565b61258a565b348015610cc857600080fd5b50610489612619565b348015610cdd57600080fd5b506107807f000000000000000000000000000000000000000000000000000000000000000081565b348015610d1157600080fd5b50610489610d20366004614535565b61262c565b348015610d3157600080fd5b50610489610d403660046145a7565b6126bc565b348015610d5157600080fd5b5061056560008051602061487c83398151915281565b348015610d7357600080fd5b50610489610d82366004614500565b612780565b60006001600160e01b031982166318a4c3c360e11b1480610dac5750610dac82612a31565b92915050565b6000610dbd81612a66565b610dc5612a70565b6101f461ffff83161115610dff57604051633c057d7b60e01b815261ffff831660048201526101f460248201526044015b60405180910390fd5b6003546040805161ffff6101009093048316815291841660208301527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1506003805461ffff9092166101000262ffff0019909216919091179055565b6040805160e081018252600080825260208201819052918101829052606081018290526080810182905260a0810182905260c0810191909152600082815260186020908152604091829020825160e081018452815481526001820154928101929092526002808201549383019390935260038101546001600160a01b0381166060840152600160a01b81046001600160401b031660808401529192909160a0840191600160e01b90910460ff1690811115610f2257610f226141da565b6002811115610f3357610f336141da565b815260039190910154600160e81b900460ff16151560209091015292915050565b6000610f5f81612a66565b610f67612af8565b50565b610f826000805160206148bc8339815191523361205f565b610f9057610f906000612a66565b6000818152601a60205260408120549003610fc157604051635127298560e11b815260048101829052602401610df6565b6000818152601a60205260408082208290555182917fcf0f63b97f3387253cbc0bde884f975df77e39184dc3280c2c81be495f58eef491a250565b611004612b03565b61100c612b1f565b600061101b8360003485612b43565b905080156110405760035461104090630100000090046001600160a01b031682612cb4565b50611058600160008051602061489c83398151915255565b5050565b611064612b1f565b8361106f8133612cf3565b158015611091575061108f60008051602061487c8339815191523361205f565b155b156110b857604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b60008581526005602090815260408083208784529091528120908154610100900460ff1660048111156110ed576110ed6141da565b14158015611116575060038154610100900460ff166004811115611113576111136141da565b14155b156111435780546040516376b1b9f960e01b8152610df69188918891610100900460ff16906004016145f8565b600061114e85612191565b9050808410156111775784848260405163b519ac0f60e01b8152600401610df693929190614613565b611182878686612d21565b6040518060a0016040528086600281111561119f5761119f6141da565b81526020016001815260006020808301829052604080840183905260609093018890528a8252600581528282208a835290522081518154829060ff191660018360028111156111f0576111f06141da565b021790555060208201518154829061ff001916610100836004811115611218576112186141da565b0217905550604082810151825460608501516001600160a01b0316600160501b027fffff0000000000000000000000000000000000000000ffffffffffffffffffff6001600160401b0390931662010000029290921662010000600160f01b031990911617178255608090920151600190910155513390879089907f35373ef096b83bd1bc6c19f3fdef4a59dd5248953cbbab62c982692c355d5eac906112c2908a908a90614632565b60405180910390a450505050505050565b60006112df8383612cf3565b9392505050565b6112ee612b1f565b6001600160a01b0381166113155760405163d92e233d60e01b815260040160405180910390fd5b61132060003361205f565b1561135b5760008281526007602090815260408083206001600160a01b0385168452909152812054900361135657611356612a70565b61147b565b61137260008051602061487c833981519152612a66565b60008281526007602090815260408083206001600160a01b038516845290915281205490819003611455576113c77f000000000000000000000000000000000000000000000000000000000000000042614663565b60008481526007602090815260408083206001600160a01b0387168085529083529281902084905551838152929350909185917f8a39191ca551ef4cec52406b7c31ad9e4c3e3f6af41d8529ed15e1a8c9121128910160405180910390a37f00000000000000000000000000000000000000000000000000000000000000001561145057505050565b611479565b8042101561147957604051632d4cba9360e11b815260048101829052602401610df6565b505b60008281526007602090815260408083206001600160a01b03851684528252808320839055848352600690915290206114b49082612dc6565b1561105857604051600181526001600160a01b0382169083907f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57906020015b60405180910390a35050565b611507612b03565b61150f612b1f565b6000818152601860209081526040808320815160e081018352815481526001820154938101939093526002808201549284019290925260038101546001600160a01b0381166060850152600160a01b81046001600160401b03166080850152909160a0840191600160e01b900460ff169081111561158f5761158f6141da565b60028111156115a0576115a06141da565b815260039190910154600160e81b900460ff16151560209091015260808101519091506001600160401b03166000036115ef57604051636f22c10360e01b815260048101839052602401610df6565b80608001516001600160401b031642101561162e576080810151604051632d4cba9360e11b81526001600160401b039091166004820152602401610df6565b6000828152601860205260408082208281556001810183905560028082019390935560030180546001600160f01b031916905582015160a083015190916009919081111561167e5761167e6141da565b60ff1660038110611691576116916145e2565b0160008282546116a19190614676565b909155505060c0810151156117425780516000908152600560209081526040808320828501518452909152902080546002919061ff00191661010083021790555080606001516001600160a01b0316816020015182600001517f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d648460a0015185604001513360405161173593929190614689565b60405180910390a4611799565b80606001516001600160a01b031681600001517f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe8360a0015184604001513360405161179093929190614689565b60405180910390a35b60405182907f396294715056d8fc51a168e10b7d478f86c27fb2fd085e7d51c7c89f886e771390600090a26117db8160a0015182606001518360400151612e36565b50610f67600160008051602061489c83398151915255565b6117fd8282612e77565b611058612a70565b8115801561182057506002546001600160a01b038281169116145b156118a257600080611830612541565b90925090506001600160a01b038216151580611852575065ffffffffffff8116155b8061186557504265ffffffffffff821610155b1561188d576040516319ca5ebb60e01b815265ffffffffffff82166004820152602401610df6565b50506001805465ffffffffffff60a01b191690555b6110588282612e9f565b60006118b781612a66565b610f67612ed2565b60006118ca81612a66565b61105882612f24565b60006118de81612a66565b61105882612f90565b6000806000806000600c876002811115611903576119036141da565b60ff1660038110611916576119166145e2565b60020201905060006012886002811115611932576119326141da565b60ff1660038110611945576119456145e2565b83546002919091029190910180549092506001600160d01b03918216911661196d848a613000565b611978846000613000565b6001600160d01b039384169c929093169a509850909650945050505050565b60008281526008602090815260408083208484528252918290208054835181840281018401909452808452606093928301828280156119ff57602002820191906000526020600020905b81546001600160a01b031681526001909101906020018083116119e1575b5050505050905092915050565b611a14612b1f565b81611a1f8133612cf3565b158015611a415750611a3f60008051602061487c8339815191523361205f565b155b15611a6857604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b6000611a748484613014565b600085815260086020908152604080832087845290915290205490915015611b4a5780546201000090046001600160401b03166000819003611b2457611abd6203f48042614663565b825469ffffffffffffffff00001916620100006001600160401b0383160217835560408051828152336020820152919250859187917fa4a1275e36dd07aa41c7d40388de92fb27ce69cdf8e52c4cc3ee6ebf36fc3a4b910160405180910390a35050505050565b80421015611b4857604051632d4cba9360e11b815260048101829052602401610df6565b505b805469ffffffffffffffffff0019811661030017825560018201546000868152600460205260409020909160ff166002811115611b8957611b896141da565b60ff1660038110611b9c57611b9c6145e2565b016000828254611bac9190614663565b9091555050805460018201546040513392869288927fc1389679d5eabeaf137ececa8e17208fa123688bb3cf60147cf07150a189171692611bf29260ff90911691614632565b60405180910390a4505b505050565b611c09612b03565b611c11612b1f565b611c1b8433612cf3565b611c4157604051631cd1f14d60e11b815260048101859052336024820152604401610df6565b81600003611c6257604051631f2a200560e01b815260040160405180910390fd5b611c6b81613077565b611c76848484612d21565b611c818484846130d2565b15611d1b57816009846002811115611c9b57611c9b6141da565b60ff1660038110611cae57611cae6145e2565b016000828254611cbe9190614676565b92505081905550806001600160a01b0316847f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe858533604051611d0393929190614689565b60405180910390a3611d16838284612e36565b611d7c565b611d7c6040518060e0016040528086815260200160008152602001848152602001836001600160a01b0316815260200160006001600160401b03168152602001856002811115611d6d57611d6d6141da565b81526000602090910152613184565b611d93600160008051602061489c83398151915255565b50505050565b611da460003361205f565b611dc757611dbf60008051602061487c833981519152612a66565b611dc7612b1f565b60008281526007602090815260408083206001600160a01b0385168452825280832083905584835260069091529020611e0090826132c1565b1561105857604051600081526001600160a01b0382169083907f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57906020016114f3565b611e5b6000805160206148bc8339815191523361205f565b611e6957611e696000612a66565b611e716133da565b565b6000611e7e81612a66565b611e86612b03565b611e8f82613077565b600080846002811115611ea457611ea46141da565b14611f2157611eb284613417565b6040516370a0823160e01b81523060048201526001600160a01b0391909116906370a0823190602401602060405180830381865afa158015611ef8573d6000803e3d6000fd5b505050506040513d601f19601f82011682018060405250810190611f1c91906146b6565b611f23565b475b905060006009856002811115611f3b57611f3b6141da565b60ff1660038110611f4e57611f4e6145e2565b01549050808211611f7257604051631f2a200560e01b815260040160405180910390fd5b7f05d4ca06895e2bebce88f5119e79f316bd2c426bd5468e6aa46a26c20597cdde85611f9e8385614676565b86604051611fae93929190614689565b60405180910390a1611fca8585611fc58486614676565b612e36565b5050611bfc600160008051602061489c83398151915255565b600080826002811115611ff857611ff86141da565b0361200f57506a084595161401484a000000919050565b6001826002811115612023576120236141da565b0361203a57506a084595161401484a000000919050565b5064e8d4a51000919050565b600061205a6002546001600160a01b031690565b905090565b6000918252602082815260408084206001600160a01b0393909316845291905290205460ff1690565b600061209381612a66565b61209b612a70565b611d9384848461347f565b600254600090600160d01b900465ffffffffffff1680151580156120d257504265ffffffffffff821610155b6120de576000806120f2565b600254600160a01b900465ffffffffffff16815b915091509091565b600061210581612a66565b61210d612a70565b61211682613077565b600354604080516001600160a01b0363010000009093048316815291841660208301527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a150600380546001600160a01b039092166301000000026301000000600160b81b0319909216919091179055565b6000808260028111156121a6576121a66141da565b036121ba5750670de0b6b3a7640000919050565b60018260028111156121ce576121ce6141da565b036121e05750655af3107a4000919050565b506064919050565b60008181526006602090815260409182902080548351818402810184019094528084526060939283018282801561224857602002820191906000526020600020905b81546001600160a01b0316815260019091019060200180831161222a575b50505050509050919050565b6000600982600281111561226a5761226a6141da565b60ff166003811061227d5761227d6145e2565b015492915050565b61229d6000805160206148bc8339815191523361205f565b6122ab576122ab6000612a66565b6000818152601860209081526040808320815160e081018352815481526001820154938101939093526002808201549284019290925260038101546001600160a01b0381166060850152600160a01b81046001600160401b03166080850152909160a0840191600160e01b900460ff169081111561232b5761232b6141da565b600281111561233c5761233c6141da565b815260039190910154600160e81b900460ff16151560209091015260808101519091506001600160401b031660000361238b57604051636f22c10360e01b815260048101839052602401610df6565b600082815260186020526040812081815560018101829055600281019190915560030180546001600160f01b031916905560c0810151156124135780516000908152600560209081526040808320828501518452909152902080547fffff0000000000000000000000000000000000000000ffffffffffffffff00ff16610100179055612468565b6040808201518251600090815260046020529190912060a0830151600281111561243f5761243f6141da565b60ff1660038110612452576124526145e2565b0160008282546124629190614663565b90915550505b60405133815282907f1bb609e0cf4794a92163d0ee48c8b62b4a28cd7dea05f336d8c83570a03af974906020015b60405180910390a25050565b600254600090600160d01b900465ffffffffffff1680151580156124cd57504265ffffffffffff8216105b6124e857600154600160d01b900465ffffffffffff166124fb565b600254600160a01b900465ffffffffffff165b91505090565b600061250b612541565b509050336001600160a01b0382161461253957604051636116401160e11b8152336004820152602401610df6565b610f67613569565b6001546001600160a01b03811691600160a01b90910465ffffffffffff1690565b8161258057604051631fe1e13d60e11b815260040160405180910390fd5b6110588282613602565b612592612b1f565b60008051602061487c8339815191526125aa81612a66565b6125b382613077565b600084815260086020908152604080832086845290915290206125d69083612dc6565b15611d9357816001600160a01b031683857f8b5b3008cf580409979a1cf27bf9d0a33d821b08b901b85c06f4aef4a659fb8a60405160405180910390a450505050565b600061262481612a66565b610f67613627565b600061263781612a66565b600083836040516126499291906146cf565b604051908190039020905060006126636202a30042614663565b6000838152601a6020526040908190208290555190915082907fb9de9600d753b5619b03226f918d5da2f2e59ca71fe99366db4dc38b0127194b906126ad908890889086906146df565b60405180910390a25050505050565b6126c4612b03565b6126cc612b1f565b60008360028111156126e0576126e06141da565b036126ff57826040516216cebd60eb1b8152600401610df69190614718565b600061270d85858585612b43565b9050600061271a85613417565b905061273d333061272b8588614676565b6001600160a01b038516929190613632565b811561276757600354612767906001600160a01b0383811691339163010000009091041685613632565b5050611d93600160008051602061489c83398151915255565b612788612b03565b612790612b1f565b8261279b8133612cf3565b1580156127bd57506127bb60008051602061487c8339815191523361205f565b155b156127e457604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b6127ed82613077565b60006127f98585613014565b600086815260086020908152604080832088845290915290208054919250901580159061283e57506001600160a01b0384166000908152600182016020526040902054155b801561285f575061285d60008051602061487c8339815191523361205f565b155b15612896576040516301f070e960e21b815260048101879052602481018690526001600160a01b0385166044820152606401610df6565b815469ffffffffffffffff0000196001600160a01b038616600160501b0290811662010000600160f01b0319831617845560018401546128e092899260ff908116911617906130d2565b156129a757815461020061ff0019821617835560018301549060099060ff166002811115612910576129106141da565b60ff1660038110612923576129236145e2565b0160008282546129339190614676565b9091555050815460018301546040516001600160a01b0387169288928a927f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d64926129849260ff909116913390614689565b60405180910390a4815460018301546129a29160ff16908690612e36565b612a17565b815461040061ff001982161783556040805160e081018252888152602081018890526001850154918101919091526001600160a01b038616606082015260006080820152612a179160a082019060ff166002811115612a0857612a086141da565b81526001602090910152613184565b505050611bfc600160008051602061489c83398151915255565b60006001600160e01b03198216637965db0b60e01b1480610dac57506301ffc9a760e01b6001600160e01b0319831614610dac565b610f678133613668565b60008036604051612a829291906146cf565b60408051918290039091206000818152601a6020529182205490925090819003612ac257604051635127298560e11b815260048101839052602401610df6565b80421015612ae657604051632d4cba9360e11b815260048101829052602401610df6565b506000908152601a6020526040812055565b611e716000806136a1565b612b0b613761565b600260008051602061489c83398151915255565b60035460ff1615611e715760405163d93c066560e01b815260040160405180910390fd5b600082600003612b6657604051631f2a200560e01b815260040160405180910390fd5b60035461ffff808416610100909204161115612bac57600354604051633c057d7b60e01b815261010090910461ffff908116600483015283166024820152604401610df6565b60035461271090612bc690610100900461ffff1685614726565b612bd09190614753565b90506000612bde8285614676565b60008781526004602052604090209091508190866002811115612c0357612c036141da565b60ff1660038110612c1657612c166145e2565b016000828254612c269190614663565b909155508190506009866002811115612c4157612c416141da565b60ff1660038110612c5457612c546145e2565b016000828254612c649190614663565b9091555050604051339087907f46c7b5757940773602f6be3265cb55668443abf52c32aa00e182bac70a062a0d90612ca3908990899088908890614775565b60405180910390a350949350505050565b600061c35081808080868886f1915081611d9357604051630e21dcbb60e11b81526001600160a01b038516600482015260248101849052604401610df6565b60008281526006602090815260408083206001600160a01b0385168452600101909152902054151592915050565b6000838152600460205260408120836002811115612d4157612d416141da565b60ff1660038110612d5457612d546145e2565b0154905080821115612d81578383828460405163894da57360e01b8152600401610df6949392919061479e565b612d8b8282614676565b6000858152600460205260409020846002811115612dab57612dab6141da565b60ff1660038110612dbe57612dbe6145e2565b015550505050565b6001600160a01b038116600090815260018301602052604081205415612dee57506000610dac565b508154600180820184556000848152602080822090930180546001600160a01b0319166001600160a01b03959095169485179055845493815293810190915260409092205590565b6000836002811115612e4a57612e4a6141da565b03612e5957611bfc8282612cb4565b611bfc8282612e6786613417565b6001600160a01b03169190613791565b81612e9557604051631fe1e13d60e11b815260040160405180910390fd5b61105882826137c6565b6001600160a01b0381163314612ec85760405163334bd91960e11b815260040160405180910390fd5b611bfc82826137eb565b612eda613828565b6003805460ff191690557f5db9ee0a495bf2e6ff9c91a7834c1ba4fdd244a5e8aa4e537bd38aeae4b073aa335b6040516001600160a01b03909116815260200160405180910390a1565b6000612f2e6124a2565b612f374261384b565b612f4191906147c4565b9050612f4d8282613882565b60405165ffffffffffff821681526001600160a01b038316907f3377dc44241e779dd06afab5b788a35ca5f3b778836e2990bdb26a2a4b2e5ed690602001612496565b6000612f9b82613901565b612fa44261384b565b612fae91906147c4565b9050612fba82826136a1565b6040805165ffffffffffff8085168252831660208201527ff1038c18cf84a56e432fdbfaf746924b7ea511dfe03a6506a0ceba4888788d9b910160405180910390a15050565b600061300c8383613949565b509392505050565b6000828152600560209081526040808320848452909152902060018154610100900460ff16600481111561304a5761304a6141da565b14610dac578054604051635948b23160e01b8152610df69185918591610100900460ff16906004016145f8565b6001600160a01b03811661309e5760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b03821603610f6757604051630bc2c5df60e11b81526001600160a01b0382166004820152602401610df6565b600080600c8460028111156130e9576130e96141da565b60ff16600381106130fc576130fc6145e2565b60020201905060006012856002811115613118576131186141da565b60ff166003811061312b5761312b6145e2565b60020201905061313b82876139e1565b841180613151575061314e8160006139e1565b84115b15613161576000925050506112df565b61316c8287866139f5565b613178816000866139f5565b50600195945050505050565b6000601960008154613195906147e2565b918290555090506131a96202a30042614663565b6001600160401b0390811660808401908152600083815260186020908152604091829020865181559086015160018201559085015160028083019190915560608601516003830180549451909516600160a01b026001600160e01b03199094166001600160a01b03909116179290921780845560a08601518694929390929160ff60e01b191690600160e01b908490811115613247576132476141da565b021790555060c082015181600301601d6101000a81548160ff0219169083151502179055509050508160000151817e12d9cc47e3aaccb88c852ad9b7b34347c4f83a87e352076e16a16e83e1f47584602001518560a00151866040015187606001518860800151336040516114f3969594939291906147fb565b6001600160a01b03811660009081526001830160205260408120548082036132ed576000915050610dac565b8354600090859061330090600190614676565b81548110613310576133106145e2565b6000918252602090912001546001600160a01b031690508085613334600185614676565b81548110613344576133446145e2565b600091825260208083209190910180546001600160a01b0319166001600160a01b0394851617905591831681526001870190915260409020829055845485908061339057613390614847565b60008281526020808220600019908401810180546001600160a01b03191690559092019092556001600160a01b039590951681526001958601909452505060408220919091555090565b6133e2612b1f565b6003805460ff191660011790557f62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a258612f073390565b6000600182600281111561342d5761342d6141da565b14613458577f0000000000000000000000000000000000000000000000000000000000000000610dac565b7f000000000000000000000000000000000000000000000000000000000000000092915050565b80821180613494575061349183611fe3565b81115b156134b85782828260405163d130df3360e01b8152600401610df693929190614613565b61350d6201518083600c8660028111156134d4576134d46141da565b60ff16600381106134e7576134e76145e2565b60020201919065ffffffffffff909116600160d01b026001600160d01b03909116179055565b613529620151808260128660028111156134d4576134d46141da565b7f6c4c43e29ef6eed6a8d1e60abbdc6d55a76d841dfe63d5d9edc25bfd8d78145083838360405161355c93929190614613565b60405180910390a1505050565b600080613574612541565b915091506135898165ffffffffffff16151590565b158061359d57504265ffffffffffff821610155b156135c5576040516319ca5ebb60e01b815265ffffffffffff82166004820152602401610df6565b6135e160006135dc6002546001600160a01b031690565b6137eb565b506135ed600083613a1d565b5050600180546001600160d01b031916905550565b60008281526020819052604090206001015461361d81612a66565b611d9383836137eb565b611e71600080613882565b613640848484846001613a85565b611d9357604051635274afe760e01b81526001600160a01b0385166004820152602401610df6565b613672828261205f565b6110585760405163e2517d3f60e01b81526001600160a01b038216600482015260248101839052604401610df6565b600254600160d01b900465ffffffffffff168015613724574265ffffffffffff821610156136fa57600254600180546001600160d01b0316600160a01b90920465ffffffffffff16600160d01b02919091179055613724565b6040517f2b1fa2edafe6f7b9e97c1a9e0c3660e645beb2dcaa2d45bdbf9beaf5472e1ec590600090a15b50600280546001600160a01b0316600160a01b65ffffffffffff948516026001600160d01b031617600160d01b9290931691909102919091179055565b60008051602061489c83398151915254600203611e7157604051633ee5aeb560e01b815260040160405180910390fd5b61379e8383836001613af7565b611bfc57604051635274afe760e01b81526001600160a01b0384166004820152602401610df6565b6000828152602081905260409020600101546137e181612a66565b611d938383613a1d565b60008215801561380857506002546001600160a01b038381169116145b1561381e57600280546001600160a01b03191690555b6112df8383613b5d565b60035460ff16611e7157604051638dfc202b60e01b815260040160405180910390fd5b600065ffffffffffff82111561387e576040516306dfcc6560e41b81526030600482015260248101839052604401610df6565b5090565b600061388c612541565b6001805465ffffffffffff8616600160a01b026001600160d01b03199091166001600160a01b0388161717905591506138ce90508165ffffffffffff16151590565b15611bfc576040517f8886ebfc4259abdbc16601dd8fb5678e54878f47b3c34836cfc51154a960510990600090a1505050565b60008061390c6124a2565b90508065ffffffffffff168365ffffffffffff16116139345761392f838261485d565b6112df565b6112df65ffffffffffff841662069780613bd0565b6000818152600183016020526040812081906139c261396782613be0565b6001600160d01b03166139af6139a861397e613c27565b895465ffffffffffff9182169161399e91600160d01b9004166001613c32565b8103908111150290565b8490613c42565b6001600160d01b03168103908111150290565b945494956001600160d01b039095168681039081111502949350505050565b60006139ed8383613949565b949350505050565b613a00838383613cea565b611bfc5760405163a74c1c5f60e01b815260040160405180910390fd5b600082613a7b576000613a386002546001600160a01b031690565b6001600160a01b031614613a5f57604051631fe1e13d60e11b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0384161790555b6112df8383613d8f565b6040516323b872dd60e01b60008181526001600160a01b038781166004528616602452604485905291602083606481808c5af192506001600051148316613ae5578383151615613ad8573d6000823e3d81fd5b6000883b113d1516831692505b60405250600060605295945050505050565b60405163a9059cbb60e01b60008181526001600160a01b038616600452602485905291602083604481808b5af192506001600051148316613b51578383151615613b44573d6000823e3d81fd5b6000873b113d1516831692505b60405250949350505050565b6000613b69838361205f565b15613bc8576000838152602081815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a4506001610dac565b506000610dac565b60008282188284100282186112df565b80546000908015613c1e57613c0883613bfa600184614676565b600091825260209091200190565b54600160301b90046001600160d01b03166112df565b60009392505050565b600061205a4261384b565b60008282188284110282186112df565b815460009081816005811115613ca1576000613c5d84613e19565b613c679085614676565b60008881526020902090915081015465ffffffffffff9081169087161015613c9157809150613c9f565b613c9c816001614663565b92505b505b6000613caf87878585613f72565b90508015613cdc57613cc687613bfa600184614676565b54600160301b90046001600160d01b0316613cdf565b60005b979650505050505050565b600081600003613cfc575060016112df565b600080613d098686613949565b91509150808411613d845781600003613d2e5760008581526001870160205260408120555b60008581526001870160205260409020613d76613d49613c27565b613d6e87613d5685613be0565b6001600160d01b0316613d699190614663565b613fc2565b839190613ff6565b5050600193505050506112df565b6000925050506112df565b6000613d9b838361205f565b613bc8576000838152602081815260408083206001600160a01b03861684529091529020805460ff19166001179055613dd13390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610dac565b600060018211613e27575090565b816001600160801b8210613e405760809190911c9060401b5b680100000000000000008210613e5b5760409190911c9060201b5b6401000000008210613e725760209190911c9060101b5b620100008210613e875760109190911c9060081b5b6101008210613e9b5760089190911c9060041b5b60108210613eae5760049190911c9060021b5b60048210613eba5760011b5b600302600190811c90818581613ed257613ed261473d565b048201901c90506001818581613eea57613eea61473d565b048201901c90506001818581613f0257613f0261473d565b048201901c90506001818581613f1a57613f1a61473d565b048201901c90506001818581613f3257613f3261473d565b048201901c90506001818581613f4a57613f4a61473d565b048201901c9050613f69818581613f6357613f6361473d565b04821190565b90039392505050565b60005b8183101561300c57600085815260209020838316600285851804019081015465ffffffffffff86811691161115613fae57809250613fbc565b613fb9816001614663565b93505b50613f75565b60006001600160d01b0382111561387e576040516306dfcc6560e41b815260d0600482015260248101839052604401610df6565b600080614004858585614011565b915091505b935093915050565b82546000908190801561410a57600061402f87613bfa600185614676565b805490915065ffffffffffff80821691600160301b90046001600160d01b031690881682111561407257604051632520601d60e01b815260040160405180910390fd5b8765ffffffffffff168265ffffffffffff16036140ab57825465ffffffffffff16600160301b6001600160d01b038916021783556140fc565b6040805180820190915265ffffffffffff808a1682526001600160d01b03808a1660208085019182528d54600181018f5560008f81529190912094519151909216600160301b029216919091179101555b945085935061400992505050565b50506040805180820190915265ffffffffffff80851682526001600160d01b0380851660208085019182528854600181018a5560008a815291822095519251909316600160301b029190931617920191909155905081614009565b60006020828403121561417757600080fd5b81356001600160e01b0319811681146112df57600080fd5b803561ffff811681146141a157600080fd5b919050565b6000602082840312156141b857600080fd5b6112df8261418f565b6000602082840312156141d357600080fd5b5035919050565b634e487b7160e01b600052602160045260246000fd5b60038110614200576142006141da565b9052565b8151815260208083015190820152604080830151908201526060808301516001600160a01b0316908201526080808301516001600160401b03169082015260a08083015160e0830191614259908401826141f0565b5060c0928301511515919092015290565b80356001600160a01b03811681146141a157600080fd5b6000806040838503121561429457600080fd5b823591506142a46020840161426a565b90509250929050565b600080604083850312156142c057600080fd5b823591506142a46020840161418f565b8035600381106141a157600080fd5b600080600080608085870312156142f557600080fd5b843593506020850135925061430c604086016142d0565b9396929550929360600135925050565b60006020828403121561432e57600080fd5b6112df8261426a565b60006020828403121561434957600080fd5b813565ffffffffffff811681146112df57600080fd5b6000806040838503121561437257600080fd5b61437b836142d0565b946020939093013593505050565b6000806040838503121561439c57600080fd5b50508035926020909101359150565b602080825282518282018190526000918401906040840190835b818110156143ec5783516001600160a01b03168352602093840193909201916001016143c5565b509095945050505050565b6000806000806080858703121561440d57600080fd5b8435935061441d602086016142d0565b9250604085013591506144326060860161426a565b905092959194509250565b60058110614200576142006141da565b6080810161445b82876141f0565b84602083015261446e604083018561443d565b6001600160a01b0392909216606091909101529392505050565b6000806040838503121561449b57600080fd5b6144a4836142d0565b91506142a46020840161426a565b6000602082840312156144c457600080fd5b6112df826142d0565b6000806000606084860312156144e257600080fd5b6144eb846142d0565b95602085013595506040909401359392505050565b60008060006060848603121561451557600080fd5b833592506020840135915061452c6040850161426a565b90509250925092565b6000806020838503121561454857600080fd5b82356001600160401b0381111561455e57600080fd5b8301601f8101851361456f57600080fd5b80356001600160401b0381111561458557600080fd5b85602082840101111561459757600080fd5b6020919091019590945092505050565b600080600080608085870312156145bd57600080fd5b843593506145cd602086016142d0565b9250604085013591506144326060860161418f565b634e487b7160e01b600052603260045260246000fd5b83815260208101839052606081016139ed604083018461443d565b6060810161462182866141f0565b602082019390935260400152919050565b6040810161464082856141f0565b8260208301529392505050565b634e487b7160e01b600052601160045260246000fd5b80820180821115610dac57610dac61464d565b81810381811115610dac57610dac61464d565b6060810161469782866141f0565b60208201939093526001600160a01b0391909116604090910152919050565b6000602082840312156146c857600080fd5b5051919050565b8183823760009101908152919050565b604081528260408201528284606083013760006060848301015260006060601f19601f8601168301019050826020830152949350505050565b60208101610dac82846141f0565b8082028115828204841417610dac57610dac61464d565b634e487b7160e01b600052601260045260246000fd5b60008261477057634e487b7160e01b600052601260045260246000fd5b500490565b6080810161478382876141f0565b84602083015283604083015282606083015295945050505050565b848152608081016147b260208301866141f0565b60408201939093526060015292915050565b65ffffffffffff8181168382160190811115610dac57610dac61464d565b6000600182016147f4576147f461464d565b5060010190565b86815260c0810161480f60208301886141f0565b60408201959095526001600160a01b0393841660608201526001600160401b0392909216608083015290911660a09091015292915050565b634e487b7160e01b600052603160045260246000fd5b65ffffffffffff8281168282160390811115610dac57610dac61464d56fe97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b9299b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0055435dd261a4b9b3364963f7738a7a662ad9c84396d64be3365284bb7f0a5041a26469706673582212207d86519d4b80f9c41425f1a753e7004fae7ee569baa8b79e87f87db08ae9199d64736f6c63430008250033" as const;
