@@ -1,4 +1,5 @@
 import type { Server } from "bun";
+import { watcherFor } from "./workers/watcher.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
@@ -137,6 +138,9 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.compute.start();
     keepBountyCommentsInStep(ctx);
   }
+  // The escrow watcher, when this server holds the guardian key (the embedded default); in production it runs apart.
+  const watcher = options.workers !== false ? watcherFor(ctx) : undefined;
+  watcher?.start();
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
   const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
@@ -165,6 +169,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       ctx.extractor.close();
       await ctx.outbox.stop();
       await ctx.indexer.stop();
+      await watcher?.stop();
       ctx.mailer.close();
       ctx.database.close();
       ctx.log.info("stopped");

@@ -147,7 +147,9 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         address by
     );
     event OutflowExecuted(uint256 indexed id);
-    event OutflowCancelled(uint256 indexed id, address by);
+    event OutflowCancelled(
+        uint256 indexed id, uint256 indexed repoId, uint256 issueNumber, Currency currency, uint256 amount, address by
+    );
     event CapsChanged(Currency currency, uint256 perRepo, uint256 total);
     event OperationScheduled(bytes32 indexed id, bytes data, uint256 readyAt);
     event OperationCancelled(bytes32 indexed id);
@@ -479,7 +481,7 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         } else {
             _pools[outflow.repoId][uint8(outflow.currency)] += outflow.amount;
         }
-        emit OutflowCancelled(id, msg.sender);
+        emit OutflowCancelled(id, outflow.repoId, outflow.issueNumber, outflow.currency, outflow.amount, msg.sender);
     }
 
     // ---- Views ----

@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.ts";
 import { bounties, bountyClaims, repositoryPools, users, wallets, type Bounty, type Currency, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { recordClaimOnChain } from "./claims.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
@@ -14,7 +15,7 @@ import { encodeFullName, githubUnavailable } from "../../github/repositories.ts"
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import { registeredRepository, requireManagedRepository } from "./access.ts";
 import { CURRENCY_INDEX, MIN_BOUNTY, requireAmountStep } from "./rules.ts";
-import { transactionResult, type TransactionResult } from "./transaction-result.ts";
+import { withQueuedOutflow, transactionResult, type TransactionResult } from "./transaction-result.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
 
@@ -272,7 +273,7 @@ export async function distributeBounty(
   }
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
-  return transactionResult(ctx, settled, messages);
+  return withQueuedOutflow(ctx, settled, transactionResult(ctx, settled, messages), "Bounty payment");
 }
 
 /**
@@ -378,6 +379,7 @@ export async function registerContribution(ctx: AppContext, input: { user: User;
     .insert(bountyClaims)
     .values({ githubRepoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id })
     .onConflictDoNothing();
+  await recordClaimOnChain(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, contributor: wallet.address as Address });
   ctx.changes.publish([`repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
   return { success: true, message: "You're now registered to contribute to this issue.", walletAddress: toXdcAddress(wallet.address) };
 }

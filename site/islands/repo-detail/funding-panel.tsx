@@ -364,7 +364,9 @@ function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null |
                     )}
                   </p>
                   <p className="mt-0.5 flex items-center gap-2 text-xs text-muted-foreground">
-                    <span className={bounty.status === "paid" ? "" : "text-success"}>{bounty.status === "paid" ? "Paid" : "Open"}</span>
+                    <span className={bounty.status === "paid" ? "" : bounty.status === "queued" ? "text-warning" : "text-success"}>
+                      {bounty.status === "paid" ? "Paid" : bounty.status === "queued" ? "Payout queued (over the daily limit)" : "Open"}
+                    </span>
                     {tx && (
                       <a href={tx} target="_blank" rel="noopener noreferrer" className="inline-flex items-center gap-1 hover:text-foreground">
                         Transaction <Icon name="external" className="h-3 w-3" />

@@ -194,6 +194,11 @@ export function RewardCell({ state }: { state: RewardState }) {
             {formatAmount(amount, currency)} {currency}
           </span>
           {paid && <span className="text-xs font-medium text-muted-foreground">Paid</span>}
+          {state.bounty.status === "queued" && (
+            <span className="text-xs font-medium text-muted-foreground" title="Over the contract's daily payout limit: paid once its delay has passed, unless the guardian stops it.">
+              Payout queued
+            </span>
+          )}
         </span>
       );
     }
