@@ -339,7 +339,9 @@ export async function cancelBounty(
       .from(bountyClaims)
       .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
       .limit(1);
-    if (claims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
+    // The contract's own record too (RepoRewards v2): a claimed bounty is refunded only after a delay.
+    const onChainClaims = claims.length ? [] : await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
+    if (claims.length || onChainClaims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
     ({ tx } = await ctx.outbox.submit(
       {
       userId: input.user.id,
