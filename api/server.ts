@@ -2,6 +2,7 @@ import type { Server } from "bun";
 import { watcherFor } from "./workers/watcher.ts";
 import { Periodic } from "./workers/periodic.ts";
 import { reviewAllPoolManagers } from "./services/money/managers.ts";
+import { completeDueRefunds } from "./services/money/refunds.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
@@ -143,9 +144,13 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   // The escrow watcher, when this server holds the guardian key (the embedded default); in production it runs apart.
   const watcher = options.workers !== false ? watcherFor(ctx) : undefined;
   watcher?.start();
-  // Pool managers follow GitHub: the member webhooks remove a demoted one at once; this hourly pass catches the rest.
+  // Pool managers follow GitHub: the member webhooks remove a demoted one at once; this hourly pass catches the rest,
+  // and completes the refunds of claimed bounties whose delay is over (api/services/money/refunds.ts).
   const managerReview = new Periodic(
-    () => reviewAllPoolManagers(ctx),
+    async () => {
+      await reviewAllPoolManagers(ctx);
+      await completeDueRefunds(ctx);
+    },
     (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) managerReview.start(3_600_000);

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createWalletClient, http, type Address } from "viem";
+import { createWalletClient, encodeFunctionData, http, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { startTestStack, type TestStack } from "../../testing/stack.ts";
 import { call, type TestSession } from "../../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
 import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { completeDueRefunds } from "./refunds.ts";
 
 /**
  * The server on RepoRewards v2 (issue 19), with caps small enough to reach:
@@ -102,5 +103,34 @@ describe("the server on RepoRewards v2", () => {
     await stack.t.ctx.chain.client.waitForTransactionReceipt({ hash: await guardian.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "cancelOutflow", args: [id] }) });
     await stack.t.ctx.indexer.catchUp();
     expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${second}`)).json()).toMatchObject({ status: "open", xdcAmount: "10" });
+  }, 60_000);
+
+  test("a claimed bounty's refund (an issue closed as not planned) is only requested, and completed once its 3 days are over", async () => {
+    const issue = await bountyOn("Claimed, then not planned", "3");
+    expect((await call(stack.t, "/api/blockchain/register", { as: bob, body: { role: "contributor", issueId: issue, repoId: REPO.id } })).status).toBe(200);
+    await settle();
+    // What the issues webhook sends for an issue closed as not planned.
+    const { tx } = await stack.t.ctx.outbox.submitOnce({
+      userId: null,
+      idempotencyKey: `not-planned-test:${issue}`,
+      request: { issue },
+      kind: "cancel_bounty",
+      githubRepoId: REPO.id,
+      issueNumber: issue,
+      intent: { repoId: REPO.id, issueNumber: issue, reason: "issue closed as not planned" },
+      signer: { kind: "operator" },
+      to: rewards(),
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(REPO.id), BigInt(issue)] }),
+    });
+    expect((await stack.t.ctx.outbox.waitForSettled(tx, 10_000)).status).toBe("confirmed");
+    await settle();
+    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${issue}`)).json()).toMatchObject({ status: "open" });
+    expect(await completeDueRefunds(stack.t.ctx)).toBe(0);
+
+    await stack.chain.rpc("evm_increaseTime", [3 * 24 * 3600 + 1]);
+    await stack.chain.rpc("evm_mine");
+    expect(await completeDueRefunds(stack.t.ctx)).toBe(1);
+    await settle();
+    expect((await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${issue}`)).status).toBe(404); // cancelled: back in the pool
   }, 60_000);
 });
