@@ -2,7 +2,7 @@ import type { Server } from "bun";
 import { watcherFor } from "./workers/watcher.ts";
 import { Periodic } from "./workers/periodic.ts";
 import { reviewAllPoolManagers } from "./services/money/managers.ts";
-import { completeDueRefunds } from "./services/money/refunds.ts";
+import { completeDueRefunds, executeDueOutflows } from "./services/money/refunds.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
@@ -145,11 +145,13 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   const watcher = options.workers !== false ? watcherFor(ctx) : undefined;
   watcher?.start();
   // Pool managers follow GitHub: the member webhooks remove a demoted one at once; this hourly pass catches the rest,
-  // and completes the refunds of claimed bounties whose delay is over (api/services/money/refunds.ts).
+  // completes the refunds of claimed bounties whose delay is over, and runs the due outflows the outbox queued
+  // (api/services/money/refunds.ts).
   const managerReview = new Periodic(
     async () => {
       await reviewAllPoolManagers(ctx);
       await completeDueRefunds(ctx);
+      await executeDueOutflows(ctx);
     },
     (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
   );

@@ -7,7 +7,7 @@ import { call, type TestSession } from "../../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
 import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { completeDueRefunds } from "./refunds.ts";
+import { completeDueRefunds, executeDueOutflows } from "./refunds.ts";
 
 /**
  * The server on RepoRewards v2 (issue 19), with caps small enough to reach:
@@ -132,5 +132,21 @@ describe("the server on RepoRewards v2", () => {
     expect(await completeDueRefunds(stack.t.ctx)).toBe(1);
     await settle();
     expect((await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${issue}`)).status).toBe(404); // cancelled: back in the pool
+  }, 60_000);
+
+  test("a queued payout the platform sent is run by it once its 2 days are over, and paid exactly once", async () => {
+    const issue = await bountyOn("Over the cap, then due", "20");
+    const queued = await money(alice, `/api/blockchain/distribute-bounty/${REPO.id}/${issue}`, { contributorAddress: bobWallet });
+    expect((await queued.json()).message).toMatch(/^Bounty payment queued/);
+    expect(await executeDueOutflows(stack.t.ctx)).toBe(0);
+    const before = await stack.t.ctx.chain.client.getBalance({ address: bobWallet });
+    await stack.chain.rpc("evm_increaseTime", [2 * 24 * 3600 + 1]);
+    await stack.chain.rpc("evm_mine");
+    expect(await executeDueOutflows(stack.t.ctx)).toBe(1);
+    await settle();
+    expect((await stack.t.ctx.chain.client.getBalance({ address: bobWallet })) - before).toBe(20n * UNIT);
+    expect(await (await call(stack.t, `/api/blockchain/issue-bounty/${REPO.id}/${issue}`)).json()).toMatchObject({ status: "paid" });
+    // Run again: nothing more is sent.
+    expect(await executeDueOutflows(stack.t.ctx)).toBe(0);
   }, 60_000);
 });

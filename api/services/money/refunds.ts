@@ -1,7 +1,7 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData } from "viem";
 import type { AppContext } from "../../context.ts";
-import { bounties, chainEvents } from "../../../db/schema/index.ts";
+import { bounties, chainEvents, chainTransactions } from "../../../db/schema/index.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 
 /**
@@ -38,6 +38,44 @@ export async function completeDueRefunds(ctx: AppContext): Promise<number> {
       signer: { kind: "operator" },
       to: ctx.chain.config.contracts.rewards,
       data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(repoId), BigInt(issueNumber)] }),
+    });
+    sent++;
+  }
+  return sent;
+}
+
+/**
+ * Runs the queued outflows that are due (RepoRewards v2 queues a payout or
+ * withdrawal over the daily cap for QUEUE_DELAY): anyone may run one then,
+ * and the platform does so for those its own outbox queued, in the same
+ * hourly pass. One the guardian cancelled, or someone already ran, is skipped.
+ */
+export async function executeDueOutflows(ctx: AppContext): Promise<number> {
+  const nowSeconds = (await ctx.chain.client.getBlock({ blockTag: "latest" })).timestamp;
+  const events = await ctx.database.db
+    .select({ name: chainEvents.name, args: chainEvents.args, txHash: chainEvents.txHash })
+    .from(chainEvents)
+    .where(inArray(chainEvents.name, ["OutflowQueued", "OutflowExecuted", "OutflowCancelled"]));
+  const done = new Set(events.filter((e) => e.name !== "OutflowQueued").map((e) => (JSON.parse(e.args) as { id: string }).id));
+  const queuedByUs = new Set(
+    (await ctx.database.db.select({ txHash: chainTransactions.txHash }).from(chainTransactions).where(inArray(chainTransactions.txHash, events.filter((e) => e.name === "OutflowQueued").map((e) => e.txHash)))).map((r) => r.txHash),
+  );
+  let sent = 0;
+  for (const event of events) {
+    if (event.name !== "OutflowQueued" || !queuedByUs.has(event.txHash)) continue;
+    const args = JSON.parse(event.args) as { id: string; repoId: string; issueNumber: string; readyAt: string };
+    if (done.has(args.id) || BigInt(args.readyAt) > nowSeconds) continue;
+    await ctx.outbox.submitOnce({
+      userId: null,
+      idempotencyKey: `execute-outflow:${args.id}`,
+      request: { id: args.id },
+      kind: "execute_outflow",
+      githubRepoId: Number(args.repoId),
+      ...(args.issueNumber !== "0" ? { issueNumber: Number(args.issueNumber) } : {}),
+      intent: { outflowId: args.id, repoId: Number(args.repoId), issueNumber: Number(args.issueNumber) },
+      signer: { kind: "operator" },
+      to: ctx.chain.config.contracts.rewards,
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "executeOutflow", args: [BigInt(args.id)] }),
     });
     sent++;
   }
