@@ -101,6 +101,14 @@ const EnvSchema = z.object({
   CONTRACTS_DEPLOYED_BLOCK: z.coerce.number().int().min(0).default(0),
   /** The platform's operator key: sets pool managers, allocates and pays on verified requests, pays their gas. */
   OPERATOR_PRIVATE_KEY: privateKeyHex,
+  /**
+   * The escrow's guardian key (RepoRewards v2), held by the watcher only (api/workers/watcher.ts): it pauses the
+   * contract when an outflow the outbox did not send, or outflows near a cap, appear. Unset: the server runs no watcher
+   * (run it as its own process: docs/contracts.md).
+   */
+  GUARDIAN_PRIVATE_KEY: privateKeyHex.optional(),
+  /** Where the watcher's alerts go (comma-separated addresses). Unset: alerts are only logged. */
+  ESCROW_ALERT_EMAILS: z.string().optional(),
   /** Blocks on top of a transaction's block before it counts as confirmed (default: 1 local, 2 on XDC). */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(100).optional(),
   /** The RPC URL given to browser wallets (MetaMask) in the network configuration; defaults to CHAIN_RPC_URL. */

@@ -1,4 +1,8 @@
 import type { Server } from "bun";
+import { watcherFor } from "./workers/watcher.ts";
+import { Periodic } from "./workers/periodic.ts";
+import { reviewAllPoolManagers } from "./services/money/managers.ts";
+import { completeDueRefunds, executeDueOutflows } from "./services/money/refunds.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
@@ -141,6 +145,21 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.compute.start();
     keepBountyCommentsInStep(ctx);
   }
+  // The escrow watcher, when this server holds the guardian key (the embedded default); in production it runs apart.
+  const watcher = options.workers !== false ? watcherFor(ctx) : undefined;
+  watcher?.start();
+  // Pool managers follow GitHub: the member webhooks remove a demoted one at once; this hourly pass catches the rest,
+  // completes the refunds of claimed bounties whose delay is over, and runs the due outflows the outbox queued
+  // (api/services/money/refunds.ts).
+  const managerReview = new Periodic(
+    async () => {
+      await reviewAllPoolManagers(ctx);
+      await completeDueRefunds(ctx);
+      await executeDueOutflows(ctx);
+    },
+    (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
+  );
+  if (options.workers !== false) managerReview.start(3_600_000);
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
   const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
@@ -169,6 +188,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       ctx.extractor.close();
       await ctx.outbox.stop();
       await ctx.indexer.stop();
+      await watcher?.stop();
+      await managerReview.stop();
       ctx.mailer.close();
       ctx.database.close();
       ctx.log.info("stopped");

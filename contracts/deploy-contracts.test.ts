@@ -19,7 +19,7 @@ import { RepoRewardsAbi, TestUsdcAbi, TestUsdcBytecode } from "./artifacts/index
 import { deployContracts, readDeployments, type DeployOptions } from "../scripts/deploy-contracts.ts";
 import { anvilAccounts, startAnvil, type Anvil } from "../scripts/lib/anvil.ts";
 
-const [deployer, operator, feeCollector] = anvilAccounts(3) as [Account, Account, Account];
+const [deployer, operator, feeCollector, admin, guardian] = anvilAccounts(5) as [Account, Account, Account, Account, Account];
 
 let local: Anvil;
 let apothem: Anvil;
@@ -35,7 +35,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const roles = { deployer, operator: operator.address, feeCollector: feeCollector.address };
+const roles = { deployer, admin: admin.address, guardian: guardian.address, operator: operator.address, feeCollector: feeCollector.address };
 
 function localOptions(deploymentsFile: string): DeployOptions {
   return { ...roles, rpcUrl: local.rpcUrl, chain: anvilChain, deploymentsFile };
@@ -65,6 +65,8 @@ describe("deployContracts on a local chain", () => {
     expect(recorded).toMatchObject({
       chainId: 31337,
       deployer: deployer.address,
+      admin: admin.address,
+      guardian: guardian.address,
       operator: operator.address,
       feeCollector: feeCollector.address,
       roxn: { address: first.roxn },
@@ -76,12 +78,25 @@ describe("deployContracts on a local chain", () => {
     expect(Date.parse(recorded.deployedAt)).not.toBeNaN();
   });
 
-  test("the constructors grant the roles: deployer admin, operator operator", async () => {
+  test("the constructor grants the roles it is given; the deployer holds none", async () => {
     const { repoRewards } = await deployContracts(localOptions(join(dataDir, "roles.json")));
-    const rewards = getContract({ address: repoRewards, abi: RepoRewardsAbi, client: createPublicClient({ transport: http(local.rpcUrl) }) });
-    expect(await rewards.read.hasRole([`0x${"00".repeat(32)}`, deployer.address])).toBe(true);
-    expect(await rewards.read.hasRole([keccak256(toHex("OPERATOR_ROLE")), operator.address])).toBe(true);
+    const client = createPublicClient({ transport: http(local.rpcUrl) });
+    const rewards = getContract({ address: repoRewards, abi: RepoRewardsAbi, client });
+    const [adminRole, operatorRole, guardianRole] = [`0x${"00".repeat(32)}` as const, keccak256(toHex("OPERATOR_ROLE")), keccak256(toHex("GUARDIAN_ROLE"))];
+    expect(await rewards.read.defaultAdmin()).toBe(admin.address);
+    expect(await rewards.read.hasRole([operatorRole, operator.address])).toBe(true);
+    expect(await rewards.read.hasRole([guardianRole, guardian.address])).toBe(true);
+    for (const role of [adminRole, operatorRole, guardianRole]) expect(await rewards.read.hasRole([role, deployer.address])).toBe(false);
     expect(await rewards.read.feeCollector()).toBe(feeCollector.address);
+    expect(await rewards.read.managerDelay()).toBe(0n); // the local chain only
+    expect(await rewards.read.caps([0, 1n])).toEqual([10_000n * 10n ** 18n, 50_000n * 10n ** 18n, 0n, 0n]);
+  });
+
+  test("the deployed escrow stays under the 24 KB contract size limit (EIP-170)", async () => {
+    const { repoRewards } = await deployContracts(localOptions(join(dataDir, "size.json")));
+    const code = await createPublicClient({ transport: http(local.rpcUrl) }).getCode({ address: repoRewards });
+    const size = (code!.length - 2) / 2;
+    expect(size).toBeLessThanOrEqual(24_576);
   });
 
   test("redeploys when a recorded address has no code (e.g. the chain was reset)", async () => {
@@ -101,6 +116,21 @@ describe("deployContracts on a local chain", () => {
 });
 
 describe("deployContracts on XDC (Apothem, chain 51)", () => {
+  test("refuses to make the deployer the escrow's admin", async () => {
+    const usdc = await deployStandInUsdc();
+    const options = { ...apothemOptions(join(dataDir, "apothem-admin.json"), usdc), admin: deployer.address };
+    await expect(deployContracts(options)).rejects.toThrow(/Refusing to make the deployer RepoRewards' admin/);
+  });
+
+  test("the contract refuses an instant manager appointment anywhere but the local chain", async () => {
+    const usdc = await deployStandInUsdc();
+    const options = { ...apothemOptions(join(dataDir, "apothem-delay.json"), usdc), managerDelaySeconds: 0 };
+    await expect(deployContracts(options)).rejects.toThrow();
+    const deployed = await deployContracts(apothemOptions(join(dataDir, "apothem-delay-ok.json"), usdc));
+    const rewards = getContract({ address: deployed.repoRewards, abi: RepoRewardsAbi, client: createPublicClient({ transport: http(apothem.rpcUrl) }) });
+    expect(await rewards.read.managerDelay()).toBe(24n * 3600n);
+  });
+
   test("refuses to deploy the test USDC", async () => {
     const before = await nonceOf(apothem.rpcUrl);
     await expect(deployContracts(apothemOptions(join(dataDir, "apothem-no-usdc.json")))).rejects.toThrow(/Refusing to deploy the test USDC/);

@@ -15,6 +15,7 @@ import {
   createWalletClient,
   decodeErrorResult,
   encodeDeployData,
+  encodeFunctionData,
   getContract,
   http,
   keccak256,
@@ -46,11 +47,12 @@ const OTHER_REPO = 987_654_321n;
 const ISSUE = 42n;
 const DEFAULT_ADMIN_ROLE = `0x${"00".repeat(32)}` as Hex;
 const OPERATOR_ROLE = keccak256(toHex("OPERATOR_ROLE"));
+const ADMIN_DELAY = 2 * 24 * 3600;
 /** RepoRewards plus the token errors that SafeERC20 lets through. */
 const ABI_WITH_TOKEN_ERRORS = [...RepoRewardsAbi, ...RoxnAbi.filter((item) => item.type === "error")] as const;
 
-const [admin, operator, feeCollector, manager, outsider, contributor, otherManager, treasury] = anvilAccounts(8) as [
-  Account, Account, Account, Account, Account, Account, Account, Account,
+const [admin, operator, feeCollector, manager, outsider, contributor, otherManager, treasury, guardian] = anvilAccounts(9) as [
+  Account, Account, Account, Account, Account, Account, Account, Account, Account,
 ];
 
 let chain: Anvil;
@@ -115,7 +117,9 @@ async function balanceOf(currency: number, address: Address): Promise<bigint> {
 async function fund(currency: number, amount: bigint, by: Account = manager, repoId = REPO): Promise<TransactionReceipt> {
   const rewards = rewardsAs(by);
   const hash =
-    currency === XDC ? await rewards.write.fundPoolXdc([repoId], { value: amount }) : await rewards.write.fundPoolToken([repoId, currency, amount]);
+    currency === XDC
+      ? await rewards.write.fundPoolXdc([repoId, 500], { value: amount })
+      : await rewards.write.fundPoolToken([repoId, currency, amount, 500]);
   return mined(hash);
 }
 
@@ -123,11 +127,28 @@ async function pool(repoId = REPO): Promise<readonly [bigint, bigint, bigint]> {
   return rewardsAs(admin).read.getPool([repoId]);
 }
 
-/** Funds REPO with exactly `net` of `currency` in the pool, with the fee set to zero. */
+/** Schedules admin calls, lets ADMIN_DELAY pass on anvil's clock, and returns a sender for them. */
+async function scheduled(...calls: Hex[]): Promise<(call: Hex) => Promise<TransactionReceipt>> {
+  for (const call of calls) await mined(await rewardsAs(admin).write.schedule([call]));
+  await clients.testClient.increaseTime({ seconds: ADMIN_DELAY });
+  await clients.testClient.mine({ blocks: 1 });
+  return async (call) => mined(await clients.walletOf(admin).sendTransaction({ to: contracts.repoRewards, data: call }));
+}
+
+/** An admin call through the timelock: scheduled, ADMIN_DELAY later sent. */
+async function timelocked(call: Hex): Promise<TransactionReceipt> {
+  return (await scheduled(call))(call);
+}
+
+const setFee = (bps: number) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setFeeBps", args: [bps] });
+const setCollector = (to: Address) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setFeeCollector", args: [to] });
+
+/** Funds REPO with exactly `net` of `currency` in the pool, with the fee set to zero (through the timelock). */
 async function poolWith(currency: number, net: bigint): Promise<void> {
-  await mined(await rewardsAs(admin).write.setFeeBps([0]));
+  const send = await scheduled(setFee(0), setFee(50));
+  await send(setFee(0));
   await fund(currency, net);
-  await mined(await rewardsAs(admin).write.setFeeBps([50]));
+  await send(setFee(50));
 }
 
 beforeAll(async () => {
@@ -138,12 +159,14 @@ beforeAll(async () => {
     rpcUrl: chain.rpcUrl,
     chain: anvilChain,
     deployer: admin,
+    admin: admin.address,
+    guardian: guardian.address,
     operator: operator.address,
     feeCollector: feeCollector.address,
     deploymentsFile: join(dataDir, "deployments.json"),
   });
-  await mined(await rewardsAs(operator).write.setPoolManager([REPO, manager.address, true]));
-  await mined(await rewardsAs(operator).write.setPoolManager([OTHER_REPO, otherManager.address, true]));
+  await mined(await rewardsAs(operator).write.addPoolManager([REPO, manager.address]));
+  await mined(await rewardsAs(operator).write.addPoolManager([OTHER_REPO, otherManager.address]));
   for (const account of [manager, operator, otherManager]) {
     await mined(await tokenAs(ROXN, admin).write.mint([account.address, 10n ** 24n]));
     await mined(await tokenAs(USDC, admin).write.mint([account.address, 10n ** 31n]));
@@ -190,86 +213,120 @@ describe("deployment", () => {
 
   test("the constructor refuses a zero address for every role and token", async () => {
     const { publicClient } = clients;
-    const good = [admin.address, operator.address, feeCollector.address, contracts.roxn, contracts.usdc] as const;
+    const caps = [[10n ** 20n, 10n ** 21n], [10n ** 20n, 10n ** 21n], [10n ** 8n, 10n ** 9n]] as const;
+    const good = [admin.address, guardian.address, operator.address, feeCollector.address, contracts.roxn, contracts.usdc] as const;
     for (let i = 0; i < good.length; i++) {
-      const args = [...good] as [Address, Address, Address, Address, Address];
-      args[i] = zeroAddress;
-      const data = encodeDeployData({ abi: RepoRewardsAbi, bytecode: RepoRewardsBytecode, args });
-      await expectRevert(publicClient.call({ data }), "ZeroAddress");
+      const a = [...good] as [Address, Address, Address, Address, Address, Address];
+      a[i] = zeroAddress;
+      const data = encodeDeployData({ abi: RepoRewardsAbi, bytecode: RepoRewardsBytecode, args: [a[0], 3600, a[1], a[2], a[3], a[4], a[5], 0n, caps] });
+      // The admin's check is OpenZeppelin's (AccessControlDefaultAdminRules).
+      await expectRevert(publicClient.call({ data }), i === 0 ? "AccessControlInvalidDefaultAdmin" : "ZeroAddress");
     }
   });
 });
 
 describe("administration", () => {
-  test("the admin sets the fee up to MAX_FEE_BPS; above is refused", async () => {
-    const receipt = await mined(await rewardsAs(admin).write.setFeeBps([120]));
+  test("the admin sets the fee up to MAX_FEE_BPS through the timelock; above is refused", async () => {
+    await expectRevert(rewardsAs(admin).write.setFeeBps([120]), "NotScheduled");
+    const receipt = await timelocked(setFee(120));
     expect(eventArgs(receipt, "FeeBpsChanged")).toEqual([{ oldBps: 50, newBps: 120 }]);
-    await mined(await rewardsAs(admin).write.setFeeBps([500]));
+    await timelocked(setFee(500));
     expect(await rewardsAs(admin).read.feeBps()).toBe(500);
-    await expectRevert(rewardsAs(admin).write.setFeeBps([501]), "FeeTooHigh", [501, 500]);
+    await expectRevert((await scheduled(setFee(501)))(setFee(501)), "FeeTooHigh", [501, 500]);
     expect(await rewardsAs(admin).read.feeBps()).toBe(500);
   });
 
-  test("only the admin sets the fee, the fee collector, and pauses", async () => {
+  test("a scheduled call runs once, not before ADMIN_DELAY, and the guardian can drop it", async () => {
+    await mined(await rewardsAs(admin).write.schedule([setFee(100)]));
+    await clients.testClient.increaseTime({ seconds: ADMIN_DELAY - 60 });
+    await clients.testClient.mine({ blocks: 1 });
+    await expectRevert(rewardsAs(admin).write.setFeeBps([100]), "NotReady");
+    await clients.testClient.increaseTime({ seconds: 120 });
+    await mined(await rewardsAs(admin).write.setFeeBps([100]));
+    await expectRevert(rewardsAs(admin).write.setFeeBps([100]), "NotScheduled");
+
+    await mined(await rewardsAs(admin).write.schedule([setFee(200)]));
+    const dropped = await mined(await rewardsAs(guardian).write.cancelScheduled([keccak256(setFee(200))]));
+    expect(eventArgs(dropped, "OperationCancelled")).toEqual([{ id: keccak256(setFee(200)) }]);
+    await clients.testClient.increaseTime({ seconds: ADMIN_DELAY });
+    await expectRevert(rewardsAs(admin).write.setFeeBps([200]), "NotScheduled");
+    await expectRevert(rewardsAs(outsider).write.cancelScheduled([keccak256(setFee(200))]), "AccessControlUnauthorizedAccount");
+  });
+
+  test("only the admin sets the fee, the fee collector and unpauses; only admin and guardian pause", async () => {
     for (const account of [operator, manager, outsider]) {
       const rewards = rewardsAs(account);
       const refused = [account.address, DEFAULT_ADMIN_ROLE];
       await expectRevert(rewards.write.setFeeBps([10]), "AccessControlUnauthorizedAccount", refused);
       await expectRevert(rewards.write.setFeeCollector([account.address]), "AccessControlUnauthorizedAccount", refused);
+      await expectRevert(rewards.write.schedule([setFee(10)]), "AccessControlUnauthorizedAccount", refused);
       await expectRevert(rewards.write.pause(), "AccessControlUnauthorizedAccount", refused);
       await expectRevert(rewards.write.unpause(), "AccessControlUnauthorizedAccount", refused);
       await expectRevert(rewards.write.grantRole([OPERATOR_ROLE, account.address]), "AccessControlUnauthorizedAccount", refused);
     }
+    await expectRevert(rewardsAs(guardian).write.unpause(), "AccessControlUnauthorizedAccount", [guardian.address, DEFAULT_ADMIN_ROLE]);
   });
 
   test("the admin changes the fee collector, never to zero or to the contract itself", async () => {
-    const receipt = await mined(await rewardsAs(admin).write.setFeeCollector([treasury.address]));
+    const receipt = await timelocked(setCollector(treasury.address));
     expect(eventArgs(receipt, "FeeCollectorChanged")).toEqual([{ oldCollector: feeCollector.address, newCollector: treasury.address }]);
     expect(await rewardsAs(admin).read.feeCollector()).toBe(treasury.address);
-    await expectRevert(rewardsAs(admin).write.setFeeCollector([zeroAddress]), "ZeroAddress");
-    await expectRevert(rewardsAs(admin).write.setFeeCollector([contracts.repoRewards]), "InvalidRecipient", [contracts.repoRewards]);
+    await expectRevert(timelocked(setCollector(zeroAddress)), "ZeroAddress");
+    await expectRevert(timelocked(setCollector(contracts.repoRewards)), "InvalidRecipient", [contracts.repoRewards]);
 
     const before = await balanceOf(XDC, treasury.address);
     await fund(XDC, 10n * ONE_XDC);
     expect((await balanceOf(XDC, treasury.address)) - before).toBe(ONE_XDC / 20n);
   });
 
-  test("the admin grants and revokes OPERATOR_ROLE", async () => {
-    const receipt = await mined(await rewardsAs(admin).write.grantRole([OPERATOR_ROLE, outsider.address]));
+  test("the admin grants OPERATOR_ROLE only through the timelock, and revokes it at once", async () => {
+    const grant = encodeFunctionData({ abi: RepoRewardsAbi, functionName: "grantRole", args: [OPERATOR_ROLE, outsider.address] });
+    await expectRevert(rewardsAs(admin).write.grantRole([OPERATOR_ROLE, outsider.address]), "NotScheduled", [keccak256(grant)]);
+    const receipt = await timelocked(grant);
     expect(parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs, eventName: "RoleGranted" })[0]?.args).toEqual({
       role: OPERATOR_ROLE,
       account: outsider.address,
       sender: admin.address,
     });
-    await mined(await rewardsAs(outsider).write.setPoolManager([REPO, treasury.address, true]));
+    await mined(await rewardsAs(outsider).write.addPoolManager([REPO, treasury.address]));
     await mined(await rewardsAs(admin).write.revokeRole([OPERATOR_ROLE, outsider.address]));
-    await expectRevert(rewardsAs(outsider).write.setPoolManager([REPO, treasury.address, false]), "AccessControlUnauthorizedAccount");
+    await expectRevert(rewardsAs(outsider).write.removePoolManager([REPO, treasury.address]), "AccessControlUnauthorizedAccount");
+  });
+
+  test("the last admin cannot renounce without the two-step, delayed hand-over", async () => {
+    await expectRevert(rewardsAs(admin).write.renounceRole([DEFAULT_ADMIN_ROLE, admin.address]), "AccessControlEnforcedDefaultAdminDelay");
+    expect(await rewardsAs(outsider).read.defaultAdmin()).toBe(admin.address);
   });
 });
 
 describe("pool managers", () => {
-  test("only the operator sets pool managers, never the zero address", async () => {
-    const receipt = await mined(await rewardsAs(operator).write.setPoolManager([OTHER_REPO, manager.address, true]));
+  test("the operator (and the admin through the timelock) add pool managers, never the zero address; the set is enumerable", async () => {
+    const receipt = await mined(await rewardsAs(operator).write.addPoolManager([OTHER_REPO, manager.address]));
     expect(eventArgs(receipt, "PoolManagerSet")).toEqual([{ repoId: OTHER_REPO, manager: manager.address, enabled: true }]);
     expect(await rewardsAs(outsider).read.isPoolManager([OTHER_REPO, manager.address])).toBe(true);
     expect(await rewardsAs(outsider).read.isPoolManager([OTHER_REPO, outsider.address])).toBe(false);
+    // The admin alone goes through the timelock.
+    const appoint = encodeFunctionData({ abi: RepoRewardsAbi, functionName: "addPoolManager", args: [OTHER_REPO, treasury.address] });
+    await expectRevert(rewardsAs(admin).write.addPoolManager([OTHER_REPO, treasury.address]), "NotScheduled", [keccak256(appoint)]);
+    await timelocked(appoint);
+    expect(await rewardsAs(outsider).read.poolManagers([OTHER_REPO])).toEqual([otherManager.address, manager.address, treasury.address]);
 
-    for (const account of [admin, manager, outsider]) {
-      await expectRevert(rewardsAs(account).write.setPoolManager([REPO, outsider.address, true]), "AccessControlUnauthorizedAccount", [
+    for (const account of [manager, outsider, guardian]) {
+      await expectRevert(rewardsAs(account).write.addPoolManager([REPO, outsider.address]), "AccessControlUnauthorizedAccount", [
         account.address,
         OPERATOR_ROLE,
       ]);
     }
-    await expectRevert(rewardsAs(operator).write.setPoolManager([REPO, zeroAddress, true]), "ZeroAddress");
+    await expectRevert(rewardsAs(operator).write.addPoolManager([REPO, zeroAddress]), "ZeroAddress");
   });
 
-  test("a disabled manager loses every right on that repository", async () => {
+  test("a removed manager loses every right on that repository", async () => {
     await fund(XDC, 5n * ONE_XDC);
-    const receipt = await mined(await rewardsAs(operator).write.setPoolManager([REPO, manager.address, false]));
+    const receipt = await mined(await rewardsAs(operator).write.removePoolManager([REPO, manager.address]));
     expect(eventArgs(receipt, "PoolManagerSet")).toEqual([{ repoId: REPO, manager: manager.address, enabled: false }]);
     expect(await rewardsAs(outsider).read.isPoolManager([REPO, manager.address])).toBe(false);
+    expect(await rewardsAs(outsider).read.poolManagers([REPO])).toEqual([]);
     const refused = [REPO, manager.address];
-    await expectRevert(rewardsAs(manager).write.fundPoolXdc([REPO], { value: ONE_XDC }), "NotPoolManager", refused);
     await expectRevert(rewardsAs(manager).write.allocateBounty([REPO, ISSUE, XDC, ONE_XDC]), "NotPoolManager", refused);
     await expectRevert(rewardsAs(manager).write.withdrawPool([REPO, XDC, ONE_XDC, treasury.address]), "NotPoolManager", refused);
   });
@@ -306,42 +363,46 @@ describe("funding", () => {
   });
 
   test("the fee follows feeBps: none at 0, 5% at the cap", async () => {
-    await mined(await rewardsAs(admin).write.setFeeBps([0]));
+    const send = await scheduled(setFee(0), setFee(500));
+    await send(setFee(0));
     let receipt = await fund(USDC, 999n);
     expect(eventArgs(receipt, "PoolFunded")[0]).toMatchObject({ gross: 999n, fee: 0n, net: 999n });
-    await mined(await rewardsAs(admin).write.setFeeBps([500]));
+    await send(setFee(500));
     receipt = await fund(USDC, 999n);
     expect(eventArgs(receipt, "PoolFunded")[0]).toMatchObject({ gross: 999n, fee: 49n, net: 950n });
   });
 
-  test("the operator funds any repository; others cannot", async () => {
+  test("a funding refuses a fee above the funder's maxFeeBps (a raised fee cannot front-run it)", async () => {
+    await timelocked(setFee(120));
+    await expectRevert(rewardsAs(manager).write.fundPoolXdc([REPO, 50], { value: ONE_XDC }), "FeeTooHigh", [120, 50]);
+    await expectRevert(rewardsAs(manager).write.fundPoolToken([REPO, USDC, 1_000n, 119]), "FeeTooHigh", [120, 119]);
+    expect(await pool()).toEqual([0n, 0n, 0n]);
+    await mined(await rewardsAs(manager).write.fundPoolToken([REPO, USDC, 1_000n, 120]));
+  });
+
+  test("anyone may add money to any pool (money only comes in)", async () => {
     await fund(XDC, ONE_XDC, operator, OTHER_REPO);
     await fund(ROXN, ONE_XDC, operator, OTHER_REPO);
-    expect((await pool(OTHER_REPO))[XDC]).toBe(ONE_XDC - ONE_XDC / 200n);
-
-    for (const [account, repoId] of [[outsider, REPO], [otherManager, REPO], [manager, OTHER_REPO]] as const) {
-      const rewards = rewardsAs(account);
-      await expectRevert(rewards.write.fundPoolXdc([repoId], { value: ONE_XDC }), "NotPoolManager", [repoId, account.address]);
-      await expectRevert(rewards.write.fundPoolToken([repoId, ROXN, ONE_XDC]), "NotPoolManager", [repoId, account.address]);
-    }
+    await fund(XDC, ONE_XDC, outsider, OTHER_REPO);
+    expect((await pool(OTHER_REPO))[XDC]).toBe(2n * (ONE_XDC - ONE_XDC / 200n));
   });
 
   test("zero amounts, XDC through fundPoolToken and missing allowances are refused", async () => {
     const rewards = rewardsAs(manager);
-    await expectRevert(rewards.write.fundPoolXdc([REPO], { value: 0n }), "ZeroAmount");
-    await expectRevert(rewards.write.fundPoolToken([REPO, ROXN, 0n]), "ZeroAmount");
-    await expectRevert(rewards.write.fundPoolToken([REPO, USDC, 0n]), "ZeroAmount");
-    await expectRevert(rewards.write.fundPoolToken([REPO, XDC, ONE_XDC]), "InvalidCurrency", [XDC]);
+    await expectRevert(rewards.write.fundPoolXdc([REPO, 50], { value: 0n }), "ZeroAmount");
+    await expectRevert(rewards.write.fundPoolToken([REPO, ROXN, 0n, 50]), "ZeroAmount");
+    await expectRevert(rewards.write.fundPoolToken([REPO, USDC, 0n, 50]), "ZeroAmount");
+    await expectRevert(rewards.write.fundPoolToken([REPO, XDC, ONE_XDC, 50]), "InvalidCurrency", [XDC]);
 
     await mined(await tokenAs(ROXN, manager).write.approve([contracts.repoRewards, 10n]));
-    await expectRevert(rewards.write.fundPoolToken([REPO, ROXN, 11n]), "ERC20InsufficientAllowance");
+    await expectRevert(rewards.write.fundPoolToken([REPO, ROXN, 11n, 50]), "ERC20InsufficientAllowance");
     expect(await pool()).toEqual([0n, 0n, 0n]);
   });
 
   test("a fee collector that refuses XDC makes XDC funding revert with TransferFailed", async () => {
     // The ROXN token has no receive function: it refuses plain XDC.
-    await mined(await rewardsAs(admin).write.setFeeCollector([contracts.roxn]));
-    await expectRevert(rewardsAs(manager).write.fundPoolXdc([REPO], { value: 10n * ONE_XDC }), "TransferFailed", [contracts.roxn, ONE_XDC / 20n]);
+    await timelocked(setCollector(contracts.roxn));
+    await expectRevert(rewardsAs(manager).write.fundPoolXdc([REPO, 50], { value: 10n * ONE_XDC }), "TransferFailed", [contracts.roxn, ONE_XDC / 20n]);
     expect(await pool()).toEqual([0n, 0n, 0n]);
   });
 
@@ -474,7 +535,7 @@ describe("paying bounties", () => {
     // The recipient is a pool manager contract that tries to take a second bounty while being paid.
     await poolWith(XDC, 2n * ONE_XDC);
     const attacker = await deployReenterer(REPO, ISSUE + 1n);
-    await mined(await rewardsAs(operator).write.setPoolManager([REPO, attacker, true]));
+    await mined(await rewardsAs(operator).write.addPoolManager([REPO, attacker]));
     await mined(await rewardsAs(manager).write.allocateBounty([REPO, ISSUE, XDC, ONE_XDC]));
     await mined(await rewardsAs(manager).write.allocateBounty([REPO, ISSUE + 1n, XDC, ONE_XDC]));
 
@@ -549,9 +610,9 @@ describe("withdrawing from a pool", () => {
     expect(await balanceOf(USDC, contracts.repoRewards)).toBe(600n);
   });
 
-  test("the operator, outsiders and other repositories' managers cannot withdraw", async () => {
+  test("the operator, the guardian, the admin, outsiders and other repositories' managers cannot withdraw", async () => {
     await poolWith(XDC, ONE_XDC);
-    for (const account of [operator, outsider, otherManager, admin]) {
+    for (const account of [operator, outsider, otherManager, admin, guardian]) {
       await expectRevert(rewardsAs(account).write.withdrawPool([REPO, XDC, ONE_XDC, account.address]), "NotPoolManager", [REPO, account.address]);
     }
   });
@@ -575,8 +636,8 @@ describe("pausing", () => {
 
     for (const account of [manager, operator]) {
       const rewards = rewardsAs(account);
-      await expectRevert(rewards.write.fundPoolXdc([REPO], { value: ONE_XDC }), "EnforcedPause");
-      await expectRevert(rewards.write.fundPoolToken([REPO, USDC, 1_000n]), "EnforcedPause");
+      await expectRevert(rewards.write.fundPoolXdc([REPO, 50], { value: ONE_XDC }), "EnforcedPause");
+      await expectRevert(rewards.write.fundPoolToken([REPO, USDC, 1_000n, 50]), "EnforcedPause");
       await expectRevert(rewards.write.allocateBounty([REPO, ISSUE + 1n, XDC, ONE_XDC]), "EnforcedPause");
       await expectRevert(rewards.write.payBounty([REPO, ISSUE, contributor.address]), "EnforcedPause");
       await expectRevert(rewards.write.cancelBounty([REPO, ISSUE]), "EnforcedPause");

@@ -70,6 +70,8 @@ beforeAll(async () => {
     rpcUrl: chain.rpcUrl,
     chain: anvilChain,
     deployer,
+    admin: holder.address,
+    guardian: outsider.address,
     operator: operator.address,
     feeCollector: feeCollector.address,
     deploymentsFile: join(dataDir, "deployments.json"),

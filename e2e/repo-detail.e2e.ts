@@ -268,6 +268,8 @@ test("a pool manager without admin rights sees why funding is refused", async ({
   await signIn(page, "erin", `${KIT}#rewards`);
   await expect(page.getByText("No Admin Access")).toBeVisible();
   await expect(page.getByText("You need admin permissions to fund this repository.").first()).toBeVisible();
+  // Issue 19: on-chain manager rights follow GitHub's admin rights, and the page says so.
+  await expect(page.locator("[data-manager-removed-note]").first()).toContainText("Pool manager rights on the escrow contract follow GitHub");
   await expect(page.getByRole("button", { name: "Add XDC" })).toBeDisabled();
   await page.getByRole("tab", { name: "Issues" }).click();
   await issueRow(page, 5).getByRole("button", { name: /Set Reward/ }).click();

@@ -3,11 +3,15 @@
  * records the addresses in a deployments file. Idempotent: when the file
  * already describes a live deployment on the same chain, nothing is sent.
  *
- *   CHAIN=xdc-apothem DEPLOYER_PRIVATE_KEY=0x... OPERATOR_ADDRESS=0x... \
- *   FEE_COLLECTOR_ADDRESS=0x... USDC_ADDRESS=0x... bun scripts/deploy-contracts.ts
+ *   CHAIN=xdc-apothem DEPLOYER_PRIVATE_KEY=0x... ADMIN_ADDRESS=0x(multisig) \
+ *   GUARDIAN_ADDRESS=0x... OPERATOR_ADDRESS=0x... FEE_COLLECTOR_ADDRESS=0x... \
+ *   USDC_ADDRESS=0x... bun scripts/deploy-contracts.ts
  *
- * On CHAIN=local every variable has a default (anvil's development accounts
- * and http://127.0.0.1:8545). See docs/contracts.md.
+ * The deployer only pays for the deployment: RepoRewards' admin (a multisig
+ * in production), guardian and operator are given to its constructor.
+ * On CHAIN=local every variable has a default (anvil's development accounts:
+ * 0 deploys, 1 operates, 2 collects fees, 3 administers, 4 guards; and
+ * http://127.0.0.1:8545). See docs/contracts.md.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
@@ -42,6 +46,8 @@ export interface DeployedContract {
 export interface Deployments {
   chainId: number;
   deployer: Address;
+  admin: Address;
+  guardian: Address;
   operator: Address;
   feeCollector: Address;
   roxn: DeployedContract;
@@ -56,8 +62,16 @@ export interface DeployOptions {
   rpcUrl: string;
   chain: Chain;
   deployer: Account;
+  /** RepoRewards' admin (a multisig in production); never the deployer on XDC. */
+  admin: Address;
+  /** Pauses and cancels queued outflows; the watcher holds its key. */
+  guardian: Address;
   operator: Address;
   feeCollector: Address;
+  /** How long the operator's appointment of a pool manager waits: 0 only on the local chain. Default: 0 locally, 1 day elsewhere. */
+  managerDelaySeconds?: number;
+  /** Outflow caps per rolling day. Default: DEFAULT_CAPS. */
+  caps?: OutflowCaps;
   /** The real USDC; required on XDC. Unset: deploy TestUsdc. */
   usdcAddress?: Address;
   deploymentsFile: string;
@@ -73,6 +87,23 @@ export interface DeployResult {
   /** False when the deployments file was reused and nothing was sent. */
   created: boolean;
 }
+
+/** Per currency, in its smallest unit: per repository and in total, per rolling day. */
+export type OutflowCaps = Record<"XDC" | "ROXN" | "USDC", { perRepo: bigint; total: bigint }>;
+
+/**
+ * The caps a deployment starts with (the admin changes them, within the
+ * contract's hard bounds, after its 2-day timelock). Demo and test amounts
+ * stay far below them.
+ */
+export const DEFAULT_CAPS: OutflowCaps = {
+  XDC: { perRepo: 10_000n * 10n ** 18n, total: 50_000n * 10n ** 18n },
+  ROXN: { perRepo: 100_000n * 10n ** 18n, total: 500_000n * 10n ** 18n },
+  USDC: { perRepo: 10_000n * 10n ** 6n, total: 50_000n * 10n ** 6n },
+};
+
+/** AccessControlDefaultAdminRules: how long handing the admin role to a new address waits. */
+export const ADMIN_TRANSFER_DELAY_SECONDS = 2 * 24 * 3600;
 
 export function readDeployments(file: string): Deployments | null {
   if (!existsSync(file)) return null;
@@ -95,7 +126,7 @@ async function isLive(client: PublicClient, deployments: Deployments): Promise<b
 }
 
 export async function deployContracts(options: DeployOptions): Promise<DeployResult> {
-  const { chain, deployer, operator, feeCollector, usdcAddress, deploymentsFile } = options;
+  const { chain, deployer, admin, guardian, operator, feeCollector, usdcAddress, deploymentsFile } = options;
   const log = options.log ?? (() => {});
   const transport = http(options.rpcUrl);
   // viem polls every 4 s by default: seconds per receipt on an auto-mining local chain.
@@ -109,11 +140,18 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
     throw new Error(`Refusing to deploy the test USDC on ${chain.name}: set USDC_ADDRESS to the real USDC`);
   }
 
+  const managerDelay = options.managerDelaySeconds ?? (chain.id === 31337 ? 0 : 24 * 3600);
+  if (XDC_CHAIN_IDS.has(chainId) && getAddress(admin) === getAddress(deployer.address)) {
+    throw new Error("Refusing to make the deployer RepoRewards' admin on XDC: set ADMIN_ADDRESS to the multisig");
+  }
+  const caps = options.caps ?? DEFAULT_CAPS;
+
   // RepoRewards keeps its USDC address forever: a typo here would be permanent.
   if (usdcAddress && !(await hasCode(client, usdcAddress))) throw new Error(`No contract at USDC_ADDRESS ${usdcAddress} on ${chain.name}`);
 
   const existing = readDeployments(deploymentsFile);
-  if (existing?.chainId === chainId && (await isLive(client, existing))) {
+  // A file without a guardian describes the v1 escrow (no caps, no guardian): deploy v2 beside it.
+  if (existing?.chainId === chainId && existing.guardian && (await isLive(client, existing))) {
     if (usdcAddress && existing.usdc.address.toLowerCase() !== usdcAddress.toLowerCase()) {
       throw new Error(
         `${deploymentsFile} uses USDC ${existing.usdc.address}, but ${usdcAddress} is configured; move the file away to deploy anew`,
@@ -140,22 +178,33 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
   }
 
   // Each constructor grants its roles: the deployer administers and mints the
-  // tokens and administers RepoRewards; `operator` gets OPERATOR_ROLE.
+  // tokens; RepoRewards' admin, guardian and operator are given here, so the
+  // deployer holds no role on the escrow.
   const roxn = await deploy("Roxn", RoxnAbi, RoxnBytecode, [deployer.address]);
   const usdc = usdcAddress
     ? { address: getAddress(usdcAddress), block: null, testToken: false }
     : { ...(await deploy("TestUsdc", TestUsdcAbi, TestUsdcBytecode, [deployer.address])), testToken: true };
   const repoRewards = await deploy("RepoRewards", RepoRewardsAbi, RepoRewardsBytecode, [
-    deployer.address,
+    admin,
+    ADMIN_TRANSFER_DELAY_SECONDS,
+    guardian,
     operator,
     feeCollector,
     roxn.address,
     usdc.address,
+    BigInt(managerDelay),
+    [
+      [caps.XDC.perRepo, caps.XDC.total],
+      [caps.ROXN.perRepo, caps.ROXN.total],
+      [caps.USDC.perRepo, caps.USDC.total],
+    ],
   ]);
 
   const deployments: Deployments = {
     chainId,
     deployer: deployer.address,
+    admin,
+    guardian,
     operator,
     feeCollector,
     roxn,
@@ -196,7 +245,7 @@ if (import.meta.main) {
     const chain = CHAINS[chainName];
     if (!chain) throw new Error(`CHAIN must be one of ${Object.keys(CHAINS).join(", ")} (got ${chainName})`);
     const isLocal = chainName === "local";
-    const devAccounts = isLocal ? anvilAccounts(3) : [];
+    const devAccounts = isLocal ? anvilAccounts(5) : [];
 
     const privateKey = env.DEPLOYER_PRIVATE_KEY || (isLocal ? anvilPrivateKey(0) : undefined);
     if (!privateKey || !/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new Error("DEPLOYER_PRIVATE_KEY must be a 0x-prefixed 32-byte hex key");
@@ -205,7 +254,10 @@ if (import.meta.main) {
       rpcUrl: env.CHAIN_RPC_URL || chain.rpcUrls.default.http[0]!,
       chain,
       deployer: privateKeyToAccount(privateKey as Hex),
+      admin: addressFrom("ADMIN_ADDRESS", env.ADMIN_ADDRESS, devAccounts[3]?.address),
+      guardian: addressFrom("GUARDIAN_ADDRESS", env.GUARDIAN_ADDRESS, devAccounts[4]?.address),
       operator: addressFrom("OPERATOR_ADDRESS", env.OPERATOR_ADDRESS, devAccounts[1]?.address),
+      managerDelaySeconds: env.MANAGER_DELAY_SECONDS ? Number(env.MANAGER_DELAY_SECONDS) : undefined,
       feeCollector: addressFrom("FEE_COLLECTOR_ADDRESS", env.FEE_COLLECTOR_ADDRESS, devAccounts[2]?.address),
       usdcAddress: env.USDC_ADDRESS ? addressFrom("USDC_ADDRESS", env.USDC_ADDRESS, undefined) : undefined,
       deploymentsFile: env.DEPLOYMENTS_FILE || `data/deployments/${chainName}.json`,

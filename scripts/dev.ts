@@ -119,11 +119,13 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     const anvil = await startAnvil({ stateFile: join(dataDir, "chain", "anvil-state.json") });
     stops.push(() => anvil.stop());
     const chain = localChain(anvil.chainId, anvil.rpcUrl, "Local development chain");
-    const [deployer, operator, feeCollector] = anvilAccounts(3);
+    const [deployer, operator, feeCollector, admin, guardian] = anvilAccounts(5);
     const deployment = await deployContracts({
       rpcUrl: anvil.rpcUrl,
       chain,
       deployer: deployer!,
+      admin: admin!.address,
+      guardian: guardian!.address,
       operator: operator!.address,
       feeCollector: feeCollector!.address,
       deploymentsFile: join(dataDir, "chain", "deployments.json"),
@@ -188,6 +190,10 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       USDC_TOKEN_ADDRESS: deployment.usdc,
       CONTRACTS_DEPLOYED_BLOCK: Number(deployment.deployedBlock),
       OPERATOR_PRIVATE_KEY: anvilPrivateKey(1),
+      // The escrow watcher runs inside the server here, with the guardian's key (anvil's account 4); its alerts go
+      // to the local mail sink. In production it runs apart, on its own machine (docs/contracts.md).
+      GUARDIAN_PRIVATE_KEY: anvilPrivateKey(4),
+      ESCROW_ALERT_EMAILS: "escrow-alerts@issuepool.local",
       GITHUB_URL: github.webUrl,
       GITHUB_API_URL: github.apiUrl,
     });

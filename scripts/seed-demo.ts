@@ -15,7 +15,7 @@ import { RepoRewardsAbi } from "../contracts/artifacts/index.ts";
 import { registerUser } from "../api/services/users/register.ts";
 import { walletOfUser } from "../api/services/wallets/custodial.ts";
 import { ensurePoolManager } from "../api/services/money/access.ts";
-import { CURRENCY_INDEX } from "../api/services/money/rules.ts";
+import { CURRENCY_INDEX, MAX_FUNDING_FEE_BPS } from "../api/services/money/rules.ts";
 import type { GitHubEmulator } from "./github-emulator/index.ts";
 import { FIXTURE_REPOS, FIXTURE_USERS, fixtureRepo } from "./github-emulator/fixture.ts";
 
@@ -182,8 +182,8 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
         value: currency === "XDC" ? value : 0n,
         data:
           currency === "XDC"
-            ? encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repo.id)] })
-            : encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolToken", args: [BigInt(repo.id), CURRENCY_INDEX[currency], value] }),
+            ? encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repo.id), MAX_FUNDING_FEE_BPS] })
+            : encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolToken", args: [BigInt(repo.id), CURRENCY_INDEX[currency], value, MAX_FUNDING_FEE_BPS] }),
       });
     }
     for (const bounty of demo.bounties) {

@@ -271,7 +271,7 @@ describe("re-broadcast after a crash, when the node is slow to answer", () => {
         intent: { repoId: 777, manager },
         signer: { kind: "operator" as const },
         to: chain.deployment.repoRewards,
-        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setPoolManager", args: [777n, manager, true] }),
+        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "addPoolManager", args: [777n, manager] }),
       };
       // The first process: signs, broadcasts (the node mines it), never learns that it did.
       const first = new Outbox({ db: t.ctx.database.db, chain: viaProxy, keyring: t.ctx.keyring, log: t.log });
@@ -327,7 +327,7 @@ describe("the worker alone recovers a signed transaction behind a burst", () => 
         intent: { repoId: 888, manager },
         signer: { kind: "operator" as const },
         to: chain.deployment.repoRewards,
-        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setPoolManager", args: [888n, manager, true] }),
+        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "addPoolManager", args: [888n, manager] }),
       };
     };
     try {

@@ -33,7 +33,7 @@ async function nextBlockInANewSecond(): Promise<void> {
   await chain.rpc("evm_setNextBlockTimestamp", [Number(latest.timestamp) + 7]);
 }
 
-const fundPool = (repoId: number) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repoId)] });
+const fundPool = (repoId: number) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repoId), 50] });
 
 describe("the rewards indexer", () => {
   test("requests' catch-ups and the background pass share their runs: no block is indexed twice at once", async () => {
@@ -98,7 +98,7 @@ describe("a fresh look at the chain", () => {
     await indexer.catchUp();
     await slow.client.getBlockNumber(); // cached now
     const operator = createWalletClient({ account: t.ctx.chain.operator, chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
-    const hash = await operator.writeContract({ address: chain.deployment.repoRewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [4203n], value: parseEther("1") });
+    const hash = await operator.writeContract({ address: chain.deployment.repoRewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [4203n, 50], value: parseEther("1") });
     await t.ctx.chain.client.waitForTransactionReceipt({ hash, pollingInterval: 10 });
     await indexer.catchUp();
     expect(await t.ctx.database.db.select().from(chainEvents).where(eq(chainEvents.txHash, hash))).toHaveLength(1);
@@ -114,7 +114,7 @@ describe("the mirrored bounties", () => {
     const contributor = "0x00000000000000000000000000000000000000e1";
     await t.ctx.database.db.insert(repositories).values({ githubRepoId: Number(repoId), fullName: "o/mirror", fullNameKey: "o/mirror", owner: "o", name: "mirror", htmlUrl: "http://gh/o/mirror" });
     const indexer = new RewardsIndexer({ db: t.ctx.database.db, chain: t.ctx.chain, log: t.ctx.log });
-    await operatorSends("m-fund", encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [repoId] }), parseEther("10"));
+    await operatorSends("m-fund", encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [repoId, 50] }), parseEther("10"));
     await send("m-a1", allocate(1n, 0, parseEther("1")));
     await send("m-a2", allocate(2n, 0, parseEther("2")));
     await indexer.catchUp(); // a batch with allocations only

@@ -31,8 +31,19 @@ import { describeChainError } from "./errors.ts";
  * states (each bounty event carries the whole of it).
  */
 export const CURRENCY_BY_INDEX: Currency[] = ["XDC", "ROXN", "USDC"];
-/** A bounty's status after each of its events. */
-const STATUS_AFTER: Record<string, BountyStatus> = { BountyAllocated: "open", BountyPaid: "paid", BountyCancelled: "cancelled" };
+/**
+ * A bounty's status after each of its events. A payout over the contract's
+ * daily cap is queued (OutflowQueued, then BountyPaid when it runs, or
+ * OutflowCancelled when the guardian drops it and the bounty is open again);
+ * withdrawals' outflow events carry issue number 0 and touch no bounty.
+ */
+const STATUS_AFTER: Record<string, BountyStatus> = {
+  BountyAllocated: "open",
+  BountyPaid: "paid",
+  BountyCancelled: "cancelled",
+  OutflowQueued: "queued",
+  OutflowCancelled: "open",
+};
 const BOUNTY_EVENTS = Object.keys(STATUS_AFTER);
 const BATCH_BLOCKS = 2000n;
 const LEASE_MS = 15_000;
@@ -101,7 +112,7 @@ export class RewardsIndexer {
     for (const event of events) {
       const args = event.args as Record<string, unknown>;
       if (typeof args.repoId === "bigint") repoIds.add(args.repoId);
-      if (typeof args.repoId === "bigint" && typeof args.issueNumber === "bigint") {
+      if (typeof args.repoId === "bigint" && typeof args.issueNumber === "bigint" && args.issueNumber > 0n) {
         issues.set(`${args.repoId}:${args.issueNumber}`, { repoId: args.repoId, issueNumber: args.issueNumber });
       }
     }
@@ -156,7 +167,7 @@ export class RewardsIndexer {
           // change of a bounty, carrying its currency and amount (and the contributor, when paid).
           const last = lastEvent(events, BOUNTY_EVENTS, repoId, issueNumber);
           if (!last) continue;
-          const { currency: currencyIndex, amount, contributor } = last.args as { currency: number; amount: bigint; contributor?: Address };
+          const { currency: currencyIndex, amount, contributor, to: queuedTo } = last.args as { currency: number; amount: bigint; contributor?: Address; to?: Address };
           const status = STATUS_AFTER[last.eventName]!;
           const allocated = lastEvent(events, "BountyAllocated", repoId, issueNumber);
           const paid = lastEvent(events, "BountyPaid", repoId, issueNumber);
@@ -166,7 +177,7 @@ export class RewardsIndexer {
             currency: CURRENCY_BY_INDEX[currencyIndex]!,
             amount,
             status,
-            recipient: status === "paid" ? (contributor ?? null) : null,
+            recipient: status === "paid" ? (contributor ?? null) : status === "queued" ? (queuedTo ?? null) : null,
             updatedBlock: Number(to),
             updatedAt: new Date(),
             ...(closedEvent ? { closedAt: blockTimes.get(closedEvent.blockNumber) ?? new Date() } : {}),
@@ -200,7 +211,7 @@ export class RewardsIndexer {
           const open = await tx
             .select({ currency: bounties.currency, amount: bounties.amount })
             .from(bounties)
-            .where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.status, "open")));
+            .where(and(eq(bounties.githubRepoId, Number(repoId)), inArray(bounties.status, ["open", "queued"])));
           const locked = (c: Currency) => open.filter((b) => b.currency === c).reduce((sum, b) => sum + b.amount, 0n);
           for (const [currency, balance] of [["XDC", xdc], ["ROXN", roxn], ["USDC", usdc]] as [Currency, bigint][]) {
             const set = { balance, allocated: locked(currency), updatedAt: new Date() };

@@ -43,7 +43,7 @@ function setManager(repoId: bigint, manager: Address, key = `k-${keySeq++}`): Ou
     intent: { repoId: String(repoId), manager },
     signer: { kind: "operator" },
     to: rewards(),
-    data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setPoolManager", args: [repoId, manager, true] }),
+    data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "addPoolManager", args: [repoId, manager] }),
   };
 }
 
@@ -140,7 +140,7 @@ describe("the transaction outbox", () => {
       intent: {},
       signer: { kind: "wallet", wallet },
       to: rewards(),
-      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [1n] }),
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [1n, 50] }),
       value: 2n * 10n ** 18n,
     });
     expect(tx.status).toBe("failed");

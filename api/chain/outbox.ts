@@ -45,6 +45,15 @@ import { Periodic } from "../workers/periodic.ts";
  * any number of processes: a signer's lease keeps its passes one at a time,
  * and every write is conditional on the state it read.
  */
+/**
+ * RepoRewards v2 costs more when its state moved between the estimate and
+ * the block: a new checkpoint in each of the two outflow caps (two fresh
+ * storage slots), or a payout that finds the day's cap used up and is queued
+ * (a queue entry of four slots). Rows of one pass are estimated against the
+ * same state, so the later ones would run out of gas. Unused gas costs nothing.
+ */
+const ESCROW_GAS_HEADROOM = 150_000n;
+
 export type OutboxSigner = { kind: "operator" } | { kind: "wallet"; wallet: Wallet };
 
 export interface OutboxRequest {
@@ -413,7 +422,8 @@ export class Outbox {
             value: row.value,
             blockTag: "pending",
           });
-          return { row, gasLimit: (estimate * 12n) / 10n };
+          const toEscrow = (row.toAddress as string).toLowerCase() === chain.config.contracts.rewards.toLowerCase();
+          return { row, gasLimit: (estimate * 12n) / 10n + (toEscrow ? ESCROW_GAS_HEADROOM : 0n) };
         } catch (err) {
           if (!isPermanentEstimateError(err)) throw err;
           await this.update(row.id, { status: "failed", error: describeChainError(err) });

@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { createWalletClient, http, parseEther, parseUnits, type Address } from "viem";
+import { createWalletClient, http, parseEther, parseUnits, type Address, type Hex } from "viem";
 import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil, type AnvilOptions } from "../../scripts/lib/anvil.ts";
-import { deployContracts, type DeployResult } from "../../scripts/deploy-contracts.ts";
+import { deployContracts, type DeployResult, type OutflowCaps } from "../../scripts/deploy-contracts.ts";
 import { RoxnAbi, TestUsdcAbi } from "../../contracts/artifacts/index.ts";
 import { makeTempDir } from "./context.ts";
 import { localChain } from "../chain/config.ts";
@@ -9,7 +9,7 @@ import { localChain } from "../chain/config.ts";
 /**
  * A real local chain for tests: anvil on a free port with the contracts
  * deployed (deployer = account 0, operator = account 1, fee collector =
- * account 2), and helpers to fund wallets the way the dev stack does.
+ * account 2, RepoRewards' admin = account 3, guardian = account 4), and helpers to fund wallets the way the dev stack does.
  */
 export interface TestChain {
   anvil: Anvil;
@@ -17,23 +17,29 @@ export interface TestChain {
   /** Environment values that point the platform at this chain. */
   env: Record<string, string>;
   feeCollector: Address;
+  /** RepoRewards' guardian and admin keys (not in `env`: a test that wants the watcher passes GUARDIAN_PRIVATE_KEY itself). */
+  guardianKey: Hex;
+  adminKey: Hex;
   fund(address: Address, amounts: { xdc?: string; roxn?: string; usdc?: string }): Promise<void>;
   /** Raw JSON-RPC, for anvil's own methods (evm_mine, snapshots). */
   rpc(method: string, params?: unknown[]): Promise<unknown>;
   stop(): Promise<void>;
 }
 
-export async function startTestChain(options: Pick<AnvilOptions, "accounts"> = {}): Promise<TestChain> {
+export async function startTestChain(options: Pick<AnvilOptions, "accounts"> & { caps?: OutflowCaps } = {}): Promise<TestChain> {
   const anvil = await startAnvil(options);
   const chain = localChain(anvil.chainId, anvil.rpcUrl, "anvil");
-  const [deployer, operator, feeCollector] = anvilAccounts(3);
+  const [deployer, operator, feeCollector, admin, guardian] = anvilAccounts(5);
   const dir = await makeTempDir("issuepool-chain-");
   const deployment = await deployContracts({
     rpcUrl: anvil.rpcUrl,
     chain,
     deployer: deployer!,
+    admin: admin!.address,
+    guardian: guardian!.address,
     operator: operator!.address,
     feeCollector: feeCollector!.address,
+    caps: options.caps,
     deploymentsFile: join(dir, "deployments.json"),
   });
   const wallet = createWalletClient({ account: deployer!, chain, transport: http(anvil.rpcUrl) });
@@ -60,6 +66,8 @@ export async function startTestChain(options: Pick<AnvilOptions, "accounts"> = {
       CONTRACTS_DEPLOYED_BLOCK: String(deployment.deployedBlock),
       OPERATOR_PRIVATE_KEY: anvilPrivateKey(1),
     },
+    guardianKey: anvilPrivateKey(4),
+    adminKey: anvilPrivateKey(3),
     async fund(address, amounts) {
       if (amounts.xdc) await rpc("anvil_setBalance", [address, `0x${parseEther(amounts.xdc).toString(16)}`]);
       if (amounts.roxn) {

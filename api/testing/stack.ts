@@ -3,6 +3,7 @@ import { startGitHubEmulator, type GitHubEmulator } from "../../scripts/github-e
 import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 import { createTestContext, type TestContext } from "./context.ts";
 import { startTestChain, type TestChain } from "./chain.ts";
+import type { OutflowCaps } from "../../scripts/deploy-contracts.ts";
 import { call, type TestSession } from "./auth.ts";
 import type { Address } from "viem";
 import { csrfTokenFor } from "../services/auth/csrf.ts";
@@ -46,8 +47,8 @@ export function startEmulatorFor(origin: string, secrets: Awaited<ReturnType<typ
   });
 }
 
-export async function startTestStack(options: { env?: Record<string, string>; workers?: boolean } = {}): Promise<TestStack> {
-  const chain = await startTestChain();
+export async function startTestStack(options: { env?: Record<string, string>; workers?: boolean; caps?: OutflowCaps } = {}): Promise<TestStack> {
+  const chain = await startTestChain({ caps: options.caps });
   let handler: (request: Request, server: Server<unknown>) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
   const listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, server) => handler(request, server) });
   const url = `http://127.0.0.1:${listener.port}`;

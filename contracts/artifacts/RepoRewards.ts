@@ -8,6 +8,16 @@ export const RepoRewardsAbi = [
         "type": "address"
       },
       {
+        "internalType": "uint48",
+        "name": "adminTransferDelay",
+        "type": "uint48"
+      },
+      {
+        "internalType": "address",
+        "name": "guardian",
+        "type": "address"
+      },
+      {
         "internalType": "address",
         "name": "operator",
         "type": "address"
@@ -26,6 +36,16 @@ export const RepoRewardsAbi = [
         "internalType": "contract IERC20",
         "name": "usdcToken",
         "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "initialManagerDelay",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256[2][3]",
+        "name": "initialCaps",
+        "type": "uint256[2][3]"
       }
     ],
     "stateMutability": "nonpayable",
@@ -34,6 +54,33 @@ export const RepoRewardsAbi = [
   {
     "inputs": [],
     "name": "AccessControlBadConfirmation",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint48",
+        "name": "schedule",
+        "type": "uint48"
+      }
+    ],
+    "name": "AccessControlEnforcedDefaultAdminDelay",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "AccessControlEnforcedDefaultAdminRules",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "defaultAdmin",
+        "type": "address"
+      }
+    ],
+    "name": "AccessControlInvalidDefaultAdmin",
     "type": "error"
   },
   {
@@ -113,6 +160,43 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "BountyNotOpen",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "perRepo",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      }
+    ],
+    "name": "CapOutOfBounds",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "CheckpointUnorderedInsertion",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "delay",
+        "type": "uint256"
+      }
+    ],
+    "name": "DelayOutOfBounds",
     "type": "error"
   },
   {
@@ -202,6 +286,27 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      }
+    ],
+    "name": "NotClaimant",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
         "internalType": "address",
         "name": "account",
         "type": "address"
@@ -211,8 +316,51 @@ export const RepoRewardsAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "NotReady",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      }
+    ],
+    "name": "NotScheduled",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "RateLimitExceeded",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "ReentrancyGuardReentrantCall",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint8",
+        "name": "bits",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      }
+    ],
+    "name": "SafeCastOverflowedUintDowncast",
     "type": "error"
   },
   {
@@ -240,6 +388,17 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "TransferFailed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "UnknownOutflow",
     "type": "error"
   },
   {
@@ -306,6 +465,37 @@ export const RepoRewardsAbi = [
       },
       {
         "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "BountyCancelRequested",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
         "internalType": "enum RepoRewards.Currency",
         "name": "currency",
         "type": "uint8"
@@ -324,6 +514,31 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "BountyCancelled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "contributor",
+        "type": "address"
+      }
+    ],
+    "name": "BountyClaimed",
     "type": "event"
   },
   {
@@ -374,6 +589,106 @@ export const RepoRewardsAbi = [
     "inputs": [
       {
         "indexed": false,
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "perRepo",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      }
+    ],
+    "name": "CapsChanged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [],
+    "name": "DefaultAdminDelayChangeCanceled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint48",
+        "name": "newDelay",
+        "type": "uint48"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint48",
+        "name": "effectSchedule",
+        "type": "uint48"
+      }
+    ],
+    "name": "DefaultAdminDelayChangeScheduled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [],
+    "name": "DefaultAdminTransferCanceled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint48",
+        "name": "acceptSchedule",
+        "type": "uint48"
+      }
+    ],
+    "name": "DefaultAdminTransferScheduled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      }
+    ],
+    "name": "ExcessSwept",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
         "internalType": "uint16",
         "name": "oldBps",
         "type": "uint16"
@@ -405,6 +720,155 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "FeeCollectorChanged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      }
+    ],
+    "name": "OperationCancelled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      },
+      {
+        "indexed": false,
+        "internalType": "bytes",
+        "name": "data",
+        "type": "bytes"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperationScheduled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "OutflowCancelled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "OutflowExecuted",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "OutflowQueued",
     "type": "event"
   },
   {
@@ -461,6 +925,31 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "PoolFunded",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "manager",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "PoolManagerProposed",
     "type": "event"
   },
   {
@@ -615,7 +1104,59 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "ADMIN_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "CAP_WINDOW",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "CLAIM_CANCEL_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "DEFAULT_ADMIN_ROLE",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "GUARDIAN_ROLE",
     "outputs": [
       {
         "internalType": "bytes32",
@@ -641,6 +1182,45 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "MAX_MANAGER_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "MIN_MANAGER_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "NATIVE_TRANSFER_GAS",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "OPERATOR_ROLE",
     "outputs": [
       {
@@ -650,6 +1230,44 @@ export const RepoRewardsAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "QUEUE_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "acceptDefaultAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "manager",
+        "type": "address"
+      }
+    ],
+    "name": "addPoolManager",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -683,6 +1301,19 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      }
+    ],
+    "name": "beginDefaultAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "repoId",
         "type": "uint256"
@@ -694,6 +1325,214 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "cancelBounty",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "cancelDefaultAdminTransfer",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "cancelOutflow",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      }
+    ],
+    "name": "cancelReadyAt",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      }
+    ],
+    "name": "cancelScheduled",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      }
+    ],
+    "name": "caps",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "perRepo",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "repoUsed",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "totalUsed",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint48",
+        "name": "newDelay",
+        "type": "uint48"
+      }
+    ],
+    "name": "changeDefaultAdminDelay",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "contributor",
+        "type": "address"
+      }
+    ],
+    "name": "claimBounty",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      }
+    ],
+    "name": "claimants",
+    "outputs": [
+      {
+        "internalType": "address[]",
+        "name": "",
+        "type": "address[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "defaultAdmin",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "defaultAdminDelay",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "defaultAdminDelayIncreaseWait",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "executeOutflow",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"
@@ -740,6 +1579,11 @@ export const RepoRewardsAbi = [
         "internalType": "uint256",
         "name": "amount",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
       }
     ],
     "name": "fundPoolToken",
@@ -753,6 +1597,11 @@ export const RepoRewardsAbi = [
         "internalType": "uint256",
         "name": "repoId",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
       }
     ],
     "name": "fundPoolXdc",
@@ -794,6 +1643,62 @@ export const RepoRewardsAbi = [
         "internalType": "address",
         "name": "recipient",
         "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "getOutflow",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint256",
+            "name": "repoId",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "issueNumber",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "amount",
+            "type": "uint256"
+          },
+          {
+            "internalType": "address",
+            "name": "to",
+            "type": "address"
+          },
+          {
+            "internalType": "uint64",
+            "name": "readyAt",
+            "type": "uint64"
+          },
+          {
+            "internalType": "enum RepoRewards.Currency",
+            "name": "currency",
+            "type": "uint8"
+          },
+          {
+            "internalType": "bool",
+            "name": "isPayout",
+            "type": "bool"
+          }
+        ],
+        "internalType": "struct RepoRewards.Outflow",
+        "name": "",
+        "type": "tuple"
       }
     ],
     "stateMutability": "view",
@@ -914,6 +1819,38 @@ export const RepoRewardsAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "managerDelay",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      }
+    ],
+    "name": "maxCap",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "pure",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "enum RepoRewards.Currency",
@@ -930,6 +1867,51 @@ export const RepoRewardsAbi = [
       }
     ],
     "stateMutability": "pure",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "nextOutflowId",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      }
+    ],
+    "name": "owed",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "owner",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {
@@ -976,6 +1958,103 @@ export const RepoRewardsAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "pendingDefaultAdmin",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "newAdmin",
+        "type": "address"
+      },
+      {
+        "internalType": "uint48",
+        "name": "schedule",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "pendingDefaultAdminDelay",
+    "outputs": [
+      {
+        "internalType": "uint48",
+        "name": "newDelay",
+        "type": "uint48"
+      },
+      {
+        "internalType": "uint48",
+        "name": "schedule",
+        "type": "uint48"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "manager",
+        "type": "address"
+      }
+    ],
+    "name": "pendingPoolManager",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      }
+    ],
+    "name": "poolManagers",
+    "outputs": [
+      {
+        "internalType": "address[]",
+        "name": "",
+        "type": "address[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "manager",
+        "type": "address"
+      }
+    ],
+    "name": "removePoolManager",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "bytes32",
@@ -984,7 +2063,7 @@ export const RepoRewardsAbi = [
       },
       {
         "internalType": "address",
-        "name": "callerConfirmation",
+        "name": "account",
         "type": "address"
       }
     ],
@@ -1013,6 +2092,13 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "rollbackDefaultAdminDelay",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "roxn",
     "outputs": [
       {
@@ -1022,6 +2108,61 @@ export const RepoRewardsAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes",
+        "name": "data",
+        "type": "bytes"
+      }
+    ],
+    "name": "schedule",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "id",
+        "type": "bytes32"
+      }
+    ],
+    "name": "scheduledAt",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "perRepo",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      }
+    ],
+    "name": "setCaps",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -1053,29 +2194,6 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "uint256",
-        "name": "repoId",
-        "type": "uint256"
-      },
-      {
-        "internalType": "address",
-        "name": "manager",
-        "type": "address"
-      },
-      {
-        "internalType": "bool",
-        "name": "enabled",
-        "type": "bool"
-      }
-    ],
-    "name": "setPoolManager",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
         "internalType": "bytes4",
         "name": "interfaceId",
         "type": "bytes4"
@@ -1090,6 +2208,24 @@ export const RepoRewardsAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewards.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      }
+    ],
+    "name": "sweepExcess",
+    "outputs": [],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -1146,4 +2282,4 @@ export const RepoRewardsAbi = [
   }
 ] as const;
 
-export const RepoRewardsBytecode = "0x60c060405234801561001057600080fd5b506040516120ce3803806120ce83398101604081905261002f916102e1565b60017f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f00556001600160a01b038516158061007057506001600160a01b038416155b8061008257506001600160a01b038216155b8061009457506001600160a01b038116155b156100b25760405163d92e233d60e01b815260040160405180910390fd5b6100bb836101be565b6100c6600086610220565b506100f17f97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b92985610220565b506001600160a01b03828116608052811660a0526001805462ffff0019166132001790556040805160008152603260208201527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1600180546301000000600160b81b03191663010000006001600160a01b03861690810291909117909155604080516000815260208101929092527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a15050505050610356565b6001600160a01b0381166101e55760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b0382160361021d57604051630bc2c5df60e11b81526001600160a01b038216600482015260240160405180910390fd5b50565b6000828152602081815260408083206001600160a01b038516845290915281205460ff166102c2576000838152602081815260408083206001600160a01b03861684529091529020805460ff1916600117905561027a3390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a45060016102c6565b5060005b92915050565b6001600160a01b038116811461021d57600080fd5b600080600080600060a086880312156102f957600080fd5b8551610304816102cc565b6020870151909550610315816102cc565b6040870151909450610326816102cc565b6060870151909350610337816102cc565b6080870151909250610348816102cc565b809150509295509295909350565b60805160a051611d45610389600039600081816103f6015261154001526000818161062601526115660152611d456000f3fe6080604052600436106101c65760003560e01c8063691376ea116100f7578063a42dce8011610095578063d55be8c611610064578063d55be8c6146105fe578063d6b194cc14610614578063f5b541a614610648578063f978529c1461066a57600080fd5b8063a42dce8014610577578063a60e72e614610597578063c415b95c146105b7578063d547741f146105de57600080fd5b80638456cb59116100d15780638456cb59146104bd57806385e74f00146104d257806391d1485414610542578063a217fddf1461056257600080fd5b8063691376ea1461045d578063783f70a11461047d5780637e26c6581461049d57600080fd5b806325ae74fc1161016457806336568abe1161013e57806336568abe146103c45780633e413bee146103e45780633f4ba83a146104305780635c975abb1461044557600080fd5b806325ae74fc1461033e57806329e40d4b1461035e5780632f2ff15d146103a457600080fd5b806308c96d34116101a057806308c96d341461029a57806319008eb8146102ad578063248a9ca3146102cd57806324a9d8531461030b57600080fd5b806301ffc9a7146101e9578063023b1fc91461021e578063068bcd8d1461024057600080fd5b366101e45760405163382bd53560e11b815260040160405180910390fd5b600080fd5b3480156101f557600080fd5b50610209610204366004611898565b61068a565b60405190151581526020015b60405180910390f35b34801561022a57600080fd5b5061023e6102393660046118c9565b6106c1565b005b34801561024c57600080fd5b5061027f61025b3660046118ed565b60009081526002602081905260409091208054600182015491909201549192909190565b60408051938452602084019290925290820152606001610215565b61023e6102a83660046118ed565b61076c565b3480156102b957600080fd5b5061023e6102c8366004611922565b610833565b3480156102d957600080fd5b506102fd6102e83660046118ed565b60009081526020819052604090206001015490565b604051908152602001610215565b34801561031757600080fd5b5060015461032b90610100900461ffff1681565b60405161ffff9091168152602001610215565b34801561034a57600080fd5b5061023e610359366004611976565b6108de565b34801561036a57600080fd5b506102096103793660046119b3565b60009182526004602090815260408084206001600160a01b0393909316845291905290205460ff1690565b3480156103b057600080fd5b5061023e6103bf3660046119b3565b610b25565b3480156103d057600080fd5b5061023e6103df3660046119b3565b610b50565b3480156103f057600080fd5b506104187f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610215565b34801561043c57600080fd5b5061023e610b88565b34801561045157600080fd5b5060015460ff16610209565b34801561046957600080fd5b5061023e6104783660046119df565b610b9b565b34801561048957600080fd5b5061023e610498366004611a15565b610cc7565b3480156104a957600080fd5b5061023e6104b8366004611a37565b610df7565b3480156104c957600080fd5b5061023e610ee7565b3480156104de57600080fd5b506105326104ed366004611a15565b60009182526003602090815260408084209284529190529020805460019091015460ff808316939192610100810490911691620100009091046001600160a01b031690565b6040516102159493929190611ab7565b34801561054e57600080fd5b5061020961055d3660046119b3565b610efa565b34801561056e57600080fd5b506102fd600081565b34801561058357600080fd5b5061023e610592366004611af2565b610f23565b3480156105a357600080fd5b506102fd6105b2366004611b0d565b610fb2565b3480156105c357600080fd5b5060015461041890630100000090046001600160a01b031681565b3480156105ea57600080fd5b5061023e6105f93660046119b3565b611009565b34801561060a57600080fd5b5061032b6101f481565b34801561062057600080fd5b506104187f000000000000000000000000000000000000000000000000000000000000000081565b34801561065457600080fd5b506102fd600080516020611cd083398151915281565b34801561067657600080fd5b5061023e610685366004611b28565b61102e565b60006001600160e01b03198216637965db0b60e01b14806106bb57506301ffc9a760e01b6001600160e01b03198316145b92915050565b60006106cc81611167565b6101f461ffff8316111561070657604051633c057d7b60e01b815261ffff831660048201526101f460248201526044015b60405180910390fd5b6001546040805161ffff6101009093048316815291841660208301527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1506001805461ffff9092166101000262ffff0019909216919091179055565b610774611171565b61077c61118d565b6000818152600460209081526040808320338452909152902054819060ff161580156107bd57506107bb600080516020611cd083398151915233610efa565b155b156107e457604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b60006107f2836000346111b3565b905080156108175760015461081790630100000090046001600160a01b0316826112a2565b50506108306001600080516020611cf083398151915255565b50565b600080516020611cd083398151915261084b81611167565b6001600160a01b0383166108725760405163d92e233d60e01b815260040160405180910390fd5b60008481526004602090815260408083206001600160a01b03871680855290835292819020805460ff1916861515908117909155905190815286917f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57910160405180910390a350505050565b6108e661118d565b6000848152600460209081526040808320338452909152902054849060ff161580156109275750610925600080516020611cd083398151915233610efa565b155b1561094e57604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b6000858152600360209081526040808320878452909152902060018154610100900460ff16600381111561098457610984611a7d565b14806109aa575060028154610100900460ff1660038111156109a8576109a8611a7d565b145b156109d75780546040516376b1b9f960e01b81526106fd9188918891610100900460ff1690600401611b73565b60006109e285610fb2565b905080841015610a0b5784848260405163b519ac0f60e01b81526004016106fd93929190611b96565b610a16878686611328565b6040518060800160405280866002811115610a3357610a33611a7d565b8152602001600181526000602080830182905260409283018890528a8252600381528282208a835290522081518154829060ff19166001836002811115610a7c57610a7c611a7d565b021790555060208201518154829061ff001916610100836003811115610aa457610aa4611a7d565b021790555060408281015182546001600160a01b03909116620100000262010000600160b01b0319909116178255606090920151600190910155513390879089907f35373ef096b83bd1bc6c19f3fdef4a59dd5248953cbbab62c982692c355d5eac90610b14908a908a90611bb5565b60405180910390a450505050505050565b600082815260208190526040902060010154610b4081611167565b610b4a83836113d4565b50505050565b6001600160a01b0381163314610b795760405163334bd91960e11b815260040160405180910390fd5b610b838282611466565b505050565b6000610b9381611167565b6108306114d1565b610ba3611171565b610bab61118d565b6000838152600460209081526040808320338452909152902054839060ff16158015610bec5750610bea600080516020611cd083398151915233610efa565b155b15610c1357604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b6000836002811115610c2757610c27611a7d565b03610c4657826040516216cebd60eb1b81526004016106fd9190611bd0565b6000610c538585856111b3565b90506000610c6085611523565b9050610c833330610c718588611bf4565b6001600160a01b03851692919061158b565b8115610cad57600154610cad906001600160a01b038381169133916301000000909104168561158b565b505050610b836001600080516020611cf083398151915255565b610ccf61118d565b6000828152600460209081526040808320338452909152902054829060ff16158015610d105750610d0e600080516020611cd083398151915233610efa565b155b15610d3757604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b6000610d4384846115c1565b805461030061ff001982161782556001820154600087815260026020819052604090912093945090929160ff1690811115610d8057610d80611a7d565b60ff1660038110610d9357610d93611b5d565b016000828254610da39190611c07565b9091555050805460018201546040513392869288927fc1389679d5eabeaf137ececa8e17208fa123688bb3cf60147cf07150a189171692610de99260ff90911691611bb5565b60405180910390a450505050565b610dff611171565b610e0761118d565b600084815260046020908152604080832033845290915290205460ff16610e4a57604051631cd1f14d60e11b8152600481018590523360248201526044016106fd565b81600003610e6b57604051631f2a200560e01b815260040160405180910390fd5b610e7481611624565b610e7f848484611328565b806001600160a01b0316847f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe858533604051610ebd93929190611c1a565b60405180910390a3610ed083828461167f565b610b4a6001600080516020611cf083398151915255565b6000610ef281611167565b6108306116c0565b6000918252602082815260408084206001600160a01b0393909316845291905290205460ff1690565b6000610f2e81611167565b610f3782611624565b600154604080516001600160a01b0363010000009093048316815291841660208301527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a150600180546001600160a01b039092166301000000026301000000600160b81b0319909216919091179055565b600080826002811115610fc757610fc7611a7d565b03610fdb5750670de0b6b3a7640000919050565b6001826002811115610fef57610fef611a7d565b036110015750655af3107a4000919050565b506064919050565b60008281526020819052604090206001015461102481611167565b610b4a8383611466565b611036611171565b61103e61118d565b6000838152600460209081526040808320338452909152902054839060ff1615801561107f575061107d600080516020611cd083398151915233610efa565b155b156110a657604051631cd1f14d60e11b8152600481018290523360248201526044016106fd565b6110af82611624565b60006110bb85856115c1565b8054610100600160b01b03198116620100006001600160a01b0387169081029182176102001784556001840154604051949550909388938a937f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d64936111309360ff938416939092169290921791903390611c1a565b60405180910390a48054600182015461114e9160ff1690859061167f565b5050610b836001600080516020611cf083398151915255565b61083081336116fb565b611179611738565b6002600080516020611cf083398151915255565b60015460ff16156111b15760405163d93c066560e01b815260040160405180910390fd5b565b6000816000036111d657604051631f2a200560e01b815260040160405180910390fd5b600154612710906111f090610100900461ffff1684611c47565b6111fa9190611c5e565b905060006112088284611bf4565b9050806002600087815260200190815260200160002085600281111561123057611230611a7d565b60ff166003811061124357611243611b5d565b0160008282546112539190611c07565b9091555050604051339086907f46c7b5757940773602f6be3265cb55668443abf52c32aa00e182bac70a062a0d90611292908890889088908890611c80565b60405180910390a3509392505050565b6000826001600160a01b03168260405160006040518083038185875af1925050503d80600081146112ef576040519150601f19603f3d011682016040523d82523d6000602084013e6112f4565b606091505b5050905080610b8357604051630e21dcbb60e11b81526001600160a01b0384166004820152602481018390526044016106fd565b6000838152600260208190526040822090849081111561134a5761134a611a7d565b60ff166003811061135d5761135d611b5d565b015490508082111561138a578383828460405163894da57360e01b81526004016106fd9493929190611ca9565b6113948282611bf4565b600260008681526020019081526020016000208460028111156113b9576113b9611a7d565b60ff16600381106113cc576113cc611b5d565b015550505050565b60006113e08383610efa565b61145e576000838152602081815260408083206001600160a01b03861684529091529020805460ff191660011790556114163390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a45060016106bb565b5060006106bb565b60006114728383610efa565b1561145e576000838152602081815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a45060016106bb565b6114d9611768565b6001805460ff191690557f5db9ee0a495bf2e6ff9c91a7834c1ba4fdd244a5e8aa4e537bd38aeae4b073aa335b6040516001600160a01b03909116815260200160405180910390a1565b6000600182600281111561153957611539611a7d565b14611564577f00000000000000000000000000000000000000000000000000000000000000006106bb565b7f000000000000000000000000000000000000000000000000000000000000000092915050565b61159984848484600161178b565b610b4a57604051635274afe760e01b81526001600160a01b03851660048201526024016106fd565b6000828152600360209081526040808320848452909152902060018154610100900460ff1660038111156115f7576115f7611a7d565b146106bb578054604051635948b23160e01b81526106fd9185918591610100900460ff1690600401611b73565b6001600160a01b03811661164b5760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b0382160361083057604051630bc2c5df60e11b81526001600160a01b03821660048201526024016106fd565b600083600281111561169357611693611a7d565b036116a257610b8382826112a2565b610b8382826116b086611523565b6001600160a01b031691906117fd565b6116c861118d565b6001805460ff1916811790557f62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a25833611506565b6117058282610efa565b6117345760405163e2517d3f60e01b81526001600160a01b0382166004820152602481018390526044016106fd565b5050565b600080516020611cf0833981519152546002036111b157604051633ee5aeb560e01b815260040160405180910390fd5b60015460ff166111b157604051638dfc202b60e01b815260040160405180910390fd5b6040516323b872dd60e01b60008181526001600160a01b038781166004528616602452604485905291602083606481808c5af1925060016000511483166117eb5783831516156117de573d6000823e3d81fd5b6000883b113d1516831692505b60405250600060605295945050505050565b61180a8383836001611832565b610b8357604051635274afe760e01b81526001600160a01b03841660048201526024016106fd565b60405163a9059cbb60e01b60008181526001600160a01b038616600452602485905291602083604481808b5af19250600160005114831661188c57838315161561187f573d6000823e3d81fd5b6000873b113d1516831692505b60405250949350505050565b6000602082840312156118aa57600080fd5b81356001600160e01b0319811681146118c257600080fd5b9392505050565b6000602082840312156118db57600080fd5b813561ffff811681146118c257600080fd5b6000602082840312156118ff57600080fd5b5035919050565b80356001600160a01b038116811461191d57600080fd5b919050565b60008060006060848603121561193757600080fd5b8335925061194760208501611906565b91506040840135801515811461195c57600080fd5b809150509250925092565b80356003811061191d57600080fd5b6000806000806080858703121561198c57600080fd5b84359350602085013592506119a360408601611967565b9396929550929360600135925050565b600080604083850312156119c657600080fd5b823591506119d660208401611906565b90509250929050565b6000806000606084860312156119f457600080fd5b83359250611a0460208501611967565b929592945050506040919091013590565b60008060408385031215611a2857600080fd5b50508035926020909101359150565b60008060008060808587031215611a4d57600080fd5b84359350611a5d60208601611967565b925060408501359150611a7260608601611906565b905092959194509250565b634e487b7160e01b600052602160045260246000fd5b60038110611aa357611aa3611a7d565b9052565b60048110611aa357611aa3611a7d565b60808101611ac58287611a93565b846020830152611ad86040830185611aa7565b6001600160a01b0392909216606091909101529392505050565b600060208284031215611b0457600080fd5b6118c282611906565b600060208284031215611b1f57600080fd5b6118c282611967565b600080600060608486031215611b3d57600080fd5b8335925060208401359150611b5460408501611906565b90509250925092565b634e487b7160e01b600052603260045260246000fd5b8381526020810183905260608101611b8e6040830184611aa7565b949350505050565b60608101611ba48286611a93565b602082019390935260400152919050565b60408101611bc38285611a93565b8260208301529392505050565b602081016106bb8284611a93565b634e487b7160e01b600052601160045260246000fd5b818103818111156106bb576106bb611bde565b808201808211156106bb576106bb611bde565b60608101611c288286611a93565b60208201939093526001600160a01b0391909116604090910152919050565b80820281158282048414176106bb576106bb611bde565b600082611c7b57634e487b7160e01b600052601260045260246000fd5b500490565b60808101611c8e8287611a93565b84602083015283604083015282606083015295945050505050565b84815260808101611cbd6020830186611a93565b6040820193909352606001529291505056fe97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b9299b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f00a26469706673582212200a9092cbb787792eea98823641a09a8062811c88702bade5e25274d41d492ca264736f6c63430008250033" as const;
+export const RepoRewardsBytecode = "0x60e060405234801561001057600080fd5b5060405161518a38038061518a83398101604081905261002f916106c2565b87896001600160a01b03811661006057604051636116401160e11b8152600060048201526024015b60405180910390fd5b600180546001600160d01b0316600160d01b65ffffffffffff85160217905561008a6000826102e9565b50505060016100a36100a061035a60201b60201c565b90565b556001600160a01b03871615806100c157506001600160a01b038616155b806100d357506001600160a01b038416155b806100e557506001600160a01b038316155b156101035760405163d92e233d60e01b815260040160405180910390fd5b62278d00821180610123575062015180821080156101235750617a694614155b1561014457604051631634db2b60e21b815260048101839052602401610057565b61014d8561037e565b6101777f55435dd261a4b9b3364963f7738a7a662ad9c84396d64be3365284bb7f0a5041886102e9565b506101a27f97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b929876102e9565b506001600160a01b03808516608052831660a05260c082905260005b60038160ff16101561022b576102238160ff1660028111156101e2576101e2610784565b838360ff16600381106101f7576101f761079a565b6020020151518460ff8516600381106102125761021261079a565b6020020151600160200201516103dc565b6001016101be565b506003805462ffff0019166132001790556040805160008152603260208201527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1600380546301000000600160b81b03191663010000006001600160a01b03881690810291909117909155604080516000815260208101929092527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a15050505050505050506107e6565b6000826103475760006103046002546001600160a01b031690565b6001600160a01b03161461032b57604051631fe1e13d60e11b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0384161790555b61035183836104c6565b90505b92915050565b7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0090565b6001600160a01b0381166103a55760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b038216036103d957604051630bc2c5df60e11b81526001600160a01b0382166004820152602401610057565b50565b808211806103f157506103ee83610570565b81115b156104155782828260405163d130df3360e01b8152600401610057939291906107b0565b61046a6201518083600c86600281111561043157610431610784565b60ff16600381106104445761044461079a565b60020201919065ffffffffffff909116600160d01b026001600160d01b03909116179055565b6104866201518082601286600281111561043157610431610784565b7f6c4c43e29ef6eed6a8d1e60abbdc6d55a76d841dfe63d5d9edc25bfd8d7814508383836040516104b9939291906107b0565b60405180910390a1505050565b6000828152602081815260408083206001600160a01b038516845290915281205460ff16610568576000838152602081815260408083206001600160a01b03861684529091529020805460ff191660011790556105203390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610354565b506000610354565b60008082600281111561058557610585610784565b0361059c57506a084595161401484a000000919050565b60018260028111156105b0576105b0610784565b036105c757506a084595161401484a000000919050565b5064e8d4a51000919050565b6001600160a01b03811681146103d957600080fd5b604051601f8201601f191681016001600160401b038111828210171561061e57634e487b7160e01b600052604160045260246000fd5b604052919050565b600082601f83011261063757600080fd5b61064160606105e8565b8060c084018581111561065357600080fd5b8460405b828210156106b65787601f83011261066e57600080fd5b610677816105e8565b808284018a81111561068857600080fd5b845b818110156106a257805184526020938401930161068a565b505086525060209094019390810190610657565b50919695505050505050565b60008060008060008060008060006101c08a8c0312156106e157600080fd5b89516106ec816105d3565b60208b015190995065ffffffffffff8116811461070857600080fd5b60408b0151909850610719816105d3565b60608b015190975061072a816105d3565b60808b015190965061073b816105d3565b60a08b015190955061074c816105d3565b60c08b015190945061075d816105d3565b60e08b015190935091506107758b6101008c01610626565b90509295985092959850929598565b634e487b7160e01b600052602160045260246000fd5b634e487b7160e01b600052603260045260246000fd5b60608101600385106107d257634e487b7160e01b600052602160045260246000fd5b938152602081019290925260409091015290565b60805160a05160c051614959610831600039600081816105bb015281816113a2015261142701526000818161075e0152613448015260008181610ce3015261346e01526149596000f3fe6080604052600436106103e85760003560e01c806380b9850711610208578063b8810cb111610118578063d547741f116100ab578063d6b194cc1161007a578063d6b194cc14610cd1578063db26e34d14610d05578063e730ed3b14610d25578063f5b541a614610d45578063f978529c14610d6757600080fd5b8063d547741f14610c66578063d55be8c614610c86578063d5ed817514610c9c578063d602b9fd14610cbc57600080fd5b8063c7bb4a9e116100e7578063c7bb4a9e14610bea578063cc8463c814610c01578063cefc142914610c16578063cf6eefb714610c2b57600080fd5b8063b8810cb114610b83578063c0642b1214610ba3578063c0a096b814610a8d578063c415b95c14610bc357600080fd5b806391d148541161019b578063a217fddf1161016a578063a217fddf14610af8578063a42dce8014610b0d578063a60e72e614610b2d578063b2ace53614610b4d578063b35fac2614610b6357600080fd5b806391d1485414610a6d57806392ffacac14610a8d57806395e8976b14610aa4578063a1eda53c14610ac457600080fd5b806387aca663116101d757806387aca66314610a015780638982a34c14610a215780638c15d09314610a385780638da5cb5b14610a5857600080fd5b806380b98507146109305780638456cb591461095d57806384ef8ffc1461097257806385e74f001461099057600080fd5b806329e40d4b116103035780635c975abb116102965780636b146eac116102655780636b146eac1461085c578063783f70a1146108895780637df43250146108a95780637e26c658146108f05780637f5a70bd1461091057600080fd5b80635c975abb146107c4578063634e93da146107dc578063649a5ec7146107fc57806364ddc8db1461081c57600080fd5b806336568abe116102d257806336568abe1461072c5780633e413bee1461074c5780633f4ba83a146107985780635214721c146107ad57600080fd5b806329e40d4b146106ac5780632cf682b0146106cc5780632d2eca76146106ec5780632f2ff15d1461070c57600080fd5b806314a8b2b11161037b578063248a9ca31161034a578063248a9ca31461060757806324a9d8531461063757806324ea54f41461066a57806325ae74fc1461068c57600080fd5b806314a8b2b1146105895780631841f0ed146105a95780631be9383f146105dd5780631e301388146105f457600080fd5b8063068bcd8d116103b7578063068bcd8d146104b85780630aa6220b1461050d5780630f9f0d7814610522578063104544dd1461057357600080fd5b806301ffc9a71461040b578063022d63fb14610440578063023b1fc914610469578063034597931461048b57600080fd5b366104065760405163382bd53560e11b815260040160405180910390fd5b600080fd5b34801561041757600080fd5b5061042b610426366004614179565b610d87565b60405190151581526020015b60405180910390f35b34801561044c57600080fd5b50620697805b60405165ffffffffffff9091168152602001610437565b34801561047557600080fd5b506104896104843660046141ba565b610db2565b005b34801561049757600080fd5b506104ab6104a63660046141d5565b610e65565b6040516104379190614218565b3480156104c457600080fd5b506104f26104d33660046141d5565b6000908152600460205260409020805460018201546002909201549092565b60408051938452602084019290925290820152606001610437565b34801561051957600080fd5b50610489610f54565b34801561052e57600080fd5b5061056561053d366004614295565b60009182526007602090815260408084206001600160a01b0393909316845291905290205490565b604051908152602001610437565b34801561057f57600080fd5b5061056561c35081565b34801561059557600080fd5b506104896105a43660046141d5565b610f6a565b3480156105b557600080fd5b506105657f000000000000000000000000000000000000000000000000000000000000000081565b3480156105e957600080fd5b506104526201518081565b6104896106023660046142c1565b610ffc565b34801561061357600080fd5b506105656106223660046141d5565b60009081526020819052604090206001015490565b34801561064357600080fd5b5060035461065790610100900461ffff1681565b60405161ffff9091168152602001610437565b34801561067657600080fd5b5061056560008051602061490483398151915281565b34801561069857600080fd5b506104896106a73660046142f3565b61105c565b3480156106b857600080fd5b5061042b6106c7366004614295565b6112d3565b3480156106d857600080fd5b506104896106e7366004614295565b6112e6565b3480156106f857600080fd5b506104896107073660046141d5565b6114ff565b34801561071857600080fd5b50610489610727366004614295565b6117f3565b34801561073857600080fd5b50610489610747366004614295565b611805565b34801561075857600080fd5b506107807f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610437565b3480156107a457600080fd5b506104896118ac565b3480156107b957600080fd5b506105656201518081565b3480156107d057600080fd5b5060035460ff1661042b565b3480156107e857600080fd5b506104896107f7366004614330565b6118bf565b34801561080857600080fd5b5061048961081736600461434b565b6118d3565b34801561082857600080fd5b5061083c610837366004614373565b6118e7565b604080519485526020850193909352918301526060820152608001610437565b34801561086857600080fd5b5061087c61087736600461439d565b611997565b60405161043791906143bf565b34801561089557600080fd5b506104896108a436600461439d565b611a0c565b3480156108b557600080fd5b506105656108c436600461439d565b60009182526005602090815260408084209284529190529020546201000090046001600160401b031690565b3480156108fc57600080fd5b5061048961090b36600461440b565b611c01565b34801561091c57600080fd5b5061048961092b366004614295565b611d99565b34801561093c57600080fd5b5061056561094b3660046141d5565b601a6020526000908152604090205481565b34801561096957600080fd5b50610489611e43565b34801561097e57600080fd5b506002546001600160a01b0316610780565b34801561099c57600080fd5b506109f16109ab36600461439d565b60009182526005602090815260408084209284529190529020805460019091015460ff808316939192610100810490911691600160501b9091046001600160a01b031690565b6040516104379493929190614461565b348015610a0d57600080fd5b50610489610a1c36600461449c565b611e73565b348015610a2d57600080fd5b506105656203f48081565b348015610a4457600080fd5b50610565610a533660046144c6565b611fe3565b348015610a6457600080fd5b50610780612046565b348015610a7957600080fd5b5061042b610a88366004614295565b61205f565b348015610a9957600080fd5b506105656202a30081565b348015610ab057600080fd5b50610489610abf3660046144e1565b612088565b348015610ad057600080fd5b50610ad96120a6565b6040805165ffffffffffff938416815292909116602083015201610437565b348015610b0457600080fd5b50610565600081565b348015610b1957600080fd5b50610489610b28366004614330565b6120fa565b348015610b3957600080fd5b50610565610b483660046144c6565b612191565b348015610b5957600080fd5b5061056560195481565b348015610b6f57600080fd5b5061087c610b7e3660046141d5565b6121e8565b348015610b8f57600080fd5b50610565610b9e3660046144c6565b612254565b348015610baf57600080fd5b50610489610bbe3660046141d5565b612285565b348015610bcf57600080fd5b5060035461078090630100000090046001600160a01b031681565b348015610bf657600080fd5b5061056562278d0081565b348015610c0d57600080fd5b506104526124af565b348015610c2257600080fd5b5061048961250e565b348015610c3757600080fd5b50610c4061254e565b604080516001600160a01b03909316835265ffffffffffff909116602083015201610437565b348015610c7257600080fd5b50610489610c81366004614295565b61256f565b348015610c9257600080fd5b506106576101f481565b348015610ca857600080fd5b50610489610cb7366004614514565b612597565b348015610cc857600080fd5b50610489612626565b348015610cdd57600080fd5b506107807f000000000000000000000000000000000000000000000000000000000000000081565b348015610d1157600080fd5b50610489610d20366004614549565b612639565b348015610d3157600080fd5b50610489610d403660046145bb565b6126c9565b348015610d5157600080fd5b506105656000805160206148c483398151915281565b348015610d7357600080fd5b50610489610d82366004614514565b61278d565b60006001600160e01b031982166318a4c3c360e11b1480610dac5750610dac82612a3e565b92915050565b6000610dbd81612a73565b610dc5612a7d565b6101f461ffff83161115610dff57604051633c057d7b60e01b815261ffff831660048201526101f460248201526044015b60405180910390fd5b6003546040805161ffff6101009093048316815291841660208301527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1506003805461ffff9092166101000262ffff0019909216919091179055565b6040805160e081018252600080825260208201819052918101829052606081018290526080810182905260a0810182905260c0810191909152600082815260186020908152604091829020825160e081018452815481526001820154928101929092526002808201549383019390935260038101546001600160a01b0381166060840152600160a01b81046001600160401b031660808401529192909160a0840191600160e01b90910460ff1690811115610f2257610f226141ee565b6002811115610f3357610f336141ee565b815260039190910154600160e81b900460ff16151560209091015292915050565b6000610f5f81612a73565b610f67612b05565b50565b610f826000805160206149048339815191523361205f565b610f9057610f906000612a73565b6000818152601a60205260408120549003610fc157604051635127298560e11b815260048101829052602401610df6565b6000818152601a60205260408082208290555182917fcf0f63b97f3387253cbc0bde884f975df77e39184dc3280c2c81be495f58eef491a250565b611004612b10565b61100c612b2c565b600061101b8360003485612b50565b905080156110405760035461104090630100000090046001600160a01b031682612cc1565b5061105860016000805160206148e483398151915255565b5050565b611064612b2c565b8361106f8133612d00565b158015611091575061108f6000805160206148c48339815191523361205f565b155b156110b857604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b60008581526005602090815260408083208784529091528120908154610100900460ff1660048111156110ed576110ed6141ee565b14158015611116575060038154610100900460ff166004811115611113576111136141ee565b14155b156111435780546040516376b1b9f960e01b8152610df69188918891610100900460ff169060040161460c565b600061114e85612191565b9050808410156111775784848260405163b519ac0f60e01b8152600401610df693929190614627565b611182878686612d2e565b6040518060a0016040528086600281111561119f5761119f6141ee565b81526020016001815260006020808301829052604080840183905260609093018890528a8252600581528282208a835290522081518154829060ff191660018360028111156111f0576111f06141ee565b021790555060208201518154829061ff001916610100836004811115611218576112186141ee565b0217905550604082810151825460608501516001600160a01b0316600160501b027fffff0000000000000000000000000000000000000000ffffffffffffffffffff6001600160401b0390931662010000029290921662010000600160f01b031990911617178255608090920151600190910155513390879089907f35373ef096b83bd1bc6c19f3fdef4a59dd5248953cbbab62c982692c355d5eac906112c2908a908a90614646565b60405180910390a450505050505050565b60006112df8383612d00565b9392505050565b6112ee612b2c565b6001600160a01b0381166113155760405163d92e233d60e01b815260040160405180910390fd5b61132060003361205f565b1561135b5760008281526007602090815260408083206001600160a01b0385168452909152812054900361135657611356612a7d565b61147b565b6113726000805160206148c4833981519152612a73565b60008281526007602090815260408083206001600160a01b038516845290915281205490819003611455576113c77f000000000000000000000000000000000000000000000000000000000000000042614677565b60008481526007602090815260408083206001600160a01b0387168085529083529281902084905551838152929350909185917f8a39191ca551ef4cec52406b7c31ad9e4c3e3f6af41d8529ed15e1a8c9121128910160405180910390a37f00000000000000000000000000000000000000000000000000000000000000001561145057505050565b611479565b8042101561147957604051632d4cba9360e11b815260048101829052602401610df6565b505b60008281526007602090815260408083206001600160a01b03851684528252808320839055848352600690915290206114b49082612dd3565b1561105857604051600181526001600160a01b0382169083907f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57906020015b60405180910390a35050565b611507612b10565b61150f612b2c565b6000818152601860209081526040808320815160e081018352815481526001820154938101939093526002808201549284019290925260038101546001600160a01b0381166060850152600160a01b81046001600160401b03166080850152909160a0840191600160e01b900460ff169081111561158f5761158f6141ee565b60028111156115a0576115a06141ee565b815260039190910154600160e81b900460ff16151560209091015260808101519091506001600160401b03166000036115ef57604051636f22c10360e01b815260048101839052602401610df6565b80608001516001600160401b031642101561162e576080810151604051632d4cba9360e11b81526001600160401b039091166004820152602401610df6565b6000828152601860205260408082208281556001810183905560028082019390935560030180546001600160f01b031916905582015160a083015190916009919081111561167e5761167e6141ee565b60ff1660038110611691576116916145f6565b0160008282546116a1919061468a565b909155505060c0810151156117425780516000908152600560209081526040808320828501518452909152902080546002919061ff00191661010083021790555080606001516001600160a01b0316816020015182600001517f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d648460a001518560400151336040516117359392919061469d565b60405180910390a4611799565b80606001516001600160a01b031681600001517f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe8360a001518460400151336040516117909392919061469d565b60405180910390a35b60405182907f396294715056d8fc51a168e10b7d478f86c27fb2fd085e7d51c7c89f886e771390600090a26117db8160a0015182606001518360400151612e43565b50610f6760016000805160206148e483398151915255565b6117fd8282612e84565b611058612a7d565b8115801561182057506002546001600160a01b038281169116145b156118a25760008061183061254e565b90925090506001600160a01b038216151580611852575065ffffffffffff8116155b8061186557504265ffffffffffff821610155b1561188d576040516319ca5ebb60e01b815265ffffffffffff82166004820152602401610df6565b50506001805465ffffffffffff60a01b191690555b6110588282612eac565b60006118b781612a73565b610f67612edf565b60006118ca81612a73565b61105882612f31565b60006118de81612a73565b61105882612fa4565b6000806000806000600c876002811115611903576119036141ee565b60ff1660038110611916576119166145f6565b60020201905060006012886002811115611932576119326141ee565b60ff1660038110611945576119456145f6565b83546002919091029190910180549092506001600160d01b03918216911661196d848a613014565b611978846000613014565b6001600160d01b039384169c929093169a509850909650945050505050565b60008281526008602090815260408083208484528252918290208054835181840281018401909452808452606093928301828280156119ff57602002820191906000526020600020905b81546001600160a01b031681526001909101906020018083116119e1575b5050505050905092915050565b611a14612b2c565b81611a1f8133612d00565b158015611a415750611a3f6000805160206148c48339815191523361205f565b155b15611a6857604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b6000611a748484613028565b600085815260086020908152604080832087845290915290205490915015611b4a5780546201000090046001600160401b03166000819003611b2457611abd6203f48042614677565b825469ffffffffffffffff00001916620100006001600160401b0383160217835560408051828152336020820152919250859187917fa4a1275e36dd07aa41c7d40388de92fb27ce69cdf8e52c4cc3ee6ebf36fc3a4b910160405180910390a35050505050565b80421015611b4857604051632d4cba9360e11b815260048101829052602401610df6565b505b805469ffffffffffffffffff0019811661030017825560018201546000868152600460205260409020909160ff166002811115611b8957611b896141ee565b60ff1660038110611b9c57611b9c6145f6565b016000828254611bac9190614677565b9091555050805460018201546040513392869288927fc1389679d5eabeaf137ececa8e17208fa123688bb3cf60147cf07150a189171692611bf29260ff90911691614646565b60405180910390a4505b505050565b611c09612b10565b611c11612b2c565b611c1b8433612d00565b611c4157604051631cd1f14d60e11b815260048101859052336024820152604401610df6565b81600003611c6257604051631f2a200560e01b815260040160405180910390fd5b611c6b8161308b565b611c76848484612d2e565b611c818484846130e6565b15611d1b57816009846002811115611c9b57611c9b6141ee565b60ff1660038110611cae57611cae6145f6565b016000828254611cbe919061468a565b92505081905550806001600160a01b0316847f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe858533604051611d039392919061469d565b60405180910390a3611d16838284612e43565b611d7c565b611d7c6040518060e0016040528086815260200160008152602001848152602001836001600160a01b0316815260200160006001600160401b03168152602001856002811115611d6d57611d6d6141ee565b81526000602090910152613198565b611d9360016000805160206148e483398151915255565b50505050565b611da460003361205f565b611dc757611dbf6000805160206148c4833981519152612a73565b611dc7612b2c565b60008281526007602090815260408083206001600160a01b0385168452825280832083905584835260069091529020611e0090826132d5565b1561105857604051600081526001600160a01b0382169083907f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57906020016114f3565b611e5b6000805160206149048339815191523361205f565b611e6957611e696000612a73565b611e716133ee565b565b6000611e7e81612a73565b611e86612b10565b611e8f8261308b565b600080846002811115611ea457611ea46141ee565b14611f2157611eb28461342b565b6040516370a0823160e01b81523060048201526001600160a01b0391909116906370a0823190602401602060405180830381865afa158015611ef8573d6000803e3d6000fd5b505050506040513d601f19601f82011682018060405250810190611f1c91906146ca565b611f23565b475b905060006009856002811115611f3b57611f3b6141ee565b60ff1660038110611f4e57611f4e6145f6565b01549050808211611f7257604051631f2a200560e01b815260040160405180910390fd5b7f05d4ca06895e2bebce88f5119e79f316bd2c426bd5468e6aa46a26c20597cdde85611f9e838561468a565b86604051611fae9392919061469d565b60405180910390a1611fca8585611fc5848661468a565b612e43565b5050611bfc60016000805160206148e483398151915255565b600080826002811115611ff857611ff86141ee565b0361200f57506a084595161401484a000000919050565b6001826002811115612023576120236141ee565b0361203a57506a084595161401484a000000919050565b5064e8d4a51000919050565b600061205a6002546001600160a01b031690565b905090565b6000918252602082815260408084206001600160a01b0393909316845291905290205460ff1690565b600061209381612a73565b61209b612a7d565b611d93848484613493565b600254600090600160d01b900465ffffffffffff1680151580156120d257504265ffffffffffff821610155b6120de576000806120f2565b600254600160a01b900465ffffffffffff16815b915091509091565b600061210581612a73565b61210d612a7d565b6121168261308b565b600354604080516001600160a01b0363010000009093048316815291841660208301527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a150600380546001600160a01b039092166301000000026301000000600160b81b0319909216919091179055565b6000808260028111156121a6576121a66141ee565b036121ba5750670de0b6b3a7640000919050565b60018260028111156121ce576121ce6141ee565b036121e05750655af3107a4000919050565b506064919050565b60008181526006602090815260409182902080548351818402810184019094528084526060939283018282801561224857602002820191906000526020600020905b81546001600160a01b0316815260019091019060200180831161222a575b50505050509050919050565b6000600982600281111561226a5761226a6141ee565b60ff166003811061227d5761227d6145f6565b015492915050565b61229d6000805160206149048339815191523361205f565b6122ab576122ab6000612a73565b6000818152601860209081526040808320815160e081018352815481526001820154938101939093526002808201549284019290925260038101546001600160a01b0381166060850152600160a01b81046001600160401b03166080850152909160a0840191600160e01b900460ff169081111561232b5761232b6141ee565b600281111561233c5761233c6141ee565b815260039190910154600160e81b900460ff16151560209091015260808101519091506001600160401b031660000361238b57604051636f22c10360e01b815260048101839052602401610df6565b600082815260186020526040812081815560018101829055600281019190915560030180546001600160f01b031916905560c0810151156124135780516000908152600560209081526040808320828501518452909152902080547fffff0000000000000000000000000000000000000000ffffffffffffffff00ff16610100179055612468565b6040808201518251600090815260046020529190912060a0830151600281111561243f5761243f6141ee565b60ff1660038110612452576124526145f6565b0160008282546124629190614677565b90915550505b8060000151827ff2bbb0bc4b53c811eb5f38fc3e70f749887085af3708890f22612da966b81beb83602001518460a001518560400151336040516114f394939291906146e3565b600254600090600160d01b900465ffffffffffff1680151580156124da57504265ffffffffffff8216105b6124f557600154600160d01b900465ffffffffffff16612508565b600254600160a01b900465ffffffffffff165b91505090565b600061251861254e565b509050336001600160a01b0382161461254657604051636116401160e11b8152336004820152602401610df6565b610f6761357d565b6001546001600160a01b03811691600160a01b90910465ffffffffffff1690565b8161258d57604051631fe1e13d60e11b815260040160405180910390fd5b6110588282613616565b61259f612b2c565b6000805160206148c48339815191526125b781612a73565b6125c08261308b565b600084815260086020908152604080832086845290915290206125e39083612dd3565b15611d9357816001600160a01b031683857f8b5b3008cf580409979a1cf27bf9d0a33d821b08b901b85c06f4aef4a659fb8a60405160405180910390a450505050565b600061263181612a73565b610f6761363b565b600061264481612a73565b60008383604051612656929190614717565b604051908190039020905060006126706202a30042614677565b6000838152601a6020526040908190208290555190915082907fb9de9600d753b5619b03226f918d5da2f2e59ca71fe99366db4dc38b0127194b906126ba90889088908690614727565b60405180910390a25050505050565b6126d1612b10565b6126d9612b2c565b60008360028111156126ed576126ed6141ee565b0361270c57826040516216cebd60eb1b8152600401610df69190614760565b600061271a85858585612b50565b905060006127278561342b565b905061274a3330612738858861468a565b6001600160a01b038516929190613646565b811561277457600354612774906001600160a01b0383811691339163010000009091041685613646565b5050611d9360016000805160206148e483398151915255565b612795612b10565b61279d612b2c565b826127a88133612d00565b1580156127ca57506127c86000805160206148c48339815191523361205f565b155b156127f157604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b6127fa8261308b565b60006128068585613028565b600086815260086020908152604080832088845290915290208054919250901580159061284b57506001600160a01b0384166000908152600182016020526040902054155b801561286c575061286a6000805160206148c48339815191523361205f565b155b156128a3576040516301f070e960e21b815260048101879052602481018690526001600160a01b0385166044820152606401610df6565b815469ffffffffffffffff0000196001600160a01b038616600160501b0290811662010000600160f01b0319831617845560018401546128ed92899260ff908116911617906130e6565b156129b457815461020061ff0019821617835560018301549060099060ff16600281111561291d5761291d6141ee565b60ff1660038110612930576129306145f6565b016000828254612940919061468a565b9091555050815460018301546040516001600160a01b0387169288928a927f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d64926129919260ff90911691339061469d565b60405180910390a4815460018301546129af9160ff16908690612e43565b612a24565b815461040061ff001982161783556040805160e081018252888152602081018890526001850154918101919091526001600160a01b038616606082015260006080820152612a249160a082019060ff166002811115612a1557612a156141ee565b81526001602090910152613198565b505050611bfc60016000805160206148e483398151915255565b60006001600160e01b03198216637965db0b60e01b1480610dac57506301ffc9a760e01b6001600160e01b0319831614610dac565b610f67813361367c565b60008036604051612a8f929190614717565b60408051918290039091206000818152601a6020529182205490925090819003612acf57604051635127298560e11b815260048101839052602401610df6565b80421015612af357604051632d4cba9360e11b815260048101829052602401610df6565b506000908152601a6020526040812055565b611e716000806136b5565b612b18613775565b60026000805160206148e483398151915255565b60035460ff1615611e715760405163d93c066560e01b815260040160405180910390fd5b600082600003612b7357604051631f2a200560e01b815260040160405180910390fd5b60035461ffff808416610100909204161115612bb957600354604051633c057d7b60e01b815261010090910461ffff908116600483015283166024820152604401610df6565b60035461271090612bd390610100900461ffff168561476e565b612bdd919061479b565b90506000612beb828561468a565b60008781526004602052604090209091508190866002811115612c1057612c106141ee565b60ff1660038110612c2357612c236145f6565b016000828254612c339190614677565b909155508190506009866002811115612c4e57612c4e6141ee565b60ff1660038110612c6157612c616145f6565b016000828254612c719190614677565b9091555050604051339087907f46c7b5757940773602f6be3265cb55668443abf52c32aa00e182bac70a062a0d90612cb09089908990889088906147bd565b60405180910390a350949350505050565b600061c35081808080868886f1915081611d9357604051630e21dcbb60e11b81526001600160a01b038516600482015260248101849052604401610df6565b60008281526006602090815260408083206001600160a01b0385168452600101909152902054151592915050565b6000838152600460205260408120836002811115612d4e57612d4e6141ee565b60ff1660038110612d6157612d616145f6565b0154905080821115612d8e578383828460405163894da57360e01b8152600401610df694939291906147e6565b612d98828261468a565b6000858152600460205260409020846002811115612db857612db86141ee565b60ff1660038110612dcb57612dcb6145f6565b015550505050565b6001600160a01b038116600090815260018301602052604081205415612dfb57506000610dac565b508154600180820184556000848152602080822090930180546001600160a01b0319166001600160a01b03959095169485179055845493815293810190915260409092205590565b6000836002811115612e5757612e576141ee565b03612e6657611bfc8282612cc1565b611bfc8282612e748661342b565b6001600160a01b031691906137a5565b81612ea257604051631fe1e13d60e11b815260040160405180910390fd5b61105882826137da565b6001600160a01b0381163314612ed55760405163334bd91960e11b815260040160405180910390fd5b611bfc82826137ff565b612ee761383c565b6003805460ff191690557f5db9ee0a495bf2e6ff9c91a7834c1ba4fdd244a5e8aa4e537bd38aeae4b073aa335b6040516001600160a01b03909116815260200160405180910390a1565b6000612f3b6124af565b612f444261385f565b612f4e919061480c565b9050612f5a8282613896565b60405165ffffffffffff821681526001600160a01b038316907f3377dc44241e779dd06afab5b788a35ca5f3b778836e2990bdb26a2a4b2e5ed69060200160405180910390a25050565b6000612faf82613915565b612fb84261385f565b612fc2919061480c565b9050612fce82826136b5565b6040805165ffffffffffff8085168252831660208201527ff1038c18cf84a56e432fdbfaf746924b7ea511dfe03a6506a0ceba4888788d9b910160405180910390a15050565b6000613020838361395d565b509392505050565b6000828152600560209081526040808320848452909152902060018154610100900460ff16600481111561305e5761305e6141ee565b14610dac578054604051635948b23160e01b8152610df69185918591610100900460ff169060040161460c565b6001600160a01b0381166130b25760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b03821603610f6757604051630bc2c5df60e11b81526001600160a01b0382166004820152602401610df6565b600080600c8460028111156130fd576130fd6141ee565b60ff1660038110613110576131106145f6565b6002020190506000601285600281111561312c5761312c6141ee565b60ff166003811061313f5761313f6145f6565b60020201905061314f82876139f5565b84118061316557506131628160006139f5565b84115b15613175576000925050506112df565b613180828786613a09565b61318c81600086613a09565b50600195945050505050565b60006019600081546131a99061482a565b918290555090506131bd6202a30042614677565b6001600160401b0390811660808401908152600083815260186020908152604091829020865181559086015160018201559085015160028083019190915560608601516003830180549451909516600160a01b026001600160e01b03199094166001600160a01b03909116179290921780845560a08601518694929390929160ff60e01b191690600160e01b90849081111561325b5761325b6141ee565b021790555060c082015181600301601d6101000a81548160ff0219169083151502179055509050508160000151817e12d9cc47e3aaccb88c852ad9b7b34347c4f83a87e352076e16a16e83e1f47584602001518560a00151866040015187606001518860800151336040516114f396959493929190614843565b6001600160a01b0381166000908152600183016020526040812054808203613301576000915050610dac565b835460009085906133149060019061468a565b81548110613324576133246145f6565b6000918252602090912001546001600160a01b03169050808561334860018561468a565b81548110613358576133586145f6565b600091825260208083209190910180546001600160a01b0319166001600160a01b039485161790559183168152600187019091526040902082905584548590806133a4576133a461488f565b60008281526020808220600019908401810180546001600160a01b03191690559092019092556001600160a01b039590951681526001958601909452505060408220919091555090565b6133f6612b2c565b6003805460ff191660011790557f62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a258612f143390565b60006001826002811115613441576134416141ee565b1461346c577f0000000000000000000000000000000000000000000000000000000000000000610dac565b7f000000000000000000000000000000000000000000000000000000000000000092915050565b808211806134a857506134a583611fe3565b81115b156134cc5782828260405163d130df3360e01b8152600401610df693929190614627565b6135216201518083600c8660028111156134e8576134e86141ee565b60ff16600381106134fb576134fb6145f6565b60020201919065ffffffffffff909116600160d01b026001600160d01b03909116179055565b61353d620151808260128660028111156134e8576134e86141ee565b7f6c4c43e29ef6eed6a8d1e60abbdc6d55a76d841dfe63d5d9edc25bfd8d78145083838360405161357093929190614627565b60405180910390a1505050565b60008061358861254e565b9150915061359d8165ffffffffffff16151590565b15806135b157504265ffffffffffff821610155b156135d9576040516319ca5ebb60e01b815265ffffffffffff82166004820152602401610df6565b6135f560006135f06002546001600160a01b031690565b6137ff565b50613601600083613a31565b5050600180546001600160d01b031916905550565b60008281526020819052604090206001015461363181612a73565b611d9383836137ff565b611e71600080613896565b613654848484846001613a99565b611d9357604051635274afe760e01b81526001600160a01b0385166004820152602401610df6565b613686828261205f565b6110585760405163e2517d3f60e01b81526001600160a01b038216600482015260248101839052604401610df6565b600254600160d01b900465ffffffffffff168015613738574265ffffffffffff8216101561370e57600254600180546001600160d01b0316600160a01b90920465ffffffffffff16600160d01b02919091179055613738565b6040517f2b1fa2edafe6f7b9e97c1a9e0c3660e645beb2dcaa2d45bdbf9beaf5472e1ec590600090a15b50600280546001600160a01b0316600160a01b65ffffffffffff948516026001600160d01b031617600160d01b9290931691909102919091179055565b6000805160206148e483398151915254600203611e7157604051633ee5aeb560e01b815260040160405180910390fd5b6137b28383836001613b0b565b611bfc57604051635274afe760e01b81526001600160a01b0384166004820152602401610df6565b6000828152602081905260409020600101546137f581612a73565b611d938383613a31565b60008215801561381c57506002546001600160a01b038381169116145b1561383257600280546001600160a01b03191690555b6112df8383613b71565b60035460ff16611e7157604051638dfc202b60e01b815260040160405180910390fd5b600065ffffffffffff821115613892576040516306dfcc6560e41b81526030600482015260248101839052604401610df6565b5090565b60006138a061254e565b6001805465ffffffffffff8616600160a01b026001600160d01b03199091166001600160a01b0388161717905591506138e290508165ffffffffffff16151590565b15611bfc576040517f8886ebfc4259abdbc16601dd8fb5678e54878f47b3c34836cfc51154a960510990600090a1505050565b6000806139206124af565b90508065ffffffffffff168365ffffffffffff16116139485761394383826148a5565b6112df565b6112df65ffffffffffff841662069780613be4565b6000818152600183016020526040812081906139d661397b82613bf4565b6001600160d01b03166139c36139bc613992613c3b565b895465ffffffffffff918216916139b291600160d01b9004166001613c46565b8103908111150290565b8490613c56565b6001600160d01b03168103908111150290565b945494956001600160d01b039095168681039081111502949350505050565b6000613a01838361395d565b949350505050565b613a14838383613cfe565b611bfc5760405163a74c1c5f60e01b815260040160405180910390fd5b600082613a8f576000613a4c6002546001600160a01b031690565b6001600160a01b031614613a7357604051631fe1e13d60e11b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0384161790555b6112df8383613da3565b6040516323b872dd60e01b60008181526001600160a01b038781166004528616602452604485905291602083606481808c5af192506001600051148316613af9578383151615613aec573d6000823e3d81fd5b6000883b113d1516831692505b60405250600060605295945050505050565b60405163a9059cbb60e01b60008181526001600160a01b038616600452602485905291602083604481808b5af192506001600051148316613b65578383151615613b58573d6000823e3d81fd5b6000873b113d1516831692505b60405250949350505050565b6000613b7d838361205f565b15613bdc576000838152602081815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a4506001610dac565b506000610dac565b60008282188284100282186112df565b80546000908015613c3257613c1c83613c0e60018461468a565b600091825260209091200190565b54600160301b90046001600160d01b03166112df565b60009392505050565b600061205a4261385f565b60008282188284110282186112df565b815460009081816005811115613cb5576000613c7184613e2d565b613c7b908561468a565b60008881526020902090915081015465ffffffffffff9081169087161015613ca557809150613cb3565b613cb0816001614677565b92505b505b6000613cc387878585613f86565b90508015613cf057613cda87613c0e60018461468a565b54600160301b90046001600160d01b0316613cf3565b60005b979650505050505050565b600081600003613d10575060016112df565b600080613d1d868661395d565b91509150808411613d985781600003613d425760008581526001870160205260408120555b60008581526001870160205260409020613d8a613d5d613c3b565b613d8287613d6a85613bf4565b6001600160d01b0316613d7d9190614677565b613fd6565b83919061400a565b5050600193505050506112df565b6000925050506112df565b6000613daf838361205f565b613bdc576000838152602081815260408083206001600160a01b03861684529091529020805460ff19166001179055613de53390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610dac565b600060018211613e3b575090565b816001600160801b8210613e545760809190911c9060401b5b680100000000000000008210613e6f5760409190911c9060201b5b6401000000008210613e865760209190911c9060101b5b620100008210613e9b5760109190911c9060081b5b6101008210613eaf5760089190911c9060041b5b60108210613ec25760049190911c9060021b5b60048210613ece5760011b5b600302600190811c90818581613ee657613ee6614785565b048201901c90506001818581613efe57613efe614785565b048201901c90506001818581613f1657613f16614785565b048201901c90506001818581613f2e57613f2e614785565b048201901c90506001818581613f4657613f46614785565b048201901c90506001818581613f5e57613f5e614785565b048201901c9050613f7d818581613f7757613f77614785565b04821190565b90039392505050565b60005b8183101561302057600085815260209020838316600285851804019081015465ffffffffffff86811691161115613fc257809250613fd0565b613fcd816001614677565b93505b50613f89565b60006001600160d01b03821115613892576040516306dfcc6560e41b815260d0600482015260248101839052604401610df6565b600080614018858585614025565b915091505b935093915050565b82546000908190801561411e57600061404387613c0e60018561468a565b805490915065ffffffffffff80821691600160301b90046001600160d01b031690881682111561408657604051632520601d60e01b815260040160405180910390fd5b8765ffffffffffff168265ffffffffffff16036140bf57825465ffffffffffff16600160301b6001600160d01b03891602178355614110565b6040805180820190915265ffffffffffff808a1682526001600160d01b03808a1660208085019182528d54600181018f5560008f81529190912094519151909216600160301b029216919091179101555b945085935061401d92505050565b50506040805180820190915265ffffffffffff80851682526001600160d01b0380851660208085019182528854600181018a5560008a815291822095519251909316600160301b02919093161792019190915590508161401d565b60006020828403121561418b57600080fd5b81356001600160e01b0319811681146112df57600080fd5b803561ffff811681146141b557600080fd5b919050565b6000602082840312156141cc57600080fd5b6112df826141a3565b6000602082840312156141e757600080fd5b5035919050565b634e487b7160e01b600052602160045260246000fd5b60038110614214576142146141ee565b9052565b8151815260208083015190820152604080830151908201526060808301516001600160a01b0316908201526080808301516001600160401b03169082015260a08083015160e083019161426d90840182614204565b5060c0928301511515919092015290565b80356001600160a01b03811681146141b557600080fd5b600080604083850312156142a857600080fd5b823591506142b86020840161427e565b90509250929050565b600080604083850312156142d457600080fd5b823591506142b8602084016141a3565b8035600381106141b557600080fd5b6000806000806080858703121561430957600080fd5b8435935060208501359250614320604086016142e4565b9396929550929360600135925050565b60006020828403121561434257600080fd5b6112df8261427e565b60006020828403121561435d57600080fd5b813565ffffffffffff811681146112df57600080fd5b6000806040838503121561438657600080fd5b61438f836142e4565b946020939093013593505050565b600080604083850312156143b057600080fd5b50508035926020909101359150565b602080825282518282018190526000918401906040840190835b818110156144005783516001600160a01b03168352602093840193909201916001016143d9565b509095945050505050565b6000806000806080858703121561442157600080fd5b84359350614431602086016142e4565b9250604085013591506144466060860161427e565b905092959194509250565b60058110614214576142146141ee565b6080810161446f8287614204565b8460208301526144826040830185614451565b6001600160a01b0392909216606091909101529392505050565b600080604083850312156144af57600080fd5b6144b8836142e4565b91506142b86020840161427e565b6000602082840312156144d857600080fd5b6112df826142e4565b6000806000606084860312156144f657600080fd5b6144ff846142e4565b95602085013595506040909401359392505050565b60008060006060848603121561452957600080fd5b83359250602084013591506145406040850161427e565b90509250925092565b6000806020838503121561455c57600080fd5b82356001600160401b0381111561457257600080fd5b8301601f8101851361458357600080fd5b80356001600160401b0381111561459957600080fd5b8560208284010111156145ab57600080fd5b6020919091019590945092505050565b600080600080608085870312156145d157600080fd5b843593506145e1602086016142e4565b925060408501359150614446606086016141a3565b634e487b7160e01b600052603260045260246000fd5b8381526020810183905260608101613a016040830184614451565b606081016146358286614204565b602082019390935260400152919050565b604081016146548285614204565b8260208301529392505050565b634e487b7160e01b600052601160045260246000fd5b80820180821115610dac57610dac614661565b81810381811115610dac57610dac614661565b606081016146ab8286614204565b60208201939093526001600160a01b0391909116604090910152919050565b6000602082840312156146dc57600080fd5b5051919050565b848152608081016146f76020830186614204565b60408201939093526001600160a01b039190911660609091015292915050565b8183823760009101908152919050565b604081528260408201528284606083013760006060848301015260006060601f19601f8601168301019050826020830152949350505050565b60208101610dac8284614204565b8082028115828204841417610dac57610dac614661565b634e487b7160e01b600052601260045260246000fd5b6000826147b857634e487b7160e01b600052601260045260246000fd5b500490565b608081016147cb8287614204565b84602083015283604083015282606083015295945050505050565b848152608081016147fa6020830186614204565b60408201939093526060015292915050565b65ffffffffffff8181168382160190811115610dac57610dac614661565b60006001820161483c5761483c614661565b5060010190565b86815260c081016148576020830188614204565b60408201959095526001600160a01b0393841660608201526001600160401b0392909216608083015290911660a09091015292915050565b634e487b7160e01b600052603160045260246000fd5b65ffffffffffff8281168282160390811115610dac57610dac61466156fe97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b9299b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0055435dd261a4b9b3364963f7738a7a662ad9c84396d64be3365284bb7f0a5041a2646970667358221220aa82dc9aa6e30f65d35787f675df3d674acbb20696788c690f63347e6c648e2364736f6c63430008250033" as const;

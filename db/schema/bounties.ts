@@ -8,7 +8,8 @@ import { users } from "./users.ts";
  * indexer. Final once set: only open -> paid, or open -> cancelled (after
  * which the contract allows a new bounty, which replaces this row).
  */
-export const BOUNTY_STATUSES = ["open", "paid", "cancelled"] as const;
+/** queued: paid over the contract's daily outflow cap, waiting out its delay (RepoRewards v2). */
+export const BOUNTY_STATUSES = ["open", "paid", "cancelled", "queued"] as const;
 export type BountyStatus = (typeof BOUNTY_STATUSES)[number];
 
 export const bounties = sqliteTable(

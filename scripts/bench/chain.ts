@@ -31,8 +31,8 @@ import { percentile, table } from "./lib.ts";
 const COUNT = Number(process.argv[2] ?? 200);
 const CONCURRENCY = Number(process.argv[3] ?? 20);
 const CONTRIBUTORS = 20;
-/** The raw side's first sender among anvil's accounts (0-2 are the deployer, the operator and the fee collector). */
-const RAW_FIRST_ACCOUNT = 3;
+/** The raw side's first sender among anvil's accounts (0-4 are the deployer, the operator, the fee collector, the admin and the guardian). */
+const RAW_FIRST_ACCOUNT = 5;
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const FULL_NAME = `${REPO.owner}/${REPO.name}`;
 /** The raw side's pool: a repository id no one else uses. */
@@ -142,7 +142,8 @@ try {
   // account shared by concurrent clients (viem's nonce manager) sends out of nonce order, and anvil then sometimes
   // leaves a transaction queued for good although its nonce is next (seen with anvil 1.7.1; cf.
   // foundry-rs/foundry#10122): the run stalled. The platform's outbox sends each signer's transactions in order.
-  const admin = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(0)), chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
+  // RepoRewards v2: the admin is anvil's account 3, and a role grant waits ADMIN_DELAY (anvil's clock is moved on).
+  const admin = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(3)), chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
   const raws = Array.from({ length: CONCURRENCY }, (_, k) =>
     createWalletClient({
       account: privateKeyToAccount(anvilPrivateKey(RAW_FIRST_ACCOUNT + k)),
@@ -152,13 +153,19 @@ try {
     }),
   );
   const operatorRole = keccak256(toHex("OPERATOR_ROLE"));
-  for (const raw of raws) {
+  const grants = raws.map((raw) => encodeFunctionData({ abi: RepoRewardsAbi, functionName: "grantRole", args: [operatorRole, raw.account.address] }));
+  for (const grant of grants) {
     await client.waitForTransactionReceipt({
-      hash: await admin.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "grantRole", args: [operatorRole, raw.account.address] }),
+      hash: await admin.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "schedule", args: [grant] }),
     });
   }
+  await chain.rpc("evm_increaseTime", [2 * 24 * 3600]);
+  await chain.rpc("evm_mine");
+  for (const grant of grants) {
+    await client.waitForTransactionReceipt({ hash: await admin.sendTransaction({ to: rewards, data: grant }) });
+  }
   await client.waitForTransactionReceipt({
-    hash: await raws[0]!.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [RAW_REPO_ID], value: poolGross }),
+    hash: await raws[0]!.writeContract({ address: rewards, abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [RAW_REPO_ID, 50], value: poolGross }),
   });
   const gasPrice = await client.getGasPrice();
   const nonces = await Promise.all(raws.map((raw) => client.getTransactionCount({ address: raw.account.address, blockTag: "pending" })));

@@ -267,6 +267,19 @@ export class Actions {
     return this.done(repo, [this.hooks.emit("repository", { action: repo.private ? "privatized" : "publicized", ...this.envelope(repo, actor) })]);
   }
 
+  /** Gives, changes or takes a collaborator's permission: GitHub's "member" webhook (added, edited or removed). */
+  setCollaborator(input: { repo: RepoRecord; login: string; permission: RepoRecord["collaborators"][string] | null; actor: string }): Outcome<RepoRecord> {
+    const { repo, login, actor } = input;
+    const key = Object.keys(repo.collaborators).find((k) => k.toLowerCase() === login.toLowerCase());
+    const before = key === undefined ? undefined : repo.collaborators[key];
+    if (key !== undefined) delete repo.collaborators[key];
+    if (input.permission) repo.collaborators[key ?? login] = input.permission;
+    repo.updatedAt = this.world.iso();
+    const action = !before ? "added" : input.permission ? "edited" : "removed";
+    const changes = action === "edited" ? { permission: { from: before, to: input.permission } } : undefined;
+    return this.done(repo, [this.hooks.emit("member", { action, member: simpleUser(this.world, login), ...(changes ? { changes } : {}), ...this.envelope(repo, actor) })]);
+  }
+
   /** Installs the app on an account, or changes the repositories of the existing installation there. */
   install(input: { account: string; selection: "all" | "selected"; repoIds: number[]; sender: string }): Outcome<{ installation: InstallationRecord; setupAction: "install" | "update" }> {
     const owner = this.world.user(input.account) ?? this.world.org(input.account);

@@ -38,6 +38,7 @@ const schemas = {
   renameRepository: z.object({ repo, name: z.string().min(1), actor: login.optional() }),
   transferRepository: z.object({ repo, newOwner: login, actor: login.optional() }),
   setRepositoryVisibility: z.object({ repo, visibility: z.enum(["public", "private"]), actor: login.optional() }),
+  setCollaborator: z.object({ repo, login, permission: z.enum(["admin", "maintain", "write", "triage", "read"]).nullable(), actor: login.optional() }),
   install: z.object({ account: login, repositories: z.union([z.literal("all"), list]).default("all"), sender: login.optional() }),
   uninstall: z.object({ installationId: number, actor: login.optional() }),
 };
@@ -57,6 +58,8 @@ export interface EmulatorControls {
   renameRepository(input: Inputs["renameRepository"]): Promise<ControlResult<"repository">>;
   transferRepository(input: Inputs["transferRepository"]): Promise<ControlResult<"repository">>;
   setRepositoryVisibility(input: Inputs["setRepositoryVisibility"]): Promise<ControlResult<"repository">>;
+  /** A collaborator's permission given, changed or taken away (null): the "member" webhook. */
+  setCollaborator(input: Inputs["setCollaborator"]): Promise<ControlResult<"repository">>;
   install(input: Inputs["install"]): Promise<ControlResult<"installation"> & { setupAction: "install" | "update" }>;
   uninstall(input: Inputs["uninstall"]): Promise<ControlResult<"installation">>;
   /** Sends a recorded delivery again: same X-GitHub-Delivery id, same body. */
@@ -160,6 +163,11 @@ export function createControls({ world, actions, webhooks }: EmulatorContext): E
       const r = findRepo(input.repo);
       return repoResult(actions.setVisibility({ repo: r, private: input.visibility === "private", actor: actorFor(r.owner, input.actor) }));
     },
+    async setCollaborator(raw) {
+      const input = parse("setCollaborator", raw);
+      const r = findRepo(input.repo);
+      return repoResult(actions.setCollaborator({ repo: r, login: input.login, permission: input.permission, actor: actorFor(r.owner, input.actor) }));
+    },
     async install(raw) {
       const input = parse("install", raw);
       const names = input.repositories === "all" ? [] : input.repositories;
@@ -205,6 +213,7 @@ export function controlRoutes(controls: EmulatorControls, { webhooks }: Emulator
     "/repos/rename": controls.renameRepository,
     "/repos/transfer": controls.transferRepository,
     "/repos/visibility": controls.setRepositoryVisibility,
+    "/repos/collaborators": controls.setCollaborator,
     "/installations": controls.install,
     "/installations/delete": controls.uninstall,
   };

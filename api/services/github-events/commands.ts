@@ -8,6 +8,8 @@ import { GitHubApiError } from "../../github/client.ts";
 import { encodeFullName } from "../../github/repositories.ts";
 import { openIssue, submitAllocation } from "../money/bounties.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
+import { recordClaimOnChain } from "../money/claims.ts";
+import type { Address } from "viem";
 import { claimRefusal, claimRefusalText } from "../../../lib/claim-rule.ts";
 
 interface CommentPayload {
@@ -65,6 +67,8 @@ export async function handleIssueComment(ctx: AppContext, payload: Record<string
     const refusal = claimRefusal({ role: user.role, hasWallet });
     if (refusal) return reply(claimRefusalText(refusal, ctx.env.PUBLIC_URL));
     await ctx.database.db.insert(bountyClaims).values({ githubRepoId: repository.githubRepoId, issueNumber: issue.number, userId: user.id }).onConflictDoNothing();
+    const wallet = await walletOfUser(ctx.database.db, user.id);
+    await recordClaimOnChain(ctx, { repoId: repository.githubRepoId, issueNumber: issue.number, contributor: wallet!.address as Address });
     ctx.changes.publish([`repo:${repository.githubRepoId}`, `bounty:${repository.githubRepoId}:${issue.number}`]);
     return "done";
   }

@@ -5,6 +5,7 @@ import { handleRepository } from "./repository.ts";
 import { handleIssues } from "./issues.ts";
 import { handlePullRequest } from "./pull-requests.ts";
 import { handleIssueComment } from "./commands.ts";
+import { handleMembershipChange } from "../money/managers.ts";
 
 /** Routes a stored GitHub delivery to its handler. Every handler is idempotent (deliveries can be retried). */
 export async function handleGitHubDelivery(ctx: AppContext, delivery: WebhookDelivery): Promise<WebhookOutcome> {
@@ -27,6 +28,9 @@ export async function handleGitHubDelivery(ctx: AppContext, delivery: WebhookDel
       return handlePullRequest(ctx, payload);
     case "issue_comment":
       return handleIssueComment(ctx, payload, delivery.deliveryId);
+    case "member":
+    case "organization":
+      return handleMembershipChange(ctx, delivery.event, payload);
     default:
       return "ignored"; // ping, and events the platform does not act on
   }

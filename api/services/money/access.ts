@@ -85,28 +85,40 @@ export async function requireManagedRepository(
 }
 
 /**
- * Makes the wallet a pool manager of the repository on-chain (an operator
- * transaction), once: the outbox key makes it idempotent across requests.
+ * Makes the wallet a pool manager of the repository on-chain (operator
+ * transactions), once: the outbox keys make it idempotent across requests.
+ * RepoRewards v2 appoints in two steps when its managerDelay is not zero (on
+ * XDC, at least a day): the first call proposes, the same call after the
+ * delay appoints. With `wait: false` (funding, where anyone may add money)
+ * a proposal still waiting is not an error.
  */
-export async function ensurePoolManager(ctx: AppContext, repoId: number, address: Address, timeoutMs = 20_000): Promise<void> {
+export async function ensurePoolManager(ctx: AppContext, repoId: number, address: Address, timeoutMs = 20_000, options: { wait?: boolean } = {}): Promise<void> {
   const { chain, outbox } = ctx;
-  const already = await chain.client.readContract({
-    address: chain.config.contracts.rewards,
-    abi: RepoRewardsAbi,
-    functionName: "isPoolManager",
-    args: [BigInt(repoId), address],
-  });
+  const read = { address: chain.config.contracts.rewards, abi: RepoRewardsAbi } as const;
+  const already = await chain.client.readContract({ ...read, functionName: "isPoolManager", args: [BigInt(repoId), address] });
   if (already) return;
+  const readyAt = await chain.client.readContract({ ...read, functionName: "pendingPoolManager", args: [BigInt(repoId), address] });
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  if (readyAt > 0n && readyAt > now) {
+    if (options.wait === false) return;
+    throw new ApiError({
+      code: ErrorCode.CONFLICT,
+      error: "Pool manager rights pending",
+      message: `Your pool manager rights on-chain take effect on ${new Date(Number(readyAt) * 1000).toUTCString()}: the contract makes every new manager wait, so a stolen platform key cannot appoint one at once.`,
+    });
+  }
+  // Per proposal (a manager removed and appointed again proposes anew); a second proposal racing the first is harmless.
+  const step = readyAt > 0n ? `appoint:${readyAt}` : `propose:${Math.floor(Date.now() / 60_000)}`;
   const { tx } = await outbox.submitOnce({
     userId: null,
-    idempotencyKey: `pool-manager:${repoId}:${address.toLowerCase()}`,
-    request: { repoId, address },
+    idempotencyKey: `pool-manager:${repoId}:${address.toLowerCase()}:${step}`,
+    request: { repoId, address, step },
     kind: "set_pool_manager",
     githubRepoId: repoId,
     intent: { repoId, manager: address },
     signer: { kind: "operator" },
     to: chain.config.contracts.rewards,
-    data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "setPoolManager", args: [BigInt(repoId), address, true] }),
+    data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "addPoolManager", args: [BigInt(repoId), address] }),
   });
   const settled = await outbox.waitForSettled(tx, timeoutMs);
   if (settled.status !== "confirmed") {
@@ -116,5 +128,8 @@ export async function ensurePoolManager(ctx: AppContext, repoId: number, address
       message: "Could not set you as pool manager on-chain yet. Please try again in a moment.",
     });
   }
+  // A proposal with a delay: appointed later (by this call again).
+  if (!(await chain.client.readContract({ ...read, functionName: "isPoolManager", args: [BigInt(repoId), address] })) && options.wait !== false) {
+    await ensurePoolManager(ctx, repoId, address, timeoutMs, options);
+  }
 }
-

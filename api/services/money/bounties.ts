@@ -5,6 +5,7 @@ import type { AppContext } from "../../context.ts";
 import { bounties, bountyClaims, heldPayouts, repositoryPools, users, wallets, type Bounty, type Currency, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { recordClaimOnChain } from "./claims.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
@@ -14,7 +15,7 @@ import { encodeFullName, githubUnavailable } from "../../github/repositories.ts"
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import { registeredRepository, requireManagedRepository } from "./access.ts";
 import { CURRENCY_INDEX, MIN_BOUNTY, requireAmountStep } from "./rules.ts";
-import { transactionResult, type TransactionResult } from "./transaction-result.ts";
+import { withQueuedOutflow, transactionResult, type TransactionResult } from "./transaction-result.ts";
 import { isAwaiting } from "./awaiting.ts";
 import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
 import { holdPayout } from "../github-events/held-payouts.ts";
@@ -181,7 +182,7 @@ export async function openIssue(client: GitHubClient, fullName: string, number: 
 export interface OnChainBounty {
   currency: Currency;
   amount: bigint;
-  status: "none" | "open" | "paid" | "cancelled";
+  status: "none" | "open" | "paid" | "cancelled" | "queued";
   recipient: Address;
 }
 
@@ -192,7 +193,7 @@ export async function onChainBounty(ctx: AppContext, repoId: number, issueNumber
     functionName: "getBounty",
     args: [BigInt(repoId), BigInt(issueNumber)],
   })) as readonly [number, bigint, number, Address];
-  return { currency: CURRENCY_BY_INDEX[currency]!, amount, status: (["none", "open", "paid", "cancelled"] as const)[status]!, recipient };
+  return { currency: CURRENCY_BY_INDEX[currency]!, amount, status: (["none", "open", "paid", "cancelled", "queued"] as const)[status]!, recipient };
 }
 
 export async function onChainPool(ctx: AppContext, repoId: number): Promise<Record<Currency, bigint>> {
@@ -340,7 +341,7 @@ export async function distributeBounty(
   }
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
-  return transactionResult(ctx, settled, messages);
+  return withQueuedOutflow(ctx, settled, transactionResult(ctx, settled, messages), "Bounty payment");
 }
 
 /** A GitHub user (not an organization) by login, as GitHub spells it, asked with the pool manager's token. */
@@ -420,8 +421,9 @@ export async function cancelBounty(
   input: { user: User; repoId: number; issueNumber: number; githubRepoFullName?: string | null; idempotencyKey: string },
 ): Promise<TransactionResult> {
   const request = { route: "cancel_bounty", repoId: input.repoId, issueNumber: input.issueNumber };
-  const messages = { pending: "Cancellation submitted", confirmed: "Bounty cancelled; the amount is back in the pool", failedTitle: "Failed to cancel bounty" };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
+  /** Someone claimed it on-chain: v2 only records the request; the hourly pass returns it after the delay (refunds.ts). */
+  let refundRequest = false;
   if (!tx) {
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "cancelBounty" });
     // First whether there is anything to cancel, then whether someone works on it.
@@ -429,6 +431,8 @@ export async function cancelBounty(
     if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
     const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
     if (hold) throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it can no longer be cancelled.`, "Bounty held");
+    // The contract's own record too (RepoRewards v2): a claimed bounty is refunded only after a visible delay.
+    const onChainClaims = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
     // Awaiting the pool manager's decision (the issue is closed): cancelling is one of the two decisions, whoever registered.
     if (!(await isAwaiting(ctx, input.repoId, input.issueNumber))) {
       const claims = await ctx.database.db
@@ -436,7 +440,12 @@ export async function cancelBounty(
         .from(bountyClaims)
         .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
         .limit(1);
-      if (claims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
+      if (claims.length || onChainClaims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
+    }
+    refundRequest = onChainClaims.length > 0;
+    if (refundRequest) {
+      const readyAt = (await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "cancelReadyAt", args: [BigInt(input.repoId), BigInt(input.issueNumber)] })) as bigint;
+      if (readyAt > 0n) throw conflict(`The refund is already requested: the bounty returns to the pool after ${new Date(Number(readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC.`, "Refund requested");
     }
     ({ tx } = await ctx.outbox.submit(
       {
@@ -446,7 +455,7 @@ export async function cancelBounty(
       kind: "cancel_bounty",
       githubRepoId: input.repoId,
       issueNumber: input.issueNumber,
-      intent: { repoId: input.repoId, issueNumber: input.issueNumber },
+      intent: { repoId: input.repoId, issueNumber: input.issueNumber, refundRequest },
       signer: { kind: "operator" },
       to: ctx.chain.config.contracts.rewards,
       data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
@@ -454,6 +463,10 @@ export async function cancelBounty(
       { replayChecked: true },
     ));
   }
+  const requested = (JSON.parse(tx.intent) as { refundRequest?: boolean }).refundRequest === true;
+  const messages = requested
+    ? { pending: "Refund request submitted", confirmed: "Refund requested: a contributor claimed this bounty, so it returns to the pool after the contract's delay", failedTitle: "Failed to cancel bounty" }
+    : { pending: "Cancellation submitted", confirmed: "Bounty cancelled; the amount is back in the pool", failedTitle: "Failed to cancel bounty" };
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return transactionResult(ctx, settled, messages);
@@ -477,6 +490,7 @@ export async function registerContribution(ctx: AppContext, input: { user: User;
     .insert(bountyClaims)
     .values({ githubRepoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id })
     .onConflictDoNothing();
+  await recordClaimOnChain(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, contributor: wallet.address as Address });
   ctx.changes.publish([`repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
   return { success: true, message: "You're now registered to contribute to this issue.", walletAddress: toXdcAddress(wallet.address) };
 }

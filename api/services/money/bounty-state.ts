@@ -11,7 +11,7 @@ import type { AppContext } from "../../context.ts";
 import { bountyClaims, heldPayouts, type AwaitingReason, type Bounty } from "../../../db/schema/index.ts";
 import { standingAwaiting } from "./awaiting.ts";
 
-export const BOUNTY_STATES = ["open", "claimed", "awaiting", "held", "paid", "cancelled"] as const;
+export const BOUNTY_STATES = ["open", "claimed", "awaiting", "held", "queued", "paid", "cancelled"] as const;
 export type BountyState = (typeof BOUNTY_STATES)[number];
 
 export interface BountyStateInfo {

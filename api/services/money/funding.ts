@@ -11,7 +11,7 @@ import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "./balances.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MIN_XDC_FUNDING_EXCLUSIVE } from "./rules.ts";
 import { transactionResult, type TransactionResult } from "./transaction-result.ts";
-import { CURRENCY_INDEX, requireAmountStep } from "./rules.ts";
+import { CURRENCY_INDEX, MAX_FUNDING_FEE_BPS, requireAmountStep } from "./rules.ts";
 
 const invalidAmount = (symbol: string) =>
   new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
@@ -118,7 +118,7 @@ export async function fundRepositoryXdc(ctx: AppContext, input: FundXdcInput, no
   }
   const insufficientForGas = new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
   if (balance < amount + GAS_RESERVE) throw insufficientForGas;
-  await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address);
+  await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address, undefined, { wait: false });
 
   const { tx } = await ctx.outbox.submit(
     {
@@ -130,7 +130,7 @@ export async function fundRepositoryXdc(ctx: AppContext, input: FundXdcInput, no
       intent: { repoId: repository.githubRepoId, fullName: repository.fullName, currency: "XDC", amount: amount.toString() },
       signer: { kind: "wallet", wallet },
       to: ctx.chain.config.contracts.rewards,
-      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repository.githubRepoId)] }),
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repository.githubRepoId), MAX_FUNDING_FEE_BPS] }),
       value: amount,
     },
     {
@@ -208,7 +208,7 @@ async function fundRepositoryToken(
       details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) },
     });
   }
-  await ensurePoolManager(ctx, repository.githubRepoId, address);
+  await ensurePoolManager(ctx, repository.githubRepoId, address, undefined, { wait: false });
   const { tx } = await ctx.outbox.submit({
     userId: input.user.id,
     idempotencyKey: input.idempotencyKey,
@@ -221,7 +221,7 @@ async function fundRepositoryToken(
     data: encodeFunctionData({
       abi: RepoRewardsAbi,
       functionName: "fundPoolToken",
-      args: [BigInt(repository.githubRepoId), CURRENCY_INDEX[token], amount],
+      args: [BigInt(repository.githubRepoId), CURRENCY_INDEX[token], amount, MAX_FUNDING_FEE_BPS],
     }),
   });
   forgetBalances(ctx.chain, address);

@@ -24,6 +24,13 @@ export const AMOUNT_STEP: Record<Currency, { units: bigint; decimals: number }> 
   USDC: { units: 100n, decimals: 4 },
 };
 
+/**
+ * The funding fee users are shown (0.5%), passed to the contract as
+ * maxFeeBps: a fee raised on-chain after the page was read refuses the
+ * funding instead of taking more (issue 19, L1).
+ */
+export const MAX_FUNDING_FEE_BPS = 50;
+
 export const CURRENCY_INDEX: Record<Currency, number> = { XDC: 0, ROXN: 1, USDC: 2 };
 
 /** Refuses an amount finer than its currency's step, before anything else is checked. */

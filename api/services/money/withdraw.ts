@@ -18,7 +18,7 @@ import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { onChainPool } from "./bounties.ts";
 import { CURRENCY_INDEX, GAS_RESERVE, requireAmountStep } from "./rules.ts";
-import { transactionResult, type TransactionResult } from "./transaction-result.ts";
+import { transactionResult, withQueuedOutflow, type TransactionResult } from "./transaction-result.ts";
 
 const WITHDRAW_WAIT_MS = 12_000;
 
@@ -84,5 +84,5 @@ export async function withdrawFromPool(ctx: AppContext, input: WithdrawInput): P
   );
   const settled = await ctx.outbox.waitForSettled(tx, WITHDRAW_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
-  return { ...(await transactionResult(ctx, settled, messages)), currency, amount: amountText };
+  return { ...(await withQueuedOutflow(ctx, settled, transactionResult(ctx, settled, messages), "Withdrawal")), currency, amount: amountText };
 }

@@ -325,7 +325,7 @@ function FundingLimits({ status }: { status: FundingStatus | undefined }) {
   );
 }
 
-const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", paid: "Paid", cancelled: "Cancelled" } as const;
+const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", queued: "Payout queued (over the daily limit)", paid: "Paid", cancelled: "Cancelled" } as const;
 
 function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null | undefined; issues: RepoIssue[]; explorerUrl: string }) {
   // Paid bounties are done: they leave this list (they are in the Rewards figures and the contributor's wallet history).
@@ -372,7 +372,7 @@ function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null |
                     )}
                   </p>
                   <p className="mt-0.5 flex items-center gap-2 text-xs text-muted-foreground">
-                    <span className={bounty.state === "awaiting" || bounty.state === "held" ? "text-warning" : "text-success"} data-bounty-state={bounty.state ?? "open"}>
+                    <span className={bounty.state === "awaiting" || bounty.state === "held" || bounty.state === "queued" ? "text-warning" : "text-success"} data-bounty-state={bounty.state ?? "open"}>
                       {STATE_LABELS[bounty.state ?? "open"]}
                       {bounty.state === "held" && bounty.heldFor ? ` for @${bounty.heldFor}` : ""}
                     </span>

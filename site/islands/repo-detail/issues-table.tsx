@@ -196,6 +196,11 @@ export function RewardCell({ state }: { state: RewardState }) {
           {paid && <span className="text-xs font-medium text-muted-foreground">Paid</span>}
           {state.bounty.state === "held" && <span className="text-xs font-medium text-warning" data-badge>Held for @{state.bounty.heldFor}</span>}
           {state.bounty.state === "awaiting" && <span className="text-xs font-medium text-warning" data-badge>Awaiting decision</span>}
+          {state.bounty.status === "queued" && (
+            <span className="text-xs font-medium text-muted-foreground" title="Over the contract's daily payout limit: paid once its delay has passed, unless the guardian stops it.">
+              Payout queued
+            </span>
+          )}
         </span>
       );
     }

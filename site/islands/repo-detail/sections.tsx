@@ -100,6 +100,12 @@ export function AdminAccess({ role, admin }: { role: ViewerRole; admin: boolean 
       <p className="w-full text-sm text-muted-foreground">You need admin permissions to fund this repository.</p>
     </>
   );
+  // A pool manager without admin rights here (perhaps demoted on GitHub): the platform removes such managers on-chain.
+  const removedNote = (
+    <p className="w-full text-xs text-muted-foreground" data-manager-removed-note>
+      Pool manager rights on the escrow contract follow GitHub: without admin rights here, you are not (or no longer) this repository&apos;s pool manager on-chain.
+    </p>
+  );
   if (role === "static") {
     return (
       <>
@@ -113,7 +119,15 @@ export function AdminAccess({ role, admin }: { role: ViewerRole; admin: boolean 
     );
   }
   if (admin === null && role !== "anonymous") return <Skeleton className="h-5 w-28" />;
-  return admin ? yes : no;
+  if (admin) return yes;
+  return role === "poolmanager" ? (
+    <>
+      {no}
+      {removedNote}
+    </>
+  ) : (
+    no
+  );
 }
 
 export function NotRegistered({ role }: { role: ViewerRole }) {
