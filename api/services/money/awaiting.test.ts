@@ -1,3 +1,4 @@
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { parseEther, type Address } from "viem";
@@ -156,14 +157,30 @@ describe("closed as not planned while a contributor works on it", () => {
     expect(await payouts(issue)).toHaveLength(1);
   }, 120_000);
 
-  test("cancelled by the pool manager back to the pool, although someone registered; a second cancel says there is no open bounty", async () => {
+  test("cancelled by the pool manager although someone registered: bob's on-chain claim makes it a refund request, carried out once due; then there is no open bounty", async () => {
     const issue = await bountiedIssue("Dropped, bob's attempt not wanted");
     await bobWorksOn(issue);
+    const { client, config } = stack.t.ctx.chain;
+    const claimants = () => client.readContract({ address: config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(LITE.id), BigInt(issue)] });
+    await eventually(async () => ((await claimants()).length > 0 ? true : undefined), 20_000, "bob's claim on-chain");
     await stack.github.controls.closeIssue({ repo: LITE.fullName, number: issue, reason: "not_planned", actor: "alice" });
     await waitState(issue, "awaiting");
     const before = await xdcPool();
+    // RepoRewards v2: a claimed bounty is refunded only CLAIM_CANCEL_DELAY after a visible request.
+    const requested = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName });
+    expect(requested.status, await requested.clone().text()).toBe(200);
+    expect((await requested.json()).message).toStartWith("Refund requested");
+    expect(await xdcPool()).toBe(before);
+    const early = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName });
+    expect(early.status).toBe(409);
+    expect((await early.json()).message).toStartWith("The refund is already requested: the bounty returns to the pool after ");
+    const delay = (await client.readContract({ address: config.contracts.rewards, abi: RepoRewardsAbi, functionName: "CLAIM_CANCEL_DELAY" })) as bigint;
+    await stack.chain.rpc("evm_increaseTime", [Number(delay) + 1]);
+    await stack.chain.rpc("evm_mine");
+    // Due: the pool manager's cancel carries it out (the hourly pass would too: refunds.ts).
     const cancelled = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName });
     expect(cancelled.status, await cancelled.clone().text()).toBe(200);
+    expect((await cancelled.json()).message).toBe("Bounty cancelled; the amount is back in the pool");
     await eventually(async () => ((await xdcPool()) === before + parseEther("3") ? true : undefined), 20_000, "back in the pool");
     expect((await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).status).toBe(404);
     await waitComment(issue, "**Cancelled**");

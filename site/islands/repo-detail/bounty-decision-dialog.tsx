@@ -91,7 +91,10 @@ export function BountyDecisionDialog(props: {
         transactionToast(
           mode === "release"
             ? { title: "Bounty Released", message: `${amountLabel} to @${recipient!.username} for issue #${issue.number}.`, actionLabel: "View on Explorer", result }
-            : { title: "Bounty Cancelled", message: `${amountLabel} went back to the pool.`, actionLabel: "View on Explorer", result },
+            : result.message.startsWith("Refund requested")
+              ? // RepoRewards v2: a bounty a contributor claimed returns to the pool only after the contract's delay.
+                { title: "Refund Requested", message: `${amountLabel} returns to the pool after the contract's 3-day delay: a contributor claimed this bounty. Cancel again once it is due.`, actionLabel: "View on Explorer", result }
+              : { title: "Bounty Cancelled", message: `${amountLabel} went back to the pool.`, actionLabel: "View on Explorer", result },
         );
       }
       props.onOpenChange(false);
@@ -163,7 +166,9 @@ export function BountyDecisionDialog(props: {
               : `Choose who receives ${amountLabel}.`
             : someoneWorks
               ? "Someone has registered to work on this issue: the bounty can no longer be cancelled. Release it when their work is done."
-              : `Returns ${amountLabel} to the repository's pool, where it can fund other bounties or be withdrawn.`}
+              : (claimants?.length ?? 0) > 0
+                ? `A contributor registered for this issue: the contract returns ${amountLabel} to the repository's pool 3 days after this request (cancel again once it is due).`
+                : `Returns ${amountLabel} to the repository's pool, where it can fund other bounties or be withdrawn.`}
         </p>
         <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
           <Button variant="outline" onClick={() => props.onOpenChange(false)} disabled={busy}>
