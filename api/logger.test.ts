@@ -42,6 +42,31 @@ describe("logging to stdout", () => {
     expect(lines.slice(0, 5000).every((l, i) => l.i === i)).toBe(true);
     expect(lines[5000]).toMatchObject({ msg: "request", path: "/last", requestId: "rid-1" });
   });
+
+  test("every line arrives, whole, when the reader is slow and the process exits at once", async () => {
+    // CI on a busy machine cut a line in half: the pipe was full, a stream write was left in memory at exit.
+    // A reader that takes its time (a log shipper behind) fills the pipe on purpose.
+    const script = `
+      import { createLogger } from ${JSON.stringify(import.meta.dir + "/logger.ts")};
+      const log = createLogger("info");
+      for (let i = 0; i < 5000; i++) log.info("line", { i, pad: "x".repeat(200) });
+      log.request("GET", "/last", 200, 1.5, "rid-1");
+      process.exit(0);
+    `;
+    const proc = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "inherit" });
+    const reader = proc.stdout.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      text += decoder.decode(chunk.value, { stream: true });
+      // The slow reader itself (not a wait for a condition): each read leaves the writer time to fill the pipe.
+      await Bun.sleep(20);
+    }
+    const lines = text.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(5001);
+    expect(lines.slice(0, 5000).every((l, i) => l.i === i)).toBe(true);
+    expect(lines[5000]).toMatchObject({ msg: "request", path: "/last", requestId: "rid-1" });
+  });
 });
 
 describe("logging to a closed stdout", () => {
