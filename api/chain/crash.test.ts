@@ -23,6 +23,7 @@ import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
 import { call, createTestUser, type TestSession } from "../testing/auth.ts";
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
+import { eventually } from "../testing/stack.ts";
 import { countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess } from "../testing/crash.ts";
 import { createChainAccess } from "./clients.ts";
 import { Outbox, SIGNER_LEASE_MS } from "./outbox.ts";
@@ -171,12 +172,17 @@ async function killAndRecover(): Promise<void> {
   const recorded = new Set(atKill.map((r) => r.issueNumber));
   const retrying = Array.from({ length: PAYOUTS }, (_, i) => i).filter((i) => i < PAYOUTS / 2 || !recorded.has(FIRST_ISSUE + i));
   const retried = new Map(await Promise.all(retrying.map(async (i) => [i, await retryUntilConfirmed(`payout ${i}`, () => requestPayout(i), deadline)] as const)));
-  for (;;) {
-    const rows = await payoutRows();
-    if (rows.length === PAYOUTS && rows.every((r) => r.status === "confirmed")) break;
-    if (Date.now() > deadline) throw new Error(`not all payouts confirmed: ${JSON.stringify(countBy(rows))}`);
-    await Bun.sleep(100);
-  }
+  let last: Awaited<ReturnType<typeof payoutRows>> = [];
+  await eventually(
+    async () => {
+      last = await payoutRows();
+      return last.length === PAYOUTS && last.every((r) => r.status === "confirmed");
+    },
+    Math.max(0, deadline - Date.now()),
+    "every payout confirmed",
+  ).catch(() => {
+    throw new Error(`not all payouts confirmed: ${JSON.stringify(countBy(last))}`);
+  });
   const doneAt = Date.now();
   await server.stop();
   console.log(

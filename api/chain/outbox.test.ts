@@ -8,7 +8,8 @@ import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, walletNonces, wallets, workerLeases } from "../../db/schema/index.ts";
 import { walletOfUser } from "../services/wallets/custodial.ts";
 import { createChainAccess } from "./clients.ts";
-import { Outbox, REBROADCAST_AFTER_MS, type OutboxRequest } from "./outbox.ts";
+import { Outbox, REBROADCAST_AFTER_MS, SIGNER_LEASE_MS, type OutboxRequest } from "./outbox.ts";
+import { eventually } from "../testing/stack.ts";
 
 let chain: TestChain;
 let t: TestContext;
@@ -107,7 +108,8 @@ describe("the transaction outbox", () => {
     expect(await operatorNonce()).toBe(start + 20);
     // Passes that follow one another keep the signer's lease; the last hands it back (it may still be finishing).
     const signerLeases = () => t.ctx.database.db.select().from(workerLeases).where(like(workerLeases.name, "signer:%"));
-    for (let i = 0; i < 50 && (await signerLeases()).length; i++) await Bun.sleep(20);
+    // A pass holds the lease at most SIGNER_LEASE_MS: the deadline follows the configuration, not a guess.
+    await eventually(async () => (await signerLeases()).length === 0, SIGNER_LEASE_MS, "the signer's lease handed back");
     expect(await signerLeases()).toEqual([]);
   });
 
