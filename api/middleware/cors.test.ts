@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestContext, testEnv, type TestContext } from "../testing/context.ts";
 import { createTestUser, signInAs, type TestSession } from "../testing/auth.ts";
-import { earlyAnswers, publicReadsSource } from "./response-cache.ts";
+import { earlyAnswers, PUBLIC_CACHED_PATHS, publicReadsSource } from "./response-cache.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { PageCache } from "../site/page-cache.ts";
-import { isPublicReadPath } from "./cors.ts";
+import { isPublicReadPath, PUBLIC_READ_PATHS } from "./cors.ts";
 
 /**
  * The public reads answer any origin, read-only and without credentials
@@ -77,5 +77,9 @@ describe("cross-origin reads", () => {
     expect(isPublicReadPath("/api/repositories/registered")).toBe(false);
     expect(isPublicReadPath("/api/blockchain/roxn-allowance")).toBe(false);
     expect(isPublicReadPath("/api/wallet/info")).toBe(false);
+  });
+
+  test("every cached public read is a public read (its early answer gets the CORS headers without a path check)", () => {
+    for (const path of PUBLIC_CACHED_PATHS) expect(PUBLIC_READ_PATHS as readonly string[]).toContain(path);
   });
 });

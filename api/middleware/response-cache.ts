@@ -3,7 +3,7 @@ import type { AppBindings } from "../context.ts";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
 import { outsideTheApp } from "./edge.ts";
-import { allowPublicRead, isPublicReadPath } from "./cors.ts";
+import { allowPublicRead } from "./cors.ts";
 import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site/page-cache.ts";
 import { respondWithFile, type StaticFile } from "../site/static-files.ts";
 
@@ -65,8 +65,12 @@ export function cacheKey(url: string): string {
   return path + (query ? `?${query}` : "");
 }
 
-/** A place an answer may already be waiting in: a file for this URL (and the path to log), or nothing. */
-export type EarlySource = (url: string) => { file: StaticFile; path: string } | undefined;
+/**
+ * A place an answer may already be waiting in: a file for this URL (and the
+ * path to log, and whether it is a public read that any origin may read:
+ * cors.ts), or nothing.
+ */
+export type EarlySource = (url: string) => { file: StaticFile; path: string; publicRead?: boolean } | undefined;
 
 /** The public API reads, as the middleware above keys them. */
 export function publicReadsSource(cache: PageCache): EarlySource {
@@ -75,7 +79,8 @@ export function publicReadsSource(cache: PageCache): EarlySource {
     const path = pathOfKey(key);
     if (!isPublicCachedPath(path)) return undefined;
     const file = cache.get(key);
-    return file && { file, path };
+    // Every cached public read is one of cors.ts's public reads (cors.test.ts checks the two lists).
+    return file && { file, path, publicRead: true };
   };
 }
 
@@ -95,7 +100,7 @@ export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[]): (re
       const found = source(request.url);
       if (!found) continue;
       const response = respondWithFile(request, found.file);
-      if (found.path.startsWith("/api/") && isPublicReadPath(found.path)) allowPublicRead(response.headers);
+      if (found.publicRead) allowPublicRead(response.headers);
       return finish(request, found.path, response, performance.now());
     }
     return undefined;

@@ -21,7 +21,7 @@
  * anything else: the seeded cache rows are fresh, so no GitHub call is
  * needed per request, and the run says whether any was made.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { loadEnv } from "../../api/env.ts";
@@ -57,7 +57,7 @@ interface Target {
   sameBytes: ChildServer;
 }
 
-async function main(seconds: number, rounds: number): Promise<void> {
+async function main(seconds: number, rounds: number, against: string | undefined): Promise<void> {
   const dir = await makeTempDir("issuepool-bench-public-");
   const github = startGitHubStub();
   const children: ChildServer[] = [];
@@ -76,9 +76,7 @@ async function main(seconds: number, rounds: number): Promise<void> {
     console.log(`Seeded ${REPOSITORIES} repositories and ${REPOSITORIES * ISSUES_PER_REPOSITORY} issues in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
 
     const { GITHUB_APP_PUBLIC_KEY: _public, ...secrets } = await generateDevSecrets();
-    const app = await startServerProcess([process.execPath, import.meta.path, "--serve"], {
-      logFile: join(dir, "server.log"),
-      env: {
+    const serverEnv = {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: process.env.HOME ?? "/tmp",
         ...secrets,
@@ -92,9 +90,14 @@ async function main(seconds: number, rounds: number): Promise<void> {
         DATA_DIR: dir,
         DATABASE_URL: databaseUrl,
         GITHUB_API_URL: github.url,
-      },
-    });
+    };
+    const app = await startServerProcess([process.execPath, import.meta.path, "--serve"], { logFile: join(dir, "server.log"), env: serverEnv });
     children.push(app);
+    // The other checkout's server, on the same database (its migrations are a prefix of this tree's or equal).
+    const other = against
+      ? await startServerProcess([process.execPath, join(against, "scripts", "bench", "public.ts"), "--serve"], { logFile: join(dir, "against.log"), env: serverEnv })
+      : undefined;
+    if (other) children.push(other);
     const baseline = await startBaseline();
     children.push(baseline);
 
@@ -119,6 +122,10 @@ async function main(seconds: number, rounds: number): Promise<void> {
       await load("warm", app.url, { seconds: 2, paths: t.paths ?? [list], uniqueQuery: true });
     }
     const callsBefore = github.dataCalls;
+    if (other && against) {
+      await compareServers(app, other, against, targets, seconds, rounds);
+      return;
+    }
 
     // Rounds: the baseline, then per endpoint a bare server sending as many bytes and the endpoint.
     // Ratios are taken within a round and the median round is reported, so a burst of load from
@@ -182,6 +189,67 @@ async function main(seconds: number, rounds: number): Promise<void> {
     await cleanup();
   }
 }
+
+/**
+ * This tree's server against another checkout's, endpoint by endpoint: in
+ * each round both are measured back to back (the order alternating), and
+ * the ratio of the two is taken within the round.
+ */
+async function compareServers(
+  mine: ChildServer,
+  theirs: ChildServer,
+  against: string,
+  targets: { label: string; url: string; paths?: string[] }[],
+  seconds: number,
+  rounds: number,
+): Promise<void> {
+  const list = "/api/repositories/public";
+  const pct = (v: number) => `${v >= 0 ? "+" : ""}${(v * 100).toFixed(1)} %`;
+  const rows: (string | number)[][] = [["endpoint", "req/s this / other", "change per round", "median", "server CPU µs per request this / other", "median change"]];
+  for (const t of targets) {
+    const paths = t.paths ?? [list];
+    await sequential(theirs.url, paths);
+    await load("warm", theirs.url, { seconds: 2, paths });
+    const runs = new Map<ChildServer, { rate: number; cpu: number }[]>([
+      [mine, []],
+      [theirs, []],
+    ]);
+    for (let round = 0; round < rounds; round++) {
+      for (const server of round % 2 === 0 ? [mine, theirs] : [theirs, mine]) {
+        await sequential(server.url, paths);
+        const cpuBefore = cpuMicros(server);
+        const run = await load(t.label, server.url, { seconds, paths });
+        const cpu = cpuMicros(server) - cpuBefore;
+        if (run.errors + run.non2xx > 0) throw new Error(`${t.label} on ${server.url}: ${run.errors + run.non2xx} errors`);
+        runs.get(server)!.push({ rate: run.requestsPerSec, cpu: cpu / (run.requestsPerSec * seconds) });
+      }
+    }
+    const a = runs.get(mine)!;
+    const b = runs.get(theirs)!;
+    const rateChanges = a.map((r, i) => r.rate / b[i]!.rate - 1);
+    const cpuChanges = a.map((r, i) => r.cpu / b[i]!.cpu - 1);
+    rows.push([
+      t.label,
+      `${Math.round(median(a.map((r) => r.rate)))} / ${Math.round(median(b.map((r) => r.rate)))}`,
+      rateChanges.map(pct).join(" "),
+      pct(median(rateChanges)),
+      `${median(a.map((r) => r.cpu)).toFixed(1)} / ${median(b.map((r) => r.cpu)).toFixed(1)}`,
+      pct(median(cpuChanges)),
+    ]);
+  }
+  console.log(`\nThis tree against ${against}, ${rounds} rounds of ${seconds} s per server and endpoint (32 connections, ${await loadGenerator()}), on ${navigator.hardwareConcurrency} cores:\n`);
+  console.log(table(rows));
+  console.log("Server CPU: user + system time of the server process over the run (/proc), per request answered; less sensitive than req/s to what else runs on the machine.");
+}
+
+/** CPU time (user + system) a child process has used so far, in microseconds (Linux /proc). */
+function cpuMicros(server: ChildServer): number {
+  const stat = readFileSync(`/proc/${server.proc.pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of stat (utime, stime), counted after the command name: indexes 11 and 12.
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const ms = (v: number) => `${v.toFixed(2)} ms`;
@@ -413,4 +481,10 @@ async function insertChunked<T extends SQLiteTable>(db: Database, table: T, rows
 
 // Last, so every constant above is initialised before either mode runs.
 if (process.argv.includes("--serve")) await serve();
-else await main(Number(process.argv[2] ?? 5), Number(process.argv[3] ?? 3));
+else {
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--against");
+  const against = at >= 0 ? args.splice(at, 2)[1] : undefined;
+  if (at >= 0 && !against) throw new Error("--against needs the directory of another checkout");
+  await main(Number(args[0] ?? 5), Number(args[1] ?? 3), against);
+}

@@ -27,8 +27,19 @@ const key = (repoId: number, issueNumber: number) => `${repoId}:${issueNumber}`;
 /** Advertised to contributors (public figures, embed, badges, value locked). */
 export const isAdvertised = (state: BountyState) => state === "open" || state === "claimed";
 
-/** The states of some bounties (rows of the mirror), read in three queries. */
-export async function bountyStates(ctx: AppContext, rows: Bounty[]): Promise<(issue: Pick<Bounty, "githubRepoId" | "issueNumber">) => BountyStateInfo> {
+/** Registrations per issue, as a caller that has read them already passes them in. */
+export type ClaimCounts = { repoId: number; issueNumber: number; n: number }[];
+
+/**
+ * The states of some bounties (rows of the mirror), read in three queries
+ * (two when the caller already counted the registrations of these
+ * repositories: `claims`, as the public repository view does).
+ */
+export async function bountyStates(
+  ctx: AppContext,
+  rows: Bounty[],
+  claimsRead?: ClaimCounts,
+): Promise<(issue: Pick<Bounty, "githubRepoId" | "issueNumber">) => BountyStateInfo> {
   const repoIds = [...new Set(rows.map((b) => b.githubRepoId))];
   const db = ctx.database.db;
   const anyOpen = rows.some((b) => b.status === "open");
@@ -39,13 +50,14 @@ export async function bountyStates(ctx: AppContext, rows: Bounty[]): Promise<(is
           .from(heldPayouts)
           .where(and(inArray(heldPayouts.githubRepoId, repoIds), isNull(heldPayouts.releasedAt))),
         standingAwaiting(ctx, repoIds),
-        db
-          .select({ repoId: bountyClaims.githubRepoId, issueNumber: bountyClaims.issueNumber, n: count() })
-          .from(bountyClaims)
-          .where(inArray(bountyClaims.githubRepoId, repoIds))
-          .groupBy(bountyClaims.githubRepoId, bountyClaims.issueNumber),
+        claimsRead ??
+          db
+            .select({ repoId: bountyClaims.githubRepoId, issueNumber: bountyClaims.issueNumber, n: count() })
+            .from(bountyClaims)
+            .where(inArray(bountyClaims.githubRepoId, repoIds))
+            .groupBy(bountyClaims.githubRepoId, bountyClaims.issueNumber),
       ])
-    : [[], [], []];
+    : [[], [], claimsRead ?? []];
   const heldBy = new Map(holds.map((h) => [key(h.repoId, h.issueNumber), h.login]));
   const awaitingBy = new Map(awaiting.map((a) => [key(a.decision.githubRepoId, a.decision.issueNumber), a.decision.reason]));
   const claimsBy = new Map(claims.map((c) => [key(c.repoId, c.issueNumber), c.n]));

@@ -8,7 +8,7 @@ import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, typ
 import { GitHubApiError } from "../../github/client.ts";
 import { listPublicRepositories } from "./list-public.ts";
 import { repositoryByFullName } from "./register.ts";
-import { bountyStates, isAdvertised } from "../money/bounty-state.ts";
+import { bountyStates, isAdvertised, type ClaimCounts } from "../money/bounty-state.ts";
 
 const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
 
@@ -50,8 +50,8 @@ async function repositoryBounties(ctx: AppContext, repoId: number): Promise<Boun
  * (someone works on it). One awaiting its pool manager's decision or held
  * for a GitHub user is not available to work on (bounty-state.ts).
  */
-export async function advertisedBounties(ctx: AppContext, rows: Bounty[]) {
-  const stateOf = await bountyStates(ctx, rows);
+export async function advertisedBounties(ctx: AppContext, rows: Bounty[], claims?: ClaimCounts) {
+  const stateOf = await bountyStates(ctx, rows, claims);
   const advertised = rows.filter((b) => b.status === "open" && b.amount > 0n && isAdvertised(stateOf(b).state));
   const apart = { awaiting: { ...zero }, held: { ...zero } };
   for (const b of rows) {
@@ -180,7 +180,11 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
   for (const p of pools) pool[p.currency] = p.balance;
   const claims = new Map(claimRows.map((r) => [r.issueNumber, r.n]));
   const issueByNumber = new Map((issues?.data ?? []).map((i) => [i.number, i]));
-  const { advertised, awaiting, held } = await advertisedBounties(ctx, repoBounties);
+  const { advertised, awaiting, held } = await advertisedBounties(
+    ctx,
+    repoBounties,
+    claimRows.map((r) => ({ repoId, issueNumber: r.issueNumber, n: r.n })),
+  );
   const open = advertised.sort((a, b) => a.issueNumber - b.issueNumber);
   const allocated = { ...zero };
   for (const b of open) allocated[b.currency] += b.amount;
