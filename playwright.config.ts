@@ -36,6 +36,7 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   reporter: [["list"]],
+  globalTeardown: "./e2e/teardown.ts",
   outputDir: "test-results",
   use: {
     baseURL,
@@ -75,6 +76,8 @@ export default defineConfig({
       // Every browser of the run signs in from 127.0.0.1: one address standing for many people.
       RATE_LIMIT_PER_IP_FACTOR: "20",
       E2E: "1",
+      // Every answer the site receives is checked against the API document; e2e/teardown.ts reads the log.
+      CHECK_API_ANSWERS: "1",
     },
   },
 });

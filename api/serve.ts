@@ -7,7 +7,7 @@ import { createLogger } from "./logger.ts";
 import { startServer, stopOnSignals, type StartOptions } from "./server.ts";
 
 /** Serves from the environment until SIGTERM/SIGINT; bad configuration exits 78 with the variable named. */
-export async function serveFromEnvironment(options: Pick<StartOptions, "site"> = {}): Promise<void> {
+export async function serveFromEnvironment(options: Pick<StartOptions, "site" | "checkAnswers"> = {}): Promise<void> {
   try {
     const env = loadEnv();
     const log = createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);

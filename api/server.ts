@@ -54,7 +54,16 @@ export interface StartOptions {
   workers?: boolean;
   /** Extra routes of the embedded default (createApp's extraRoutes). */
   extraRoutes?: CreateAppOptions["extraRoutes"];
+  /**
+   * Wraps what the server answers (besides the health check): the test entry
+   * (api/testing/fault-server.ts) checks every answer against the API
+   * document there. Production passes nothing and checks nothing.
+   */
+  checkAnswers?: (fetch: ServerFetch, log: Logger) => ServerFetch;
 }
+
+/** The server's fetch handler. */
+export type ServerFetch = (request: Request, server: Server<undefined>) => Response | Promise<Response>;
 
 /** vscode://issuepool.issuepool/auth → vscode://issuepool.issuepool (a non-special URL has no origin to ask for). */
 const editorUriOf = (redirectUri: string) => {
@@ -165,11 +174,12 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
   // Cached public reads and pages, and built files, leave before the app too (docs/performance.md).
   const early = earlyAnswers(env, ctx.log, [publicReadsSource(ctx.responseCache), ...(site ? [site.early] : [])]);
+  const answer: ServerFetch = (request, srv) => early(request) ?? app.fetch(request, srv);
   const server = Bun.serve({
     hostname: env.HOST,
     port: env.PORT,
     routes: { "/api/health": { GET: health, HEAD: health } },
-    fetch: (request, srv) => early(request) ?? app.fetch(request, srv),
+    fetch: options.checkAnswers ? options.checkAnswers(answer, ctx.log) : answer,
     // Long enough for the 15 s bounty allocation wait; Bun's default is 10 s.
     idleTimeout: 30,
   });

@@ -203,7 +203,11 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     await migrateDatabase(database);
     if (deployment.created) await forgetOldChain(database, log);
 
-    const server = await startServer({ ...env, PORT: port }, { log, database, extraRoutes: isProduction(env) ? undefined : devOnlyRoutes });
+    // The browser journeys check every answer the site receives against the API document (playwright.config.ts sets
+    // CHECK_API_ANSWERS; e2e/teardown.ts fails the run on a mismatch the server logged). Loaded only then.
+    const checkAnswers =
+      process.env.CHECK_API_ANSWERS === "1" && !isProduction(env) ? (await import("../api/openapi/conformance.ts")).answersCheckedAgainstDocument : undefined;
+    const server = await startServer({ ...env, PORT: port }, { log, database, extraRoutes: isProduction(env) ? undefined : devOnlyRoutes, checkAnswers });
     stops.pop(); // the server closes the database when it stops
     stops.push(server.stop);
 

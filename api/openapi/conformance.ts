@@ -1,6 +1,7 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { apiDocument } from "./document.ts";
+import { BREAKS_DOCUMENT_LOG } from "./broken-answers.ts";
 
 /**
  * Checks answers against the API document: the integration suite runs every
@@ -28,7 +29,35 @@ export interface Conformance {
   match(method: string, path: string): Route | undefined;
 }
 
-export function conformanceTo(document: Document): Conformance {
+/**
+ * The document's schemas as the tests read them: every object that lists its
+ * properties is closed (`unevaluatedProperties: false`), so a field the code
+ * answers without declaring it fails the test too, not only a declared field
+ * answered wrongly. Closed where an object is used, not inside an `allOf`
+ * (whose members each see only part of the object; the `allOf` itself is
+ * closed, and draft 2020-12's unevaluatedProperties sees what its members
+ * and `$ref`s evaluated). The published document stays open: clients must
+ * ignore fields they do not know, so adding one is not a breaking change.
+ */
+export function closedObjects<T>(schema: T): T {
+  const close = (node: unknown, partOfAllOf: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((n) => close(n, false));
+    if (!node || typeof node !== "object") return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "allOf" && Array.isArray(value)) out[key] = value.map((member) => close(member, true));
+      else if (key === "properties" && value && typeof value === "object") {
+        out[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, close(property, false)]));
+      } else out[key] = close(value, false);
+    }
+    const objectLike = "properties" in out || "allOf" in out || ("$ref" in out && String(out.$ref).startsWith("#/components/schemas/"));
+    if (objectLike && !partOfAllOf && !("additionalProperties" in out) && !("unevaluatedProperties" in out)) out.unevaluatedProperties = false;
+    return out;
+  };
+  return close(schema, false) as T;
+}
+
+export function conformanceTo(document: Document, options: { closed?: boolean } = {}): Conformance {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   const routes: Route[] = [];
@@ -40,11 +69,28 @@ export function conformanceTo(document: Document): Conformance {
   // A literal segment wins over a parameter (/api/repos/details before /api/repos/{repoId}).
   routes.sort((a, b) => a.params - b.params);
   const compiled = new Map<unknown, ValidateFunction>();
+  // Component definitions are closed where they are used (a $ref outside an allOf), not where they are defined.
+  let closedComponentsMemo: unknown;
+  const closedComponents = (components: unknown) => {
+    if (closedComponentsMemo) return closedComponentsMemo;
+    const schemas = (components as { schemas?: Record<string, Record<string, unknown>> } | undefined)?.schemas ?? {};
+    const innerClosed = Object.fromEntries(
+      Object.entries(schemas).map(([name, definition]) => {
+        const closed = closedObjects(definition) as Record<string, unknown>;
+        // The definition's own root stays open: its uses close it.
+        if (!("unevaluatedProperties" in definition)) delete closed.unevaluatedProperties;
+        return [name, closed];
+      }),
+    );
+    return (closedComponentsMemo = { ...(components as object), schemas: innerClosed });
+  };
   const validatorOf = (schema: unknown) => {
     let validate = compiled.get(schema);
     if (!validate) {
       // References point at #/components/...: compile the schema with the document's components beside it.
-      validate = ajv.compile({ ...(schema as object), components: document.components });
+      const components = options.closed === false ? document.components : closedComponents(document.components);
+      const root = options.closed === false ? schema : closedObjects(schema);
+      validate = ajv.compile({ ...(root as object), components });
       compiled.set(schema, validate);
     }
     return validate;
@@ -77,7 +123,8 @@ export function conformanceTo(document: Document): Conformance {
       if (!schema) return [`${where}: the API document declares no JSON response for status ${status}`];
       const validate = validatorOf(schema);
       if (validate(body)) return [];
-      return (validate.errors ?? []).map((e) => `${where}: ${e.instancePath || "(body)"} ${e.message}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`);
+      const field = (params: Record<string, unknown>) => params.additionalProperty ?? params.unevaluatedProperty;
+      return (validate.errors ?? []).map((e) => `${where}: ${e.instancePath || "(body)"} ${e.message}${field(e.params) !== undefined ? ` (${String(field(e.params))})` : ""}`);
     },
   };
 }
@@ -100,20 +147,47 @@ export class ResponseBreaksApiDocument extends Error {
 export function checkedFetch<F extends (request: Request, ...rest: never[]) => Response | Promise<Response>>(fetch: F, conformance = apiConformance()): F {
   return (async (request: Request, ...rest: never[]) => {
     const response = await fetch(request, ...rest);
-    const path = new URL(request.url).pathname;
-    const type = response.headers.get("content-type") ?? "";
-    if (!path.startsWith("/api/") || !type.includes("application/json") || request.method === "HEAD" || response.status === 304) return response;
-    // Cached public reads leave gzipped (response-cache.ts); a browser or fetch would inflate them.
-    const raw = new Uint8Array(await response.clone().arrayBuffer());
-    const text = new TextDecoder().decode(/\bgzip\b/.test(response.headers.get("content-encoding") ?? "") ? Bun.gunzipSync(raw) : raw);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ResponseBreaksApiDocument(`${request.method} ${path} → ${response.status}: the body is not JSON although it says so`);
-    }
-    const problems = conformance.problems(request.method, path, response.status, body);
-    if (problems.length) throw new ResponseBreaksApiDocument(`The answer breaks the API document (api/openapi/):\n  ${problems.join("\n  ")}\n  body: ${text.slice(0, 500)}`);
+    const problem = await answerProblem(request, response, conformance);
+    if (problem) throw new ResponseBreaksApiDocument(problem);
+    return response;
+  }) as F;
+}
+
+/** What is wrong with one answer against the document, in words; undefined when it matches or is not a JSON answer under /api. */
+async function answerProblem(request: Request, response: Response, conformance: Conformance): Promise<string | undefined> {
+  const path = new URL(request.url).pathname;
+  const type = response.headers.get("content-type") ?? "";
+  if (!path.startsWith("/api/") || !type.includes("application/json") || request.method === "HEAD" || response.status === 304) return undefined;
+  // Cached public reads leave gzipped (response-cache.ts); a browser or fetch would inflate them.
+  const raw = new Uint8Array(await response.clone().arrayBuffer());
+  const text = new TextDecoder().decode(/\bgzip\b/.test(response.headers.get("content-encoding") ?? "") ? Bun.gunzipSync(raw) : raw);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return `${request.method} ${path} → ${response.status}: the body is not JSON although it says so`;
+  }
+  const problems = conformance.problems(request.method, path, response.status, body);
+  if (problems.length) return `The answer breaks the API document (api/openapi/):\n  ${problems.join("\n  ")}\n  body: ${text.slice(0, 500)}`;
+  return undefined;
+}
+
+
+/**
+ * For a server in its own process: checks its answers like `checkedFetch`,
+ * but logs a mismatch (error level, BREAKS_DOCUMENT_LOG) and sends the
+ * answer on unchanged, since no test runs in that process to fail. The test
+ * harness that started it reads its log when it stops it.
+ */
+export function answersCheckedAgainstDocument<F extends (request: Request, ...rest: never[]) => Response | Promise<Response>>(
+  fetch: F,
+  log: { error(msg: string, fields?: Record<string, unknown>): void },
+): F {
+  const conformance = apiConformance();
+  return (async (request: Request, ...rest: never[]) => {
+    const response = await fetch(request, ...rest);
+    const problem = await answerProblem(request, response, conformance).catch((err: Error) => `the answer could not be checked: ${err.message}`);
+    if (problem) log.error(BREAKS_DOCUMENT_LOG, { problems: problem });
     return response;
   }) as F;
 }

@@ -2,8 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { apiDocument } from "./document.ts";
-import { apiConformance, checkedFetch, ResponseBreaksApiDocument } from "./conformance.ts";
-import { createTestContext } from "../testing/context.ts";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { answersCheckedAgainstDocument, apiConformance, checkedFetch, ResponseBreaksApiDocument } from "./conformance.ts";
+import { createTestContext, makeTempDir } from "../testing/context.ts";
+import { answersThatBrokeTheDocument } from "./broken-answers.ts";
+import { createLogger, logDestination } from "../logger.ts";
+import { eventually } from "../testing/stack.ts";
 
 const TAGS = ["auth", "wallet", "blockchain", "repositories", "public", "webhooks", "ai-scoping", "nodes", "vscode"];
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
@@ -133,6 +138,21 @@ describe("responses are checked against the document", () => {
     expect(apiConformance().problems("POST", "/api/wallet/send", 429, { message: "Wait." })).not.toEqual([]);
   });
 
+  test("a field the code answers without declaring it fails too (objects are closed when the tests check them)", () => {
+    const check = apiConformance();
+    // At the top, nested in a component (the unified view's blockchain part), and beside an allOf of a $ref and more.
+    expect(check.problems("GET", "/api/user/role", 200, { role: "contributor", admin: true }).join()).toContain("(admin)");
+    const send = { success: true, transactionHash: `0x${"a".repeat(64)}`, id: "s1", token: "XDC", to: "0x0000000000000000000000000000000000000001" };
+    const sendProblems = (body: object) => check.problems("POST", "/api/wallet/send", 200, body);
+    const declared = sendProblems(send);
+    expect(sendProblems({ ...send, secret: "x" }).length).toBeGreaterThan(declared.length);
+    expect(sendProblems({ ...send, secret: "x" }).join()).toContain("secret");
+    // The error shape is closed as well.
+    expect(check.problems("POST", "/api/wallet/send", 429, { error: "Too Many Requests", message: "Wait.", code: "RATE_LIMITED", requestId: "r", stack: "at …" }).join()).toContain("(stack)");
+    // The published document stays open (clients ignore fields they do not know): only the check is strict.
+    expect(JSON.stringify(apiDocument())).not.toContain("unevaluatedProperties");
+  });
+
   test("the same answer, right, passes", async () => {
     const fine = new Hono().get("/api/user/role", (c) => c.json({ role: "contributor" }));
     const response = await checkedFetch(fine.fetch)(new Request("http://127.0.0.1/api/user/role"));
@@ -151,6 +171,34 @@ describe("responses are checked against the document", () => {
       t.close();
     }
   });
+});
+
+test("a server in its own process logs an answer that breaks the document, sends it unchanged, and its harness fails the test", async () => {
+  let calls = 0;
+  const broken = new Hono().post("/api/user/role", (c) => {
+    calls++;
+    return c.json({ role: 42 });
+  });
+  const dir = await makeTempDir("issuepool-conformance-");
+  try {
+    const logFile = join(dir, "server.log");
+    const log = createLogger("info", logDestination(logFile));
+    const fetch = answersCheckedAgainstDocument(broken.fetch, log);
+    const response = await fetch(new Request("http://127.0.0.1/api/user/role", { method: "POST", body: "{}" }));
+    // The handler ran once (a POST is never repeated) and its answer leaves as it was.
+    expect(calls).toBe(1);
+    expect(await response.json()).toEqual({ role: 42 });
+    await eventually(async () => (await answersThatBrokeTheDocument(logFile)).length === 1, 5_000, "the problem in the log");
+    expect((await answersThatBrokeTheDocument(logFile))[0]).toContain("/role");
+    // The dev stack of the browser journeys logs in the pretty format: found there too.
+    const prettyFile = join(dir, "pretty.log");
+    const pretty = createLogger("info", logDestination(prettyFile), {}, "pretty");
+    await answersCheckedAgainstDocument(broken.fetch, pretty)(new Request("http://127.0.0.1/api/user/role", { method: "POST", body: "{}" }));
+    await eventually(async () => (await answersThatBrokeTheDocument(prettyFile)).length === 1, 5_000, "the problem in the pretty log");
+    expect((await answersThatBrokeTheDocument(prettyFile))[0]).toContain("POST /api/user/role → 200");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test("a gzipped answer (a cached public read) is inflated before it is checked", async () => {

@@ -47,6 +47,9 @@ export const TransactionResult = z
     status: z.enum(["pending", "confirmed"]),
     message: z.string(),
     explorerUrl: z.string().nullable(),
+    queuedUntil: z.string().optional().meta({
+      description: "A payout or withdrawal over the contract's daily outflow cap waits in its queue until this time (ISO 8601), unless the guardian cancels it",
+    }),
   })
   .openapi("TransactionResult");
 

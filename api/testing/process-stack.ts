@@ -3,6 +3,8 @@
  * the world around it, for the crash test (api/chain/crash.test.ts) and the
  * chain benchmark (scripts/bench/chain.ts): a SIGKILL there is a real one.
  */
+import { ResponseBreaksApiDocument } from "../openapi/conformance.ts";
+import { answersThatBrokeTheDocument } from "../openapi/broken-answers.ts";
 import { closeSync, openSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
@@ -128,7 +130,14 @@ export interface ProcessStack {
   stop(): Promise<void>;
 }
 
-export async function startProcessStack(options: { logLevel?: string; chain?: Parameters<typeof startTestChain>[0] } = {}): Promise<ProcessStack> {
+export async function startProcessStack(
+  options: {
+    logLevel?: string;
+    chain?: Parameters<typeof startTestChain>[0];
+    /** Check every answer against the API document (tests: the default); benchmarks measure without. */
+    checkAnswers?: boolean;
+  } = {},
+): Promise<ProcessStack> {
   const chain = await startTestChain(options.chain);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -151,6 +160,7 @@ export async function startProcessStack(options: { logLevel?: string; chain?: Pa
     DATABASE_URL: `file:${dir}/app.db`,
     GITHUB_URL: github.webUrl,
     GITHUB_API_URL: github.apiUrl,
+    ...(options.checkAnswers === false ? {} : { CHECK_API_ANSWERS: "1" }),
   };
   const t = await createTestContext({ env });
   const logFile = join(dir, "server.log");
@@ -190,10 +200,13 @@ export async function startProcessStack(options: { logLevel?: string; chain?: Pa
     },
     async stop() {
       for (const server of servers) await server.kill();
+      // The server processes checked their answers against the API document (fault-server.ts): a mismatch fails the test.
+      const broken = await answersThatBrokeTheDocument(logFile);
       t.close();
       await github.stop();
       await chain.stop();
       await rm(dir, { recursive: true, force: true });
+      if (broken.length) throw new ResponseBreaksApiDocument(`A server process answered against the API document:\n${broken.slice(0, 5).join("\n")}`);
     },
   };
 }

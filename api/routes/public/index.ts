@@ -109,7 +109,9 @@ export const UnifiedRepository = z.object({
     contractAddress: z.string().meta({ description: "0x… form" }),
     poolRewards: Wei.meta({ description: "The XDC pool in wei" }),
     pools: PerCurrency,
-    allocated: PerCurrency,
+    allocated: PerCurrency.meta({ description: "In advertised (open or claimed) bounties" }),
+    awaiting: PerCurrency.meta({ description: "In bounties awaiting the pool manager's decision: not advertised" }),
+    held: PerCurrency.meta({ description: "In bounties held for a GitHub user without a wallet: not advertised" }),
     issues: z.array(z.object({
       issueId: z.number().int(), currency: Token,
       rewardAmount: Wei.meta({ description: "In the currency's smallest unit" }), rewardDecimal: Amount,
