@@ -16,7 +16,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { parseEther, parseEventLogs, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { chainTransactions, repositories, wallets } from "../../db/schema/index.ts";
+import { chainTransactions, repositories, wallets, type ChainTransaction } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
 import { isAwaiting, markAwaiting } from "../services/money/awaiting.ts";
@@ -344,11 +344,21 @@ describe("SIGKILL in the middle of a money flow", () => {
     };
 
     // He registers: the server creates his wallet and releases what was held; it dies while the payouts are on their way.
+    // The chain mines nothing meanwhile: six payouts can otherwise all confirm between two looks at them on an idle
+    // machine (they did), and the kill would land after the flow instead of in it.
     server = await stack.spawn();
-    const registering = answerOf(stack.post(server, frank, "/api/auth/register", { role: "contributor", email: "frank@example.com" }));
-    const atKill = await killMidFlight(server, payouts, HELD, Math.max(5_000, setupMs));
-    await registering;
-    expect(atKill.length < HELD || atKill.some((r) => r.status !== "confirmed")).toBe(true);
+    await stack.chain.rpc("evm_setAutomine", [false]);
+    let atKill: ChainTransaction[];
+    try {
+      const registering = answerOf(stack.post(server, frank, "/api/auth/register", { role: "contributor", email: "frank@example.com" }));
+      atKill = await killMidFlight(server, payouts, HELD, Math.max(5_000, setupMs), (rows) => rows.some((r) => r.status === "sent"));
+      await registering;
+    } finally {
+      await stack.chain.rpc("evm_setAutomine", [true]);
+    }
+    await stack.chain.rpc("evm_mine");
+    expect(atKill.length).toBeGreaterThan(0);
+    expect(atKill.some((r) => r.status !== "confirmed")).toBe(true);
 
     // The site retries a registration that got no answer (409 once it went through); the webhook worker's sweep
     // releases whatever the dead process had not.

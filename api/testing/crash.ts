@@ -24,15 +24,23 @@ export const countBy = (rows: ChainTransaction[]) =>
 /**
  * SIGKILLs `server` in the middle of a batch of its rows: once ten or more are signed or sent but not
  * confirmed, or some are on their way and one has confirmed, or half of `total` have confirmed, or at
- * the latest after `budgetMs`. Returns the rows as they were at the kill.
+ * the latest after `budgetMs`; or, with `when`, once that holds of the rows. Returns the rows as they
+ * were at the kill.
  */
-export async function killMidFlight(server: ServerProcess, rows: () => Promise<ChainTransaction[]>, total: number, budgetMs: number): Promise<ChainTransaction[]> {
+export async function killMidFlight(
+  server: ServerProcess,
+  rows: () => Promise<ChainTransaction[]>,
+  total: number,
+  budgetMs: number,
+  when?: (rows: ChainTransaction[]) => boolean,
+): Promise<ChainTransaction[]> {
   const killBy = Date.now() + budgetMs;
   for (;;) {
     const now = await rows();
     const confirmed = now.filter((r) => r.status === "confirmed").length;
     const inBatch = now.filter((r) => r.status === "signed" || r.status === "sent").length;
-    if (inBatch >= 10 || (inBatch > 0 && confirmed >= 1) || confirmed >= total / 2 || Date.now() > killBy) break;
+    const midFlight = when ? when(now) : inBatch >= 10 || (inBatch > 0 && confirmed >= 1) || confirmed >= total / 2;
+    if (midFlight || Date.now() > killBy) break;
     await Bun.sleep(1);
   }
   await server.kill();
