@@ -6,10 +6,11 @@
  * Public figures count open and claimed bounties only: an awaiting or held
  * bounty is not available to work on.
  */
-import { and, count, eq, inArray, isNull } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context.ts";
-import { bountyClaims, heldPayouts, type AwaitingReason, type Bounty } from "../../../db/schema/index.ts";
-import { standingAwaiting } from "./awaiting.ts";
+import { awaitingDecisions, bounties, bountyClaims, heldPayouts, type AwaitingReason, type Bounty } from "../../../db/schema/index.ts";
+import { hasLivePayout } from "./awaiting.ts";
 
 export const BOUNTY_STATES = ["open", "claimed", "awaiting", "held", "queued", "paid", "cancelled"] as const;
 export type BountyState = (typeof BOUNTY_STATES)[number];
@@ -27,39 +28,72 @@ const key = (repoId: number, issueNumber: number) => `${repoId}:${issueNumber}`;
 /** Advertised to contributors (public figures, embed, badges, value locked). */
 export const isAdvertised = (state: BountyState) => state === "open" || state === "claimed";
 
-/** Registrations per issue, as a caller that has read them already passes them in. */
-export type ClaimCounts = { repoId: number; issueNumber: number; n: number }[];
+/**
+ * What refines the mirror's open into claimed, held or awaiting, for some
+ * repositories: registrations per issue, payouts held for a GitHub user, and
+ * decisions the pool manager owes. One statement (a UNION ALL of three
+ * indexed reads): this runs on every uncached render of a public repository.
+ */
+export interface StateInputs {
+  claims: { repoId: number; issueNumber: number; n: number }[];
+  holds: { repoId: number; issueNumber: number; login: string }[];
+  /** Awaiting decisions of bounties still open on the mirror, before the check for a payout on its way. */
+  awaiting: { repoId: number; issueNumber: number; reason: AwaitingReason }[];
+}
+
+export async function stateInputs(ctx: AppContext, repoIds: number[]): Promise<StateInputs> {
+  const out: StateInputs = { claims: [], holds: [], awaiting: [] };
+  if (repoIds.length === 0) return out;
+  const db = ctx.database.db;
+  const rows = await unionAll(
+    db
+      .select({ kind: sql<string>`'claim'`.as("kind"), repoId: bountyClaims.githubRepoId, issueNumber: bountyClaims.issueNumber, detail: sql<string | null>`null`.as("detail"), n: count().as("n") })
+      .from(bountyClaims)
+      .where(inArray(bountyClaims.githubRepoId, repoIds))
+      .groupBy(bountyClaims.githubRepoId, bountyClaims.issueNumber),
+    db
+      .select({ kind: sql<string>`'held'`.as("kind"), repoId: heldPayouts.githubRepoId, issueNumber: heldPayouts.issueNumber, detail: heldPayouts.githubLogin, n: sql<number>`0`.as("n") })
+      .from(heldPayouts)
+      .where(and(inArray(heldPayouts.githubRepoId, repoIds), isNull(heldPayouts.releasedAt))),
+    db
+      .select({ kind: sql<string>`'awaiting'`.as("kind"), repoId: awaitingDecisions.githubRepoId, issueNumber: awaitingDecisions.issueNumber, detail: awaitingDecisions.reason, n: sql<number>`0`.as("n") })
+      .from(awaitingDecisions)
+      .innerJoin(
+        bounties,
+        and(
+          eq(bounties.githubRepoId, awaitingDecisions.githubRepoId),
+          eq(bounties.issueNumber, awaitingDecisions.issueNumber),
+          eq(bounties.allocatedTx, awaitingDecisions.allocatedTx),
+        ),
+      )
+      .where(and(eq(bounties.status, "open"), inArray(awaitingDecisions.githubRepoId, repoIds))),
+  );
+  for (const r of rows) {
+    if (r.kind === "claim") out.claims.push({ repoId: r.repoId, issueNumber: r.issueNumber, n: Number(r.n) });
+    else if (r.kind === "held") out.holds.push({ repoId: r.repoId, issueNumber: r.issueNumber, login: r.detail! });
+    else out.awaiting.push({ repoId: r.repoId, issueNumber: r.issueNumber, reason: r.detail as AwaitingReason });
+  }
+  return out;
+}
 
 /**
- * The states of some bounties (rows of the mirror), read in three queries
- * (two when the caller already counted the registrations of these
- * repositories: `claims`, as the public repository view does).
+ * The states of some bounties (rows of the mirror), from their state inputs
+ * (read here in one statement, unless the caller read them already, as the
+ * public repository view does for its registration counts).
  */
 export async function bountyStates(
   ctx: AppContext,
   rows: Bounty[],
-  claimsRead?: ClaimCounts,
+  inputsRead?: StateInputs,
 ): Promise<(issue: Pick<Bounty, "githubRepoId" | "issueNumber">) => BountyStateInfo> {
   const repoIds = [...new Set(rows.map((b) => b.githubRepoId))];
-  const db = ctx.database.db;
   const anyOpen = rows.some((b) => b.status === "open");
-  const [holds, awaiting, claims] = anyOpen
-    ? await Promise.all([
-        db
-          .select({ repoId: heldPayouts.githubRepoId, issueNumber: heldPayouts.issueNumber, login: heldPayouts.githubLogin })
-          .from(heldPayouts)
-          .where(and(inArray(heldPayouts.githubRepoId, repoIds), isNull(heldPayouts.releasedAt))),
-        standingAwaiting(ctx, repoIds),
-        claimsRead ??
-          db
-            .select({ repoId: bountyClaims.githubRepoId, issueNumber: bountyClaims.issueNumber, n: count() })
-            .from(bountyClaims)
-            .where(inArray(bountyClaims.githubRepoId, repoIds))
-            .groupBy(bountyClaims.githubRepoId, bountyClaims.issueNumber),
-      ])
-    : [[], [], claimsRead ?? []];
+  const { holds, claims, awaiting: decisions } = inputsRead ?? (anyOpen ? await stateInputs(ctx, repoIds) : { holds: [], claims: [], awaiting: [] });
+  // A decision stands while no payout is on its way (awaiting.ts, standingAwaiting); a hold is told apart below.
+  const awaiting = [];
+  for (const a of decisions) if (!(await hasLivePayout(ctx, a.repoId, a.issueNumber))) awaiting.push(a);
   const heldBy = new Map(holds.map((h) => [key(h.repoId, h.issueNumber), h.login]));
-  const awaitingBy = new Map(awaiting.map((a) => [key(a.decision.githubRepoId, a.decision.issueNumber), a.decision.reason]));
+  const awaitingBy = new Map(awaiting.map((a) => [key(a.repoId, a.issueNumber), a.reason]));
   const claimsBy = new Map(claims.map((c) => [key(c.repoId, c.issueNumber), c.n]));
   const statusBy = new Map(rows.map((b) => [key(b.githubRepoId, b.issueNumber), b.status]));
   return (issue) => {

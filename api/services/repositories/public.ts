@@ -1,6 +1,6 @@
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { bounties, bountyClaims, repositories, repositoryPools, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
+import { bounties, repositories, repositoryPools, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
 import { notFound } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { toXdcAddress } from "../../chain/address.ts";
@@ -8,7 +8,7 @@ import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, typ
 import { GitHubApiError } from "../../github/client.ts";
 import { listPublicRepositories } from "./list-public.ts";
 import { repositoryByFullName } from "./register.ts";
-import { bountyStates, isAdvertised, type ClaimCounts } from "../money/bounty-state.ts";
+import { bountyStates, isAdvertised, stateInputs, type StateInputs } from "../money/bounty-state.ts";
 
 const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
 
@@ -50,8 +50,8 @@ async function repositoryBounties(ctx: AppContext, repoId: number): Promise<Boun
  * (someone works on it). One awaiting its pool manager's decision or held
  * for a GitHub user is not available to work on (bounty-state.ts).
  */
-export async function advertisedBounties(ctx: AppContext, rows: Bounty[], claims?: ClaimCounts) {
-  const stateOf = await bountyStates(ctx, rows, claims);
+export async function advertisedBounties(ctx: AppContext, rows: Bounty[], inputs?: StateInputs) {
+  const stateOf = await bountyStates(ctx, rows, inputs);
   const advertised = rows.filter((b) => b.status === "open" && b.amount > 0n && isAdvertised(stateOf(b).state));
   const apart = { awaiting: { ...zero }, held: { ...zero } };
   for (const b of rows) {
@@ -167,24 +167,18 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
     openIssues(ctx, registered.fullName, repoId, client).catch((err) => (err instanceof GitHubApiError ? null : Promise.reject(err))),
   ]);
   const db = ctx.database.db;
-  const [pools, repoBounties, claimRows] = await Promise.all([
+  // Three statements, as before bounty states: the registrations come with the holds and decisions (stateInputs).
+  const [pools, repoBounties, inputs] = await Promise.all([
     db.select().from(repositoryPools).where(eq(repositoryPools.githubRepoId, repoId)),
     repositoryBounties(ctx, repoId),
-    db
-      .select({ issueNumber: bountyClaims.issueNumber, n: count() })
-      .from(bountyClaims)
-      .where(eq(bountyClaims.githubRepoId, repoId))
-      .groupBy(bountyClaims.issueNumber),
+    stateInputs(ctx, [repoId]),
   ]);
+  const claimRows = inputs.claims;
   const pool = { ...zero };
   for (const p of pools) pool[p.currency] = p.balance;
   const claims = new Map(claimRows.map((r) => [r.issueNumber, r.n]));
   const issueByNumber = new Map((issues?.data ?? []).map((i) => [i.number, i]));
-  const { advertised, awaiting, held } = await advertisedBounties(
-    ctx,
-    repoBounties,
-    claimRows.map((r) => ({ repoId, issueNumber: r.issueNumber, n: r.n })),
-  );
+  const { advertised, awaiting, held } = await advertisedBounties(ctx, repoBounties, inputs);
   const open = advertised.sort((a, b) => a.issueNumber - b.issueNumber);
   const allocated = { ...zero };
   for (const b of open) allocated[b.currency] += b.amount;
