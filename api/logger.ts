@@ -61,16 +61,17 @@ function buffered(writeChunk: (chunk: string) => void, writeNow: (chunk: string)
  */
 function writeAllSync(fd: number, chunk: string): void {
   let bytes = Buffer.from(chunk);
-  const pause = new Int32Array(new SharedArrayBuffer(4));
   while (bytes.length > 0) {
     try {
       bytes = bytes.subarray(writeSync(fd, bytes));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return;
-      Atomics.wait(pause, 0, 0, 1);
+      Atomics.wait((pause ??= new Int32Array(new SharedArrayBuffer(4))), 0, 0, 1);
     }
   }
 }
+/** What writeAllSync waits on for a millisecond when the pipe is full (made once, when first needed). */
+let pause: Int32Array | undefined;
 
 function bufferedStdout(): (line: string) => void {
   // A closed stdout (the log reader went away) must not bring the server down.

@@ -1,5 +1,8 @@
 /**
- * HTTP benchmark (not a test): `bun scripts/bench/http.ts [seconds]`.
+ * HTTP benchmark (not a test): `bun scripts/bench/http.ts [seconds]`, or
+ * `bun scripts/bench/http.ts [seconds] [rounds] --against <dir>` to measure
+ * this tree's platform against another checkout's side by side
+ * (lib.ts, compareServers).
  *
  * Closed-loop load with 32 connections against a bare Bun.serve "hello"
  * (the baseline) and against the platform, measured in the same run:
@@ -10,13 +13,39 @@
  */
 import { buildSite } from "../build-site.ts";
 import { makeTempDir } from "../../api/testing/context.ts";
-import { load, loadGenerator, percentile, startBaseline, startPlatform, table, type LoadResult } from "./lib.ts";
+import { join } from "node:path";
+import { compareServers, load, loadGenerator, percentile, startBaseline, startPlatform, table, type LoadResult } from "./lib.ts";
 
-const seconds = Number(process.argv[2] ?? 5);
+const args = process.argv.slice(2);
+const at = args.indexOf("--against");
+const against = at >= 0 ? args.splice(at, 2)[1] : undefined;
+if (at >= 0 && !against) throw new Error("--against needs the directory of another checkout");
+const seconds = Number(args[0] ?? 5);
 await buildSite();
 const dataDir = await makeTempDir("issuepool-bench-");
 const baseline = await startBaseline();
 const platform = await startPlatform(dataDir);
+
+if (against) {
+  // This tree's platform against another checkout's (its site built there first), side by side in every round.
+  const otherDir = await makeTempDir("issuepool-bench-against-");
+  await Bun.spawn([process.execPath, join(against, "scripts", "build-site.ts")], { cwd: against, stdout: "ignore", stderr: "inherit" }).exited;
+  const other = await startPlatform(otherDir, {}, against);
+  try {
+    const targets = [
+      { label: "GET /api/health", paths: ["/api/health"] },
+      { label: "GET /faq (prerendered)", paths: ["/faq"] },
+      { label: "GET /repos (repeated, cached)", paths: ["/repos"] },
+    ];
+    for (const server of [platform, other]) await load("warm", `${server.url}/repos`, { seconds: 1 });
+    await compareServers(platform, other, against, targets, seconds, Number(args[1] ?? 8));
+  } finally {
+    await other.stop();
+    await platform.stop();
+    await baseline.stop();
+  }
+  process.exit(0);
+}
 
 try {
   // warm up both (JIT, page cache)

@@ -5,7 +5,7 @@
  * in production. Figures are ratios against the baseline measured in the
  * same run: these machines are shared and noisy.
  */
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -89,10 +89,10 @@ export async function startBareBytes(bytes: number): Promise<ChildServer> {
  * directory. Its log goes to a file, as in production (a pipe drained by
  * this process would steal CPU from the server being measured).
  */
-export async function startPlatform(dataDir: string, extraEnv: Record<string, string> = {}): Promise<ChildServer> {
+export async function startPlatform(dataDir: string, extraEnv: Record<string, string> = {}, root = ROOT): Promise<ChildServer> {
   const logFile = join(dataDir, "server.log");
-  const proc = Bun.spawn([process.execPath, join(ROOT, "scripts", "dev.ts")], {
-    cwd: ROOT,
+  const proc = Bun.spawn([process.execPath, join(root, "scripts", "dev.ts")], {
+    cwd: root,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_FORMAT: "json", ...extraEnv },
     stdout: Bun.file(logFile),
     stderr: "inherit",
@@ -254,4 +254,68 @@ export function table(rows: (string | number)[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
   const line = (r: (string | number)[]) => "| " + r.map((c, i) => String(c).padEnd(widths[i]!)).join(" | ") + " |";
   return [line(rows[0]!), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...rows.slice(1).map(line)].join("\n");
+}
+
+/**
+ * This tree's server against another checkout's (a `--against <dir>` run),
+ * target by target: in each round both are measured back to back, the order
+ * alternating, and the change is taken within the round; the median round
+ * is reported, with each server process's CPU time per request. Two runs
+ * minutes apart on a shared machine differ by more than the few per cent
+ * such a comparison is for; rounds side by side do not.
+ */
+export async function compareServers(
+  mine: ChildServer,
+  theirs: ChildServer,
+  against: string,
+  targets: { label: string; paths?: string[]; url?: string }[],
+  seconds: number,
+  rounds: number,
+  options: { beforeRun?: (origin: string, paths: string[]) => Promise<unknown> } = {},
+): Promise<void> {
+  const pct = (v: number) => `${v >= 0 ? "+" : ""}${(v * 100).toFixed(1)} %`;
+  const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const rows: (string | number)[][] = [["endpoint", "req/s this / other", "change per round", "median", "server CPU µs per request this / other", "median change"]];
+  for (const t of targets) {
+    const paths = t.paths ?? [new URL(t.url!).pathname];
+    await options.beforeRun?.(theirs.url, paths);
+    await load("warm", theirs.url, { seconds: 2, paths });
+    const runs = new Map<ChildServer, { rate: number; cpu: number }[]>([
+      [mine, []],
+      [theirs, []],
+    ]);
+    for (let round = 0; round < rounds; round++) {
+      for (const server of round % 2 === 0 ? [mine, theirs] : [theirs, mine]) {
+        await options.beforeRun?.(server.url, paths);
+        const cpuBefore = cpuMicros(server);
+        const run = await load(t.label, server.url, { seconds, paths });
+        const cpu = cpuMicros(server) - cpuBefore;
+        if (run.errors + run.non2xx > 0) throw new Error(`${t.label} on ${server.url}: ${run.errors + run.non2xx} errors`);
+        runs.get(server)!.push({ rate: run.requestsPerSec, cpu: cpu / (run.requestsPerSec * seconds) });
+      }
+    }
+    const a = runs.get(mine)!;
+    const b = runs.get(theirs)!;
+    const rateChanges = a.map((r, i) => r.rate / b[i]!.rate - 1);
+    const cpuChanges = a.map((r, i) => r.cpu / b[i]!.cpu - 1);
+    rows.push([
+      t.label,
+      `${Math.round(mid(a.map((r) => r.rate)))} / ${Math.round(mid(b.map((r) => r.rate)))}`,
+      rateChanges.map(pct).join(" "),
+      pct(mid(rateChanges)),
+      `${mid(a.map((r) => r.cpu)).toFixed(1)} / ${mid(b.map((r) => r.cpu)).toFixed(1)}`,
+      pct(mid(cpuChanges)),
+    ]);
+  }
+  console.log(`\nThis tree against ${against}, ${rounds} rounds of ${seconds} s per server and endpoint (32 connections, ${await loadGenerator()}), on ${navigator.hardwareConcurrency} cores:\n`);
+  console.log(table(rows));
+  console.log("Server CPU: user + system time of the server process over the run (/proc), per request answered; less sensitive than req/s to what else runs on the machine.");
+}
+
+/** CPU time (user + system) a child process has used so far, in microseconds (Linux /proc; clock ticks of 10 ms). */
+function cpuMicros(server: ChildServer): number {
+  const stat = readFileSync(`/proc/${server.proc.pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 14 and 15 of stat (utime, stime), counted after the command name: indexes 11 and 12.
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }

@@ -1,5 +1,5 @@
 /**
- * Public reads benchmark (not a test): `bun scripts/bench/public.ts [seconds] [rounds]`.
+ * Public reads benchmark (not a test): `bun scripts/bench/public.ts [seconds] [rounds] [--against <dir>]`.
  *
  * Seeds a temp libSQL database with 1,000 registered public repositories
  * and 50,000 issues (the GitHub cache rows the endpoints read, plus pools,
@@ -21,7 +21,7 @@
  * anything else: the seeded cache rows are fresh, so no GitHub call is
  * needed per request, and the run says whether any was made.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { loadEnv } from "../../api/env.ts";
@@ -32,7 +32,7 @@ import { bounties, bountyClaims, githubCache, githubInstallations, repositories,
 import { issuesCacheKey, repoCacheKey, type IssueSummary, type RepoPublicInfo } from "../../api/github/data.ts";
 import { generateDevSecrets } from "../lib/dev-secrets.ts";
 import { makeTempDir, NO_CHAIN, NO_EXTERNALS } from "../../api/testing/context.ts";
-import { load, loadGenerator, percentile, startBaseline, startBareBytes, startServerProcess, table, type ChildServer, type LoadResult } from "./lib.ts";
+import { compareServers, load, loadGenerator, percentile, startBaseline, startBareBytes, startServerProcess, table, type ChildServer, type LoadResult } from "./lib.ts";
 
 const REPOSITORIES = 1_000;
 const ISSUES_PER_REPOSITORY = 50;
@@ -123,7 +123,10 @@ async function main(seconds: number, rounds: number, against: string | undefined
     }
     const callsBefore = github.dataCalls;
     if (other && against) {
-      await compareServers(app, other, against, targets, seconds, rounds);
+      await compareServers(app, other, against, targets, seconds, rounds, {
+        // Both servers' copies fresh before each run (a copy expiring mid-run is a render), as in the rounds below.
+        beforeRun: (origin, paths) => sequential(origin, paths),
+      });
       return;
     }
 
@@ -189,67 +192,6 @@ async function main(seconds: number, rounds: number, against: string | undefined
     await cleanup();
   }
 }
-
-/**
- * This tree's server against another checkout's, endpoint by endpoint: in
- * each round both are measured back to back (the order alternating), and
- * the ratio of the two is taken within the round.
- */
-async function compareServers(
-  mine: ChildServer,
-  theirs: ChildServer,
-  against: string,
-  targets: { label: string; url: string; paths?: string[] }[],
-  seconds: number,
-  rounds: number,
-): Promise<void> {
-  const list = "/api/repositories/public";
-  const pct = (v: number) => `${v >= 0 ? "+" : ""}${(v * 100).toFixed(1)} %`;
-  const rows: (string | number)[][] = [["endpoint", "req/s this / other", "change per round", "median", "server CPU µs per request this / other", "median change"]];
-  for (const t of targets) {
-    const paths = t.paths ?? [list];
-    await sequential(theirs.url, paths);
-    await load("warm", theirs.url, { seconds: 2, paths });
-    const runs = new Map<ChildServer, { rate: number; cpu: number }[]>([
-      [mine, []],
-      [theirs, []],
-    ]);
-    for (let round = 0; round < rounds; round++) {
-      for (const server of round % 2 === 0 ? [mine, theirs] : [theirs, mine]) {
-        await sequential(server.url, paths);
-        const cpuBefore = cpuMicros(server);
-        const run = await load(t.label, server.url, { seconds, paths });
-        const cpu = cpuMicros(server) - cpuBefore;
-        if (run.errors + run.non2xx > 0) throw new Error(`${t.label} on ${server.url}: ${run.errors + run.non2xx} errors`);
-        runs.get(server)!.push({ rate: run.requestsPerSec, cpu: cpu / (run.requestsPerSec * seconds) });
-      }
-    }
-    const a = runs.get(mine)!;
-    const b = runs.get(theirs)!;
-    const rateChanges = a.map((r, i) => r.rate / b[i]!.rate - 1);
-    const cpuChanges = a.map((r, i) => r.cpu / b[i]!.cpu - 1);
-    rows.push([
-      t.label,
-      `${Math.round(median(a.map((r) => r.rate)))} / ${Math.round(median(b.map((r) => r.rate)))}`,
-      rateChanges.map(pct).join(" "),
-      pct(median(rateChanges)),
-      `${median(a.map((r) => r.cpu)).toFixed(1)} / ${median(b.map((r) => r.cpu)).toFixed(1)}`,
-      pct(median(cpuChanges)),
-    ]);
-  }
-  console.log(`\nThis tree against ${against}, ${rounds} rounds of ${seconds} s per server and endpoint (32 connections, ${await loadGenerator()}), on ${navigator.hardwareConcurrency} cores:\n`);
-  console.log(table(rows));
-  console.log("Server CPU: user + system time of the server process over the run (/proc), per request answered; less sensitive than req/s to what else runs on the machine.");
-}
-
-/** CPU time (user + system) a child process has used so far, in microseconds (Linux /proc). */
-function cpuMicros(server: ChildServer): number {
-  const stat = readFileSync(`/proc/${server.proc.pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // Fields 14 and 15 of stat (utime, stime), counted after the command name: indexes 11 and 12.
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = 100;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const ms = (v: number) => `${v.toFixed(2)} ms`;

@@ -120,6 +120,24 @@ export function otpThreshold(ctx: Pick<AppContext, "env">, token: TokenSymbol): 
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.slice(0, decimals).padEnd(decimals, "0") || "0");
 }
 
+/**
+ * What a wallet can spend now: the pending XDC balance less XDC already on
+ * its way in transactions not broadcast yet, and of a token its balance
+ * (read fresh). Shared by the checks of a send and by Max.
+ */
+async function spendable(ctx: AppContext, wallet: Wallet, token: TokenSymbol): Promise<{ pending: bigint; xdcAvailable: bigint; held: bigint }> {
+  const [pending, unbroadcast, balances] = await Promise.all([
+    pendingXdcBalance(ctx, wallet),
+    unbroadcastXdc(ctx.database.db, wallet),
+    token === "XDC" ? undefined : walletBalances(ctx.chain, wallet.address as Address, { fresh: true }),
+  ]).catch((err) => {
+    if (err instanceof ApiError) throw err;
+    throw chainUnavailable(err);
+  });
+  const xdcAvailable = pending > unbroadcast ? pending - unbroadcast : 0n;
+  return { pending, xdcAvailable, held: token === "XDC" ? xdcAvailable : token === "ROXN" ? balances!.roxn : balances!.usdc };
+}
+
 const gasReserveError = () => sendError("Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
 
 async function checkSend(ctx: AppContext, user: User, input: SendInput): Promise<CheckedSend> {
@@ -131,16 +149,7 @@ async function checkSend(ctx: AppContext, user: User, input: SendInput): Promise
   if (recipient === wallet.address) throw sendError("Invalid address", "This is your own wallet: enter the address you want to send to.");
 
   const decimals = TOKEN_DECIMALS[token];
-  const [pending, unbroadcast, balances] = await Promise.all([
-    pendingXdcBalance(ctx, wallet),
-    unbroadcastXdc(ctx.database.db, wallet),
-    token === "XDC" ? undefined : walletBalances(ctx.chain, wallet.address as Address, { fresh: true }),
-  ]).catch((err) => {
-    if (err instanceof ApiError) throw err;
-    throw chainUnavailable(err);
-  });
-  const xdcAvailable = pending > unbroadcast ? pending - unbroadcast : 0n;
-  const held = token === "XDC" ? xdcAvailable : token === "ROXN" ? balances!.roxn : balances!.usdc;
+  const { pending, xdcAvailable, held } = await spendable(ctx, wallet, token);
   if (amount > held) {
     throw sendError(`Insufficient ${token} Balance`, `Your ${token} balance is ${formatAmount(held, token)} ${token}.`, {
       balance: toDecimalString(held, decimals),
@@ -215,16 +224,7 @@ export async function quoteMaxSend(ctx: AppContext, user: User, input: { token: 
   }
   if (!recipient || recipient === wallet.address) recipient = MAX_ESTIMATE_RECIPIENT;
   const decimals = TOKEN_DECIMALS[token];
-  const [pending, unbroadcast, balances] = await Promise.all([
-    pendingXdcBalance(ctx, wallet),
-    unbroadcastXdc(ctx.database.db, wallet),
-    token === "XDC" ? undefined : walletBalances(ctx.chain, wallet.address as Address, { fresh: true }),
-  ]).catch((err) => {
-    if (err instanceof ApiError) throw err;
-    throw chainUnavailable(err);
-  });
-  const xdcAvailable = pending > unbroadcast ? pending - unbroadcast : 0n;
-  const held = token === "XDC" ? xdcAvailable : token === "ROXN" ? balances!.roxn : balances!.usdc;
+  const { held } = await spendable(ctx, wallet, token);
   // A token's fee is paid in XDC, so all of the token can go. For XDC the estimate's value does not change the
   // gas of a plain transfer; 1 unit keeps the estimate valid whatever the balance.
   if (token !== "XDC") return { token, amount: toDecimalString(held, decimals), fee: "0", reserve: "0" };
