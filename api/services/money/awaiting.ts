@@ -106,6 +106,13 @@ export async function clearAwaiting(ctx: AppContext, repoId: number, issueNumber
   if (removed.length) ctx.changes.publish(["repositories", `repo:${repoId}`, `bounty:${repoId}:${issueNumber}`]);
 }
 
+/** Joins a decision to the bounty it is about: the same issue and the same allocation (a bounty set again is another). */
+export const DECISION_OF_BOUNTY = and(
+  eq(bounties.githubRepoId, awaitingDecisions.githubRepoId),
+  eq(bounties.issueNumber, awaitingDecisions.issueNumber),
+  eq(bounties.allocatedTx, awaitingDecisions.allocatedTx),
+)!;
+
 /**
  * The awaiting decisions that still stand, of some repositories (or of
  * all): the row's allocation is the bounty's current one, still open on the
@@ -117,14 +124,7 @@ export async function standingAwaiting(ctx: AppContext, repoIds?: number[]) {
   const rows = await db
     .select({ decision: awaitingDecisions, bounty: bounties })
     .from(awaitingDecisions)
-    .innerJoin(
-      bounties,
-      and(
-        eq(bounties.githubRepoId, awaitingDecisions.githubRepoId),
-        eq(bounties.issueNumber, awaitingDecisions.issueNumber),
-        eq(bounties.allocatedTx, awaitingDecisions.allocatedTx),
-      ),
-    )
+    .innerJoin(bounties, DECISION_OF_BOUNTY)
     .where(and(eq(bounties.status, "open"), repoIds ? inArray(awaitingDecisions.githubRepoId, repoIds) : undefined));
   const standing = [];
   for (const row of rows) {

@@ -10,7 +10,7 @@ import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import type { AppContext } from "../../context.ts";
 import { awaitingDecisions, bounties, bountyClaims, heldPayouts, type AwaitingReason, type Bounty } from "../../../db/schema/index.ts";
-import { hasLivePayout } from "./awaiting.ts";
+import { DECISION_OF_BOUNTY, hasLivePayout } from "./awaiting.ts";
 
 export const BOUNTY_STATES = ["open", "claimed", "awaiting", "held", "queued", "paid", "cancelled"] as const;
 export type BountyState = (typeof BOUNTY_STATES)[number];
@@ -58,14 +58,7 @@ export async function stateInputs(ctx: AppContext, repoIds: number[]): Promise<S
     db
       .select({ kind: sql<string>`'awaiting'`.as("kind"), repoId: awaitingDecisions.githubRepoId, issueNumber: awaitingDecisions.issueNumber, detail: awaitingDecisions.reason, n: sql<number>`0`.as("n") })
       .from(awaitingDecisions)
-      .innerJoin(
-        bounties,
-        and(
-          eq(bounties.githubRepoId, awaitingDecisions.githubRepoId),
-          eq(bounties.issueNumber, awaitingDecisions.issueNumber),
-          eq(bounties.allocatedTx, awaitingDecisions.allocatedTx),
-        ),
-      )
+      .innerJoin(bounties, DECISION_OF_BOUNTY)
       .where(and(eq(bounties.status, "open"), inArray(awaitingDecisions.githubRepoId, repoIds))),
   );
   for (const r of rows) {
