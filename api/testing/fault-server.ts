@@ -9,9 +9,9 @@
  *   bun api/testing/fault-server.ts   (environment: everything api/env.ts reads)
  */
 import { serveFromEnvironment } from "../serve.ts";
-import { answersCheckedAgainstDocument } from "../openapi/conformance.ts";
 
 // In tests (CHECK_API_ANSWERS=1, set by process-stack.ts) every answer is checked against the API document, as the
 // in-process test app's are (testing/context.ts); a mismatch is logged, and the harness fails the test when it stops
-// this server. Benchmarks leave it out.
-await serveFromEnvironment({ site: false, checkAnswers: process.env.CHECK_API_ANSWERS === "1" ? answersCheckedAgainstDocument : undefined });
+// this server. Benchmarks leave it out (and do not load the checker).
+const checkAnswers = process.env.CHECK_API_ANSWERS === "1" ? (await import("../openapi/conformance.ts")).answersCheckedAgainstDocument : undefined;
+await serveFromEnvironment({ site: false, checkAnswers });
