@@ -39,7 +39,7 @@ export interface Conformance {
  * and `$ref`s evaluated). The published document stays open: clients must
  * ignore fields they do not know, so adding one is not a breaking change.
  */
-export function closedObjects<T>(schema: T): T {
+function closedObjects<T>(schema: T): T {
   const close = (node: unknown, partOfAllOf: boolean): unknown => {
     if (Array.isArray(node)) return node.map((n) => close(n, false));
     if (!node || typeof node !== "object") return node;
@@ -57,7 +57,7 @@ export function closedObjects<T>(schema: T): T {
   return close(schema, false) as T;
 }
 
-export function conformanceTo(document: Document, options: { closed?: boolean } = {}): Conformance {
+export function conformanceTo(document: Document): Conformance {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
   const routes: Route[] = [];
@@ -69,28 +69,24 @@ export function conformanceTo(document: Document, options: { closed?: boolean } 
   // A literal segment wins over a parameter (/api/repos/details before /api/repos/{repoId}).
   routes.sort((a, b) => a.params - b.params);
   const compiled = new Map<unknown, ValidateFunction>();
-  // Component definitions are closed where they are used (a $ref outside an allOf), not where they are defined.
-  let closedComponentsMemo: unknown;
-  const closedComponents = (components: unknown) => {
-    if (closedComponentsMemo) return closedComponentsMemo;
-    const schemas = (components as { schemas?: Record<string, Record<string, unknown>> } | undefined)?.schemas ?? {};
-    const innerClosed = Object.fromEntries(
-      Object.entries(schemas).map(([name, definition]) => {
+  // Component definitions are closed where they are used (a $ref outside an allOf), not where they are defined:
+  // inside each definition objects are closed, its own root stays open.
+  const definitions = (document.components as { schemas?: Record<string, Record<string, unknown>> } | undefined)?.schemas ?? {};
+  const components = {
+    ...(document.components as object),
+    schemas: Object.fromEntries(
+      Object.entries(definitions).map(([name, definition]) => {
         const closed = closedObjects(definition) as Record<string, unknown>;
-        // The definition's own root stays open: its uses close it.
         if (!("unevaluatedProperties" in definition)) delete closed.unevaluatedProperties;
         return [name, closed];
       }),
-    );
-    return (closedComponentsMemo = { ...(components as object), schemas: innerClosed });
+    ),
   };
   const validatorOf = (schema: unknown) => {
     let validate = compiled.get(schema);
     if (!validate) {
       // References point at #/components/...: compile the schema with the document's components beside it.
-      const components = options.closed === false ? document.components : closedComponents(document.components);
-      const root = options.closed === false ? schema : closedObjects(schema);
-      validate = ajv.compile({ ...(root as object), components });
+      validate = ajv.compile({ ...(closedObjects(schema) as object), components });
       compiled.set(schema, validate);
     }
     return validate;
@@ -171,7 +167,6 @@ async function answerProblem(request: Request, response: Response, conformance: 
   if (problems.length) return `The answer breaks the API document (api/openapi/):\n  ${problems.join("\n  ")}\n  body: ${text.slice(0, 500)}`;
   return undefined;
 }
-
 
 /**
  * For a server in its own process: checks its answers like `checkedFetch`,

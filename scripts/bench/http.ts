@@ -23,14 +23,21 @@ if (at >= 0 && !against) throw new Error("--against needs the directory of anoth
 const seconds = Number(args[0] ?? 5);
 await buildSite();
 const dataDir = await makeTempDir("issuepool-bench-");
-const baseline = await startBaseline();
 const platform = await startPlatform(dataDir);
 
 if (against) {
-  // This tree's platform against another checkout's (its site built there first), side by side in every round.
-  const otherDir = await makeTempDir("issuepool-bench-against-");
-  await Bun.spawn([process.execPath, join(against, "scripts", "build-site.ts")], { cwd: against, stdout: "ignore", stderr: "inherit" }).exited;
-  const other = await startPlatform(otherDir, {}, against);
+  try {
+    await compareWith(against);
+  } finally {
+    await platform.stop();
+  }
+  process.exit(0);
+}
+
+/** This tree's platform against another checkout's (its site built there first), side by side in every round. */
+async function compareWith(dir: string): Promise<void> {
+  await Bun.spawn([process.execPath, join(dir, "scripts", "build-site.ts")], { cwd: dir, stdout: "ignore", stderr: "inherit" }).exited;
+  const other = await startPlatform(await makeTempDir("issuepool-bench-against-"), {}, dir);
   try {
     const targets = [
       { label: "GET /api/health", paths: ["/api/health"] },
@@ -38,15 +45,13 @@ if (against) {
       { label: "GET /repos (repeated, cached)", paths: ["/repos"] },
     ];
     for (const server of [platform, other]) await load("warm", `${server.url}/repos`, { seconds: 1 });
-    await compareServers(platform, other, against, targets, seconds, Number(args[1] ?? 8));
+    await compareServers(platform, other, dir, targets, seconds, Number(args[1] ?? 8));
   } finally {
     await other.stop();
-    await platform.stop();
-    await baseline.stop();
   }
-  process.exit(0);
 }
 
+const baseline = await startBaseline();
 try {
   // warm up both (JIT, page cache)
   await load("warm", `${baseline.url}/`, { seconds: 1 });

@@ -173,10 +173,9 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
     repositoryBounties(ctx, repoId),
     stateInputs(ctx, [repoId]),
   ]);
-  const claimRows = inputs.claims;
   const pool = { ...zero };
   for (const p of pools) pool[p.currency] = p.balance;
-  const claims = new Map(claimRows.map((r) => [r.issueNumber, r.n]));
+  const claims = new Map(inputs.claims.map((r) => [r.issueNumber, r.n]));
   const issueByNumber = new Map((issues?.data ?? []).map((i) => [i.number, i]));
   const { advertised, awaiting, held } = await advertisedBounties(ctx, repoBounties, inputs);
   const open = advertised.sort((a, b) => a.issueNumber - b.issueNumber);
@@ -219,7 +218,7 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
     repoDetails: { poolRewards: decimal(pool.XDC, "XDC") },
     repoRewards: open.map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency })),
     stats: {
-      claims: claimRows.reduce((sum, r) => sum + r.n, 0),
+      claims: inputs.claims.reduce((sum, r) => sum + r.n, 0),
       rewardsPaid: paid.length,
       paidTotals: asDecimals(paidTotals),
       contributors: info?.data.contributors_count ?? null,
