@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { RegExpRouter } from "hono/router/reg-exp-router";
 import { z } from "zod";
-import { createTestContext, type TestContext } from "./testing/context.ts";
+import { createTestContext, type TestContext } from "../testing/context.ts";
 import { onError } from "./middleware/errors.ts";
 import { validate } from "./validate.ts";
 import { limitBody } from "./middleware/body-limit.ts";

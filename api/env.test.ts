@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadEnv as load } from "./env.ts";
 import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
-import { NO_CHAIN, NO_EXTERNALS } from "./testing/context.ts";
+import { NO_CHAIN, NO_EXTERNALS } from "../testing/context.ts";
 
 let secrets: Record<string, string>;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { createMemoryLogger } from "./logger.ts";
 import { startServer } from "./server.ts";
-import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "./testing/context.ts";
+import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "../testing/context.ts";
 import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
 
 const ROOT = join(import.meta.dir, "..");

@@ -56,7 +56,7 @@ export interface StartOptions {
   extraRoutes?: CreateAppOptions["extraRoutes"];
   /**
    * Wraps what the server answers (besides the health check): the test entry
-   * (api/testing/fault-server.ts) checks every answer against the API
+   * (testing/fault-server.ts) checks every answer against the API
    * document there. Production passes nothing and checks nothing.
    */
   checkAnswers?: (fetch: ServerFetch, log: Logger) => ServerFetch;

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { count, eq, sql } from "drizzle-orm";
 import { migrateDatabase, openDatabase } from "./client.ts";
-import { insertTestRepositories } from "../api/testing/fixtures.ts";
+import { insertTestRepositories } from "../testing/fixtures.ts";
 import { repositories, repositoryPools } from "./schema/index.ts";
-import { makeTempDir } from "../api/testing/context.ts";
+import { makeTempDir } from "../testing/context.ts";
 
 const repo = (id: number) => ({
   githubRepoId: id,

@@ -3,7 +3,7 @@ import Database from "libsql";
 import { createClient, LibsqlError, type Client } from "@libsql/client";
 import { createEmbeddedClient } from "./embedded-client.ts";
 import { filePath } from "./client.ts";
-import { makeTempDir } from "../api/testing/context.ts";
+import { makeTempDir } from "../testing/context.ts";
 
 async function fileClient(options: Parameters<typeof createEmbeddedClient>[1] = {}): Promise<{ client: Client; path: string }> {
   const path = `${await makeTempDir()}/app.db`;

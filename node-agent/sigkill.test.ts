@@ -11,10 +11,10 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { Server } from "bun";
 import { computeLedger, computeTasks } from "../db/schema/index.ts";
-import { call, createTestUser, signInAs, type TestSession } from "../api/testing/auth.ts";
-import { createTestContext, makeTempDir, type TestContext } from "../api/testing/context.ts";
-import { serveApp, spawnAgent, walletOf, type AgentProcess } from "../api/testing/compute.ts";
-import { eventually } from "../api/testing/stack.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../testing/auth.ts";
+import { createTestContext, makeTempDir, type TestContext } from "../testing/context.ts";
+import { serveApp, spawnAgent, walletOf, type AgentProcess } from "../testing/compute.ts";
+import { eventually } from "../testing/stack.ts";
 import { NETWORK_FAILED_MESSAGE } from "../lib/compute.ts";
 import { demoAnswer } from "./backends.ts";
 

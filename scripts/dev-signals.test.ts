@@ -8,9 +8,9 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { makeTempDir } from "../api/testing/temp-dirs.ts";
-import { freePort } from "../api/testing/process-stack.ts";
-import { eventually } from "../api/testing/stack.ts";
+import { makeTempDir } from "../testing/temp-dirs.ts";
+import { freePort } from "../testing/process-stack.ts";
+import { eventually } from "../testing/stack.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 

@@ -21,10 +21,10 @@ import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
 import { isAwaiting, markAwaiting } from "../services/money/awaiting.ts";
 import { holdPayout } from "../services/github-events/held-payouts.ts";
-import { call, type TestSession } from "../testing/auth.ts";
-import { consecutive, countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess } from "../testing/crash.ts";
-import { startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
-import { eventually, signInThroughGitHub } from "../testing/stack.ts";
+import { call, type TestSession } from "../../testing/auth.ts";
+import { consecutive, countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess } from "../../testing/crash.ts";
+import { startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";
+import { eventually, signInThroughGitHub } from "../../testing/stack.ts";
 import { SIGNER_LEASE_MS } from "./outbox.ts";
 import { WEBHOOK_LEASE_MS } from "../workers/webhooks.ts";
 

@@ -6,7 +6,7 @@
  * once, every payout is confirmed, and the operator's nonces run without a
  * gap or a repeat, on-chain as in the outbox.
  *
- * The server is a real OS process (api/testing/fault-server.ts), so the kill
+ * The server is a real OS process (testing/fault-server.ts), so the kill
  * is real: no shutdown hook runs and whatever was in memory is gone. The
  * test process sets the world up through the same code (in-process app on
  * the same database file), then only reads the database and the chain.
@@ -21,10 +21,10 @@ import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, wallets } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
-import { call, createTestUser, type TestSession } from "../testing/auth.ts";
-import { startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
-import { eventually } from "../testing/stack.ts";
-import { countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess } from "../testing/crash.ts";
+import { call, createTestUser, type TestSession } from "../../testing/auth.ts";
+import { startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";
+import { eventually } from "../../testing/stack.ts";
+import { countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess } from "../../testing/crash.ts";
 import { createChainAccess } from "./clients.ts";
 import { Outbox, SIGNER_LEASE_MS } from "./outbox.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { createPublicClient, createWalletClient, encodeFunctionData, http, parseEther, type Hex, type PublicClient } from "viem";
-import { createTestContext, type TestContext } from "../testing/context.ts";
-import { startTestChain, type TestChain } from "../testing/chain.ts";
+import { createTestContext, type TestContext } from "../../testing/context.ts";
+import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { bounties, chainEvents, repositories, repositoryPools } from "../../db/schema/index.ts";
 import { RewardsIndexer } from "./indexer.ts";

@@ -1,15 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray, like } from "drizzle-orm";
 import { createPublicClient, encodeFunctionData, http, type Address, type PublicClient } from "viem";
-import { createTestContext, type TestContext } from "../testing/context.ts";
-import { createTestUser } from "../testing/auth.ts";
-import { startTestChain, type TestChain } from "../testing/chain.ts";
+import { createTestContext, type TestContext } from "../../testing/context.ts";
+import { createTestUser } from "../../testing/auth.ts";
+import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, walletNonces, wallets, workerLeases } from "../../db/schema/index.ts";
 import { walletOfUser } from "../services/wallets/custodial.ts";
 import { createChainAccess } from "./clients.ts";
 import { Outbox, REBROADCAST_AFTER_MS, SIGNER_LEASE_MS, type OutboxRequest } from "./outbox.ts";
-import { eventually } from "../testing/stack.ts";
+import { eventually } from "../../testing/stack.ts";
 
 let chain: TestChain;
 let t: TestContext;

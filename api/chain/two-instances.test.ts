@@ -19,10 +19,10 @@ import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { bounties, chainTransactions, repositoryPools, wallets } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
-import { call, createTestUser, type TestSession } from "../testing/auth.ts";
-import { consecutive, countBy, retryUntilConfirmed, sentOnChain, settleInProcess } from "../testing/crash.ts";
-import { freePort, startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
-import { eventually } from "../testing/stack.ts";
+import { call, createTestUser, type TestSession } from "../../testing/auth.ts";
+import { consecutive, countBy, retryUntilConfirmed, sentOnChain, settleInProcess } from "../../testing/crash.ts";
+import { freePort, startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";
+import { eventually } from "../../testing/stack.ts";
 import { SIGNER_LEASE_MS } from "./outbox.ts";
 
 const PAYOUTS = 200;
@@ -43,7 +43,7 @@ let setupMs = 0;
 
 /** The proxy process on `port` in front of `backends`, once it listens. */
 async function startProxy(port: number, backends: string[]) {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "testing", "round-robin-proxy.ts"), String(port), ...backends], { stdout: "pipe", stderr: "inherit" });
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "..", "testing", "round-robin-proxy.ts"), String(port), ...backends], { stdout: "pipe", stderr: "inherit" });
   const reader = proc.stdout.getReader();
   const { value } = await reader.read();
   if (!new TextDecoder().decode(value).includes("listening")) throw new Error("the proxy did not start");

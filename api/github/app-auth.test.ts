@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { installationToken } from "./app-auth.ts";
-import { startEmulatorFor } from "../testing/stack.ts";
-import { testEnv } from "../testing/context.ts";
+import { startEmulatorFor } from "../../testing/stack.ts";
+import { testEnv } from "../../testing/context.ts";
 import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 
 // Bug: installation tokens were cached by installation id alone, so a process that had talked to one GitHub

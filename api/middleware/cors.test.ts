@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestContext, testEnv, type TestContext } from "../testing/context.ts";
-import { createTestUser, signInAs, type TestSession } from "../testing/auth.ts";
+import { createTestContext, testEnv, type TestContext } from "../../testing/context.ts";
+import { createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
 import { earlyAnswers, PUBLIC_CACHED_PATHS, publicReadsSource } from "./response-cache.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { PageCache } from "../site/page-cache.ts";

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ContractFunctionRevertedError, HttpRequestError, TimeoutError, CallExecutionError, parseAbi } from "viem";
 import { toApiError } from "./errors.ts";
 import { GitHubApiError } from "../github/client.ts";
-import { createTestContext, type TestContext } from "../testing/context.ts";
-import { call, createTestUser, signInAs } from "../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../testing/context.ts";
+import { call, createTestUser, signInAs } from "../../testing/auth.ts";
 
 describe("upstream failures", () => {
   test("an unreachable or silent chain is 503 'Network unavailable', also when wrapped", () => {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { createTestContext, type TestContext } from "../testing/context.ts";
+import { createTestContext, type TestContext } from "../../testing/context.ts";
 
 const opened: TestContext[] = [];
 afterAll(() => opened.forEach((t) => t.close()));

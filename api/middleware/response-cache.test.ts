@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { earlyAnswers, cacheKey, publicReadsSource } from "./response-cache.ts";
-import { createTestContext, testEnv, type TestContext } from "../testing/context.ts";
+import { createTestContext, testEnv, type TestContext } from "../../testing/context.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { PageCache } from "../site/page-cache.ts";
 

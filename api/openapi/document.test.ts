@@ -5,10 +5,10 @@ import { apiDocument } from "./document.ts";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { answersCheckedAgainstDocument, apiConformance, checkedFetch, ResponseBreaksApiDocument } from "./conformance.ts";
-import { createTestContext, makeTempDir } from "../testing/context.ts";
+import { createTestContext, makeTempDir } from "../../testing/context.ts";
 import { answersThatBrokeTheDocument } from "./broken-answers.ts";
 import { createLogger, logDestination } from "../logger.ts";
-import { eventually } from "../testing/stack.ts";
+import { eventually } from "../../testing/stack.ts";
 
 const TAGS = ["auth", "wallet", "blockchain", "repositories", "public", "webhooks", "ai-scoping", "nodes", "vscode"];
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;

@@ -10,8 +10,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { formatEther, formatUnits, parseEther, type Address } from "viem";
-import { eventually, startTestStack, type TestStack } from "../testing/stack.ts";
-import { call, type TestSession } from "../testing/auth.ts";
+import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
+import { call, type TestSession } from "../../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 

@@ -7,8 +7,8 @@ import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase, type DatabaseHandle } from "../../db/client.ts";
 import { bounties, repositories } from "../../db/schema/index.ts";
-import { insertTestRepositories } from "../testing/fixtures.ts";
-import { testEnv } from "../testing/context.ts";
+import { insertTestRepositories } from "../../testing/fixtures.ts";
+import { testEnv } from "../../testing/context.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 
 /**

@@ -4,8 +4,8 @@ import { buildSite } from "../../scripts/build-site.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase } from "../../db/client.ts";
-import { insertTestRepositories } from "../testing/fixtures.ts";
-import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "../testing/context.ts";
+import { insertTestRepositories } from "../../testing/fixtures.ts";
+import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "../../testing/context.ts";
 import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadStaticFiles, lookupStaticFile, respondWithFile, type StaticFile } from "./static-files.ts";
-import { makeTempDir } from "../testing/context.ts";
+import { makeTempDir } from "../../testing/context.ts";
 import { RUNTIME_MARKERS, type RuntimeConfig } from "../../site/lib/runtime.ts";
 
 const runtime: RuntimeConfig = {

@@ -1,6 +1,6 @@
 /**
  * A scoping job survives a SIGKILL of the server mid-job: the server is a
- * real OS process (api/testing/fault-server.ts) working a job on a language
+ * real OS process (testing/fault-server.ts) working a job on a language
  * model (a local OpenAI-compatible stub) that has not answered yet. It is
  * killed, started again on the same database, and takes the job up once the
  * dead process's lease runs out: the job completes once, on the second
@@ -9,10 +9,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { scopingJobs } from "../../db/schema/index.ts";
-import { createTestUser, signInAs, type TestSession } from "../testing/auth.ts";
-import { startProcessStack, type ProcessStack, type ServerProcess } from "../testing/process-stack.ts";
-import { startOpenAiStub, type OpenAiStub } from "../testing/openai-stub.ts";
-import { eventually } from "../testing/stack.ts";
+import { createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
+import { startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";
+import { startOpenAiStub, type OpenAiStub } from "../../testing/openai-stub.ts";
+import { eventually } from "../../testing/stack.ts";
 
 const LEASE_MS = 2000;
 const PLAN = { projectName: "Tool Library", summary: "Lend tools.", tasks: [{ id: 1, title: "Accounts", description: "Sign-up.", estimatedComplexity: "Medium", dependencies: [] }] };

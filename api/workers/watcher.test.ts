@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWalletClient, encodeFunctionData, http, parseEther, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createTestContext, type TestContext } from "../testing/context.ts";
-import { startTestChain, type TestChain } from "../testing/chain.ts";
+import { createTestContext, type TestContext } from "../../testing/context.ts";
+import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { anvilPrivateKey } from "../../scripts/lib/anvil.ts";
 import { startMailSink, type MailSink } from "../../scripts/mail-sink/index.ts";

@@ -12,7 +12,7 @@
  * FAQ and repeated /repos >= 0.3, cold /repos p50 < 10 ms.
  */
 import { buildSite } from "../build-site.ts";
-import { makeTempDir } from "../../api/testing/context.ts";
+import { makeTempDir } from "../../testing/context.ts";
 import { join } from "node:path";
 import { compareServers, load, loadGenerator, percentile, startBaseline, startPlatform, table, type LoadResult } from "./lib.ts";
 

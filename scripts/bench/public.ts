@@ -31,7 +31,7 @@ import { openDatabase, migrateDatabase, type Database } from "../../db/client.ts
 import { bounties, bountyClaims, githubCache, githubInstallations, repositories, repositoryPools, users, type Currency } from "../../db/schema/index.ts";
 import { issuesCacheKey, repoCacheKey, type IssueSummary, type RepoPublicInfo } from "../../api/github/data.ts";
 import { generateDevSecrets } from "../lib/dev-secrets.ts";
-import { makeTempDir, NO_CHAIN, NO_EXTERNALS } from "../../api/testing/context.ts";
+import { makeTempDir, NO_CHAIN, NO_EXTERNALS } from "../../testing/context.ts";
 import { compareServers, load, loadGenerator, percentile, startBaseline, startBareBytes, startServerProcess, table, type ChildServer, type LoadResult } from "./lib.ts";
 
 const REPOSITORIES = 1_000;

@@ -13,9 +13,9 @@
  *      reading documents must not hold up the event loop).
  * Everything it needs is started here and removed at the end.
  */
-import { createTestUser, signInAs, type TestSession } from "../../api/testing/auth.ts";
-import { startProcessStack, type ProcessStack, type ServerProcess } from "../../api/testing/process-stack.ts";
-import { longRequirementsMarkdown, markdownToPdf, requirementsMarkdown } from "../../api/testing/scoping-fixtures.ts";
+import { createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
+import { startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";
+import { longRequirementsMarkdown, markdownToPdf, requirementsMarkdown } from "../../testing/scoping-fixtures.ts";
 import { percentile, table } from "./lib.ts";
 import { PDFDocument } from "pdf-lib";
 

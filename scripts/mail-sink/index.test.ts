@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createMailer } from "../../api/mail/mailer.ts";
 import { createMemoryLogger } from "../../api/logger.ts";
-import { testEnv } from "../../api/testing/context.ts";
+import { testEnv } from "../../testing/context.ts";
 import { startMailSink, type MailSink } from "./index.ts";
 
 let sink: MailSink;

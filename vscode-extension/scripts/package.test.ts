@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir, testEnv } from "../../api/testing/context.ts";
+import { makeTempDir, testEnv } from "../../testing/context.ts";
 import { createFakeEditor } from "../test/fake-vscode.ts";
 import { buildExtension, type BuiltExtension } from "./build.ts";
 import { readZip } from "./zip.ts";

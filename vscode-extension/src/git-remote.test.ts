@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir } from "../../api/testing/context.ts";
+import { makeTempDir } from "../../testing/context.ts";
 import { parseRemoteUrl, remotesOf, repositoryOfFolder } from "./git-remote.ts";
 
 describe("the repository of a workspace, from its git remote", () => {

@@ -1,6 +1,6 @@
 /**
  * The person's browser in the editor sign-in, over real HTTP against a
- * running platform (api/testing/stack.ts) and its GitHub emulator: it opens
+ * running platform (testing/stack.ts) and its GitHub emulator: it opens
  * the URL the extension handed to env.openExternal, continues with GitHub
  * from the VS Code card, picks `login` on the emulator's authorize page, and
  * lands on our "Signed in" page, whose button holds the editor URI. Cookies

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
-import { markdownToDocx, markdownToPdf, requirementsMarkdown } from "../../testing/scoping-fixtures.ts";
-import { startOpenAiStub } from "../../testing/openai-stub.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
+import { markdownToDocx, markdownToPdf, requirementsMarkdown } from "../../../testing/scoping-fixtures.ts";
+import { startOpenAiStub } from "../../../testing/openai-stub.ts";
 import { scopingJobs } from "../../../db/schema/index.ts";
 import { ScopingWorker } from "../../workers/scoping.ts";
 import { plannerFor } from "../../services/scoping/jobs.ts";

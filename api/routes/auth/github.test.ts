@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { startTestStack, type TestStack } from "../../testing/stack.ts";
+import { startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { authAttempts, sessions, users } from "../../../db/schema/index.ts";
 import { unsealText, sealText } from "../../crypto/envelope.ts";
 import { githubTokenContext } from "../../services/auth/github-sign-in.ts";
 import { hashToken } from "../../crypto/tokens.ts";
-import { authorizePath, editorSignInRequest, handoffOf, setCookieValue } from "../../testing/editor.ts";
+import { authorizePath, editorSignInRequest, handoffOf, setCookieValue } from "../../../testing/editor.ts";
 
 let stack: TestStack;
 beforeAll(async () => (stack = await startTestStack()), 60_000);

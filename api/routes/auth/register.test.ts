@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { count, eq } from "drizzle-orm";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
-import { securityCases } from "../../testing/security.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
+import { securityCases } from "../../../testing/security.ts";
 import { auditLog, users, wallets } from "../../../db/schema/index.ts";
 import { walletContext, withWalletAccount } from "../../services/wallets/custodial.ts";
 import { unsealText } from "../../crypto/envelope.ts";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
-import { securityCases } from "../../testing/security.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
+import { securityCases } from "../../../testing/security.ts";
 import { sessions } from "../../../db/schema/index.ts";
 import { issueVscodeToken } from "../../services/auth/vscode.ts";
 

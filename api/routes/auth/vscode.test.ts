@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { call, createTestUser, databaseDigest, signInAs, type TestSession } from "../../testing/auth.ts";
-import { authorizePath, editorSignInRequest, handoffOf, setCookieValue, type EditorSignInRequest } from "../../testing/editor.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser, databaseDigest, signInAs, type TestSession } from "../../../testing/auth.ts";
+import { authorizePath, editorSignInRequest, handoffOf, setCookieValue, type EditorSignInRequest } from "../../../testing/editor.ts";
 import { vscodeCodes, vscodeTokens } from "../../../db/schema/index.ts";
 import { hashToken } from "../../crypto/tokens.ts";
 import { issueVscodeToken } from "../../services/auth/vscode.ts";
-import { securityCases } from "../../testing/security.ts";
+import { securityCases } from "../../../testing/security.ts";
 
 let t: TestContext;
 let owner: TestSession;

@@ -14,8 +14,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { Address } from "viem";
-import { startTestStack, type TestStack } from "../../testing/stack.ts";
-import { call, databaseDigest, type TestSession } from "../../testing/auth.ts";
+import { startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { call, databaseDigest, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, repositories, walletNonces, wallets } from "../../../db/schema/index.ts";
 import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { erc20Abi, formatEther, parseEther, parseUnits, type Address } from "viem";
-import { startTestStack, type TestStack } from "../../testing/stack.ts";
-import { call, databaseDigest, type TestSession } from "../../testing/auth.ts";
-import { securityCases } from "../../testing/security.ts";
+import { startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { call, databaseDigest, type TestSession } from "../../../testing/auth.ts";
+import { securityCases } from "../../../testing/security.ts";
 import { bountyClaims, chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
 import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
 

@@ -7,13 +7,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { computeNodes, nodePairings } from "../../../db/schema/index.ts";
-import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { agentCall, pairNode, walletOf } from "../../testing/compute.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { agentCall, pairNode, walletOf } from "../../../testing/compute.ts";
 import { issueVscodeToken } from "../../services/auth/vscode.ts";
 import { PAIRING_TTL_MS } from "../../services/compute/pairing.ts";
 import { hashToken } from "../../crypto/tokens.ts";
-import { eventually } from "../../testing/stack.ts";
+import { eventually } from "../../../testing/stack.ts";
 
 let t: TestContext;
 let owner: TestSession;

@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { computeLedger, computeTasks } from "../../../db/schema/index.ts";
-import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { agentCall, pairNode, walletOf } from "../../testing/compute.ts";
-import { securityCases } from "../../testing/security.ts";
-import { eventually } from "../../testing/stack.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { agentCall, pairNode, walletOf } from "../../../testing/compute.ts";
+import { securityCases } from "../../../testing/security.ts";
+import { eventually } from "../../../testing/stack.ts";
 import { CHAT_SIGN_IN_MESSAGE, MAX_PROMPT_CHARS, NETWORK_FAILED_MESSAGE, estimateTokens, unitsFor, type LeasedTask } from "../../../lib/compute.ts";
 import { TASK_MAX_ATTEMPTS } from "../../services/compute/tasks.ts";
 

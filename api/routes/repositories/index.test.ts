@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { call, createTestUser, signInAs } from "../../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser, signInAs } from "../../../testing/auth.ts";
 
 let t: TestContext;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { call, createTestUser, databaseDigest, signInAs, type TestSession } from "../../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser, databaseDigest, signInAs, type TestSession } from "../../../testing/auth.ts";
 import { onrampTransactions, wallets } from "../../../db/schema/index.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 

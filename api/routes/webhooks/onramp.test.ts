@@ -3,9 +3,9 @@ import { createHmac } from "node:crypto";
 import { and, eq, like } from "drizzle-orm";
 import { formatEther, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { startTestChain, type TestChain } from "../../testing/chain.ts";
-import { call, createTestUser, databaseDigest, signInAs, type TestSession } from "../../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { startTestChain, type TestChain } from "../../../testing/chain.ts";
+import { call, createTestUser, databaseDigest, signInAs, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, onrampTransactions, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 

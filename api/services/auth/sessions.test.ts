@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { createTestUser } from "../../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { createTestUser } from "../../../testing/auth.ts";
 import { sessions } from "../../../db/schema/index.ts";
 import { hashToken } from "../../crypto/tokens.ts";
 import {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import { parseEther, type Address } from "viem";
-import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
-import { call, type TestSession } from "../../testing/auth.ts";
+import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { call, type TestSession } from "../../../testing/auth.ts";
 import { bounties, chainTransactions, heldPayouts, repositories, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
 import { sharedTestSecrets } from "../../../scripts/lib/dev-secrets.ts";
 

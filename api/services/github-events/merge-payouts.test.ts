@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { erc20Abi, parseEther, parseUnits, type Address } from "viem";
-import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
-import { call, type TestSession } from "../../testing/auth.ts";
+import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
 
 /**

@@ -2,8 +2,8 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { parseEther, type Address } from "viem";
-import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
-import { call, type TestSession } from "../../testing/auth.ts";
+import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions } from "../../../db/schema/index.ts";
 import { startMailSink, type MailSink } from "../../../scripts/mail-sink/index.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWalletClient, http, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
-import { call, type TestSession } from "../../testing/auth.ts";
+import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { call, type TestSession } from "../../../testing/auth.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { anvilPrivateKey } from "../../../scripts/lib/anvil.ts";
 import { reviewAllPoolManagers } from "./managers.ts";

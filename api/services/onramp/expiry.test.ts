@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
 import { onrampTransactions, wallets } from "../../../db/schema/index.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { ONRAMP_ORDER_EXPIRY_MS } from "./orders.ts";

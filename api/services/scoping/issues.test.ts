@@ -8,11 +8,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { parseEther, type Address } from "viem";
-import { startTestStack, type TestStack } from "../../testing/stack.ts";
-import { call, type TestSession } from "../../testing/auth.ts";
+import { startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
 import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
-import { requirementsMarkdown } from "../../testing/scoping-fixtures.ts";
+import { requirementsMarkdown } from "../../../testing/scoping-fixtures.ts";
 import { onChainBounty } from "../money/bounties.ts";
 
 const REPO = fixtureRepo("issuepool-demo/contract-audit-tools")!;

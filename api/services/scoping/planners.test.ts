@@ -4,8 +4,8 @@ import { checkPlan, InvalidPlanError, PLAN_LIMITS } from "./plan.ts";
 import { openAiPlanner, PlannerFailure } from "./openai-planner.ts";
 import { DocumentError, extractDocument, UNSUPPORTED_MESSAGE } from "./extract.ts";
 import { Extractor } from "./extractor.ts";
-import { markdownToDocx, markdownToPdf, markdownToPlainText, requirementsMarkdown, longRequirementsMarkdown } from "../../testing/scoping-fixtures.ts";
-import { startOpenAiStub } from "../../testing/openai-stub.ts";
+import { markdownToDocx, markdownToPdf, markdownToPlainText, requirementsMarkdown, longRequirementsMarkdown } from "../../../testing/scoping-fixtures.ts";
+import { startOpenAiStub } from "../../../testing/openai-stub.ts";
 import { phasesOf } from "../../../lib/scoping.ts";
 
 const encode = (s: string) => new TextEncoder().encode(s);

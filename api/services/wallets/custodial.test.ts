@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wallets } from "../../../db/schema/index.ts";
 import { sealText } from "../../crypto/envelope.ts";
-import { createTestUser } from "../../testing/auth.ts";
-import { createTestContext } from "../../testing/context.ts";
+import { createTestUser } from "../../../testing/auth.ts";
+import { createTestContext } from "../../../testing/context.ts";
 import { upgradeWalletKeyContexts, walletContext, withWalletAccount } from "./custodial.ts";
 
 const addressOf = (t: Awaited<ReturnType<typeof createTestContext>>, id: string) =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { createTestContext, type TestContext } from "../../testing/context.ts";
-import { createTestUser } from "../../testing/auth.ts";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { createTestUser } from "../../../testing/auth.ts";
 import { oneTimeCodes, type User } from "../../../db/schema/index.ts";
 import { ApiError } from "../../errors.ts";
 import { CODE_TTL_MS, consumeCode, generateCode, issueCode, maskEmail } from "./one-time-codes.ts";

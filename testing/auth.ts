@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { TestContext } from "./context.ts";
-import { users, type Role, type User } from "../../db/schema/index.ts";
-import { createSession } from "../services/auth/sessions.ts";
-import { csrfTokenFor } from "../services/auth/csrf.ts";
-import { registerUser } from "../services/users/register.ts";
-import { sessionCookieName } from "../middleware/cookies.ts";
+import { users, type Role, type User } from "../db/schema/index.ts";
+import { createSession } from "../api/services/auth/sessions.ts";
+import { csrfTokenFor } from "../api/services/auth/csrf.ts";
+import { registerUser } from "../api/services/users/register.ts";
+import { sessionCookieName } from "../api/middleware/cookies.ts";
 
 let nextGithubId = 900_000;
 

@@ -1,6 +1,6 @@
-import type { Database } from "../../db/client.ts";
-import { repositories, repositoryPools, type Currency } from "../../db/schema/index.ts";
-import { FIXTURE_REPOS } from "../../scripts/github-emulator/fixture.ts";
+import type { Database } from "../db/client.ts";
+import { repositories, repositoryPools, type Currency } from "../db/schema/index.ts";
+import { FIXTURE_REPOS } from "../scripts/github-emulator/fixture.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 const XDC = 10n ** 18n;

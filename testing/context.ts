@@ -1,12 +1,12 @@
-import { loadEnv, type Env } from "../env.ts";
+import { loadEnv, type Env } from "../api/env.ts";
 import { makeTempDir } from "./temp-dirs.ts";
-import { createMemoryLogger } from "../logger.ts";
-import { createContext } from "../server.ts";
-import { createApp, type CreateAppOptions } from "../app.ts";
-import type { AppContext } from "../context.ts";
-import { openDatabase } from "../../db/client.ts";
-import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
-import { checkedFetch } from "../openapi/conformance.ts";
+import { createMemoryLogger } from "../api/logger.ts";
+import { createContext } from "../api/server.ts";
+import { createApp, type CreateAppOptions } from "../api/app.ts";
+import type { AppContext } from "../api/context.ts";
+import { openDatabase } from "../db/client.ts";
+import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
+import { checkedFetch } from "../api/openapi/conformance.ts";
 
 export interface TestContextOptions {
   /** Environment values for this test (defaults: NODE_ENV=test, in-memory database). */

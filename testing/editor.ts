@@ -1,5 +1,5 @@
-import { randomBase64url } from "../crypto/tokens.ts";
-import { s256 } from "../services/auth/vscode-sign-in.ts";
+import { randomBase64url } from "../api/crypto/tokens.ts";
+import { s256 } from "../api/services/auth/vscode-sign-in.ts";
 
 /** What the extension makes before it opens the browser: a state and a PKCE verifier (and the verifier's challenge). */
 export function editorSignInRequest(redirectUri = "vscode://issuepool.issuepool/auth") {

@@ -5,7 +5,7 @@
  * client's connection pool. An instance that refuses the connection (killed,
  * restarting) is skipped for the next one; 502 when none answers.
  *
- *   bun api/testing/round-robin-proxy.ts PORT http://127.0.0.1:A http://127.0.0.1:B ...
+ *   bun testing/round-robin-proxy.ts PORT http://127.0.0.1:A http://127.0.0.1:B ...
  */
 const [port, ...backends] = process.argv.slice(2);
 if (!port || backends.length === 0) throw new Error("usage: round-robin-proxy.ts PORT BACKEND...");

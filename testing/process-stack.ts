@@ -1,27 +1,27 @@
 /**
- * The platform as a separate OS process (api/testing/fault-server.ts) and
+ * The platform as a separate OS process (testing/fault-server.ts) and
  * the world around it, for the crash test (api/chain/crash.test.ts) and the
  * chain benchmark (scripts/bench/chain.ts): a SIGKILL there is a real one.
  */
-import { ResponseBreaksApiDocument } from "../openapi/conformance.ts";
-import { answersThatBrokeTheDocument } from "../openapi/broken-answers.ts";
+import { ResponseBreaksApiDocument } from "../api/openapi/conformance.ts";
+import { answersThatBrokeTheDocument } from "../api/openapi/broken-answers.ts";
 import { closeSync, openSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import type { Address } from "viem";
-import { repositories, wallets } from "../../db/schema/index.ts";
+import { repositories, wallets } from "../db/schema/index.ts";
 import { eq } from "drizzle-orm";
-import type { GitHubEmulator } from "../../scripts/github-emulator/index.ts";
-import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
+import type { GitHubEmulator } from "../scripts/github-emulator/index.ts";
+import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
 import { call, type TestSession } from "./auth.ts";
 import { startTestChain, type TestChain } from "./chain.ts";
 import { createTestContext, makeTempDir, NO_EXTERNALS, type TestContext } from "./context.ts";
 import { signUpThroughGitHub, startEmulatorFor } from "./stack.ts";
 
-const ROOT = resolve(import.meta.dir, "..", "..");
-const ENTRY = join(ROOT, "api", "testing", "fault-server.ts");
+const ROOT = resolve(import.meta.dir, "..");
+const ENTRY = join(ROOT, "testing", "fault-server.ts");
 
 export interface ServerProcess {
   url: string;
@@ -35,7 +35,7 @@ export interface ServerProcess {
 }
 
 /**
- * Spawns `bun api/testing/fault-server.ts` with exactly `env` (plus PATH and
+ * Spawns `bun testing/fault-server.ts` with exactly `env` (plus PATH and
  * HOME) and waits for its "listening" log line. Its log (JSON lines) is
  * appended to `logFile`, so a restarted server keeps one log.
  */

@@ -10,7 +10,7 @@ import { call, type TestSession } from "./auth.ts";
 import type { TestContext } from "./context.ts";
 import { eventually } from "./stack.ts";
 
-const ROOT = resolve(import.meta.dir, "..", "..");
+const ROOT = resolve(import.meta.dir, "..");
 export const AGENT_ENTRY = join(ROOT, "node-agent", "index.ts");
 
 /** A request as the node agent sends it: JSON, and the node token when given. */

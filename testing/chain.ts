@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { createWalletClient, http, parseEther, parseUnits, type Address, type Hex } from "viem";
-import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil, type AnvilOptions } from "../../scripts/lib/anvil.ts";
-import { deployContracts, type DeployResult, type OutflowCaps } from "../../scripts/deploy-contracts.ts";
-import { RoxnAbi, TestUsdcAbi } from "../../contracts/artifacts/index.ts";
+import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil, type AnvilOptions } from "../scripts/lib/anvil.ts";
+import { deployContracts, type DeployResult, type OutflowCaps } from "../scripts/deploy-contracts.ts";
+import { RoxnAbi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
 import { makeTempDir } from "./context.ts";
-import { localChain } from "../chain/config.ts";
+import { localChain } from "../api/chain/config.ts";
 
 /**
  * A real local chain for tests: anvil on a free port with the contracts

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import type { TestContext } from "./context.ts";
 import { call, databaseDigest, type TestSession } from "./auth.ts";
-import { issueVscodeToken } from "../services/auth/vscode.ts";
+import { issueVscodeToken } from "../api/services/auth/vscode.ts";
 
 export interface SecuredRoute {
   method: "POST" | "PUT" | "PATCH" | "DELETE";

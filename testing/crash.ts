@@ -5,7 +5,7 @@
  * back what one address sent on-chain.
  */
 import type { Address, Hex, PublicClient } from "viem";
-import { chainTransactions, type ChainTransaction } from "../../db/schema/index.ts";
+import { chainTransactions, type ChainTransaction } from "../db/schema/index.ts";
 import type { ProcessStack, ServerProcess } from "./process-stack.ts";
 
 /** Drives the in-process outbox until nothing is left to do (setup only: no server process may run yet). */

@@ -1,17 +1,17 @@
 import type { Server } from "bun";
-import { startGitHubEmulator, type GitHubEmulator } from "../../scripts/github-emulator/index.ts";
-import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
+import { startGitHubEmulator, type GitHubEmulator } from "../scripts/github-emulator/index.ts";
+import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
 import { createTestContext, type TestContext } from "./context.ts";
 import { startTestChain, type TestChain } from "./chain.ts";
-import type { OutflowCaps } from "../../scripts/deploy-contracts.ts";
+import type { OutflowCaps } from "../scripts/deploy-contracts.ts";
 import { call, type TestSession } from "./auth.ts";
 import type { Address } from "viem";
-import { csrfTokenFor } from "../services/auth/csrf.ts";
-import { hashToken } from "../crypto/tokens.ts";
-import { sessionCookieName } from "../middleware/cookies.ts";
-import { sessions, users, wallets } from "../../db/schema/index.ts";
+import { csrfTokenFor } from "../api/services/auth/csrf.ts";
+import { hashToken } from "../api/crypto/tokens.ts";
+import { sessionCookieName } from "../api/middleware/cookies.ts";
+import { sessions, users, wallets } from "../db/schema/index.ts";
 import { eq } from "drizzle-orm";
-import { keepBountyCommentsInStep } from "../services/bot/subscriber.ts";
+import { keepBountyCommentsInStep } from "../api/services/bot/subscriber.ts";
 
 /**
  * The whole platform for integration tests, each part real: anvil with the
