@@ -5,7 +5,7 @@
  * we can (root on Debian); otherwise we stop and say how. Browser tests are
  * never skipped.
  *
- *   npm test                  everything (type check, bun test in random order, browser journeys)
+ *   npm test                  everything (layer check, type check, bun test in random order, browser journeys)
  *   npm test -- --unit        bun test only
  *   npm test -- --e2e [args]  Playwright only (args go to Playwright)
  */
@@ -13,6 +13,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { buildSite } from "./build-site.ts";
+import { checkLayers } from "./check-layers.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 export const CHROMIUM = "/usr/bin/chromium";
@@ -48,6 +49,11 @@ const e2eOnly = args.includes("--e2e");
 const passThrough = args.filter((a) => a !== "--unit" && a !== "--e2e");
 
 try {
+  // First, and fatal: an import circle or a wrong-way arrow fails the run before anything else is spent (docs/where-things-go.md).
+  console.log("\n== Layer check (dependency-cruiser: no circles, arrows one way) ==\n");
+  const layers = await checkLayers();
+  console.log(layers.report || "no import circles, no wrong-way arrows");
+  if (!layers.ok) process.exit(1);
   if (!unitOnly) await ensureChromium();
   await buildSite();
   let failed = false;
