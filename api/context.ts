@@ -1,7 +1,6 @@
 import type { Env } from "./env.ts";
 import type { Logger } from "./logger.ts";
 import type { DatabaseHandle } from "../db/client.ts";
-import type { Services } from "./services/index.ts";
 import type { Keyring } from "./crypto/keyring.ts";
 import type { Session, User } from "../db/schema/index.ts";
 import type { ChainAccess } from "./chain/clients.ts";
@@ -10,17 +9,18 @@ import type { RewardsIndexer } from "./chain/indexer.ts";
 import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { PageCache } from "./site/page-cache.ts";
-import type { WebhookWorker } from "./workers/webhooks.ts";
-import type { ScopingWorker } from "./workers/scoping.ts";
-import type { Extractor } from "./services/scoping/extractor.ts";
-import type { ComputeDispatcher } from "./workers/compute-dispatch.ts";
+import type { BackgroundWorker, ComputeDispatch, DocumentExtractor } from "./workers/ports.ts";
 
-/** Everything a request handler may reach, built once at start. */
+/**
+ * Everything a request handler may reach, built once at start (api/server.ts,
+ * the composition root). A plain record: it imports nothing from services or
+ * workers (workers appear through their ports, workers/ports.ts), so any
+ * service may take it, or better a narrow part of it, without an import circle.
+ */
 export interface AppContext {
   env: Env;
   database: DatabaseHandle;
   log: Logger;
-  services: Services;
   /** Master keys for secrets at rest (wallet keys, GitHub tokens). */
   keyring: Keyring;
   /** Root key for the server's HMACs (decoded APP_SECRET). */
@@ -34,13 +34,13 @@ export interface AppContext {
   /** Public API answers kept in memory (see middleware/response-cache.ts). */
   responseCache: PageCache;
   /** Processes stored webhook deliveries. */
-  webhooks: WebhookWorker;
+  webhooks: BackgroundWorker;
   /** Works AI scoping jobs (docs/ai-scoping.md). */
-  scoping: ScopingWorker;
+  scoping: BackgroundWorker;
   /** Reads uploaded documents off the event loop. */
-  extractor: Extractor;
+  extractor: DocumentExtractor;
   /** Hands chat prompts to compute nodes that pull them (docs/compute-network.md). */
-  compute: ComputeDispatcher;
+  compute: ComputeDispatch;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
 }

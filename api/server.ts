@@ -84,7 +84,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
   };
 }
 
-/** Builds the application context: database (migrated), services, health checks. */
+/** Builds the application context: database (migrated), workers, health checks. */
 export async function createContext(env: Env, options: StartOptions = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(env.LOG_LEVEL, logDestination(env.LOG_FILE), {}, env.LOG_FORMAT);
   const database =
@@ -115,9 +115,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     extractor: new Extractor(),
     compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
     healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
-    services: undefined as never,
   };
-  ctx.services = createServices(ctx);
   ctx.webhooks = new WebhookWorker({
     db: database.db,
     log,
@@ -135,6 +133,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
 export async function startServer(env: Env, options: StartOptions = {}): Promise<RunningServer> {
   const ctx = await createContext(env, options);
   const runtime = runtimeConfig(env);
+  // What the pages read, handed to them through `locals` (the context does not carry it).
+  const services = createServices(ctx);
   const site =
     options.site === false
       ? undefined
@@ -142,7 +142,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
           distDir: env.SITE_DIST_DIR,
           runtime,
           trustProxy: env.TRUST_PROXY,
-          locals: (c) => ({ runtime, services: ctx.services, viewer: () => currentViewer(ctx, c) }),
+          locals: (c) => ({ runtime, services, viewer: () => currentViewer(ctx, c) }),
         });
   const app = createApp(ctx, { site: site?.mount, extraRoutes: options.extraRoutes });
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));

@@ -10,6 +10,9 @@ export const CACHE_AGE = {
   other: 5 * 60_000,
 } as const;
 
+/** The signed-in user's repository list (services/repositories/user-repos.ts; installing the app forgets it). */
+export const userRepositoriesCacheKey = (userId: number) => `user:${userId}:repos`;
+
 export interface CachedValue<T> {
   data: T;
   /** True when GitHub failed and this is the last good copy. */

@@ -22,6 +22,7 @@ import {
 import { countOnlineNodes, revokeNode, touchNode } from "../services/compute/nodes.ts";
 import { deleteExpiredPairings } from "../services/compute/pairing.ts";
 import { Periodic } from "./periodic.ts";
+import type { ComputeDispatch, ComputeSettings } from "./ports.ts";
 
 /**
  * Hands chat prompts to compute nodes. Nodes pull: each agent long-polls
@@ -45,13 +46,7 @@ import { Periodic } from "./periodic.ts";
 export const PASS_MS = 500;
 export const ANSWER_POLL_MS = 250;
 
-export interface ComputeSettings {
-  heartbeatMs: number;
-  offlineAfterMs: number;
-  leaseMs: number;
-  dispatchTimeoutMs: number;
-  longPollMs: number;
-}
+export type { ComputeSettings };
 
 export function computeSettings(env: Env): ComputeSettings {
   return {
@@ -74,7 +69,7 @@ interface Waiter {
   finish(result: LeasedTask | "revoked" | undefined): void;
 }
 
-export class ComputeDispatcher {
+export class ComputeDispatcher implements ComputeDispatch {
   /** The clock of leases, deadlines and Online/Offline; tests put a fake one here. */
   now: () => number = () => Date.now();
   private readonly waiters = new Set<Waiter>();

@@ -6,6 +6,7 @@ import type { Logger } from "../logger.ts";
 import { checkPlan, type Planner } from "../services/scoping/plan.ts";
 import { PlannerFailure } from "../services/scoping/openai-planner.ts";
 import { Periodic } from "./periodic.ts";
+import type { BackgroundWorker } from "./ports.ts";
 
 /** Attempts before a job that keeps failing for passing reasons (model server down) is given up. */
 export const SCOPING_MAX_ATTEMPTS = 4;
@@ -24,7 +25,7 @@ type Job = typeof scopingJobs.$inferSelect;
  * SCOPING_MAX_ATTEMPTS; a model that answers badly or too slowly fails the
  * job at once. Expired jobs are deleted on each pass.
  */
-export class ScopingWorker {
+export class ScopingWorker implements BackgroundWorker {
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly loop = new Periodic(
     () => this.claimAndStart(),

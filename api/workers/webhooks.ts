@@ -3,6 +3,7 @@ import type { Database } from "../../db/client.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
 import { Periodic } from "./periodic.ts";
+import type { BackgroundWorker } from "./ports.ts";
 
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;
 /** What became of a delivery: handled, or not something we act on. */
@@ -21,7 +22,7 @@ const MAX_ATTEMPTS = 8;
  * kept as "failed" for review. Handlers must be idempotent: a delivery can
  * be retried after a crash.
  */
-export class WebhookWorker {
+export class WebhookWorker implements BackgroundWorker {
   private readonly worker = new Periodic(
     () => this.runOnce(),
     (err) => this.deps.log.warn("webhook worker pass failed", { err: (err as Error).message }),

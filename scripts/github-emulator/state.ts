@@ -8,7 +8,6 @@ import { existsSync, readFileSync, renameSync, writeFileSync, mkdirSync } from "
 import { dirname } from "node:path";
 import { FIXTURE_LABELS, FIXTURE_ORGS, FIXTURE_REPOS, FIXTURE_USERS, type FixtureIssue } from "./fixture.ts";
 import { mentionedIssues } from "./references.ts";
-import type { WebhookDelivery } from "./webhooks.ts";
 
 export type Role = "admin" | "maintain" | "write" | "triage" | "read";
 export type StateReason = "completed" | "not_planned" | "reopened" | null;
@@ -289,4 +288,31 @@ export function saveState(file: string, state: State): void {
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, JSON.stringify(state));
   renameSync(tmp, file);
+}
+
+/** Webhook deliveries as Hookshot keeps them (webhooks.ts sends them). */
+export interface DeliveryAttempt {
+  at: string;
+  /** HTTP status of the receiver's answer; 0 when there was none (refused, timed out). */
+  status: number;
+  response: string;
+  durationMs: number;
+}
+
+export interface WebhookDelivery {
+  /** The X-GitHub-Delivery GUID; redeliveries keep it. */
+  id: string;
+  event: string;
+  action: string | null;
+  payload: Record<string, unknown>;
+  /** The exact bytes that were signed and sent. */
+  body: string;
+  installationId: number | null;
+  repositoryId: number | null;
+  createdAt: string;
+  /** The latest attempt's status; null while the first attempt is under way. */
+  status: number | null;
+  response: string;
+  durationMs: number;
+  attempts: DeliveryAttempt[];
 }

@@ -6,32 +6,9 @@
  */
 import { createHmac, randomUUID } from "node:crypto";
 import type { World } from "./world.ts";
-
-export interface DeliveryAttempt {
-  at: string;
-  /** HTTP status of the receiver's answer; 0 when there was none (refused, timed out). */
-  status: number;
-  response: string;
-  durationMs: number;
-}
-
-export interface WebhookDelivery {
-  /** The X-GitHub-Delivery GUID; redeliveries keep it. */
-  id: string;
-  event: string;
-  action: string | null;
-  payload: Record<string, unknown>;
-  /** The exact bytes that were signed and sent. */
-  body: string;
-  installationId: number | null;
-  repositoryId: number | null;
-  createdAt: string;
-  /** The latest attempt's status; null while the first attempt is under way. */
-  status: number | null;
-  response: string;
-  durationMs: number;
-  attempts: DeliveryAttempt[];
-}
+// The delivery records are part of the saved state (state.ts keeps their shape): re-exported for callers.
+import type { DeliveryAttempt, WebhookDelivery } from "./state.ts";
+export type { DeliveryAttempt, WebhookDelivery };
 
 /** Hookshot's User-Agent carries a short build hash. */
 const USER_AGENT = "GitHub-Hookshot/8f9a2c1";

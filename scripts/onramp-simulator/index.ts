@@ -34,6 +34,7 @@ import {
 } from "../../api/services/onramp/provider.ts";
 import { formatXdc, inrToXdc, xdcToInr } from "./prices.ts";
 import { orderPage, startPage, messagePage } from "./pages.ts";
+import type { SimulatedOrder, SimulatedOrderState } from "./order.ts";
 import { localChain } from "../../api/chain/config.ts";
 
 export interface OnrampSimulatorOptions {
@@ -53,26 +54,7 @@ export interface OnrampSimulatorOptions {
   log?: (message: string) => void;
 }
 
-export type SimulatedOrderState = "created" | "delivering" | "awaiting_crypto" | "success" | "failed";
-
-export interface SimulatedOrder {
-  orderId: number;
-  kind: "buy" | "sell";
-  merchantRecognitionId: string;
-  walletAddress: Address;
-  redirectUrl: string;
-  /** INR, 2 decimals. */
-  fiatAmount: string;
-  /** XDC, decimal string. */
-  cryptoAmount: string;
-  state: SimulatedOrderState;
-  depositAddress?: Address;
-  transactionHash?: Hex;
-  error?: string;
-  /** Webhooks sent: the status and how the platform answered. */
-  webhooks: { status: ProviderStatus; code: number; answer: string }[];
-  createdAt: Date;
-}
+export type { SimulatedOrder, SimulatedOrderState };
 
 export interface OnrampSimulator {
   url: string;

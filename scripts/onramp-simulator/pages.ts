@@ -4,7 +4,7 @@
  */
 import { html, raw } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import type { SimulatedOrder } from "./index.ts";
+import type { SimulatedOrder } from "./order.ts";
 import { formatRate } from "./prices.ts";
 
 type Html = HtmlEscapedString | Promise<HtmlEscapedString>;

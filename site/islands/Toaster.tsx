@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { useStore } from "./ui/use-store.ts";
 import { Toast } from "radix-ui";
-import { $toasts, dismissToast, type Toast as ToastItem, type ToastAction } from "../stores/toast.ts";
+import { $toasts, dismissToast, type Toast as ToastItem, type ToastAction } from "../stores/toast-state.ts";
 import { buttonClass } from "../lib/ui.ts";
 
 /** Mounted on the client only (site/lib/toaster-mount.ts): no server render to match. */

@@ -2,6 +2,9 @@
  * Seen flags of the onboarding dialogs and guides (spec section 2): kept in
  * localStorage under one prefix, so "show the guides again" clears them all.
  */
+/** The dialogs and guides (lib/onboarding.ts opens them, islands/onboarding shows them). */
+export type GuideName = "welcome" | "contribution-demo" | "pool-manager-guide" | "funding-demo";
+
 export const ONBOARDING_PREFIX = "ip-onboarding:";
 
 export function hasSeen(name: string): boolean {

@@ -1,4 +1,4 @@
-import { hasSeen, markSeen } from "./onboarding-flags.ts";
+import { hasSeen, markSeen, type GuideName } from "./onboarding-flags.ts";
 
 /**
  * The onboarding dialogs (spec section 2): the welcome dialog on the
@@ -9,7 +9,7 @@ import { hasSeen, markSeen } from "./onboarding-flags.ts";
  * The welcome dialog is plain HTML (anonymous visitors download no React for
  * it); the others are React and are fetched the first time one opens.
  */
-export type GuideName = "welcome" | "contribution-demo" | "pool-manager-guide" | "funding-demo";
+export type { GuideName };
 export const GUIDES: GuideName[] = ["welcome", "contribution-demo", "pool-manager-guide", "funding-demo"];
 
 type Role = "contributor" | "poolmanager" | "user" | null;

@@ -1,4 +1,4 @@
-import { atom } from "nanostores";
+import { $toasts, TOAST_DEFAULT_DURATION_MS, TOAST_LIMIT, type Toast, type ToastInput, type ToastType } from "./toast-state.ts";
 
 /**
  * Notifications (spec sections 3 and 9): one shown at a time, the newest
@@ -6,42 +6,8 @@ import { atom } from "nanostores";
  * (closed) for 1,000,000 ms before it is removed. Callable from islands and
  * plain scripts alike; the first toast on a page loads the Toaster.
  */
-export type ToastType = "success" | "error" | "info";
+export * from "./toast-state.ts";
 
-export interface ToastAction {
-  label: string;
-  href: string;
-  /** Opens in a new tab (explorer links). */
-  external?: boolean;
-  /** Shown as a button (a choice the toast asks for) rather than a link. */
-  button?: "default" | "outline";
-}
-
-export interface ToastInput {
-  title?: string;
-  message: string;
-  /** 'success' and 'error' are styled; anything else is info. */
-  type?: ToastType | string;
-  duration?: number;
-  action?: ToastAction;
-  /** Several choices (e.g. 'Role Selection Required': Pool Manager or Contributor). */
-  actions?: ToastAction[];
-  /** The control that raised it, kept clear of the toast (default: the focused element). */
-  trigger?: Element | null;
-}
-
-export interface Toast extends Omit<ToastInput, "type"> {
-  id: string;
-  type: ToastType;
-  duration: number;
-  open: boolean;
-}
-
-export const TOAST_LIMIT = 1;
-export const TOAST_DEFAULT_DURATION_MS = 5000;
-export const TOAST_REMOVE_DELAY_MS = 1_000_000;
-
-export const $toasts = atom<Toast[]>([]);
 let counter = 0;
 
 export function toast(input: ToastInput): string {
@@ -52,11 +18,6 @@ export function toast(input: ToastInput): string {
   $toasts.set([next, ...$toasts.get()].slice(0, TOAST_LIMIT));
   if (typeof document !== "undefined") void import("../lib/toaster-mount.ts").then((m) => m.mountToaster());
   return id;
-}
-
-export function dismissToast(id: string): void {
-  $toasts.set($toasts.get().map((t) => (t.id === id ? { ...t, open: false } : t)));
-  setTimeout(() => $toasts.set($toasts.get().filter((t) => t.id !== id)), TOAST_REMOVE_DELAY_MS);
 }
 
 const FLASH_KEY = "ip_flash_toast";

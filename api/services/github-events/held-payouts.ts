@@ -18,32 +18,14 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import { heldPayouts, users, wallets, type HeldPayout } from "../../../db/schema/index.ts";
+import { heldPayouts, users, wallets } from "../../../db/schema/index.ts";
 import { ApiError } from "../../errors.ts";
 import { onChainBounty, payBounty } from "../money/bounties.ts";
+// The hold itself lives in holds.ts (money/bounties.ts holds too, and this file pays through it): re-exported for callers.
+export { holdPayout } from "./holds.ts";
 
 /** The payout of a merged fix: one key per issue, whichever path sends it. */
 export const mergePayoutKey = (repoId: number, issueNumber: number) => `merge-payout:${repoId}:${issueNumber}`;
-
-export async function holdPayout(
-  ctx: AppContext,
-  /** `pullNumber` null: the pool manager chose this user for a bounty awaiting decision. */
-  input: { repoId: number; issueNumber: number; author: { id: number; login: string }; pullNumber: number | null },
-): Promise<HeldPayout> {
-  await ctx.database.db
-    .insert(heldPayouts)
-    .values({ githubRepoId: input.repoId, issueNumber: input.issueNumber, githubUserId: input.author.id, githubLogin: input.author.login, pullNumber: input.pullNumber })
-    .onConflictDoNothing();
-  ctx.log.info("bounty held for a GitHub user without a wallet", { repoId: input.repoId, issue: input.issueNumber, author: input.author.login });
-  ctx.changes.publish(["repositories", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
-  // The hold that stands (an earlier one wins: a bounty is owed to one person).
-  const [row] = await ctx.database.db
-    .select()
-    .from(heldPayouts)
-    .where(and(eq(heldPayouts.githubRepoId, input.repoId), eq(heldPayouts.issueNumber, input.issueNumber)))
-    .limit(1);
-  return row!;
-}
 
 /** The unreleased holds of one repository's issue, if any (for the bot's comment and the pages). */
 export async function heldFor(ctx: AppContext, repoId: number, issueNumber: number) {

@@ -18,7 +18,7 @@ import { CURRENCY_INDEX, MIN_BOUNTY, requireAmountStep } from "./rules.ts";
 import { withQueuedOutflow, transactionResult, type TransactionResult } from "./transaction-result.ts";
 import { isAwaiting } from "./awaiting.ts";
 import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
-import { holdPayout } from "../github-events/held-payouts.ts";
+import { holdPayout } from "../github-events/holds.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
 

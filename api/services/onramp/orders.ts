@@ -10,6 +10,7 @@ import { walletBalances } from "../money/balances.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { fetchOrderStatus, hostedPageUrl, ONRAMP_NETWORK, type OnrampKind } from "./provider.ts";
 import { receiveOnrampWebhook, SALE_ORDER_MAX_AGE_MS } from "./webhook.ts";
+import type { OnrampMetadata } from "./metadata.ts";
 
 /**
  * Buying and selling XDC for INR (spec sections 2, 3, 4 and 7). Opening the
@@ -24,15 +25,7 @@ export type ReturnPage = (typeof RETURN_PAGES)[number];
 /** The query parameter that marks a return from a sale (the provider keeps it and adds status and orderId). */
 export const RETURN_KIND_PARAM = "onramp";
 
-export interface OnrampMetadata {
-  transactionType: "onramp" | "offramp";
-  provider?: { statusCode: number; lastEventAt: string };
-  /** Sells: the provider's deposit address and the amount it asked for. */
-  depositAddress?: string;
-  /** Sells: the outbox row that sends the XDC. */
-  sendTransactionId?: string;
-  failureReason?: string;
-}
+export type { OnrampMetadata };
 
 export async function startOnrampOrder(
   ctx: AppContext,

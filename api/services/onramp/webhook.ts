@@ -11,7 +11,7 @@ import { hashToken } from "../../crypto/tokens.ts";
 import { isUniqueViolation } from "../users/register.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { pendingXdcBalance, unbroadcastXdc } from "../wallets/spendable.ts";
-import type { OnrampMetadata } from "./orders.ts";
+import type { OnrampMetadata } from "./metadata.ts";
 import { isTerminal, OnrampWebhookPayload, STATUS_RANK, statusOfCode, verifyWebhookSignature, type OnrampStatus } from "./provider.ts";
 
 /**

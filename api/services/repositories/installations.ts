@@ -6,8 +6,7 @@ import { appClient, installationClient } from "../../github/app-auth.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
-import { forgetCached } from "../../github/cache.ts";
-import { userRepositoriesCacheKey } from "./user-repos.ts";
+import { forgetCached, userRepositoriesCacheKey } from "../../github/cache.ts";
 
 export interface GitHubInstallation {
   id: number;

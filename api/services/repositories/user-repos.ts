@@ -6,7 +6,7 @@ import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
 import { clientForRepository, openIssues } from "../../github/data.ts";
 import { repositoryByFullName } from "./register.ts";
-import { CACHE_AGE, cachedGitHub, forgetCached } from "../../github/cache.ts";
+import { CACHE_AGE, cachedGitHub, forgetCached, userRepositoriesCacheKey } from "../../github/cache.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import type { GitHubInstallation } from "./installations.ts";
 
@@ -30,8 +30,6 @@ export interface UserRepository {
  * (from the installations the user can see) and whether it is registered.
  * GitHub's part is cached for 5 minutes per user (spec: code-host list).
  */
-export const userRepositoriesCacheKey = (userId: number) => `user:${userId}:repos`;
-
 export async function userRepositories(ctx: AppContext, user: User, options: { refresh?: boolean } = {}): Promise<{ repositories: UserRepository[]; stale: boolean }> {
   if (options.refresh) await forgetCached(ctx, userRepositoriesCacheKey(user.id));
   const token = await userGitHubToken(ctx, user);

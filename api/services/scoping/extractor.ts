@@ -1,4 +1,5 @@
 import { DocumentError, type DocumentFormat } from "./extract.ts";
+import type { DocumentExtractor } from "../../workers/ports.ts";
 
 /** How long one document may take to read before the worker is replaced. */
 export const EXTRACT_TIMEOUT_MS = 30_000;
@@ -11,7 +12,7 @@ type Reply = { id: number; ok: true; format: DocumentFormat; text: string } | { 
  * their pace). One worker, requests queued in order; a document that takes
  * longer than EXTRACT_TIMEOUT_MS is refused and the worker replaced.
  */
-export class Extractor {
+export class Extractor implements DocumentExtractor {
   private worker?: Worker;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: { format: DocumentFormat; text: string }) => void; reject: (e: Error) => void; timer: Timer }>();

@@ -2,8 +2,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import type { AppContext } from "../../context.ts";
-import type { Database } from "../../../db/client.ts";
+import type { Keyring } from "../../crypto/keyring.ts";
+import type { Logger } from "../../logger.ts";
+import type { Database, DatabaseHandle } from "../../../db/client.ts";
 import { wallets, type Wallet } from "../../../db/schema/index.ts";
 import { sealText, unsealText } from "../../crypto/envelope.ts";
 
@@ -29,7 +30,7 @@ export function walletContext(wallet: Pick<Wallet, "id" | "address" | "userId"> 
   return `wallet:${wallet.id}:${wallet.address}:user:${wallet.userId}`;
 }
 
-export async function newCustodialWallet(ctx: AppContext, userId: number): Promise<typeof wallets.$inferInsert> {
+export async function newCustodialWallet(ctx: { keyring: Keyring }, userId: number): Promise<typeof wallets.$inferInsert> {
   const id = crypto.randomUUID();
   const privateKey = generatePrivateKey();
   const address = privateKeyToAccount(privateKey).address;
@@ -41,7 +42,7 @@ export async function newCustodialWallet(ctx: AppContext, userId: number): Promi
  * Re-seals every wallet key of an older context version for the current one (run at start, idempotent, row by
  * row, each update conditional on the sealed value it read). Returns how many it upgraded.
  */
-export async function upgradeWalletKeyContexts(ctx: Pick<AppContext, "keyring" | "database" | "log">): Promise<number> {
+export async function upgradeWalletKeyContexts(ctx: { keyring: Keyring; database: DatabaseHandle; log: Logger }): Promise<number> {
   const db = ctx.database.db;
   const old = await db.select().from(wallets).where(sql`${wallets.keyContextVersion} < ${CURRENT_KEY_CONTEXT}`);
   let upgraded = 0;
@@ -70,7 +71,7 @@ export async function walletOfUser(db: Database, userId: number): Promise<Wallet
  * against the stored address, so a wrongly sealed key can never sign.
  */
 export async function withWalletAccount<T>(
-  ctx: Pick<AppContext, "keyring">,
+  ctx: { keyring: Keyring },
   wallet: Wallet,
   use: (account: PrivateKeyAccount) => Promise<T>,
 ): Promise<T> {

@@ -2,7 +2,7 @@ import { createRoot, type Root } from "react-dom/client";
 import { atom } from "nanostores";
 import { useStore } from "../ui/use-store.ts";
 import { markSeen } from "../../lib/onboarding-flags.ts";
-import type { GuideName } from "../../lib/onboarding.ts";
+import type { GuideName } from "../../lib/onboarding-flags.ts";
 import { ContributionDemo } from "./ContributionDemo.tsx";
 import { PoolManagerGuide } from "./PoolManagerGuide.tsx";
 import { FundingDemo } from "./FundingDemo.tsx";
