@@ -8,7 +8,7 @@ import type { Outbox } from "./chain/outbox.ts";
 import type { RewardsIndexer } from "./chain/indexer.ts";
 import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
-import type { PageCache } from "./site/page-cache.ts";
+import type { PageCache } from "./site-host/page-cache.ts";
 import type { BackgroundWorker, ComputeDispatch, DocumentExtractor } from "./workers/ports.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { ConfigError, loadEnv as load } from "./env.ts";
-import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
+import { sharedTestSecrets } from "../testing/dev-tools.ts";
 import { NO_CHAIN, NO_EXTERNALS } from "../testing/context.ts";
 
 let secrets: Record<string, string>;

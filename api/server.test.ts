@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createMemoryLogger } from "./logger.ts";
 import { startServer } from "./server.ts";
 import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "../testing/context.ts";
-import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
+import { sharedTestSecrets } from "../testing/dev-tools.ts";
 
 const ROOT = join(import.meta.dir, "..");
 

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { makeTempDir } from "../testing/temp-dirs.ts";
-import { checkLayers } from "./check-layers.ts";
+import { astroViolations, checkLayers } from "./check-layers.ts";
 
 async function fixture(files: Record<string, string>): Promise<string> {
   const dir = await makeTempDir("issuepool-layers-");
@@ -64,5 +64,22 @@ describe("the layer check", () => {
     const { ok, report } = await checkLayers(dir, ["api", "db", "lib", "scripts"]);
     expect(ok).toBe(false);
     expect(report).toContain("api-imports-db-lib-contracts");
+  });
+
+  test("checks the imports of .astro pages, which dependency-cruiser does not read", async () => {
+    const page = (imports: string) => `---\n${imports}\n---\n<p>{ONE}</p>\n`;
+    const clean = await fixture({
+      ...CLEAN,
+      "site/pages/index.astro": page('import type { AppContext } from "../../api/context.ts";\nimport { ONE } from "../../lib/amounts.ts";'),
+    });
+    expect(await checkLayers(clean, ["api", "db", "lib", "scripts", "site"])).toMatchObject({ ok: true });
+    const valueFromApi = await fixture({ "site/pages/index.astro": page('import { run } from "../../api/service.ts";') });
+    expect(astroViolations(valueFromApi)).toEqual([
+      "astro-site-server-reads-api-through-locals: site/pages/index.astro → api/service.ts (types only: what a page reads comes through locals)",
+    ]);
+    const fromDb = await fixture({ "site/components/Card.astro": page('import { db } from "../../db/client.ts";') });
+    expect(astroViolations(fromDb)).toEqual([
+      "astro-site-server-layers: site/components/Card.astro → db/client.ts (the site's server side imports lib/, site/ and types of api/)",
+    ]);
   });
 });

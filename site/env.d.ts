@@ -2,7 +2,7 @@
 
 declare namespace App {
   interface Locals {
-    runtime?: import("./lib/runtime.ts").RuntimeConfig;
+    runtime?: import("../lib/runtime-config.ts").RuntimeConfig;
     services?: import("../api/services/index.ts").Services;
     /** The signed-in user for guarded pages (never call it on cached pages). */
     viewer?: () => Promise<import("../api/services/users/user-object.ts").UserObject | null>;

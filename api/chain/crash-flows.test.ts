@@ -17,7 +17,7 @@ import { parseEther, parseEventLogs, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, repositories, wallets, type ChainTransaction } from "../../db/schema/index.ts";
-import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
+import { fixtureRepo } from "../../testing/dev-tools.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
 import { isAwaiting, markAwaiting } from "../services/money/awaiting.ts";
 import { holdPayout } from "../services/github-events/held-payouts.ts";

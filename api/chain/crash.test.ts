@@ -19,7 +19,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, parseEther, parseEventLogs, type Address } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, wallets } from "../../db/schema/index.ts";
-import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
+import { fixtureRepo } from "../../testing/dev-tools.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
 import { call, createTestUser, type TestSession } from "../../testing/auth.ts";
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";

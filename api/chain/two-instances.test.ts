@@ -17,7 +17,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { parseEther, parseEventLogs } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { bounties, chainTransactions, repositoryPools, wallets } from "../../db/schema/index.ts";
-import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
+import { fixtureRepo } from "../../testing/dev-tools.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
 import { call, createTestUser, type TestSession } from "../../testing/auth.ts";
 import { consecutive, countBy, retryUntilConfirmed, sentOnChain, settleInProcess } from "../../testing/crash.ts";

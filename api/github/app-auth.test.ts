@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { installationToken } from "./app-auth.ts";
 import { startEmulatorFor } from "../../testing/stack.ts";
 import { testEnv } from "../../testing/context.ts";
-import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
+import { sharedTestSecrets } from "../../testing/dev-tools.ts";
 
 // Bug: installation tokens were cached by installation id alone, so a process that had talked to one GitHub
 // (another emulator, an Enterprise server) handed its token to the next one with the same installation id.

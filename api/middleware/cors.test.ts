@@ -3,7 +3,7 @@ import { createTestContext, testEnv, type TestContext } from "../../testing/cont
 import { createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
 import { earlyAnswers, PUBLIC_CACHED_PATHS, publicReadsSource } from "./response-cache.ts";
 import { createMemoryLogger } from "../logger.ts";
-import { PageCache } from "../site/page-cache.ts";
+import { PageCache } from "../site-host/page-cache.ts";
 import { isPublicReadPath, PUBLIC_READ_PATHS } from "./cors.ts";
 
 /**

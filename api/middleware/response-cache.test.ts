@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { earlyAnswers, cacheKey, publicReadsSource } from "./response-cache.ts";
 import { createTestContext, testEnv, type TestContext } from "../../testing/context.ts";
 import { createMemoryLogger } from "../logger.ts";
-import { PageCache } from "../site/page-cache.ts";
+import { PageCache } from "../site-host/page-cache.ts";
 
 describe("the public response cache key", () => {
   test("is the path and the parameters that matter, in a fixed order", () => {

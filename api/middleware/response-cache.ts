@@ -4,8 +4,8 @@ import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
 import { outsideTheApp } from "./edge.ts";
 import { allowPublicRead } from "./cors.ts";
-import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site/page-cache.ts";
-import { respondWithFile, type StaticFile } from "../site/static-files.ts";
+import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site-host/page-cache.ts";
+import { respondWithFile, type StaticFile } from "../site-host/static-files.ts";
 
 /**
  * The query parameters a cached public read looks at, by path. Any other

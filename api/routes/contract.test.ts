@@ -13,7 +13,7 @@ import { formatEther, formatUnits, parseEther, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../testing/stack.ts";
 import { call, type TestSession } from "../../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../db/schema/index.ts";
-import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
+import { fixtureRepo } from "../../testing/dev-tools.ts";
 
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const FULL_NAME = `${REPO.owner}/${REPO.name}`;

@@ -4,8 +4,8 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { anvilPrivateKey } from "../../scripts/lib/anvil.ts";
-import { startMailSink, type MailSink } from "../../scripts/mail-sink/index.ts";
+import { anvilPrivateKey } from "../../testing/dev-tools.ts";
+import { startMailSink, type MailSink } from "../../testing/dev-tools.ts";
 import { EscrowWatcher } from "./watcher.ts";
 
 /**

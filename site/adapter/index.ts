@@ -3,7 +3,7 @@ import type { AstroIntegration } from "astro";
 /**
  * The in-repo adapter: Astro renders on demand inside our own Hono app, in the
  * same Bun process as the API. The server entry only exports a `handler`;
- * `api/site.ts` mounts it after the API routes.
+ * `api/site-host/index.ts` mounts it after the API routes.
  */
 export default function issuepoolAdapter(): AstroIntegration {
   return {

@@ -17,7 +17,7 @@ import type { Address } from "viem";
 import { startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, databaseDigest, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, repositories, walletNonces, wallets } from "../../../db/schema/index.ts";
-import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
+import { fixtureRepo } from "../../../testing/dev-tools.ts";
 
 let stack: TestStack;
 let alice: TestSession; // pool manager, admin of issuepool-demo/*

@@ -7,7 +7,7 @@ import { createTestContext, type TestContext } from "../../../testing/context.ts
 import { call, createTestUser, databaseDigest, signInAs, type TestSession } from "../../../testing/auth.ts";
 import { securityCases } from "../../../testing/security.ts";
 import { auditLog, wallets } from "../../../db/schema/index.ts";
-import { startMailSink, type MailSink } from "../../../scripts/mail-sink/index.ts";
+import { startMailSink, type MailSink } from "../../../testing/dev-tools.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 
 let t: TestContext;

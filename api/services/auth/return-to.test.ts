@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { safeReturnTo } from "./return-to.ts";
-import { safeClientReturnTo } from "../../../site/lib/auth-flow.ts";
+import { safeClientReturnTo } from "../../../testing/dev-tools.ts";
 
 const site = "http://localhost:3000";
 

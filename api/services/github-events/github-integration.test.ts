@@ -5,7 +5,7 @@ import { parseEther, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bounties, chainTransactions, heldPayouts, repositories, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
-import { sharedTestSecrets } from "../../../scripts/lib/dev-secrets.ts";
+import { sharedTestSecrets } from "../../../testing/dev-tools.ts";
 
 let stack: TestStack;
 let dave: TestSession; // pool manager, admin of dave/hello-xdc

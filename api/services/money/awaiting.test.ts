@@ -5,7 +5,7 @@ import { parseEther, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions } from "../../../db/schema/index.ts";
-import { startMailSink, type MailSink } from "../../../scripts/mail-sink/index.ts";
+import { startMailSink, type MailSink } from "../../../testing/dev-tools.ts";
 
 /**
  * Bounties awaiting the pool manager's decision (issue 11): an issue closed

@@ -5,7 +5,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
-import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
+import { fixtureRepo } from "../../../testing/dev-tools.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { completeDueRefunds, executeDueOutflows } from "./refunds.ts";
 

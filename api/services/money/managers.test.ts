@@ -4,7 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { anvilPrivateKey } from "../../../scripts/lib/anvil.ts";
+import { anvilPrivateKey } from "../../../testing/dev-tools.ts";
 import { reviewAllPoolManagers } from "./managers.ts";
 
 /**

@@ -11,7 +11,7 @@ import { parseEther, type Address } from "viem";
 import { startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
-import { fixtureRepo } from "../../../scripts/github-emulator/fixture.ts";
+import { fixtureRepo } from "../../../testing/dev-tools.ts";
 import { requirementsMarkdown } from "../../../testing/scoping-fixtures.ts";
 import { onChainBounty } from "../money/bounties.ts";
 

@@ -9,7 +9,7 @@ import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amount
 import { requireManagedRepository } from "../money/access.ts";
 import { onChainBounty, onChainPool, submitAllocation } from "../money/bounties.ts";
 import { MIN_BOUNTY, requireAmountStep } from "../money/rules.ts";
-import { formatAmount } from "../../../site/lib/format.ts";
+import { formatAmount } from "../../../lib/money-format.ts";
 import type { Plan, PlanTask } from "../../../lib/scoping.ts";
 import { getScopingJob } from "./jobs.ts";
 

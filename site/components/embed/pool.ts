@@ -1,5 +1,4 @@
-import { parseAmount, TOKEN_DECIMALS } from "../../../api/chain/amounts.ts";
-import { formatAmount } from "../../lib/format.ts";
+import { decimalToUnits, formatAmount } from "../../../lib/money-format.ts";
 import type { UnifiedRepo } from "../../../api/services/repositories/public.ts";
 
 /**
@@ -10,8 +9,7 @@ import type { UnifiedRepo } from "../../../api/services/repositories/public.ts";
 export function poolFigures(blockchain: UnifiedRepo["blockchain"]): string[] {
   const figures: string[] = [];
   for (const currency of ["XDC", "ROXN", "USDC"] as const) {
-    const parsed = parseAmount(blockchain?.poolRewards[currency] ?? "0", TOKEN_DECIMALS[currency]);
-    const value = parsed.ok ? parsed.value : 0n;
+    const value = decimalToUnits(blockchain?.poolRewards[currency] ?? "0", currency) ?? 0n;
     if (currency === "XDC" || value > 0n) figures.push(`${formatAmount(value, currency, 2)} ${currency}`);
   }
   return figures;

@@ -2,7 +2,7 @@
  * Values the pages need that come from server configuration, not from the
  * build. On-demand pages read them from `Astro.locals.runtime`; prerendered
  * pages are built with the markers below, which the server replaces when it
- * loads the built HTML (see api/site/static-files.ts). Keep values plain text:
+ * loads the built HTML (see api/site-host/static-files.ts). Keep values plain text:
  * they are HTML-escaped on substitution.
  */
 export interface RuntimeConfig {

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadStaticFiles, lookupStaticFile, respondWithFile, type StaticFile } from "./static-files.ts";
 import { makeTempDir } from "../../testing/context.ts";
-import { RUNTIME_MARKERS, type RuntimeConfig } from "../../site/lib/runtime.ts";
+import { RUNTIME_MARKERS, type RuntimeConfig } from "../../lib/runtime-config.ts";
 
 const runtime: RuntimeConfig = {
   supportEmail: "help@example.org",

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Context, Hono } from "hono";
 import type { AppBindings } from "../context.ts";
-import type { RuntimeConfig } from "../../site/lib/runtime.ts";
+import type { RuntimeConfig } from "../../lib/runtime-config.ts";
 import { PAGE_CACHE_HEADER, PageCache, pathAndQuery, pathOfKey } from "./page-cache.ts";
 import { loadStaticFiles, lookupStaticFile, respondWithFile, type StaticFile } from "./static-files.ts";
 import { clientAddress } from "../middleware/client-address.ts";

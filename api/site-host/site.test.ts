@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { buildSite } from "../../scripts/build-site.ts";
+import { buildSite } from "../../testing/dev-tools.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase } from "../../db/client.ts";
 import { insertTestRepositories } from "../../testing/fixtures.ts";
 import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "../../testing/context.ts";
-import { sharedTestSecrets } from "../../scripts/lib/dev-secrets.ts";
+import { sharedTestSecrets } from "../../testing/dev-tools.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let running: RunningServer;

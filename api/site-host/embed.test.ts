@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join, resolve } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { buildSite } from "../../scripts/build-site.ts";
+import { buildSite } from "../../testing/dev-tools.ts";
 import { configuredSiteDistDir } from "../env.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
@@ -9,7 +9,7 @@ import { openDatabase, migrateDatabase, type DatabaseHandle } from "../../db/cli
 import { bounties, repositories } from "../../db/schema/index.ts";
 import { insertTestRepositories } from "../../testing/fixtures.ts";
 import { testEnv } from "../../testing/context.ts";
-import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
+import { fixtureRepo } from "../../testing/dev-tools.ts";
 
 /**
  * /embed/{owner}/{repo}, the bounty board for iframes, served by the real

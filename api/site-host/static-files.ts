@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { applyRuntimeMarkers, type RuntimeConfig } from "../../site/lib/runtime.ts";
+import { applyRuntimeMarkers, type RuntimeConfig } from "../../lib/runtime-config.ts";
 
 /**
  * The built site's client files, read into memory once at start: small, and
