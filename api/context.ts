@@ -13,9 +13,11 @@ import type { BackgroundWorker, ComputeDispatch, DocumentExtractor } from "./wor
 
 /**
  * Everything a request handler may reach, built once at start (api/server.ts,
- * the composition root). A plain record: it imports nothing from services or
- * workers (workers appear through their ports, workers/ports.ts), so any
- * service may take it, or better a narrow part of it, without an import circle.
+ * the composition root). A plain record: it imports no service and no worker
+ * (workers appear through their ports, workers/ports.ts), and what it does
+ * name (the outbox, the indexer) takes narrow dependencies, so any service may
+ * take the context, or better a narrow part of it, without an import circle
+ * (`npm test`'s layer check keeps it so; docs/where-things-go.md).
  */
 export interface AppContext {
   env: Env;
