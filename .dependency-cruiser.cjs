@@ -86,11 +86,18 @@ module.exports = {
       to: { path: "^api/", dependencyTypesNot: TYPE_ONLY },
     },
     {
-      name: "programs-import-lib",
-      comment: "The node agent and the VS Code extension are programs of their own: they import lib/ only.",
+      name: "node-agent-imports-lib",
+      comment: "The compute node agent is a program of its own, run by other people: it imports lib/ only.",
       severity: "error",
-      from: { path: "^(node-agent|vscode-extension/src)/", pathNot: TEST },
-      to: { path: OURS, pathNot: "^(lib|node-agent|vscode-extension)/" },
+      from: { path: "^node-agent/", pathNot: TEST },
+      to: { path: OURS, pathNot: "^(lib|node-agent)/" },
+    },
+    {
+      name: "extension-imports-lib",
+      comment: "The VS Code extension is a program of its own, shipped apart: it imports lib/ only.",
+      severity: "error",
+      from: { path: "^vscode-extension/src/", pathNot: TEST },
+      to: { path: OURS, pathNot: "^(lib|vscode-extension)/" },
     },
     {
       name: "scripts-never-reverse",
