@@ -3,7 +3,7 @@ import { errorMessage } from "../../lib/api.ts";
 import { cardClass, badgeClass, inputClass } from "../../lib/ui.ts";
 import { toast } from "../../stores/toast.ts";
 import { COMPUTE_UNITS_FAILED_MESSAGE, FETCH_FAILED_MESSAGE, HUB_POLL_MS, formatPairingCode, isPairingCode, type NodeStatus } from "../../../lib/compute.ts";
-import { approvePairing, computeUnits, findPairing, ownNodes, revokeNode, sinceText, startCommand, walletNodeStatus, type OwnNode, type Pairing } from "../../lib/compute-api.ts";
+import { approvePairing, computeUnits, findPairing, ownNodes, revokeNode, sinceText, startCommand, unitsWord, walletNodeStatus, type OwnNode, type Pairing } from "../../lib/compute-api.ts";
 import { useResource } from "../repo-detail/use-resource.ts";
 import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
@@ -88,7 +88,7 @@ function StartNode({ serverUrl, walletAddress }: { serverUrl: string; walletAddr
         <Icon name="server" className="h-5 w-5 text-primary" /> Start a node
       </h2>
       <p className="mt-1 text-sm text-muted-foreground">
-        In a clone of the Issuepool repository, with <a className="text-primary underline underline-offset-2" href="https://bun.sh" rel="noopener noreferrer" target="_blank">Bun</a> installed, run this. The node only connects out to this site (it works behind a home router) and earns compute units for your wallet.
+        In a clone of the Issuepool repository, after <code className="font-mono text-xs">npm install</code>, run this. The node only connects out to this site (it works behind a home router) and earns compute units for your wallet.
       </p>
       <CommandLine command={demo} label="Copy the start command" testId="start-command" />
       <p className="mt-4 text-sm text-muted-foreground">
@@ -244,7 +244,7 @@ function NodeList({ nodes, loading, onRevoked }: { nodes: OwnNode[] | undefined;
                 </p>
               </div>
               <p className="text-sm tabular-nums" data-node-units>
-                <span className="font-semibold">{node.computeUnits.toLocaleString("en-US")}</span> <span className="text-muted-foreground">units</span>
+                <span className="font-semibold">{node.computeUnits.toLocaleString("en-US")}</span> <span className="text-muted-foreground">{unitsWord(node.computeUnits)}</span>
               </p>
               <Button variant="outline" size="sm" onClick={() => setRevoking(node)} aria-label={`Revoke ${node.name} (${node.id})`}>
                 Revoke
