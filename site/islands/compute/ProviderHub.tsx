@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { lazy, Suspense, useEffect, useRef, useState, type FormEvent } from "react";
 import { errorMessage } from "../../lib/api.ts";
 import { cardClass, badgeClass, inputClass } from "../../lib/ui.ts";
 import { toast } from "../../stores/toast.ts";
@@ -7,9 +7,10 @@ import { approvePairing, computeUnits, findPairing, ownNodes, revokeNode, sinceT
 import { useResource } from "../repo-detail/use-resource.ts";
 import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
-import { Dialog } from "../ui/dialog.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
+
+const RevokeDialog = lazy(() => import("./revoke-dialog.tsx"));
 
 /**
  * The Provider Hub (spec: the command to start a node with the user's
@@ -206,6 +207,8 @@ function ApproveNode({ initialCode, onApproved }: { initialCode?: string; onAppr
 
 function NodeList({ nodes, loading, onRevoked }: { nodes: OwnNode[] | undefined; loading: boolean; onRevoked: () => Promise<unknown> }) {
   const [revoking, setRevoking] = useState<OwnNode | null>(null);
+  const revokeLoaded = useRef(false);
+  if (revoking) revokeLoaded.current = true;
   const [busy, setBusy] = useState(false);
   const revoke = async () => {
     if (!revoking) return;
@@ -253,22 +256,12 @@ function NodeList({ nodes, loading, onRevoked }: { nodes: OwnNode[] | undefined;
           ))}
         </ul>
       )}
-      <Dialog
-        open={revoking !== null}
-        onOpenChange={(open) => !open && !busy && setRevoking(null)}
-        title="Revoke this node?"
-        description={revoking ? `${revoking.name} (${revoking.id}) stops taking tasks at once; its token no longer works. The units it earned stay yours.` : undefined}
-        modalLocked={busy}
-      >
-        <div className="mt-5 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-          <Button variant="outline" onClick={() => setRevoking(null)} disabled={busy}>
-            Cancel
-          </Button>
-          <Button variant="destructive" onClick={() => void revoke()} disabled={busy}>
-            {busy && <Spinner className="h-4 w-4" />} Revoke node
-          </Button>
-        </div>
-      </Dialog>
+      {/* Loaded on the first Revoke, then kept (open or closed) so it can animate and hand focus back. */}
+      {revokeLoaded.current && (
+        <Suspense fallback={null}>
+          <RevokeDialog node={revoking} busy={busy} onClose={() => setRevoking(null)} onRevoke={() => void revoke()} />
+        </Suspense>
+      )}
     </section>
   );
 }
