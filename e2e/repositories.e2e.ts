@@ -17,6 +17,8 @@ test("a pool manager registers a repository through the GitHub App install", asy
   // Every write of the way back carries the anti-forgery token the first time (issue 27: finalize-installation
   // went out before the token had loaded, was refused with 403 and silently retried).
   const writes: string[] = [];
+  // From the install page on: the registration that led there answered first.
+  await expect(page.getByRole("button", { name: "Install on dave" })).toBeVisible();
   page.on("response", (response) => {
     if (response.request().method() !== "GET" && new URL(response.url()).pathname.startsWith("/api/")) writes.push(`${response.status()} ${new URL(response.url()).pathname}`);
   });
