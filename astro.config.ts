@@ -76,7 +76,7 @@ export default defineConfig({
   vite: {
     plugins: [tailwindcss()],
     // The dialogs' scroll lock writes its rules through a constructed stylesheet, not an inline <style> the policy refuses.
-    resolve: { alias: [{ find: /^react-style-singleton$/, replacement: fileURLToPath(new URL("./site/lib/style-singleton.ts", import.meta.url)) }] },
+    resolve: { alias: [{ find: /^react-style-singleton$/, replacement: fileURLToPath(new URL("./site/islands/ui/style-singleton.ts", import.meta.url)) }] },
     build: { assetsInlineLimit: 0 },
     environments: { client: { build: { rolldownOptions: { output: { codeSplitting: clientChunks } } } } },
   },
