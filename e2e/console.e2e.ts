@@ -124,7 +124,9 @@ test("every dialog of a pool manager opens without a console error and locks the
   await openEach(
     page,
     [
-      { path: detail, name: /^Set Bounty for Issue #/, open: () => page.getByRole("button", { name: /^Set Reward for issue #/ }).first().click() },
+      { path: detail, name: /^Set Bounty for Issue #/, open: () => page.getByRole("button", { name: /^(Set Reward|Reward Set) for issue #/ }).first().click() },
+      { path: detail, name: /^Release the bounty of issue #/, open: () => page.getByRole("button", { name: /^Release the bounty of issue #/ }).first().click() },
+      { path: detail, name: /^Cancel the bounty of issue #/, open: () => page.getByRole("button", { name: /^Cancel the bounty of issue #/ }).first().click() },
       {
         path: `${detail}#rewards`,
         name: /^Withdraw 1\.0000 XDC\?$/,
