@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "astro/config";
 import react from "@astrojs/react";
 import tailwindcss from "@tailwindcss/vite";
@@ -74,6 +75,8 @@ export default defineConfig({
   // Scripts and styles as files, never inlined: cached once, not resent with every page.
   vite: {
     plugins: [tailwindcss()],
+    // The dialogs' scroll lock writes its rules through a constructed stylesheet, not an inline <style> the policy refuses.
+    resolve: { alias: [{ find: /^react-style-singleton$/, replacement: fileURLToPath(new URL("./site/islands/ui/style-singleton.ts", import.meta.url)) }] },
     build: { assetsInlineLimit: 0 },
     environments: { client: { build: { rolldownOptions: { output: { codeSplitting: clientChunks } } } } },
   },

@@ -6,6 +6,16 @@ test("a new user signs in with GitHub, becomes a pool manager and gets a wallet"
   await expect(page).toHaveURL(/\/auth\?registration=true/);
   await expect(page.getByRole("heading", { name: "Complete your registration" })).toBeVisible();
 
+  // Elsewhere meanwhile, the header's wallet box asks for the registration instead of a balance that never
+  // comes (issue 27: it read '… XDC' forever), and leads back here.
+  await page.goto("/repos");
+  const box = page.locator("[data-wallet-box]");
+  await expect(box).toHaveText("Complete registration");
+  await expect(box).toHaveAttribute("href", "/auth?registration=true&returnTo=%2Frepos");
+  await box.click();
+  await expect(page).toHaveURL(/\/auth\?registration=true/);
+  await expect(page.getByRole("heading", { name: "Complete your registration" })).toBeVisible();
+
   // The e-mail comes from GitHub; without it the button is disabled.
   const email = page.getByLabel("E-mail");
   await expect(email).toHaveValue("frank@example.com");

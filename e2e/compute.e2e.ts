@@ -1,9 +1,9 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { signIn } from "./support.ts";
 
 /**
@@ -16,7 +16,6 @@ import { signIn } from "./support.ts";
  * units change; no other journey reads them.
  */
 const ROOT = resolve(import.meta.dirname, "..");
-const BUN = join(ROOT, "node_modules", ".bin", "bun");
 
 async function expectAxeClean(page: Page, what: string): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
@@ -67,7 +66,7 @@ test("carol pairs a node from her hub, chats with it (Enter sends, an empty prom
   await expect(page).toHaveURL(/\/provider-hub$/);
   await expect(page.getByRole("heading", { name: "Provider Hub", level: 1 })).toBeVisible();
   const command = (await page.getByTestId("start-command").textContent())!.trim();
-  expect(command).toMatch(/^bun node-agent\/index\.ts --server http:\/\/localhost:\d+ --wallet xdc[0-9a-fA-F]{40}$/);
+  expect(command).toMatch(/^npm run node-agent -- --server http:\/\/localhost:\d+ --wallet xdc[0-9a-fA-F]{40}$/);
   await expect(page.locator("[data-compute-units]")).toHaveText(/^\d[\d,]*$/);
   const unitsBefore = Number((await page.locator("[data-compute-units]").textContent())!.replace(/,/g, ""));
   await expectAxeClean(page, "provider hub");
@@ -76,15 +75,23 @@ test("carol pairs a node from her hub, chats with it (Enter sends, an empty prom
   await page.emulateMedia({ colorScheme: "light" });
   await expectFitsPhone(page, "provider hub");
 
-  // Run exactly the command the hub shows (with a state directory of its own and JSON logs).
+  // Run exactly the command the hub shows, pasted into a shell of a fresh clone after `npm install`: no `bun` on
+  // the PATH (issue 27: "bun: command not found"), only Node and npm. A state directory of its own, JSON logs.
   const stateDir = mkdtempSync(join(tmpdir(), "issuepool-e2e-node-"));
   const logFile = join(stateDir, "agent.log");
-  const [, ...args] = command.split(" ");
+  const pathWithoutBun = [dirname(process.execPath), "/usr/bin", "/bin"].join(":");
+  expect(spawnSync("sh", ["-c", "command -v bun"], { env: { PATH: pathWithoutBun } }).status, "no bun on the PATH").not.toBe(0);
   let agent: ChildProcess | undefined;
   try {
     const { openSync } = await import("node:fs");
     const out = openSync(logFile, "a");
-    agent = spawn(BUN, [...args, "--state-dir", stateDir, "--log", "json", "--name", "carol-laptop"], { cwd: ROOT, stdio: ["ignore", out, out] });
+    // A process group of its own (shell, npm, npm's shell, the agent): the cleanup signals all of them.
+    agent = spawn("sh", ["-c", `exec ${command} --state-dir ${stateDir} --log json --name carol-laptop`], {
+      cwd: ROOT,
+      detached: true,
+      env: { PATH: pathWithoutBun, HOME: process.env.HOME ?? tmpdir() },
+      stdio: ["ignore", out, out],
+    });
     const logLines = () =>
       readFileSync(logFile, "utf8")
         .split("\n")
@@ -138,13 +145,15 @@ test("carol pairs a node from her hub, chats with it (Enter sends, an empty prom
     await page.goto("/provider-hub");
     await expect.poll(async () => Number(((await page.locator("[data-compute-units]").textContent()) ?? "").replace(/,/g, "")) || 0).toBeGreaterThan(unitsBefore);
     await expect(row.locator("[data-node-units]")).not.toContainText(/^0 units$/);
+    // One unit is "1 unit" (issue 27: "1 units").
+    await expect(row.locator("[data-node-units]")).toHaveText(/^(1 unit|(0|[2-9]|\d[\d,]+) units)$/);
     await row.getByRole("button", { name: /^Revoke/ }).click();
     await page.getByRole("dialog", { name: "Revoke this node?" }).getByRole("button", { name: "Revoke node" }).click();
     await expect(row).toHaveCount(0);
     // the agent learns at its next call and stops (exit code 3: revoked)
     await expect.poll(() => agent!.exitCode, { timeout: 30_000 }).toBe(3);
   } finally {
-    if (agent && agent.exitCode === null) agent.kill("SIGTERM");
+    if (agent && agent.exitCode === null) process.kill(-agent.pid!, "SIGTERM");
     rmSync(stateDir, { recursive: true, force: true });
   }
 });

@@ -88,3 +88,71 @@ test.describe("at 375 px", () => {
     await visitAll(page, ["/wallet", "/vscode/wallet", "/profile"], problems);
   });
 });
+
+/**
+ * Every dialog opens with a clean console and locks the page behind it (issue 27: the dialogs' scroll lock
+ * wrote an inline <style> that the Content-Security-Policy refused on every open, so the console showed a
+ * violation and the page kept scrolling). Dialogs are opened and closed; nothing is submitted.
+ */
+async function openEach(page: Page, dialogs: { path: string; name: string | RegExp; open: () => Promise<void> }[], problems: string[]) {
+  for (const dialog of dialogs) {
+    const before = problems.length;
+    if (new URL(page.url()).pathname + new URL(page.url()).hash !== dialog.path) {
+      await page.goto(dialog.path);
+      await page.waitForLoadState("networkidle");
+    }
+    await dialog.open();
+    const shown = page.getByRole("dialog", { name: dialog.name });
+    await expect(shown).toBeVisible();
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).overflow), { message: `${dialog.name}: the page behind is locked` }).toBe("hidden");
+    await page.keyboard.press("Escape");
+    await expect(shown).toBeHidden();
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).overflow)).not.toBe("hidden");
+    expect(problems.slice(before), `${dialog.path} ${dialog.name}: console errors or uncaught errors`).toEqual([]);
+  }
+}
+
+const guide = (page: Page, label: string) => async () => {
+  await page.getByRole("button", { name: "Help & Guides" }).click();
+  await page.getByRole("menuitem", { name: label }).click();
+};
+
+test("every dialog of a pool manager opens without a console error and locks the page behind it", async ({ page }) => {
+  const detail = "/repos/issuepool-demo/xdc-wallet-kit";
+  await signIn(page, "alice", detail);
+  const problems = watchConsole(page);
+  await openEach(
+    page,
+    [
+      { path: detail, name: /^Set Bounty for Issue #/, open: () => page.getByRole("button", { name: /^(Set Reward|Reward Set) for issue #/ }).first().click() },
+      { path: detail, name: /^Release the bounty of issue #/, open: () => page.getByRole("button", { name: /^Release the bounty of issue #/ }).first().click() },
+      { path: detail, name: /^Cancel the bounty of issue #/, open: () => page.getByRole("button", { name: /^Cancel the bounty of issue #/ }).first().click() },
+      {
+        path: `${detail}#rewards`,
+        name: /^Withdraw 1\.0000 XDC\?$/,
+        open: async () => {
+          const form = page.locator("[data-withdraw=XDC]");
+          await form.getByLabel("Amount to withdraw (XDC)").fill("1");
+          await form.getByRole("button", { name: "Withdraw XDC" }).click();
+        },
+      },
+      { path: "/my-repos", name: "Pool Manager Guide", open: guide(page, "Pool Manager Guide") },
+      { path: "/my-repos", name: "Funding Demo", open: guide(page, "Funding Demo") },
+    ],
+    problems,
+  );
+});
+
+test("every dialog of a contributor opens without a console error and locks the page behind it", async ({ page }) => {
+  await signIn(page, "bob", "/wallet");
+  const problems = watchConsole(page);
+  await openEach(
+    page,
+    [
+      { path: "/wallet", name: "Export to MetaMask", open: () => page.getByRole("button", { name: "Export to MetaMask" }).click() },
+      { path: "/wallet", name: "Send from your wallet", open: () => page.getByRole("button", { name: "Send", exact: true }).click() },
+      { path: "/repos", name: "Contribution Demo", open: guide(page, "Contribution Demo") },
+    ],
+    problems,
+  );
+});

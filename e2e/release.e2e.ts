@@ -39,6 +39,9 @@ test("release a bounty to the contributor who registered, and cancel one nobody 
     .toEqual(["bob"]);
 
   await page.reload();
+  // The page's console stays clean through both decisions (issue 27: the read after a cancel answered 404 and was logged).
+  const consoleErrors: string[] = [];
+  page.on("console", (message) => message.type() === "error" && consoleErrors.push(message.text()));
   const row = page.locator(`tr[data-issue="${released}"]`);
   await row.getByRole("button", { name: `Release the bounty of issue #${released}` }).click();
   const dialog = page.getByRole("dialog", { name: `Release the bounty of issue #${released}` });
@@ -63,4 +66,7 @@ test("release a bounty to the contributor who registered, and cancel one nobody 
   await expect(page.locator("li[data-toast-type]").filter({ hasText: "Bounty Cancelled" })).toBeVisible({ timeout: 20_000 });
   await expect(other.getByRole("button", { name: `Cancel the bounty of issue #${cancelled}` })).toBeHidden({ timeout: 20_000 });
   expect((await page.request.get(`/api/blockchain/issue-bounty/${SDK.id}/${cancelled}`)).status()).toBe(404);
+  await expect(other.locator("[data-reward=none]")).toBeVisible({ timeout: 20_000 });
+  await page.waitForLoadState("networkidle");
+  expect(consoleErrors).toEqual([]);
 });

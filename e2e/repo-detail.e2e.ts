@@ -217,8 +217,8 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await expect(dialog).toBeHidden();
   await expect(row.locator("[data-reward=bounty]")).toHaveText(/5\.0000 XDC/, { timeout: 20_000 });
 
-  // Final: opening again shows it and refuses changes.
-  await row.getByRole("button", { name: /Set Reward/ }).click();
+  // Final: the row says so (issue 27); opening again shows it and refuses changes.
+  await row.getByRole("button", { name: /^Reward Set for issue/ }).click();
   await expect(dialog.getByText("A bounty of 5.0000 XDC is already assigned. You cannot change it.")).toBeVisible();
   await expect(dialog.getByLabel("Bounty amount (XDC)")).toBeDisabled();
   await expect(dialog.getByRole("button", { name: "Set XDC Bounty" })).toBeDisabled();
@@ -327,7 +327,7 @@ test.describe("at 1440 and 375 px", () => {
 
     await signIn(page, "alice", KIT);
     await page.goto(KIT);
-    await expect(issueRow(page, 1).getByRole("button", { name: /Set Reward/ })).toBeVisible();
+    await expect(issueRow(page, 1).getByRole("button", { name: "Reward Set for issue #1" })).toBeVisible();
     await axe(page);
     await page.screenshot({ path: testInfo.outputPath(`alice-issues-${theme}-1440.png`), fullPage: true });
     await page.getByRole("tab", { name: "Rewards" }).click();

@@ -14,6 +14,14 @@ test("a pool manager registers a repository through the GitHub App install", asy
   await row.getByRole("button", { name: "Install App & Register" }).click();
 
   // GitHub's install page (the emulator), then back to the registration page.
+  // Every write of the way back carries the anti-forgery token the first time (issue 27: finalize-installation
+  // went out before the token had loaded, was refused with 403 and silently retried).
+  const writes: string[] = [];
+  // From the install page on: the registration that led there answered first.
+  await expect(page.getByRole("button", { name: "Install on dave" })).toBeVisible();
+  page.on("response", (response) => {
+    if (response.request().method() !== "GET" && new URL(response.url()).pathname.startsWith("/api/")) writes.push(`${response.status()} ${new URL(response.url()).pathname}`);
+  });
   await page.getByRole("button", { name: "Install on dave" }).click();
   await expect(page).toHaveURL(/\/repos\/register$/);
   await expect(page.getByText("GitHub App successfully installed! You can now register your repositories.", { exact: true })).toBeVisible();
@@ -22,6 +30,7 @@ test("a pool manager registers a repository through the GitHub App install", asy
   const registered = page.locator('[data-admin-repo="dave/hello-xdc"]');
   await expect(registered.getByText("App Installed")).toBeVisible();
   await expect(registered.getByRole("link", { name: "Fund / Manage" })).toHaveAttribute("href", "/repos/dave/hello-xdc");
+  expect(writes).toEqual(["200 /api/github/app/finalize-installation", "200 /api/repositories/register"]);
 
   // It is listed publicly now.
   await page.goto("/repos?show=all");

@@ -323,3 +323,23 @@ test("the hourly code limit is titled as a limit, with the time to wait", async 
   await expect(alert).not.toContainText("Failed to send OTP");
   await page.keyboard.press("Escape");
 });
+
+test("a purchase abandoned on the provider's page after choosing the amount is listed with that amount, as Initiated (issue 27)", async ({ page }) => {
+  // carol: no other journey reads her on-ramp orders.
+  await signIn(page, "carol", "/wallet");
+  const popupOpened = page.waitForEvent("popup");
+  await page.getByRole("button", { name: "Buy XDC with INR" }).click();
+  const provider = await popupOpened;
+  await provider.getByLabel("Amount in INR").fill("500");
+  await provider.getByRole("button", { name: "Continue" }).click();
+  await expect(provider.getByText("You receive")).toBeVisible();
+  // The tab is closed: no payment, no return to the platform.
+  await provider.close();
+
+  await page.getByRole("tab", { name: "Transactions" }).click();
+  const row = page.locator("[data-onramp-transaction]").first();
+  await expect(row.locator("[data-transaction-type]")).toHaveText("Buy");
+  await expect(row.locator("[data-status]")).toHaveText("Initiated");
+  await expect(row).toContainText("200.0000 XDC");
+  await expect(row).toContainText("₹500.00");
+});

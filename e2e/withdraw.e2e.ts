@@ -40,3 +40,25 @@ test("a pool manager withdraws ROXN from the pool after confirming; the pool fal
   await expect(page.locator("li[data-toast-type]").filter({ hasText: "Error Withdrawing ROXN" })).toContainText("Amount cannot exceed available ROXN pool balance");
   await expect(page.getByRole("dialog")).toBeHidden();
 });
+
+test("with nothing unallocated, Withdraw is disabled and says why; an empty field cannot be sent either", async ({ page }) => {
+  // issuepool-demo/roxn-sdk: registered, never funded (scripts/seed-demo.ts); only read here.
+  await signIn(page, "alice", "/repos/issuepool-demo/roxn-sdk#rewards");
+  const panel = page.locator("[data-funding-panel]");
+  const form = panel.locator("[data-withdraw=XDC]");
+  await expect(form).toContainText("Unallocated: 0.0000 XDC");
+  const button = form.getByRole("button", { name: "Withdraw XDC" });
+  await expect(button).toBeDisabled();
+  await expect(form.locator("[data-withdraw-empty]")).toHaveText("Nothing to withdraw: no XDC in this pool is free of bounties.");
+  await expect(button).toHaveAccessibleDescription("Nothing to withdraw: no XDC in this pool is free of bounties.");
+  await expect(form.getByLabel("Amount to withdraw (XDC)")).toBeDisabled();
+
+  // A funded pool: disabled until an amount is entered (issue 27: an empty field answered 'Please enter a valid XDC amount.').
+  await page.goto("/repos/issuepool-demo/xdc-wallet-kit#rewards");
+  const funded = page.locator("[data-funding-panel] [data-withdraw=XDC]");
+  await expect(funded).toContainText(/Unallocated: [1-9]/);
+  await expect(funded.getByRole("button", { name: "Withdraw XDC" })).toBeDisabled();
+  await funded.getByLabel("Amount to withdraw (XDC)").fill("1");
+  await expect(funded.getByRole("button", { name: "Withdraw XDC" })).toBeEnabled();
+  await expect(funded.locator("[data-withdraw-empty]")).toHaveCount(0);
+});

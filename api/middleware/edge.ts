@@ -43,7 +43,9 @@ export function requestIdOf(request: Request): string {
 export function finishResponse(headers: Headers, path: string, requestId: string, https: boolean): void {
   headers.set("X-Request-Id", requestId);
   headers.set("X-Content-Type-Options", "nosniff");
-  if (!path.startsWith("/api/")) {
+  // Documents only: the site's hashed, immutable scripts and styles (/_astro/) are never framed and navigate
+  // nowhere, and a signed-in page loads about ten of them (issue 27: the headers count in its JavaScript budget).
+  if (!path.startsWith("/api/") && !path.startsWith("/_astro/")) {
     headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
     if (!path.startsWith("/embed/")) {
       // The page's own policy (scripts by hash, no plugins, no <base>...) is the <meta> tag Astro writes

@@ -94,6 +94,9 @@ describe("the site inside the API process", () => {
     const res = await fetch(base + asset);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toContain("immutable");
+    // Document headers stay on documents: about ten of these load with a page (issue 27: page weight).
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    for (const name of ["x-frame-options", "referrer-policy", "content-security-policy"]) expect(res.headers.get(name)).toBeNull();
   });
 
   test("HEAD works for pages and files", async () => {

@@ -202,6 +202,9 @@ export async function startOnrampSimulator(options: OnrampSimulatorOptions): Pro
       createdAt: new Date(),
     };
     orders.set(order.orderId, order);
+    // The provider reports a purchase as soon as its amount is chosen (status 0, "initiated"): an order whose tab
+    // is closed before paying still shows what was asked for, then expires (issue 27).
+    if (kind === "buy") await webhook(order, "initiated");
     return c.redirect(`/orders/${order.orderId}`, 303);
   });
   app.get("/orders/:id", (c) => {

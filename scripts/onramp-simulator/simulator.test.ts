@@ -5,6 +5,7 @@ import type { Server } from "bun";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { call, createTestUser, signInAs, type TestSession } from "../../testing/auth.ts";
+import { eventually } from "../../testing/stack.ts";
 import { onrampTransactions, wallets } from "../../db/schema/index.ts";
 import { anvilPrivateKey } from "../lib/anvil.ts";
 import { startOnrampSimulator, type OnrampSimulator } from "./index.ts";
@@ -89,6 +90,18 @@ describe("the on-ramp simulator with the platform", () => {
     // A second click changes nothing.
     await fetch(`${simulator.url}${orderPath}/complete`, { method: "POST", redirect: "manual" });
     expect(formatEther((await t.ctx.chain.client.getBalance({ address: bobWallet })) - before)).toBe("400");
+  });
+
+  test("a purchase abandoned after its amount was chosen is listed with that amount, still initiated (issue 27)", async () => {
+    const { reference } = await placeOrder("buy", "250");
+    // The tab is closed here: no payment, no return. The provider's first report already carries the amounts.
+    const row = await eventually(async () => {
+      const current = await orderRow(reference);
+      return current.fiatAmount ? current : undefined;
+    }, 10_000, "the order's amounts");
+    expect(row).toMatchObject({ status: "initiated", fiatAmount: "250", cryptoAmount: "100" });
+    const listed = (await (await call(t, "/api/wallet/onramp-transactions?limit=10", { as: bob, csrf: true })).json()) as { transactions: { id: string; status: string; amount: string | null; fiatAmount: string | null }[] };
+    expect(listed.transactions.find((tx) => tx.id === row.id)).toMatchObject({ status: "initiated", amount: "100", fiatAmount: "250" });
   });
 
   test("a sale: the platform sends the XDC to the provider's deposit address, then the order succeeds", async () => {

@@ -40,7 +40,16 @@ function render(root: ParentNode, user: SessionUser | null): void {
   setText(root, "[data-user-name]", label);
   setText(root, "[data-user-handle]", `@${user.githubUsername}`);
   setText(root, "[data-wallet-address]", user.xdcWalletAddress ? shortAddress(user.xdcWalletAddress) : "");
-  if (user.xdcWalletAddress) void watchHeaderBalance(root);
+  // Not registered yet: no wallet, so no balance will ever come (issue 27: the box read '… XDC' forever). The box
+  // leads to the registration instead, and back here afterwards.
+  const registered = user.isProfileComplete && Boolean(user.xdcWalletAddress);
+  root.querySelectorAll<HTMLAnchorElement>("[data-wallet-box], [data-sheet-wallet-box]").forEach((box) => {
+    box.href = registered ? "/wallet" : `/auth?registration=true&returnTo=${encodeURIComponent(location.pathname + location.search)}`;
+    box.toggleAttribute("data-unregistered", !registered);
+  });
+  root.querySelectorAll<HTMLElement>("[data-wallet-label]").forEach((label) => (label.hidden = !registered));
+  if (!registered) setText(root, "[data-wallet-balance]", "Complete registration");
+  else void watchHeaderBalance(root);
 }
 
 let balanceWatched = false;

@@ -35,6 +35,7 @@ export class ApiRequestError extends Error {
 
 let csrfToken: string | null = null;
 let refreshCsrf: (() => Promise<string | null>) | null = null;
+let pendingToken: Promise<string | null> | null = null;
 
 /** The session store keeps the token here, and how to get a fresh one. */
 export function useCsrfToken(token: string | null, refresh?: () => Promise<string | null>): void {
@@ -76,6 +77,9 @@ export async function api<T = never, const P extends string = string, M extends 
   options: RequestOptions & { method?: M } = {},
 ): Promise<Answer<T, P, M>> {
   type A = Answer<T, P, M>;
+  // A write before the session's token has arrived (an island acting on load, e.g. finalize-installation on the
+  // page GitHub returns to) waits for it instead of going out without one, being refused and retried (issue 27).
+  if (options.method && options.method !== "GET" && !csrfToken && refreshCsrf) csrfToken = await (pendingToken ??= refreshCsrf().finally(() => (pendingToken = null)));
   const response = await send(path, options);
   if (response.status === 403 && refreshCsrf && options.method && options.method !== "GET") {
     const body = await response.clone().json().catch(() => null);

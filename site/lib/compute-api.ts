@@ -29,8 +29,17 @@ export function sinceText(iso: string | null, now = Date.now()): string {
   return new Date(iso).toLocaleDateString(undefined, { dateStyle: "medium" });
 }
 
-/** The command the hub shows: the agent with this server and the user's wallet filled in. */
+/** The word after a number of compute units: "1 unit", "0 units", "1,250 units" (issue 27: "1 units"). */
+export function unitsWord(units: number): "unit" | "units" {
+  return units === 1 ? "unit" : "units";
+}
+
+/**
+ * The command the hub shows: the agent with this server and the user's wallet filled in. Through the npm script
+ * (package.json "node-agent"), which finds the Bun that `npm install` put in node_modules/.bin: a fresh clone has
+ * no `bun` on the PATH (issue 27: the pasted command answered "bun: command not found").
+ */
 export function startCommand(serverUrl: string, walletAddress: string, backend?: { url: string; model: string }): string {
-  const base = `bun node-agent/index.ts --server ${serverUrl} --wallet ${walletAddress}`;
+  const base = `npm run node-agent -- --server ${serverUrl} --wallet ${walletAddress}`;
   return backend ? `${base} --backend ${backend.url} --model ${backend.model}` : base;
 }

@@ -1,3 +1,5 @@
+import { formatAmount } from "./format.ts";
+
 /**
  * The funded-only filter of /repos: on by default, switched in place without
  * a reload (the links still work without JavaScript), and kept in the URL.
@@ -26,4 +28,16 @@ export function setupFundedToggle(root: ParentNode = document): void {
     event.preventDefault();
     apply("all");
   });
+}
+
+/**
+ * The pool badge of a /repos card (spec section 2: the XDC amount, or ROXN if XDC is zero, else '0.0 XDC'), with
+ * USDC where it is the only currency funded (issue 27: a USDC-only pool read '0.0 XDC'). Each currency in its
+ * own decimals on every card: XDC 4, ROXN 2, USDC 2.
+ */
+export function poolBadge(pools: { XDC: bigint; ROXN: bigint; USDC: bigint }): string {
+  if (pools.XDC > 0n) return `${formatAmount(pools.XDC, "XDC", 4)} XDC`;
+  if (pools.ROXN > 0n) return `${formatAmount(pools.ROXN, "ROXN", 2)} ROXN`;
+  if (pools.USDC > 0n) return `${formatAmount(pools.USDC, "USDC", 2)} USDC`;
+  return "0.0 XDC";
 }

@@ -1,15 +1,16 @@
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { lazy, Suspense, useEffect, useRef, useState, type FormEvent } from "react";
 import { errorMessage } from "../../lib/api.ts";
 import { cardClass, badgeClass, inputClass } from "../../lib/ui.ts";
 import { toast } from "../../stores/toast.ts";
 import { COMPUTE_UNITS_FAILED_MESSAGE, FETCH_FAILED_MESSAGE, HUB_POLL_MS, formatPairingCode, isPairingCode, type NodeStatus } from "../../../lib/compute.ts";
-import { approvePairing, computeUnits, findPairing, ownNodes, revokeNode, sinceText, startCommand, walletNodeStatus, type OwnNode, type Pairing } from "../../lib/compute-api.ts";
+import { approvePairing, computeUnits, findPairing, ownNodes, revokeNode, sinceText, startCommand, unitsWord, walletNodeStatus, type OwnNode, type Pairing } from "../../lib/compute-api.ts";
 import { useResource } from "../repo-detail/use-resource.ts";
 import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
-import { Dialog } from "../ui/dialog.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
+
+const RevokeDialog = lazy(() => import("./revoke-dialog.tsx"));
 
 /**
  * The Provider Hub (spec: the command to start a node with the user's
@@ -88,7 +89,7 @@ function StartNode({ serverUrl, walletAddress }: { serverUrl: string; walletAddr
         <Icon name="server" className="h-5 w-5 text-primary" /> Start a node
       </h2>
       <p className="mt-1 text-sm text-muted-foreground">
-        In a clone of the Issuepool repository, with <a className="text-primary underline underline-offset-2" href="https://bun.sh" rel="noopener noreferrer" target="_blank">Bun</a> installed, run this. The node only connects out to this site (it works behind a home router) and earns compute units for your wallet.
+        In a clone of the Issuepool repository, after <code className="font-mono text-xs">npm install</code>, run this. The node only connects out to this site (it works behind a home router) and earns compute units for your wallet.
       </p>
       <CommandLine command={demo} label="Copy the start command" testId="start-command" />
       <p className="mt-4 text-sm text-muted-foreground">
@@ -206,6 +207,8 @@ function ApproveNode({ initialCode, onApproved }: { initialCode?: string; onAppr
 
 function NodeList({ nodes, loading, onRevoked }: { nodes: OwnNode[] | undefined; loading: boolean; onRevoked: () => Promise<unknown> }) {
   const [revoking, setRevoking] = useState<OwnNode | null>(null);
+  const revokeLoaded = useRef(false);
+  if (revoking) revokeLoaded.current = true;
   const [busy, setBusy] = useState(false);
   const revoke = async () => {
     if (!revoking) return;
@@ -244,7 +247,7 @@ function NodeList({ nodes, loading, onRevoked }: { nodes: OwnNode[] | undefined;
                 </p>
               </div>
               <p className="text-sm tabular-nums" data-node-units>
-                <span className="font-semibold">{node.computeUnits.toLocaleString("en-US")}</span> <span className="text-muted-foreground">units</span>
+                <span className="font-semibold">{node.computeUnits.toLocaleString("en-US")}</span> <span className="text-muted-foreground">{unitsWord(node.computeUnits)}</span>
               </p>
               <Button variant="outline" size="sm" onClick={() => setRevoking(node)} aria-label={`Revoke ${node.name} (${node.id})`}>
                 Revoke
@@ -253,22 +256,12 @@ function NodeList({ nodes, loading, onRevoked }: { nodes: OwnNode[] | undefined;
           ))}
         </ul>
       )}
-      <Dialog
-        open={revoking !== null}
-        onOpenChange={(open) => !open && !busy && setRevoking(null)}
-        title="Revoke this node?"
-        description={revoking ? `${revoking.name} (${revoking.id}) stops taking tasks at once; its token no longer works. The units it earned stay yours.` : undefined}
-        modalLocked={busy}
-      >
-        <div className="mt-5 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-          <Button variant="outline" onClick={() => setRevoking(null)} disabled={busy}>
-            Cancel
-          </Button>
-          <Button variant="destructive" onClick={() => void revoke()} disabled={busy}>
-            {busy && <Spinner className="h-4 w-4" />} Revoke node
-          </Button>
-        </div>
-      </Dialog>
+      {/* Loaded on the first Revoke, then kept (open or closed) so it can animate and hand focus back. */}
+      {revokeLoaded.current && (
+        <Suspense fallback={null}>
+          <RevokeDialog node={revoking} busy={busy} onClose={() => setRevoking(null)} onRevoke={() => void revoke()} />
+        </Suspense>
+      )}
     </section>
   );
 }

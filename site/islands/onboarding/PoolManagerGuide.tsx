@@ -3,7 +3,6 @@ import { Dialog } from "../ui/dialog.tsx";
 import { Button, ButtonLink } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import type { IconName } from "../../lib/icons.ts";
-import { StepDots } from "./parts.tsx";
 
 const STEPS: { icon: IconName; title: string; text: string }[] = [
   {
@@ -69,5 +68,16 @@ export function PoolManagerGuide(props: { open: boolean; onOpenChange: (open: bo
         </div>
       </div>
     </Dialog>
+  );
+}
+
+/** Dots that show where a paged guide is (here, not in parts.tsx: the guide opens by itself on a first visit, without the demos' parts). */
+function StepDots({ count, current, className = "" }: { count: number; current: number; className?: string }) {
+  return (
+    <div className={`flex justify-center gap-1.5 ${className}`} aria-hidden="true">
+      {Array.from({ length: count }, (_, i) => (
+        <span key={i} className={`h-1.5 rounded-full transition-all ${i === current ? "w-6 bg-primary" : "w-1.5 bg-border"}`} />
+      ))}
+    </div>
   );
 }

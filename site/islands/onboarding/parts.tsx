@@ -3,17 +3,6 @@ import { badgeClass } from "../../lib/ui.ts";
 import { DEMO_STEP_MS, demoStatus, type DemoIssue, type DemoIssueType } from "../../lib/onboarding-demo.ts";
 import { Icon } from "../ui/icon.tsx";
 
-/** Dots that show where a paged guide is. */
-export function StepDots({ count, current, className = "" }: { count: number; current: number; className?: string }) {
-  return (
-    <div className={`flex justify-center gap-1.5 ${className}`} aria-hidden="true">
-      {Array.from({ length: count }, (_, i) => (
-        <span key={i} className={`h-1.5 rounded-full transition-all ${i === current ? "w-6 bg-primary" : "w-1.5 bg-border"}`} />
-      ))}
-    </div>
-  );
-}
-
 /**
  * A simulated run of steps, one every 1.5 s (spec section 9, "Demo"):
  * `done` counts the finished steps; `running` while it advances. Stops when

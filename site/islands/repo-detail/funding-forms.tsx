@@ -110,9 +110,9 @@ export function FeeBreakdown({ amount, symbol }: { amount: bigint | null; symbol
   );
 }
 
-export function SubmitButton({ busy, busyLabel, children, disabled }: { busy: boolean; busyLabel: string; children: ReactNode; disabled?: boolean }) {
+export function SubmitButton({ busy, busyLabel, children, disabled, describedBy }: { busy: boolean; busyLabel: string; children: ReactNode; disabled?: boolean; describedBy?: string }) {
   return (
-    <Button type="submit" disabled={busy || disabled} className="w-full sm:w-auto">
+    <Button type="submit" disabled={busy || disabled} aria-describedby={describedBy} className="w-full sm:w-auto">
       {busy ? (
         <>
           <Spinner className="h-4 w-4" /> {busyLabel}

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { labelStyle } from "../../lib/labels.ts";
 import { contributeSignInUrl } from "../../lib/repo-detail-links.ts";
-import { bountyAmount, errorTooltip, type BountyInfo, type IssueLabel, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
+import { bountyAmount, errorTooltip, isBountySet, type BountyInfo, type IssueLabel, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
 import { formatAmount } from "../../lib/format.ts";
 import { Button, ButtonLink } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
@@ -224,13 +224,20 @@ function IssueActions(props: IssueActionsProps & { issue: RepoIssue }) {
   ];
   if (!repo.registered) return <>{actions}</>;
   if (role === "poolmanager") {
+    const reward = props.rewardOf?.(issue);
+    // A bounty is final once set: its row says so (the dialog still opens, to show it) instead of offering to set one (issue 27).
     actions.push(
-      <Button key="reward" size="sm" onClick={() => props.onSetReward(issue)} aria-label={`Set Reward for issue #${issue.number}`}>
-        <Icon name="coins" className="h-3.5 w-3.5" /> Set Reward
-      </Button>,
+      reward?.kind === "bounty" && isBountySet(reward.bounty) ? (
+        <Button key="reward" size="sm" variant="outline" onClick={() => props.onSetReward(issue)} aria-label={`Reward Set for issue #${issue.number}`} data-reward-set>
+          <Icon name="check" className="h-3.5 w-3.5 text-success" /> Reward Set
+        </Button>
+      ) : (
+        <Button key="reward" size="sm" onClick={() => props.onSetReward(issue)} aria-label={`Set Reward for issue #${issue.number}`}>
+          <Icon name="coins" className="h-3.5 w-3.5" /> Set Reward
+        </Button>
+      ),
     );
     // An open bounty: the pool manager's decisions beside it (issue 11).
-    const reward = props.rewardOf?.(issue);
     if (reward?.kind === "bounty" && reward.bounty.status === "open" && reward.bounty.state !== "held" && props.onDecide) {
       actions.push(
         <Button key="release" size="sm" variant="secondary" onClick={() => props.onDecide!(issue, "release")} aria-label={`Release the bounty of issue #${issue.number}`}>

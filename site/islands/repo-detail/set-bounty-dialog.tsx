@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import { RadioGroup } from "radix-ui";
 import { api } from "../../lib/api.ts";
 import { BOUNTY_RULES, bountyProblem, isSubmittableAmount, parseAmount, toPlainDecimal, type Currency } from "../../lib/funding-rules.ts";
-import { bountyLabel, isBountySet, poolsOf, type BountyInfo, type PoolInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
+import { bountyAmount, bountyLabel, isBountySet, poolsOf, type BountyInfo, type PoolInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
 import { formatAmount } from "../../lib/format.ts";
 import { inputClass } from "../../lib/ui.ts";
 import { toast } from "../../stores/toast.ts";
@@ -13,6 +13,10 @@ import { isTimeout, serverMessage, transactionToast, useActionKey, type Transact
 import { CURRENCY_OPTIONS, TokenMark } from "./tokens.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { Notice, Skeleton } from "./ui.tsx";
+
+const FORM_ID = "set-bounty-form";
+/** The currency of a bounty already set; XDC, the first choice, otherwise. */
+const currencyOf = (bounty: BountyInfo | null | undefined): Currency => (bounty && isBountySet(bounty) ? bountyAmount(bounty).currency : "XDC");
 
 /** Spec section 9: the bounty toast stays 9 s. */
 export const BOUNTY_TOAST_MS = 9000;
@@ -50,7 +54,8 @@ export function SetBountyDialog(props: SetBountyDialogProps) {
   // Every opening starts clean and reads the pool and the issue's bounty afresh.
   useEffect(() => {
     if (!props.open || !issue || !repo.repoId) return;
-    setCurrency("XDC");
+    // A bounty already set shows in its own currency, beside its own pool (issue 27: a ROXN bounty opened on XDC).
+    setCurrency(currencyOf(props.knownBounty));
     setAmount("");
     setPool(props.knownPool);
     setBounty(props.knownBounty);
@@ -61,14 +66,20 @@ export function SetBountyDialog(props: SetBountyDialogProps) {
       (fresh) => {
         if (!alive) return;
         setPool(fresh);
-        setBounty(fresh.issues.find((b) => b.issueId === issue.number && b.status !== "cancelled") ?? null);
+        const current = fresh.issues.find((b) => b.issueId === issue.number && b.status !== "cancelled") ?? null;
+        setBounty(current);
+        if (isBountySet(current)) setCurrency(currencyOf(current));
         setLoading(false);
       },
       () => {
         if (!alive) return;
         // Fall back on the issue's own bounty; the pool stays as the page knew it.
         issueBounty(repo.repoId!, issue.number, { fresh: true }).then(
-          (b) => alive && setBounty(b),
+          (b) => {
+            if (!alive) return;
+            setBounty(b);
+            if (isBountySet(b)) setCurrency(currencyOf(b));
+          },
           () => {},
         );
         setLoading(false);
@@ -152,8 +163,24 @@ export function SetBountyDialog(props: SetBountyDialogProps) {
       onOpenChange={props.onOpenChange}
       title={`Set Bounty for Issue #${issue.number}`}
       description={<span className="line-clamp-2">{issue.title}</span>}
+      footer={
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="outline" onClick={() => props.onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button type="submit" form={FORM_ID} disabled={!canSubmit}>
+            {pending ? (
+              <>
+                <Spinner className="h-4 w-4" /> Setting Bounty...
+              </>
+            ) : (
+              `Set ${currency} Bounty`
+            )}
+          </Button>
+        </div>
+      }
     >
-      <form onSubmit={submit} noValidate className="mt-5 grid gap-5" data-set-bounty-form>
+      <form id={FORM_ID} onSubmit={submit} noValidate className="mt-5 grid gap-5" data-set-bounty-form>
         {exists && (
           <Notice tone="info" icon="lock">
             <p role="status">A bounty of {bountyLabel(bounty)} is already assigned. You cannot change it.</p>
@@ -244,21 +271,6 @@ export function SetBountyDialog(props: SetBountyDialogProps) {
         <Notice tone="warning">
           <strong className="font-semibold">Setting a bounty is final.</strong> Once assigned, the amount cannot be changed.
         </Notice>
-
-        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
-          <Button variant="outline" onClick={() => props.onOpenChange(false)}>
-            Cancel
-          </Button>
-          <Button type="submit" disabled={!canSubmit}>
-            {pending ? (
-              <>
-                <Spinner className="h-4 w-4" /> Setting Bounty...
-              </>
-            ) : (
-              `Set ${currency} Bounty`
-            )}
-          </Button>
-        </div>
       </form>
     </Dialog>
   );

@@ -22,6 +22,10 @@ export function WithdrawForm(props: { repo: RepoView; currency: Currency; pool: 
   const [busy, setBusy] = useState(false);
   const action = useActionKey();
   const id = `withdraw-${currency.toLowerCase()}`;
+  // Nothing to withdraw (issue 27: the button was enabled beside '0.0000' and answered with an error): disabled, and the line below says why.
+  const empty = props.pool === 0n;
+  const entered = parseAmount(text, currency);
+  const canReview = !props.disabled && !busy && !empty && entered !== null && entered > 0n;
   const fail = (message: string) => toast({ type: "error", title: `Error Withdrawing ${currency}`, message });
 
   const review = (event: FormEvent) => {
@@ -69,15 +73,20 @@ export function WithdrawForm(props: { repo: RepoView; currency: Currency; pool: 
         onChange={setText}
         min="0.0001"
         step="0.0001"
-        disabled={props.disabled || busy}
+        disabled={props.disabled || busy || empty}
         describedBy={`${id}-help`}
         max={{ label: "All", onClick: () => props.pool !== null && setText(toPlainDecimal(props.pool, currency)), disabled: !props.pool }}
       />
       <p id={`${id}-help`} className="-mt-2 text-xs text-muted-foreground">
         Unallocated: {props.pool !== null ? `${formatAmount(props.pool, currency)} ${currency}` : "—"}. Bounties already set stay as they are. No fee.
       </p>
+      {empty && (
+        <p id={`${id}-why`} className="-mt-2 text-xs font-medium text-muted-foreground" data-withdraw-empty>
+          Nothing to withdraw: no {currency} in this pool is free of bounties.
+        </p>
+      )}
       <div className="flex justify-end">
-        <SubmitButton busy={false} busyLabel="" disabled={props.disabled || busy}>
+        <SubmitButton busy={false} busyLabel="" disabled={!canReview} describedBy={empty ? `${id}-why` : undefined}>
           Withdraw {currency}
         </SubmitButton>
       </div>

@@ -5,8 +5,10 @@ import { Icon } from "./icon.tsx";
 /**
  * The product's modal dialog (spec section 9): focus is trapped inside,
  * Escape closes it, the close button is labelled 'Close', and it is at most
- * 90 % of the viewport high (the body scrolls). Full width minus a margin on
- * a phone.
+ * 90 % of the viewport high: the title stays at the top, the footer (when
+ * given: the dialog's buttons) at the bottom, and the body between them
+ * scrolls (issue 27: at 1280×800 the Set Bounty dialog's buttons were below
+ * its fold). Full width minus a margin on a phone.
  */
 export function Dialog(props: {
   open: boolean;
@@ -14,6 +16,8 @@ export function Dialog(props: {
   title: ReactNode;
   description?: ReactNode;
   children: ReactNode;
+  /** Kept in view below the scrolling body: the dialog's buttons. */
+  footer?: ReactNode;
   /** Extra classes for the panel, e.g. a wider `max-w-2xl`. */
   className?: string;
   /** Keeps clicks outside from closing it (a step in progress would be lost). */
@@ -26,7 +30,7 @@ export function Dialog(props: {
         <RadixDialog.Content
           onPointerDownOutside={(event) => props.modalLocked && event.preventDefault()}
           className={
-            "fixed left-1/2 top-1/2 z-50 flex max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 flex-col overflow-y-auto " +
+            "fixed left-1/2 top-1/2 z-50 flex max-h-[90vh] w-[calc(100vw-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 flex-col " +
             "rounded-2xl border border-border bg-card p-5 text-card-foreground shadow-2xl sm:p-6 data-[state=open]:animate-[dialog-pop-in_160ms_ease-out] " +
             (props.className ?? "")
           }
@@ -39,7 +43,11 @@ export function Dialog(props: {
               <RadixDialog.Description className="sr-only">{props.title}</RadixDialog.Description>
             )}
           </div>
-          {props.children}
+          {/* The body scrolls edge to edge (its scrollbar at the panel's edge), with room for focus rings. */}
+          <div data-dialog-body className="-mx-5 -mb-1 flex min-h-0 flex-1 flex-col overflow-y-auto px-5 pb-1 sm:-mx-6 sm:px-6">
+            {props.children}
+          </div>
+          {props.footer && <div className="shrink-0 pt-4">{props.footer}</div>}
           <RadixDialog.Close
             aria-label="Close"
             className="absolute right-3 top-3 inline-flex h-8 w-8 items-center justify-center rounded-md text-muted-foreground hover:bg-muted hover:text-foreground focus-visible:outline-2 focus-visible:outline-ring"
