@@ -84,7 +84,7 @@ test("drop a document: status while it works, the page asks every 3 s until comp
   await expect(page.locator("[data-scoping-status]")).toContainText(/Queued|Reading the document/);
   await advance(0);
   for (let step = 0; step < 40 && (await page.locator("[data-plan]").count()) === 0; step++) await advance(500);
-  await expect(page.locator("[data-plan-name]")).toHaveText("Neighbourhood Tool Library");
+  await expect(page.locator("[data-plan-name]")).toHaveText("Requirements: Neighbourhood Tool Library");
   await expect(page.locator("[data-scoping-status]")).toContainText("Plan ready.");
   const log = await calls();
   expect(log[0]!.kind).toBe("upload");
@@ -137,7 +137,7 @@ test("a pool manager turns tasks of a plan into GitHub issues with USDC bounties
   test.setTimeout(120_000);
   await signIn(page, "alice", "/ai-scoping-agent");
   await page.locator("#scoping-file").setInputFiles({ name: "tool-library.md", mimeType: "text/markdown", buffer: Buffer.from(REQUIREMENTS) });
-  await expect(page.locator("[data-plan-name]")).toHaveText("Neighbourhood Tool Library", { timeout: 20_000 });
+  await expect(page.locator("[data-plan-name]")).toHaveText("Requirements: Neighbourhood Tool Library", { timeout: 20_000 });
   await page.locator("[data-open-create-issues]").click();
   const panel = page.locator("[data-create-issues]");
   await panel.locator("[data-scoping-repo]").selectOption({ label: TOOL_LIBRARY.fullName });

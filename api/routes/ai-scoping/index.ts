@@ -98,6 +98,7 @@ export const ScopingJob = z.object({
   fileName: z.string(),
   format: z.string(),
   planner: z.string(),
+  fallback: z.string().nullable(),
   createdAt: Timestamp,
   finishedAt: z.string().nullable(),
   expiresAt: Timestamp,
