@@ -132,6 +132,10 @@ const ROLE_WORDS =
 
 /** An imperative title for a requirement: "The system shall import X" -> "Import X", "Nurses must be able to see Y" -> "Let nurses see Y". */
 export function requirementTitle(requirement: string): string {
+  return titleOf(requirement).replace(/^(Let .+?) and can /, "$1 and ");
+}
+
+function titleOf(requirement: string): string {
   let text = requirement.replace(/\s+/g, " ").replace(/^[*_\s]+|[*_\s]+$/g, "").trim();
   // A label before the requirement ("Offline check-in: nurses can …").
   const label = text.match(/^([A-Z][^:.;!?]{2,50}):\s+(\S.+)$/);
@@ -165,14 +169,14 @@ export function requirementTitle(requirement: string): string {
     if (/^to\s/i.test(rest)) return clip(/^(we|i)$/i.test(wish[1]!) ? capitalize(rest.slice(3)) : `Let ${lowerFirst(wish[1]!)} ${rest.slice(3)}`, PLAN_LIMITS.title);
   }
   // "Every Sunday evening the site should send …", "…, and the site will use that login".
-  const systemLater = text.match(/^(.{0,60}?)(?:,?\s*(?:and|but)\s+)?\b(?:the\s+)?(?:system|site|website|app|application|platform|portal|service|tool)\s+(?:must|shall|should|will|can|needs? to|has to)\s+(?:be able to\s+)?(\w.+)$/i);
+  const systemLater = text.match(/^(.{0,120}?)(?:,?\s*(?:and|but)\s+)?\b(?:the\s+)?(?:system|site|website|app|application|platform|portal|service|tool)\s+(?:must|shall|should|will|can|needs? to|has to)\s+(?:be able to\s+)?(\w.+)$/i);
   if (systemLater && systemLater[1]!.trim()) {
     const lead = systemLater[1]!.trim().replace(/[,;]$/, "");
     const rest = systemLater[2]!;
     if (!/^be\s/i.test(rest) && lead.split(/\s+/).length <= 5 && !/[,;]/.test(lead)) return clip(`${capitalize(rest)} ${lowerFirst(lead)}`, PLAN_LIMITS.title);
     if (!/^be\s/i.test(rest)) return clip(capitalize(rest), PLAN_LIMITS.title);
   }
-  const person = roleSubject(text);
+  const person = /\b(must|shall|should|will|can|may|needs? to|has to|have to|is required to|are required to)\b/i.test(text.split(" ").slice(0, 8).join(" ")) ? undefined : roleSubject(text);
   if (person && !MODAL_PHRASE.test(person[1])) {
     const [verb, ...rest] = person[1].split(" ");
     if (!/^(is|are|was|were|has|have|do|does|already|often|usually)$/i.test(verb!)) return clip(`Let ${lowerFirst(person[0])} ${baseVerb(verb!)} ${rest.join(" ")}`.trim(), PLAN_LIMITS.title);
