@@ -32,6 +32,14 @@ interface Draft {
 export function planDocument(document: { fileName: string; text: string }): Plan {
   const read = readDocument(document.text);
   documentRoles = read.actors.map((a) => a.name.toLowerCase().replace(/^(the|an?)\s+/, ""));
+  try {
+    return planRead(document, read);
+  } finally {
+    documentRoles = [];
+  }
+}
+
+function planRead(document: { fileName: string; text: string }, read: ReadDocument): Plan {
   const projectName = findProjectName(document, read);
   let drafts = makeDrafts(read);
   attachAcceptance(drafts, read);
@@ -357,6 +365,7 @@ function complexity(draft: Draft): { value: Complexity; reasons: string[] } {
 // ---------- acceptance criteria, actors ----------
 
 function attachAcceptance(drafts: Draft[], read: ReadDocument): void {
+  if (!read.acceptance.length) return;
   const byId = new Map<string, Draft>();
   for (const d of drafts) for (const r of d.requirements) if (r.id) byId.set(canonicalId(r.id), d);
   const stemsOf = new Map(drafts.map((d) => [d, stems(`${d.title} ${d.requirements.map((r) => r.text).join(" ")}`)]));
@@ -551,7 +560,8 @@ function describe(draft: Draft, read: ReadDocument, fallbackText?: string): stri
     const reqs = draft.requirements.length === 1 ? [`Requirement:\n${line(draft.requirements[0]!, budget)}`] : [`Requirements:\n${draft.requirements.map((r) => line(r, budget)).join("\n")}`];
     return [where, ...reqs, ...tail].filter(Boolean).join("\n\n");
   };
-  let budget = 1200;
+  const fixed = where.length + tail.join("\n\n").length + 40;
+  let budget = Math.min(1200, Math.max(60, Math.floor((PLAN_LIMITS.description - fixed) / Math.max(1, draft.requirements.length)) - 12));
   let out = render(budget);
   while (out.length > PLAN_LIMITS.description && budget > 60) {
     budget = Math.max(60, Math.floor(budget * 0.7));

@@ -153,7 +153,19 @@ const NUMBERED_HEADING = /^(\d{1,2}(?:\.\d{1,2})*)\.?\s+(\S.{0,100})$/;
 const LIST_ITEM = /^(\s*)(?:[-*+•◦▪‣]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))\s+(.+)$/;
 const TABLE_ROW = /^\s*\|(.+)\|\s*$/;
 
+const titleLikeSeen = new Map<string, boolean>();
+
 function isTitleLike(line: string): boolean {
+  let known = titleLikeSeen.get(line);
+  if (known === undefined) {
+    if (titleLikeSeen.size > 5000) titleLikeSeen.clear();
+    known = titleLike(line);
+    titleLikeSeen.set(line, known);
+  }
+  return known;
+}
+
+function titleLike(line: string): boolean {
   const s = line.trim().replace(/[*_]/g, "");
   const words = s.split(/\s+/);
   return (
