@@ -77,7 +77,6 @@ const ID_ANYWHERE = new RegExp(String.raw`\b(${ID})\b`, "g");
 const NOT_ID = /^(?:A[3-5]|Q[1-4]|H[1-6]|MP[34]|P[0-4]|V\d+|Page ?\d+|Step ?\d+|Phase ?\d+|Release ?\d+|Sprint ?\d+|M\d+|ISO ?\d+|WCAG.*|TLS ?\d.*|HTTP ?\d.*|IPv\d|Android ?\d+|iOS ?\d+|Windows ?\d+)$/i;
 
 export const MODAL = /\b(must|shall|should|will|needs? to|has to|have to|is required to|are required to|required to)\b/i;
-const STRONG_MODAL = /\b(must|shall|needs? to|has to|have to|is required to|are required to)\b/i;
 const STORY = /^(?:as an?|as the)\s+([^,]{2,60}?),?\s+I\s+(?:want|need|would like|can|should be able)\b/i;
 const FEATURE_SENTENCE = /\b(must|shall|should|will|can|lets?|allows?|enables?|needs?|wants?|gets?|receives?|sees?|keeps?|sends?|shows?)\b/i;
 
@@ -130,7 +129,7 @@ export function mendText(text: string): string[] {
   // Words hyphenated at a line end ("sched-\nuled").
   t = t.replace(/([a-z]{2,})-\n[ \t]*([a-z]{2,})/g, "$1$2");
   // An identifier run into the previous sentence by the mending above starts its own line.
-  t = t.replace(new RegExp(String.raw`([.;!?])[ \t]+(?=(?:${ID})(?:[:.)]|[ \t]+[A-Z]))`, "g"), (m, p) => `${p}\n`);
+  t = t.replace(new RegExp(String.raw`(?<!\.)([.;!?])[ \t]+(?=(?:${ID})(?:[:.]|[ \t]+[A-Z]))`, "g"), (m, p) => `${p}\n`);
   const lines = t.split("\n").map((line) => line.replace(/\s+$/, ""));
   const title = lines.find((l) => l.trim())?.trim();
   let seenTitle = false;
