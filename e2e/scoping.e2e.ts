@@ -138,6 +138,15 @@ test("failures show the spec's texts", async ({ page }) => {
     await expect(error).toContainText(text, { timeout: 15_000 });
     await page.unroute(/\/api\/ai-scoping\/results\/[a-z2-7]{24}$/);
   }
+
+  // A configured model whose plan was not used: the page says so beside the built-in plan.
+  await page.route(/\/api\/ai-scoping\/results\/[a-z2-7]{24}$/, async (route) => {
+    const job = await (await route.fetch()).json();
+    await route.fulfill({ json: { ...job, planner: "builtin", fallback: job.status === "completed" ? "The language model's plan left requirements out." : null } });
+  });
+  await page.locator("#scoping-file").setInputFiles({ name: "req.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\n## Search\n- Users must find tools.") });
+  await expect(page.locator("[data-planner-fallback]")).toHaveText("The language model's plan left requirements out. The built-in plan is shown instead.", { timeout: 15_000 });
+  await page.unroute(/\/api\/ai-scoping\/results\/[a-z2-7]{24}$/);
 });
 
 test("a pool manager turns a 12-task plan into 12 GitHub issues with their bodies and USDC bounties on chain", async ({ page }) => {
