@@ -10,6 +10,8 @@ import { signIn } from "./support.ts";
  * which no other journey reads.
  */
 const REQUIREMENTS = readFileSync(new URL("../api/services/scoping/fixtures/requirements.md", import.meta.url), "utf8");
+/** Twelve requirements (FR-1 … FR-7, NFR-1 … NFR-5) in three milestones: a 12-task plan (issue 28). */
+const CLINICPING = readFileSync(new URL("../testing/scoping-eval/clinicping.md", import.meta.url), "utf8");
 const emulatorApi = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}/api/v3`;
 const TOOL_LIBRARY = { id: 5007, fullName: "issuepool-demo/tool-library" };
 
@@ -84,7 +86,7 @@ test("drop a document: status while it works, the page asks every 3 s until comp
   await expect(page.locator("[data-scoping-status]")).toContainText(/Queued|Reading the document/);
   await advance(0);
   for (let step = 0; step < 40 && (await page.locator("[data-plan]").count()) === 0; step++) await advance(500);
-  await expect(page.locator("[data-plan-name]")).toHaveText("Neighbourhood Tool Library");
+  await expect(page.locator("[data-plan-name]")).toHaveText("Requirements: Neighbourhood Tool Library");
   await expect(page.locator("[data-scoping-status]")).toContainText("Plan ready.");
   const log = await calls();
   expect(log[0]!.kind).toBe("upload");
@@ -96,17 +98,22 @@ test("drop a document: status while it works, the page asks every 3 s until comp
   for (let i = 0; i < 10; i++) await advance(1500);
   expect(await calls()).toHaveLength(log.length);
 
-  // The plan as a person reads it: phases, tasks with complexity and dependency links.
+  // The plan as a person reads it: which planner made it, phases, one task per requirement with complexity, its reasons and dependency links.
+  await expect(page.locator('[data-planner="builtin"]')).toContainText("Built-in planner: reads the document's structure. A configured language model gives richer plans.");
+  await expect(page.locator('[data-planner="builtin"]').getByRole("link", { name: "How to set one up" })).toHaveAttribute("href", "/faq#technical");
   await expect(page.locator("[data-order-of-work]")).toContainText("Phase 1");
-  const reservations = page.locator('[data-task="3"]');
-  await expect(reservations).toContainText("Implement reservations");
-  await expect(reservations.getByRole("link", { name: "#2 Implement tool catalogue" })).toHaveAttribute("href", "#task-2");
-  await expect(page.locator('[data-task="4"]')).toContainText("High");
+  await expect(page.locator("[data-task]")).toHaveCount(23);
+  const reset = page.locator('[data-task="4"]');
+  await expect(reset).toContainText("Let users reset a forgotten password by e-mail");
+  await expect(reset.getByRole("link", { name: "#1 Let users sign up with an e-mail address and a password" })).toHaveAttribute("href", "#task-1");
+  await expect(page.locator("[data-task]").filter({ has: page.getByRole("heading", { name: /Take the deposit through a third-party payment provider/ }) }).locator("[data-complexity-reasons]")).toHaveText("High: payments, external API");
   // Contributors see no issue creation.
   await expect(page.locator("[data-open-create-issues]")).toHaveCount(0);
   // The plan is listed among the earlier ones and its address can be kept.
   expect(page.url()).toMatch(/\?job=[a-z2-7]{24}$/);
-  await expect(page.locator("[data-earlier-plans]")).toContainText("Neighbourhood Tool Library");
+  await expect(page.locator("[data-earlier-plans]")).toContainText("Requirements: Neighbourhood Tool Library");
+  // Plans of one day are told apart: the time and the file name.
+  await expect(page.locator("[data-earlier-meta]").first()).toContainText(/Ready · .*\d{1,2}:\d{2}.* · tool-library\.md/);
   await page.clock.resume();
   await expectNoSeriousViolations(page);
 });
@@ -131,39 +138,52 @@ test("failures show the spec's texts", async ({ page }) => {
     await expect(error).toContainText(text, { timeout: 15_000 });
     await page.unroute(/\/api\/ai-scoping\/results\/[a-z2-7]{24}$/);
   }
+
+  // A configured model whose plan was not used: the page says so beside the built-in plan.
+  await page.route(/\/api\/ai-scoping\/results\/[a-z2-7]{24}$/, async (route) => {
+    const job = await (await route.fetch()).json();
+    await route.fulfill({ json: { ...job, planner: "builtin", fallback: job.status === "completed" ? "The language model's plan left requirements out." : null } });
+  });
+  await page.locator("#scoping-file").setInputFiles({ name: "req.md", mimeType: "text/markdown", buffer: Buffer.from("# Notes\n## Search\n- Users must find tools.") });
+  await expect(page.locator("[data-planner-fallback]")).toHaveText("The language model's plan left requirements out. The built-in plan is shown instead.", { timeout: 15_000 });
+  await page.unroute(/\/api\/ai-scoping\/results\/[a-z2-7]{24}$/);
 });
 
-test("a pool manager turns tasks of a plan into GitHub issues with USDC bounties on chain", async ({ page }) => {
-  test.setTimeout(120_000);
+test("a pool manager turns a 12-task plan into 12 GitHub issues with their bodies and USDC bounties on chain", async ({ page }) => {
+  test.setTimeout(180_000);
   await signIn(page, "alice", "/ai-scoping-agent");
-  await page.locator("#scoping-file").setInputFiles({ name: "tool-library.md", mimeType: "text/markdown", buffer: Buffer.from(REQUIREMENTS) });
-  await expect(page.locator("[data-plan-name]")).toHaveText("Neighbourhood Tool Library", { timeout: 20_000 });
+  await page.locator("#scoping-file").setInputFiles({ name: "clinicping.md", mimeType: "text/markdown", buffer: Buffer.from(CLINICPING) });
+  await expect(page.locator("[data-plan-name]")).toHaveText("ClinicPing - Requirements Specification v1.2", { timeout: 20_000 });
+  await expect(page.locator("[data-task]")).toHaveCount(12);
+  await expect(page.locator("[data-phase-name]")).toHaveText(["Phase 1: M1 Pilot (March)", "Phase 2: M2 Waiting list (May)", "Phase 3: M3 Reporting (July)"]);
   await page.locator("[data-open-create-issues]").click();
   const panel = page.locator("[data-create-issues]");
   await panel.locator("[data-scoping-repo]").selectOption({ label: TOOL_LIBRARY.fullName });
-  // Only tasks 2 (catalogue) and 3 (reservations, which depends on 2).
-  for (const id of [1, 4, 5, 6, 7]) await page.getByRole("checkbox", { name: `Open task ${id} as an issue` }).uncheck();
+  // Every task is chosen.
   await panel.locator("[data-scoping-with-bounty]").check();
   await panel.getByLabel("Currency").selectOption("USDC");
   await panel.locator("[data-scoping-amount]").fill("1");
   await panel.locator("[data-scoping-create]").click();
   const dialog = page.getByRole("dialog", { name: "Create these issues?" });
-  await expect(dialog).toContainText("2 issues will be opened in issuepool-demo/tool-library");
-  await expect(dialog).toContainText("1.0000 USDC");
-  await expect(dialog).toContainText("2.0000 USDC in all");
+  await expect(dialog).toContainText("12 issues will be opened in issuepool-demo/tool-library");
+  await expect(dialog).toContainText("12.0000 USDC in all");
   await dialog.locator("[data-scoping-confirm]").click();
   const issues = panel.locator("[data-scoped-issues]");
-  await expect(issues.locator("[data-scoped-issue]")).toHaveCount(2);
+  await expect(issues.locator("[data-scoped-issue]")).toHaveCount(12, { timeout: 30_000 });
   // Each bounty shows as it confirms.
-  await expect(issues.locator('[data-bounty-status="confirmed"]')).toHaveCount(2, { timeout: 45_000 });
+  await expect(issues.locator('[data-bounty-status="confirmed"]')).toHaveCount(12, { timeout: 120_000 });
 
   const numbers = await issues.getByRole("link", { name: /Issue #\d+/ }).evaluateAll((links) => links.map((a) => Number(a.textContent!.match(/#(\d+)/)![1])));
-  expect(numbers).toHaveLength(2);
-  // On GitHub (the emulator): the issues, with the label and the dependency link.
-  const reservations = await (await page.request.get(`${emulatorApi}/repos/${TOOL_LIBRARY.fullName}/issues/${numbers[1]}`)).json();
-  expect(reservations.title).toBe("Implement reservations");
-  expect(reservations.labels.map((l: { name: string }) => l.name)).toEqual(["issuepool"]);
-  expect(reservations.body).toContain(`- Depends on #${numbers[0]}`);
+  expect(numbers).toHaveLength(12);
+  // On GitHub (the emulator): the issues with their bodies (the requirement and its identifier, the complexity's reasons, the phase, the dependency links).
+  const bodies = await Promise.all(numbers.map(async (n) => (await (await page.request.get(`${emulatorApi}/repos/${TOOL_LIBRARY.fullName}/issues/${n}`)).json()) as { title: string; body: string; labels: { name: string }[] }));
+  const importTask = bodies.find((b) => b.title === "Import appointments from MedDesk every 15 minutes")!;
+  expect(importTask.body).toContain("FR-1: The system shall import appointments from MedDesk every 15 minutes.");
+  expect(importTask.body).toContain("**Estimated complexity:** Medium: external API (MedDesk), scheduled job");
+  expect(importTask.body).toContain("**Phase:** M1 Pilot (March)");
+  const report = bodies.find((b) => b.body.includes("FR-7:"))!;
+  expect(report.body).toContain(`- Depends on #${numbers[bodies.indexOf(importTask)]}`);
+  for (const b of bodies) expect(b.labels.map((l) => l.name)).toEqual(["issuepool"]);
   // On chain, as the platform's mirror of the contract reports it.
   const pool = (await (await page.request.get(`/api/blockchain/pool-info/${TOOL_LIBRARY.id}`)).json()) as { issues: { issueId: number; currency: string; usdcAmount: string; status: string }[] };
   for (const n of numbers) expect(pool.issues.find((b) => b.issueId === n)).toMatchObject({ currency: "USDC", usdcAmount: "1", status: "open" });

@@ -3,7 +3,8 @@ import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { Database } from "../../db/client.ts";
 import { scopingJobs } from "../../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
-import { checkPlan, type Planner } from "../services/scoping/plan.ts";
+import type { Planner } from "../services/scoping/plan.ts";
+import { planWithFallback } from "../services/scoping/plan-job.ts";
 import { PlannerFailure } from "../services/scoping/openai-planner.ts";
 import { Periodic } from "./periodic.ts";
 import type { BackgroundWorker } from "./ports.ts";
@@ -106,13 +107,15 @@ export class ScopingWorker implements BackgroundWorker {
     }, Math.max(250, Math.floor(leaseMs / 3)));
     try {
       const started = performance.now();
-      const plan = checkPlan(await this.deps.planner(job.planner).plan({ fileName: job.fileName, text: job.text }, signal));
+      // A model that fails for good (or on the last attempt) gives way to the built-in planner; the job says so.
+      const { plan, planner, fallback } = await planWithFallback(this.deps.planner(job.planner), { fileName: job.fileName, text: job.text }, { signal, lastAttempt: job.attempts >= SCOPING_MAX_ATTEMPTS });
+      if (fallback) log.warn("scoping job planned by the built-in planner instead of the model", { jobId: job.id, reason: fallback });
       const [finished] = await db
         .update(scopingJobs)
-        .set({ status: "completed", result: JSON.stringify(plan), projectName: plan.projectName, error: null, leaseUntil: null, leaseToken: null, finishedAt: new Date() })
+        .set({ status: "completed", result: JSON.stringify(plan), projectName: plan.projectName, planner, error: fallback, leaseUntil: null, leaseToken: null, finishedAt: new Date() })
         .where(held)
         .returning({ id: scopingJobs.id });
-      if (finished) log.info("scoping job completed", { jobId: job.id, planner: job.planner, tasks: plan.tasks.length, attempts: job.attempts, ms: Math.round(performance.now() - started) });
+      if (finished) log.info("scoping job completed", { jobId: job.id, planner, tasks: plan.tasks.length, attempts: job.attempts, ms: Math.round(performance.now() - started) });
       else log.warn("scoping job finished after losing its lease; the holder's result stands", { jobId: job.id });
     } catch (err) {
       if (signal.aborted) {

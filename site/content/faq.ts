@@ -71,6 +71,10 @@ export const FAQ_SECTIONS: FaqSection[] = [
       { q: "How are merges verified?", a: "Through the Issuepool GitHub App: GitHub sends a signed webhook when a pull request is merged, and Issuepool checks which issues it closes before paying." },
       { q: "Can I show bounties in my README?", a: "Yes. Every registered repository has an SVG badge and an embeddable bounty board; see the repository's public page." },
       { q: "Is there an editor integration?", a: "Yes. The VS Code extension signs in through Issuepool and shows your wallet inside the editor." },
+      {
+        q: "How does the AI Scoping Agent plan, and can it use a language model?",
+        a: "Without a model, a built-in planner reads the document's structure: each requirement (FR-1, user stories, numbered lists, tables, must/shall sentences) becomes a task, background, roles, out-of-scope and milestone sections give context, and complexity comes with its reasons. Whoever runs this Issuepool can set AI_BASE_URL (with AI_MODEL and AI_API_KEY) to any OpenAI-compatible server, such as a hosted model, llama.cpp's server or Ollama, for richer plans; a model plan that leaves requirements out is replaced by the built-in one, and the plan says so.",
+      },
     ],
   },
   {

@@ -1,6 +1,6 @@
 import { declareRoute, json, SESSION_WRITE, USER } from "../../openapi/declare.ts";
 import { Timestamp, Token } from "../../openapi/shapes.ts";
-import { PlanShape } from "../../services/scoping/plan.ts";
+import { PlanAnswerShape } from "../../services/scoping/plan.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
@@ -93,11 +93,12 @@ const JobStatus = z.enum(["queued", "processing", "completed", "failed"]);
 export const ScopingJob = z.object({
   jobId: z.string(),
   status: JobStatus,
-  result: PlanShape.nullable(),
+  result: PlanAnswerShape.nullable(),
   error: z.string().nullable(),
   fileName: z.string(),
   format: z.string(),
   planner: z.string(),
+  fallback: z.string().nullable(),
   createdAt: Timestamp,
   finishedAt: z.string().nullable(),
   expiresAt: Timestamp,

@@ -47,17 +47,24 @@ async function plan(session: TestSession) {
 
 test("chosen tasks become issues with dependency links and a label, each with a bounty on chain; a repeat does nothing twice", async () => {
   const jobId = await plan(alice);
-  const body = { repositoryId: REPO.id, githubRepoFullName: FULL_NAME, taskIds: [2, 3], label: "scoped", bounty: { currency: "XDC", amount: "2" } };
+  const view = (await (await call(stack.t, `/api/ai-scoping/results/${jobId}`, { as: alice })).json()) as { result: { tasks: { id: number; title: string; dependencies: number[] }[] } };
+  const find = (title: string) => view.result.tasks.find((t) => t.title.startsWith(title))!;
+  const overlap = find("Let members reserve an available tool");
+  expect(overlap.dependencies.length).toBeGreaterThan(1);
+  const reserve = view.result.tasks.find((t) => t.id === overlap.dependencies.at(-1))!;
+  const unopened = overlap.dependencies[0]!;
+  const body = { repositoryId: REPO.id, githubRepoFullName: FULL_NAME, taskIds: [reserve.id, overlap.id], label: "scoped", bounty: { currency: "XDC", amount: "2" } };
   const res = await call(stack.t, `/api/ai-scoping/results/${jobId}/issues`, { as: alice, body });
   expect(res.status).toBe(200);
   const { issues } = (await res.json()) as { issues: { taskId: number; issueNumber: number; issueUrl: string; bounty: { status: string; amount: string } }[] };
-  expect(issues.map((i) => i.taskId)).toEqual([2, 3]);
+  expect(issues.map((i) => i.taskId)).toEqual([reserve.id, overlap.id]);
   const [catalogue, reservations] = issues as [(typeof issues)[0], (typeof issues)[0]];
   const onGitHub = await (await fetch(`${stack.github.apiUrl}/repos/${FULL_NAME}/issues/${reservations.issueNumber}`)).json();
-  expect(onGitHub).toMatchObject({ title: "Implement reservations", state: "open", labels: [{ name: "scoped" }] });
-  // Task 3 depends on tasks 1 and 2: 2 was opened (a link), 1 was not (named).
+  expect(onGitHub).toMatchObject({ title: overlap.title, state: "open", labels: [{ name: "scoped" }] });
+  expect(onGitHub.body).toMatch(/\*\*Estimated complexity:\*\* (Low|Medium|High): \w/);
+  // It depends on a task opened with it (a link), and on another, not opened (named).
   expect(onGitHub.body).toContain(`- Depends on #${catalogue.issueNumber}`);
-  expect(onGitHub.body).toContain('- Depends on task 1 of the plan ("Implement user accounts"), not opened as an issue');
+  expect(onGitHub.body).toContain(`- Depends on task ${unopened} of the plan ("${view.result.tasks.find((t) => t.id === unopened)!.title}"), not opened as an issue`);
   expect(issues.every((i) => i.bounty?.amount === "2")).toBe(true);
 
   // Each bounty confirms on chain as its own transaction.

@@ -201,7 +201,8 @@ function issueBody(plan: Plan, task: PlanTask, numbers: Map<number, number>, fil
   return [
     task.description,
     "",
-    `**Estimated complexity:** ${task.estimatedComplexity}`,
+    `**Estimated complexity:** ${task.estimatedComplexity}${task.complexityReasons?.length ? `: ${task.complexityReasons.join(", ")}` : ""}`,
+    ...(task.phase ? [`**Phase:** ${task.phase}`] : []),
     ...(dependencies.length ? ["", "**Dependencies**", ...dependencies] : []),
     "",
     `_Planned with Issuepool's AI scoping agent from "${fileName}" (${plan.projectName}, task ${task.id} of ${plan.tasks.length})._`,

@@ -24,6 +24,8 @@ export interface ScopingJobView {
   fileName: string;
   format: string;
   planner: string;
+  /** Why a language model's plan was not used (the built-in planner's is), for the page; null otherwise. */
+  fallback: string | null;
   createdAt: string;
   finishedAt: string | null;
   expiresAt: string;
@@ -111,6 +113,7 @@ function view(job: Job): ScopingJobView {
     fileName: job.fileName,
     format: job.format,
     planner: job.planner,
+    fallback: job.status === "completed" ? job.error : null,
     createdAt: job.createdAt.toISOString(),
     finishedAt: job.finishedAt?.toISOString() ?? null,
     expiresAt: job.expiresAt.toISOString(),

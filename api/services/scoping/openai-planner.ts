@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { checkPlan, InvalidPlanError, PLAN_LIMITS, PlanShape, type Planner, type ScopingDocument } from "./plan.ts";
+import { checkPlan, InvalidPlanError, PLAN_LIMITS, PlanShape, type Plan, type Planner, type ScopingDocument } from "./plan.ts";
+import { canonicalId, idsIn, readDocument } from "./requirements-reader.ts";
 
 /**
  * A planner on any OpenAI-compatible Chat Completions server (hosted models,
@@ -25,13 +26,15 @@ export class PlannerFailure extends Error {
 }
 
 /** The model may read this much of the document; longer texts are cut (the prompt says so). */
-export const MAX_PROMPT_CHARS = 60_000;
+export const MAX_PROMPT_CHARS = 200_000;
 
 const SYSTEM_PROMPT = [
   "You are a senior engineering lead scoping a software project from its requirements document.",
   "Split the work into concrete tasks a contributor could take as one GitHub issue each, in an order they can be done.",
   `Give at most ${PLAN_LIMITS.tasks} tasks. Task ids are 1, 2, 3, ... in order; dependencies list only ids of earlier tasks.`,
-  "estimatedComplexity is Low, Medium or High. Each description says what to build and how to tell it is done.",
+  "Every requirement of the document is in some task, with its identifier (FR-1, 3.2.1, US-3) when it has one; background, users and roles, out of scope, assumptions, glossary, milestones and acceptance sections are context, not tasks.",
+  "estimatedComplexity is Low, Medium or High, and complexityReasons says why in a few words each (external API (name), payments, GDPR, offline sync, real-time, concurrency, scheduled job, performance target).",
+  "phase is the document's milestone or release the task belongs to, or an empty string when it names none. Each description says what to build and how to tell it is done.",
   "Answer with JSON only, matching the given schema.",
 ].join(" ");
 
@@ -92,19 +95,36 @@ export function openAiPlanner(options: OpenAiPlannerOptions): Planner {
         { role: "system", content: SYSTEM_PROMPT },
         { role: "user", content: `Requirements document "${document.fileName}":\n\n${text}` },
       ];
+      const check = (answer: string) => {
+        const plan = checkPlan(JSON.parse(answer));
+        const left = leftOut(plan, document.text);
+        if (left.length) throw new InvalidPlanError([`the plan leaves out ${left.length} requirement${left.length === 1 ? "" : "s"} of the document (${left.slice(0, 8).join(", ")}${left.length > 8 ? ", …" : ""})`]);
+        return plan;
+      };
       let answer = await complete(messages, signal);
       try {
-        return checkPlan(JSON.parse(answer));
+        return check(answer);
       } catch (first) {
         const problems = first instanceof InvalidPlanError ? first.problems.join("; ") : "the answer is not valid JSON";
         messages.push({ role: "assistant", content: answer.slice(0, 20_000) }, { role: "user", content: `That answer is not a valid plan (${problems}). Answer again with the whole plan as JSON that matches the schema.` });
         answer = await complete(messages, signal);
         try {
-          return checkPlan(JSON.parse(answer));
+          return check(answer);
         } catch (second) {
           throw new PlannerFailure(`The model's plan was invalid twice: ${second instanceof InvalidPlanError ? second.problems.join("; ") : "not JSON"}`);
         }
       }
     },
   };
+}
+
+/**
+ * The identified requirements of the document (FR-1, 3.2.1) no task of the
+ * plan names: a model that leaves work out has answered badly.
+ */
+export function leftOut(plan: Plan, text: string): string[] {
+  const wanted = readDocument(text).requirements.flatMap((r) => (r.id ? [r.id] : []));
+  if (!wanted.length) return [];
+  const named = new Set(plan.tasks.flatMap((t) => idsIn(`${t.title} ${t.description}`.replace(/\b([A-Z]+-?\d+)[a-d]\b/g, "$1"))));
+  return wanted.filter((id) => !named.has(canonicalId(id)));
 }

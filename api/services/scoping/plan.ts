@@ -15,6 +15,9 @@ export const PLAN_LIMITS = {
   title: 120,
   description: 2000,
   dependencies: 10,
+  reasons: 8,
+  reason: 100,
+  phase: 80,
 } as const;
 
 /** The shape alone: what a model is asked to produce (also its JSON schema). */
@@ -30,6 +33,8 @@ export const PlanShape = z
             title: z.string().describe("Imperative title of the task, fit for a GitHub issue"),
             description: z.string().describe("What to build and how to tell it is done (acceptance criteria)"),
             estimatedComplexity: z.enum(COMPLEXITIES),
+            complexityReasons: z.array(z.string()).describe('What in the requirement makes it as complex as it is, a few words each ("external API (MedDesk)", "scheduled job", "GDPR")'),
+            phase: z.string().describe("The document's milestone or release this task belongs to, as the document names it; empty when the document names none"),
             dependencies: z.array(z.number().int()).describe("ids of earlier tasks this one needs"),
           })
           .strict(),
@@ -37,6 +42,11 @@ export const PlanShape = z
       .describe("The work, in an order it can be done"),
   })
   .strict();
+
+/** A stored plan as the API answers it: plans made before a field existed lack it. */
+export const PlanAnswerShape = PlanShape.extend({
+  tasks: z.array(PlanShape.shape.tasks.element.extend({ complexityReasons: z.array(z.string()).optional(), phase: z.string().optional() }).strict()),
+}).strict();
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
@@ -53,6 +63,8 @@ export const PlanSchema = z
             title: text(PLAN_LIMITS.title),
             description: text(PLAN_LIMITS.description),
             estimatedComplexity: z.enum(COMPLEXITIES),
+            complexityReasons: z.array(text(PLAN_LIMITS.reason)).max(PLAN_LIMITS.reasons).optional(),
+            phase: z.string().trim().max(PLAN_LIMITS.phase).optional(),
             dependencies: z.array(z.number().int().min(1)).max(PLAN_LIMITS.dependencies),
           })
           .strict(),

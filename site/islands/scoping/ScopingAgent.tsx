@@ -209,7 +209,7 @@ export default function ScopingAgent(props: { signedIn: boolean; isPoolManager: 
             </div>
           )}
         </section>
-        {job?.status === "completed" && job.result && <PlanView jobId={job.jobId} plan={job.result} isPoolManager={props.isPoolManager} />}
+        {job?.status === "completed" && job.result && <PlanView jobId={job.jobId} plan={job.result} isPoolManager={props.isPoolManager} planner={job.planner} fallback={job.fallback} />}
       </div>
       {props.signedIn && <EarlierPlans jobs={jobs} current={job?.jobId ?? null} onOpen={(id) => void open(id)} />}
     </div>

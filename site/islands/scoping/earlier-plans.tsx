@@ -10,6 +10,11 @@ export interface JobSummary {
   createdAt: string;
 }
 
+/** When it was made, to the minute, in the reader's time zone: three uploads of one day must be told apart (issue 27, item 5). */
+function madeAt(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+}
+
 const STATUS_LABEL: Record<JobSummary["status"], string> = { queued: "Queued", processing: "Planning", completed: "Ready", failed: "Failed" };
 
 /** The signed-in user's earlier plans, newest first; each opens in place (and its link can be kept). */
@@ -36,9 +41,10 @@ export function EarlierPlans(props: { jobs: JobSummary[] | null; current: string
               >
                 <Icon name="fileText" className="mt-0.5 h-4 w-4 shrink-0 text-muted-foreground" />
                 <span className="min-w-0 flex-1">
-                  <span className="block truncate font-medium">{job.projectName ?? job.fileName}</span>
-                  <span className="block truncate text-xs text-muted-foreground">
-                    {STATUS_LABEL[job.status]} · <time dateTime={job.createdAt}>{job.createdAt.slice(0, 10)}</time>
+                  <span className="block break-words font-medium" data-earlier-title>{job.projectName ?? job.fileName}</span>
+                  <span className="block truncate text-xs text-muted-foreground" data-earlier-meta>
+                    {STATUS_LABEL[job.status]} · <time dateTime={job.createdAt}>{madeAt(job.createdAt)}</time>
+                    {job.projectName && <> · <span title={job.fileName}>{job.fileName}</span></>}
                   </span>
                 </span>
               </a>

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useMemo, useState } from "react";
-import { phasesOf, type Complexity, type Plan } from "../../../lib/scoping.ts";
+import { namedPhasesOf, type Complexity, type Plan } from "../../../lib/scoping.ts";
 import { badgeClass, cardClass } from "../../lib/ui.ts";
 import { Button } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
@@ -22,9 +22,22 @@ export function ComplexityBadge({ value }: { value: Complexity }) {
  * task with its complexity, what it depends on (links to those tasks) and
  * its description. Pool managers can tick tasks and open them as issues.
  */
-export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: boolean }) {
+/** Which planner made the plan, in words for the page (issue 28). */
+export function PlannerNote(props: { planner: string; fallback: string | null }) {
+  if (props.planner !== "builtin") return <p className="mt-3 text-xs text-muted-foreground" data-planner="model">Planned by the configured language model.</p>;
+  return (
+    <p className="mt-3 rounded-lg border border-border bg-muted/40 px-3 py-2 text-xs text-muted-foreground" data-planner="builtin">
+      {props.fallback && <span className="font-medium text-foreground" data-planner-fallback>{props.fallback} The built-in plan is shown instead. </span>}
+      Built-in planner: reads the document's structure. A configured language model gives richer plans.{" "}
+      <a href="/faq#technical" className="font-medium text-primary underline-offset-2 hover:underline">How to set one up</a>
+    </p>
+  );
+}
+
+export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: boolean; planner: string; fallback: string | null }) {
   const { plan } = props;
-  const phases = useMemo(() => phasesOf(plan), [plan]);
+  const named = useMemo(() => namedPhasesOf(plan), [plan]);
+  const phases = useMemo(() => named.map((p) => p.ids), [named]);
   const byId = useMemo(() => new Map(plan.tasks.map((t) => [t.id, t])), [plan]);
   const [selected, setSelected] = useState<Set<number>>(() => new Set(plan.tasks.map((t) => t.id)));
   const [creating, setCreating] = useState(false);
@@ -43,6 +56,7 @@ export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: bool
         <p className="text-xs font-semibold uppercase tracking-wide text-primary">Project plan</p>
         <h2 id="plan-title" className="mt-1 text-2xl font-bold tracking-tight" data-plan-name>{plan.projectName}</h2>
         <p className="mt-2 max-w-prose text-sm leading-relaxed">{plan.summary}</p>
+        <PlannerNote planner={props.planner} fallback={props.fallback} />
         <dl className="mt-4 flex flex-wrap gap-x-6 gap-y-2 text-sm">
           <div className="flex gap-1.5"><dt className="text-muted-foreground">Tasks</dt><dd className="font-semibold">{plan.tasks.length}</dd></div>
           <div className="flex gap-1.5"><dt className="text-muted-foreground">Phases</dt><dd className="font-semibold">{phases.length}</dd></div>
@@ -52,11 +66,13 @@ export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: bool
 
       <section className={`${cardClass} p-5 sm:p-6`} aria-labelledby="order-title" data-order-of-work>
         <h3 id="order-title" className="text-lg font-semibold">Order of work</h3>
-        <p className="mt-1 text-sm text-muted-foreground">Each phase needs only what earlier phases build; tasks within a phase can be worked on side by side.</p>
+        <p className="mt-1 text-sm text-muted-foreground">
+          {named[0]?.name ? "The phases are the document's milestones; a task needs only tasks of its own or earlier phases." : "Each phase needs only what earlier phases build; tasks within a phase can be worked on side by side."}
+        </p>
         <ol className="mt-4 grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
           {phases.map((ids, index) => (
             <li key={index} className="rounded-lg border border-border bg-muted/30 p-3">
-              <p className="text-xs font-semibold uppercase tracking-wide text-muted-foreground">Phase {index + 1}</p>
+              <p className="text-xs font-semibold uppercase tracking-wide text-muted-foreground" data-phase-name>Phase {index + 1}{named[index]?.name ? `: ${named[index]!.name}` : ""}</p>
               <ul className="mt-2 space-y-1.5">
                 {ids.map((id) => (
                   <li key={id}>
@@ -106,6 +122,11 @@ export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: bool
                 </h4>
                 <ComplexityBadge value={task.estimatedComplexity} />
               </div>
+              {task.complexityReasons && task.complexityReasons.length > 0 && (
+                <p className="mt-1 text-xs text-muted-foreground" data-complexity-reasons>
+                  {task.estimatedComplexity}: {task.complexityReasons.join(", ")}
+                </p>
+              )}
               {task.dependencies.length > 0 && (
                 <p className="mt-2 text-sm">
                   <span className="text-muted-foreground">Depends on </span>
