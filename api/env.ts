@@ -166,6 +166,15 @@ const EnvSchema = z.object({
   NODE_LONG_POLL_MS: positiveInt.default(20_000),
   /** Chat prompts one user may send per minute. */
   NODE_DISPATCH_PER_MINUTE: positiveInt.default(20),
+  /**
+   * Webhook deliveries whose processing fails (GitHub or the chain unreachable) are retried with exponential backoff
+   * from WEBHOOK_RETRY_BASE_MS, at most WEBHOOK_RETRY_MAX_MS apart, for WEBHOOK_RETRY_HOURS after they arrived.
+   */
+  WEBHOOK_RETRY_BASE_MS: positiveInt.default(1_000),
+  WEBHOOK_RETRY_MAX_MS: positiveInt.default(600_000),
+  WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(72),
+  /** How often the GitHub catch-up pass asks GitHub about bountied issues closed while a delivery failed or never came. */
+  GITHUB_CATCH_UP_INTERVAL_MS: positiveInt.default(300_000),
   /** The embedded default's GitHub emulator port (default PORT + 1, fixed so stored GitHub links survive restarts). */
   DEV_GITHUB_PORT: port.optional(),
   /** Where `astro build` wrote the site. */

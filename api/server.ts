@@ -21,6 +21,8 @@ import { createMailer } from "./mail/mailer.ts";
 import { PageCache } from "./site/page-cache.ts";
 import { WebhookWorker } from "./workers/webhooks.ts";
 import { handleGitHubDelivery } from "./services/github-events/index.ts";
+import { handleIssues } from "./services/github-events/issues.ts";
+import { GitHubCatchUp } from "./services/github-events/catch-up.ts";
 import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
 import { edgeRoute } from "./middleware/edge.ts";
 import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts";
@@ -121,6 +123,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   ctx.webhooks = new WebhookWorker({
     db: database.db,
     log,
+    retry: { baseMs: env.WEBHOOK_RETRY_BASE_MS, maxMs: env.WEBHOOK_RETRY_MAX_MS, windowMs: env.WEBHOOK_RETRY_HOURS * 3_600_000 },
     handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) },
     afterPass: async () => {
       await releaseHeldPayouts(ctx);
@@ -130,6 +133,18 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx) });
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
+}
+
+/** The GitHub catch-up pass, handling each close it finds as the issues delivery would. */
+export function githubCatchUpFor(ctx: AppContext, options: { now?: () => number } = {}): GitHubCatchUp {
+  return new GitHubCatchUp({
+    db: ctx.database.db,
+    log: ctx.log,
+    env: ctx.env,
+    now: options.now,
+    issueClosed: (repository, issue) =>
+      handleIssues(ctx, { action: "closed", repository: { id: repository.githubRepoId }, issue: { number: issue.number, state_reason: issue.state_reason ?? null } }),
+  });
 }
 
 export async function startServer(env: Env, options: StartOptions = {}): Promise<RunningServer> {
@@ -169,6 +184,9 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) managerReview.start(3_600_000);
+  // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
+  const catchUp = githubCatchUpFor(ctx);
+  if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
   const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
@@ -200,6 +218,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.indexer.stop();
       await watcher?.stop();
       await managerReview.stop();
+      await catchUp.stop();
       ctx.mailer.close();
       ctx.database.close();
       ctx.log.info("stopped");
