@@ -111,6 +111,8 @@ const EnvSchema = z.object({
   ESCROW_ALERT_EMAILS: z.string().optional(),
   /** Blocks on top of a transaction's block before it counts as confirmed (default: 1 local, 2 on XDC). */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(100).optional(),
+  /** How long one chain RPC call may take before it fails as "could not reach the XDC network" (a hung node; retried once). */
+  CHAIN_RPC_TIMEOUT_MS: positiveInt.default(10_000),
   /** The RPC URL given to browser wallets (MetaMask) in the network configuration; defaults to CHAIN_RPC_URL. */
   CHAIN_PUBLIC_RPC_URL: optionalUrl,
   /** Outgoing mail (one-time codes, notices): smtp://user:pass@host:port or smtps://… */

@@ -13,7 +13,7 @@ import { NETWORKS } from "./chain/networks.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import type { RuntimeConfig } from "../site/lib/runtime.ts";
 import { createKeyring } from "./crypto/keyring.ts";
-import { createChainAccess } from "./chain/clients.ts";
+import { chainProbe, createChainAccess } from "./chain/clients.ts";
 import { Outbox } from "./chain/outbox.ts";
 import { RewardsIndexer } from "./chain/indexer.ts";
 import { ChangeFeed } from "./changes.ts";
@@ -26,7 +26,7 @@ import { GitHubCatchUp } from "./services/github-events/catch-up.ts";
 import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
 import { edgeRoute } from "./middleware/edge.ts";
 import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts";
-import { healthResponder, timed } from "./routes/health/get.ts";
+import { HEALTH_CHECK_TIMEOUT_MS, healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
@@ -116,7 +116,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     scoping: undefined as never,
     extractor: new Extractor(),
     compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
-    healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
+    healthChecks: { chain: () => timed(chainProbe(chain, HEALTH_CHECK_TIMEOUT_MS)) },
     services: undefined as never,
   };
   ctx.services = createServices(ctx);

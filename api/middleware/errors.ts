@@ -5,6 +5,7 @@ import { ApiError, ErrorCode, internalError, type ErrorBody } from "../errors.ts
 import { GitHubApiError } from "../github/client.ts";
 import { githubUnavailable } from "../github/repositories.ts";
 import type { AppBindings } from "../context.ts";
+import { describeChainError } from "../chain/errors.ts";
 
 const statusToCode: Record<number, ErrorCode> = {
   400: ErrorCode.BAD_REQUEST,
@@ -38,7 +39,7 @@ export function toApiError(err: unknown): ApiError {
   if (chainUnreachable(err)) {
     return new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Network unavailable", message: "Could not reach the XDC network. Please try again in a moment.", cause: err });
   }
-  if (err instanceof GitHubApiError && (err.status === 0 || err.status >= 500 || err.rateLimited)) return githubUnavailable();
+  if (err instanceof GitHubApiError && (err.status === 0 || err.status >= 500 || err.rateLimited)) return githubUnavailable(err);
   return internalError();
 }
 
@@ -60,10 +61,26 @@ export function errorResponse(c: Context<AppBindings>, err: ApiError): Response 
   return c.json(body, err.status);
 }
 
+/**
+ * A 500 is a bug and is logged as an error with its stack. A 502/503/504 is
+ * an answer we meant to give (the chain, GitHub or the storage unavailable):
+ * a warning that names the cause, so the log of an outage says what was down
+ * rather than "unhandled error".
+ */
 export const onError: ErrorHandler<AppBindings> = (err, c) => {
   const apiError = toApiError(err);
-  if (apiError.status >= 500) {
-    (c.get("log") ?? console).error("unhandled error", { err, path: c.req.path });
+  const log = c.get("log") ?? console;
+  if (apiError.code === ErrorCode.INTERNAL) log.error("unhandled error", { err, path: c.req.path });
+  else if (apiError.status >= 500) {
+    log.warn("dependency unavailable", { path: c.req.path, status: apiError.status, error: apiError.title, cause: causeOf(apiError.cause ?? err) });
   }
   return errorResponse(c, apiError);
 };
+
+/** One line saying what failed underneath (viem's short message, GitHub's status), never a stack. */
+function causeOf(err: unknown): string {
+  if (err instanceof ApiError) return err.cause === undefined ? "none given" : causeOf(err.cause);
+  if (err instanceof ViemError) return describeChainError(err);
+  if (err instanceof GitHubApiError) return `GitHub ${err.status || "unreachable"}: ${err.message}`;
+  return err instanceof Error ? err.message.split("\n")[0]! : String(err);
+}
