@@ -7,6 +7,7 @@ import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
 import { createLogger, logDestination, type Logger } from "./logger.ts";
+import { assertWritableDataDir } from "./data-dir.ts";
 import { createServices } from "./services/index.ts";
 import { createSite, type Site } from "./site/index.ts";
 import { NETWORKS } from "./chain/networks.ts";
@@ -89,10 +90,16 @@ export function runtimeConfig(env: Env): RuntimeConfig {
 /** Builds the application context: database (migrated), services, health checks. */
 export async function createContext(env: Env, options: StartOptions = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(env.LOG_LEVEL, logDestination(env.LOG_FILE), {}, env.LOG_FORMAT);
+  if (!options.database) assertWritableDataDir(env);
   const database =
     options.database ??
     (await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS }));
   await migrateDatabase(database);
+  database.storage.onChange((full, err) =>
+    full
+      ? log.warn("storage full: writes are refused (503) until space returns", { database: database.url, err: (err as Error)?.message })
+      : log.info("storage writable again", { database: database.url }),
+  );
   const keyring = await createKeyring(env.ENCRYPTION_KEYS);
   await upgradeWalletKeyContexts({ keyring, database, log });
   const appSecret = decodeBase64(env.APP_SECRET.trim());
