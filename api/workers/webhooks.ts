@@ -108,7 +108,9 @@ export class WebhookWorker {
       const giveUp = failedAt - delivery.receivedAt.getTime() >= retry.windowMs;
       const fields = { id, event: delivery.event, attempts, err: (err as Error).message };
       if (giveUp) log.error("webhook processing given up after its retry window", { ...fields, windowMs: retry.windowMs });
-      else log.warn("webhook processing failed, will retry", fields);
+      // A long outage retries a delivery hundreds of times: warn at attempts 1, 2, 4, 8, … and keep the rest for debugging.
+      else if ((attempts & (attempts - 1)) === 0) log.warn("webhook processing failed, will retry", fields);
+      else log.debug("webhook processing failed, will retry", fields);
       await db
         .update(webhookDeliveries)
         .set({
