@@ -156,6 +156,41 @@ describe("GitHub unreachable across a merge", () => {
   }, 120_000);
 });
 
+describe("a delivery given up on after its retry window", () => {
+  test("is taken up again when GitHub redelivers it (same GUID, still one row), and pays once", async () => {
+    const issue = await bountiedIssue("Fixed long ago", "1");
+    const pr = await pullRequest("bob", `Fixes #${issue}`);
+    const before = await stack.t.ctx.chain.client.getBalance({ address: bob.wallet });
+    await door.close();
+    let stored: (typeof webhookDeliveries.$inferSelect)[] = [];
+    try {
+      await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number: pr, actor: "alice" });
+      await stack.github.controls.settle();
+      // The merge's deliveries fail; then their window is over (set here in place of waiting 72 hours).
+      stored = await eventually(async () => {
+        const rows = (await stack.t.ctx.database.db.select().from(webhookDeliveries)).filter(
+          (r) =>
+            r.action === "closed" &&
+            ((r.event === "pull_request" && r.payload.includes(`"number":${pr},`)) || (r.event === "issues" && r.payload.includes(`"number":${issue},`))),
+        );
+        return rows.length === 2 && rows.every((r) => r.attempts > 0) ? rows : undefined;
+      }, 30_000, "the merge's deliveries tried");
+      for (const row of stored) await stack.t.ctx.database.db.update(webhookDeliveries).set({ status: "failed" }).where(eq(webhookDeliveries.id, row.id));
+    } finally {
+      door.open();
+    }
+    const count = (await stack.t.ctx.database.db.select().from(webhookDeliveries)).length;
+    for (const row of stored) await stack.github.controls.redeliver(row.deliveryId);
+    await eventually(async () => ((await stack.t.ctx.chain.client.getBalance({ address: bob.wallet })) === before + parseEther("1") ? true : undefined), 30_000, "bob paid");
+    await eventually(async () => {
+      const rows = await stack.t.ctx.database.db.select().from(webhookDeliveries);
+      return rows.every((r) => r.status !== "pending" && r.status !== "processing") ? true : undefined;
+    }, 20_000, "deliveries done");
+    expect((await stack.t.ctx.database.db.select().from(webhookDeliveries)).length).toBe(count);
+    expect(await payouts(issue)).toHaveLength(1);
+  }, 120_000);
+});
+
 describe("the GitHub catch-up pass", () => {
   test("pays a merged fix and puts a fix-less close in front of the pool manager when their deliveries never came", async () => {
     const merged = await bountiedIssue("Fixed while deliveries are lost");
