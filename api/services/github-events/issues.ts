@@ -47,10 +47,9 @@ export async function handleIssues(ctx: AppContext, payload: Record<string, unkn
     // Awaiting only once GitHub has said no merged pull request closes it (a throw here, GitHub unreachable, retries
     // the delivery): a merged fix whose own delivery failed or has not been processed yet is paid from here.
     if (registered.installationId) {
-      const fixes = await mergedFixesOf(ctx, registered, issue.number);
-      for (const pull of fixes) await payMergedFix(ctx, registered, pull);
-      if (fixes.length) return "done";
+      for (const pull of await mergedFixesOf(ctx, registered, issue.number)) await payMergedFix(ctx, registered, pull);
     }
+    // Paid or held by now when a merged fix earned it (markAwaiting then does nothing).
     await markAwaiting(ctx, { repoId: repo.id, issueNumber: issue.number, reason: "closed_completed" });
     return "done";
   }
