@@ -111,6 +111,8 @@ const EnvSchema = z.object({
   ESCROW_ALERT_EMAILS: z.string().optional(),
   /** Blocks on top of a transaction's block before it counts as confirmed (default: 1 local, 2 on XDC). */
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(100).optional(),
+  /** How long one chain RPC call may take before it fails as "could not reach the XDC network" (a hung node; retried once). */
+  CHAIN_RPC_TIMEOUT_MS: positiveInt.default(10_000),
   /** The RPC URL given to browser wallets (MetaMask) in the network configuration; defaults to CHAIN_RPC_URL. */
   CHAIN_PUBLIC_RPC_URL: optionalUrl,
   /** Outgoing mail (one-time codes, notices): smtp://user:pass@host:port or smtps://… */
@@ -166,6 +168,15 @@ const EnvSchema = z.object({
   NODE_LONG_POLL_MS: positiveInt.default(20_000),
   /** Chat prompts one user may send per minute. */
   NODE_DISPATCH_PER_MINUTE: positiveInt.default(20),
+  /**
+   * Webhook deliveries whose processing fails (GitHub or the chain unreachable) are retried with exponential backoff
+   * from WEBHOOK_RETRY_BASE_MS, at most WEBHOOK_RETRY_MAX_MS apart, for WEBHOOK_RETRY_HOURS after they arrived.
+   */
+  WEBHOOK_RETRY_BASE_MS: positiveInt.default(1_000),
+  WEBHOOK_RETRY_MAX_MS: positiveInt.default(600_000),
+  WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(72),
+  /** How often the GitHub catch-up pass asks GitHub about bountied issues closed while a delivery failed or never came. */
+  GITHUB_CATCH_UP_INTERVAL_MS: positiveInt.default(300_000),
   /** The embedded default's GitHub emulator port (default PORT + 1, fixed so stored GitHub links survive restarts). */
   DEV_GITHUB_PORT: port.optional(),
   /** Where `astro build` wrote the site. */

@@ -124,7 +124,8 @@ export function createLogger(
     warn: (msg, fields) => emit("warn", msg, fields),
     error: (msg, fields) => emit("error", msg, fields),
     request: (method, path, status, ms, requestId) => {
-      const at = status >= 500 ? "error" : "info";
+      // 502/503/504 are answers we meant to give (a dependency down, logged with its cause by api/middleware/errors.ts).
+      const at = status >= 502 && status <= 504 ? "warn" : status >= 500 ? "error" : "info";
       if (rank[at] < rank[level]) return;
       if (format !== "json" || Object.keys(bound).length > 0) {
         emit(at, "request", { method, path, status, ms, requestId });

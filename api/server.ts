@@ -7,13 +7,14 @@ import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
 import { createLogger, logDestination, type Logger } from "./logger.ts";
+import { assertWritableDataDir } from "./data-dir.ts";
 import { createServices } from "./services/index.ts";
 import { createSite, type Site } from "./site-host/index.ts";
 import { NETWORKS } from "./chain/networks.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import type { RuntimeConfig } from "../lib/runtime-config.ts";
 import { createKeyring } from "./crypto/keyring.ts";
-import { createChainAccess } from "./chain/clients.ts";
+import { chainProbe, createChainAccess } from "./chain/clients.ts";
 import { Outbox } from "./chain/outbox.ts";
 import { RewardsIndexer } from "./chain/indexer.ts";
 import { ChangeFeed } from "./changes.ts";
@@ -21,10 +22,12 @@ import { createMailer } from "./mail/mailer.ts";
 import { PageCache } from "./site-host/page-cache.ts";
 import { WebhookWorker } from "./workers/webhooks.ts";
 import { handleGitHubDelivery } from "./services/github-events/index.ts";
+import { handleIssues } from "./services/github-events/issues.ts";
+import { GitHubCatchUp } from "./services/github-events/catch-up.ts";
 import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
 import { edgeRoute } from "./middleware/edge.ts";
 import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts";
-import { healthResponder, timed } from "./routes/health/get.ts";
+import { HEALTH_CHECK_TIMEOUT_MS, healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
@@ -87,10 +90,16 @@ export function runtimeConfig(env: Env): RuntimeConfig {
 /** Builds the application context: database (migrated), workers, health checks. */
 export async function createContext(env: Env, options: StartOptions = {}): Promise<AppContext> {
   const log = options.log ?? createLogger(env.LOG_LEVEL, logDestination(env.LOG_FILE), {}, env.LOG_FORMAT);
+  if (!options.database) assertWritableDataDir(env);
   const database =
     options.database ??
     (await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS }));
   await migrateDatabase(database);
+  database.storage.onChange((full, err) =>
+    full
+      ? log.warn("storage full: writes are refused (503) until space returns", { database: database.url, err: (err as Error)?.message })
+      : log.info("storage writable again", { database: database.url }),
+  );
   const keyring = await createKeyring(env.ENCRYPTION_KEYS);
   await upgradeWalletKeyContexts({ keyring, database, log });
   const appSecret = decodeBase64(env.APP_SECRET.trim());
@@ -114,11 +123,12 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     scoping: undefined as never,
     extractor: new Extractor(),
     compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
-    healthChecks: { chain: () => timed(() => chain.client.getBlockNumber()) },
+    healthChecks: { chain: () => timed(chainProbe(chain, HEALTH_CHECK_TIMEOUT_MS)) },
   };
   ctx.webhooks = new WebhookWorker({
     db: database.db,
     log,
+    retry: { baseMs: env.WEBHOOK_RETRY_BASE_MS, maxMs: env.WEBHOOK_RETRY_MAX_MS, windowMs: env.WEBHOOK_RETRY_HOURS * 3_600_000 },
     handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) },
     afterPass: async () => {
       await releaseHeldPayouts(ctx);
@@ -128,6 +138,18 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx) });
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
+}
+
+/** The GitHub catch-up pass, handling each close it finds as the issues delivery would. */
+export function githubCatchUpFor(ctx: AppContext, options: { now?: () => number } = {}): GitHubCatchUp {
+  return new GitHubCatchUp({
+    db: ctx.database.db,
+    log: ctx.log,
+    env: ctx.env,
+    now: options.now,
+    issueClosed: (repository, issue) =>
+      handleIssues(ctx, { action: "closed", repository: { id: repository.githubRepoId }, issue: { number: issue.number, state_reason: issue.state_reason ?? null } }),
+  });
 }
 
 export async function startServer(env: Env, options: StartOptions = {}): Promise<RunningServer> {
@@ -169,6 +191,9 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) managerReview.start(3_600_000);
+  // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
+  const catchUp = githubCatchUpFor(ctx);
+  if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
   const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
@@ -200,6 +225,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.indexer.stop();
       await watcher?.stop();
       await managerReview.stop();
+      await catchUp.stop();
       ctx.mailer.close();
       ctx.database.close();
       ctx.log.info("stopped");

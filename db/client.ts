@@ -15,7 +15,47 @@ export interface DatabaseHandle {
   url: string;
   /** True for the embedded file (or memory) database, false for a libSQL server. */
   embedded: boolean;
+  /** Storage-full episodes of the embedded database (a libSQL server watches its own disk). */
+  storage: StorageWatch;
   close(): void;
+}
+
+/** A write SQLite refused for lack of space (SQLITE_FULL), however wrapped (drizzle's query error, libSQL's). */
+export function isStorageFull(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, extendedCode, message } = e as { code?: unknown; extendedCode?: unknown; message?: unknown };
+    if (code === "SQLITE_FULL" || extendedCode === "SQLITE_FULL" || /SQLITE_FULL|database or disk is full/i.test(String(message ?? ""))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the storage is full right now, as the writes find it: a write
+ * refused with SQLITE_FULL starts an episode, the next write that succeeds
+ * ends it. Listeners hear each change once (one warning per episode, not
+ * one per refused request). SQLite rolls a refused write back whole, so an
+ * episode changes nothing already stored.
+ */
+export class StorageWatch {
+  full = false;
+  private readonly listeners = new Set<(full: boolean, err?: unknown) => void>();
+
+  onChange(listener: (full: boolean, err?: unknown) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  wrote(): void {
+    if (!this.full) return;
+    this.full = false;
+    for (const listener of this.listeners) listener(false);
+  }
+
+  failed(err: unknown): void {
+    if (this.full || !isStorageFull(err)) return;
+    this.full = true;
+    for (const listener of this.listeners) listener(true, err);
+  }
 }
 
 export interface OpenDatabaseOptions {
@@ -41,14 +81,15 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   } else {
     raw = createClient({ url, authToken: options.authToken, timeout: busyTimeoutMs });
   }
-  const client = memory || file ? serializeWrites(raw, busyTimeoutMs) : raw;
+  const storage = new StorageWatch();
+  const client = memory || file ? serializeWrites(raw, busyTimeoutMs, storage) : raw;
   if (file) {
     // WAL lets readers proceed while a writer commits; it is a property of the
     // file, so setting it once holds for every pooled connection.
     await client.execute("PRAGMA journal_mode = WAL");
   }
   const db = drizzle({ client, schema });
-  return { db, client, url, embedded: memory || file, close: () => client.close() };
+  return { db, client, url, embedded: memory || file, storage, close: () => client.close() };
 }
 
 /** The path of a `file:` URL (`file:data/app.db`, `file:/abs/app.db`, `file:///abs/app.db`). */
@@ -87,8 +128,8 @@ const READ_ONLY = /^\s*(select|pragma|explain)\b/i;
  * code inside one must write through it, never through the outer client
  * (that would wait for itself; the wait gives up after `timeoutMs`).
  */
-export function serializeWrites(client: Client, timeoutMs: number): Client {
-  return new SerializedWrites(client, new WriteQueue(timeoutMs));
+export function serializeWrites(client: Client, timeoutMs: number, storage = new StorageWatch()): Client {
+  return new SerializedWrites(client, new WriteQueue(timeoutMs), storage);
 }
 
 /** First come, first served; a writer that waited `timeoutMs` gives up its place. Free: taken at once, no timer. */
@@ -134,6 +175,7 @@ class SerializedWrites implements Client {
   constructor(
     private readonly inner: Client,
     private readonly queue: WriteQueue,
+    private readonly storage: StorageWatch,
   ) {}
 
   get closed(): boolean {
@@ -168,7 +210,7 @@ class SerializedWrites implements Client {
     if (mode === "read") return this.inner.transaction(mode);
     const release = await this.queue.acquire();
     try {
-      return new HeldTransaction(await this.inner.transaction(mode), release);
+      return new HeldTransaction(await this.inner.transaction(mode), release, this.storage);
     } catch (err) {
       release();
       throw err;
@@ -190,7 +232,12 @@ class SerializedWrites implements Client {
   private async exclusively<T>(work: () => Promise<T>): Promise<T> {
     const release = await this.queue.acquire();
     try {
-      return await work();
+      const result = await work();
+      this.storage.wrote();
+      return result;
+    } catch (err) {
+      this.storage.failed(err);
+      throw err;
     } finally {
       release();
     }
@@ -202,6 +249,7 @@ class HeldTransaction implements Transaction {
   constructor(
     private readonly tx: Transaction,
     private readonly release: () => void,
+    private readonly storage: StorageWatch,
   ) {}
 
   get closed(): boolean {
@@ -209,23 +257,31 @@ class HeldTransaction implements Transaction {
   }
 
   execute(stmt: InStatement): Promise<ResultSet> {
-    return this.tx.execute(stmt);
+    return this.watched(this.tx.execute(stmt));
   }
 
   batch(stmts: InStatement[]): Promise<ResultSet[]> {
-    return this.tx.batch(stmts);
+    return this.watched(this.tx.batch(stmts));
   }
 
   executeMultiple(sql: string): Promise<void> {
-    return this.tx.executeMultiple(sql);
+    return this.watched(this.tx.executeMultiple(sql));
   }
 
   async commit(): Promise<void> {
     try {
-      await this.tx.commit();
+      await this.watched(this.tx.commit());
+      this.storage.wrote();
     } finally {
       this.release();
     }
+  }
+
+  private watched<T>(work: Promise<T>): Promise<T> {
+    return work.catch((err: unknown) => {
+      this.storage.failed(err);
+      throw err;
+    });
   }
 
   async rollback(): Promise<void> {

@@ -21,8 +21,8 @@ export interface GitHubRepo {
   permissions?: { admin: boolean; maintain?: boolean; push: boolean; triage?: boolean; pull: boolean };
 }
 
-export const githubUnavailable = () =>
-  new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "GitHub Unavailable", message: "Failed to fetch repository details from GitHub" });
+export const githubUnavailable = (cause?: unknown) =>
+  new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "GitHub Unavailable", message: "Failed to fetch repository details from GitHub", cause });
 
 /**
  * A repository as the signed-in user sees it on GitHub, with their

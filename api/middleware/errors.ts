@@ -5,6 +5,8 @@ import { ApiError, ErrorCode, internalError, type ErrorBody } from "../errors.ts
 import { GitHubApiError } from "../github/client.ts";
 import { githubUnavailable } from "../github/repositories.ts";
 import type { AppBindings } from "../context.ts";
+import { describeChainError } from "../chain/errors.ts";
+import { isStorageFull } from "../../db/client.ts";
 
 const statusToCode: Record<number, ErrorCode> = {
   400: ErrorCode.BAD_REQUEST,
@@ -34,11 +36,13 @@ export function toApiError(err: unknown): ApiError {
     const code = statusToCode[err.status];
     if (code) return new ApiError({ code, message: err.message || defaultMessage(err.status) });
   }
+  // SQLite rolled the write back whole: nothing changed, and the same request will work once there is space.
+  if (isStorageFull(err)) return storageFull(err);
   // An upstream that is down is not our bug: say which one, with a status that invites a retry.
   if (chainUnreachable(err)) {
     return new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Network unavailable", message: "Could not reach the XDC network. Please try again in a moment.", cause: err });
   }
-  if (err instanceof GitHubApiError && (err.status === 0 || err.status >= 500 || err.rateLimited)) return githubUnavailable();
+  if (err instanceof GitHubApiError && (err.status === 0 || err.status >= 500 || err.rateLimited)) return githubUnavailable(err);
   return internalError();
 }
 
@@ -47,6 +51,11 @@ function chainUnreachable(err: unknown): boolean {
   if (!(err instanceof ViemError)) return false;
   return Boolean(err.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof WebSocketRequestError));
 }
+
+/** The answer to a write refused for lack of space (issue 24). */
+export const STORAGE_FULL_MESSAGE = "The platform's storage is full. Nothing was changed; please try again later.";
+const storageFull = (cause: unknown) =>
+  new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Storage Full", message: STORAGE_FULL_MESSAGE, headers: { "Retry-After": "60" }, cause });
 
 function defaultMessage(status: number): string {
   if (status === 413) return "The request body is too large.";
@@ -60,10 +69,27 @@ export function errorResponse(c: Context<AppBindings>, err: ApiError): Response 
   return c.json(body, err.status);
 }
 
+/**
+ * A 500 is a bug and is logged as an error with its stack. A 502/503/504 is
+ * an answer we meant to give (the chain, GitHub or the storage unavailable):
+ * a warning that names the cause, so the log of an outage says what was down
+ * rather than "unhandled error".
+ */
 export const onError: ErrorHandler<AppBindings> = (err, c) => {
   const apiError = toApiError(err);
-  if (apiError.status >= 500) {
-    (c.get("log") ?? console).error("unhandled error", { err, path: c.req.path });
+  const log = c.get("log") ?? console;
+  if (apiError.code === ErrorCode.INTERNAL) log.error("unhandled error", { err, path: c.req.path });
+  // A full storage is logged once per episode by the database layer (api/server.ts), not once per refused request.
+  else if (apiError.status >= 500 && apiError.message !== STORAGE_FULL_MESSAGE) {
+    log.warn("dependency unavailable", { path: c.req.path, status: apiError.status, error: apiError.title, cause: causeOf(apiError.cause ?? err) });
   }
   return errorResponse(c, apiError);
 };
+
+/** One line saying what failed underneath (viem's short message, GitHub's status), never a stack. */
+function causeOf(err: unknown): string {
+  if (err instanceof ApiError) return err.cause === undefined ? "none given" : causeOf(err.cause);
+  if (err instanceof ViemError) return describeChainError(err);
+  if (err instanceof GitHubApiError) return `GitHub ${err.status || "unreachable"}: ${err.message}`;
+  return err instanceof Error ? err.message.split("\n")[0]! : String(err);
+}

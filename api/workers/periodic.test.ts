@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { LibsqlError } from "@libsql/client";
 import { Periodic } from "./periodic.ts";
 
 /** A promise the test settles by hand: passes wait on these instead of on the clock. */
@@ -56,4 +57,21 @@ test("passes repeat, a nudge cuts the wait, a failed pass is reported and the lo
   worker.nudge();
   await new Promise((resolve) => setImmediate(resolve));
   expect(passes).toBe(3);
+});
+
+test("a pass that failed for a full storage is not reported each time (the database layer says it once per episode)", async () => {
+  const errors: unknown[] = [];
+  let passes = 0;
+  const done = gate();
+  const worker = new Periodic(async () => {
+    passes++;
+    if (passes <= 3) throw new Error("Failed query", { cause: new LibsqlError("SQLITE_FULL: database or disk is full", "SQLITE_FULL") });
+    if (passes === 4) throw new Error("boom");
+    done.open();
+  }, (err) => errors.push(err));
+  worker.start(3_600_000);
+  await nudgeUntil(worker, () => passes >= 5);
+  await done.opened;
+  await worker.stop();
+  expect(errors.map((e) => (e as Error).message)).toEqual(["boom"]);
 });

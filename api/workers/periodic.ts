@@ -1,8 +1,10 @@
+import { isStorageFull } from "../../db/client.ts";
+
 /**
  * A background loop (the outbox, the indexer, the webhook worker): runs a
  * pass, waits `intervalMs` (less when nudged), and again, until stopped. A
- * failed pass is reported and the loop goes on. `stop()` returns once the
- * pass in progress, if any, has finished.
+ * failed pass is reported (unless the storage was full) and the loop goes
+ * on. `stop()` returns once the pass in progress, if any, has finished.
  */
 export class Periodic {
   private running = false;
@@ -36,7 +38,12 @@ export class Periodic {
 
   private async loop(intervalMs: number): Promise<void> {
     while (this.running) {
-      this.pass = this.runPass(() => this.running).then(() => undefined, this.onError);
+      // A full storage fails every pass of every loop until space returns: the database layer logs that once per
+      // episode (db/client.ts, StorageWatch), so the loops do not repeat it each second.
+      this.pass = this.runPass(() => this.running).then(
+        () => undefined,
+        (err) => (isStorageFull(err) ? undefined : this.onError(err)),
+      );
       await this.pass;
       if (!this.running) return;
       await new Promise<void>((resolve) => {

@@ -23,6 +23,28 @@ const closing = (repo: string, number: number, as?: string) => {
   return graphql(CLOSING_QUERY, { owner, name, number }, as);
 };
 
+describe("closedByPullRequestsReferences", () => {
+  /** The platform's query (api/services/github-events/pull-requests.ts), verbatim but for includeClosedPrs. */
+  const closedBy = (number: number, includeClosedPrs = true) =>
+    graphql(
+      `query($owner:String!,$name:String!,$number:Int!){ repository(owner:$owner,name:$name){ issue(number:$number){ closedByPullRequestsReferences(first:25,includeClosedPrs:${includeClosedPrs}){ nodes{ number merged repository{ databaseId } } } } } }`,
+      { owner: "issuepool-demo", name: "xdc-wallet-kit", number },
+    );
+  const numbers = async (issue: number, includeClosedPrs?: boolean) =>
+    ((await closedBy(issue, includeClosedPrs)).body.data.repository.issue.closedByPullRequestsReferences.nodes as { number: number; merged: boolean }[]).map((n) => `${n.number}:${n.merged}`);
+
+  test("lists the pull requests whose description closes the issue; merged and closed ones only with includeClosedPrs", async () => {
+    const { issue } = await w.emulator.controls.openIssue({ repo: "issuepool-demo/xdc-wallet-kit", title: "Closed by a merge", author: "alice" });
+    const n = issue.number as number;
+    const open = (await w.emulator.controls.openPullRequest({ repo: "issuepool-demo/xdc-wallet-kit", author: "bob", title: "A fix", body: `Fixes #${n}`, head: "closed-by-1" })).pull_request.number as number;
+    const merged = (await w.emulator.controls.openPullRequest({ repo: "issuepool-demo/xdc-wallet-kit", author: "bob", title: "Another", body: `Closes #${n}`, head: "closed-by-2" })).pull_request.number as number;
+    await w.emulator.controls.openPullRequest({ repo: "issuepool-demo/xdc-wallet-kit", author: "bob", title: "Mentions", body: `See #${n}`, head: "closed-by-3" });
+    await w.emulator.controls.mergePullRequest({ repo: "issuepool-demo/xdc-wallet-kit", number: merged, actor: "alice" });
+    expect(await numbers(n)).toEqual([`${open}:false`, `${merged}:true`]);
+    expect(await numbers(n, false)).toEqual([`${open}:false`]);
+  });
+});
+
 describe("closingIssuesReferences", () => {
   test("answers the platform's query in GitHub's shape", async () => {
     const { res, body } = await closing("issuepool-demo/xdc-wallet-kit", 7);

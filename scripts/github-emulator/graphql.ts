@@ -1,7 +1,7 @@
 /**
  * POST /graphql for the part of GitHub's schema the platform reads: a
  * repository's pull requests and issues, authors, and a pull request's
- * closingIssuesReferences. Queries are validated against that schema first
+ * closingIssuesReferences, and an issue's closedByPullRequestsReferences. Queries are validated against that schema first
  * (unknown fields are errors, in GitHub's wording); then resolved, with
  * NOT_FOUND errors and nulls for what the caller cannot see.
  */
@@ -136,6 +136,31 @@ const SCHEMA: Record<string, Record<string, FieldDef>> = {
     databaseId: { type: "Int", resolve: ({ repo, issue }: Item) => issueId(repo.id, issue.number) },
     state: { type: "IssueState", resolve: ({ issue }: Item) => up(issue.state) },
     stateReason: { type: "IssueStateReason", resolve: ({ issue }: Item) => up(issue.stateReason) },
+    // The pull requests whose description closes this issue: open ones, and closed or merged ones too with includeClosedPrs.
+    closedByPullRequestsReferences: {
+      type: "PullRequestConnection",
+      args: { first: false, last: false, after: false, before: false, includeClosedPrs: false, orderByState: false, userLinkedOnly: false },
+      resolve: ({ repo, issue }: Item, { first, last, includeClosedPrs }, { world, caller }) => {
+        const limit = (first ?? last) as number | undefined;
+        if (typeof limit !== "number") throw new NotFound("You must provide a `first` or `last` value to properly paginate the `closedByPullRequestsReferences` connection.", "MISSING_PAGINATION_BOUNDARIES");
+        if (limit > 100) throw new NotFound(`Requesting ${limit} records on the \`closedByPullRequestsReferences\` connection exceeds the \`${first !== undefined ? "first" : "last"}\` limit of 100 records.`, "EXCESSIVE_PAGINATION");
+        const nodes = world.state.issues.flatMap((candidate) => {
+          if (!candidate.pull || (!includeClosedPrs && candidate.state !== "open")) return [];
+          const source = world.repoById(candidate.repoId);
+          if (!source || !canRead(world, caller, source)) return [];
+          const closes = closingReferences(candidate.body, source.owner, source.name, world.config.webUrl).some(
+            (ref) => world.findRepo(ref.owner, ref.name)?.repo.id === repo.id && ref.number === issue.number,
+          );
+          return closes ? [{ repo: source, issue: candidate }] : [];
+        });
+        return { nodes: first !== undefined ? nodes.slice(0, limit) : nodes.slice(-limit), totalCount: nodes.length };
+      },
+    },
+  },
+  PullRequestConnection: {
+    totalCount: { type: "Int", resolve: (c: { totalCount: number }) => c.totalCount },
+    nodes: { type: "PullRequest", list: true, resolve: (c: { nodes: Item[] }) => c.nodes },
+    pageInfo: { type: "PageInfo", resolve: (c: { nodes: Item[]; totalCount: number }) => c },
   },
   IssueConnection: {
     totalCount: { type: "Int", resolve: (c: { totalCount: number }) => c.totalCount },

@@ -5,6 +5,8 @@ import type { AppBindings, AppContext, HealthCheckResult } from "../../context.t
 
 /** How long one round of probes answers every health request. */
 export const HEALTH_PROBE_REUSE_MS = 1000;
+/** A dependency that has not answered in this long is down (a hung node or database must not hang the health check). */
+export const HEALTH_CHECK_TIMEOUT_MS = 1000;
 
 /**
  * GET /api/health: 200 when every dependency answers, 503 otherwise, with
@@ -33,7 +35,12 @@ export function healthResponder(ctx: AppContext): () => Promise<Response> {
     const results: Record<string, HealthCheckResult> = {};
     await Promise.all(
       Object.entries(checks).map(async ([name, check]) => {
-        results[name] = await check().catch(() => ({ ok: false, latencyMs: 0 }));
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const timeout = new Promise<HealthCheckResult>((resolve) => {
+          timer = setTimeout(() => resolve({ ok: false, latencyMs: HEALTH_CHECK_TIMEOUT_MS }), HEALTH_CHECK_TIMEOUT_MS);
+        });
+        results[name] = await Promise.race([check().catch(() => ({ ok: false, latencyMs: 0 })), timeout]);
+        clearTimeout(timer);
       }),
     );
     const ok = Object.values(results).every((r) => r.ok);

@@ -15,7 +15,7 @@ import { IdParam } from "../params.ts";
 
 const ConfirmWalletBody = z.object({ address: z.string().max(64) });
 
-const walletInfoFailed = () => new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet info" });
+const walletInfoFailed = (cause: unknown) => new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet info", cause });
 
 /**
  * GET  /api/wallet/info                 address, balance (XDC), tokenBalance (ROXN) as integer strings in wei (the spec's
@@ -34,8 +34,8 @@ export function walletRoutes(ctx: AppContext) {
       const user = c.get("user");
       const wallet = user ? await walletOfUser(ctx.database.db, user.id) : undefined;
       if (!wallet) return c.json({ address: "", balance: "0", tokenBalance: "0", xdcBalance: "0", roxnBalance: "0", usdcBalance: "0" });
-      const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
-        throw walletInfoFailed();
+      const balances = await walletBalances(ctx.chain, wallet.address as Address).catch((err) => {
+        throw walletInfoFailed(err);
       });
       return c.json({
         address: toXdcAddress(wallet.address),
@@ -66,8 +66,8 @@ export function walletRoutes(ctx: AppContext) {
       if (c.req.valid("param").id !== user.id) throw notFound();
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json({ balance: "0" });
-      const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
-        throw new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch USDC balance" });
+      const balances = await walletBalances(ctx.chain, wallet.address as Address).catch((err) => {
+        throw new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch USDC balance", cause: err });
       });
       return c.json({ balance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC) });
     });
@@ -80,8 +80,8 @@ export function tokenRoutes(ctx: AppContext) {
     const user = requireUser(c);
     const wallet = await walletOfUser(ctx.database.db, user.id);
     if (!wallet) return c.json({ balance: "0", formatted: "0" });
-    const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
-      throw walletInfoFailed();
+    const balances = await walletBalances(ctx.chain, wallet.address as Address).catch((err) => {
+      throw walletInfoFailed(err);
     });
     return c.json({ balance: balances.roxn.toString(), formatted: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN) });
   });

@@ -1,5 +1,6 @@
 import { declareRoute, json, z } from "../../openapi/declare.ts";
 import { Hono, type MiddlewareHandler } from "hono";
+import { and, eq } from "drizzle-orm";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
@@ -60,7 +61,16 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
       })
       .onConflictDoNothing({ target: [webhookDeliveries.source, webhookDeliveries.deliveryId] })
       .returning({ id: webhookDeliveries.id });
-    if (inserted.length) onReceived();
+    // A redelivery (same GUID) stays one row; one the worker had given up on (its retry window over) is taken up
+    // again, with a new window: an operator's "Redeliver" after a long outage is how it gets paid.
+    const revived = inserted.length
+      ? []
+      : await ctx.database.db
+          .update(webhookDeliveries)
+          .set({ status: "pending", attempts: 0, nextAttemptAt: new Date(), receivedAt: new Date(), leaseUntil: null })
+          .where(and(eq(webhookDeliveries.source, "github"), eq(webhookDeliveries.deliveryId, deliveryId), eq(webhookDeliveries.status, "failed")))
+          .returning({ id: webhookDeliveries.id });
+    if (inserted.length || revived.length) onReceived();
     return c.json({ received: true, duplicate: inserted.length === 0 }, 202);
   });
 }

@@ -9,12 +9,15 @@ import { issuesCacheKey } from "../../github/data.ts";
 import { onChainBounty } from "../money/bounties.ts";
 import { clearAwaiting, markAwaiting } from "../money/awaiting.ts";
 import { heldFor } from "./held-payouts.ts";
+import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
 
 /**
  * issues: any change refreshes the repository's issue list. Then the
  * bounty's state machine (docs/design.md, "A bounty's life"):
- * - closed as completed with a bounty nobody is being paid (no merged pull
- *   request paid or holds it): awaiting the pool manager's decision;
+ * - closed as completed with a bounty nobody is being paid (GitHub says no
+ *   merged pull request closes it, and nobody holds it): awaiting the pool
+ *   manager's decision; a merged pull request that closes it pays it here
+ *   (exactly once with its own delivery's payout);
  * - closed as not planned: back to the pool when nobody works on it (money
  *   is never forfeited); awaiting decision when a contributor registered
  *   (the pool manager, not a label, decides whether their work is paid);
@@ -41,6 +44,12 @@ export async function handleIssues(ctx: AppContext, payload: Record<string, unkn
   if (current.status !== "open") return "done";
   if (await heldFor(ctx, repo.id, issue.number)) return "done";
   if (issue.state_reason !== "not_planned") {
+    // Awaiting only once GitHub has said no merged pull request closes it (a throw here, GitHub unreachable, retries
+    // the delivery): a merged fix whose own delivery failed or has not been processed yet is paid from here.
+    if (registered.installationId) {
+      for (const pull of await mergedFixesOf(ctx, registered, issue.number)) await payMergedFix(ctx, registered, pull);
+    }
+    // Paid or held by now when a merged fix earned it (markAwaiting then does nothing).
     await markAwaiting(ctx, { repoId: repo.id, issueNumber: issue.number, reason: "closed_completed" });
     return "done";
   }

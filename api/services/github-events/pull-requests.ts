@@ -7,6 +7,7 @@ import { ApiError } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { forgetCached } from "../../github/cache.ts";
 import { issuesCacheKey } from "../../github/data.ts";
+import { encodeFullName } from "../../github/repositories.ts";
 import { onChainBounty, payBounty } from "../money/bounties.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { holdPayout, mergePayoutKey } from "./held-payouts.ts";
@@ -28,6 +29,40 @@ export async function closingReferences(ctx: AppContext, repository: Repository,
   }>("/graphql", { query: CLOSING_REFERENCES, variables: { owner: repository.owner, name: repository.name, number } });
   if (result.errors?.length) throw new Error(`GitHub GraphQL: ${result.errors.map((e) => e.message).join("; ")}`);
   return (result.data?.repository?.pullRequest?.closingIssuesReferences?.nodes ?? []).map((n) => ({ number: n.number, repoId: n.repository.databaseId }));
+}
+
+const CLOSED_BY = `query($owner:String!,$name:String!,$number:Int!){ repository(owner:$owner,name:$name){ issue(number:$number){ closedByPullRequestsReferences(first:25,includeClosedPrs:true){ nodes{ number merged repository{ databaseId } } } } } }`;
+
+/**
+ * The merged pull requests of this repository that close the issue, as
+ * GitHub says now. Throws when GitHub cannot be asked: "nobody is paid from
+ * this bounty" must never be concluded from an outage.
+ */
+export async function mergedFixesOf(ctx: AppContext, repository: Repository, issueNumber: number): Promise<number[]> {
+  const client = await installationClient(ctx, repository.installationId!);
+  const result = await client.post<{
+    data?: { repository?: { issue?: { closedByPullRequestsReferences?: { nodes: { number: number; merged: boolean; repository: { databaseId: number } }[] } } } };
+    errors?: { message: string }[];
+  }>("/graphql", { query: CLOSED_BY, variables: { owner: repository.owner, name: repository.name, number: issueNumber } });
+  if (result.errors?.length) throw new Error(`GitHub GraphQL: ${result.errors.map((e) => e.message).join("; ")}`);
+  const nodes = result.data?.repository?.issue?.closedByPullRequestsReferences?.nodes;
+  if (!nodes) throw new Error("GitHub GraphQL: no answer about the issue's closing pull requests");
+  return nodes.filter((n) => n.merged && n.repository.databaseId === repository.githubRepoId).map((n) => n.number);
+}
+
+/**
+ * Pays the bounties a merged pull request earns, from what GitHub says of it
+ * now (its author, that it is merged): the issue-closed path and the
+ * catch-up pass use it when the pull request's own delivery failed or never
+ * came. The same idempotent path as the delivery's.
+ */
+export async function payMergedFix(ctx: AppContext, repository: Repository, pullNumber: number): Promise<void> {
+  const client = await installationClient(ctx, repository.installationId!);
+  const pull = await client.get<{ number: number; merged: boolean; user: { id: number; login: string; type?: string } }>(
+    `/repos/${encodeFullName(repository.fullName)}/pulls/${pullNumber}`,
+  );
+  if (!pull.merged) return;
+  await handlePullRequest(ctx, { action: "closed", repository: { id: repository.githubRepoId }, pull_request: { number: pull.number, merged: true, user: pull.user } });
 }
 
 /**

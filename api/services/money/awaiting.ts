@@ -16,7 +16,7 @@
  * payout, whose webhook can be processed after the issue's, settles first: a
  * bounty paid or held by then is no longer awaiting and no e-mail goes out.
  */
-import { and, eq, inArray, isNull, lt, notInArray } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, ne, notInArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import {
   awaitingDecisions,
@@ -91,6 +91,8 @@ export async function markAwaiting(ctx: AppContext, input: { repoId: number; iss
     .onConflictDoUpdate({
       target: [awaitingDecisions.githubRepoId, awaitingDecisions.issueNumber],
       set: { allocatedTx: values.allocatedTx, reason: values.reason, createdAt: new Date(), notifiedAt: null },
+      // The same allocation already awaiting (a redelivered close, the catch-up pass): kept, so no second e-mail.
+      setWhere: ne(awaitingDecisions.allocatedTx, values.allocatedTx),
     });
   ctx.log.info("bounty awaiting the pool manager's decision", { repoId: input.repoId, issue: input.issueNumber, reason: input.reason });
   ctx.changes.publish(["repositories", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
