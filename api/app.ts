@@ -24,7 +24,7 @@ import { aiScopingRoutes, SCOPING_UPLOAD_PATHS } from "./routes/ai-scoping/index
 import { nodeRoutes, nodesRoutes } from "./routes/node/index.ts";
 import { nodeAgentRoutes } from "./routes/node-agent/index.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
-import { PUBLIC_READ_PATHS, publicReadCors } from "./middleware/cors.ts";
+import { allowedOriginsCors, PUBLIC_READ_PATHS, publicReadCors } from "./middleware/cors.ts";
 import { apiDocument } from "./openapi/document.ts";
 
 export interface CreateAppOptions {
@@ -44,6 +44,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
 
   // Health answers before sessions are loaded: load balancers poll it hard.
   app.route("/api/health", healthRoutes(ctx));
+  if (ctx.env.ALLOWED_ORIGINS.length) app.use("/api/*", allowedOriginsCors(ctx.env.ALLOWED_ORIGINS));
   app.use("/api/*", loadSession(ctx));
   app.use("/api/*", csrfProtection(ctx));
   app.route("/api/auth", authRoutes(ctx));

@@ -7,7 +7,7 @@ import { validate } from "../../validate.ts";
 import { notFound } from "../../errors.ts";
 import { clientForRepository, repositoryInfo } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
-import { publicRepository, unifiedRepo } from "../../services/repositories/public.ts";
+import { publicRepository, splitXdcRewards, unifiedRepo } from "../../services/repositories/public.ts";
 import { labelledPublicIssues, STALE_HEADER } from "../github/index.ts";
 import { OwnerRepoParam, OwnerRepoQuery, RepoParam } from "../params.ts";
 import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
@@ -74,13 +74,21 @@ export function unifiedContract(unified: Awaited<ReturnType<typeof unifiedRepo>>
     const parsed = parseAmount(value, TOKEN_DECIMALS[currency]);
     return parsed.ok ? parsed.value.toString() : "0";
   };
+  const rewards = splitXdcRewards(unified.repoRewards);
+  const issues = unified.blockchain && splitXdcRewards(
+    unified.blockchain.issues.map((issue) => ({ ...issue, rewardAmount: units(issue.rewardAmount, issue.currency), rewardDecimal: issue.rewardAmount })),
+  );
   return {
     ...unified,
+    // The spec's fields are XDC ("amount (XDC)", "rewardAmount ... converted to XDC"): a ROXN or USDC bounty goes beside them.
+    repoRewards: rewards.xdc,
+    otherRewards: rewards.other,
     blockchain: unified.blockchain && {
       ...unified.blockchain,
       poolRewards: units(unified.blockchain.poolRewards.XDC, "XDC"),
       pools: unified.blockchain.poolRewards,
-      issues: unified.blockchain.issues.map((issue) => ({ ...issue, rewardAmount: units(issue.rewardAmount, issue.currency), rewardDecimal: issue.rewardAmount })),
+      issues: issues!.xdc,
+      otherIssues: issues!.other,
     },
     repoDetails: unified.repoDetails && unified.blockchain && {
       poolRewards: units(unified.repoDetails.poolRewards, "XDC"),
@@ -113,12 +121,17 @@ export const UnifiedRepository = z.object({
     awaiting: PerCurrency.meta({ description: "In bounties awaiting the pool manager's decision: not advertised" }),
     held: PerCurrency.meta({ description: "In bounties held for a GitHub user without a wallet: not advertised" }),
     issues: z.array(z.object({
+      issueId: z.number().int(), currency: z.literal("XDC"),
+      rewardAmount: Wei.meta({ description: "In wei" }), rewardDecimal: Amount,
+    })).meta({ description: "XDC bounties only (the spec's field)" }),
+    otherIssues: z.array(z.object({
       issueId: z.number().int(), currency: Token,
       rewardAmount: Wei.meta({ description: "In the currency's smallest unit" }), rewardDecimal: Amount,
-    })),
+    })).meta({ description: "ROXN and USDC bounties" }),
   }).nullable(),
   repoDetails: z.object({ poolRewards: Wei, pools: PerCurrency }).nullable(),
-  repoRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })),
+  repoRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: z.literal("XDC") })).meta({ description: "XDC bounties only (the spec's field)" }),
+  otherRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })).meta({ description: "ROXN and USDC bounties" }),
   stats: z.object({
     claims: z.number().int(), rewardsPaid: z.number().int(), paidTotals: PerCurrency,
     contributors: z.number().int().nullable(), lastCommitAt: z.string().nullable(),

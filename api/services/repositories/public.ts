@@ -61,15 +61,24 @@ export async function advertisedBounties(ctx: AppContext, rows: Bounty[], inputs
   return { advertised, ...apart };
 }
 
-/** GET /api/repos/{repoId}/rewards: the issues' rewards (issueNumber, amount); advertised bounties only. */
+/**
+ * Rewards as the spec names them ("Issue reward: issueNumber, amount (XDC)"), XDC only, and the other
+ * currencies' rewards apart (`otherRewards`, which the spec's clients do not read): a ROXN or USDC bounty
+ * counted among `rewards` shows as XDC on the original client's page (issue 26).
+ */
+export function splitXdcRewards<T extends { currency: Currency }>(rewards: T[]): { xdc: T[]; other: T[] } {
+  return { xdc: rewards.filter((r) => r.currency === "XDC"), other: rewards.filter((r) => r.currency !== "XDC") };
+}
+
+/** GET /api/repos/{repoId}/rewards: the issues' XDC rewards (issueNumber, amount), others apart; advertised bounties only. */
 export async function repositoryRewards(ctx: AppContext, repoId: number) {
   await publicRepository(ctx, { repoId });
   const rows = (await advertisedBounties(ctx, await repositoryBounties(ctx, repoId))).advertised;
-  return {
-    rewards: rows
-      .sort((a, b) => a.issueNumber - b.issueNumber)
-      .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency })),
-  };
+  const all = rows
+    .sort((a, b) => a.issueNumber - b.issueNumber)
+    .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency }));
+  const { xdc, other } = splitXdcRewards(all);
+  return { rewards: xdc, otherRewards: other };
 }
 
 export interface UnifiedRepo {
