@@ -4,15 +4,18 @@ import { githubSignInApi } from "../routes/auth/github.ts";
 import { registerApi } from "../routes/auth/register.ts";
 import { vscodeApi } from "../routes/auth/vscode.ts";
 import { sessionApi } from "../routes/auth/session.ts";
+import { privateAccessApi } from "../routes/auth/private-access.ts";
 import { userApi } from "../routes/user/role.ts";
 import { walletApi } from "../routes/wallet/index.ts";
 import { exportApi } from "../routes/wallet/export.ts";
 import { sendApi } from "../routes/wallet/send.ts";
 import { onrampApi } from "../routes/wallet/onramp.ts";
 import { tokensApi } from "../routes/wallet/tokens.ts";
+import { walletHistoryApi } from "../routes/wallet/history.ts";
 import { githubWebhookApi } from "../routes/webhooks/github.ts";
 import { onrampWebhookApi } from "../routes/webhooks/onramp.ts";
 import { repositoriesApi } from "../routes/repositories/index.ts";
+import { accessibleRepositoriesApi } from "../routes/repositories/accessible.ts";
 import { githubApi } from "../routes/github/index.ts";
 import { publicApi } from "../routes/public/index.ts";
 import { reposApi } from "../routes/repos/index.ts";
@@ -36,15 +39,18 @@ export const DECLARATIONS = [
   ...registerApi,
   ...vscodeApi,
   ...sessionApi,
+  ...privateAccessApi,
   ...userApi,
   ...walletApi,
   ...exportApi,
   ...sendApi,
   ...onrampApi,
   ...tokensApi,
+  ...walletHistoryApi,
   ...githubWebhookApi,
   ...onrampWebhookApi,
   ...repositoriesApi,
+  ...accessibleRepositoriesApi,
   ...githubApi,
   ...publicApi,
   ...reposApi,

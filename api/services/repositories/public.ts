@@ -14,7 +14,7 @@ const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TO
 
 /** GET /api/repositories/public: registered public repositories with their pools (spec section 3, "Public repository"). */
 export async function publicRepositoryList(ctx: AppContext) {
-  const list = await listPublicRepositories(ctx.database.db);
+  const list = await listPublicRepositories(ctx.database.db, { activeOnly: true });
   return {
     repositories: list.map((r) => ({
       id: r.id,
