@@ -26,6 +26,9 @@ import { nodeAgentRoutes } from "./routes/node-agent/index.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
 import { allowedOriginsCors, PUBLIC_READ_PATHS, publicReadCors } from "./middleware/cors.ts";
 import { apiDocument } from "./openapi/document.ts";
+import { userActivityRoutes } from "./routes/user/activity.ts";
+import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
+import { notOffered } from "./routes/not-offered.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -49,6 +52,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.use("/api/*", csrfProtection(ctx));
   app.route("/api/auth", authRoutes(ctx));
   app.route("/api/user", userRoutes());
+  app.route("/api/user", userActivityRoutes(ctx));
   app.route("/api/wallet", walletRoutes(ctx));
   app.route("/api/wallet", walletFeatureRoutes(ctx));
   app.route("/api/webhooks/onramp", onrampWebhookRoutes(ctx));
@@ -68,12 +72,13 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/node", nodeRoutes(ctx));
   app.route("/api/nodes", nodesRoutes(ctx));
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
+  app.route("/api/leaderboard", leaderboardRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>
     errorResponse(
       c,
-      noApiEndpoint(c.req.method, c.req.path),
+      notOffered(c.req.method, c.req.path) ?? noApiEndpoint(c.req.method, c.req.path),
     ),
   );
 

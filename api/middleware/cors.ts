@@ -18,6 +18,7 @@ export const PUBLIC_READ_PATHS = [
   "/api/blockchain/issue-bounty/*",
   "/api/blockchain/pool-info/*",
   "/api/openapi.json",
+  "/api/leaderboard/*",
 ] as const;
 
 const EXPOSED = "ETag, X-Request-Id, X-Data-Stale, Retry-After";

@@ -7,7 +7,7 @@ import { validate } from "../../validate.ts";
 import { notFound } from "../../errors.ts";
 import { clientForRepository, repositoryInfo } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
-import { publicRepository, splitXdcRewards, unifiedRepo } from "../../services/repositories/public.ts";
+import { publicRepository, publicRepositoryBounties, splitXdcRewards, unifiedRepo } from "../../services/repositories/public.ts";
 import { labelledPublicIssues, STALE_HEADER } from "../github/index.ts";
 import { OwnerRepoParam, OwnerRepoQuery, RepoParam } from "../params.ts";
 import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
@@ -17,6 +17,7 @@ import type { Currency } from "../../../db/schema/index.ts";
  * Public reads, no sign-in, never a private repository; cached in memory
  * with the spec's ages (public page details 60 s):
  * GET /api/public/repositories/{repoId}          github_info
+ * GET /api/public/repositories/{repoId}/bounties { bounties, repositoryId, repositoryName } (the original product's call)
  * GET /api/public/github/issues?owner&repo        open issues, a bare array (X-Data-Stale says whether it is an old copy)
  * GET /api/public/github/repos/{owner}/{repo}     { repo, repoId, issues } as GET /api/github/repos answers
  * GET /api/public/unified-repo/{owner}/{repo}     everything the public page shows
@@ -36,6 +37,11 @@ export function publicRoutes(ctx: AppContext) {
       const { repository, details } = await info(c.req.valid("param").repoId);
       c.header("X-Page-Cache", `max-age=60; tags=repo:${repository.githubRepoId}`);
       return c.json({ id: repository.githubRepoId, githubRepoFullName: repository.fullName, github_info: details.data, stale: details.stale });
+    })
+    .get("/repositories/:repoId/bounties", validate("param", RepoParam), async (c) => {
+      const answer = await publicRepositoryBounties(ctx, c.req.valid("param").repoId);
+      c.header("Cache-Control", "public, max-age=60");
+      return c.json(answer);
     })
     .get("/github/issues", validate("query", OwnerRepoQuery), async (c) => {
       const { owner, repo } = c.req.valid("query");
@@ -148,6 +154,20 @@ export const publicApi = [
     request: { params: RepoParam },
     responses: {
       200: json("The repository", z.object({ id: z.number().int(), githubRepoFullName: z.string(), github_info: RepositoryInfo, stale: z.boolean() })),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/public/repositories/{repoId}/bounties", operationId: "listPublicRepositoryBounties", tags: ["public"], security: ANONYMOUS,
+    summary: "The bounties of a registered public repository, open and paid (the original product's shape)",
+    request: { params: RepoParam },
+    responses: {
+      200: json("The bounties, by issue number", z.object({
+        bounties: z.array(z.object({
+          issueId: z.string().meta({ description: "The issue number" }), status: z.enum(["Created", "Distributed"]),
+          xdcAmount: Amount, roxnAmount: Amount, isRoxn: z.boolean(), currency: Token, amount: Amount,
+        })),
+        repositoryId: z.number().int(), repositoryName: z.string(),
+      })),
     },
   }),
   declareRoute({

@@ -238,3 +238,27 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
     updatedAt,
   };
 }
+
+/**
+ * GET /api/public/repositories/{githubRepoId}/bounties, the original product's public bounty list: every bounty
+ * set on a registered public repository's issues, open and paid (cancelled ones went back to the pool), with the
+ * original's status names (Created: set and open; Distributed: paid) and amounts in whole tokens, the currency
+ * not used "0.0" (`currency` and `amount` beside them name ROXN/USDC, which `isRoxn` cannot).
+ */
+export async function publicRepositoryBounties(ctx: AppContext, repoId: number) {
+  const repository = await publicRepository(ctx, { repoId });
+  const rows = (await repositoryBounties(ctx, repoId)).sort((a, b) => a.issueNumber - b.issueNumber);
+  return {
+    bounties: rows.map((b) => ({
+      issueId: String(b.issueNumber),
+      status: b.status === "paid" ? ("Distributed" as const) : ("Created" as const),
+      xdcAmount: b.currency === "XDC" ? decimal(b.amount, "XDC") : "0.0",
+      roxnAmount: b.currency === "ROXN" ? decimal(b.amount, "ROXN") : "0.0",
+      isRoxn: b.currency === "ROXN",
+      currency: b.currency,
+      amount: decimal(b.amount, b.currency),
+    })),
+    repositoryId: repository.githubRepoId,
+    repositoryName: repository.fullName,
+  };
+}
