@@ -14,6 +14,7 @@ import { authAttempts, repositories, wallets } from "../../db/schema/index.ts";
 import { hashToken } from "../crypto/tokens.ts";
 import { fixtureRepo } from "../../scripts/github-emulator/fixture.ts";
 import { DEFAULT_RETURN_TO } from "../services/auth/return-to.ts";
+import { securityCases } from "../../testing/security.ts";
 
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const FULL_NAME = `${REPO.owner}/${REPO.name}`;
@@ -277,4 +278,8 @@ describe("amounts and the rules behind them", () => {
     const create = await call(stack.t, "/api/community-bounties", { as: alice, body: { title: "t" } });
     expect(create.status).toBe(404);
   });
+});
+
+describe("security of the Active switch", () => {
+  securityCases({ method: "PATCH", path: `/api/repositories/${REPO.id}/active`, body: { isActive: true } }, { t: () => stack.t, owner: () => alice, stranger: () => bob });
 });
