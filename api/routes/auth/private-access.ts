@@ -1,4 +1,4 @@
-import { declareRoute, json, noJson, SESSION, z } from "../../openapi/declare.ts";
+import { declareRoute, json, noJson, SESSION, USER, z } from "../../openapi/declare.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
@@ -36,7 +36,7 @@ export function privateAccessRoutes(ctx: AppContext) {
 
 export const privateAccessApi = [
   declareRoute({
-    method: "get", path: "/api/auth/private-access-status", operationId: "getPrivateAccessStatus", tags: ["auth"], security: SESSION,
+    method: "get", path: "/api/auth/private-access-status", operationId: "getPrivateAccessStatus", tags: ["auth"], security: USER,
     summary: "Whether the user's GitHub token reaches private repositories",
     responses: { 200: json("The status", z.object({ hasPrivateAccess: z.boolean() })) },
   }),
