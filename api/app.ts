@@ -59,10 +59,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/webhooks/github", githubWebhookRoutes(ctx, () => ctx.webhooks.nudge()));
   // Public reads answer any origin, without credentials (before the cache, so cached answers get the headers too).
   const cors = publicReadCors();
-  // Read methods only: a middleware for every method would put these static paths beside writes' parameters
-  // (PATCH /api/repositories/{id}/active) and push the app off Hono's fastest router (app.test.ts).
-  for (const path of PUBLIC_READ_PATHS) app.on(["GET", "HEAD", "OPTIONS"], path, cors);
-  for (const path of PUBLIC_CACHED_PATHS) app.on(["GET", "HEAD"], path, cachePublicResponses(ctx.responseCache));
+  for (const path of PUBLIC_READ_PATHS) app.use(path, cors);
+  for (const path of PUBLIC_CACHED_PATHS) app.use(path, cachePublicResponses(ctx.responseCache));
   app.route("/api/repositories", repositoryRoutes(ctx));
   app.route("/api/github", githubRoutes(ctx));
   app.route("/api/public", publicRoutes(ctx));

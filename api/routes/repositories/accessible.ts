@@ -8,8 +8,16 @@ import { requireSession, requireUser } from "../../middleware/session.ts";
 import { accessibleRepositories, setRepositoryActive } from "../../services/repositories/accessible.ts";
 import { userRepositories } from "../../services/repositories/user-repos.ts";
 import { positiveId } from "../params.ts";
+import { badRequest, noApiEndpoint } from "../../errors.ts";
 
 const GithubRepoParam = z.object({ githubRepoId: positiveId });
+const ACTIVE_PATH = /^\/api\/repositories\/([^/]+)\/active$/;
+/** The GitHub repository id of PATCH /api/repositories/{githubRepoId}/active (routed as PATCH /*: see below). */
+function activeRepoId(path: string): number {
+  const param = GithubRepoParam.safeParse({ githubRepoId: ACTIVE_PATH.exec(path)?.[1] });
+  if (!param.success) throw badRequest("githubRepoId must be a positive whole number");
+  return param.data.githubRepoId;
+}
 const ActiveBody = z.object({ isActive: z.boolean({ message: "isActive must be a boolean" }) });
 
 /**
@@ -25,9 +33,14 @@ export function accessibleRepositoryRoutes(ctx: AppContext) {
       const reachable = async () => new Set((await userRepositories(ctx, user)).repositories.map((r) => r.id));
       return c.json({ repositories: await accessibleRepositories(ctx, user, reachable) });
     })
-    .patch("/:githubRepoId/active", validate("param", GithubRepoParam), validate("json", ActiveBody), async (c) => {
+    // Routed as PATCH /* and matched here: the public reads' middleware on the static /api/repositories/public (every
+    // method) beside a parameter would push the whole app off Hono's fastest router (app.test.ts).
+    .patch("/*", async (c, next) => {
+      if (!ACTIVE_PATH.test(c.req.path)) throw noApiEndpoint(c.req.method, c.req.path);
+      await next();
+    }, validate("json", ActiveBody), async (c) => {
       const { user } = requireSession(c);
-      const done = await setRepositoryActive(ctx, { user, githubRepoId: c.req.valid("param").githubRepoId, isActive: c.req.valid("json").isActive });
+      const done = await setRepositoryActive(ctx, { user, githubRepoId: activeRepoId(c.req.path), isActive: c.req.valid("json").isActive });
       ctx.changes.publish(["repositories", `repo:${done.githubRepoId}`]);
       c.get("log").info("repository active switch", { userId: user.id, repoId: done.githubRepoId, isActive: done.isActive });
       return c.json({ success: true as const, isActive: done.isActive });
