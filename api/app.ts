@@ -24,8 +24,11 @@ import { aiScopingRoutes, SCOPING_UPLOAD_PATHS } from "./routes/ai-scoping/index
 import { nodeRoutes, nodesRoutes } from "./routes/node/index.ts";
 import { nodeAgentRoutes } from "./routes/node-agent/index.ts";
 import { docsRoutes } from "./routes/docs/index.ts";
-import { PUBLIC_READ_PATHS, publicReadCors } from "./middleware/cors.ts";
+import { allowedOriginsCors, PUBLIC_READ_PATHS, publicReadCors } from "./middleware/cors.ts";
 import { apiDocument } from "./openapi/document.ts";
+import { userActivityRoutes } from "./routes/user/activity.ts";
+import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
+import { notOffered } from "./routes/not-offered.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -44,10 +47,12 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
 
   // Health answers before sessions are loaded: load balancers poll it hard.
   app.route("/api/health", healthRoutes(ctx));
+  if (ctx.env.ALLOWED_ORIGINS.length) app.use("/api/*", allowedOriginsCors(ctx.env.ALLOWED_ORIGINS));
   app.use("/api/*", loadSession(ctx));
   app.use("/api/*", csrfProtection(ctx));
   app.route("/api/auth", authRoutes(ctx));
   app.route("/api/user", userRoutes());
+  app.route("/api/user", userActivityRoutes(ctx));
   app.route("/api/wallet", walletRoutes(ctx));
   app.route("/api/wallet", walletFeatureRoutes(ctx));
   app.route("/api/webhooks/onramp", onrampWebhookRoutes(ctx));
@@ -67,12 +72,13 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/node", nodeRoutes(ctx));
   app.route("/api/nodes", nodesRoutes(ctx));
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
+  app.route("/api/leaderboard", leaderboardRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>
     errorResponse(
       c,
-      noApiEndpoint(c.req.method, c.req.path),
+      notOffered(c.req.method, c.req.path) ?? noApiEndpoint(c.req.method, c.req.path),
     ),
   );
 

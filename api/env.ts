@@ -44,12 +44,42 @@ const privateKeyHex = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte
 /** An unset or empty variable means "not configured". */
 const optionalUrl = z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), z.url().optional());
 
+/**
+ * Comma-separated origins (scheme://host[:port], nothing after) whose pages may call the API with the user's
+ * cookies: a client of the original product served from its own origin (docs/api.md, "Clients of the original
+ * product"). Never `*`.
+ */
+const originList = z
+  .string()
+  .default("")
+  .transform((v, ctx) => {
+    const origins: string[] = [];
+    for (const entry of v.split(",").map((e) => e.trim()).filter(Boolean)) {
+      let origin: string | undefined;
+      try {
+        const url = new URL(entry);
+        if ((url.protocol === "https:" || url.protocol === "http:") && url.origin === entry.replace(/\/$/, "")) origin = url.origin;
+      } catch {
+        // refused below
+      }
+      if (!origin) ctx.addIssue({ code: "custom", message: `"${entry}" is not an origin like https://app.example.com (no path, no wildcard)` });
+      else origins.push(origin);
+    }
+    return origins;
+  });
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: port.default(3000),
   /** The origin users reach the platform at; used for redirects and the Origin check. */
   PUBLIC_URL: optionalUrl,
+  /**
+   * Other origins allowed to call the API with the user's session (CORS with credentials, and the Origin check on
+   * writes, the anti-forgery token still required); empty by default. Listing one makes the session cookies
+   * `SameSite=None; Secure` so that origin's requests carry them. README, "A client on another origin".
+   */
+  ALLOWED_ORIGINS: originList,
   /** Where the embedded default keeps its files (database, chain state, dev secrets). */
   DATA_DIR: z.string().min(1).default("data"),
   /** libSQL URL; defaults to the embedded file `${DATA_DIR}/app.db`. */

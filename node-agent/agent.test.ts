@@ -86,7 +86,7 @@ describe("the agent process", () => {
     const res = await ask("What does a compute node do?");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ message: demoAnswer("What does a compute node do?") });
-    const status = (await (await call(t, "/api/nodes/status")).json()) as { nodes: { id: string; status: string }[] };
+    const status = (await (await call(t, "/api/nodes/network")).json()) as { nodes: { id: string; status: string }[] };
     expect(status.nodes.find((n) => n.id === nodeId)?.status).toBe("Online");
   }, 30_000);
 
@@ -169,7 +169,7 @@ describe("the agent process", () => {
     const statusAt = async (ms: number) => {
       t.ctx.compute.now = () => lastSeen + ms;
       try {
-        const all = (await (await call(t, "/api/nodes/status")).json()) as { nodes: { id: string; status: string }[] };
+        const all = (await (await call(t, "/api/nodes/network")).json()) as { nodes: { id: string; status: string }[] };
         const own = (await (await call(t, `/api/node/status?walletAddress=${wallet}`, { as: owner })).json()) as { status: string };
         return [all.nodes.find((n) => n.id === nodeId)!.status, own.status];
       } finally {

@@ -15,6 +15,13 @@ export const OAUTH_STATE_COOKIE = "ip_oauth_state";
 export const presessionCookieName = (env: Env) => (isSecure(env) ? "__Host-ip_presession" : "ip_presession");
 
 export const isSecure = (env: Env) => env.PUBLIC_URL.startsWith("https://");
+/**
+ * The cookies a client on a listed other origin must receive (ALLOWED_ORIGINS): `SameSite=None; Secure`, only
+ * then; otherwise Lax. (Browsers accept Secure cookies from http://localhost.)
+ */
+const crossSite = (env: Env) => env.ALLOWED_ORIGINS.length > 0;
+const sameSite = (env: Env) => (crossSite(env) ? ("None" as const) : ("Lax" as const));
+const secure = (env: Env) => isSecure(env) || crossSite(env);
 export const sessionCookieName = (env: Env) => (isSecure(env) ? "__Host-ip_session" : "ip_session");
 
 export function readSessionCookie(c: Context, env: Env): string | undefined {
@@ -23,17 +30,17 @@ export function readSessionCookie(c: Context, env: Env): string | undefined {
 
 export function setSessionCookies(c: Context, env: Env, token: string, expiresAt: Date, role: string | null): void {
   const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
-  setCookie(c, sessionCookieName(env), token, { httpOnly: true, secure: isSecure(env), sameSite: "Lax", path: "/", maxAge });
+  setCookie(c, sessionCookieName(env), token, { httpOnly: true, secure: secure(env), sameSite: sameSite(env), path: "/", maxAge });
   setHintCookie(c, env, role, maxAge);
 }
 
 export function setHintCookie(c: Context, env: Env, role: string | null, maxAge = 30 * 24 * 3600): void {
-  setCookie(c, HINT_COOKIE, role ?? "user", { httpOnly: false, secure: isSecure(env), sameSite: "Lax", path: "/", maxAge });
+  setCookie(c, HINT_COOKIE, role ?? "user", { httpOnly: false, secure: secure(env), sameSite: sameSite(env), path: "/", maxAge });
 }
 
 export function clearSessionCookies(c: Context, env: Env): void {
-  deleteCookie(c, sessionCookieName(env), { path: "/", secure: isSecure(env) });
-  deleteCookie(c, HINT_COOKIE, { path: "/", secure: isSecure(env) });
+  deleteCookie(c, sessionCookieName(env), { path: "/", secure: secure(env), sameSite: sameSite(env) });
+  deleteCookie(c, HINT_COOKIE, { path: "/", secure: secure(env), sameSite: sameSite(env) });
 }
 
 /** The browser's pre-session id, set (HttpOnly, a day) when it has none. */
@@ -41,7 +48,7 @@ export function presessionId(c: Context, env: Env): string {
   const existing = getCookie(c, presessionCookieName(env));
   if (existing && /^[A-Za-z0-9_-]{22,64}$/.test(existing)) return existing;
   const id = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url");
-  setCookie(c, presessionCookieName(env), id, { httpOnly: true, secure: isSecure(env), sameSite: "Lax", path: "/", maxAge: 24 * 3600 });
+  setCookie(c, presessionCookieName(env), id, { httpOnly: true, secure: secure(env), sameSite: sameSite(env), path: "/", maxAge: 24 * 3600 });
   return id;
 }
 

@@ -10,14 +10,14 @@ export const csrfRefused = (message: string) =>
 
 /**
  * Anti-forgery for every state-changing request made with a session cookie:
- * the Origin must be this site's (or, without an Origin, the browser must say
- * same-origin), and the session's token must come in `X-CSRF-Token` or as
+ * the Origin must be this site's or one of ALLOWED_ORIGINS (or, without an
+ * Origin, the browser must say same-origin), and the session's token must come in `X-CSRF-Token` or as
  * `_csrf` in the JSON body. Refused requests get 403 before any handler runs,
  * so nothing changes. Without a session the route answers 401 itself;
  * webhooks authenticate by signature instead.
  */
 export function csrfProtection(ctx: AppContext): MiddlewareHandler<AppBindings> {
-  const siteOrigin = new URL(ctx.env.PUBLIC_URL).origin;
+  const origins = new Set([new URL(ctx.env.PUBLIC_URL).origin, ...ctx.env.ALLOWED_ORIGINS]);
   return async (c, next) => {
     if (SAFE_METHODS.has(c.req.method) || c.req.path.startsWith("/api/webhooks/")) return next();
     const session = c.get("session");
@@ -25,7 +25,8 @@ export function csrfProtection(ctx: AppContext): MiddlewareHandler<AppBindings> 
 
     const origin = c.req.header("origin");
     const fetchSite = c.req.header("sec-fetch-site");
-    if (origin ? origin !== siteOrigin : fetchSite !== undefined && fetchSite !== "same-origin") {
+    // A listed client origin (ALLOWED_ORIGINS) passes here; it still needs the token below.
+    if (origin ? !origins.has(origin) : fetchSite !== undefined && fetchSite !== "same-origin") {
       throw csrfRefused("This request did not come from this site.");
     }
 

@@ -3,7 +3,7 @@ import type { AppBindings } from "../context.ts";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
 import { outsideTheApp } from "./edge.ts";
-import { allowPublicRead } from "./cors.ts";
+import { allowCredentialedOrigin, allowPublicRead } from "./cors.ts";
 import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site-host/page-cache.ts";
 import { respondWithFile, type StaticFile } from "../site-host/static-files.ts";
 
@@ -100,7 +100,11 @@ export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[]): (re
       const found = source(request.url);
       if (!found) continue;
       const response = respondWithFile(request, found.file);
-      if (found.publicRead) allowPublicRead(response.headers);
+      if (found.publicRead) {
+        const origin = request.headers.get("origin");
+        if (origin && env.ALLOWED_ORIGINS.includes(origin)) allowCredentialedOrigin(response.headers, origin);
+        else allowPublicRead(response.headers);
+      }
       return finish(request, found.path, response, performance.now());
     }
     return undefined;

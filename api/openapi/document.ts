@@ -4,16 +4,21 @@ import { githubSignInApi } from "../routes/auth/github.ts";
 import { registerApi } from "../routes/auth/register.ts";
 import { vscodeApi } from "../routes/auth/vscode.ts";
 import { sessionApi } from "../routes/auth/session.ts";
+import { privateAccessApi } from "../routes/auth/private-access.ts";
 import { userApi } from "../routes/user/role.ts";
+import { userActivityApi } from "../routes/user/activity.ts";
 import { walletApi } from "../routes/wallet/index.ts";
 import { exportApi } from "../routes/wallet/export.ts";
 import { sendApi } from "../routes/wallet/send.ts";
 import { onrampApi } from "../routes/wallet/onramp.ts";
 import { tokensApi } from "../routes/wallet/tokens.ts";
+import { walletHistoryApi } from "../routes/wallet/history.ts";
 import { githubWebhookApi } from "../routes/webhooks/github.ts";
 import { onrampWebhookApi } from "../routes/webhooks/onramp.ts";
 import { repositoriesApi } from "../routes/repositories/index.ts";
+import { accessibleRepositoriesApi } from "../routes/repositories/accessible.ts";
 import { githubApi } from "../routes/github/index.ts";
+import { githubOrgApi } from "../routes/github/orgs.ts";
 import { publicApi } from "../routes/public/index.ts";
 import { reposApi } from "../routes/repos/index.ts";
 import { badgesApi } from "../routes/badges/index.ts";
@@ -24,6 +29,7 @@ import { aiScopingApi } from "../routes/ai-scoping/index.ts";
 import { nodeApi } from "../routes/node/index.ts";
 import { nodeAgentApi } from "../routes/node-agent/index.ts";
 import { docsApi } from "../routes/docs/index.ts";
+import { leaderboardApi } from "../routes/leaderboard/index.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -36,16 +42,21 @@ export const DECLARATIONS = [
   ...registerApi,
   ...vscodeApi,
   ...sessionApi,
+  ...privateAccessApi,
   ...userApi,
+  ...userActivityApi,
   ...walletApi,
   ...exportApi,
   ...sendApi,
   ...onrampApi,
   ...tokensApi,
+  ...walletHistoryApi,
   ...githubWebhookApi,
   ...onrampWebhookApi,
   ...repositoriesApi,
+  ...accessibleRepositoriesApi,
   ...githubApi,
+  ...githubOrgApi,
   ...publicApi,
   ...reposApi,
   ...badgesApi,
@@ -56,6 +67,7 @@ export const DECLARATIONS = [
   ...nodeApi,
   ...nodeAgentApi,
   ...docsApi,
+  ...leaderboardApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";

@@ -11,7 +11,7 @@ export function createServices(ctx: AppContext) {
   const db = ctx.database.db;
   return {
     repositories: {
-      listPublic: () => listPublicRepositories(db),
+      listPublic: () => listPublicRepositories(db, { activeOnly: true }),
       listRegisteredBy: (userId: number) => listRegisteredBy(db, userId),
       /** Everything the public repository page shows (real figures, never private repositories). */
       unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),

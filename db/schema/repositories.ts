@@ -27,6 +27,11 @@ export const repositories = sqliteTable(
     githubUpdatedAt: timestamp("github_updated_at"),
     pushedAt: timestamp("pushed_at"),
     registeredByUserId: integer("registered_by_user_id"),
+    /**
+     * Its pool manager's switch (PATCH /api/repositories/{id}/active): an inactive repository leaves the
+     * funded list of /repos and the projects leaderboard, and keeps its pools and bounties.
+     */
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
     registeredAt: timestamp("registered_at").notNull().default(sql`(unixepoch() * 1000)`),
     updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
   },

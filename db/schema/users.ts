@@ -22,6 +22,11 @@ export const users = sqliteTable(
     isProfileComplete: integer("is_profile_complete", { mode: "boolean" }).notNull().default(false),
     /** The user's GitHub OAuth token, sealed (api/crypto/envelope.ts); never plaintext. */
     githubTokenSealed: text("github_token_sealed"),
+    /**
+     * The token reaches private repositories: an OAuth token granted the `repo` scope (the upgrade sign-in,
+     * /api/auth/github/upgrade-private), or a GitHub App user token (access by installation, no scope).
+     */
+    hasPrivateRepoAccess: integer("has_private_repo_access", { mode: "boolean" }).notNull().default(false),
     createdAt: timestamp("created_at").notNull().default(sql`(unixepoch() * 1000)`),
     updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
     lastSignInAt: timestamp("last_sign_in_at"),

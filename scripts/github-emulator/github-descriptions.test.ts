@@ -37,6 +37,8 @@ describe("REST answers match GitHub's OpenAPI description", () => {
     ["/user", "/user", () => alice],
     ["/user/emails", "/user/emails", () => alice],
     ["/user/repos", "/user/repos", () => alice],
+    ["/user/memberships/orgs", "/user/memberships/orgs?state=active", () => bob],
+    ["/orgs/{org}/repos", "/orgs/issuepool-demo/repos?sort=updated&per_page=100", () => alice],
     ["/users/{username}", "/users/bob", () => undefined],
     ["/users/{username}", "/users/issuepool-demo", () => undefined],
     ["/repos/{owner}/{repo}", `/repos/${REPO}`, () => alice],

@@ -20,6 +20,7 @@ import { installationRoutes, registerRepoInstallationRoute } from "./rest-instal
 import { registerIssueRoutes } from "./rest-issues.ts";
 import { registerRepoRoutes, repoScope } from "./rest-repos.ts";
 import { userRoutes } from "./rest-users.ts";
+import { orgRoutes } from "./rest-orgs.ts";
 
 export const API_PREFIX = "/api/v3";
 
@@ -42,6 +43,7 @@ function apiApp(ctx: EmulatorContext): Hono<ApiEnv> {
   api.use("*", rateLimit(world));
 
   api.route("/", userRoutes(ctx));
+  api.route("/", orgRoutes(ctx));
   api.route("/", installationRoutes(ctx));
   api.route("/", graphqlRoutes(ctx));
 

@@ -8,7 +8,7 @@ export type NetworkNode = ApiResponse<"getNetworkStatus">["nodes"][number];
 export type OwnNode = ApiResponse<"listOwnNodes">["nodes"][number];
 export type Pairing = ApiResponse<"findPairing">;
 
-export const networkNodes = () => api("/api/nodes/status").then((r) => r.nodes);
+export const networkNodes = () => api("/api/nodes/network").then((r) => r.nodes);
 export const computeUnits = () => api("/api/node/compute-units").then((r) => r.computeUnits);
 export const walletNodeStatus = (walletAddress: string) =>
   api(`/api/node/status?walletAddress=${encodeURIComponent(walletAddress)}`).then((r) => r.status);

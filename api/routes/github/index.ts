@@ -12,6 +12,7 @@ import { finalizeInstallation } from "../../services/repositories/installations.
 import { failedFromGitHub, repositoryForUser, userRepositories } from "../../services/repositories/user-repos.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
 import { OwnerRepoQuery, positiveId, ownerName, repoName } from "../params.ts";
+import { githubOrgRoutes } from "./orgs.ts";
 
 const RefreshQuery = z.object({ refresh: z.enum(["1", "true"]).optional() });
 const OwnerNameParam = z.object({ owner: ownerName, name: repoName });
@@ -56,7 +57,8 @@ export function githubRoutes(ctx: AppContext) {
       const { issues, stale } = await labelledPublicIssues(ctx, `${owner}/${repo}`, labels);
       if (stale) c.header(STALE_HEADER, "true");
       return c.json(issues);
-    });
+    })
+    .route("/", githubOrgRoutes(ctx));
 }
 
 /** Spec section 7 answers issue lists as bare arrays; `X-Data-Stale: true` says a list is an old copy (GitHub could not be reached). */

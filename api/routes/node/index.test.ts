@@ -223,10 +223,13 @@ describe("status", () => {
       const at = async (ms: number) => {
         t.ctx.compute.now = () => beat + ms;
         const own = (await (await call(t, `/api/node/status?walletAddress=${wallet}`, { as: owner })).json()) as { status: string };
-        const all = (await (await call(t, "/api/nodes/status")).json()) as { nodes: { id: string; status: string; lastSeen: string }[] };
+        const all = (await (await call(t, "/api/nodes/network")).json()) as { nodes: { id: string; status: string; lastSeen: string }[] };
         const listed = all.nodes.find((n) => n.id === nodeId)!;
         expect(listed.lastSeen).toBe(new Date(beat).toISOString());
         expect(listed.status).toBe(own.status);
+        // The original client's call: the same node, lower case, in a bare array.
+        const bare = (await (await call(t, "/api/nodes/status")).json()) as { id: string; status: string; lastSeen: string }[];
+        expect(bare.find((n) => n.id === nodeId)).toEqual({ id: nodeId, status: own.status.toLowerCase(), lastSeen: listed.lastSeen });
         return own.status;
       };
       expect(await at(0)).toBe("Online");
@@ -237,21 +240,41 @@ describe("status", () => {
     }
   });
 
-  test("/api/nodes/status tells a node's public id, status and last seen: no address, wallet or user", async () => {
+  for (const [path, listOf] of [
+    ["/api/nodes/status", (body: unknown) => body as Record<string, unknown>[]],
+    ["/api/nodes/network", (body: unknown) => (body as { nodes: Record<string, unknown>[] }).nodes],
+  ] as const) {
+    test(`${path} tells a node's public id, status and last seen: no address, wallet or user`, async () => {
+      const owner = await asker();
+      const { nodeId } = await pairNode(t, owner);
+      const res = await call(t, path);
+      expect(res.status).toBe(200);
+      const text = await res.text();
+      const nodes = listOf(JSON.parse(text));
+      expect(nodes.length).toBeGreaterThan(0);
+      for (const node of nodes) expect(Object.keys(node).sort()).toEqual(["id", "lastSeen", "status"]);
+      expect(nodes.some((n) => n.id === nodeId)).toBe(true);
+      const wallet = await walletOf(t, owner);
+      for (const secret of [wallet, wallet.slice(3), `0x${wallet.slice(3)}`, owner.user.username, String(owner.user.id), owner.ip, "127.0.0.1", "ip", "wallet", "user"]) {
+        expect(text.toLowerCase()).not.toContain(`"${secret.toLowerCase()}"`);
+      }
+      expect(text).not.toMatch(/"(ip|address|wallet|walletAddress|user|userId|username|host)"\s*:/i);
+    });
+  }
+
+  test("the chat's call and the Provider Hub's answer their different shapes: a bare array in lower case, an object with Online/Offline", async () => {
     const owner = await asker();
-    const { nodeId } = await pairNode(t, owner);
-    const res = await call(t, "/api/nodes/status");
-    expect(res.status).toBe(200);
-    const text = await res.text();
-    const body = JSON.parse(text) as { nodes: Record<string, unknown>[] };
-    expect(body.nodes.length).toBeGreaterThan(0);
-    for (const node of body.nodes) expect(Object.keys(node).sort()).toEqual(["id", "lastSeen", "status"]);
-    expect(body.nodes.some((n) => n.id === nodeId)).toBe(true);
-    const wallet = await walletOf(t, owner);
-    for (const secret of [wallet, wallet.slice(3), `0x${wallet.slice(3)}`, owner.user.username, String(owner.user.id), owner.ip, "127.0.0.1", "ip", "wallet", "user"]) {
-      expect(text.toLowerCase()).not.toContain(`"${secret.toLowerCase()}"`);
-    }
-    expect(text).not.toMatch(/"(ip|address|wallet|walletAddress|user|userId|username|host)"\s*:/i);
+    const { token, nodeId } = await pairNode(t, owner);
+    expect((await agentCall(t, "/api/node-agent/heartbeat", { token, body: {} })).status).toBe(200);
+    const chat = (await (await call(t, "/api/nodes/status")).json()) as unknown;
+    expect(Array.isArray(chat)).toBe(true);
+    const mine = (chat as { id: string; status: string; lastSeen: string }[]).find((n) => n.id === nodeId)!;
+    expect(mine.status).toBe("online");
+    expect(Number.isNaN(Date.parse(mine.lastSeen))).toBe(false);
+    // What the original chat does with it.
+    expect((chat as { status: string }[]).filter((n) => n.status === "online").length).toBeGreaterThan(0);
+    const hub = (await (await call(t, `/api/node/status?walletAddress=${await walletOf(t, owner)}`, { as: owner })).json()) as unknown;
+    expect(hub).toEqual({ status: "Online" });
   });
 
   test("a user's node status is for their own wallet only; signed out is 401", async () => {

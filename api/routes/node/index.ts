@@ -22,7 +22,10 @@ import { CHAT_SIGN_IN_MESSAGE, isPairingCode, MAX_PROMPT_CHARS } from "../../../
  * DELETE /api/node/nodes/:nodeId                 revoke one of them -> { revoked: true }
  * GET    /api/node/pairings/:code                a node waiting for the user's approval -> { code, name, backend, ... }
  * POST   /api/node/pairings/approve              { code } -> the approved pairing
- * GET    /api/nodes/status                       public -> { nodes: [{ id, status, lastSeen }] } (no address, wallet or user)
+ * GET    /api/nodes/status                       public -> [{ id, status: online | offline, lastSeen }], a bare array: the
+ *                                                original product's chat reads it so (docs/api.md, "Clients of the original product")
+ * GET    /api/nodes/network                      public -> { nodes: [{ id, status: Online | Offline, lastSeen }] }: the site's chat
+ *                                                (no address, wallet or user in either)
  *
  * Node tokens are never accepted here: the routes read only the browser
  * session (or an editor token on reads).
@@ -90,10 +93,17 @@ export function nodeRoutes(ctx: AppContext) {
 }
 
 export function nodesRoutes(ctx: AppContext) {
-  return new Hono<AppBindings>().get("/status", async (c) => {
-    c.header("Cache-Control", "no-store");
-    return c.json({ nodes: await networkStatus(ctx.database.db, ctx.compute.now(), ctx.compute.settings.offlineAfterMs) });
-  });
+  const nodes = () => networkStatus(ctx.database.db, ctx.compute.now(), ctx.compute.settings.offlineAfterMs);
+  return new Hono<AppBindings>()
+    .get("/status", async (c) => {
+      c.header("Cache-Control", "no-store");
+      // The spec's "Node status: id, status (online), lastSeen", as a list: what the original client stores and filters.
+      return c.json((await nodes()).map((n) => ({ id: n.id, status: n.status === "Online" ? "online" : "offline", lastSeen: n.lastSeen ?? n.pairedAt })));
+    })
+    .get("/network", async (c) => {
+      c.header("Cache-Control", "no-store");
+      return c.json({ nodes: (await nodes()).map(({ id, status, lastSeen }) => ({ id, status, lastSeen })) });
+    });
 }
 
 const NodeStatus = z.enum(["Online", "Offline"]);
@@ -148,8 +158,19 @@ export const nodeApi = [
     responses: { 200: json("The approved pairing", Pairing) },
   }),
   declareRoute({
-    method: "get", path: "/api/nodes/status", operationId: "getNetworkStatus", tags: ["nodes"], security: ANONYMOUS,
-    summary: "Every paired node by public id (no address, wallet or user)",
+    method: "get", path: "/api/nodes/status", operationId: "listNodeStatuses", tags: ["nodes"], security: ANONYMOUS,
+    summary: "Every paired node by public id, a bare array (the spec's node status; no address, wallet or user)",
+    responses: {
+      200: json("The nodes", z.array(z.object({
+        id: z.string(),
+        status: z.enum(["online", "offline"]),
+        lastSeen: z.string().meta({ description: "ISO 8601: the last heartbeat, or the pairing for a node never heard since" }),
+      }).strict())),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/nodes/network", operationId: "getNetworkStatus", tags: ["nodes"], security: ANONYMOUS,
+    summary: "Every paired node by public id, as the site's chat reads them (no address, wallet or user)",
     responses: { 200: json("The nodes", z.object({ nodes: z.array(NetworkNode) })) },
   }),
 ];

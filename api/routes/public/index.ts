@@ -7,7 +7,7 @@ import { validate } from "../../validate.ts";
 import { notFound } from "../../errors.ts";
 import { clientForRepository, repositoryInfo } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
-import { publicRepository, unifiedRepo } from "../../services/repositories/public.ts";
+import { publicRepository, publicRepositoryBounties, splitXdcRewards, unifiedRepo } from "../../services/repositories/public.ts";
 import { labelledPublicIssues, STALE_HEADER } from "../github/index.ts";
 import { OwnerRepoParam, OwnerRepoQuery, RepoParam } from "../params.ts";
 import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
@@ -17,6 +17,7 @@ import type { Currency } from "../../../db/schema/index.ts";
  * Public reads, no sign-in, never a private repository; cached in memory
  * with the spec's ages (public page details 60 s):
  * GET /api/public/repositories/{repoId}          github_info
+ * GET /api/public/repositories/{repoId}/bounties { bounties, repositoryId, repositoryName } (the original product's call)
  * GET /api/public/github/issues?owner&repo        open issues, a bare array (X-Data-Stale says whether it is an old copy)
  * GET /api/public/github/repos/{owner}/{repo}     { repo, repoId, issues } as GET /api/github/repos answers
  * GET /api/public/unified-repo/{owner}/{repo}     everything the public page shows
@@ -36,6 +37,11 @@ export function publicRoutes(ctx: AppContext) {
       const { repository, details } = await info(c.req.valid("param").repoId);
       c.header("X-Page-Cache", `max-age=60; tags=repo:${repository.githubRepoId}`);
       return c.json({ id: repository.githubRepoId, githubRepoFullName: repository.fullName, github_info: details.data, stale: details.stale });
+    })
+    .get("/repositories/:repoId/bounties", validate("param", RepoParam), async (c) => {
+      const answer = await publicRepositoryBounties(ctx, c.req.valid("param").repoId);
+      c.header("Cache-Control", "public, max-age=60");
+      return c.json(answer);
     })
     .get("/github/issues", validate("query", OwnerRepoQuery), async (c) => {
       const { owner, repo } = c.req.valid("query");
@@ -74,13 +80,21 @@ export function unifiedContract(unified: Awaited<ReturnType<typeof unifiedRepo>>
     const parsed = parseAmount(value, TOKEN_DECIMALS[currency]);
     return parsed.ok ? parsed.value.toString() : "0";
   };
+  const rewards = splitXdcRewards(unified.repoRewards);
+  const issues = unified.blockchain && splitXdcRewards(
+    unified.blockchain.issues.map((issue) => ({ ...issue, rewardAmount: units(issue.rewardAmount, issue.currency), rewardDecimal: issue.rewardAmount })),
+  );
   return {
     ...unified,
+    // The spec's fields are XDC ("amount (XDC)", "rewardAmount ... converted to XDC"): a ROXN or USDC bounty goes beside them.
+    repoRewards: rewards.xdc,
+    otherRewards: rewards.other,
     blockchain: unified.blockchain && {
       ...unified.blockchain,
       poolRewards: units(unified.blockchain.poolRewards.XDC, "XDC"),
       pools: unified.blockchain.poolRewards,
-      issues: unified.blockchain.issues.map((issue) => ({ ...issue, rewardAmount: units(issue.rewardAmount, issue.currency), rewardDecimal: issue.rewardAmount })),
+      issues: issues!.xdc,
+      otherIssues: issues!.other,
     },
     repoDetails: unified.repoDetails && unified.blockchain && {
       poolRewards: units(unified.repoDetails.poolRewards, "XDC"),
@@ -113,12 +127,17 @@ export const UnifiedRepository = z.object({
     awaiting: PerCurrency.meta({ description: "In bounties awaiting the pool manager's decision: not advertised" }),
     held: PerCurrency.meta({ description: "In bounties held for a GitHub user without a wallet: not advertised" }),
     issues: z.array(z.object({
+      issueId: z.number().int(), currency: z.literal("XDC"),
+      rewardAmount: Wei.meta({ description: "In wei" }), rewardDecimal: Amount,
+    })).meta({ description: "XDC bounties only (the spec's field)" }),
+    otherIssues: z.array(z.object({
       issueId: z.number().int(), currency: Token,
       rewardAmount: Wei.meta({ description: "In the currency's smallest unit" }), rewardDecimal: Amount,
-    })),
+    })).meta({ description: "ROXN and USDC bounties" }),
   }).nullable(),
   repoDetails: z.object({ poolRewards: Wei, pools: PerCurrency }).nullable(),
-  repoRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })),
+  repoRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: z.literal("XDC") })).meta({ description: "XDC bounties only (the spec's field)" }),
+  otherRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })).meta({ description: "ROXN and USDC bounties" }),
   stats: z.object({
     claims: z.number().int(), rewardsPaid: z.number().int(), paidTotals: PerCurrency,
     contributors: z.number().int().nullable(), lastCommitAt: z.string().nullable(),
@@ -135,6 +154,20 @@ export const publicApi = [
     request: { params: RepoParam },
     responses: {
       200: json("The repository", z.object({ id: z.number().int(), githubRepoFullName: z.string(), github_info: RepositoryInfo, stale: z.boolean() })),
+    },
+  }),
+  declareRoute({
+    method: "get", path: "/api/public/repositories/{repoId}/bounties", operationId: "listPublicRepositoryBounties", tags: ["public"], security: ANONYMOUS,
+    summary: "The bounties of a registered public repository, open and paid (the original product's shape)",
+    request: { params: RepoParam },
+    responses: {
+      200: json("The bounties, by issue number", z.object({
+        bounties: z.array(z.object({
+          issueId: z.string().meta({ description: "The issue number" }), status: z.enum(["Created", "Distributed"]),
+          xdcAmount: Amount, roxnAmount: Amount, isRoxn: z.boolean(), currency: Token, amount: Amount,
+        })),
+        repositoryId: z.number().int(), repositoryName: z.string(),
+      })),
     },
   }),
   declareRoute({

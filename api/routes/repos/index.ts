@@ -9,7 +9,7 @@ import { OwnerRepoQuery, RepoParam } from "../params.ts";
 
 /**
  * GET /api/repos/details?owner&repo   repoId, githubRepoId, githubRepoFullName
- * GET /api/repos/{repoId}/rewards      rewards (issueNumber, amount, currency)
+ * GET /api/repos/{repoId}/rewards      rewards (issueNumber, amount in XDC); otherRewards (ROXN, USDC) apart
  */
 export function reposRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
@@ -42,10 +42,13 @@ export const reposApi = [
   }),
   declareRoute({
     method: "get", path: "/api/repos/{repoId}/rewards", operationId: "listRepositoryRewards", tags: ["public"], security: ANONYMOUS, ...STABLE,
-    summary: "The open bounties of a repository",
+    summary: "The open bounties of a repository: XDC in `rewards`, the other currencies in `otherRewards`",
     request: { params: RepoParam },
     responses: {
-      200: json("The rewards, by issue number", z.object({ rewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })) })),
+      200: json("The rewards, by issue number", z.object({
+        rewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: z.literal("XDC") })).meta({ description: "XDC bounties only: `amount` is XDC, as the spec says" }),
+        otherRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })).meta({ description: "ROXN and USDC bounties, each in its currency" }),
+      })),
     },
   }),
 ];

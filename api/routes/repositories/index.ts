@@ -11,6 +11,7 @@ import { repositories } from "../../../db/schema/index.ts";
 import { registerRepository } from "../../services/repositories/register.ts";
 import { publicRepositoryList } from "../../services/repositories/public.ts";
 import { positiveId } from "../params.ts";
+import { accessibleRepositoryRoutes } from "./accessible.ts";
 
 const RegisterRepositoryBody = z.object({ githubRepoId: positiveId, githubRepoFullName: z.string().max(200), installationId: positiveId.optional() });
 
@@ -51,7 +52,8 @@ export function repositoryRoutes(ctx: AppContext) {
     .get("/public", async (c) => {
       c.header("X-Page-Cache", "max-age=120; tags=repositories");
       return c.json(await publicRepositoryList(ctx));
-    });
+    })
+    .route("/", accessibleRepositoryRoutes(ctx));
 }
 
 export const PublicRepositoryList = z.object({

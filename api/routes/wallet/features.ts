@@ -4,6 +4,7 @@ import { exportRoutes } from "./export.ts";
 import { sendRoutes } from "./send.ts";
 import { onrampRoutes } from "./onramp.ts";
 import { tokenCatalogueRoutes } from "./tokens.ts";
+import { walletHistoryRoutes } from "./history.ts";
 
 /**
  * The wallet's features beyond balances (spec section 7 and the Wallet
@@ -17,5 +18,6 @@ export function walletFeatureRoutes(ctx: AppContext) {
     .route("/", exportRoutes(ctx))
     .route("/", sendRoutes(ctx))
     .route("/", onrampRoutes(ctx))
-    .route("/", tokenCatalogueRoutes(ctx));
+    .route("/", tokenCatalogueRoutes(ctx))
+    .route("/", walletHistoryRoutes(ctx));
 }

@@ -11,6 +11,16 @@ import { audit } from "../audit.ts";
 
 export const SIGN_IN_ATTEMPT_TTL_MS = 10 * 60 * 1000;
 export const GITHUB_SCOPES = ["read:user", "user:email"];
+/** The upgrade sign-in (GET /api/auth/github/upgrade-private): also private repositories, and org memberships. */
+export const PRIVATE_ACCESS_SCOPES = [...GITHUB_SCOPES, "repo", "read:org"];
+
+/**
+ * Whether a token reaches private repositories: an OAuth token granted `repo`, or a GitHub App's user token
+ * (`ghu_`: scopes do not apply, the app's installations decide what it reaches).
+ */
+export function reachesPrivateRepositories(accessToken: string, grantedScope: string | undefined): boolean {
+  return accessToken.startsWith("ghu_") || (grantedScope ?? "").split(/[\s,]+/).includes("repo");
+}
 
 export type SignInSource = "web" | "vscode";
 
@@ -34,7 +44,7 @@ export const githubTokenContext = (userId: number) => `github-token:${userId}`;
  */
 export async function startGitHubSignIn(
   ctx: AppContext,
-  input: { returnTo?: string; source: SignInSource; promptNone: boolean },
+  input: { returnTo?: string; source: SignInSource; promptNone: boolean; scopes?: string[] },
   now = Date.now(),
 ): Promise<{ url: URL; state: string }> {
   const state = randomToken(24);
@@ -53,7 +63,7 @@ export async function startGitHubSignIn(
     state,
     CodeChallengeMethod.S256,
     verifier,
-    GITHUB_SCOPES,
+    input.scopes ?? GITHUB_SCOPES,
   );
   if (input.promptNone) url.searchParams.set("prompt", "none");
   return { url, state };
@@ -92,11 +102,14 @@ export async function finishGitHubSignIn(
   const verifier = await unsealText(ctx.keyring, attempt.codeVerifierSealed, attemptContext(id));
 
   let accessToken: string;
+  let grantedScope: string | undefined;
   try {
     const tokens = await oauthClient(ctx).validateAuthorizationCode(`${ctx.env.GITHUB_URL}/login/oauth/access_token`, code, verifier);
     // GitHub answers a refused code with HTTP 200 and an `error` field.
     if ("error" in tokens.data) throw new SignInError("github_denied");
     accessToken = tokens.accessToken();
+    const scope = (tokens.data as { scope?: unknown }).scope;
+    grantedScope = typeof scope === "string" ? scope : undefined;
   } catch (err) {
     if (err instanceof SignInError) throw err;
     ctx.log.warn("github token exchange failed", { err: (err as Error).message });
@@ -131,7 +144,9 @@ export async function finishGitHubSignIn(
     .onConflictDoUpdate({ target: users.githubId, set: fields })
     .returning();
   const sealedToken = await sealText(ctx.keyring, accessToken, githubTokenContext(user!.id));
-  await db.update(users).set({ githubTokenSealed: sealedToken }).where(eq(users.id, user!.id));
+  const hasPrivateRepoAccess = reachesPrivateRepositories(accessToken, grantedScope);
+  await db.update(users).set({ githubTokenSealed: sealedToken, hasPrivateRepoAccess }).where(eq(users.id, user!.id));
+  user!.hasPrivateRepoAccess = hasPrivateRepoAccess;
 
   if (input.currentSessionToken) await invalidateSessionToken(db, input.currentSessionToken);
   const { token, session } = await createSession(db, user!.id, { ip: input.ip, userAgent: input.userAgent }, now);

@@ -44,16 +44,22 @@ export interface PublicNodeStatus {
   id: string;
   status: NodeStatus;
   lastSeen: string | null;
+  pairedAt: string;
 }
 
 /** GET /api/nodes/status: every paired node, by public id only. */
 export async function networkStatus(db: Database, now: number, offlineAfterMs: number): Promise<PublicNodeStatus[]> {
   const nodes = await db
-    .select({ id: computeNodes.id, lastSeenAt: computeNodes.lastSeenAt })
+    .select({ id: computeNodes.id, lastSeenAt: computeNodes.lastSeenAt, createdAt: computeNodes.createdAt })
     .from(computeNodes)
     .where(isNull(computeNodes.revokedAt))
     .orderBy(computeNodes.createdAt, computeNodes.id);
-  return nodes.map((n) => ({ id: n.id, status: statusAt(n, now, offlineAfterMs), lastSeen: n.lastSeenAt?.toISOString() ?? null }));
+  return nodes.map((n) => ({
+    id: n.id,
+    status: statusAt(n, now, offlineAfterMs),
+    lastSeen: n.lastSeenAt?.toISOString() ?? null,
+    pairedAt: n.createdAt.toISOString(),
+  }));
 }
 
 /** The signed-in user's own wallet (xdc… or 0x…), or 404: whether another wallet runs a node is not ours to tell. */

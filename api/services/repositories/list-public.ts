@@ -13,9 +13,11 @@ export interface PublicRepository {
 
 /**
  * Registered public repositories with their pools, newest first. Private
- * repositories never leave this function.
+ * repositories never leave this function. `activeOnly`: without the ones
+ * their pool manager marked inactive (the /repos list; the repository keeps
+ * its page, pools and bounties).
  */
-export async function listPublicRepositories(db: Database): Promise<PublicRepository[]> {
+export async function listPublicRepositories(db: Database, options: { activeOnly?: boolean } = {}): Promise<PublicRepository[]> {
   const rows = await db
     .select({
       id: repositories.githubRepoId,
@@ -24,7 +26,7 @@ export async function listPublicRepositories(db: Database): Promise<PublicReposi
       registeredAt: repositories.registeredAt,
     })
     .from(repositories)
-    .where(eq(repositories.isPrivate, false))
+    .where(options.activeOnly ? and(eq(repositories.isPrivate, false), eq(repositories.isActive, true)) : eq(repositories.isPrivate, false))
     .orderBy(desc(repositories.registeredAt), desc(repositories.githubRepoId));
   if (rows.length === 0) return [];
   const pools = await db

@@ -14,7 +14,7 @@ const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TO
 
 /** GET /api/repositories/public: registered public repositories with their pools (spec section 3, "Public repository"). */
 export async function publicRepositoryList(ctx: AppContext) {
-  const list = await listPublicRepositories(ctx.database.db);
+  const list = await listPublicRepositories(ctx.database.db, { activeOnly: true });
   return {
     repositories: list.map((r) => ({
       id: r.id,
@@ -61,15 +61,24 @@ export async function advertisedBounties(ctx: AppContext, rows: Bounty[], inputs
   return { advertised, ...apart };
 }
 
-/** GET /api/repos/{repoId}/rewards: the issues' rewards (issueNumber, amount); advertised bounties only. */
+/**
+ * Rewards as the spec names them ("Issue reward: issueNumber, amount (XDC)"), XDC only, and the other
+ * currencies' rewards apart (`otherRewards`, which the spec's clients do not read): a ROXN or USDC bounty
+ * counted among `rewards` shows as XDC on the original client's page (issue 26).
+ */
+export function splitXdcRewards<T extends { currency: Currency }>(rewards: T[]): { xdc: T[]; other: T[] } {
+  return { xdc: rewards.filter((r) => r.currency === "XDC"), other: rewards.filter((r) => r.currency !== "XDC") };
+}
+
+/** GET /api/repos/{repoId}/rewards: the issues' XDC rewards (issueNumber, amount), others apart; advertised bounties only. */
 export async function repositoryRewards(ctx: AppContext, repoId: number) {
   await publicRepository(ctx, { repoId });
   const rows = (await advertisedBounties(ctx, await repositoryBounties(ctx, repoId))).advertised;
-  return {
-    rewards: rows
-      .sort((a, b) => a.issueNumber - b.issueNumber)
-      .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency })),
-  };
+  const all = rows
+    .sort((a, b) => a.issueNumber - b.issueNumber)
+    .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency }));
+  const { xdc, other } = splitXdcRewards(all);
+  return { rewards: xdc, otherRewards: other };
 }
 
 export interface UnifiedRepo {
@@ -227,5 +236,29 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
     price,
     stale: Boolean(info?.stale || issues?.stale),
     updatedAt,
+  };
+}
+
+/**
+ * GET /api/public/repositories/{githubRepoId}/bounties, the original product's public bounty list: every bounty
+ * set on a registered public repository's issues, open and paid (cancelled ones went back to the pool), with the
+ * original's status names (Created: set and open; Distributed: paid) and amounts in whole tokens, the currency
+ * not used "0.0" (`currency` and `amount` beside them name ROXN/USDC, which `isRoxn` cannot).
+ */
+export async function publicRepositoryBounties(ctx: AppContext, repoId: number) {
+  const repository = await publicRepository(ctx, { repoId });
+  const rows = (await repositoryBounties(ctx, repoId)).sort((a, b) => a.issueNumber - b.issueNumber);
+  return {
+    bounties: rows.map((b) => ({
+      issueId: String(b.issueNumber),
+      status: b.status === "paid" ? ("Distributed" as const) : ("Created" as const),
+      xdcAmount: b.currency === "XDC" ? decimal(b.amount, "XDC") : "0.0",
+      roxnAmount: b.currency === "ROXN" ? decimal(b.amount, "ROXN") : "0.0",
+      isRoxn: b.currency === "ROXN",
+      currency: b.currency,
+      amount: decimal(b.amount, b.currency),
+    })),
+    repositoryId: repository.githubRepoId,
+    repositoryName: repository.fullName,
   };
 }

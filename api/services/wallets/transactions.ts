@@ -1,0 +1,170 @@
+/**
+ * A wallet's chain history and its daily figures, as the original product's
+ * wallet page reads them (GET /api/wallet/transactions, /api/wallet/limits;
+ * docs/api.md, "Clients of the original product"). Built from the platform's
+ * own records, never a block scan: what the wallet sent or funded (the
+ * transaction outbox, every transaction the platform signs for it) and what
+ * it received from the rewards contract (the indexer's events: bounties paid
+ * to it, pool withdrawals to it). Money that reaches the wallet from outside
+ * the platform (a plain transfer from an exchange) is not among them.
+ */
+import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
+import type { Database } from "../../../db/client.ts";
+import { chainEvents, chainTransactions, type Currency, type User } from "../../../db/schema/index.ts";
+import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toXdcAddress } from "../../chain/address.ts";
+import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
+import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS } from "../money/rules.ts";
+import { walletOfUser } from "./custodial.ts";
+
+/** What leaves the wallet: its sends and its pool fundings (approvals move nothing; withdrawals come back as events). */
+const OUTGOING_KINDS = ["send_xdc", "send_token", "fund_xdc", "fund_roxn", "fund_usdc"] as const;
+
+export interface WalletTransaction {
+  hash: string;
+  isIncoming: boolean;
+  tokenSymbol: Currency;
+  /** Whole tokens (USDC with 6 decimals). */
+  tokenAmount: string;
+  /** XDC moved, in wei; "0" for a token transfer. */
+  value: string;
+  from: string;
+  to: string;
+  status: "confirmed" | "pending";
+  blockNumber: number | null;
+  confirmations: number;
+  timestamp: string;
+  /** What it was: send, fund, reward, withdrawal. */
+  kind: "send" | "fund" | "reward" | "withdrawal";
+}
+
+interface Deps {
+  database: { db: Database };
+  chain: { config: { chain: { id: number }; contracts: { rewards: string } } };
+}
+
+/** The wallet's latest transactions, newest first (failed and unsent ones left out: they moved nothing). */
+export async function walletTransactions(deps: Deps, user: Pick<User, "id">, limit: number): Promise<WalletTransaction[]> {
+  const db = deps.database.db;
+  const wallet = await walletOfUser(db, user.id);
+  if (!wallet) return [];
+  const address = wallet.address.toLowerCase();
+  const [sent, received] = await Promise.all([
+    db
+      .select()
+      .from(chainTransactions)
+      .where(
+        and(
+          eq(chainTransactions.walletId, wallet.id),
+          inArray(chainTransactions.kind, [...OUTGOING_KINDS]),
+          inArray(chainTransactions.status, ["sent", "confirmed"]),
+        ),
+      )
+      .orderBy(desc(chainTransactions.createdAt))
+      .limit(limit),
+    db
+      .select()
+      .from(chainEvents)
+      .where(
+        and(
+          eq(chainEvents.chainId, deps.chain.config.chain.id),
+          or(
+            and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`),
+            and(eq(chainEvents.name, "PoolWithdrawn"), sql`lower(json_extract(${chainEvents.args}, '$.to')) = ${address}`),
+          ),
+        ),
+      )
+      .orderBy(desc(chainEvents.blockNumber), desc(chainEvents.logIndex))
+      .limit(limit),
+  ]);
+  const mine = toXdcAddress(wallet.address);
+  const rewards = toXdcAddress(deps.chain.config.contracts.rewards);
+  const out: WalletTransaction[] = sent
+    .filter((tx) => tx.txHash)
+    .map((tx) => {
+      const intent = JSON.parse(tx.intent) as { currency: Currency; amount: string; to?: string };
+      const amount = BigInt(intent.amount);
+      const isSend = tx.kind.startsWith("send_");
+      return {
+        hash: tx.txHash!,
+        isIncoming: false,
+        tokenSymbol: intent.currency,
+        tokenAmount: toDecimalString(amount, TOKEN_DECIMALS[intent.currency]),
+        value: intent.currency === "XDC" ? amount.toString() : "0",
+        from: mine,
+        to: isSend && intent.to ? toXdcAddress(intent.to) : rewards,
+        status: tx.status === "confirmed" ? "confirmed" : "pending",
+        blockNumber: tx.blockNumber,
+        confirmations: tx.confirmations,
+        timestamp: (tx.sentAt ?? tx.createdAt).toISOString(),
+        kind: isSend ? "send" : "fund",
+      };
+    });
+  const into: WalletTransaction[] = received.map((event) => {
+    const args = JSON.parse(event.args) as { currency: number | string; amount: string };
+    const currency = CURRENCY_BY_INDEX[Number(args.currency)] ?? "XDC";
+    const amount = BigInt(args.amount);
+    return {
+      hash: event.txHash,
+      isIncoming: true,
+      tokenSymbol: currency,
+      tokenAmount: toDecimalString(amount, TOKEN_DECIMALS[currency]),
+      value: currency === "XDC" ? amount.toString() : "0",
+      from: rewards,
+      to: mine,
+      // The indexer records events of confirmed blocks only.
+      status: "confirmed",
+      blockNumber: event.blockNumber,
+      confirmations: 0,
+      timestamp: (event.blockTime ?? event.createdAt).toISOString(),
+      kind: event.name === "BountyPaid" ? "reward" : "withdrawal",
+    };
+  });
+  return [...out, ...into].sort((a, b) => b.timestamp.localeCompare(a.timestamp)).slice(0, limit);
+}
+
+export interface WalletLimits {
+  usedAmount: number;
+  remainingLimit: number;
+  dailyLimit: number;
+  resetTime: number | null;
+}
+
+/**
+ * The wallet's daily figures in XDC, over the rolling 24 h window the platform's one daily limit uses (the funding
+ * limit, DAILY_FUNDING_LIMIT, which the platform enforces per repository): `usedAmount` is the XDC the wallet sent
+ * or funded in the window (queued ones included: they count as soon as they are asked), `resetTime` (epoch ms)
+ * when its oldest outflow leaves the window. The platform puts no cap on a wallet's own sends (large ones need an
+ * e-mailed code instead): these figures inform, they refuse nothing.
+ */
+export async function walletLimits(deps: { database: { db: Database } }, user: Pick<User, "id">, now = Date.now()): Promise<WalletLimits> {
+  const dailyLimit = Number(toDecimalString(DAILY_FUNDING_LIMIT, TOKEN_DECIMALS.XDC));
+  const wallet = await walletOfUser(deps.database.db, user.id);
+  if (!wallet) return { usedAmount: 0, remainingLimit: dailyLimit, dailyLimit, resetTime: null };
+  const rows = await deps.database.db
+    .select({ intent: chainTransactions.intent, createdAt: chainTransactions.createdAt })
+    .from(chainTransactions)
+    .where(
+      and(
+        eq(chainTransactions.walletId, wallet.id),
+        inArray(chainTransactions.kind, ["send_xdc", "fund_xdc"]),
+        inArray(chainTransactions.status, ["queued", "signed", "sent", "confirmed"]),
+        gt(chainTransactions.createdAt, new Date(now - DAILY_WINDOW_MS)),
+      ),
+    );
+  let used = 0n;
+  let oldest: number | null = null;
+  for (const row of rows) {
+    used += BigInt((JSON.parse(row.intent) as { amount: string }).amount);
+    const at = row.createdAt.getTime();
+    if (oldest === null || at < oldest) oldest = at;
+  }
+  const usedAmount = Number(toDecimalString(used, TOKEN_DECIMALS.XDC));
+  const remaining = DAILY_FUNDING_LIMIT > used ? DAILY_FUNDING_LIMIT - used : 0n;
+  return {
+    usedAmount,
+    remainingLimit: Number(toDecimalString(remaining, TOKEN_DECIMALS.XDC)),
+    dailyLimit,
+    resetTime: oldest === null ? null : oldest + DAILY_WINDOW_MS,
+  };
+}
