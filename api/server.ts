@@ -16,6 +16,8 @@ import { createKeyring } from "./crypto/keyring.ts";
 import { createChainAccess } from "./chain/clients.ts";
 import { Outbox } from "./chain/outbox.ts";
 import { RewardsIndexer } from "./chain/indexer.ts";
+import { ChainReconciler } from "./chain/outbox-reconciling.ts";
+import { checkChainIdentity } from "./chain/identity.ts";
 import { ChangeFeed } from "./changes.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { PageCache } from "./site/page-cache.ts";
@@ -146,7 +148,14 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
         });
   const app = createApp(ctx, { site: site?.mount, extraRoutes: options.extraRoutes });
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));
+  // The platform's beliefs checked against the chain, at start and then on a schedule (api/chain/outbox-reconciling.ts).
+  const reconciler = new ChainReconciler({ db: ctx.database.db, chain: ctx.chain, log: ctx.log, indexer: ctx.indexer });
   if (options.workers !== false) {
+    // Before the outbox sends anything again: the records must belong to this chain (api/chain/identity.ts).
+    await checkChainIdentity({ db: ctx.database.db, chain: ctx.chain, log: ctx.log }).catch((err) =>
+      ctx.log.warn("the chain's identity could not be checked at start; the reconciler checks it again", { err: (err as Error).message }),
+    );
+    reconciler.start();
     ctx.outbox.start();
     ctx.indexer.start();
     ctx.webhooks.start();
@@ -197,6 +206,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.scoping.stop();
       ctx.extractor.close();
       await ctx.outbox.stop();
+      await reconciler.stop();
       await ctx.indexer.stop();
       await watcher?.stop();
       await managerReview.stop();

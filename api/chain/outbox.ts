@@ -641,6 +641,8 @@ export class Outbox {
         row,
         fields: {
           blockNumber: Number(receipt.blockNumber),
+          // What proves the confirmation: the reconciler checks later that this block is still the chain's.
+          blockHash: receipt.blockHash,
           confirmations,
           ...(settled
             ? {
