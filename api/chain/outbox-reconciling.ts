@@ -150,7 +150,9 @@ export class ChainReconciler {
     const signers = await db
       .selectDistinct({ from: chainTransactions.fromAddress })
       .from(chainTransactions)
-      .where(and(this.live(), or(eq(chainTransactions.status, "sent"), gt(chainTransactions.confirmedAt, recent))));
+      .where(
+        and(this.live(), or(eq(chainTransactions.status, "sent"), and(inArray(chainTransactions.status, ["confirmed", "reverted"]), gt(chainTransactions.confirmedAt, recent)))),
+      );
     for (const { from } of signers) {
       // The rows first, then the chain: a row confirmed meanwhile is counted by the chain already.
       const rows = await db
@@ -164,9 +166,12 @@ export class ChainReconciler {
       ]);
       const missing = rows.filter((r) => r.status !== "sent" && r.nonce !== null && r.nonce >= latest && !repairs.rebroadcast.includes(r.id));
       await this.sendAgain(missing, repairs, `its nonce is not used on-chain (the signer's count is ${latest})`);
-      const lost = rows.filter((r) => r.status === "sent" && r.nonce !== null && r.nonce >= pending);
+      // Not one a signer's pass has only just sent (the node may not count it yet).
+      const settledIn = Date.now() - chain.config.pollingIntervalMs * 20;
+      const lost = rows.filter((r) => r.status === "sent" && r.nonce !== null && r.nonce >= pending && (r.sentAt?.getTime() ?? 0) < settledIn);
       for (const row of lost) {
-        await this.broadcast(row);
+        // Refused (already known, or behind a gap still open): nothing repaired, nothing said; the next pass looks again.
+        if (!(await this.broadcast(row))) continue;
         await db
           .update(chainTransactions)
           .set({ sentAt: new Date(), updatedAt: new Date() })
@@ -205,11 +210,15 @@ export class ChainReconciler {
     }
   }
 
-  /** The stored raw transaction; a node that refuses it now (already known, say) leaves it to the receipt pass. */
-  private async broadcast(row: ChainTransaction): Promise<void> {
-    await this.deps.chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).catch((err) => {
-      this.deps.log.debug("chain reconciliation: broadcast not taken", { id: row.id, err: describeChainError(err) });
-    });
+  /** The stored raw transaction; whether the node took it. A refusal (already known, say) leaves it to the receipt pass. */
+  private async broadcast(row: ChainTransaction): Promise<boolean> {
+    return this.deps.chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).then(
+      () => true,
+      (err) => {
+        this.deps.log.debug("chain reconciliation: broadcast not taken", { id: row.id, err: describeChainError(err) });
+        return false;
+      },
+    );
   }
 
   private live() {

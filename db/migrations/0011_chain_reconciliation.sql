@@ -19,6 +19,7 @@ DROP INDEX `chain_tx_hash_idx`;--> statement-breakpoint
 DROP INDEX `chain_tx_one_payout_idx`;--> statement-breakpoint
 ALTER TABLE `chain_transactions` ADD `block_hash` text;--> statement-breakpoint
 ALTER TABLE `chain_transactions` ADD `old_chain` text;--> statement-breakpoint
+CREATE INDEX `chain_tx_block_idx` ON `chain_transactions` (`chain_id`,`block_number`);--> statement-breakpoint
 CREATE UNIQUE INDEX `chain_tx_nonce_idx` ON `chain_transactions` (`chain_id`,`from_address`,`nonce`) WHERE "chain_transactions"."old_chain" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX `chain_tx_hash_idx` ON `chain_transactions` (`tx_hash`) WHERE "chain_transactions"."old_chain" is null;--> statement-breakpoint
 CREATE UNIQUE INDEX `chain_tx_one_payout_idx` ON `chain_transactions` (`github_repo_id`,`issue_number`) WHERE "chain_transactions"."kind" = 'pay_bounty' and "chain_transactions"."status" not in ('failed', 'reverted') and "chain_transactions"."old_chain" is null;

@@ -77,6 +77,8 @@ export const chainTransactions = sqliteTable(
     uniqueIndex("chain_tx_hash_idx").on(t.txHash).where(sql`${t.oldChain} is null`),
     index("chain_tx_status_idx").on(t.status, t.fromAddress, t.createdAt),
     index("chain_tx_repo_kind_idx").on(t.githubRepoId, t.kind, t.createdAt),
+    // The reconciler's look at the rows confirmed within the reorganisation window.
+    index("chain_tx_block_idx").on(t.chainId, t.blockNumber),
     // A bounty is paid at most once off-chain too: one live payout row per issue.
     uniqueIndex("chain_tx_one_payout_idx")
       .on(t.githubRepoId, t.issueNumber)
