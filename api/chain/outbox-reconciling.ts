@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNull, or, gt } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, or } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import { chainTransactions, type ChainTransaction } from "../../db/schema/index.ts";
@@ -29,8 +29,9 @@ import { checkChainIdentity } from "./identity.ts";
  *   (`CHAIN_REORG_WINDOW_BLOCKS`) still has its block: one lookup of the
  *   highest recorded block when nothing changed (a block's hash covers its
  *   parents'), the rows' receipts only when it did;
- * - each recent signer's nonce on-chain (latest and pending) against the
- *   rows: a row the database calls confirmed with a nonce at or above the
+ * - the nonce on-chain (latest and pending) of each signer with rows sent or
+ *   confirmed within the window, against its rows at or above that count:
+ *   a row the database calls confirmed with a nonce at or above the
  *   chain's count is not on-chain whatever its block says (a chain that lost
  *   its last second: the blocks may be mined again with other contents), and
  *   a sent row at or above the pending count is in no pool.
@@ -63,8 +64,6 @@ export interface Repairs {
 }
 
 const LEASE_MS = 30_000;
-/** Signers whose rows were confirmed this recently get their nonce checked even outside the block window. */
-const RECENT_SIGNER_MS = 24 * 3_600_000;
 
 export class ChainReconciler {
   private readonly owner = `rec-${randomToken(6)}`;
@@ -88,18 +87,18 @@ export class ChainReconciler {
     if (!(await this.lease.hold(this.leaseName))) return repairs;
     repairs.chainReplaced = (await checkChainIdentity(this.deps)) === "replaced";
     if (!repairs.chainReplaced) {
-      await this.checkConfirmed(repairs);
-      await this.checkNonces(repairs);
+      const head = Number(await this.deps.chain.client.getBlockNumber({ cacheTime: 0 }));
+      const floor = Math.max(0, head - this.deps.chain.config.reorgWindowBlocks);
+      await this.checkConfirmed(floor, repairs);
+      await this.checkNonces(floor, repairs);
     }
     await this.deps.indexer?.checkForReorg();
     return repairs;
   }
 
   /** Confirmed and reverted rows within the window: is their block still the chain's? */
-  private async checkConfirmed(repairs: Repairs): Promise<void> {
+  private async checkConfirmed(floor: number, repairs: Repairs): Promise<void> {
     const { db, chain } = this.deps;
-    const head = Number(await chain.client.getBlockNumber({ cacheTime: 0 }));
-    const floor = Math.max(0, head - chain.config.reorgWindowBlocks);
     const rows = await db
       .select()
       .from(chainTransactions)
@@ -143,27 +142,38 @@ export class ChainReconciler {
     await this.sendAgain(gone, repairs, "its block is no longer the chain's");
   }
 
-  /** Each recent signer's nonce on-chain against the rows the database calls confirmed or sent. */
-  private async checkNonces(repairs: Repairs): Promise<void> {
+  /** The nonce on-chain of each signer with rows sent, or confirmed within the window, against those rows. */
+  private async checkNonces(floor: number, repairs: Repairs): Promise<void> {
     const { db, chain } = this.deps;
-    const recent = new Date(Date.now() - RECENT_SIGNER_MS);
     const signers = await db
       .selectDistinct({ from: chainTransactions.fromAddress })
       .from(chainTransactions)
       .where(
-        and(this.live(), or(eq(chainTransactions.status, "sent"), and(inArray(chainTransactions.status, ["confirmed", "reverted"]), gt(chainTransactions.confirmedAt, recent)))),
+        and(this.live(), or(eq(chainTransactions.status, "sent"), and(inArray(chainTransactions.status, ["confirmed", "reverted"]), gte(chainTransactions.blockNumber, floor)))),
       );
+    const counts = (address: string) =>
+      Promise.all([
+        chain.client.getTransactionCount({ address: address as Address, blockTag: "latest" }),
+        chain.client.getTransactionCount({ address: address as Address, blockTag: "pending" }),
+      ]);
     for (const { from } of signers) {
-      // The rows first, then the chain: a row confirmed meanwhile is counted by the chain already.
+      // Only rows at or above the chain's counts can disagree with it (a bounded read, whatever the signer's history).
+      const [before, pendingBefore] = await counts(from);
       const rows = await db
         .select()
         .from(chainTransactions)
-        .where(and(this.live(), eq(chainTransactions.fromAddress, from), inArray(chainTransactions.status, ["sent", "confirmed", "reverted"])))
+        .where(
+          and(
+            this.live(),
+            eq(chainTransactions.fromAddress, from),
+            inArray(chainTransactions.status, ["sent", "confirmed", "reverted"]),
+            gte(chainTransactions.nonce, Math.min(before, pendingBefore)),
+          ),
+        )
         .orderBy(asc(chainTransactions.nonce));
-      const [latest, pending] = await Promise.all([
-        chain.client.getTransactionCount({ address: from as Address, blockTag: "latest" }),
-        chain.client.getTransactionCount({ address: from as Address, blockTag: "pending" }),
-      ]);
+      if (!rows.length) continue;
+      // Counted again after the read: a row confirmed before it was mined before this count, so it is counted.
+      const [latest, pending] = await counts(from);
       const missing = rows.filter((r) => r.status !== "sent" && r.nonce !== null && r.nonce >= latest && !repairs.rebroadcast.includes(r.id));
       await this.sendAgain(missing, repairs, `its nonce is not used on-chain (the signer's count is ${latest})`);
       // Not one a signer's pass has only just sent (the node may not count it yet).
