@@ -151,10 +151,13 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   // The platform's beliefs checked against the chain, at start and then on a schedule (api/chain/outbox-reconciling.ts).
   const reconciler = new ChainReconciler({ db: ctx.database.db, chain: ctx.chain, log: ctx.log, indexer: ctx.indexer });
   if (options.workers !== false) {
-    // Before the outbox sends anything again: the records must belong to this chain (api/chain/identity.ts).
-    await checkChainIdentity({ db: ctx.database.db, chain: ctx.chain, log: ctx.log }).catch((err) =>
-      ctx.log.warn("the chain's identity could not be checked at start; the reconciler checks it again", { err: (err as Error).message }),
-    );
+    // Before the outbox sends anything again: the records must belong to this chain (api/chain/identity.ts). A chain
+    // that does not answer (nothing can be sent to it either) does not hold the start up: the reconciler asks again.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unanswered = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the chain did not answer within 5 s")), 5_000)));
+    await Promise.race([checkChainIdentity({ db: ctx.database.db, chain: ctx.chain, log: ctx.log }), unanswered])
+      .catch((err) => ctx.log.warn("the chain's identity could not be checked at start; the reconciler checks it again", { err: (err as Error).message }))
+      .finally(() => clearTimeout(timer));
     reconciler.start();
     ctx.outbox.start();
     ctx.indexer.start();
