@@ -1,18 +1,8 @@
 import { and, asc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
-import { parseEventLogs, type Address, type Hex } from "viem";
+import { parseEventLogs } from "viem";
 import type { Database } from "../../db/client.ts";
-import {
-  bounties,
-  chainBlocks,
-  chainCursors,
-  chainEvents,
-  chainTransactions,
-  repositories,
-  repositoryPools,
-  type BountyStatus,
-  type Currency,
-} from "../../db/schema/index.ts";
+import { chainBlocks, chainCursors, chainEvents, repositories } from "../../db/schema/index.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import type { Logger } from "../logger.ts";
 import { randomToken } from "../crypto/tokens.ts";
@@ -22,6 +12,9 @@ import { Periodic } from "../workers/periodic.ts";
 import { blockAt, highestIntact } from "./block-check.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError } from "./errors.ts";
+import { parsedFromStored, writeBounty, writePool } from "./indexer-mirror.ts";
+
+export { CURRENCY_BY_INDEX } from "./indexer-mirror.ts";
 
 /**
  * Mirrors the rewards contract into the database so pages and lists read the
@@ -42,21 +35,6 @@ import { describeChainError } from "./errors.ts";
  * the ancestor, and reads on from there: the mirror is again what the
  * contract says.
  */
-export const CURRENCY_BY_INDEX: Currency[] = ["XDC", "ROXN", "USDC"];
-/**
- * A bounty's status after each of its events. A payout over the contract's
- * daily cap is queued (OutflowQueued, then BountyPaid when it runs, or
- * OutflowCancelled when the guardian drops it and the bounty is open again);
- * withdrawals' outflow events carry issue number 0 and touch no bounty.
- */
-const STATUS_AFTER: Record<string, BountyStatus> = {
-  BountyAllocated: "open",
-  BountyPaid: "paid",
-  BountyCancelled: "cancelled",
-  OutflowQueued: "queued",
-  OutflowCancelled: "open",
-};
-const BOUNTY_EVENTS = Object.keys(STATUS_AFTER);
 const BATCH_BLOCKS = 2000n;
 const LEASE_MS = 15_000;
 
@@ -329,83 +307,6 @@ export class RewardsIndexer {
   }
 }
 
-/**
- * Writes an issue's bounty as its last event in `events` states (the whole history, or a batch: every bounty event
- * carries the bounty's currency and amount, and the contributor when paid); removes it when `events` hold none.
- */
-async function writeBounty(
-  tx: Database,
-  events: ParsedEvent[],
-  blockTimes: Map<bigint, Date>,
-  repoId: bigint,
-  issueNumber: bigint,
-  updatedBlock: number,
-  options: { removeWhenNone?: boolean } = {},
-): Promise<void> {
-  // A bounty's state after the batch is what its last event says: the contract emits one event for every
-  // change of a bounty, carrying its currency and amount (and the contributor, when paid).
-  const last = lastEvent(events, BOUNTY_EVENTS, repoId, issueNumber);
-  if (!last) {
-    if (options.removeWhenNone) {
-      await tx.delete(bounties).where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber))));
-    }
-    return;
-  }
-  const { currency: currencyIndex, amount, contributor, to: queuedTo } = last.args as { currency: number; amount: bigint; contributor?: Address; to?: Address };
-  const status = STATUS_AFTER[last.eventName]!;
-  const allocated = lastEvent(events, "BountyAllocated", repoId, issueNumber);
-  const paid = lastEvent(events, "BountyPaid", repoId, issueNumber);
-  const closedEvent = paid ?? lastEvent(events, "BountyCancelled", repoId, issueNumber);
-  const intent = allocated ? await allocationIntent(tx, allocated.transactionHash) : undefined;
-  const values = {
-    currency: CURRENCY_BY_INDEX[currencyIndex]!,
-    amount,
-    status,
-    recipient: status === "paid" ? (contributor ?? null) : status === "queued" ? (queuedTo ?? null) : null,
-    updatedBlock,
-    updatedAt: new Date(),
-    ...(closedEvent ? { closedAt: blockTimes.get(closedEvent.blockNumber) ?? new Date() } : {}),
-    ...(paid ? { paidTx: paid.transactionHash } : {}),
-  };
-  if (allocated) {
-    // A new allocation (also after a cancellation) starts a fresh row.
-    const fresh = {
-      ...values,
-      allocatedTx: allocated.transactionHash,
-      allocatedAt: blockTimes.get(allocated.blockNumber) ?? new Date(),
-      issueTitle: intent?.issueTitle ?? null,
-      issueUrl: intent?.issueUrl ?? null,
-      paidTx: paid?.transactionHash ?? null,
-      closedAt: closedEvent ? (blockTimes.get(closedEvent.blockNumber) ?? new Date()) : null,
-    };
-    await tx
-      .insert(bounties)
-      .values({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), ...fresh })
-      .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: fresh });
-  } else {
-    await tx
-      .update(bounties)
-      .set(values)
-      .where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber))));
-  }
-}
-
-/** A repository's pool as the contract states it, with what its open bounties lock. */
-async function writePool(tx: Database, repoId: bigint, [xdc, roxn, usdc]: readonly [bigint, bigint, bigint]): Promise<void> {
-  const open = await tx
-    .select({ currency: bounties.currency, amount: bounties.amount })
-    .from(bounties)
-    .where(and(eq(bounties.githubRepoId, Number(repoId)), inArray(bounties.status, ["open", "queued"])));
-  const locked = (c: Currency) => open.filter((b) => b.currency === c).reduce((sum, b) => sum + b.amount, 0n);
-  for (const [currency, balance] of [["XDC", xdc], ["ROXN", roxn], ["USDC", usdc]] as [Currency, bigint][]) {
-    const set = { balance, allocated: locked(currency), updatedAt: new Date() };
-    await tx
-      .insert(repositoryPools)
-      .values({ githubRepoId: Number(repoId), currency, ...set })
-      .onConflictDoUpdate({ target: [repositoryPools.githubRepoId, repositoryPools.currency], set });
-  }
-}
-
 const blockHashAt = preparedQuery((db) =>
   db
     .select({ number: chainBlocks.number, hash: chainBlocks.hash })
@@ -414,31 +315,5 @@ const blockHashAt = preparedQuery((db) =>
     .prepare(),
 );
 
-/** A stored event as the parser gave it (bigints back from their strings). */
-function parsedFromStored(e: typeof chainEvents.$inferSelect): ParsedEvent {
-  const raw = JSON.parse(e.args) as Record<string, unknown>;
-  const args: Record<string, unknown> = { ...raw };
-  for (const key of ["repoId", "issueNumber", "amount"]) if (typeof raw[key] === "string") args[key] = BigInt(raw[key] as string);
-  return { eventName: e.name, args, transactionHash: e.txHash as Hex, blockNumber: BigInt(e.blockNumber), logIndex: e.logIndex };
-}
-
 const cursorByName = preparedQuery((db) => db.select().from(chainCursors).where(eq(chainCursors.name, sql.placeholder("name"))).prepare());
-
-type ParsedEvent = { eventName: string; args: unknown; transactionHash: Hex; blockNumber: bigint; logIndex: number };
-
-/** The last event of an issue's bounty named `names` (one name or any of several). */
-function lastEvent(events: ParsedEvent[], names: string | string[], repoId: bigint, issueNumber: bigint): ParsedEvent | undefined {
-  const wanted = typeof names === "string" ? [names] : names;
-  return events.findLast((e) => {
-    const args = e.args as { repoId?: bigint; issueNumber?: bigint };
-    return wanted.includes(e.eventName) && args.repoId === repoId && args.issueNumber === issueNumber;
-  });
-}
-
-async function allocationIntent(db: Database, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string } | undefined> {
-  const [row] = await db.select({ intent: chainTransactions.intent }).from(chainTransactions).where(eq(chainTransactions.txHash, txHash)).limit(1);
-  if (!row) return undefined;
-  const intent = JSON.parse(row.intent) as { issueTitle?: string; issueUrl?: string };
-  return { issueTitle: intent.issueTitle, issueUrl: intent.issueUrl };
-}
 
