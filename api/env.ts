@@ -143,6 +143,13 @@ const EnvSchema = z.object({
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(0).max(100).optional(),
   /** How long one chain RPC call may take before it fails as "could not reach the XDC network" (a hung node; retried once). */
   CHAIN_RPC_TIMEOUT_MS: positiveInt.default(10_000),
+  /**
+   * How many blocks back the platform re-checks its beliefs against the chain (api/chain/outbox-reconciling.ts):
+   * confirmed transactions' blocks and the indexer's blocks. XDC (XDPoS 2.0) commits a block once three more with
+   * quorum certificates follow it; the default of 100 blocks (about 3 minutes on XDC) leaves a wide margin, and locally
+   * covers the blocks a restarted anvil can lose.
+   */
+  CHAIN_REORG_WINDOW_BLOCKS: z.coerce.number().int().min(1).max(100_000).default(100),
   /** The RPC URL given to browser wallets (MetaMask) in the network configuration; defaults to CHAIN_RPC_URL. */
   CHAIN_PUBLIC_RPC_URL: optionalUrl,
   /** Outgoing mail (one-time codes, notices): smtp://user:pass@host:port or smtps://… */

@@ -17,6 +17,8 @@ import { createKeyring } from "./crypto/keyring.ts";
 import { chainProbe, createChainAccess } from "./chain/clients.ts";
 import { Outbox } from "./chain/outbox.ts";
 import { RewardsIndexer } from "./chain/indexer.ts";
+import { ChainReconciler } from "./chain/outbox-reconciling.ts";
+import { checkChainIdentity } from "./chain/identity.ts";
 import { ChangeFeed } from "./changes.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { PageCache } from "./site-host/page-cache.ts";
@@ -168,7 +170,17 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
         });
   const app = createApp(ctx, { site: site?.mount, extraRoutes: options.extraRoutes });
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));
+  // The platform's beliefs checked against the chain, at start and then on a schedule (api/chain/outbox-reconciling.ts).
+  const reconciler = new ChainReconciler({ db: ctx.database.db, chain: ctx.chain, log: ctx.log, indexer: ctx.indexer });
   if (options.workers !== false) {
+    // Before the outbox sends anything again: the records must belong to this chain (api/chain/identity.ts). A chain
+    // that does not answer (nothing can be sent to it either) does not hold the start up: the reconciler asks again.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unanswered = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the chain did not answer within 5 s")), 5_000)));
+    await Promise.race([checkChainIdentity({ db: ctx.database.db, chain: ctx.chain, log: ctx.log }), unanswered])
+      .catch((err) => ctx.log.warn("the chain's identity could not be checked at start; the reconciler checks it again", { err: (err as Error).message }))
+      .finally(() => clearTimeout(timer));
+    reconciler.start();
     ctx.outbox.start();
     ctx.indexer.start();
     ctx.webhooks.start();
@@ -222,6 +234,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.scoping.stop();
       ctx.extractor.close();
       await ctx.outbox.stop();
+      await reconciler.stop();
       await ctx.indexer.stop();
       await watcher?.stop();
       await managerReview.stop();

@@ -11,6 +11,8 @@ export interface ChainConfig {
   /** How often viem polls for receipts and blocks: short on the local chain. */
   pollingIntervalMs: number;
   confirmations: number;
+  /** Blocks back within which confirmed transactions and indexed blocks are re-checked (CHAIN_REORG_WINDOW_BLOCKS). */
+  reorgWindowBlocks: number;
   contracts: { rewards: Address; roxn: Address; usdc: Address; deployedBlock: bigint };
 }
 
@@ -33,6 +35,7 @@ export function chainConfig(env: Env): ChainConfig {
     rpcUrl: env.CHAIN_RPC_URL,
     pollingIntervalMs: network.kind === "local" ? 50 : 1000,
     confirmations: env.CHAIN_CONFIRMATIONS ?? (network.kind === "local" ? 1 : 2),
+    reorgWindowBlocks: env.CHAIN_REORG_WINDOW_BLOCKS,
     contracts: {
       rewards: env.REWARDS_CONTRACT_ADDRESS as Address,
       roxn: env.ROXN_TOKEN_ADDRESS as Address,

@@ -1,25 +1,20 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
-import { parseEventLogs, type Address, type Hex } from "viem";
+import { parseEventLogs } from "viem";
 import type { Database } from "../../db/client.ts";
-import {
-  bounties,
-  chainCursors,
-  chainEvents,
-  chainTransactions,
-  repositories,
-  repositoryPools,
-  type BountyStatus,
-  type Currency,
-} from "../../db/schema/index.ts";
+import { chainBlocks, chainCursors, chainEvents, repositories } from "../../db/schema/index.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import type { Logger } from "../logger.ts";
 import { randomToken } from "../crypto/tokens.ts";
 import { LeaseHolder } from "../workers/lease.ts";
 import { NextRun } from "../workers/next-run.ts";
 import { Periodic } from "../workers/periodic.ts";
+import { blockAt, highestIntact } from "./block-check.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError } from "./errors.ts";
+import { parsedFromStored, writeBounty, writePool } from "./indexer-mirror.ts";
+
+export { CURRENCY_BY_INDEX } from "./indexer-mirror.ts";
 
 /**
  * Mirrors the rewards contract into the database so pages and lists read the
@@ -29,22 +24,17 @@ import { describeChainError } from "./errors.ts";
  * the batch's last block, so the mirror equals the contract rather than a
  * sum of deltas that could drift. A bounty is the state its last event
  * states (each bounty event carries the whole of it).
+ *
+ * A reorganisation (or a chain that lost its last blocks) is noticed before
+ * every batch: the hash of the cursor's block, recorded when it was read
+ * (chain_blocks, with the blocks that had events), is looked up again beside
+ * the head. On a mismatch, or a head below the cursor, the indexer rewinds to
+ * the highest recorded block the chain still has (the common ancestor),
+ * deletes the events of the orphaned blocks, rebuilds the bounties they
+ * touched from the events that remain and those pools from the contract at
+ * the ancestor, and reads on from there: the mirror is again what the
+ * contract says.
  */
-export const CURRENCY_BY_INDEX: Currency[] = ["XDC", "ROXN", "USDC"];
-/**
- * A bounty's status after each of its events. A payout over the contract's
- * daily cap is queued (OutflowQueued, then BountyPaid when it runs, or
- * OutflowCancelled when the guardian drops it and the bounty is open again);
- * withdrawals' outflow events carry issue number 0 and touch no bounty.
- */
-const STATUS_AFTER: Record<string, BountyStatus> = {
-  BountyAllocated: "open",
-  BountyPaid: "paid",
-  BountyCancelled: "cancelled",
-  OutflowQueued: "queued",
-  OutflowCancelled: "open",
-};
-const BOUNTY_EVENTS = Object.keys(STATUS_AFTER);
 const BATCH_BLOCKS = 2000n;
 const LEASE_MS = 15_000;
 
@@ -97,15 +87,32 @@ export class RewardsIndexer {
   private async indexBatch(): Promise<{ events: number; caughtUp: boolean }> {
     const { db, chain } = this.deps;
     const { confirmations, contracts } = chain.config;
-    // Fresh, not viem's cached figure: a catch-up must cover the block its caller's transaction was just mined in.
-    const latest = await chain.client.getBlockNumber({ cacheTime: 0 });
-    const safe = latest - BigInt(Math.max(0, confirmations - 1));
     const last = await this.lastIndexedBlock();
+    const recorded = last === null ? undefined : await blockHashAt(db).get({ cursor: this.cursorName, number: Number(last) });
+    // Fresh, not viem's cached figure: a catch-up must cover the block its caller's transaction was just mined in.
+    // The cursor's block is looked up beside it (no extra wait): is it still the chain's?
+    const [latest, cursorBlock] = await Promise.all([
+      chain.client.getBlockNumber({ cacheTime: 0 }),
+      recorded ? blockAt(chain.client, recorded.number) : undefined,
+    ]);
+    if (recorded && (cursorBlock === null || cursorBlock!.hash.toLowerCase() !== recorded.hash.toLowerCase())) {
+      await this.rewind(Number(last));
+      return { events: 0, caughtUp: false };
+    }
+    const safe = latest - BigInt(Math.max(0, confirmations - 1));
     const from = last === null ? contracts.deployedBlock : last + 1n;
     if (from > safe) return { events: 0, caughtUp: true };
     const to = safe - from > BATCH_BLOCKS ? from + BATCH_BLOCKS : safe;
 
-    const logs = await chain.client.getLogs({ address: contracts.rewards, fromBlock: from, toBlock: to });
+    const [logs, toBlock] = await Promise.all([
+      chain.client.getLogs({ address: contracts.rewards, fromBlock: from, toBlock: to }),
+      blockAt(chain.client, Number(to)),
+    ]);
+    // The chain moved under the batch (its last block is gone, or the logs come from another branch): read again.
+    if (!toBlock) return { events: 0, caughtUp: false };
+    if (logs.some((log) => log.blockNumber === to && log.blockHash?.toLowerCase() !== toBlock.hash.toLowerCase())) return { events: 0, caughtUp: false };
+    const seenBlocks = new Map<number, string>([[Number(to), toBlock.hash]]);
+    for (const log of logs) if (log.blockHash) seenBlocks.set(Number(log.blockNumber), log.blockHash);
     const events = parseEventLogs({ abi: RepoRewardsAbi, logs, strict: true });
     const repoIds = new Set<bigint>();
     const issues = new Map<string, { repoId: bigint; issueNumber: bigint }>();
@@ -163,64 +170,18 @@ export class RewardsIndexer {
         for (let i = 0; i < rows.length; i += 100) await tx.insert(chainEvents).values(rows.slice(i, i + 100)).onConflictDoNothing();
         for (const { repoId, issueNumber } of issues.values()) {
           if (!registered.has(repoId)) continue;
-          // A bounty's state after the batch is what its last event says: the contract emits one event for every
-          // change of a bounty, carrying its currency and amount (and the contributor, when paid).
-          const last = lastEvent(events, BOUNTY_EVENTS, repoId, issueNumber);
-          if (!last) continue;
-          const { currency: currencyIndex, amount, contributor, to: queuedTo } = last.args as { currency: number; amount: bigint; contributor?: Address; to?: Address };
-          const status = STATUS_AFTER[last.eventName]!;
-          const allocated = lastEvent(events, "BountyAllocated", repoId, issueNumber);
-          const paid = lastEvent(events, "BountyPaid", repoId, issueNumber);
-          const closedEvent = paid ?? lastEvent(events, "BountyCancelled", repoId, issueNumber);
-          const intent = allocated ? await allocationIntent(tx as unknown as Database, allocated.transactionHash) : undefined;
-          const values = {
-            currency: CURRENCY_BY_INDEX[currencyIndex]!,
-            amount,
-            status,
-            recipient: status === "paid" ? (contributor ?? null) : status === "queued" ? (queuedTo ?? null) : null,
-            updatedBlock: Number(to),
-            updatedAt: new Date(),
-            ...(closedEvent ? { closedAt: blockTimes.get(closedEvent.blockNumber) ?? new Date() } : {}),
-            ...(paid ? { paidTx: paid.transactionHash } : {}),
-          };
-          if (allocated) {
-            // A new allocation (also after a cancellation) starts a fresh row.
-            const fresh = {
-              ...values,
-              allocatedTx: allocated.transactionHash,
-              allocatedAt: blockTimes.get(allocated.blockNumber) ?? new Date(),
-              issueTitle: intent?.issueTitle ?? null,
-              issueUrl: intent?.issueUrl ?? null,
-              paidTx: paid?.transactionHash ?? null,
-              closedAt: closedEvent ? (blockTimes.get(closedEvent.blockNumber) ?? new Date()) : null,
-            };
-            await tx
-              .insert(bounties)
-              .values({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), ...fresh })
-              .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: fresh });
-          } else {
-            await tx
-              .update(bounties)
-              .set(values)
-              .where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber))));
-          }
+          await writeBounty(tx as unknown as Database, events, blockTimes, repoId, issueNumber, Number(to));
         }
         for (const { repoId, balances } of pools) {
           if (!registered.has(repoId)) continue;
-          const [xdc, roxn, usdc] = balances as readonly [bigint, bigint, bigint];
-          const open = await tx
-            .select({ currency: bounties.currency, amount: bounties.amount })
-            .from(bounties)
-            .where(and(eq(bounties.githubRepoId, Number(repoId)), inArray(bounties.status, ["open", "queued"])));
-          const locked = (c: Currency) => open.filter((b) => b.currency === c).reduce((sum, b) => sum + b.amount, 0n);
-          for (const [currency, balance] of [["XDC", xdc], ["ROXN", roxn], ["USDC", usdc]] as [Currency, bigint][]) {
-            const set = { balance, allocated: locked(currency), updatedAt: new Date() };
-            await tx
-              .insert(repositoryPools)
-              .values({ githubRepoId: Number(repoId), currency, ...set })
-              .onConflictDoUpdate({ target: [repositoryPools.githubRepoId, repositoryPools.currency], set });
-          }
+          await writePool(tx as unknown as Database, repoId, balances as readonly [bigint, bigint, bigint]);
         }
+        await tx
+          .insert(chainBlocks)
+          .values([...seenBlocks].map(([number, hash]) => ({ cursor: this.cursorName, number, hash })))
+          .onConflictDoUpdate({ target: [chainBlocks.cursor, chainBlocks.number], set: { hash: sql`excluded.hash` } });
+        // Heights further back than the reorganisation window are not looked at again.
+        await tx.delete(chainBlocks).where(and(eq(chainBlocks.cursor, this.cursorName), lt(chainBlocks.number, Number(to) - chain.config.reorgWindowBlocks)));
         await tx
           .insert(chainCursors)
           .values({ name: this.cursorName, chainId: chain.config.chain.id, lastBlock: Number(to) })
@@ -237,6 +198,83 @@ export class RewardsIndexer {
       ]);
     }
     return { events: events.length, caughtUp: to >= safe };
+  }
+
+  /**
+   * The chain no longer has the cursor's block (another hash there, or a head below it): back to the highest
+   * recorded block it still has. The orphaned blocks' events go; the bounties they touched are rebuilt from the
+   * events that remain, their pools from the contract at the ancestor; the batches after this read on from there.
+   */
+  private async rewind(cursor: number): Promise<void> {
+    const { db, chain, log } = this.deps;
+    const chainId = chain.config.chain.id;
+    const seen = await db
+      .select({ number: chainBlocks.number, hash: chainBlocks.hash })
+      .from(chainBlocks)
+      .where(eq(chainBlocks.cursor, this.cursorName));
+    const deployed = Number(chain.config.contracts.deployedBlock);
+    const intact = await highestIntact(chain.client, seen);
+    const ancestor = intact ?? deployed - 1;
+    const live = and(eq(chainEvents.chainId, chainId), isNull(chainEvents.oldChain));
+    const orphaned = await db
+      .select({ repoId: chainEvents.repoId, issueNumber: chainEvents.issueNumber })
+      .from(chainEvents)
+      .where(and(live, gt(chainEvents.blockNumber, ancestor)));
+    const repoIds = [...new Set(orphaned.flatMap((e) => (e.repoId === null ? [] : [e.repoId])))];
+    const issues = new Map<string, { repoId: number; issueNumber: number }>();
+    for (const e of orphaned) if (e.repoId !== null && e.issueNumber) issues.set(`${e.repoId}:${e.issueNumber}`, { repoId: e.repoId, issueNumber: e.issueNumber });
+    const registered = new Set(
+      repoIds.length ? (await db.select({ id: repositories.githubRepoId }).from(repositories).where(inArray(repositories.githubRepoId, repoIds))).map((r) => r.id) : [],
+    );
+    // The pools as the contract held them at the ancestor (nothing before the deployment).
+    const pools = await Promise.all(
+      [...registered].map(async (repoId) => ({
+        repoId,
+        balances:
+          ancestor < deployed
+            ? ([0n, 0n, 0n] as const)
+            : await chain.client.readContract({ address: chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [BigInt(repoId)], blockNumber: BigInt(ancestor) }),
+      })),
+    );
+    await db.transaction(
+      async (tx) => {
+        await tx.delete(chainEvents).where(and(live, gt(chainEvents.blockNumber, ancestor)));
+        await tx.delete(chainBlocks).where(and(eq(chainBlocks.cursor, this.cursorName), gt(chainBlocks.number, ancestor)));
+        if (ancestor < deployed) await tx.delete(chainCursors).where(eq(chainCursors.name, this.cursorName));
+        else await tx.update(chainCursors).set({ lastBlock: ancestor, updatedAt: new Date() }).where(eq(chainCursors.name, this.cursorName));
+        for (const { repoId, issueNumber } of issues.values()) {
+          if (!registered.has(repoId)) continue;
+          const stored = await tx
+            .select()
+            .from(chainEvents)
+            .where(and(live, eq(chainEvents.repoId, repoId), eq(chainEvents.issueNumber, issueNumber)))
+            .orderBy(asc(chainEvents.blockNumber), asc(chainEvents.logIndex));
+          // From the issue's last allocation on: an earlier, cancelled bounty says nothing about the current one.
+          const lastAllocation = stored.findLastIndex((e) => e.name === "BountyAllocated");
+          const events = stored.slice(Math.max(0, lastAllocation)).map(parsedFromStored);
+          const blockTimes = new Map(stored.map((e) => [BigInt(e.blockNumber), e.blockTime ?? new Date()]));
+          await writeBounty(tx as unknown as Database, events, blockTimes, BigInt(repoId), BigInt(issueNumber), ancestor, { removeWhenNone: true });
+        }
+        for (const { repoId, balances } of pools) await writePool(tx as unknown as Database, BigInt(repoId), balances as readonly [bigint, bigint, bigint]);
+      },
+      { behavior: "immediate" },
+    );
+    log.warn(
+      `indexer: the chain no longer has block ${cursor} as it was read (a reorganisation, or a chain that lost its last blocks); rewound to block ${ancestor}, ${orphaned.length} events of the orphaned blocks removed, the mirror of ${registered.size} repositories rebuilt, reading again from there`,
+      { from: cursor, to: ancestor, events: orphaned.length, repositories: [...registered] },
+    );
+    if (repoIds.length) {
+      this.deps.onChange?.([
+        "repositories",
+        ...repoIds.map((id) => `repo:${id}`),
+        ...[...issues.values()].map(({ repoId, issueNumber }) => `bounty:${repoId}:${issueNumber}`),
+      ]);
+    }
+  }
+
+  /** The check every batch makes, and a catch-up after it: for the reconciler's pass (api/chain/outbox-reconciling.ts). */
+  checkForReorg(): Promise<void> {
+    return this.catchUp();
   }
 
   private readonly catchUps = new NextRun(() => this.runCatchUp());
@@ -269,23 +307,13 @@ export class RewardsIndexer {
   }
 }
 
+const blockHashAt = preparedQuery((db) =>
+  db
+    .select({ number: chainBlocks.number, hash: chainBlocks.hash })
+    .from(chainBlocks)
+    .where(and(eq(chainBlocks.cursor, sql.placeholder("cursor")), eq(chainBlocks.number, sql.placeholder("number"))))
+    .prepare(),
+);
+
 const cursorByName = preparedQuery((db) => db.select().from(chainCursors).where(eq(chainCursors.name, sql.placeholder("name"))).prepare());
-
-type ParsedEvent = { eventName: string; args: unknown; transactionHash: Hex; blockNumber: bigint; logIndex: number };
-
-/** The last event of an issue's bounty named `names` (one name or any of several). */
-function lastEvent(events: ParsedEvent[], names: string | string[], repoId: bigint, issueNumber: bigint): ParsedEvent | undefined {
-  const wanted = typeof names === "string" ? [names] : names;
-  return events.findLast((e) => {
-    const args = e.args as { repoId?: bigint; issueNumber?: bigint };
-    return wanted.includes(e.eventName) && args.repoId === repoId && args.issueNumber === issueNumber;
-  });
-}
-
-async function allocationIntent(db: Database, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string } | undefined> {
-  const [row] = await db.select({ intent: chainTransactions.intent }).from(chainTransactions).where(eq(chainTransactions.txHash, txHash)).limit(1);
-  if (!row) return undefined;
-  const intent = JSON.parse(row.intent) as { issueTitle?: string; issueUrl?: string };
-  return { issueTitle: intent.issueTitle, issueUrl: intent.issueUrl };
-}
 

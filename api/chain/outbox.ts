@@ -1,59 +1,50 @@
-import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
-import { keccak256, TransactionNotFoundError, TransactionReceiptNotFoundError, type Address, type Hex, type PrivateKeyAccount } from "viem";
+import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
-import { chainTransactions, walletNonces, wallets, workerLeases, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
-import type { Keyring } from "../crypto/keyring.ts";
+import { chainTransactions, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
 import { hashToken, randomToken } from "../crypto/tokens.ts";
-import type { Logger } from "../logger.ts";
 import { ApiError, ErrorCode } from "../errors.ts";
-import type { ChainAccess } from "./clients.ts";
-import { describeChainError, isNonceTooLow, isPermanentBroadcastError, isPermanentEstimateError } from "./errors.ts";
-import { WalletKeyError, withWalletAccount } from "../services/wallets/custodial.ts";
+import { describeChainError } from "./errors.ts";
+import { WalletKeyError } from "../services/wallets/custodial.ts";
 import { LeaseHolder } from "../workers/lease.ts";
 import { NextRun } from "../workers/next-run.ts";
 import { Periodic } from "../workers/periodic.ts";
+import { OutboxBroadcasting } from "./outbox-broadcasting.ts";
+import { OutboxConfirming } from "./outbox-confirming.ts";
+import { OutboxSigning, type OutboxDeps } from "./outbox-signing.ts";
+
+export type { OutboxDeps } from "./outbox-signing.ts";
+export { REBROADCAST_AFTER_MS } from "./outbox-confirming.ts";
 
 /**
  * The transaction outbox (ARCHITECTURE.md, "Money"). A request becomes a row
- * first; rows move one way:
+ * first; rows move one way, each step in its own file:
  *
- *   queued  -- estimate gas (a revert here fails the row: no nonce used)
- *           -- in ONE database transaction: take the signer's next nonces,
- *              sign, store each raw transaction and its hash        -> signed
- *   signed  -- broadcast the stored raw transaction                 -> sent
- *   sent    -- wait for the receipt and confirmations              -> confirmed | reverted
+ *   queued  -- estimate gas, then sign in ONE database transaction
+ *              with the signer's next nonces                 -> signed | failed   (outbox-signing.ts)
+ *   signed  -- broadcast the stored raw transaction           -> sent               (outbox-broadcasting.ts)
+ *   sent    -- wait for the receipt and confirmations         -> confirmed | reverted (outbox-confirming.ts)
+ *   confirmed | reverted -- no longer on-chain (a reorganisation,
+ *              a chain that lost blocks)                       -> sent               (outbox-reconciling.ts)
  *
  * A signed row is never signed again: after a crash or restart the same raw
  * transaction is re-broadcast, so a nonce is never reused or skipped and a
  * payment cannot go out twice.
  *
- * Signing and broadcasting happen in passes per signing address (one at a
- * time per address, across processes: a lease), so concurrent requests from
- * one signer are signed together with consecutive nonces and broadcast in
- * nonce order instead of one round trip after another. A pass starts only
- * when the address has no signed-but-unsent rows left (it first re-sends
- * those). If the node refuses a transaction of the pass (not enough XDC for
- * gas, say), it fails, and the later rows of the same pass, which no node has
- * seen yet, go back to queued and the nonce is handed back: no gap. A refused
- * row some earlier pass may have sent further is left signed and retried,
- * never re-signed.
- *
- * Receipts are read in one pass over every sent row (requests waiting for
- * their row share it) and the settled rows are written together. Passes of
- * both kinds run in the requests that wait and in the background worker, in
- * any number of processes: a signer's lease keeps its passes one at a time,
- * and every write is conditional on the state it read.
+ * This file keeps the rows' entry and the passes that move them: a request's
+ * row is inserted once per idempotency key (a replay returns the first row),
+ * then driven by passes. Signing and broadcasting happen in passes per
+ * signing address (one at a time per address, across processes: a lease), so
+ * concurrent requests from one signer are signed together with consecutive
+ * nonces and broadcast in nonce order instead of one round trip after
+ * another. A pass starts only when the address has no signed-but-unsent rows
+ * left (it first re-sends those). Receipts are read in one pass over every
+ * sent row (requests waiting for their row share it). Passes of both kinds
+ * run in the requests that wait and in the background worker, in any number
+ * of processes: a signer's lease keeps its passes one at a time, and every
+ * write is conditional on the state it read.
  */
-/**
- * RepoRewards v2 costs more when its state moved between the estimate and
- * the block: a new checkpoint in each of the two outflow caps (two fresh
- * storage slots), or a payout that finds the day's cap used up and is queued
- * (a queue entry of four slots). Rows of one pass are estimated against the
- * same state, so the later ones would run out of gas. Unused gas costs nothing.
- */
-const ESCROW_GAS_HEADROOM = 150_000n;
-
 export type OutboxSigner = { kind: "operator" } | { kind: "wallet"; wallet: Wallet };
 
 export interface OutboxRequest {
@@ -73,23 +64,10 @@ export interface OutboxRequest {
   value?: bigint;
 }
 
-export interface OutboxDeps {
-  db: Database;
-  chain: ChainAccess;
-  keyring: Keyring;
-  log: Logger;
-}
-
 /** A signer's pass holds this lease; a pass takes far less, and a crashed process's lease lapses after it. */
 export const SIGNER_LEASE_MS = 10_000;
 /** Rows signed in one pass, at most. */
 const BATCH_LIMIT = 50;
-/** Sent rows looked at in one receipt pass, at most. */
-const RECEIPT_BATCH = 200;
-/** Re-broadcast a sent transaction the node has lost after this long. */
-export const REBROADCAST_AFTER_MS = 30_000;
-const GAS_PRICE_TTL_MS = 5_000;
-const MAX_QUEUED_ATTEMPTS = 20;
 
 export const idempotencyConflict = () =>
   new ApiError({
@@ -100,7 +78,6 @@ export const idempotencyConflict = () =>
 
 export class Outbox {
   readonly workerId = `w-${randomToken(6)}`;
-  private gasPrice?: { value: bigint; at: number };
   /** The background pass (`runOnce`), for the rows no request is waiting for. */
   private readonly worker = new Periodic(
     () => this.runOnce(),
@@ -108,19 +85,18 @@ export class Outbox {
   );
   /** Per signing address: its passes in this process (one at a time; callers share the next one). */
   private passes = new Map<string, NextRun>();
-  /** Back to back while requests wait; half a polling interval apart at most, so a stream of waiters shares them. */
-  private readonly receiptPasses: NextRun;
-  private readonly recentlySettled = new Map<string, { row: ChainTransaction; at: number }>();
-  /** The rows the last receipt pass left sent (its view of them). */
-  private stillSent = new Map<string, ChainTransaction>();
   /** Signer leases, held from one pass to the next one already asked for. */
   private readonly signerLeases: LeaseHolder;
-  /** Rows a signer's pass has just sent, for the requests waiting on them (spares each a read). */
-  private justSent = new Map<string, { row: ChainTransaction; at: number }>();
+  private readonly signing: OutboxSigning;
+  private readonly broadcasting: OutboxBroadcasting;
+  /** Receipt passes: back to back while requests wait; half a polling interval apart at most, so a stream of waiters shares them. */
+  private readonly confirming: OutboxConfirming;
 
   constructor(private readonly deps: OutboxDeps) {
-    this.receiptPasses = new NextRun(() => this.runReceiptPass(), { minGapMs: deps.chain.config.pollingIntervalMs / 2 });
     this.signerLeases = new LeaseHolder(deps.db, this.workerId, SIGNER_LEASE_MS);
+    this.signing = new OutboxSigning(deps);
+    this.broadcasting = new OutboxBroadcasting(deps, this.workerId);
+    this.confirming = new OutboxConfirming(deps);
   }
 
   /**
@@ -233,7 +209,7 @@ export class Outbox {
     let current = row;
     while (isUnsent(current) && Date.now() < deadline) {
       await this.signerPass(current.chainId, current.fromAddress).catch((err) => this.transient("signing pass", err));
-      current = this.takeJustSent(current.id) ?? (await this.get(current.id));
+      current = this.broadcasting.takeJustSent(current.id) ?? (await this.get(current.id));
       if (isUnsent(current)) await Bun.sleep(this.deps.chain.config.pollingIntervalMs);
     }
     return current;
@@ -284,10 +260,10 @@ export class Outbox {
     const row = typeof rowOrId === "string" ? await this.get(id) : rowOrId;
     try {
       if (isUnsent(row)) await this.signerPass(row.chainId, row.fromAddress);
-      const now = isUnsent(row) ? (this.takeJustSent(id) ?? (await this.get(id))) : row;
+      const now = isUnsent(row) ? (this.broadcasting.takeJustSent(id) ?? (await this.get(id))) : row;
       if (now.status === "sent") {
-        await this.receiptPasses.request();
-        const known = this.takeRecent(id) ?? this.stillSent.get(id);
+        await this.confirming.request();
+        const known = this.confirming.known(id);
         if (known) return known;
       }
     } catch (err) {
@@ -296,28 +272,8 @@ export class Outbox {
     return this.get(id);
   }
 
-  private takeJustSent(id: string): ChainTransaction | undefined {
-    const hit = this.justSent.get(id);
-    this.justSent.delete(id);
-    return hit?.row;
-  }
-
-  /** A row the last receipt pass settled, for the request waiting on it (spares it a read). */
-  private takeRecent(id: string): ChainTransaction | undefined {
-    const hit = this.recentlySettled.get(id);
-    this.recentlySettled.delete(id);
-    return hit?.row;
-  }
-
   private transient(what: string, err: unknown, id?: string): void {
     this.deps.log.warn(`outbox: ${what} failed, will retry`, { id, err: describeChainError(err) });
-  }
-
-  private async update(id: string, fields: Partial<typeof chainTransactions.$inferInsert>): Promise<void> {
-    await this.deps.db
-      .update(chainTransactions)
-      .set({ ...fields, updatedAt: new Date() })
-      .where(eq(chainTransactions.id, id));
   }
 
   /**
@@ -349,7 +305,7 @@ export class Outbox {
         .from(chainTransactions)
         .where(and(eq(chainTransactions.chainId, chainId), eq(chainTransactions.fromAddress, from), eq(chainTransactions.status, "signed")))
         .orderBy(asc(chainTransactions.nonce));
-      if (leftover.length && !(await this.broadcastInOrder(leftover, new Set(), leaseName))) return;
+      if (leftover.length && !(await this.broadcasting.broadcastInOrder(leftover, new Set(), leaseName))) return;
 
       const queued = await db
         .select()
@@ -360,353 +316,32 @@ export class Outbox {
       if (!queued.length) return;
       let signed: ChainTransaction[];
       try {
-        const signable = await this.estimateAll(queued);
+        const signable = await this.signing.estimateAll(queued);
         if (!signable.length) return;
-        signed = await this.signBatch(chainId, from, signable);
+        signed = await this.signing.signBatch(chainId, from, signable);
       } catch (err) {
         if (err instanceof WalletKeyError) {
           // Not the chain's fault and not going away by retrying: the rows fail now, with the reason, signing nothing.
-          await this.failQueued(queued, `the signing key could not be used: ${err.message}`);
+          await this.signing.failQueued(queued, `the signing key could not be used: ${err.message}`);
           this.deps.log.error("outbox: a wallet key cannot sign; its queued transactions failed", { from, err: err.message });
           return;
         }
-        await this.countFailedAttempt(queued, err);
+        await this.signing.countFailedAttempt(queued, err);
         throw err;
       }
-      if (signed.length) await this.broadcastInOrder(signed, new Set(signed.map((r) => r.id)), leaseName);
+      if (signed.length) await this.broadcasting.broadcastInOrder(signed, new Set(signed.map((r) => r.id)), leaseName);
     } finally {
       // Kept for the pass already asked for; otherwise handed back, so another process need not wait for it to lapse.
       if (!this.passes.get(`${chainId}:${from}`)?.queued) await this.signerLeases.release(leaseName);
     }
   }
 
-  private async failQueued(rows: ChainTransaction[], error: string): Promise<void> {
-    await this.deps.db
-      .update(chainTransactions)
-      .set({ status: "failed", error, attempts: sql`${chainTransactions.attempts} + 1`, updatedAt: new Date() })
-      .where(and(inArray(chainTransactions.id, rows.map((r) => r.id)), eq(chainTransactions.status, "queued")));
-  }
-
   /**
-   * The node could not be reached while these queued rows waited. They have
-   * signed nothing, so once it has been unreachable for long enough they fail
-   * (signed and sent rows are never given up: they may already be mined).
+   * The gas price the next signing uses (read at most every few seconds). Quotes read it too, so a fee shown is the
+   * fee paid: Max leaves exactly the reserve (issue 16).
    */
-  private async countFailedAttempt(rows: ChainTransaction[], err: unknown): Promise<void> {
-    const ids = rows.map((r) => r.id);
-    await this.deps.db.transaction(
-      async (tx) => {
-        await tx
-          .update(chainTransactions)
-          .set({ attempts: sql`${chainTransactions.attempts} + 1`, updatedAt: new Date() })
-          .where(and(inArray(chainTransactions.id, ids), eq(chainTransactions.status, "queued")));
-        await tx
-          .update(chainTransactions)
-          .set({ status: "failed", error: `the chain could not be reached: ${describeChainError(err)}`, updatedAt: new Date() })
-          .where(and(inArray(chainTransactions.id, ids), eq(chainTransactions.status, "queued"), sql`${chainTransactions.attempts} >= ${MAX_QUEUED_ATTEMPTS}`));
-      },
-      { behavior: "immediate" },
-    );
-  }
-
-  /** Gas for each row, estimated side by side; a row the chain would refuse fails now, before it takes a nonce. */
-  private async estimateAll(rows: ChainTransaction[]): Promise<{ row: ChainTransaction; gasLimit: bigint }[]> {
-    const { chain } = this.deps;
-    const estimates = await Promise.all(
-      rows.map(async (row) => {
-        try {
-          const estimate = await chain.client.estimateGas({
-            account: row.fromAddress as Address,
-            to: row.toAddress as Address,
-            data: row.data as Hex,
-            value: row.value,
-            blockTag: "pending",
-          });
-          const toEscrow = (row.toAddress as string).toLowerCase() === chain.config.contracts.rewards.toLowerCase();
-          return { row, gasLimit: (estimate * 12n) / 10n + (toEscrow ? ESCROW_GAS_HEADROOM : 0n) };
-        } catch (err) {
-          if (!isPermanentEstimateError(err)) throw err;
-          await this.update(row.id, { status: "failed", error: describeChainError(err) });
-          return undefined;
-        }
-      }),
-    );
-    return estimates.filter((e) => e !== undefined);
-  }
-
-  /**
-   * Signs the rows with consecutive nonces in one write transaction: the
-   * nonces, raw transactions and hashes are stored before anything is sent.
-   * Returns the rows signed, in nonce order.
-   */
-  private async signBatch(chainId: number, from: string, signable: { row: ChainTransaction; gasLimit: bigint }[]): Promise<ChainTransaction[]> {
-    const { db, chain } = this.deps;
-    const gasPrice = await this.currentGasPrice();
-    const chainNonce = await chain.client.getTransactionCount({ address: from as Address, blockTag: "pending" });
-    const walletId = signable[0]!.row.walletId;
-    const wallet = walletId === null ? undefined : await this.walletOf(walletId);
-    const nonceKey = `${chainId}:${from}`;
-    const signed: ChainTransaction[] = [];
-    await db.transaction(
-      async (tx) => {
-        const [unsent] = await tx
-          .select({ id: chainTransactions.id })
-          .from(chainTransactions)
-          .where(and(eq(chainTransactions.chainId, chainId), eq(chainTransactions.fromAddress, from), eq(chainTransactions.status, "signed")))
-          .limit(1);
-        if (unsent) return;
-        const still = await tx
-          .select({ id: chainTransactions.id })
-          .from(chainTransactions)
-          .where(and(inArray(chainTransactions.id, signable.map((s) => s.row.id)), eq(chainTransactions.status, "queued")));
-        const stillQueued = new Set(still.map((r) => r.id));
-        if (!stillQueued.size) return;
-        const [stored] = await tx.select().from(walletNonces).where(eq(walletNonces.key, nonceKey));
-        let nonce = Math.max(stored?.nextNonce ?? 0, chainNonce);
-        await this.signWith(wallet, async (account) => {
-          for (const { row, gasLimit } of signable) {
-            if (!stillQueued.has(row.id)) continue;
-            const rawTx = await account.signTransaction({
-              chainId: row.chainId,
-              to: row.toAddress as Address,
-              data: row.data as Hex,
-              value: row.value,
-              nonce,
-              gas: gasLimit,
-              gasPrice,
-              type: "legacy",
-            });
-            const fields = { status: "signed" as const, nonce, gasLimit, gasPrice, rawTx, txHash: keccak256(rawTx), updatedAt: new Date() };
-            await tx.update(chainTransactions).set(fields).where(eq(chainTransactions.id, row.id));
-            signed.push({ ...row, ...fields });
-            nonce += 1;
-          }
-          return "0x";
-        });
-        await tx
-          .insert(walletNonces)
-          .values({ key: nonceKey, nextNonce: nonce })
-          .onConflictDoUpdate({ target: walletNonces.key, set: { nextNonce: nonce, updatedAt: new Date() } });
-      },
-      { behavior: "immediate" },
-    );
-    return signed; // in nonce order, as stored
-  }
-
-  /**
-   * Sends signed rows in nonce order, stopping at the first the node
-   * refuses. `ours` are the rows this pass signed (no node has seen them
-   * before this call). Returns whether every row was sent.
-   */
-  private async broadcastInOrder(rows: ChainTransaction[], ours: Set<string>, leaseName: string): Promise<boolean> {
-    const { db } = this.deps;
-    const sent: ChainTransaction[] = [];
-    try {
-      for (const [index, row] of rows.entries()) {
-        const outcome = await this.sendSigned(row);
-        if (outcome.kind === "sent") {
-          sent.push(row);
-          continue;
-        }
-        if (outcome.kind === "nonce-used") {
-          // Someone else used this nonce (a key exported and used elsewhere): this transaction can never be mined.
-          await this.update(row.id, { status: "failed", nonce: null, error: `nonce ${row.nonce} was used by another transaction` });
-          await db.delete(walletNonces).where(eq(walletNonces.key, `${row.chainId}:${row.fromAddress}`));
-          continue;
-        }
-        await this.refused(row, rows.slice(index + 1), ours, leaseName, outcome.error);
-        return false;
-      }
-      return true;
-    } finally {
-      if (sent.length) {
-        const now = new Date();
-        const marked = await db
-          .update(chainTransactions)
-          .set({ status: "sent", sentAt: now, updatedAt: now })
-          .where(and(inArray(chainTransactions.id, sent.map((r) => r.id)), eq(chainTransactions.status, "signed")))
-          .returning({ id: chainTransactions.id });
-        const at = Date.now();
-        for (const stale of this.justSent.keys()) {
-          if (at - this.justSent.get(stale)!.at < 60_000) break; // oldest first
-          this.justSent.delete(stale);
-        }
-        const byId = new Map(sent.map((r) => [r.id, r]));
-        for (const { id } of marked) this.justSent.set(id, { row: { ...byId.get(id)!, status: "sent", sentAt: now, updatedAt: now }, at });
-      }
-    }
-  }
-
-  /** Sends one stored raw transaction; a node that already has it (or mined it) counts as sent. */
-  private async sendSigned(row: ChainTransaction): Promise<{ kind: "sent" } | { kind: "nonce-used" } | { kind: "refused"; error: unknown }> {
-    const { chain } = this.deps;
-    try {
-      await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex });
-      return { kind: "sent" };
-    } catch (err) {
-      // Only the node saying "not found" means not found: a lookup that fails leaves the row signed, to be retried.
-      const notFound = (lookupError: unknown) => {
-        if (lookupError instanceof TransactionNotFoundError || lookupError instanceof TransactionReceiptNotFoundError) return null;
-        throw lookupError;
-      };
-      if (await chain.client.getTransaction({ hash: row.txHash as Hex }).catch(notFound)) return { kind: "sent" };
-      if (await chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(notFound)) return { kind: "sent" };
-      if (isNonceTooLow(err)) return { kind: "nonce-used" };
-      if (!isPermanentBroadcastError(err)) throw err;
-      return { kind: "refused", error: err };
-    }
-  }
-
-  /**
-   * The node refused `row` for good (e.g. not enough XDC for gas): nothing of
-   * it was sent. Its nonce can be handed back only if no later transaction
-   * of this signer can have reached a node: either there is none, or all of
-   * them are this pass's, unsent (they go back to queued, to be signed
-   * again). Otherwise the row stays signed and is retried (no gap, no
-   * double payment; the signer waits, e.g. for XDC).
-   */
-  private async refused(row: ChainTransaction, later: ChainTransaction[], ours: Set<string>, leaseName: string, err: unknown): Promise<void> {
-    const { db, log } = this.deps;
-    const nonceKey = `${row.chainId}:${row.fromAddress}`;
-    const error = describeChainError(err);
-    if (later.length && !later.every((r) => ours.has(r.id))) {
-      log.error("outbox: a transaction with later ones possibly sent was refused; the signer waits", { id: row.id, nonce: row.nonce, err: error });
-      await db
-        .update(chainTransactions)
-        .set({ attempts: sql`${chainTransactions.attempts} + 1`, error, updatedAt: new Date() })
-        .where(eq(chainTransactions.id, row.id));
-      return;
-    }
-    await db.transaction(
-      async (tx) => {
-        if (later.length) {
-          // Still ours: no other process has taken this signer (and could have sent the later rows).
-          const [lease] = await tx.select().from(workerLeases).where(and(eq(workerLeases.name, leaseName), eq(workerLeases.owner, this.workerId)));
-          if (!lease) return;
-          await tx
-            .update(chainTransactions)
-            .set({ status: "queued", nonce: null, rawTx: null, txHash: null, gasLimit: null, gasPrice: null, updatedAt: new Date() })
-            .where(and(inArray(chainTransactions.id, later.map((r) => r.id)), eq(chainTransactions.status, "signed")));
-        }
-        await tx
-          .update(chainTransactions)
-          .set({ status: "failed", nonce: null, error, updatedAt: new Date() })
-          .where(eq(chainTransactions.id, row.id));
-        await tx
-          .update(walletNonces)
-          .set({ nextNonce: row.nonce!, updatedAt: new Date() })
-          .where(and(eq(walletNonces.key, nonceKey), eq(walletNonces.nextNonce, row.nonce! + 1 + later.length)));
-      },
-      { behavior: "immediate" },
-    );
-  }
-
-  /**
-   * One look at every sent row of this chain: the receipts (asked side by
-   * side), the confirmations, and the rows that settled, written in one
-   * transaction. A transaction the node has lost is sent again as it was.
-   */
-  private async runReceiptPass(): Promise<void> {
-    const { db, chain } = this.deps;
-    const sent = await db
-      .select()
-      .from(chainTransactions)
-      .where(and(eq(chainTransactions.chainId, chain.config.chain.id), eq(chainTransactions.status, "sent")))
-      .orderBy(asc(chainTransactions.sentAt))
-      .limit(RECEIPT_BATCH);
-    const stale = Date.now() - 60_000;
-    for (const [id, { at }] of this.recentlySettled) if (at < stale) this.recentlySettled.delete(id);
-    if (!sent.length) {
-      this.stillSent = new Map();
-      return;
-    }
-    const [latest, receipts] = await Promise.all([
-      // Not viem's cached figure (up to a polling interval old): counted against it, a fresh receipt had no confirmations yet.
-      chain.client.getBlockNumber({ cacheTime: 0 }),
-      Promise.all(sent.map((row) => chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(() => null))),
-    ]);
-    const updates: { row: ChainTransaction; fields: Partial<typeof chainTransactions.$inferInsert> }[] = [];
-    const lost: ChainTransaction[] = [];
-    sent.forEach((row, i) => {
-      const receipt = receipts[i];
-      if (!receipt) {
-        if (row.sentAt && Date.now() - row.sentAt.getTime() > REBROADCAST_AFTER_MS) lost.push(row);
-        return;
-      }
-      // The head is at least the receipt's block, whichever answer came first.
-      const confirmations = Number((latest > receipt.blockNumber ? latest : receipt.blockNumber) - receipt.blockNumber + 1n);
-      const settled = confirmations >= chain.config.confirmations;
-      if (!settled && row.confirmations === confirmations && row.blockNumber === Number(receipt.blockNumber)) return;
-      updates.push({
-        row,
-        fields: {
-          blockNumber: Number(receipt.blockNumber),
-          confirmations,
-          ...(settled
-            ? {
-                status: receipt.status === "success" ? "confirmed" : "reverted",
-                confirmedAt: new Date(),
-                error: receipt.status === "success" ? null : "the transaction reverted on-chain",
-              }
-            : {}),
-        },
-      });
-    });
-    // Lost from the node's pool (a restart, say): the same signed transaction again.
-    for (const row of lost) {
-      await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).catch(() => undefined);
-      updates.push({ row, fields: { sentAt: new Date() } });
-    }
-    // What this pass saw still waiting (with what it learnt), so the requests waiting on those rows need not read them.
-    const stillSent = new Map(sent.map((row) => [row.id, row]));
-    for (const { row, fields } of updates) {
-      if (fields.status) stillSent.delete(row.id);
-      else stillSent.set(row.id, { ...row, ...fields } as ChainTransaction);
-    }
-    if (!updates.length) {
-      this.stillSent = stillSent;
-      return;
-    }
-    await db.transaction(
-      async (tx) => {
-        for (const { row, fields } of updates) {
-          const updatedAt = new Date();
-          const result = await tx
-            .update(chainTransactions)
-            .set({ ...fields, updatedAt })
-            .where(and(eq(chainTransactions.id, row.id), eq(chainTransactions.status, "sent")));
-          if (result.rowsAffected && fields.status) {
-            this.recentlySettled.set(row.id, { row: { ...row, ...fields, updatedAt } as ChainTransaction, at: Date.now() });
-          }
-        }
-      },
-      { behavior: "immediate" },
-    );
-    this.stillSent = stillSent;
-  }
-
-  /**
-   * The gas price the next signing uses (read at most every GAS_PRICE_TTL_MS).
-   * Quotes read it too, so a fee shown is the fee paid: Max leaves exactly the
-   * reserve (issue 16).
-   */
-  async currentGasPrice(): Promise<bigint> {
-    const now = Date.now();
-    if (!this.gasPrice || now - this.gasPrice.at > GAS_PRICE_TTL_MS) {
-      this.gasPrice = { value: await this.deps.chain.client.getGasPrice(), at: now };
-    }
-    return this.gasPrice.value;
-  }
-
-  private async walletOf(walletId: string): Promise<Wallet> {
-    const [wallet] = await this.deps.db.select().from(wallets).where(eq(wallets.id, walletId));
-    if (!wallet) throw new Error(`outbox: wallet ${walletId} not found`);
-    return wallet;
-  }
-
-  private signWith(wallet: Wallet | undefined, sign: (account: PrivateKeyAccount) => Promise<Hex>): Promise<Hex> {
-    if (!wallet) return sign(this.deps.chain.operator);
-    return withWalletAccount({ keyring: this.deps.keyring }, wallet, sign);
+  currentGasPrice(): Promise<bigint> {
+    return this.signing.currentGasPrice();
   }
 
   /**
@@ -723,7 +358,7 @@ export class Outbox {
     for (const { chainId, fromAddress } of signers) {
       await this.signerPass(chainId, fromAddress).catch((err) => this.transient("signing pass", err));
     }
-    await this.receiptPasses.request().catch((err) => this.transient("receipt pass", err));
+    await this.confirming.request().catch((err) => this.transient("receipt pass", err));
     return signers.length;
   }
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { timestamp } from "./columns.ts";
 
 /**
@@ -21,10 +21,12 @@ export const chainEvents = sqliteTable(
     issueNumber: integer("issue_number"),
     /** Decoded arguments, JSON with bigints as strings. */
     args: text("args").notNull(),
+    /** The old chain's genesis hash, when this event happened on a chain since lost and re-created (history only). */
+    oldChain: text("old_chain"),
     createdAt: timestamp("created_at").notNull().default(sql`(unixepoch() * 1000)`),
   },
   (t) => [
-    uniqueIndex("chain_events_log_idx").on(t.chainId, t.txHash, t.logIndex),
+    uniqueIndex("chain_events_log_idx").on(t.chainId, t.txHash, t.logIndex).where(sql`${t.oldChain} is null`),
     index("chain_events_repo_idx").on(t.repoId, t.blockNumber),
   ],
 );
@@ -36,3 +38,18 @@ export const chainCursors = sqliteTable("chain_cursors", {
   lastBlock: integer("last_block").notNull(),
   updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
 });
+
+/**
+ * The hashes of the blocks an indexer has read (those with events, and the last block of each batch), so a
+ * reorganisation shows: a recorded height whose block now has another hash, or a head below the cursor. The
+ * indexer then rewinds to the highest recorded block the chain still has (api/chain/indexer.ts).
+ */
+export const chainBlocks = sqliteTable(
+  "chain_blocks",
+  {
+    cursor: text("cursor").notNull(),
+    number: integer("number").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cursor, t.number] })],
+);

@@ -52,6 +52,8 @@ export const chainTransactions = sqliteTable(
     rawTx: text("raw_tx"),
     txHash: text("tx_hash"),
     blockNumber: integer("block_number"),
+    /** The hash of the block its receipt was in, recorded at confirmation: the reconciler checks it is still there. */
+    blockHash: text("block_hash"),
     confirmations: integer("confirmations").notNull().default(0),
     error: text("error"),
     /** The worker holding this row, until when (crash recovery and several processes). */
@@ -62,17 +64,25 @@ export const chainTransactions = sqliteTable(
     updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
     sentAt: timestamp("sent_at"),
     confirmedAt: timestamp("confirmed_at"),
+    /**
+     * Set when the chain this row was sent to is gone for good (its genesis block changed, api/chain/identity.ts):
+     * the old chain's genesis hash. Such a row is history only: never sent again, and out of the unique rules below
+     * (its idempotency key is prefixed `old-chain:` so the same request can run on the new chain).
+     */
+    oldChain: text("old_chain"),
   },
   (t) => [
     uniqueIndex("chain_tx_requester_key_idx").on(t.requester, t.idempotencyKey),
-    uniqueIndex("chain_tx_nonce_idx").on(t.chainId, t.fromAddress, t.nonce),
-    uniqueIndex("chain_tx_hash_idx").on(t.txHash),
+    uniqueIndex("chain_tx_nonce_idx").on(t.chainId, t.fromAddress, t.nonce).where(sql`${t.oldChain} is null`),
+    uniqueIndex("chain_tx_hash_idx").on(t.txHash).where(sql`${t.oldChain} is null`),
     index("chain_tx_status_idx").on(t.status, t.fromAddress, t.createdAt),
     index("chain_tx_repo_kind_idx").on(t.githubRepoId, t.kind, t.createdAt),
+    // The reconciler's look at the rows confirmed within the reorganisation window.
+    index("chain_tx_block_idx").on(t.chainId, t.blockNumber),
     // A bounty is paid at most once off-chain too: one live payout row per issue.
     uniqueIndex("chain_tx_one_payout_idx")
       .on(t.githubRepoId, t.issueNumber)
-      .where(sql`${t.kind} = 'pay_bounty' and ${t.status} not in ('failed', 'reverted')`),
+      .where(sql`${t.kind} = 'pay_bounty' and ${t.status} not in ('failed', 'reverted') and ${t.oldChain} is null`),
   ],
 );
 
@@ -83,4 +93,14 @@ export const walletNonces = sqliteTable("wallet_nonces", {
   key: text("key").primaryKey(), // `${chainId}:${address}`
   nextNonce: integer("next_nonce").notNull(),
   updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
+});
+
+/**
+ * The chain the platform's records belong to: its genesis block's hash, per chain id. A different genesis at start
+ * means the chain was lost and re-created (a local chain): the records of the old one are marked, never replayed.
+ */
+export const chainIdentity = sqliteTable("chain_identity", {
+  chainId: integer("chain_id").primaryKey(),
+  genesisHash: text("genesis_hash").notNull(),
+  recordedAt: timestamp("recorded_at").notNull().default(sql`(unixepoch() * 1000)`),
 });

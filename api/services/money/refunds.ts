@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import { encodeFunctionData } from "viem";
 import type { AppContext } from "../../context.ts";
 import { bounties, chainEvents, chainTransactions } from "../../../db/schema/index.ts";
@@ -20,7 +20,7 @@ export async function completeDueRefunds(ctx: AppContext): Promise<number> {
     .selectDistinct({ repoId: chainEvents.repoId, issueNumber: chainEvents.issueNumber })
     .from(chainEvents)
     .innerJoin(bounties, and(eq(bounties.githubRepoId, chainEvents.repoId), eq(bounties.issueNumber, chainEvents.issueNumber)))
-    .where(and(eq(chainEvents.name, "BountyCancelRequested"), eq(bounties.status, "open")));
+    .where(and(eq(chainEvents.name, "BountyCancelRequested"), eq(bounties.status, "open"), isNull(chainEvents.oldChain)));
   let sent = 0;
   for (const { repoId, issueNumber } of requested) {
     if (repoId === null || issueNumber === null) continue;
@@ -55,7 +55,7 @@ export async function executeDueOutflows(ctx: AppContext): Promise<number> {
   const events = await ctx.database.db
     .select({ name: chainEvents.name, args: chainEvents.args, txHash: chainEvents.txHash })
     .from(chainEvents)
-    .where(inArray(chainEvents.name, ["OutflowQueued", "OutflowExecuted", "OutflowCancelled"]));
+    .where(and(inArray(chainEvents.name, ["OutflowQueued", "OutflowExecuted", "OutflowCancelled"]), isNull(chainEvents.oldChain)));
   const done = new Set(events.filter((e) => e.name !== "OutflowQueued").map((e) => (JSON.parse(e.args) as { id: string }).id));
   const queuedByUs = new Set(
     (await ctx.database.db.select({ txHash: chainTransactions.txHash }).from(chainTransactions).where(inArray(chainTransactions.txHash, events.filter((e) => e.name === "OutflowQueued").map((e) => e.txHash)))).map((r) => r.txHash),

@@ -6,7 +6,7 @@
  * indexer's copy of the contract's events, with the repository and the
  * issue's title, newest first.
  */
-import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, chainEvents, repositories, type Currency, type User } from "../../../db/schema/index.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
@@ -50,7 +50,7 @@ export async function bountyHistory(ctx: AppContext, user: User, limit: number):
     .from(chainEvents)
     .leftJoin(repositories, eq(repositories.githubRepoId, chainEvents.repoId))
     .leftJoin(bounties, and(eq(bounties.githubRepoId, chainEvents.repoId), eq(bounties.issueNumber, chainEvents.issueNumber)))
-    .where(and(eq(chainEvents.chainId, ctx.chain.config.chain.id), or(...conditions)))
+    .where(and(eq(chainEvents.chainId, ctx.chain.config.chain.id), isNull(chainEvents.oldChain), or(...conditions)))
     .orderBy(desc(chainEvents.blockNumber), desc(chainEvents.logIndex))
     .limit(limit);
   return rows.map(({ event, repository, issueTitle, issueUrl }) => {
