@@ -64,6 +64,16 @@ describe("signalling npm start's process group (a terminal's Ctrl-C, a superviso
 
   afterAll(() => run?.kill());
 
+  test("the demo compute node is restarted when it dies, and the banner says where its log is", async () => {
+    const log = join(dataDir, "demo-node", "agent.log");
+    expect(readFileSync(run!.outputFile, "utf8")).toContain(`Demo node log     ${log}`);
+    const agents = () => processesMentioning(join(dataDir, "demo-node")).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("node-agent"));
+    const [first] = await eventually(async () => (agents().length === 1 ? agents() : undefined), 10_000, "the demo node");
+    process.kill(first!, "SIGKILL");
+    // Restarted after the first backoff step (1 s).
+    await eventually(async () => agents().some((pid) => pid !== first), 15_000, "the demo node to be restarted");
+  }, 30_000);
+
   for (const { name, signals, thenKill } of cases) {
     test(`${name} to the group: the chain's state file is complete, nothing confirmed is lost, the next start works`, async () => {
       const before = run!;

@@ -140,7 +140,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   let saving: Promise<void> = Promise.resolve();
   let failing = false;
   const save = () =>
-    (saving = saving.then(async () => {
+    (saving = saving.catch(() => undefined).then(async () => {
       try {
         writeStateAtomically(stateFile, await dumpState(anvil.rpcUrl));
         failing = false;
