@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../testing/temp-dirs.ts";
-import { answers, chainRpc, freeDevPorts, processesMentioning, startNpmStart, type DevPorts, type DevRun } from "../testing/dev-process.ts";
+import { rmSync } from "node:fs";
+import { answers, chainRpc, freeDevPorts, processesMentioning, signInOverHttp, startNpmStart, type DevPorts, type DevRun } from "../testing/dev-process.ts";
 import { eventually } from "../testing/stack.ts";
 import { previousCopyOf, unusableBecause } from "./lib/chain-state.ts";
 
@@ -110,4 +111,24 @@ describe("signalling npm start's process group (a terminal's Ctrl-C, a superviso
       if (!thenKill) expect(kept?.blockNumber).toBe(receipt.blockNumber);
     }, FIRST_START_MS + 60_000);
   }
+
+  test("a chain state lost for good: the start says so in one line, and re-creates the chain and the demo money, keeping users and sessions", async () => {
+    const session = await signInOverHttp(run!, "alice");
+    run!.signalGroup("SIGINT");
+    await run!.gone(30_000);
+    for (const copy of [stateFile(), previousCopyOf(stateFile())]) rmSync(copy, { force: true });
+
+    // Before: the seed left alice's wallet (kept in the database) unfunded on the new chain, and the start failed with
+    // "seed transaction seed:fund:5001:XDC ended failed: insufficient funds".
+    run = await startNpmStart(dataDir, ports, FIRST_START_MS);
+    const output = readFileSync(run.outputFile, "utf8");
+    expect(output.match(/state in .* is lost/g)).toHaveLength(1);
+    expect(await answers(`${run.url}/api/health`)).toBe(true);
+    const who = (await (await fetch(`${run.url}/api/auth/session`, { headers: { Cookie: session.cookie } })).json()) as { authenticated: boolean; user?: { username: string } };
+    expect(who).toMatchObject({ authenticated: true, user: { username: "alice" } });
+    // The demo pools are funded again on the new chain (xdc-wallet-kit's XDC pool, through the contracts).
+    const pool = (await (await fetch(`${run.url}/api/blockchain/pool-info/5001`)).json()) as { xdcPoolRewards: string };
+    expect(Number(pool.xdcPoolRewards)).toBeGreaterThan(0);
+    expect(unusableBecause(stateFile())).toBeUndefined();
+  }, FIRST_START_MS + 60_000);
 });
