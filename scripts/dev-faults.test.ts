@@ -30,7 +30,7 @@ import { makeTempDir } from "../testing/temp-dirs.ts";
 import { answers, freeDevPorts, postAs, signInOverHttp, startNpmStart, type BrowserSession, type DevPorts, type DevRun } from "../testing/dev-process.ts";
 import { eventually } from "../testing/stack.ts";
 import { CHAIN_SAVE_INTERVAL_MS } from "./lib/chain-state.ts";
-import { SIGNER_LEASE_MS } from "../api/chain/outbox.ts";
+import { REBROADCAST_AFTER_MS, SIGNER_LEASE_MS } from "../api/chain/outbox.ts";
 import { CURRENCY_INDEX } from "../api/services/money/rules.ts";
 import { anvilAccounts } from "./lib/anvil.ts";
 
@@ -152,8 +152,9 @@ async function checkAgreement(world: World, run: DevRun): Promise<void> {
   // Healthy.
   expect(await answers(`${run.url}/api/health`)).toBe(true);
 
-  // The outbox finishes whatever it had: after a clean stop at once; after a kill once the dead process's signer lease lapsed.
-  const settleMs = SIGNER_LEASE_MS + 20 * CHAIN_SAVE_INTERVAL_MS + run.startMs;
+  // The outbox finishes whatever it had: after a clean stop at once; after a kill once the dead process's signer lease
+  // lapsed, and a transaction the chain lost may wait for the outbox's re-broadcast.
+  const settleMs = SIGNER_LEASE_MS + REBROADCAST_AFTER_MS + 20 * CHAIN_SAVE_INTERVAL_MS + run.startMs;
   await eventually(
     async () => (await db.select({ id: chainTransactions.id }).from(chainTransactions).where(inArray(chainTransactions.status, ["queued", "signed", "sent"]))).length === 0,
     settleMs,
