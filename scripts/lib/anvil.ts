@@ -3,7 +3,7 @@
  * spawned directly (its `.bin/anvil` is a Node wrapper we do not need),
  * listening on 127.0.0.1 only.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
 import type { Subprocess } from "bun";
 import { CHAIN_SAVE_INTERVAL_MS, chooseState, dumpState, writeStateAtomically, type StateCandidate } from "./chain-state.ts";
 import { createServer } from "node:net";
@@ -130,7 +130,12 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
       loaded = candidate;
       break;
     } catch (err) {
-      skipped.push(`${candidate.path}: anvil could not load it (${(err as Error).message.split("\n").slice(-2).join(" ").slice(0, 300)})`);
+      // Only a state anvil refuses is passed over; anything else (a port taken meanwhile) must not start a new chain.
+      const message = (err as Error).message;
+      if (!/exited with code/.test(message) || !/state|json|parse|deserializ/i.test(message)) throw err;
+      // Set aside, so the next save does not keep it as the previous copy.
+      if (candidate.kind === "saved") renameSync(candidate.path, `${candidate.path}.unusable`);
+      skipped.push(`${candidate.path}: anvil could not load it (${message.split("\n").slice(-2).join(" ").slice(0, 300)})`);
     }
   }
   running ??= await spawnAnvil(args, port, chainId, options, true);

@@ -119,6 +119,17 @@ describe("anvil with a state file", () => {
     expect(third.state?.loaded?.kind).toBe("saved");
     expect(await blockNumber(third)).toBe(55);
     await third.stop();
+
+    // A copy that parses but that anvil refuses: passed over too.
+    writeFileSync(file, JSON.stringify({ block: { number: "zz" }, accounts: { x: 1 } }));
+    const fourth = await startAnvil({ stateFile: file });
+    started.push(fourth);
+    expect(fourth.state?.loaded?.kind).toBe("previous");
+    expect(fourth.state?.skipped[0]).toContain("anvil could not load it");
+    expect(await blockNumber(fourth)).toBe(55);
+    await fourth.stop();
+    expect(unusableBecause(previousCopyOf(file))).toBeUndefined(); // the refused copy was set aside, not kept as the previous one
+    expect(existsSync(`${file}.unusable`)).toBe(true);
   }, 60_000);
 
   test("anvil runs in its own process group and still dies when the process that started it is killed with SIGKILL", async () => {

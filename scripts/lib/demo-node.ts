@@ -94,8 +94,12 @@ export async function startDemoNode(ctx: AppContext, options: { serverUrl: strin
       wake = undefined;
       if (stopping) return;
       backoff = Math.min(backoff * 2, MAX_RESTART_DELAY_MS);
-      proc = spawnAgent();
-      options.onRestart?.(proc.pid);
+      try {
+        proc = spawnAgent();
+        options.onRestart?.(proc.pid);
+      } catch (err) {
+        options.log(`demo compute node could not be started: ${(err as Error).message}`); // the loop waits and tries again
+      }
     }
   })();
   options.log(`demo compute node ${stored.nodeId} started (pid ${proc.pid}; log ${logFile})`);
