@@ -10,7 +10,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../testing/temp-dirs.ts";
 import { rmSync } from "node:fs";
-import { answers, chainRpc, freeDevPorts, processesMentioning, signInOverHttp, startNpmStart, type DevPorts, type DevRun } from "../testing/dev-process.ts";
+import { answers, chainRpc, freeDevPorts, processesMentioning, processesOf, signInOverHttp, startNpmStart, type DevPorts, type DevRun } from "../testing/dev-process.ts";
 import { eventually } from "../testing/stack.ts";
 import { previousCopyOf, unusableBecause } from "./lib/chain-state.ts";
 
@@ -20,9 +20,10 @@ const FIRST_START_MS = 180_000;
 async function startNpmStartFresh() {
   const dataDir = await makeTempDir("issuepool-signals-");
   const run = await startNpmStart(dataDir, await freeDevPorts(), FIRST_START_MS);
-  const children = processesMentioning(dataDir);
-  expect(children.length).toBeGreaterThan(0); // anvil, whose state file is in the data dir
-  return { npm: run.npm, dataDir, health: `${run.url}/api/health`, children, emulator: `${run.emulatorUrl}/` };
+  const children = processesOf(dataDir, run.chainRpcUrl);
+  expect(processesMentioning(`--port ${new URL(run.chainRpcUrl).port} `)).toHaveLength(1); // anvil, found by its port
+  expect(children.length).toBeGreaterThan(0);
+  return { npm: run.npm, dataDir, health: `${run.url}/api/health`, children, emulator: `${run.emulatorUrl}/`, chainRpcUrl: run.chainRpcUrl };
 }
 
 describe("stopping npm start by its PID", () => {
@@ -33,12 +34,12 @@ describe("stopping npm start by its PID", () => {
         run.npm.kill(signal);
         await run.npm.exited;
         // A clean stop takes a moment (requests finish, the database closes); the orphan watch looks twice a second.
-        await eventually(async () => (processesMentioning(run.dataDir).length === 0 ? true : undefined), 30_000, "every child gone");
+        await eventually(async () => (processesOf(run.dataDir, run.chainRpcUrl).length === 0 ? true : undefined), 30_000, "every child gone");
         expect(await answers(run.health)).toBe(false);
         expect(await answers(run.emulator)).toBe(false);
       } finally {
         run.npm.kill("SIGKILL");
-        for (const pid of processesMentioning(run.dataDir)) process.kill(pid, "SIGKILL");
+        for (const pid of processesOf(run.dataDir, run.chainRpcUrl)) process.kill(pid, "SIGKILL");
       }
     }, 300_000);
   }

@@ -30,6 +30,15 @@ export function processesMentioning(needle: string): number[] {
   return found;
 }
 
+/**
+ * The processes of a run: those whose command line names its data directory (the demo node; anvil once it loads a
+ * saved state) and anvil by its port (a first start's anvil names no file).
+ */
+export function processesOf(dataDir: string, chainRpcUrl: string): number[] {
+  const port = new URL(chainRpcUrl).port;
+  return [...new Set([...processesMentioning(dataDir), ...processesMentioning(`--port ${port} `)])];
+}
+
 export const answers = (url: string) =>
   fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
     (res) => res.ok,
@@ -98,11 +107,11 @@ export async function startNpmStart(dataDir: string, ports: DevPorts, timeoutMs:
       }
     },
     async gone(timeout) {
-      await eventually(async () => (npm.exitCode !== null || npm.signalCode !== null) && processesMentioning(dataDir).length === 0, timeout, "npm start and every process of its data directory gone");
+      await eventually(async () => (npm.exitCode !== null || npm.signalCode !== null) && processesOf(dataDir, run.chainRpcUrl).length === 0, timeout, "npm start, anvil and every process of its data directory gone");
     },
     kill() {
       run.signalGroup("SIGKILL");
-      for (const pid of processesMentioning(dataDir)) {
+      for (const pid of run.chainRpcUrl ? processesOf(dataDir, run.chainRpcUrl) : processesMentioning(dataDir)) {
         try {
           process.kill(pid, "SIGKILL");
         } catch {
