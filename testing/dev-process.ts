@@ -6,7 +6,7 @@
  * else is in the group get it at once), and read what it left in DATA_DIR.
  */
 import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { freePort } from "./process-stack.ts";
 import { eventually } from "./stack.ts";
@@ -78,7 +78,8 @@ export const freeDevPorts = async (): Promise<DevPorts> => ({ port: await freePo
  */
 export async function startNpmStart(dataDir: string, ports: DevPorts, timeoutMs: number, extraEnv: Record<string, string> = {}): Promise<DevRun> {
   const started = Date.now();
-  const outputFile = `${dataDir}.npm-${started}.log`;
+  // In the data directory, so it goes with it (npm start writes nothing there under this name).
+  const outputFile = join(dataDir, `npm-start-${started}.log`);
   const fd = openSync(outputFile, "a");
   const npm = Bun.spawn(["npm", "start"], {
     cwd: ROOT,
