@@ -247,11 +247,18 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   return { url, server, ctx, site, stop };
 }
 
-/** Stops `running` on SIGTERM/SIGINT, then exits. A second signal exits at once. */
+/**
+ * Stops `running` on SIGTERM/SIGINT, then exits. A later signal does not cut the stop short: a terminal's Ctrl-C
+ * reaches this process twice (from the terminal, and passed on by npm), and exiting then would kill the local chain
+ * in the middle of its final save (issue 24). A supervisor that will not wait sends SIGKILL.
+ */
 export function stopOnSignals(stop: () => Promise<void>, log: Logger): void {
   let signalled = false;
   const onSignal = (signal: string) => {
-    if (signalled) process.exit(1);
+    if (signalled) {
+      log.info("signal received while stopping: still stopping", { signal });
+      return;
+    }
     signalled = true;
     log.info("signal received", { signal });
     stop().then(

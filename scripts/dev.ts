@@ -9,7 +9,8 @@
  * Ctrl-C (or SIGTERM) stops every part cleanly; running it again continues
  * on the same data in DATA_DIR. Delete that directory to start over.
  */
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { createWalletClient, http, parseEther, parseUnits, type Address } from "viem";
 import { buildSite } from "./build-site.ts";
@@ -38,6 +39,7 @@ import {
 } from "../db/schema/index.ts";
 import { localChain } from "../api/chain/config.ts";
 import { startDemoNode } from "./lib/demo-node.ts";
+import { anyCopyExists } from "./lib/chain-state.ts";
 
 export interface DevStack {
   env: Env;
@@ -45,6 +47,8 @@ export interface DevStack {
   server: RunningServer;
   github: GitHubEmulator;
   chainRpcUrl: string;
+  /** The demo compute node's log file (undefined when no demo node runs). */
+  demoNodeLog?: string;
   stop(): Promise<void>;
 }
 
@@ -98,8 +102,11 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
   const log = options.log ?? createLogger(base.LOG_LEVEL, logDestination(base.LOG_FILE), {}, base.LOG_FORMAT);
   const stops: (() => Promise<void> | void)[] = [];
   let stopped: Promise<void> | undefined;
+  // The chain is saved first thing too: a supervisor's SIGKILL may follow its SIGTERM before the stop gets to anvil.
+  let saveChain: (() => Promise<void>) | undefined;
   const stopAll = () =>
     (stopped ??= (async () => {
+      await saveChain?.().catch(() => undefined);
       for (const stop of stops.splice(0).reverse()) await stop();
     })());
   options.registerStop?.(stopAll);
@@ -115,9 +122,22 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       throw new Error(`Port ${githubPort} (the local GitHub emulator, PORT + 1) is in use. Free it or set PORT to another value.`);
     }
 
-    // The chain: anvil with its state in DATA_DIR, and the contracts deployed once.
-    const anvil = await startAnvil({ stateFile: join(dataDir, "chain", "anvil-state.json") });
+    // The chain: anvil with its state in DATA_DIR (saved by us, atomically: scripts/lib/chain-state.ts), and the
+    // contracts deployed once. It is stopped last, after the server and its outbox, with a final save.
+    const stateFile = join(dataDir, "chain", "anvil-state.json");
+    const hadChain = anyCopyExists(stateFile) || existsSync(join(dataDir, "chain", "deployments.json"));
+    const anvil = await startAnvil({
+      stateFile,
+      onSaveError: (err) => log.warn("could not save the local chain; its last good copy is kept", { stateFile, err: err.message }),
+    });
     stops.push(() => anvil.stop());
+    saveChain = anvil.save;
+    for (const skipped of anvil.state?.skipped ?? []) log.warn(`local chain state passed over: ${skipped}`);
+    if (hadChain && !anvil.state?.loaded) {
+      log.warn(
+        `The local chain's state in ${dirname(stateFile)} is lost (no copy could be loaded): starting a new chain, deploying the contracts and funding the demo data again; users, sessions and repositories are kept.`,
+      );
+    }
     const chain = localChain(anvil.chainId, anvil.rpcUrl, "Local development chain");
     const [deployer, operator, feeCollector, admin, guardian] = anvilAccounts(5);
     const deployment = await deployContracts({
@@ -225,7 +245,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     // The demo compute node (docs/compute-network.md): a real node agent process, paired to alice, so the chat answers.
     const demoNode = await startDemoNode(server.ctx, { serverUrl: server.url, dataDir, log: (m) => log.info(m) });
     if (demoNode) stops.push(() => demoNode.stop());
-    return { env, url: env.PUBLIC_URL, server, github, chainRpcUrl: anvil.rpcUrl, stop: stopAll };
+    return { env, url: env.PUBLIC_URL, server, github, chainRpcUrl: anvil.rpcUrl, demoNodeLog: demoNode?.logFile, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;
@@ -256,6 +276,7 @@ function banner(stack: DevStack): string {
     `  GitHub emulator   ${stack.github.webUrl}/_emulator  (sign in as a demo user; open, close and merge issues and PRs)`,
     `  Local chain       ${stack.chainRpcUrl}`,
     `  Data              ${stack.env.DATA_DIR}/  (delete it to start from scratch)`,
+    ...(stack.demoNodeLog ? [`  Demo node log     ${stack.demoNodeLog}  (restarted by itself if it dies)`] : []),
     "",
     "  Demo users (choose one on the GitHub sign-in page):",
     users,

@@ -98,9 +98,11 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
           .returning()
       )[0]!;
     ids.set(demo.login, user.id);
-    if (!(await walletOfUser(db, user.id))) {
-      await registerUser(ctx, { user, role: demo.role, email: fixture.email });
-      const wallet = (await walletOfUser(db, user.id))!;
+    if (!(await walletOfUser(db, user.id))) await registerUser(ctx, { user, role: demo.role, email: fixture.email });
+    const wallet = (await walletOfUser(db, user.id))!;
+    // Test funds when the wallet has never been used on this chain: on its creation, and again on a new chain (the
+    // local chain's state lost, issue 24), where the wallet kept in the database would otherwise have nothing.
+    if (await neverUsedOnChain(ctx, wallet.address as Address)) {
       await deps.chain.fund(wallet.address as Address, demo.funds);
       log(`seeded ${demo.login} (${demo.role}) with ${demo.funds.xdc} XDC`);
     }
@@ -220,6 +222,11 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
 
   await ctx.indexer.catchUp();
   ctx.changes.publish(["repositories", ...FIXTURE_REPOS.map((r) => `repo:${r.id}`)]);
+}
+
+async function neverUsedOnChain(ctx: AppContext, address: Address): Promise<boolean> {
+  const [nonce, balance] = await Promise.all([ctx.chain.client.getTransactionCount({ address }), ctx.chain.client.getBalance({ address })]);
+  return nonce === 0 && balance === 0n;
 }
 
 async function settle(ctx: AppContext, request: Parameters<AppContext["outbox"]["submit"]>[0]): Promise<void> {

@@ -3,7 +3,9 @@
  * spawned directly (its `.bin/anvil` is a Node wrapper we do not need),
  * listening on 127.0.0.1 only.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
+import type { Subprocess } from "bun";
+import { CHAIN_SAVE_INTERVAL_MS, chooseState, dumpState, writeStateAtomically, type StateCandidate } from "./chain-state.ts";
 import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
 import { toHex, type Hex } from "viem";
@@ -40,8 +42,14 @@ export function anvilBinaryPath(): string {
 export interface AnvilOptions {
   /** 0 or unset: a free port is chosen. */
   port?: number;
-  /** Load the chain from this file at start and dump it there every second and on stop. */
+  /**
+   * Keep the chain in this file (scripts/lib/chain-state.ts): loaded at start (or its previous copy when it does not
+   * parse), saved atomically every CHAIN_SAVE_INTERVAL_MS and by stop(). anvil then runs in its own process group (a
+   * terminal's Ctrl-C to the group must not stop it before the final save) and dies with this process all the same.
+   */
   stateFile?: string;
+  /** Told when a save fails (a full disk): the last good copy stays. */
+  onSaveError?: (err: Error) => void;
   chainId?: number;
   /** Unset: a block per transaction (auto-mining). */
   blockTimeSeconds?: number;
@@ -58,7 +66,11 @@ export interface Anvil {
   rpcUrl: string;
   chainId: number;
   pid: number;
-  /** SIGTERM (anvil dumps its state file) and wait for the process to exit. */
+  /** With a stateFile: which copy was loaded (none: a new chain), and what was wrong with those passed over. */
+  state?: { loaded?: StateCandidate; skipped: string[] };
+  /** With a stateFile: saves the chain now (atomically). */
+  save(): Promise<void>;
+  /** Saves the chain (with a stateFile), then SIGTERM, and waits for the process to exit. */
   stop(): Promise<void>;
 }
 
@@ -95,7 +107,6 @@ async function answersChainId(rpcUrl: string): Promise<boolean> {
 export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   const port = await freePort(options.port ?? 0);
   const chainId = options.chainId ?? LOCAL_CHAIN_ID;
-  const quiet = options.quiet ?? true;
   const args = [
     "--host", "127.0.0.1",
     "--port", String(port),
@@ -106,16 +117,89 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     "--hardfork", options.hardfork ?? DEFAULT_HARDFORK,
   ];
   if (options.blockTimeSeconds !== undefined) args.push("--block-time", String(options.blockTimeSeconds));
-  if (options.stateFile) {
-    mkdirSync(dirname(options.stateFile), { recursive: true });
-    args.push("--state", options.stateFile, "--state-interval", "1");
-  }
+  if (!options.stateFile) return { ...(await spawnAnvil(args, port, chainId, options, false)), save: async () => undefined };
 
+  const stateFile = options.stateFile;
+  mkdirSync(dirname(stateFile), { recursive: true, mode: 0o700 });
+  const { candidates, skipped } = chooseState(stateFile);
+  let running: Awaited<ReturnType<typeof spawnAnvil>> | undefined;
+  let loaded: StateCandidate | undefined;
+  for (const candidate of candidates) {
+    try {
+      running = await spawnAnvil([...args, "--load-state", candidate.path], port, chainId, options, true);
+      loaded = candidate;
+      break;
+    } catch (err) {
+      // Only a state anvil refuses is passed over; anything else (a port taken meanwhile) must not start a new chain.
+      const message = (err as Error).message;
+      if (!/exited with code/.test(message) || !/state|json|parse|deserializ/i.test(message)) throw err;
+      // Set aside, so the next save does not keep it as the previous copy.
+      if (candidate.kind === "saved") renameSync(candidate.path, `${candidate.path}.unusable`);
+      skipped.push(`${candidate.path}: anvil could not load it (${message.split("\n").slice(-2).join(" ").slice(0, 300)})`);
+    }
+  }
+  running ??= await spawnAnvil(args, port, chainId, options, true);
+  const { stop: stopProcess, ...anvil } = running;
+
+  // Saves run one at a time; the periodic one is skipped while another is under way.
+  let saving: Promise<void> = Promise.resolve();
+  let failing = false;
+  const save = () =>
+    (saving = saving.catch(() => undefined).then(async () => {
+      try {
+        writeStateAtomically(stateFile, await dumpState(anvil.rpcUrl));
+        failing = false;
+      } catch (err) {
+        if (!failing) options.onSaveError?.(err as Error);
+        failing = true;
+        throw err;
+      }
+    }));
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    save()
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+  }, CHAIN_SAVE_INTERVAL_MS);
+  let stopping: Promise<void> | undefined;
+  return {
+    ...anvil,
+    state: { loaded, skipped },
+    save,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(timer);
+        await save().catch(() => undefined); // reported through onSaveError; the last good copy stays
+        await stopProcess();
+      })()),
+  };
+}
+
+/**
+ * Spawns anvil and waits until it answers. `ownGroup`: in its own process group (setsid), so a signal to ours does
+ * not reach it, with a watchdog that kills it once this process is gone, however it went (kill -9 included): a
+ * shell reading a pipe from us until end of file, in anvil's group too.
+ */
+async function spawnAnvil(args: string[], port: number, chainId: number, options: AnvilOptions, ownGroup: boolean) {
+  const quiet = options.quiet ?? true;
   const child = Bun.spawn([anvilBinaryPath(), ...args], {
     stdin: "ignore",
     stdout: quiet ? "ignore" : "inherit",
     stderr: "pipe",
+    detached: ownGroup,
   });
+  let watchdog: Subprocess<"pipe", "ignore", "ignore"> | undefined;
+  if (ownGroup) {
+    watchdog = Bun.spawn(["sh", "-c", 'while read -r _; do :; done; kill -KILL "$0" 2>/dev/null', String(child.pid)], {
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "ignore",
+      detached: true,
+    });
+    watchdog.unref();
+  }
   // Drain stderr (a full pipe would block anvil) and keep its tail for error messages.
   let stderrTail = "";
   void (async () => {
@@ -126,7 +210,10 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   })();
 
   // A test runner that exits without calling stop() must not leave anvil behind.
-  const killOnExit = () => child.kill("SIGKILL");
+  const killOnExit = () => {
+    child.kill("SIGKILL");
+    watchdog?.kill("SIGKILL");
+  };
   process.once("exit", killOnExit);
 
   const rpcUrl = `http://127.0.0.1:${port}`;
@@ -135,6 +222,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill("SIGKILL");
       await child.exited;
+      watchdog?.kill("SIGKILL");
       process.off("exit", killOnExit);
       const why = child.exitCode !== null && child.signalCode === null ? `exited with code ${child.exitCode}` : "did not answer in time";
       throw new Error(`anvil on port ${port} ${why}${stderrTail ? `:\n${stderrTail}` : ""}`);
@@ -153,6 +241,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
         await child.exited;
         clearTimeout(timer);
       }
+      watchdog?.kill("SIGKILL");
       process.off("exit", killOnExit);
     },
   };

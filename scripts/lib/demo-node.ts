@@ -4,7 +4,8 @@
  * approve it, so the decentralized chat answers and the network card reads
  * "1 / 1 online" on a fresh `npm start`. It is a real agent process
  * (node-agent/index.ts), pulling work like any other node; its log goes to
- * DATA_DIR/demo-node/agent.log. Its token is kept in DATA_DIR/demo-node and
+ * DATA_DIR/demo-node/agent.log. When it dies it is started again, with
+ * backoff (1 s, doubling up to a minute). Its token is kept in DATA_DIR/demo-node and
  * reused on the next start while it still works.
  */
 import { closeSync, mkdirSync, openSync } from "node:fs";
@@ -21,12 +22,21 @@ export const DEMO_NODE_NAME = "Issuepool demo node";
 const DEMO_NODE_OWNER_GITHUB_ID = 1001; // alice (scripts/github-emulator/fixture.ts)
 const AGENT = resolve(import.meta.dir, "..", "..", "node-agent", "index.ts");
 
+const FIRST_RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 60_000;
+/** An agent that ran this long before dying is restarted after the first delay again. */
+const STABLE_AFTER_MS = 60_000;
+
 export interface DemoNode {
   nodeId: string;
+  /** DATA_DIR/demo-node/agent.log: the agent's output, across restarts. */
+  logFile: string;
+  /** The running agent's process id (a new one after each restart). */
+  pid(): number;
   stop(): Promise<void>;
 }
 
-export async function startDemoNode(ctx: AppContext, options: { serverUrl: string; dataDir: string; log: (m: string) => void }): Promise<DemoNode | undefined> {
+export async function startDemoNode(ctx: AppContext, options: { serverUrl: string; dataDir: string; log: (m: string) => void; restartDelayMs?: number; onRestart?: (pid: number) => void }): Promise<DemoNode | undefined> {
   const db = ctx.database.db;
   const [owner] = await db.select().from(users).where(eq(users.githubId, DEMO_NODE_OWNER_GITHUB_ID));
   const wallet = owner && (await walletOfUser(db, owner.id));
@@ -47,21 +57,66 @@ export async function startDemoNode(ctx: AppContext, options: { serverUrl: strin
     await saveToken(stateDir, options.serverUrl, wallet.address, stored);
   }
   mkdirSync(stateDir, { recursive: true });
-  const fd = openSync(join(stateDir, "agent.log"), "a");
-  const proc = Bun.spawn(
-    [process.execPath, AGENT, "--server", options.serverUrl, "--wallet", wallet.address, "--state-dir", stateDir, "--name", DEMO_NODE_NAME, "--exit-with-parent"],
-    { stdin: "ignore", stdout: fd, stderr: fd, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" } },
-  );
-  closeSync(fd);
-  options.log(`demo compute node ${stored.nodeId} started (pid ${proc.pid}; log ${join(stateDir, "agent.log")})`);
+  const logFile = join(stateDir, "agent.log");
+  const spawnAgent = () => {
+    const fd = openSync(logFile, "a");
+    try {
+      return Bun.spawn(
+        [process.execPath, AGENT, "--server", options.serverUrl, "--wallet", wallet.address, "--state-dir", stateDir, "--name", DEMO_NODE_NAME, "--exit-with-parent"],
+        // In its own process group: a terminal's Ctrl-C stops the platform, which stops the agent (not the supervisor
+        // restarting an agent the signal ended first). --exit-with-parent ends it when the platform dies (kill -9).
+        { stdin: "ignore", stdout: fd, stderr: fd, detached: true, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" } },
+      );
+    } finally {
+      closeSync(fd);
+    }
+  };
+  // Supervised (issue 24): an agent that dies is started again, after a pause that doubles while it keeps dying
+  // soon after its start (up to a minute) and is back to the first once it has run for a while.
+  let proc = spawnAgent();
+  let stopping = false;
+  let backoff = options.restartDelayMs ?? FIRST_RESTART_DELAY_MS;
+  let wake: (() => void) | undefined;
+  const supervised = (async () => {
+    for (;;) {
+      const startedAt = Date.now();
+      const code = await proc.exited;
+      if (stopping) return;
+      if (Date.now() - startedAt > STABLE_AFTER_MS) backoff = options.restartDelayMs ?? FIRST_RESTART_DELAY_MS;
+      options.log(`demo compute node exited (${proc.signalCode ?? `code ${code}`}); starting it again in ${backoff} ms (log ${logFile})`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, backoff);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+      if (stopping) return;
+      backoff = Math.min(backoff * 2, MAX_RESTART_DELAY_MS);
+      try {
+        proc = spawnAgent();
+        options.onRestart?.(proc.pid);
+      } catch (err) {
+        options.log(`demo compute node could not be started: ${(err as Error).message}`); // the loop waits and tries again
+      }
+    }
+  })();
+  options.log(`demo compute node ${stored.nodeId} started (pid ${proc.pid}; log ${logFile})`);
   return {
     nodeId: stored.nodeId,
+    logFile,
+    pid: () => proc.pid,
     async stop() {
-      if (proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill("SIGTERM");
-      const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
-      await proc.exited;
-      clearTimeout(timer);
+      stopping = true;
+      wake?.();
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill("SIGTERM");
+        const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+        await proc.exited;
+        clearTimeout(timer);
+      }
+      await supervised;
     },
   };
 }
