@@ -19,7 +19,8 @@ import { createLogger, logDestination, type Logger } from "../api/logger.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
-import { anvilAccounts, anvilPrivateKey, startAnvil } from "./lib/anvil.ts";
+import { anvilAccounts, anvilPrivateKey, LOCAL_CHAIN_ID, startAnvil } from "./lib/anvil.ts";
+import { eq } from "drizzle-orm";
 import { deployContracts } from "./deploy-contracts.ts";
 import { startGitHubEmulator, type GitHubEmulator } from "./github-emulator/index.ts";
 import { RoxnAbi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
@@ -33,6 +34,7 @@ import {
   bounties,
   chainCursors,
   chainEvents,
+  chainIdentity,
   chainTransactions,
   repositoryPools,
   walletNonces,
@@ -221,7 +223,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     const database = await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS });
     stops.push(() => database.close());
     await migrateDatabase(database);
-    if (deployment.created) await forgetOldChain(database, log);
+    if (deployment.created) await forgetOldChain(database, anvil.rpcUrl, log);
 
     // The browser journeys check every answer the site receives against the API document (playwright.config.ts sets
     // CHECK_API_ANSWERS; e2e/teardown.ts fails the run on a mismatch the server logged). Loaded only then.
@@ -253,8 +255,16 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
 }
 
 /** A new deployment means a new chain (DATA_DIR/chain was deleted): what the database mirrored from the old one is void. */
-async function forgetOldChain(database: DatabaseHandle, log: Logger): Promise<void> {
+/**
+ * Contracts deployed afresh. On a chain created anew (another genesis block: its state was lost) the server's
+ * start marks the old chain's records as such and keeps them as history (api/chain/identity.ts): nothing to do here.
+ * On the same chain (the deployments file was removed), the mirror of the previous contracts is cleared.
+ */
+async function forgetOldChain(database: DatabaseHandle, rpcUrl: string, log: Logger): Promise<void> {
   const db = database.db;
+  const genesis = (await rpc(rpcUrl, "eth_getBlockByNumber", ["0x0", false])) as { hash: string };
+  const [recorded] = await db.select().from(chainIdentity).where(eq(chainIdentity.chainId, LOCAL_CHAIN_ID));
+  if (recorded && recorded.genesisHash.toLowerCase() !== genesis.hash.toLowerCase()) return;
   for (const table of [chainEvents, chainCursors, bounties, repositoryPools, walletNonces, chainTransactions]) await db.delete(table);
   log.info("contracts were deployed afresh: cleared the mirror of the previous chain");
 }

@@ -132,6 +132,25 @@ describe("anvil with a state file", () => {
     expect(existsSync(`${file}.unusable`)).toBe(true);
   }, 60_000);
 
+  test("the chain keeps its genesis block over restarts (anvil's dump lists each start's own block 0 beside the loaded one)", async () => {
+    const file = join(await makeTempDir("issuepool-chain-state-"), "chain", "anvil-state.json");
+    const rpc = async (anvil: Anvil, method: string, params: unknown[]) =>
+      ((await (await fetch(anvil.rpcUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) })).json()) as { result: { hash: string } }).result;
+    const geneses: string[] = [];
+    for (let start = 0; start < 5; start++) {
+      const anvil = await startAnvil({ stateFile: file });
+      started.push(anvil);
+      geneses.push((await rpc(anvil, "eth_getBlockByNumber", ["0x0", false])).hash);
+      await mine(anvil, 2);
+      await anvil.stop();
+      // Each start stamps its own block 0 with the second it started: the next start must come in a later second.
+      await Bun.sleep(1_100 - (Date.now() % 1_000));
+    }
+    expect(new Set(geneses).size).toBe(1);
+    const saved = JSON.parse(readFileSync(file, "utf8")) as { blocks: { header: { number: string } }[] };
+    expect(saved.blocks.filter((block) => BigInt(block.header.number) === 0n)).toHaveLength(1);
+  }, 60_000);
+
   test("anvil runs in its own process group and still dies when the process that started it is killed with SIGKILL", async () => {
     const dir = await makeTempDir("issuepool-chain-state-");
     mkdirSync(join(dir, "chain"));

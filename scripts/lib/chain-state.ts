@@ -63,7 +63,10 @@ export function chooseState(file: string): StateChoice {
     { path: previousCopyOf(file), kind: "previous" },
   ] as const) {
     const why = unusableBecause(candidate.path);
-    if (why === undefined) candidates.push(candidate);
+    if (why === undefined) {
+      keepOneGenesis(candidate.path);
+      candidates.push(candidate);
+    }
     else if (why !== "missing") {
       skipped.push(`${candidate.path}: ${why}`);
       // Set aside (not deleted: someone may want to look), so the next save does not keep it as the previous copy.
@@ -73,23 +76,28 @@ export function chooseState(file: string): StateChoice {
   return { candidates, skipped };
 }
 
+/** Rewrites a saved copy that lists more than one block 0 (saved before withOneGenesis), atomically, in place. */
+function keepOneGenesis(path: string): void {
+  const bytes = readFileSync(path);
+  let fixed: Uint8Array;
+  try {
+    fixed = withOneGenesis(bytes);
+  } catch {
+    return; // anvil decides whether it can load it
+  }
+  if (fixed === bytes) return;
+  const temp = `${path}.genesis`;
+  writeSynced(temp, fixed);
+  renameSync(temp, path);
+}
+
 /** Whether any copy of the state was ever written here (so a start without one has lost it). */
 export const anyCopyExists = (file: string) => existsSync(file) || existsSync(previousCopyOf(file));
 
 /** Writes `bytes` as the new `file`, atomically, keeping the copy it replaces as FILE.prev. Throws (leaving both copies as they were) when the write fails. */
 export function writeStateAtomically(file: string, bytes: Uint8Array): void {
   const temp = tempCopyOf(file);
-  const fd = openSync(temp, "w", 0o600);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw err;
-  }
-  closeSync(fd);
+  writeSynced(temp, bytes);
   if (existsSync(file)) renameSync(file, previousCopyOf(file));
   renameSync(temp, file);
   const dir = openSync(dirname(file), "r");
@@ -98,6 +106,21 @@ export function writeStateAtomically(file: string, bytes: Uint8Array): void {
   } finally {
     closeSync(dir);
   }
+}
+
+/** Writes and fsyncs a new file of mode 0600; on failure (a full disk) removes it and throws. */
+function writeSynced(path: string, bytes: Uint8Array): void {
+  const fd = openSync(path, "w", 0o600);
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(path, { force: true });
+    throw err;
+  }
+  closeSync(fd);
 }
 
 /** anvil's state as its own JSON (what `--load-state` reads): `anvil_dumpState` answers it gzipped, as hex. */
@@ -114,5 +137,24 @@ export async function dumpState(rpcUrl: string, timeoutMs = 10_000): Promise<Uin
   const json = packed[0] === 0x1f && packed[1] === 0x8b ? Bun.gunzipSync(packed) : packed;
   // Never replace a good copy with something anvil could not load again.
   if (json.length === 0 || json[0] !== 0x7b /* { */ || json[json.length - 1] !== 0x7d /* } */) throw new Error("anvil_dumpState answered something that is not a state");
-  return json;
+  return withOneGenesis(json);
+}
+
+interface DumpedBlock {
+  header?: { number?: string; timestamp?: string };
+}
+
+/**
+ * anvil makes a new block 0 at every start and keeps it beside the genesis block a loaded state brings, and its dump
+ * then lists both: loaded again, either may become block 0, so the chain's genesis hash (the platform's proof that it
+ * is the same chain, api/chain/identity.ts) changed on about one restart in three. The first genesis is the earliest
+ * one (each later start stamps its own with the time it started): only that one is kept.
+ */
+export function withOneGenesis(json: Uint8Array): Uint8Array {
+  const state = JSON.parse(new TextDecoder().decode(json)) as { blocks?: DumpedBlock[] };
+  const geneses = (state.blocks ?? []).filter((block) => block.header?.number !== undefined && BigInt(block.header.number) === 0n);
+  if (geneses.length <= 1) return json;
+  const first = geneses.reduce((a, b) => (BigInt(b.header?.timestamp ?? "0") < BigInt(a.header?.timestamp ?? "0") ? b : a));
+  state.blocks = state.blocks!.filter((block) => !geneses.includes(block) || block === first);
+  return new TextEncoder().encode(JSON.stringify(state));
 }
