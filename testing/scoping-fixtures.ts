@@ -7,7 +7,7 @@ import { Document, HeadingLevel, Packer, Paragraph } from "docx";
  * marks removed), a PDF (one text line per line, as a word processor's
  * export lays it out) and a DOCX (real headings and bullet lists).
  */
-export const REQUIREMENTS_MD_PATH = new URL("../services/scoping/fixtures/requirements.md", import.meta.url).pathname;
+export const REQUIREMENTS_MD_PATH = new URL("../api/services/scoping/fixtures/requirements.md", import.meta.url).pathname;
 
 export async function requirementsMarkdown(): Promise<string> {
   return Bun.file(REQUIREMENTS_MD_PATH).text();
