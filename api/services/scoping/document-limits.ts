@@ -1,4 +1,4 @@
-import { constants, inflateRawSync, inflateSync } from "node:zlib";
+import { constants, inflateRawSync } from "node:zlib";
 import { DocumentError } from "./document-error.ts";
 
 /**
@@ -27,10 +27,9 @@ const tooLarge = () => new DocumentError("too-long", TOO_LARGE_MESSAGE);
 const unreadableDocx = () => new DocumentError("unreadable", "The Word document could not be read. Save it again as .docx or upload it as text.");
 
 /** Inflates at most `limit` bytes; more is a bomb (or a lie about the size). */
-function inflateBounded(data: Uint8Array, limit: number, raw: boolean): Buffer {
+function inflateBounded(data: Uint8Array, limit: number): Buffer {
   try {
-    const options = { maxOutputLength: Math.max(1, limit), finishFlush: constants.Z_SYNC_FLUSH };
-    return raw ? inflateRawSync(data, options) : inflateSync(data, options);
+    return inflateRawSync(data, { maxOutputLength: Math.max(1, limit), finishFlush: constants.Z_SYNC_FLUSH });
   } catch (err) {
     if ((err as Error).name === "RangeError" || (err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge();
     throw err;
@@ -59,7 +58,8 @@ export function checkDocx(bytes: Uint8Array): void {
   const cdSize = view.getUint32(eocd + 12, true);
   const cdOffset = view.getUint32(eocd + 16, true);
   if (entries === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) throw unreadableDocx();
-  if (entries > MAX_ZIP_ENTRIES) throw tooLarge();
+  if (entries > MAX_ZIP_ENTRIES)
+    throw new DocumentError("too-long", `The Word document holds more than ${MAX_ZIP_ENTRIES.toLocaleString("en-US")} parts. Save it again or upload it as text.`);
   if (cdOffset + cdSize > bytes.length) throw unreadableDocx();
   let at = cdOffset;
   let total = 0;
@@ -85,7 +85,7 @@ export function checkDocx(bytes: Uint8Array): void {
     if (method === 0) content = data;
     else if (method === 8) {
       try {
-        content = inflateBounded(data, declared, true);
+        content = inflateBounded(data, declared);
       } catch (err) {
         if (err instanceof DocumentError) throw err;
         throw unreadableDocx();
@@ -136,6 +136,8 @@ export function checkPdf(bytes: Uint8Array): void {
   const text = latin1.decode(bytes);
   let objects = 0;
   for (const _ of text.matchAll(/\d+\s+\d+\s+obj\b/g)) if (++objects > MAX_PDF_OBJECTS) throw new DocumentError("unreadable", `The PDF has more than ${MAX_PDF_OBJECTS.toLocaleString("en-US")} objects. Save it again or upload it as text.`);
+  for (const [, count] of text.matchAll(/\/Count\s+(\d+)/g))
+    if (Number(count) > MAX_PDF_PAGES) throw new DocumentError("too-long", `The PDF has more than ${MAX_PDF_PAGES.toLocaleString("en-US")} pages. Split it and upload the parts.`);
   let total = 0;
   const streamKeyword = /stream\r?\n/g;
   let match: RegExpExecArray | null;
@@ -152,7 +154,9 @@ export function checkPdf(bytes: Uint8Array): void {
     let data: Uint8Array = bytes.subarray(start, stop);
     for (let layer = 0; layer < flates; layer++) {
       try {
-        data = inflateBounded(data, Math.min(MAX_PART_BYTES, MAX_INFLATED_BYTES - total), false);
+        // Like pdf.js: the zlib header is skipped and the checksum not required.
+        const zlibHeader = data.length > 2 && (data[0]! & 0x0f) === 8 && ((data[0]! << 8) | data[1]!) % 31 === 0;
+        data = inflateBounded(zlibHeader ? data.subarray(2) : data, Math.min(MAX_PART_BYTES, MAX_INFLATED_BYTES - total));
       } catch (err) {
         if (err instanceof DocumentError) throw err;
         break; // damaged stream: pdf.js decides what it makes of it

@@ -87,7 +87,7 @@ export class Extractor {
     const slot: Slot = { ready: false, peak: 0 } as Slot;
     slot.proc = Bun.spawn([process.execPath, "--smol", entry], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-      stdio: ["ignore", "ignore", "inherit"],
+      stdio: ["ignore", "ignore", "ignore"],
       serialization: "advanced",
       ipc: (reply: Reply) => this.answer(slot, reply),
       onExit: () => this.exited(slot),
