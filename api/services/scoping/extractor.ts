@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { setPriority } from "node:os";
 import type { Subprocess } from "bun";
 import { DocumentError, type DocumentFormat } from "./extract.ts";
 import { TOO_LARGE_MESSAGE } from "./document-limits.ts";
@@ -93,6 +94,12 @@ export class Extractor {
       onExit: () => this.exited(slot),
     });
     slot.proc.unref();
+    try {
+      // Below the server: parsing a long PDF must not take the CPU from requests (scripts/bench/scoping.ts, health ratio).
+      setPriority(slot.proc.pid, 10);
+    } catch {
+      // Not permitted here: run at the same priority.
+    }
     this.slots.push(slot);
   }
 
