@@ -278,7 +278,7 @@ describe("bounties", () => {
 
     const again = await allocate(issue, { bountyAmount: "20", isRoxn: false });
     expect(again.status).toBe(409);
-    expect((await again.json()).message).toBe("A bounty of 10.0000 XDC is already assigned. You cannot change it.");
+    expect((await again.json()).message).toBe("A bounty of 10 XDC is already assigned. You cannot change it.");
   });
 
   test("minimums: 1 XDC, 0.0001 ROXN", async () => {
