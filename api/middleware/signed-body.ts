@@ -1,4 +1,7 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { open, readFile, rm, type FileHandle } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ApiError, ErrorCode } from "../errors.ts";
 
 /** Bodies up to this size (by Content-Length) are read without a place in the gate. */
@@ -40,7 +43,10 @@ export interface SignedBodyOptions {
  * read, a body that grows past it is cut off as soon as it does, a large
  * body waits for no one (503 with Retry-After when the gate is full), and
  * the signature is compared (constant time) the moment the last chunk is
- * hashed. The bytes are returned only when they are genuine.
+ * hashed. Past LARGE_BODY_BYTES the bytes go to a temporary file (0600)
+ * rather than memory, so an unverified body is never held: a forged one is
+ * deleted unread, a genuine one read back. The bytes are returned only when
+ * they are genuine.
  */
 export async function readSignedBody(request: Request, options: SignedBodyOptions): Promise<Uint8Array> {
   const tooLarge = () =>
@@ -53,11 +59,16 @@ export async function readSignedBody(request: Request, options: SignedBodyOption
       code: ErrorCode.SERVICE_UNAVAILABLE,
       error: "Service Unavailable",
       message: "Too many large webhook deliveries at once. Retry shortly.",
-      headers: { "Retry-After": String(BUSY_RETRY_AFTER_SECONDS) },
+      // Closing the connection spares reading (and buffering) a body that will not be used.
+      headers: { "Retry-After": String(BUSY_RETRY_AFTER_SECONDS), Connection: "close" },
     });
   // A body declared large takes a place before it is read; one without a length takes it once it grows large.
   let large = declared !== undefined && declared > LARGE_BODY_BYTES;
-  if (large && !options.gate.tryEnter()) throw busy();
+  if (large && !options.gate.tryEnter()) {
+    await request.body?.cancel().catch(() => {});
+    throw busy();
+  }
+  let spill: { path: string; handle: FileHandle } | undefined;
   try {
     const hmac = createHmac(options.algorithm, options.secret);
     const chunks: Uint8Array[] = [];
@@ -80,7 +91,13 @@ export async function readSignedBody(request: Request, options: SignedBodyOption
           large = true;
         }
         hmac.update(value);
-        chunks.push(value);
+        if (!spill && total > LARGE_BODY_BYTES) {
+          const path = join(tmpdir(), `issuepool-webhook-${randomUUID()}`);
+          spill = { path, handle: await open(path, "wx", 0o600) };
+          for (const chunk of chunks.splice(0)) await spill.handle.write(chunk);
+        }
+        if (spill) await spill.handle.write(value);
+        else chunks.push(value);
       }
     }
     const expected = Buffer.from(options.signatureHex, "hex");
@@ -89,8 +106,16 @@ export async function readSignedBody(request: Request, options: SignedBodyOption
       chunks.length = 0;
       throw options.invalid();
     }
+    if (spill) {
+      await spill.handle.close();
+      return new Uint8Array(await readFile(spill.path));
+    }
     return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   } finally {
+    if (spill) {
+      await spill.handle.close().catch(() => {});
+      await rm(spill.path, { force: true });
+    }
     if (large) options.gate.leave();
   }
 }
