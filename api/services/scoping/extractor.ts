@@ -114,7 +114,9 @@ export class Extractor {
     this.finish(slot);
     if (reply.ok) job.resolve({ format: reply.format, text: reply.text });
     else job.reject(new DocumentError(reply.kind, reply.message));
-    if (residentBytes(slot.proc.pid) > RECYCLE_BYTES) this.drop(slot);
+    // A parser that failed may leave work behind that throws later (pdf.js after a stack overflow): a fresh process
+    // for the next document rather than one that dies under it.
+    if (!reply.ok || residentBytes(slot.proc.pid) > RECYCLE_BYTES) this.drop(slot);
     this.dispatch();
   }
 

@@ -3,7 +3,7 @@ import { deflateSync } from "node:zlib";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { call, createTestUser, signInAs } from "../../../testing/auth.ts";
 import { markdownToDocx, markdownToPdf, requirementsMarkdown } from "../../../testing/scoping-fixtures.ts";
-import { hostileCorpus, onePagePdf, truncated } from "../../../testing/hostile-documents.ts";
+import { hostileCorpus, pdf, pdfStream, truncated } from "../../../testing/hostile-documents.ts";
 import { Extractor, EXTRACT_MEMORY_BYTES, TIMEOUT_MESSAGE } from "./extractor.ts";
 import { TOO_LARGE_MESSAGE } from "./document-limits.ts";
 
@@ -14,14 +14,16 @@ import { TOO_LARGE_MESSAGE } from "./document-limits.ts";
  */
 const SERVER_GROWTH_LIMIT = 150 * 1024 * 1024;
 
-/** A PDF whose one page is 30 MB of drawing operators: within the limits, but seconds of parsing and ~200 MB for pdf.js. */
+/** A PDF of two pages, each 30 MB of drawing operators: within the limits, but seconds of parsing and ~200 MB for pdf.js. */
 function slowPdf(): Uint8Array {
-  return onePagePdf(deflateSync(Buffer.from("1 0 0 1 0 0 cm\n".repeat(2_000_000))), "/Filter /FlateDecode");
+  const content = pdfStream("/Filter /FlateDecode", deflateSync(Buffer.from("1 0 0 1 0 0 cm\n".repeat(2_000_000))));
+  const page = (contents: number) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents ${contents} 0 R >>`;
+  return pdf(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>", page(5), page(6), content, content]);
 }
 
 describe("extraction processes", () => {
   test("a document that takes too long fails alone; the one queued behind it is read", async () => {
-    const extractor = new Extractor({ timeoutMs: 800, poolSize: 1 });
+    const extractor = new Extractor({ timeoutMs: 500, poolSize: 1 });
     try {
       const slow = extractor.extract(slowPdf());
       const next = extractor.extract(new TextEncoder().encode("# Plan\n- Users must sign in."));
