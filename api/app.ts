@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import type { AppBindings, AppContext } from "./context.ts";
 import { noApiEndpoint } from "./errors.ts";
 import { limitBody } from "./middleware/body-limit.ts";
+import { exactAmounts } from "./middleware/exact-amounts.ts";
 import { errorResponse, onError } from "./middleware/errors.ts";
 import { edge } from "./middleware/edge.ts";
 import { healthRoutes } from "./routes/health/get.ts";
@@ -43,6 +44,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
 
   app.use(edge(ctx.env, ctx.log));
   app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES, ["/api/webhooks/github", ...SCOPING_UPLOAD_PATHS]));
+  app.use("/api/*", exactAmounts(["/api/webhooks/"]));
   app.onError(onError);
 
   // Health answers before sessions are loaded: load balancers poll it hard.

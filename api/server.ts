@@ -137,7 +137,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
       await notifyAwaitingDecisions(ctx);
     },
   });
-  ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx) });
+  ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx), extract: (bytes) => ctx.extractor.extract(bytes) });
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
 }

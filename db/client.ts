@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createClient, type Client, type InArgs, type InStatement, type Replicated, type ResultSet, type Transaction, type TransactionMode } from "@libsql/client";
@@ -76,7 +76,7 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   let raw: Client;
   if (memory || file) {
     const path = memory ? ":memory:" : filePath(url);
-    if (file) mkdirSync(dirname(resolve(path)), { recursive: true });
+    if (file) ownerOnly(resolve(path));
     raw = createEmbeddedClient(path, { busyTimeoutMs });
   } else {
     raw = createClient({ url, authToken: options.authToken, timeout: busyTimeoutMs });
@@ -90,6 +90,24 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
   }
   const db = drizzle({ client, schema });
   return { db, client, url, embedded: memory || file, storage, close: () => client.close() };
+}
+
+/**
+ * The embedded database holds sessions' hashes, wrapped keys and everyone's
+ * e-mail: its file is created 0600 before libSQL opens it (SQLite gives the
+ * -wal and -shm files the database file's mode), and files left readable by
+ * an earlier version are narrowed (issue 25).
+ */
+function ownerOnly(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  closeSync(openSync(path, "a", 0o600));
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      chmodSync(path + suffix, 0o600);
+    } catch {
+      // Not there (yet): SQLite creates it with the database file's mode.
+    }
+  }
 }
 
 /** The path of a `file:` URL (`file:data/app.db`, `file:/abs/app.db`, `file:///abs/app.db`). */

@@ -32,3 +32,13 @@ export function decimalToUnits(decimal: string | null | undefined, symbol: Symbo
   if (fraction.length > decimals) return undefined;
   return BigInt(match[1]!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, "0") || "0");
 }
+
+/**
+ * The exact amount, every decimal the token has, trailing zeros dropped
+ * ("1.000000000000000001", "12.5", "1,000"): for a bounty named in a
+ * message or a bot comment, where rounding would hide part of it.
+ */
+export function formatExact(value: bigint, symbol: Symbol): string {
+  const text = formatUnits(value, DECIMALS[symbol], DECIMALS[symbol]);
+  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+}

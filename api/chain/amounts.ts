@@ -14,7 +14,9 @@ export type ParsedAmount = { ok: true; value: bigint } | { ok: false; reason: "f
 const MAX_WHOLE_DIGITS = 30;
 
 export function parseAmount(input: unknown, decimals: number): ParsedAmount {
-  const text = typeof input === "number" && Number.isFinite(input) ? numberToPlain(input) : typeof input === "string" ? input.trim() : "";
+  // Strings as sent: " 2" or "2 " is refused, not trimmed (issue 25). JSON numbers in request bodies arrive here as
+  // their exact source text (api/middleware/exact-amounts.ts); a number from code is taken only while it is exact.
+  const text = typeof input === "number" && Number.isFinite(input) ? numberToPlain(input) : typeof input === "string" ? input : "";
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (!match) return { ok: false, reason: "format" };
   const [, whole, fraction = ""] = match;
@@ -25,8 +27,8 @@ export function parseAmount(input: unknown, decimals: number): ParsedAmount {
 }
 
 function numberToPlain(n: number): string {
-  // Numbers from JSON clients: only plain decimals are accepted; 1e21 and friends are refused by the regex.
-  return String(n);
+  // 1e21 and friends are refused by the regex; an integer past 2^53 has already lost digits.
+  return Number.isInteger(n) && !Number.isSafeInteger(n) ? "" : String(n);
 }
 
 /** Full-precision decimal string, trailing zeros trimmed: "1250.5", "0". */

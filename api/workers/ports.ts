@@ -25,6 +25,8 @@ export interface BackgroundWorker {
 export interface DocumentExtractor {
   extract(bytes: Uint8Array): Promise<{ format: DocumentFormat; text: string }>;
   close(): void;
+  /** Peak resident size of the process that read the last document (the log, and the hostile-document tests). */
+  readonly lastPeakBytes: number;
 }
 
 export interface ComputeSettings {

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql, type SQL } from "drizzle-orm";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { Database } from "../../db/client.ts";
 import { scopingJobs } from "../../db/schema/index.ts";
@@ -6,6 +6,7 @@ import type { Logger } from "../logger.ts";
 import type { Planner } from "../services/scoping/plan.ts";
 import { planWithFallback } from "../services/scoping/plan-job.ts";
 import { PlannerFailure } from "../services/scoping/openai-planner.ts";
+import { DOCUMENT_FAILURE_PREFIX, DocumentError, textSha256 } from "../services/scoping/document-error.ts";
 import { Periodic } from "./periodic.ts";
 import type { BackgroundWorker } from "./ports.ts";
 
@@ -39,6 +40,8 @@ export class ScopingWorker implements BackgroundWorker {
       log: Logger;
       leaseMs: number;
       planner: (name: string) => Planner;
+      /** Reads a PDF or DOCX waiting on its job (out of process: extractor.ts). */
+      extract?: (bytes: Uint8Array) => Promise<{ format: string; text: string }>;
     },
   ) {}
 
@@ -107,8 +110,10 @@ export class ScopingWorker implements BackgroundWorker {
     }, Math.max(250, Math.floor(leaseMs / 3)));
     try {
       const started = performance.now();
+      const text = job.document ? await this.readDocument(job, held) : job.text;
+      if (text === undefined) return;
       // A model that fails for good (or on the last attempt) gives way to the built-in planner; the job says so.
-      const { plan, planner, fallback } = await planWithFallback(this.deps.planner(job.planner), { fileName: job.fileName, text: job.text }, { signal, lastAttempt: job.attempts >= SCOPING_MAX_ATTEMPTS });
+      const { plan, planner, fallback } = await planWithFallback(this.deps.planner(job.planner), { fileName: job.fileName, text }, { signal, lastAttempt: job.attempts >= SCOPING_MAX_ATTEMPTS });
       if (fallback) log.warn("scoping job planned by the built-in planner instead of the model", { jobId: job.id, reason: fallback });
       const [finished] = await db
         .update(scopingJobs)
@@ -137,6 +142,32 @@ export class ScopingWorker implements BackgroundWorker {
     } finally {
       clearInterval(renew);
     }
+  }
+
+  /**
+   * Reads the job's document, keeps its text and drops the file. A document
+   * that cannot be read fails its job for good with the reader's message
+   * (the owner sees it); undefined then.
+   */
+  private async readDocument(job: Job, held: SQL | undefined): Promise<string | undefined> {
+    if (!this.deps.extract) throw new Error("no document extractor configured");
+    let extracted: { format: string; text: string };
+    try {
+      extracted = await this.deps.extract(new Uint8Array(job.document!));
+    } catch (err) {
+      if (!(err instanceof DocumentError)) throw err;
+      this.deps.log.warn("scoping document refused", { jobId: job.id, kind: err.kind, err: err.message });
+      await this.deps.db
+        .update(scopingJobs)
+        .set({ status: "failed", error: DOCUMENT_FAILURE_PREFIX + err.message, document: null, leaseUntil: null, leaseToken: null, finishedAt: new Date() })
+        .where(held);
+      return undefined;
+    }
+    await this.deps.db
+      .update(scopingJobs)
+      .set({ text: extracted.text, textSha256: textSha256(extracted.text), format: extracted.format, document: null })
+      .where(held);
+    return extracted.text;
   }
 
   private async deleteExpired(): Promise<void> {

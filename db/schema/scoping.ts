@@ -1,11 +1,13 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { timestamp } from "./columns.ts";
 import { users } from "./users.ts";
 
 /**
  * AI scoping jobs: one uploaded document turned into a task plan. The file
- * itself is not kept, only its extracted text and SHA-256. Worked like the
+ * itself is not kept, only its extracted text and SHA-256: a PDF or DOCX is
+ * held in `document` only until the worker has read it out of process
+ * (text and textSha256 are empty until then). Worked like the
  * webhook deliveries (queued -> processing -> completed | failed) by a leased
  * worker; the lease token makes a job complete exactly once even when a
  * crashed process's lease ran out and another took it up. Deleted after
@@ -28,6 +30,8 @@ export const scopingJobs = sqliteTable(
     byteSize: integer("byte_size").notNull(),
     textSha256: text("text_sha256").notNull(),
     text: text("text").notNull(),
+    /** A PDF or DOCX waiting to be read by the worker; null once read (or for text). */
+    document: blob("document", { mode: "buffer" }),
     /** Which planner made (or will make) the plan: builtin | openai. */
     planner: text("planner").notNull(),
     status: text("status", { enum: SCOPING_STATUSES }).notNull().default("queued"),

@@ -58,13 +58,14 @@ export async function loadOrCreateDevSecrets(dataDir: string): Promise<DevSecret
     const missing = Object.keys(await generateDevSecrets()).some((k) => !(k in stored));
     if (!missing) return stored as DevSecrets;
     const merged = { ...(await generateDevSecrets()), ...stored };
-    writeFileSync(file, JSON.stringify(merged, null, 2));
+    writeFileSync(file, JSON.stringify(merged, null, 2), { mode: 0o600 });
+    chmodSync(file, 0o600);
     return merged;
   }
   const secrets = await generateDevSecrets();
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(secrets, null, 2));
-  chmodSync(file, 0o600);
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // Created 0600, not chmod-ed after: no moment in which another user can read it.
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: "wx" });
   return secrets;
 }
 

@@ -68,6 +68,21 @@ const BAD_AMOUNTS: [string, unknown][] = [
   ["object", { value: "5" }],
 ];
 
+/**
+ * The same refused as JSON source text (issue 25): a JSON number keeps its exact text, so one that rounds (to 2, to
+ * 1) is refused for its decimals as the string would be; exponents and padded strings are refused, not read.
+ */
+const RAW_BAD_AMOUNTS: [string, string][] = [
+  ["JSON number with 19 decimals that rounds to 2", "1.9999999999999999999"],
+  ["JSON number with 19 decimals that rounds to 1", "1.0000000000000000001"],
+  ["JSON number with an exponent", "2e0"],
+  ["JSON number with a capital exponent", "5E1"],
+  ["JSON number past 2^256", "1" + "0".repeat(80)],
+  ["string with leading spaces", '"  2"'],
+  ["string with a trailing space", '"2 "'],
+  ["string with a trailing newline", '"2\\n"'],
+];
+
 /** Path ids (repository ids, issue numbers, user ids) that are not positive safe integers. */
 const BAD_IDS: [string, string][] = [
   ["letters", "abc"],
@@ -110,12 +125,20 @@ const allocate = (body: Record<string, unknown>) => ({ bountyAmount: "2", curren
 const distribute = (body: Record<string, unknown>) => ({ contributorAddress: walletOf.bob, githubRepoFullName: NAME, ...body });
 
 function amountCases(endpoint: string, path: () => string, field: string, wrap: (body: Record<string, unknown>) => unknown): Case[] {
-  return BAD_AMOUNTS.map(([name, value]) => ({
-    name: `${endpoint}: ${field} ${name}`,
-    path,
-    body: () => wrap({ [field]: value }),
-    status: 400,
-  }));
+  return [
+    ...BAD_AMOUNTS.map(([name, value]) => ({
+      name: `${endpoint}: ${field} ${name}`,
+      path,
+      body: () => wrap({ [field]: value }),
+      status: 400,
+    })),
+    ...RAW_BAD_AMOUNTS.map(([name, source]) => ({
+      name: `${endpoint}: ${field} ${name}`,
+      path,
+      rawBody: JSON.stringify(wrap({ [field]: "@AMOUNT@" })).replace('"@AMOUNT@"', source),
+      status: 400,
+    })),
+  ];
 }
 
 /** `{id}` of the user routes may also be a wallet address or a GitHub username: a bad id that is a possible login is someone else's (404). */
@@ -190,6 +213,11 @@ const CASES: Case[] = [
   ...amountCases("approve ROXN", () => "/api/blockchain/approve-roxn", "amount", (body) => body),
   ...bodyCases("approve ROXN", () => "/api/blockchain/approve-roxn"),
   ...keyCases("approve ROXN", () => "/api/blockchain/approve-roxn", () => ({ amount: "5" })),
+
+  // POST /api/blockchain/fund-usdc/{repoId}, approve-usdc, repository/{repoId}/withdraw
+  ...amountCases("fund USDC", () => `/api/blockchain/fund-usdc/${REPO.id}`, "usdcAmount", (body) => ({ usdcAmount: "5", repositoryFullName: NAME, ...body })),
+  ...amountCases("approve USDC", () => "/api/blockchain/approve-usdc", "amount", (body) => body),
+  ...amountCases("withdraw", () => `/api/blockchain/repository/${REPO.id}/withdraw`, "amount", (body) => ({ currency: "XDC", amount: "1", repositoryFullName: NAME, ...body })),
 
   // POST /api/blockchain/allocate-bounty/{repoId}/{issueId}
   ...amountCases("allocate", () => allocatePath(), "bountyAmount", allocate),
@@ -430,5 +458,14 @@ describe("a private repository's money, for those who can see it", () => {
     const bounty = await call(stack.t, `/api/blockchain/issue-bounty/${CAROLS.id}/1`, { as: carol });
     expect(bounty.status).toBe(404);
     expect((await bounty.json()).message).toBe("No bounty is assigned to this issue.");
+  });
+});
+
+describe("a JSON number keeps its exact decimal text (issue 25)", () => {
+  test("approving 9007199254740993 ROXN sent as a JSON number approves exactly that (JSON.parse reads 9007199254740992)", async () => {
+    const res = await send({ name: "exact", path: () => "/api/blockchain/approve-roxn", rawBody: '{"amount": 9007199254740993}', status: 200 });
+    expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 200 });
+    const allowance = await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice });
+    expect((await allowance.json()).allowance).toBe("9007199254740993000000000000000000");
   });
 });

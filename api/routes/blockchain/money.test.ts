@@ -278,7 +278,7 @@ describe("bounties", () => {
 
     const again = await allocate(issue, { bountyAmount: "20", isRoxn: false });
     expect(again.status).toBe(409);
-    expect((await again.json()).message).toBe("A bounty of 10.0000 XDC is already assigned. You cannot change it.");
+    expect((await again.json()).message).toBe("A bounty of 10 XDC is already assigned. You cannot change it.");
   });
 
   test("minimums: 1 XDC, 0.0001 ROXN", async () => {
@@ -530,6 +530,22 @@ describe("withdrawing unallocated funds (issue 11)", () => {
     expect((await withdraw({ currency: "XDC", amount: "1" }, erin)).status).toBe(403);
     expect((await withdraw({ currency: "XDC", amount: "1" }, bob)).status).toBe(403);
   });
+
+  test("20 concurrent withdrawals of most of the pool: one is sent, the platform refuses the other 19 (400), exactly one transaction (issue 25)", async () => {
+    await settle();
+    const pool = await otherPool();
+    const amount = formatEther((pool * 3n) / 4n);
+    const before = (await stack.t.ctx.database.db.select().from(chainTransactions).where(eq(chainTransactions.kind, "withdraw_pool"))).length;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => withdraw({ currency: "XDC", amount })));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 400 || s === 409)).toHaveLength(19);
+    for (const r of answers.filter((r) => r.status === 400)) expect((await r.json()).message).toMatch(/^Amount cannot exceed available XDC pool balance/);
+    const after = await stack.t.ctx.database.db.select().from(chainTransactions).where(eq(chainTransactions.kind, "withdraw_pool"));
+    expect(after.length - before).toBe(1);
+    await settle();
+    expect(pool - (await otherPool())).toBe(parseEther(amount));
+  }, 60_000);
 
   securityCases(() => ({ method: "POST", path: `/api/blockchain/repository/${SDK.id}/withdraw`, body: { currency: "XDC", amount: "1", repositoryFullName: `${SDK.owner}/${SDK.name}` } }), {
     t: () => stack.t,

@@ -5,21 +5,20 @@ import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { webhookDeliveries } from "../../../db/schema/index.ts";
-import { constantTimeEqualStrings } from "../../crypto/tokens.ts";
-import { limitBody } from "../../middleware/body-limit.ts";
+import { BodyGate, readSignedBody } from "../../middleware/signed-body.ts";
 
 /** GitHub caps webhook payloads at 25 MB. */
 export const GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024;
 
-async function signatureOf(secret: string, body: Uint8Array): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return `sha256=${encodeHexLowerCase(new Uint8Array(await crypto.subtle.sign("HMAC", key, body as Uint8Array<ArrayBuffer>)))}`;
-}
+/** Large deliveries read at once by one process; more are answered 503 with Retry-After (issue 25). */
+export const GITHUB_WEBHOOK_LARGE_READS = 2;
 
 /**
  * POST /api/webhooks/github. The raw body must carry a valid
- * X-Hub-Signature-256 (compared in constant time), or nothing is stored and
- * the answer is 401. Each delivery is stored once (X-GitHub-Delivery is
+ * X-Hub-Signature-256, or nothing is stored and the answer is 401. The HMAC
+ * is computed while the body streams in (api/middleware/signed-body.ts) and
+ * compared in constant time as the last byte arrives; at most
+ * GITHUB_WEBHOOK_LARGE_READS bodies over 1 MB are read at once. Each delivery is stored once (X-GitHub-Delivery is
  * unique, so concurrent redeliveries collapse) and answered 202 at once; the
  * webhook worker processes it.
  */
@@ -37,9 +36,16 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
     }
     await next();
   };
-  return new Hono<AppBindings>().post("/", headersFirst, limitBody(GITHUB_WEBHOOK_MAX_BYTES), async (c) => {
-    const body = new Uint8Array(await c.req.arrayBuffer());
-    if (!constantTimeEqualStrings(await signatureOf(ctx.env.GITHUB_WEBHOOK_SECRET, body), c.req.header("x-hub-signature-256")!)) throw invalidSignature();
+  const gate = new BodyGate(GITHUB_WEBHOOK_LARGE_READS);
+  return new Hono<AppBindings>().post("/", headersFirst, async (c) => {
+    const body = await readSignedBody(c.req.raw, {
+      algorithm: "sha256",
+      secret: ctx.env.GITHUB_WEBHOOK_SECRET,
+      signatureHex: c.req.header("x-hub-signature-256")!.slice("sha256=".length),
+      maxBytes: GITHUB_WEBHOOK_MAX_BYTES,
+      gate,
+      invalid: invalidSignature,
+    });
     const event = c.req.header("x-github-event")!;
     const deliveryId = c.req.header("x-github-delivery")!;
     let payload: { action?: unknown };

@@ -2,19 +2,26 @@ import { declareRoute, json, z } from "../../openapi/declare.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { SIGNATURE_HEADER } from "../../services/onramp/provider.ts";
-import { receiveOnrampWebhook } from "../../services/onramp/webhook.ts";
+import { invalidSignature, receiveOnrampWebhook } from "../../services/onramp/webhook.ts";
+import { BodyGate, readSignedBody } from "../../middleware/signed-body.ts";
 
 /**
  * POST /api/webhooks/onramp: the on-ramp provider's signed status updates.
  * Authenticated by the body's HMAC (no session, no anti-forgery token); the
- * raw body is read as text because the signature covers its exact bytes.
+ * raw body is hashed while it streams in (api/middleware/signed-body.ts) and
+ * refused at its last byte when the HMAC does not match; a missing or
+ * malformed signature is refused before a byte is read.
  * 200 { received, outcome } for anything signed and well-formed (also
  * duplicates and unknown orders, so the provider stops retrying them);
  * 401 for a bad signature; 500 asks the provider to retry.
  */
 export function onrampWebhookRoutes(ctx: AppContext) {
+  const gate = new BodyGate(2);
   return new Hono<AppBindings>().post("/", async (c) => {
-    const rawBody = await c.req.text();
+    const signature = c.req.header(SIGNATURE_HEADER)?.trim() ?? "";
+    if (!/^[0-9a-fA-F]{128}$/.test(signature)) throw invalidSignature();
+    const body = await readSignedBody(c.req.raw, { algorithm: "sha512", secret: ctx.env.ONRAMP_APP_SECRET, signatureHex: signature, maxBytes: ctx.env.MAX_BODY_BYTES, gate, invalid: invalidSignature });
+    const rawBody = new TextDecoder().decode(body);
     const result = await receiveOnrampWebhook(ctx, { rawBody, signature: c.req.header(SIGNATURE_HEADER) });
     return c.json({ received: true, ...result });
   });

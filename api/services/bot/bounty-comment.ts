@@ -9,7 +9,7 @@ import { encodeFullName } from "../../github/repositories.ts";
 import { issueContributors } from "../money/bounties.ts";
 import { heldFor } from "../github-events/held-payouts.ts";
 import { isAwaiting } from "../money/awaiting.ts";
-import { formatAmount } from "../../../lib/money-format.ts";
+import { formatExact } from "../../../lib/money-format.ts";
 import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
@@ -58,7 +58,7 @@ export async function syncBountyComment(ctx: AppContext, repoId: number, issueNu
 }
 
 async function commentBody(ctx: AppContext, repository: Repository, bounty: Bounty): Promise<string> {
-  const amount = `${formatAmount(bounty.amount, bounty.currency, bounty.currency === "XDC" ? 4 : 2)} ${bounty.currency}`;
+  const amount = `${formatExact(bounty.amount, bounty.currency)} ${bounty.currency}`;
   const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
   const working = contributors.length ? contributors.map((c) => `@${c.username}`).join(", ") : "Nobody yet.";

@@ -27,7 +27,7 @@ import {
   users,
   type AwaitingReason,
 } from "../../../db/schema/index.ts";
-import { formatAmount } from "../../../lib/money-format.ts";
+import { formatExact } from "../../../lib/money-format.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { awaitingDecisionMail } from "../../mail/templates.ts";
 
@@ -192,7 +192,7 @@ export async function notifyAwaitingDecisions(ctx: AppContext, now = Date.now())
           repository: manager.fullName,
           issueNumber: decision.issueNumber,
           issueTitle: bounty.issueTitle,
-          amount: `${formatAmount(bounty.amount, bounty.currency, bounty.currency === "XDC" ? 4 : 2)} ${bounty.currency}`,
+          amount: `${formatExact(bounty.amount, bounty.currency)} ${bounty.currency}`,
           reason: decision.reason,
           pageUrl: `${ctx.env.PUBLIC_URL}/repos/${manager.fullName}`,
         }),

@@ -9,7 +9,7 @@ import { recordClaimOnChain } from "./claims.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
-import { formatAmount } from "../../../lib/money-format.ts";
+import { formatAmount, formatExact } from "../../../lib/money-format.ts";
 import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
@@ -123,7 +123,7 @@ export async function submitAllocation(
   const [current, pool] = await Promise.all([onChainBounty(ctx, input.repoId, input.issueNumber), onChainPool(ctx, input.repoId)]);
   if (current.status === "open" || current.status === "paid") {
     throw conflict(
-      `A bounty of ${formatAmount(current.amount, current.currency, 4)} ${current.currency} is already assigned. You cannot change it.`,
+      `A bounty of ${formatExact(current.amount, current.currency)} ${current.currency} is already assigned. You cannot change it.`,
       "Bounty already assigned",
     );
   }

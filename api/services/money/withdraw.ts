@@ -18,6 +18,7 @@ import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { onChainPool } from "./bounties.ts";
 import { CURRENCY_INDEX, GAS_RESERVE, requireAmountStep } from "./rules.ts";
+import { pendingPoolDebits, withPoolLock } from "./pool-guard.ts";
 import { transactionResult, withQueuedOutflow, type TransactionResult } from "./transaction-result.ts";
 
 const WITHDRAW_WAIT_MS = 12_000;
@@ -52,10 +53,6 @@ export async function withdrawFromPool(ctx: AppContext, input: WithdrawInput): P
   requireAmountStep(amount, currency);
 
   const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, orRegisteredName: true, action: "withdraw" });
-  const pool = (await onChainPool(ctx, repository.githubRepoId))[currency];
-  if (amount > pool) {
-    throw invalid(`Amount cannot exceed available ${currency} pool balance (${formatAmount(pool, currency, 4)} ${currency})`);
-  }
   const address = wallet.address as Address;
   const gas = await ctx.chain.client.getBalance({ address, blockTag: "pending" });
   if (gas < GAS_RESERVE / 10n) {
@@ -64,24 +61,32 @@ export async function withdrawFromPool(ctx: AppContext, input: WithdrawInput): P
   await ensurePoolManager(ctx, repository.githubRepoId, address);
 
   const amountText = toDecimalString(amount, TOKEN_DECIMALS[currency]);
-  const { tx } = await ctx.outbox.submit(
-    {
-      userId: input.user.id,
-      idempotencyKey: input.idempotencyKey,
-      request,
-      kind: "withdraw_pool",
-      githubRepoId: repository.githubRepoId,
-      intent: { repoId: repository.githubRepoId, fullName: repository.fullName, currency, amount: amount.toString(), amountText, to: address },
-      signer: { kind: "wallet", wallet },
-      to: ctx.chain.config.contracts.rewards,
-      data: encodeFunctionData({
-        abi: RepoRewardsAbi,
-        functionName: "withdrawPool",
-        args: [BigInt(repository.githubRepoId), CURRENCY_INDEX[currency], amount, address],
-      }),
-    },
-    { replayChecked: true },
-  );
+  // Check and queue under the pool's lock, counting debits already queued: of concurrent withdrawals only those the
+  // pool covers are sent, the rest get this 400 (issue 25).
+  const { tx } = await withPoolLock(ctx, repository.githubRepoId, async () => {
+    const pool = (await onChainPool(ctx, repository.githubRepoId))[currency] - (await pendingPoolDebits(ctx, repository.githubRepoId, currency));
+    if (amount > pool) {
+      throw invalid(`Amount cannot exceed available ${currency} pool balance (${formatAmount(pool > 0n ? pool : 0n, currency, 4)} ${currency})`);
+    }
+    return ctx.outbox.submit(
+      {
+        userId: input.user.id,
+        idempotencyKey: input.idempotencyKey,
+        request,
+        kind: "withdraw_pool",
+        githubRepoId: repository.githubRepoId,
+        intent: { repoId: repository.githubRepoId, fullName: repository.fullName, currency, amount: amount.toString(), amountText, to: address },
+        signer: { kind: "wallet", wallet },
+        to: ctx.chain.config.contracts.rewards,
+        data: encodeFunctionData({
+          abi: RepoRewardsAbi,
+          functionName: "withdrawPool",
+          args: [BigInt(repository.githubRepoId), CURRENCY_INDEX[currency], amount, address],
+        }),
+      },
+      { replayChecked: true },
+    );
+  });
   const settled = await ctx.outbox.waitForSettled(tx, WITHDRAW_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return { ...(await withQueuedOutflow(ctx, settled, transactionResult(ctx, settled, messages), "Withdrawal")), currency, amount: amountText };

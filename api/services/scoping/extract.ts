@@ -1,5 +1,7 @@
-import { extractText as extractPdfText, getDocumentProxy } from "unpdf";
+import { getDocumentProxy } from "unpdf";
 import mammoth from "mammoth";
+import { DocumentError } from "./document-error.ts";
+import { checkDocx, checkPdf, MAX_PDF_PAGES } from "./document-limits.ts";
 
 /**
  * Documents the scoping agent reads, told apart by their content (never by
@@ -13,15 +15,7 @@ export type DocumentFormat = (typeof DOCUMENT_FORMATS)[number];
 /** Beyond this much extracted text a document is refused (about 150 pages). */
 export const MAX_DOCUMENT_CHARS = 400_000;
 
-export class DocumentError extends Error {
-  constructor(
-    readonly kind: "unsupported" | "unreadable" | "empty" | "too-long",
-    message: string,
-  ) {
-    super(message);
-    this.name = "DocumentError";
-  }
-}
+export { DocumentError };
 
 export const UNSUPPORTED_MESSAGE = "This file type is not supported. Upload a plain-text, Markdown, PDF or Word (.docx) document.";
 
@@ -75,27 +69,43 @@ export async function extractDocument(bytes: Uint8Array): Promise<{ format: Docu
   }
   text = text.replace(/\r\n?/g, "\n").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n").trim();
   if (!text) throw new DocumentError("empty", "The document contains no text to plan from. Scanned pages (images) cannot be read.");
-  if (text.length > MAX_DOCUMENT_CHARS)
-    throw new DocumentError("too-long", `The document has more than ${MAX_DOCUMENT_CHARS.toLocaleString("en-US")} characters of text. Split it and upload the parts.`);
+  if (text.length > MAX_DOCUMENT_CHARS) throw tooManyChars();
   return { format, text };
 }
 
+const tooManyChars = () =>
+  new DocumentError("too-long", `The document has more than ${MAX_DOCUMENT_CHARS.toLocaleString("en-US")} characters of text. Split it and upload the parts.`);
+
 async function pdfText(bytes: Uint8Array): Promise<string> {
+  checkPdf(bytes);
   try {
     const pdf = await getDocumentProxy(new Uint8Array(bytes));
     try {
-      const { text } = await extractPdfText(pdf, { mergePages: false });
-      return text.join("\n\n");
+      if (pdf.numPages > MAX_PDF_PAGES) throw new DocumentError("too-long", `The PDF has more than ${MAX_PDF_PAGES.toLocaleString("en-US")} pages. Split it and upload the parts.`);
+      // Page by page (unpdf's extractText asks for every page at once), counting characters as they come.
+      const pages: string[] = [];
+      let chars = 0;
+      for (let n = 1; n <= pdf.numPages; n++) {
+        const content = await (await pdf.getPage(n)).getTextContent();
+        const page = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join("");
+        chars += page.length;
+        // Twice the limit before whitespace is collapsed below: past that no normalising brings it under.
+        if (chars > MAX_DOCUMENT_CHARS * 2) throw tooManyChars();
+        pages.push(page);
+      }
+      return pages.join("\n\n");
     } finally {
       await pdf.cleanup();
     }
   } catch (err) {
+    if (err instanceof DocumentError) throw err;
     const message = (err as Error).message ?? "";
     throw new DocumentError("unreadable", /password/i.test(message) ? "The PDF is protected by a password. Upload it without the password." : "The PDF could not be read. Save it again or upload it as text.");
   }
 }
 
 async function docxText(bytes: Uint8Array): Promise<string> {
+  checkDocx(bytes);
   try {
     // Markdown keeps the headings and lists the planner reads.
     const { value } = await (mammoth as unknown as { convertToMarkdown: typeof mammoth.convertToHtml }).convertToMarkdown({ buffer: Buffer.from(bytes) });

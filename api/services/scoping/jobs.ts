@@ -1,12 +1,12 @@
 import { and, desc, eq } from "drizzle-orm";
-import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
-import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
 import type { AppContext } from "../../context.ts";
 import type { User } from "../../../db/schema/index.ts";
 import { scopingJobs } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, notFound } from "../../errors.ts";
 import type { Plan } from "../../../lib/scoping.ts";
-import { DocumentError } from "./extract.ts";
+import { detectFormat, DocumentError, extractDocument } from "./extract.ts";
+import { DOCUMENT_FAILURE_PREFIX, textSha256 } from "./document-error.ts";
 import { builtinPlanner } from "./builtin-planner.ts";
 import { openAiPlanner } from "./openai-planner.ts";
 import type { Planner } from "./plan.ts";
@@ -40,11 +40,18 @@ export function plannerFor(ctx: AppContext): (name: string) => Planner {
   return (name) => (name === "openai" && openai ? openai : builtinPlanner);
 }
 
-/** Reads the document (off the event loop), keeps its text and hash, queues the job. The file itself is not kept. */
+/**
+ * Queues the job at once. Plain text and Markdown are read here (decoding
+ * 5 MB at most); a PDF or DOCX is kept on the job until the worker has read
+ * it in an extraction process (extractor.ts), so whatever the document holds
+ * the upload is answered 202 at once and a bomb fails only its own job.
+ * The file itself is not kept once read.
+ */
 export async function createScopingJob(ctx: AppContext, user: User, upload: { fileName: string; bytes: Uint8Array }): Promise<ScopingJobView> {
-  let extracted: { format: string; text: string };
+  let extracted: { format: string; text: string; document?: Buffer };
   try {
-    extracted = await ctx.extractor.extract(upload.bytes);
+    const format = detectFormat(upload.bytes);
+    extracted = format === "pdf" || format === "docx" ? { format, text: "", document: Buffer.from(upload.bytes) } : await extractDocument(upload.bytes);
   } catch (err) {
     if (!(err instanceof DocumentError)) throw err;
     throw new ApiError({
@@ -63,8 +70,9 @@ export async function createScopingJob(ctx: AppContext, user: User, upload: { fi
       fileName: safeFileName(upload.fileName),
       format: extracted.format,
       byteSize: upload.bytes.byteLength,
-      textSha256: encodeHexLowerCase(sha256(new TextEncoder().encode(extracted.text))),
+      textSha256: extracted.document ? "" : textSha256(extracted.text),
       text: extracted.text,
+      document: extracted.document ?? null,
       planner: ctx.env.AI_BASE_URL ? "openai" : "builtin",
       expiresAt: new Date(now + ctx.env.SCOPING_RETENTION_DAYS * 86_400_000),
     })
@@ -123,6 +131,7 @@ function view(job: Job): ScopingJobView {
 /** The owner sees why in general terms; details stay in the log. */
 function publicError(error: string | null): string {
   if (!error) return "The plan could not be made.";
+  if (error.startsWith(DOCUMENT_FAILURE_PREFIX)) return error.slice(DOCUMENT_FAILURE_PREFIX.length);
   if (/did not answer within/.test(error)) return "The language model did not answer in time.";
   if (/invalid twice|not a valid plan|not valid/.test(error)) return "The language model's plan was not valid.";
   return "The plan could not be made.";

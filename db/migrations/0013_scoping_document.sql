@@ -1,0 +1,1 @@
+ALTER TABLE `scoping_jobs` ADD `document` blob;
