@@ -133,7 +133,7 @@ async function killAndRecover(): Promise<void> {
   const client = t.ctx.chain.client;
   const operator = t.ctx.chain.operator.address;
   const firstNonce = await client.getTransactionCount({ address: operator });
-  const firstBlock = (await client.getBlockNumber()) + 1n;
+  const firstBlock = (await client.getBlockNumber({ cacheTime: 0 })) + 1n;
   const balancesBefore = await Promise.all(contributors.map((address) => client.getBalance({ address })));
   const began = Date.now();
 
@@ -214,7 +214,7 @@ async function killAndRecover(): Promise<void> {
   const lastNonce = firstNonce + PAYOUTS - 1;
   expect(await client.getTransactionCount({ address: operator })).toBe(lastNonce + 1);
   expect(rows.map((r) => r.nonce!).sort((a, b) => a - b)).toEqual(Array.from({ length: PAYOUTS }, (_, i) => firstNonce + i));
-  const latest = await client.getBlockNumber();
+  const latest = await client.getBlockNumber({ cacheTime: 0 });
   const sent = await sentOnChain(client, operator, firstBlock);
   expect(sent.map((s) => s.nonce).sort((a, b) => a - b)).toEqual(Array.from({ length: PAYOUTS }, (_, i) => firstNonce + i));
   // Each mined transaction is the one the outbox signed and stored before broadcasting (never signed a second time).

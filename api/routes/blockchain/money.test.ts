@@ -19,6 +19,7 @@ const key = () => `test-key-${Date.now()}-${keyN++}`;
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const OTHER = fixtureRepo("issuepool-demo/contract-audit-tools")!;
 const SDK = fixtureRepo("issuepool-demo/roxn-sdk")!;
+const TOOLS = fixtureRepo("issuepool-demo/tool-library")!;
 
 async function register(session: TestSession, role: "poolmanager" | "contributor") {
   const res = await call(stack.t, "/api/auth/register", { as: session, body: { role, email: `${session.user.username}@example.com` } });
@@ -552,6 +553,61 @@ describe("withdrawing unallocated funds (issue 11)", () => {
     owner: () => alice,
     stranger: () => bob,
   });
+});
+
+describe("bounties racing for one pool (issue 25)", () => {
+  // A repository of its own: these tests take most of its pool.
+  beforeAll(async () => {
+    await registerRepository(TOOLS);
+    expect((await fund(alice, "20", { repo: TOOLS })).status).toBe(200);
+    await settle();
+  }, 60_000);
+  const openToolsIssue = async (title: string) =>
+    Number((await stack.github.controls.openIssue({ repo: `${TOOLS.owner}/${TOOLS.name}`, title, author: "alice" })).issue.number);
+  const allocate = (issue: number, amount: string) =>
+    money(alice, `/api/blockchain/allocate-bounty/${TOOLS.id}/${issue}`, { githubRepoFullName: `${TOOLS.owner}/${TOOLS.name}`, bountyAmount: amount, isRoxn: false });
+  const allocations = async () =>
+    stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "allocate_bounty"), eq(chainTransactions.githubRepoId, TOOLS.id)));
+
+  test("20 concurrent bounties each worth most of the pool: one is sent, the platform refuses the other 19 (400), exactly one transaction", async () => {
+    await settle();
+    const pool = await xdcPool(TOOLS);
+    const amount = formatEther(((pool * 3n) / 4n / parseEther("1")) * parseEther("1"));
+    const issues = await Promise.all(Array.from({ length: 20 }, (_, i) => openToolsIssue(`Racing for the pool ${i}`)));
+    const before = new Set((await allocations()).map((r) => r.id));
+    const answers = await Promise.all(issues.map((issue) => allocate(issue, amount)));
+    expect(answers.map((r) => r.status).filter((s) => s === 200)).toHaveLength(1);
+    expect(answers.map((r) => r.status).filter((s) => s === 400)).toHaveLength(19);
+    for (const r of answers.filter((r) => r.status === 400)) expect((await r.json()).message).toMatch(/^Amount cannot exceed available XDC pool balance/);
+    const sent = (await allocations()).filter((r) => !before.has(r.id));
+    expect(sent.map((r) => r.status)).toEqual(["confirmed"]);
+  }, 60_000);
+
+  test("a Release and a Cancel of one bounty at once: one transaction goes to the chain, the other is the platform's 409", async () => {
+    await settle();
+    const issue = await openToolsIssue("Released and cancelled at once");
+    expect((await allocate(issue, "1")).status).toBe(200);
+    await settle();
+    const settling = async () =>
+      (await stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.githubRepoId, TOOLS.id), eq(chainTransactions.issueNumber, issue)))).filter(
+        (r) => r.kind === "pay_bounty" || r.kind === "cancel_bounty",
+      );
+    const answers = await Promise.all([
+      money(alice, `/api/blockchain/distribute-bounty/${TOOLS.id}/${issue}`, { contributorAddress: bobWallet, githubRepoFullName: `${TOOLS.owner}/${TOOLS.name}` }),
+      money(alice, `/api/blockchain/cancel-bounty/${TOOLS.id}/${issue}`, { githubRepoFullName: `${TOOLS.owner}/${TOOLS.name}` }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect((await settling()).map((r) => r.status)).toEqual(["confirmed"]);
+  }, 60_000);
+
+  test("two bounties on one issue at once (two keys): one is sent, the platform refuses the other (409), one transaction", async () => {
+    await settle();
+    const issue = await openToolsIssue("Set twice at once");
+    const answers = await Promise.all([allocate(issue, "1"), allocate(issue, "2")]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+    const rows = (await allocations()).filter((r) => r.issueNumber === issue);
+    expect(rows.map((r) => r.status)).toEqual(["confirmed"]);
+  }, 60_000);
 });
 
 describe("USDC pools (issue 11)", () => {

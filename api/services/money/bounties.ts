@@ -1,8 +1,8 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import { bounties, bountyClaims, heldPayouts, repositoryPools, users, wallets, type Bounty, type Currency, type User } from "../../../db/schema/index.ts";
+import { bounties, bountyClaims, chainTransactions, heldPayouts, repositoryPools, users, wallets, type Bounty, type ChainTransaction, type Currency, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { recordClaimOnChain } from "./claims.ts";
@@ -19,6 +19,7 @@ import { withQueuedOutflow, transactionResult, type TransactionResult } from "./
 import { isAwaiting } from "./awaiting.ts";
 import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
 import { holdPayout } from "../github-events/holds.ts";
+import { pendingPoolDebits, withPoolLock } from "./pool-guard.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
 
@@ -120,41 +121,52 @@ export async function submitAllocation(
   const minimum = MIN_BOUNTY[input.currency];
   if (amount < minimum) throw invalid(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.currency}`);
   requireAmountStep(amount, input.currency);
-  const [current, pool] = await Promise.all([onChainBounty(ctx, input.repoId, input.issueNumber), onChainPool(ctx, input.repoId)]);
-  if (current.status === "open" || current.status === "paid") {
-    throw conflict(
-      `A bounty of ${formatExact(current.amount, current.currency)} ${current.currency} is already assigned. You cannot change it.`,
-      "Bounty already assigned",
-    );
-  }
-  const available = pool[input.currency];
-  if (amount > available) {
-    throw invalid(`Amount cannot exceed available ${input.currency} pool balance (${formatAmount(available, input.currency, 4)} ${input.currency})`);
-  }
-  const { tx } = await ctx.outbox.submit({
-    userId: input.userId,
-    idempotencyKey: input.idempotencyKey,
-    request: input.request,
-    kind: "allocate_bounty",
-    githubRepoId: input.repoId,
-    issueNumber: input.issueNumber,
-    intent: {
-      repoId: input.repoId,
+  // Checked and queued under the pool's lock, counting what is already on its way out of the pool and any allocation
+  // of this issue not yet mined: of concurrent allocations only those the pool covers are sent, the rest get the
+  // platform's 400/409 and cost nobody gas (issue 25).
+  return withPoolLock(ctx, input.repoId, async () => {
+    const earlier = await ctx.outbox.replay(input.userId, input.idempotencyKey, input.request);
+    if (earlier) return earlier;
+    const [pending, inFlight] = await Promise.all([pendingPoolDebits(ctx, input.repoId, input.currency), pendingAllocation(ctx, input.repoId, input.issueNumber)]);
+    const [current, pool] = await Promise.all([onChainBounty(ctx, input.repoId, input.issueNumber), onChainPool(ctx, input.repoId)]); // after: see pendingPoolDebits
+    if (current.status === "open" || current.status === "paid") {
+      throw conflict(
+        `A bounty of ${formatExact(current.amount, current.currency)} ${current.currency} is already assigned. You cannot change it.`,
+        "Bounty already assigned",
+      );
+    }
+    if (inFlight) {
+      throw conflict(`A bounty of ${formatExact(inFlight.amount, inFlight.currency)} ${inFlight.currency} is already being assigned. You cannot change it.`, "Bounty already assigned");
+    }
+    const available = pool[input.currency] - pending;
+    if (amount > available) {
+      throw invalid(`Amount cannot exceed available ${input.currency} pool balance (${formatAmount(available > 0n ? available : 0n, input.currency, 4)} ${input.currency})`);
+    }
+    const { tx } = await ctx.outbox.submit({
+      userId: input.userId,
+      idempotencyKey: input.idempotencyKey,
+      request: input.request,
+      kind: "allocate_bounty",
+      githubRepoId: input.repoId,
       issueNumber: input.issueNumber,
-      currency: input.currency,
-      amount: amount.toString(),
-      issueTitle: input.issue.title,
-      issueUrl: input.issue.html_url,
-    },
-    signer: { kind: "operator" },
-    to: ctx.chain.config.contracts.rewards,
-    data: encodeFunctionData({
-      abi: RepoRewardsAbi,
-      functionName: "allocateBounty",
-      args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
-    }),
-  }, { replayChecked: input.replayChecked });
-  return tx;
+      intent: {
+        repoId: input.repoId,
+        issueNumber: input.issueNumber,
+        currency: input.currency,
+        amount: amount.toString(),
+        issueTitle: input.issue.title,
+        issueUrl: input.issue.html_url,
+      },
+      signer: { kind: "operator" },
+      to: ctx.chain.config.contracts.rewards,
+      data: encodeFunctionData({
+        abi: RepoRewardsAbi,
+        functionName: "allocateBounty",
+        args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
+      }),
+    }, { replayChecked: true });
+    return tx;
+  });
 }
 
 interface GitHubIssue {
@@ -163,6 +175,44 @@ interface GitHubIssue {
   html_url: string;
   state: string;
   pull_request?: unknown;
+}
+
+/** Refuses (409) while a payout or a cancellation of this bounty is on its way to the chain. */
+async function refuseWhileSettling(ctx: AppContext, repoId: number, issueNumber: number): Promise<void> {
+  const [row] = await ctx.database.db
+    .select({ kind: chainTransactions.kind })
+    .from(chainTransactions)
+    .where(
+      and(
+        inArray(chainTransactions.kind, ["pay_bounty", "cancel_bounty"]),
+        eq(chainTransactions.githubRepoId, repoId),
+        eq(chainTransactions.issueNumber, issueNumber),
+        isNull(chainTransactions.oldChain),
+        notInArray(chainTransactions.status, ["confirmed", "failed", "reverted"]),
+      ),
+    )
+    .limit(1);
+  if (row) throw conflict(row.kind === "pay_bounty" ? "This bounty is already being paid." : "This bounty is already being cancelled.", "Bounty settling");
+}
+
+/** An allocation of this issue on its way to the chain (queued, signed or sent), if any. */
+async function pendingAllocation(ctx: AppContext, repoId: number, issueNumber: number): Promise<{ currency: Currency; amount: bigint } | undefined> {
+  const [row] = await ctx.database.db
+    .select({ intent: chainTransactions.intent })
+    .from(chainTransactions)
+    .where(
+      and(
+        eq(chainTransactions.kind, "allocate_bounty"),
+        eq(chainTransactions.githubRepoId, repoId),
+        eq(chainTransactions.issueNumber, issueNumber),
+        isNull(chainTransactions.oldChain),
+        notInArray(chainTransactions.status, ["confirmed", "failed", "reverted"]),
+      ),
+    )
+    .limit(1);
+  if (!row) return undefined;
+  const intent = JSON.parse(row.intent) as { currency: Currency; amount: string };
+  return { currency: intent.currency, amount: BigInt(intent.amount) };
 }
 
 /** The issue, if it is an open issue (not a pull request) of the repository. */
@@ -321,23 +371,32 @@ export async function distributeBounty(
     } else if (!(await walletOwner(ctx.database.db).get({ address: address! }))) {
       throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
     }
-    const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
-    if (current.status !== "open") throw conflict(current.status === "paid" ? "This bounty has already been paid." : "There is no open bounty on this issue.");
-    const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
-    if (hold && hold.githubLogin.toLowerCase() !== (login?.login ?? "").toLowerCase()) {
-      throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it is paid to them when they register.`, "Bounty held");
-    }
-    if (login) {
-      await holdPayout(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, author: login, pullNumber: null });
-      return {
-        status: "held",
-        heldFor: login.login,
-        message: `Held for @${login.login}: paid to their Issuepool wallet as soon as they sign in and register.`,
-        transactionHash: null,
-        explorerUrl: null,
-      };
-    }
-    tx = await payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true });
+    // Decided under the pool's lock with any payout or cancellation of this bounty on its way: of a Release and a
+    // Cancel (or two Releases) sent at once, one goes to the chain and the other gets the platform's 409 (issue 25).
+    const decided = await withPoolLock(ctx, input.repoId, async (): Promise<ChainTransaction | HeldResult> => {
+      const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
+      if (earlier) return earlier;
+      await refuseWhileSettling(ctx, input.repoId, input.issueNumber);
+      const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
+      if (current.status !== "open") throw conflict(current.status === "paid" ? "This bounty has already been paid." : "There is no open bounty on this issue.");
+      const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
+      if (hold && hold.githubLogin.toLowerCase() !== (login?.login ?? "").toLowerCase()) {
+        throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it is paid to them when they register.`, "Bounty held");
+      }
+      if (login) {
+        await holdPayout(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, author: login, pullNumber: null });
+        return {
+          status: "held",
+          heldFor: login.login,
+          message: `Held for @${login.login}: paid to their Issuepool wallet as soon as they sign in and register.`,
+          transactionHash: null,
+          explorerUrl: null,
+        };
+      }
+      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true });
+    });
+    if ("heldFor" in decided) return decided;
+    tx = decided;
   }
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
@@ -422,51 +481,58 @@ export async function cancelBounty(
 ): Promise<TransactionResult> {
   const request = { route: "cancel_bounty", repoId: input.repoId, issueNumber: input.issueNumber };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
-  /** Someone claimed it on-chain: v2 only records the request; the hourly pass returns it after the delay (refunds.ts). */
-  let refundRequest = false;
   if (!tx) {
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "cancelBounty" });
-    // First whether there is anything to cancel, then whether someone works on it.
-    const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
-    if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
-    const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
-    if (hold) throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it can no longer be cancelled.`, "Bounty held");
-    // The contract's own record too (RepoRewards v2): a claimed bounty is refunded only after a visible delay.
-    const onChainClaims = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
-    // Awaiting the pool manager's decision (the issue is closed): cancelling is one of the two decisions, whoever registered.
-    if (!(await isAwaiting(ctx, input.repoId, input.issueNumber))) {
-      const claims = await ctx.database.db
-        .select({ userId: bountyClaims.userId })
-        .from(bountyClaims)
-        .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
-        .limit(1);
-      if (claims.length || onChainClaims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
-    }
-    refundRequest = onChainClaims.length > 0;
-    if (refundRequest) {
-      const readyAt = (await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "cancelReadyAt", args: [BigInt(input.repoId), BigInt(input.issueNumber)] })) as bigint;
-      if (readyAt > 0n) {
-        const { timestamp } = await ctx.chain.client.getBlock({ blockTag: "latest" });
-        // Requested earlier and not due yet: say when. Due: this call carries it out (the hourly pass would too).
-        if (readyAt > timestamp) throw conflict(`The refund is already requested: the bounty returns to the pool after ${new Date(Number(readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC.`, "Refund requested");
-        refundRequest = false;
+    // Under the pool's lock, like a Release: a payout or cancellation of this bounty on its way refuses this one (409).
+    tx = await withPoolLock(ctx, input.repoId, async () => {
+      const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
+      if (earlier) return earlier;
+      await refuseWhileSettling(ctx, input.repoId, input.issueNumber);
+      /** Someone claimed it on-chain: v2 only records the request; the hourly pass returns it after the delay (refunds.ts). */
+      let refundRequest = false;
+      // First whether there is anything to cancel, then whether someone works on it.
+      const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
+      if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
+      const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
+      if (hold) throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it can no longer be cancelled.`, "Bounty held");
+      // The contract's own record too (RepoRewards v2): a claimed bounty is refunded only after a visible delay.
+      const onChainClaims = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
+      // Awaiting the pool manager's decision (the issue is closed): cancelling is one of the two decisions, whoever registered.
+      if (!(await isAwaiting(ctx, input.repoId, input.issueNumber))) {
+        const claims = await ctx.database.db
+          .select({ userId: bountyClaims.userId })
+          .from(bountyClaims)
+          .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
+          .limit(1);
+        if (claims.length || onChainClaims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
       }
-    }
-    ({ tx } = await ctx.outbox.submit(
-      {
-      userId: input.user.id,
-      idempotencyKey: input.idempotencyKey,
-      request,
-      kind: "cancel_bounty",
-      githubRepoId: input.repoId,
-      issueNumber: input.issueNumber,
-      intent: { repoId: input.repoId, issueNumber: input.issueNumber, refundRequest },
-      signer: { kind: "operator" },
-      to: ctx.chain.config.contracts.rewards,
-      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
-      },
-      { replayChecked: true },
-    ));
+      refundRequest = onChainClaims.length > 0;
+      if (refundRequest) {
+        const readyAt = (await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "cancelReadyAt", args: [BigInt(input.repoId), BigInt(input.issueNumber)] })) as bigint;
+        if (readyAt > 0n) {
+          const { timestamp } = await ctx.chain.client.getBlock({ blockTag: "latest" });
+          // Requested earlier and not due yet: say when. Due: this call carries it out (the hourly pass would too).
+          if (readyAt > timestamp) throw conflict(`The refund is already requested: the bounty returns to the pool after ${new Date(Number(readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC.`, "Refund requested");
+          refundRequest = false;
+        }
+      }
+      const { tx: submitted } = await ctx.outbox.submit(
+        {
+        userId: input.user.id,
+        idempotencyKey: input.idempotencyKey,
+        request,
+        kind: "cancel_bounty",
+        githubRepoId: input.repoId,
+        issueNumber: input.issueNumber,
+        intent: { repoId: input.repoId, issueNumber: input.issueNumber, refundRequest },
+        signer: { kind: "operator" },
+        to: ctx.chain.config.contracts.rewards,
+        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
+        },
+        { replayChecked: true },
+      );
+      return submitted;
+    });
   }
   const requested = (JSON.parse(tx.intent) as { refundRequest?: boolean }).refundRequest === true;
   const messages = requested

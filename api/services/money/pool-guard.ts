@@ -1,12 +1,13 @@
-import { and, eq, inArray, lt, notInArray } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt, notInArray } from "drizzle-orm";
+import type { Hex } from "viem";
 import type { AppContext } from "../../context.ts";
 import { chainTransactions, workerLeases, type Currency } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 
-/** Long enough for a balance read and an outbox row; a crashed holder's lock frees itself after it. */
-const POOL_LOCK_MS = 15_000;
-/** How long a request waits for the pool before it is told to try again. */
-const POOL_WAIT_MS = 10_000;
+/** Long enough for a balance read and an outbox row on a busy machine; a crashed holder's lock frees itself after it. */
+const POOL_LOCK_MS = 5_000;
+/** How long a request waits for the pool: longer than a lock, so a lock left by a crashed process is waited out. */
+const POOL_WAIT_MS = 8_000;
 
 /** Outbox kinds that take money out of a pool (the contract debits the pool when they are mined). */
 const POOL_DEBITS = ["withdraw_pool", "allocate_bounty"];
@@ -33,7 +34,7 @@ export async function withPoolLock<T>(ctx: AppContext, repoId: number, work: () 
       .returning({ owner: workerLeases.owner });
     if (taken[0]?.owner === owner) break;
     if (Date.now() > deadline)
-      throw new ApiError({ code: ErrorCode.CONFLICT, error: "Pool busy", message: "Another change to this pool is in progress. Try again in a moment." });
+      throw new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Pool busy", message: "Another change to this pool is in progress. Try again in a moment.", headers: { "Retry-After": "2" } });
     await Bun.sleep(10 + Math.random() * 20);
   }
   try {
@@ -44,20 +45,36 @@ export async function withPoolLock<T>(ctx: AppContext, repoId: number, work: () 
 }
 
 /**
- * What the outbox is about to take out of the pool in `currency`: debits not
- * yet confirmed (queued, signed or sent). Counted against the on-chain
- * balance, which may already include a mined but unconfirmed one: the error
- * is on the safe side for a few seconds.
+ * What the outbox is about to take out of the pool in `currency` and the
+ * chain's latest block does not show yet: debits queued or signed, and sent
+ * ones without a receipt. Read it before the pool's balance: a debit mined
+ * in between is then counted twice for a moment (on the safe side), never
+ * missed; one mined before is in the balance and not counted again (a
+ * second allocation right after the first is not refused for money the
+ * pool still has).
  */
 export async function pendingPoolDebits(ctx: AppContext, repoId: number, currency: Currency): Promise<bigint> {
   const rows = await ctx.database.db
-    .select({ intent: chainTransactions.intent })
+    .select({ intent: chainTransactions.intent, status: chainTransactions.status, txHash: chainTransactions.txHash })
     .from(chainTransactions)
-    .where(and(eq(chainTransactions.githubRepoId, repoId), inArray(chainTransactions.kind, POOL_DEBITS), notInArray(chainTransactions.status, ["confirmed", "failed", "reverted"])));
-  let total = 0n;
-  for (const { intent } of rows) {
-    const parsed = JSON.parse(intent) as { currency?: string; amount?: string };
-    if (parsed.currency === currency && parsed.amount && /^\d+$/.test(parsed.amount)) total += BigInt(parsed.amount);
-  }
-  return total;
+    .where(
+      and(
+        eq(chainTransactions.githubRepoId, repoId),
+        inArray(chainTransactions.kind, POOL_DEBITS),
+        isNull(chainTransactions.oldChain),
+        notInArray(chainTransactions.status, ["confirmed", "failed", "reverted"]),
+      ),
+    );
+  const amounts = await Promise.all(
+    rows.map(async ({ intent, status, txHash }) => {
+      const parsed = JSON.parse(intent) as { currency?: string; amount?: string };
+      if (parsed.currency !== currency || !parsed.amount || !/^\d+$/.test(parsed.amount)) return 0n;
+      if (status === "sent" && txHash) {
+        const mined = await ctx.chain.client.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null);
+        if (mined) return 0n;
+      }
+      return BigInt(parsed.amount);
+    }),
+  );
+  return amounts.reduce((total, amount) => total + amount, 0n);
 }

@@ -64,7 +64,8 @@ export async function withdrawFromPool(ctx: AppContext, input: WithdrawInput): P
   // Check and queue under the pool's lock, counting debits already queued: of concurrent withdrawals only those the
   // pool covers are sent, the rest get this 400 (issue 25).
   const { tx } = await withPoolLock(ctx, repository.githubRepoId, async () => {
-    const pool = (await onChainPool(ctx, repository.githubRepoId))[currency] - (await pendingPoolDebits(ctx, repository.githubRepoId, currency));
+    const pending = await pendingPoolDebits(ctx, repository.githubRepoId, currency); // first: see pendingPoolDebits
+    const pool = (await onChainPool(ctx, repository.githubRepoId))[currency] - pending;
     if (amount > pool) {
       throw invalid(`Amount cannot exceed available ${currency} pool balance (${formatAmount(pool > 0n ? pool : 0n, currency, 4)} ${currency})`);
     }
