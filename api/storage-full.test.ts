@@ -113,6 +113,26 @@ describe.if(canMount)("a read-only data directory at start", () => {
       unmount(dir);
     }
   }, 30_000);
+
+  test("npm start too: one line naming the directory, exit code 78, nothing started", async () => {
+    const dir = join(await makeTempDir(), "data");
+    mkdirSync(dir);
+    if (!mountTmpfs(dir, "ro,size=1m")) throw new Error("mount failed");
+    try {
+      const proc = Bun.spawn([process.execPath, join(ROOT, "scripts", "dev.ts")], {
+        cwd: ROOT,
+        env: { ...process.env, PORT: "0", DATA_DIR: dir },
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+      const code = await proc.exited;
+      const stderr = (await new Response(proc.stderr).text()).trim();
+      expect(code).toBe(78);
+      expect(stderr.split("\n")).toEqual([`The data directory ${dir} is on a read-only file system (EROFS): Issuepool keeps its database there. Make it writable, or set DATA_DIR to a directory that is.`]);
+    } finally {
+      unmount(dir);
+    }
+  }, 60_000);
 });
 
 describe("SQLITE_FULL injected at the database layer", () => {

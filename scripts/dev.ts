@@ -40,6 +40,7 @@ import {
   walletNonces,
 } from "../db/schema/index.ts";
 import { localChain } from "../api/chain/config.ts";
+import { assertWritableDataDir } from "../api/data-dir.ts";
 import { startDemoNode } from "./lib/demo-node.ts";
 import { anyCopyExists } from "./lib/chain-state.ts";
 
@@ -90,6 +91,8 @@ async function portIsFree(port: number, host: string): Promise<boolean> {
 
 export async function startDevStack(options: DevStackOptions = {}): Promise<DevStack> {
   const dataDir = String(options.overrides?.DATA_DIR ?? configuredDataDir());
+  // A read-only data directory: one line naming it (exit 78), before the secrets, the chain or the database touch it.
+  assertWritableDataDir({ DATA_DIR: dataDir, DATABASE_URL: `file:${join(dataDir, "app.db")}` });
   const { GITHUB_APP_PUBLIC_KEY, ...secrets } = await loadOrCreateDevSecrets(dataDir);
   // A first pass with placeholders for what the local services will provide, to read PORT, HOST and friends.
   const placeholders = {
