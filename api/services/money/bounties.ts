@@ -19,7 +19,7 @@ import { withQueuedOutflow, transactionResult, type TransactionResult } from "./
 import { isAwaiting } from "./awaiting.ts";
 import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
 import { holdPayout } from "../github-events/holds.ts";
-import { pendingPoolDebits, withPoolLock } from "./pool-guard.ts";
+import { pendingPoolDebits, withBountyLock, withPoolLock } from "./pool-guard.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
 
@@ -371,9 +371,9 @@ export async function distributeBounty(
     } else if (!(await walletOwner(ctx.database.db).get({ address: address! }))) {
       throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
     }
-    // Decided under the pool's lock with any payout or cancellation of this bounty on its way: of a Release and a
+    // Decided under the bounty's lock with any payout or cancellation of this bounty on its way: of a Release and a
     // Cancel (or two Releases) sent at once, one goes to the chain and the other gets the platform's 409 (issue 25).
-    const decided = await withPoolLock(ctx, input.repoId, async (): Promise<ChainTransaction | HeldResult> => {
+    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (): Promise<ChainTransaction | HeldResult> => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       await refuseWhileSettling(ctx, input.repoId, input.issueNumber);
@@ -483,8 +483,8 @@ export async function cancelBounty(
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "cancelBounty" });
-    // Under the pool's lock, like a Release: a payout or cancellation of this bounty on its way refuses this one (409).
-    tx = await withPoolLock(ctx, input.repoId, async () => {
+    // Under the bounty's lock, like a Release: a payout or cancellation of this bounty on its way refuses this one (409).
+    tx = await withBountyLock(ctx, input.repoId, input.issueNumber, async () => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       await refuseWhileSettling(ctx, input.repoId, input.issueNumber);

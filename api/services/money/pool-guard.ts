@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, notInArray } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt } from "drizzle-orm";
 import type { Hex } from "viem";
 import type { AppContext } from "../../context.ts";
 import { chainTransactions, workerLeases, type Currency } from "../../../db/schema/index.ts";
@@ -21,8 +21,34 @@ const POOL_DEBITS = ["withdraw_pool", "allocate_bounty"];
  * platform's 400, and never by the chain refusing a transaction that cost
  * gas (issue 25, item 4).
  */
-export async function withPoolLock<T>(ctx: AppContext, repoId: number, work: () => Promise<T>): Promise<T> {
-  const name = `pool:${repoId}`;
+export function withPoolLock<T>(ctx: AppContext, repoId: number, work: () => Promise<T>): Promise<T> {
+  return withMoneyLock(ctx, `pool:${repoId}`, work);
+}
+
+/** The same for one bounty (a Release and a Cancel of it), so payouts of different bounties never wait for each other. */
+export function withBountyLock<T>(ctx: AppContext, repoId: number, issueNumber: number, work: () => Promise<T>): Promise<T> {
+  return withMoneyLock(ctx, `bounty:${repoId}:${issueNumber}`, work);
+}
+
+/** Requests of this process queued per lock name: only the first contends for the lock row, the rest wait their turn here. */
+const queues = new Map<string, Promise<unknown>>();
+
+async function withMoneyLock<T>(ctx: AppContext, name: string, work: () => Promise<T>): Promise<T> {
+  const before = queues.get(name) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
+  const tail = before.then(() => mine);
+  queues.set(name, tail);
+  try {
+    await before;
+    return await withLockRow(ctx, name, work);
+  } finally {
+    done();
+    if (queues.get(name) === tail) queues.delete(name);
+  }
+}
+
+async function withLockRow<T>(ctx: AppContext, name: string, work: () => Promise<T>): Promise<T> {
   const owner = crypto.randomUUID();
   const deadline = Date.now() + POOL_WAIT_MS;
   for (;;) {
@@ -33,8 +59,9 @@ export async function withPoolLock<T>(ctx: AppContext, repoId: number, work: () 
       .onConflictDoUpdate({ target: workerLeases.name, set: { owner, until: new Date(now.getTime() + POOL_LOCK_MS) }, setWhere: lt(workerLeases.until, now) })
       .returning({ owner: workerLeases.owner });
     if (taken[0]?.owner === owner) break;
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
       throw new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Pool busy", message: "Another change to this pool is in progress. Try again in a moment.", headers: { "Retry-After": "2" } });
+    }
     await Bun.sleep(10 + Math.random() * 20);
   }
   try {
@@ -45,34 +72,32 @@ export async function withPoolLock<T>(ctx: AppContext, repoId: number, work: () 
 }
 
 /**
- * What the outbox is about to take out of the pool in `currency` and the
- * chain's latest block does not show yet: debits queued or signed, and sent
- * ones without a receipt. Read it before the pool's balance: a debit mined
- * in between is then counted twice for a moment (on the safe side), never
- * missed; one mined before is in the balance and not counted again (a
- * second allocation right after the first is not refused for money the
- * pool still has).
+ * What the outbox is about to take out of the pool in `currency` that the
+ * chain's balance does not show yet: debits queued or signed, and sent ones
+ * without a receipt (the outbox records a receipt's block before the
+ * confirmations are in; a sent row it has not looked at yet is asked about).
+ * Read it before the pool's balance: a debit mined in between is then
+ * counted twice for a moment (on the safe side), never missed; one already
+ * mined is in the balance and not counted again (a bounty right after
+ * another is not refused for money the pool still has).
  */
 export async function pendingPoolDebits(ctx: AppContext, repoId: number, currency: Currency): Promise<bigint> {
   const rows = await ctx.database.db
-    .select({ intent: chainTransactions.intent, status: chainTransactions.status, txHash: chainTransactions.txHash })
+    .select({ intent: chainTransactions.intent, status: chainTransactions.status, txHash: chainTransactions.txHash, blockNumber: chainTransactions.blockNumber })
     .from(chainTransactions)
     .where(
       and(
         eq(chainTransactions.githubRepoId, repoId),
         inArray(chainTransactions.kind, POOL_DEBITS),
         isNull(chainTransactions.oldChain),
-        notInArray(chainTransactions.status, ["confirmed", "failed", "reverted"]),
+        inArray(chainTransactions.status, ["queued", "signed", "sent"]),
       ),
     );
   const amounts = await Promise.all(
-    rows.map(async ({ intent, status, txHash }) => {
+    rows.map(async ({ intent, status, txHash, blockNumber }) => {
       const parsed = JSON.parse(intent) as { currency?: string; amount?: string };
       if (parsed.currency !== currency || !parsed.amount || !/^\d+$/.test(parsed.amount)) return 0n;
-      if (status === "sent" && txHash) {
-        const mined = await ctx.chain.client.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null);
-        if (mined) return 0n;
-      }
+      if (status === "sent" && (blockNumber !== null || (txHash && (await ctx.chain.client.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null))))) return 0n;
       return BigInt(parsed.amount);
     }),
   );
