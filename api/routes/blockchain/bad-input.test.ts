@@ -460,12 +460,3 @@ describe("a private repository's money, for those who can see it", () => {
     expect((await bounty.json()).message).toBe("No bounty is assigned to this issue.");
   });
 });
-
-describe("a JSON number keeps its exact decimal text (issue 25)", () => {
-  test("approving 9007199254740993 ROXN sent as a JSON number approves exactly that (JSON.parse reads 9007199254740992)", async () => {
-    const res = await send({ name: "exact", path: () => "/api/blockchain/approve-roxn", rawBody: '{"amount": 9007199254740993}', status: 200 });
-    expect({ status: res.status, body: await res.json() }).toMatchObject({ status: 200 });
-    const allowance = await call(stack.t, "/api/blockchain/roxn-allowance", { as: alice });
-    expect((await allowance.json()).allowance).toBe("9007199254740993000000000000000000");
-  });
-});
