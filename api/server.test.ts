@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createMemoryLogger } from "./logger.ts";
 import { startServer } from "./server.ts";
 import { makeTempDir, NO_CHAIN, NO_EXTERNALS, testEnv } from "../testing/context.ts";
+import { eventually } from "../testing/stack.ts";
 import { sharedTestSecrets } from "../testing/dev-tools.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -32,10 +33,11 @@ describe("graceful shutdown", () => {
       // @ts-expect-error streamed request body
       duplex: "half",
     });
-    await Bun.sleep(100);
+    // The upload is in the server's hands (its body still open) before the stop begins.
+    await eventually(async () => running.server.pendingRequests > 0, 10_000, "the upload to reach the server");
     const stopped = running.stop();
-    await Bun.sleep(100);
-    await expect(fetch(`${base}/api/health`)).rejects.toThrow();
+    // New connections are refused while the upload is still being answered.
+    await eventually(async () => fetch(`${base}/api/health`).then(() => false, () => true), 10_000, "new connections to be refused");
     release();
     const res = await inflight;
     expect(res.status).toBe(404); // it reached the app and was answered
@@ -83,8 +85,7 @@ describe("the health check on the server's own route", () => {
       await again.arrayBuffer();
       const report = await res.json();
       expect(report).toMatchObject({ status: "degraded", database: { ok: true } });
-      await Bun.sleep(30);
-      expect(log.lines.some((l) => l.includes('"path":"/api/health"') && l.includes('"requestId":"probe-1"'))).toBe(true);
+      await eventually(async () => log.lines.some((l) => l.includes('"path":"/api/health"') && l.includes('"requestId":"probe-1"')), 10_000, "the access line");
       const post = await fetch(`${base}/api/health`, { method: "POST", headers: { Origin: env.PUBLIC_URL } });
       expect(post.status).toBe(404);
       expect((await post.json()).message).toBe("No API endpoint at POST /api/health");
