@@ -31,6 +31,7 @@ import { userActivityRoutes } from "./routes/user/activity.ts";
 import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
+import { boostRoutes } from "./routes/funding/boosts.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -77,6 +78,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
   app.route("/api/intents", intentRoutes(ctx));
+  app.route("/api/funding", boostRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>
