@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, notInArray, sql } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNull, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
@@ -7,6 +7,7 @@ import {
   bounties,
   bountyBoosts,
   bountyClaims,
+  chainEvents,
   chainTransactions,
   communityBounties,
   CURRENCIES,
@@ -25,7 +26,7 @@ import { walletOfUser } from "../wallets/custodial.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "../money/balances.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MAX_FUNDING_FEE_BPS } from "../money/rules.ts";
 import { checkExpiry, parseBoostAmount, splitFee } from "./boost-rules.ts";
-import { fundersContractOf, requireFundersContract, type FundersContract } from "./funders-contract.ts";
+import { fundersContractOf } from "./funders-contract.ts";
 import { defineIntentKind } from "./intent-kinds.ts";
 import { fundableIssue, type IssueRef } from "./issue-lookup.ts";
 
@@ -61,7 +62,8 @@ export interface BoostInput {
   idempotencyKey: string;
 }
 
-const live = ["pending", "active"] as const;
+/** How often the mirror pass runs (a boost shows as active within about this long of its confirmation). */
+export const BOOST_MIRROR_INTERVAL_MS = 1_000;
 const BOOST_KIND: Record<Currency, string> = { XDC: "boost_xdc", ROXN: "boost_roxn", USDC: "boost_usdc" };
 
 /** The currency an issue's bounty is in, if it has one: the pool manager's bounty, else a live community bounty. */
@@ -150,7 +152,7 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
     throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Wrong currency", message: `This issue's bounty is in ${existing.currency}: boosts add to it in ${existing.currency}.` });
   }
 
-  const contract = requireFundersContract({ fundersContract: fundersContractOf(ctx.chain) });
+  const contract = fundersContractOf(ctx.chain);
   const feeBps = await contract.feeBps();
   const { fee, share } = splitFee(gross, feeBps);
   const address = wallet.address as Address;
@@ -331,123 +333,228 @@ export async function fundersOfIssues(db: Database, repoId: number, issueNumbers
   return out;
 }
 
-/** Pending boosts follow their funding transaction: confirmed -> active, failed or reverted -> failed. Refunds likewise. */
+/**
+ * The mirror of the funders' shares (run by the hourly pass, after the webhook that may have moved them, and
+ * before any read that must be exact). The chain decides, through the indexed events (chain_events) and the
+ * outbox's receipts:
+ * - pending -> active when the funding transaction is confirmed; -> failed when it failed or reverted;
+ * - active or refunding -> refunded when a BoostRefunded event for the funder on that issue comes after the
+ *   boost (whoever sent it: the platform, the funder, anyone), or the platform's refund is confirmed;
+ * - active -> paid when a BountyPaid event of the issue comes after the boost.
+ */
 export async function settleBoosts(ctx: Pick<AppContext, "database" | "changes">, now = Date.now()): Promise<number> {
   const db = ctx.database.db;
   const rows = await db
-    .select({ boost: bountyBoosts, fund: chainTransactions.status })
+    .select({ boost: bountyBoosts, fund: chainTransactions })
     .from(bountyBoosts)
-    .innerJoin(chainTransactions, eq(chainTransactions.id, bountyBoosts.fundTxId))
-    .where(eq(bountyBoosts.status, "pending"));
+    .leftJoin(chainTransactions, eq(chainTransactions.id, bountyBoosts.fundTxId))
+    .where(inArray(bountyBoosts.status, ["pending", "active", "refunding"]));
+  if (!rows.length) return 0;
+  const issues = [...new Set(rows.map((r) => `${r.boost.githubRepoId}:${r.boost.issueNumber}`))];
+  const events = await db
+    .select({ name: chainEvents.name, repoId: chainEvents.repoId, issueNumber: chainEvents.issueNumber, blockNumber: chainEvents.blockNumber, logIndex: chainEvents.logIndex, args: chainEvents.args, txHash: chainEvents.txHash })
+    .from(chainEvents)
+    .where(and(inArray(chainEvents.name, ["BoostRefunded", "BountyPaid"]), isNull(chainEvents.oldChain), inArray(sql`${chainEvents.repoId} || ':' || ${chainEvents.issueNumber}`, issues)));
+  const refundTxs = await db
+    .select({ id: chainTransactions.id, status: chainTransactions.status })
+    .from(chainTransactions)
+    .where(inArray(chainTransactions.id, rows.map((r) => r.boost.refundTxId).filter((id): id is string => Boolean(id))));
+  const refundStatus = new Map(refundTxs.map((r) => [r.id, r.status]));
   let changed = 0;
+  const touched = new Set<string>();
+  const move = async (boost: BountyBoost, from: BountyBoost["status"], to: BountyBoost["status"], extra: Partial<BountyBoost> = {}) => {
+    const done = await db
+      .update(bountyBoosts)
+      .set({ status: to, settledAt: new Date(now), ...extra })
+      .where(and(eq(bountyBoosts.id, boost.id), eq(bountyBoosts.status, from)))
+      .returning({ id: bountyBoosts.id });
+    if (!done.length) return;
+    changed++;
+    touched.add(`${boost.githubRepoId}:${boost.issueNumber}`);
+  };
   for (const { boost, fund } of rows) {
-    const next = fund === "confirmed" ? "active" : fund === "failed" || fund === "reverted" ? "failed" : undefined;
-    if (!next) continue;
-    const done = await db.update(bountyBoosts).set({ status: next, settledAt: new Date(now) }).where(and(eq(bountyBoosts.id, boost.id), eq(bountyBoosts.status, "pending"))).returning({ id: bountyBoosts.id });
-    if (done.length) {
-      changed++;
-      ctx.changes.publish([`repo:${boost.githubRepoId}`, `bounty:${boost.githubRepoId}:${boost.issueNumber}`]);
+    if (boost.status === "pending") {
+      if (fund?.status === "confirmed") await move(boost, "pending", "active");
+      else if (fund?.status === "failed" || fund?.status === "reverted") await move(boost, "pending", "failed");
+      continue;
     }
+    const since = fund?.blockNumber ?? 0;
+    const after = (e: (typeof events)[number]) => e.repoId === boost.githubRepoId && e.issueNumber === boost.issueNumber && e.blockNumber >= since;
+    const refunded = events.find((e) => e.name === "BoostRefunded" && after(e) && sameAddress((JSON.parse(e.args) as { funder: string }).funder, boost.funderAddress));
+    const ownRefundDone = boost.refundTxId ? refundStatus.get(boost.refundTxId) === "confirmed" : false;
+    if (refunded || ownRefundDone) {
+      const reason = boost.refundReason ?? (refunded ? REASON_OF_EVENT[Number((JSON.parse(refunded.args) as { reason: string | number }).reason)] : undefined) ?? "cancelled";
+      await move(boost, boost.status, "refunded", { refundReason: reason });
+      continue;
+    }
+    if (boost.status === "active" && events.some((e) => e.name === "BountyPaid" && after(e))) await move(boost, "active", "paid");
   }
-  const refunding = await db
-    .select({ boost: bountyBoosts, refund: chainTransactions.status })
-    .from(bountyBoosts)
-    .innerJoin(chainTransactions, eq(chainTransactions.id, bountyBoosts.refundTxId))
-    .where(eq(bountyBoosts.status, "refunding"));
-  for (const { boost, refund } of refunding) {
-    if (refund !== "confirmed") continue;
-    const done = await db.update(bountyBoosts).set({ status: "refunded", settledAt: new Date(now) }).where(and(eq(bountyBoosts.id, boost.id), eq(bountyBoosts.status, "refunding"))).returning({ id: bountyBoosts.id });
-    if (done.length) {
-      changed++;
-      await closeEmptyCommunityBounty(db, boost.githubRepoId, boost.issueNumber, boost.refundReason === "expired" ? "expired" : "refunded");
-      ctx.changes.publish([`repo:${boost.githubRepoId}`, `bounty:${boost.githubRepoId}:${boost.issueNumber}`]);
-    }
+  for (const key of touched) {
+    const [repoId, issueNumber] = key.split(":").map(Number) as [number, number];
+    await closeCommunityBounty(db, repoId, issueNumber);
+    ctx.changes.publish([`repo:${repoId}`, `bounty:${repoId}:${issueNumber}`]);
   }
   return changed;
 }
 
-/** A community bounty whose every share went back is over (a new one may start on the issue). */
-async function closeEmptyCommunityBounty(db: Database, repoId: number, issueNumber: number, status: "refunded" | "expired"): Promise<void> {
-  const [left] = await db
-    .select({ n: sql<number>`count(*)` })
+/** BoostRefunded's reason: 0 withdrawn by its funder, 1 expired, 2 the bounty cancelled (closed as not planned). */
+const REASON_OF_EVENT: Record<number, RefundReason> = { 0: "cancelled", 1: "expired", 2: "not_planned" };
+
+const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/** A community bounty whose shares are all gone is over: refunded (or expired), or completed when they were paid. */
+async function closeCommunityBounty(db: Database, repoId: number, issueNumber: number): Promise<void> {
+  const states = await db
+    .select({ status: bountyBoosts.status, reason: bountyBoosts.refundReason })
     .from(bountyBoosts)
-    .where(and(eq(bountyBoosts.githubRepoId, repoId), eq(bountyBoosts.issueNumber, issueNumber), inArray(bountyBoosts.status, ["pending", "active", "refunding"])));
-  if (Number(left?.n ?? 0) > 0) return;
+    .where(and(eq(bountyBoosts.githubRepoId, repoId), eq(bountyBoosts.issueNumber, issueNumber)));
+  if (states.some((s) => s.status === "pending" || s.status === "active" || s.status === "refunding")) return;
+  const status = states.some((s) => s.status === "paid") ? "completed" : states.every((s) => s.status !== "refunded" || s.reason === "expired") ? "expired" : "refunded";
   await db
     .update(communityBounties)
     .set({ status, closedAt: new Date(), updatedAt: new Date() })
-    .where(and(eq(communityBounties.githubRepoId, repoId), eq(communityBounties.issueNumber, issueNumber), inArray(communityBounties.status, ["funded", "pending_payment"])));
+    .where(and(eq(communityBounties.githubRepoId, repoId), eq(communityBounties.issueNumber, issueNumber), inArray(communityBounties.status, ["funded", "pending_payment", "claimed"])));
+}
+
+type Refunder = { kind: "operator" } | { kind: "funder"; user: User };
+
+/**
+ * Sends shares back: the rows move active -> refunding first (nothing else may pay or refund them), then
+ * one transaction goes through the outbox: the operator's `refundBoosts` for every funder given (expired
+ * shares, a cancelled bounty), or the funder's own `withdrawBoost`. Its key names the issue, the funders and
+ * the first row refunded, so calling again (a crash in between, the next pass after a restart) re-finds the
+ * same transaction; the contract refuses to refund a share twice.
+ */
+export async function refundFunders(
+  ctx: Deps,
+  input: { repoId: number; issueNumber: number; funders: string[]; reason: RefundReason; by: Refunder },
+): Promise<string | undefined> {
+  const db = ctx.database.db;
+  const funders = [...new Set(input.funders.map((f) => f.toLowerCase()))].sort();
+  if (!funders.length) return undefined;
+  const rows = (
+    await db
+      .select()
+      .from(bountyBoosts)
+      .where(and(eq(bountyBoosts.githubRepoId, input.repoId), eq(bountyBoosts.issueNumber, input.issueNumber), inArray(bountyBoosts.status, ["active", "refunding"])))
+  ).filter((r) => funders.includes(r.funderAddress.toLowerCase()));
+  if (!rows.length) return undefined;
+  await db
+    .update(bountyBoosts)
+    .set({ status: "refunding", refundReason: input.reason })
+    .where(and(inArray(bountyBoosts.id, rows.map((r) => r.id)), eq(bountyBoosts.status, "active")));
+  const contract = fundersContractOf(ctx.chain);
+  const first = Math.min(...rows.map((r) => r.id));
+  const addresses = [...new Set(rows.map((r) => r.funderAddress))] as Address[];
+  const common = {
+    request: { repoId: input.repoId, issueNumber: input.issueNumber, funders: addresses, first },
+    kind: "refund_boost",
+    githubRepoId: input.repoId,
+    issueNumber: input.issueNumber,
+    intent: { repoId: input.repoId, issueNumber: input.issueNumber, funders: addresses, reason: input.reason, shares: rows.map((r) => ({ id: r.id, amount: r.amount.toString(), currency: r.currency })) },
+  };
+  let txId: string;
+  if (input.by.kind === "funder") {
+    const wallet = await walletOfUser(db, input.by.user.id);
+    if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "Your wallet is needed to take your boost back." });
+    const { tx } = await ctx.outbox.submitOnce({
+      ...common,
+      userId: input.by.user.id,
+      idempotencyKey: `boost-withdraw:${input.repoId}:${input.issueNumber}:${first}`,
+      signer: { kind: "wallet", wallet },
+      ...contract.withdraw({ repoId: input.repoId, issueNumber: input.issueNumber }),
+    });
+    txId = tx.id;
+  } else {
+    const { tx } = await ctx.outbox.submitOnce({
+      ...common,
+      userId: null,
+      idempotencyKey: `boost-refund:${input.repoId}:${input.issueNumber}:${addresses.map((a) => a.toLowerCase()).sort().join(",")}:${first}`,
+      signer: { kind: "operator" },
+      ...contract.refund({ repoId: input.repoId, issueNumber: input.issueNumber, funders: addresses }),
+    });
+    txId = tx.id;
+  }
+  await db.update(bountyBoosts).set({ refundTxId: txId }).where(inArray(bountyBoosts.id, rows.map((r) => r.id)));
+  ctx.changes.publish([`repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
+  return txId;
 }
 
 /**
- * Returns one share to its funder: the row moves active -> refunding first (so nothing else can pay or
- * refund it), then the operator's refund goes through the outbox under `boost-refund:<id>`. Called again
- * for a row already refunding (a crash in between, a pass after a restart), it re-finds the same transaction.
+ * The hourly pass: shares whose expiry has passed by the chain's clock go back to their funders; refunds a
+ * crash interrupted (rows refunding without their transaction) are sent again under the same key.
  */
-export async function refundBoost(ctx: Deps, boost: BountyBoost, reason: RefundReason, contract?: FundersContract): Promise<void> {
-  const chain = contract ?? requireFundersContract({ fundersContract: fundersContractOf(ctx.chain) });
-  const db = ctx.database.db;
-  if (boost.status === "active") {
-    const taken = await db.update(bountyBoosts).set({ status: "refunding", refundReason: reason }).where(and(eq(bountyBoosts.id, boost.id), eq(bountyBoosts.status, "active"))).returning({ id: bountyBoosts.id });
-    if (!taken.length) return;
-  } else if (boost.status !== "refunding") {
-    return;
-  }
-  const { tx } = await ctx.outbox.submitOnce({
-    userId: null,
-    idempotencyKey: `boost-refund:${boost.id}`,
-    request: { boostId: boost.id },
-    kind: "refund_boost",
-    githubRepoId: boost.githubRepoId,
-    issueNumber: boost.issueNumber,
-    intent: { boostId: boost.id, funder: boost.funderAddress, currency: boost.currency, amount: boost.amount.toString(), reason: boost.refundReason ?? reason },
-    signer: { kind: "operator" },
-    ...chain.refundShare({ repoId: boost.githubRepoId, issueNumber: boost.issueNumber, funder: boost.funderAddress as Address }),
-  });
-  await db.update(bountyBoosts).set({ refundTxId: tx.id }).where(eq(bountyBoosts.id, boost.id));
-  ctx.changes.publish([`repo:${boost.githubRepoId}`, `bounty:${boost.githubRepoId}:${boost.issueNumber}`]);
-}
-
-/** The hourly pass: shares past their expiry go back; refunds interrupted by a crash are finished. */
 export async function refundDueBoosts(ctx: Deps, now = Date.now()): Promise<number> {
-  const contract = fundersContractOf(ctx.chain);
-  if (!contract) return 0;
   await settleBoosts(ctx, now);
   const db = ctx.database.db;
-  const due = await db
+  const candidates = await db
     .select()
     .from(bountyBoosts)
     .where(sql`(${bountyBoosts.status} = 'active' and ${bountyBoosts.expiresAt} is not null and ${bountyBoosts.expiresAt} <= ${now}) or (${bountyBoosts.status} = 'refunding' and ${bountyBoosts.refundTxId} is null)`);
-  for (const boost of due) await refundBoost(ctx, boost, boost.refundReason ?? "expired", contract);
-  return due.length;
-}
-
-/** Every share of an issue goes back (the issue closed as not planned; the community bounty cancelled). */
-export async function refundAllFunders(ctx: Deps, repoId: number, issueNumber: number, reason: RefundReason): Promise<number> {
-  const db = ctx.database.db;
-  const rows = await db.select().from(bountyBoosts).where(and(eq(bountyBoosts.githubRepoId, repoId), eq(bountyBoosts.issueNumber, issueNumber), inArray(bountyBoosts.status, ["active", "refunding"])));
-  if (!rows.length) return 0;
-  const contract = requireFundersContract({ fundersContract: fundersContractOf(ctx.chain) });
-  for (const boost of rows) await refundBoost(ctx, boost, reason, contract);
-  return rows.length;
+  // Shares of a bounty cancelled on-chain (by its pool manager, or closed as not planned) that nobody refunded yet.
+  const cancelled = await db
+    .select({ boost: bountyBoosts })
+    .from(bountyBoosts)
+    .innerJoin(chainTransactions, eq(chainTransactions.id, bountyBoosts.fundTxId))
+    .innerJoin(
+      chainEvents,
+      and(eq(chainEvents.name, "BountyCancelled"), isNull(chainEvents.oldChain), eq(chainEvents.repoId, bountyBoosts.githubRepoId), eq(chainEvents.issueNumber, bountyBoosts.issueNumber), gte(chainEvents.blockNumber, chainTransactions.blockNumber)),
+    )
+    .where(eq(bountyBoosts.status, "active"));
+  for (const { boost } of cancelled) if (!candidates.some((c) => c.id === boost.id)) candidates.push({ ...boost, refundReason: "cancelled" });
+  if (!candidates.length) return 0;
+  const contract = fundersContractOf(ctx.chain);
+  const chainNow = await contract.now();
+  const byIssue = new Map<string, { repoId: number; issueNumber: number; funders: Set<string>; reason: RefundReason }>();
+  for (const boost of candidates) {
+    if (boost.status === "active" && !boost.refundReason) {
+      // The share's expiry on-chain is the funder's latest choice over all their boosts of this issue.
+      const share = await contract.shareOf({ repoId: boost.githubRepoId, issueNumber: boost.issueNumber, funder: boost.funderAddress as Address });
+      if (share.amount === 0n || share.expiresAt === 0n || share.expiresAt > chainNow) continue;
+    }
+    const key = `${boost.githubRepoId}:${boost.issueNumber}:${boost.refundReason ?? "expired"}`;
+    const entry = byIssue.get(key) ?? { repoId: boost.githubRepoId, issueNumber: boost.issueNumber, funders: new Set<string>(), reason: boost.refundReason ?? "expired" };
+    entry.funders.add(boost.funderAddress);
+    byIssue.set(key, entry);
+  }
+  let sent = 0;
+  for (const entry of byIssue.values()) {
+    if (await refundFunders(ctx, { ...entry, funders: [...entry.funders], by: { kind: "operator" } })) sent++;
+  }
+  return sent;
 }
 
 /**
- * A funder takes their own boost back while nobody has claimed the issue (after a claim, v2's visible
- * delay applies to the whole bounty: the pool manager decides). Someone else's boost: 404.
+ * Every share of an issue goes back (the issue closed as not planned, after its bounty was cancelled
+ * on-chain: the contract then lets anyone refund each funder exactly their share).
+ */
+export async function refundAllFunders(ctx: Deps, repoId: number, issueNumber: number, reason: RefundReason): Promise<string | undefined> {
+  const rows = await ctx.database.db
+    .select({ funder: bountyBoosts.funderAddress })
+    .from(bountyBoosts)
+    .where(and(eq(bountyBoosts.githubRepoId, repoId), eq(bountyBoosts.issueNumber, issueNumber), inArray(bountyBoosts.status, ["active", "refunding"])));
+  return refundFunders(ctx, { repoId, issueNumber, funders: rows.map((r) => r.funder), reason, by: { kind: "operator" } });
+}
+
+/**
+ * A funder takes their own boost back (their whole share on that issue) while nobody has claimed it; after a
+ * claim the contract's visible delay applies, so the platform refuses and says why. Someone else's boost: 404.
  */
 export async function cancelOwnBoost(ctx: Deps, input: { user: User; boostId: number }): Promise<BoostView> {
   const db = ctx.database.db;
   const [boost] = await db.select().from(bountyBoosts).where(and(eq(bountyBoosts.id, input.boostId), eq(bountyBoosts.userId, input.user.id))).limit(1);
   if (!boost) throw new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Boost not found." });
   if (boost.status === "refunding" || boost.status === "refunded") return boostView(boost, input.user.username, true);
-  if (boost.status !== "active") throw new ApiError({ code: ErrorCode.CONFLICT, error: "Not cancellable", message: boost.status === "pending" ? "This boost is not confirmed yet; try again in a moment." : "This boost can no longer be cancelled." });
+  if (boost.status !== "active") {
+    throw new ApiError({ code: ErrorCode.CONFLICT, error: "Not cancellable", message: boost.status === "pending" ? "This boost is not confirmed yet; try again in a moment." : "This boost can no longer be cancelled." });
+  }
   const [claim] = await db.select({ userId: bountyClaims.userId }).from(bountyClaims).where(and(eq(bountyClaims.githubRepoId, boost.githubRepoId), eq(bountyClaims.issueNumber, boost.issueNumber))).limit(1);
   const community = await liveCommunityBounty(db, boost.githubRepoId, boost.issueNumber);
   if (claim || (community && community.status !== "funded")) {
     throw new ApiError({ code: ErrorCode.CONFLICT, error: "Someone is working on it", message: "A contributor has claimed this issue: your boost stays until the issue is resolved, expires or is closed as not planned." });
   }
-  await refundBoost(ctx, boost, "cancelled");
+  const txId = await refundFunders(ctx, { repoId: boost.githubRepoId, issueNumber: boost.issueNumber, funders: [boost.funderAddress], reason: "cancelled", by: { kind: "funder", user: input.user } });
+  if (txId) await ctx.outbox.untilBroadcast(await ctx.outbox.get(txId));
   const [after] = await db.select().from(bountyBoosts).where(eq(bountyBoosts.id, boost.id));
   return boostView(after!, input.user.username, true);
 }

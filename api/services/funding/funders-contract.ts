@@ -1,15 +1,13 @@
-import type { Address, Hex } from "viem";
+import { encodeFunctionData, type Address, type Hex } from "viem";
+import type { ChainAccess } from "../../chain/clients.ts";
 import type { Currency } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { CURRENCY_INDEX } from "../money/rules.ts";
 
 /**
- * The calls of the rewards contract that move funders' money (contract v3, issue 29 item 7). Services build
- * transactions through this port and hand them to the outbox; they never encode a v3 call themselves, so the
- * day the deployed contract changes only this file does.
- *
- * Until contract v3 is merged (branch v3-contract) there is no implementation: `fundersContract` answers
- * undefined and every chain step of a boost, refund or community payout is refused with 503 before anything
- * is written, so no platform state ever claims money the chain does not hold.
+ * The calls of the rewards contract that move funders' money (contract v3, docs/contracts-v3.md). Services
+ * build transactions through this port and hand them to the outbox; nothing else in the funding services
+ * encodes a v3 call, so a change of the contract's interface touches this file only.
  */
 export interface ChainCall {
   to: Address;
@@ -20,28 +18,44 @@ export interface ChainCall {
 export interface FundersContract {
   /** The funder's own transaction: escrows `gross` (the fee taken on-chain) as their share of the issue's bounty. */
   boost(input: { repoId: number; issueNumber: number; currency: Currency; gross: bigint; expiresAt: Date | null; maxFeeBps: number }): ChainCall;
-  /** Operator: returns one funder's whole share (expiry passed, cancelled by its funder, issue closed as not planned). */
-  refundShare(input: { repoId: number; issueNumber: number; funder: Address }): ChainCall;
-  /** Operator: pays the issue's bounty (pool part and every active share) to the contributor. */
-  payCommunity(input: { repoId: number; issueNumber: number; contributor: Address }): ChainCall;
+  /** The funder's own transaction: their whole share back while nobody has claimed the issue (`withdrawBoost`). */
+  withdraw(input: { repoId: number; issueNumber: number }): ChainCall;
+  /** Anyone (the operator): the whole shares of `funders` back, the bounty cancelled or their shares expired (`refundBoosts`). */
+  refund(input: { repoId: number; issueNumber: number; funders: Address[] }): ChainCall;
   /** The fee in basis points, read from the contract (what the pages show). */
   feeBps(): Promise<number>;
+  /** A funder's share as the chain holds it (the mirror's check; expiry in seconds, 0 = never). */
+  shareOf(input: { repoId: number; issueNumber: number; funder: Address }): Promise<{ amount: bigint; expiresAt: bigint }>;
+  /** The chain's clock (expiries are judged by it, not by this machine's). */
+  now(): Promise<bigint>;
 }
 
-export interface FundersContractSource {
-  fundersContract?: FundersContract;
-}
-
-export function requireFundersContract(source: FundersContractSource): FundersContract {
-  if (source.fundersContract) return source.fundersContract;
-  throw new ApiError({
-    code: ErrorCode.SERVICE_UNAVAILABLE,
-    error: "Boosts not available yet",
-    message: "Funding an issue needs the rewards contract v3, which is not deployed on this network yet.",
-  });
-}
-
-/** Until v3 is deployed (see above). */
-export function fundersContractOf(_chain: unknown): FundersContract | undefined {
-  return undefined;
+export function fundersContractOf(chain: ChainAccess): FundersContract {
+  const to = chain.config.contracts.rewards;
+  const read = { address: to, abi: RepoRewardsAbi } as const;
+  return {
+    boost({ repoId, issueNumber, currency, gross, expiresAt, maxFeeBps }) {
+      const expiry = expiresAt ? BigInt(Math.floor(expiresAt.getTime() / 1000)) : 0n;
+      if (currency === "XDC") {
+        return { to, value: gross, data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "boostXdc", args: [BigInt(repoId), BigInt(issueNumber), expiry, maxFeeBps] }) };
+      }
+      return { to, data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "boostToken", args: [BigInt(repoId), BigInt(issueNumber), CURRENCY_INDEX[currency], gross, expiry, maxFeeBps] }) };
+    },
+    withdraw({ repoId, issueNumber }) {
+      return { to, data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "withdrawBoost", args: [BigInt(repoId), BigInt(issueNumber)] }) };
+    },
+    refund({ repoId, issueNumber, funders }) {
+      return { to, data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "refundBoosts", args: [BigInt(repoId), BigInt(issueNumber), funders] }) };
+    },
+    async feeBps() {
+      return Number(await chain.client.readContract({ ...read, functionName: "feeBps" }));
+    },
+    async shareOf({ repoId, issueNumber, funder }) {
+      const [amount, expiresAt] = (await chain.client.readContract({ ...read, functionName: "getBoost", args: [BigInt(repoId), BigInt(issueNumber), funder] })) as readonly [bigint, bigint, bigint];
+      return { amount, expiresAt };
+    },
+    async now() {
+      return (await chain.client.getBlock({ blockTag: "latest" })).timestamp;
+    },
+  };
 }

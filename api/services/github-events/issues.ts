@@ -10,6 +10,7 @@ import { onChainBounty } from "../money/bounties.ts";
 import { clearAwaiting, markAwaiting } from "../money/awaiting.ts";
 import { heldFor } from "./held-payouts.ts";
 import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
+import { refundAllFunders } from "../funding/boosts.ts";
 
 /**
  * issues: any change refreshes the repository's issue list. Then the
@@ -41,7 +42,11 @@ export async function handleIssues(ctx: AppContext, payload: Record<string, unkn
   if (payload.action !== "closed") return "done";
 
   const current = await onChainBounty(ctx, repo.id, issue.number);
-  if (current.status !== "open") return "done";
+  if (current.status !== "open") {
+    // A retried delivery after the cancellation: the funders' refunds may not have gone out yet.
+    if (current.status === "cancelled" && issue.state_reason === "not_planned") await refundAllFunders(ctx, repo.id, issue.number, "not_planned");
+    return "done";
+  }
   if (await heldFor(ctx, repo.id, issue.number)) return "done";
   if (issue.state_reason !== "not_planned") {
     // Awaiting only once GitHub has said no merged pull request closes it (a throw here, GitHub unreachable, retries
@@ -81,5 +86,7 @@ export async function handleIssues(ctx: AppContext, payload: Record<string, unkn
   });
   const settled = await ctx.outbox.waitForSettled(tx, 30_000);
   if (settled.status === "sent" || settled.status === "signed" || settled.status === "queued") throw new Error("cancellation not confirmed yet");
+  // The bounty is cancelled on-chain: every funder gets exactly their share back (issue 29; a retry re-finds the refund).
+  if (settled.status === "confirmed") await refundAllFunders(ctx, repo.id, issue.number, "not_planned");
   return "done";
 }
