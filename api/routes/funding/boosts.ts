@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { declareRoute, IdempotencyHeaders, json, OPTIONAL_USER, SESSION, SESSION_WRITE } from "../../openapi/declare.ts";
+import { declareRoute, IdempotencyHeaders, json, OPTIONAL_USER, orNull, SESSION, SESSION_WRITE } from "../../openapi/declare.ts";
 import { Timestamp } from "../../openapi/shapes.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
@@ -50,7 +50,7 @@ export const BoostShape = z
     status: z.enum(["pending", "active", "refunding", "refunded", "paid", "failed"]),
     refundReason: z.enum(["expired", "cancelled", "not_planned"]).nullable(),
     fundedAt: Timestamp,
-    expiresAt: Timestamp.nullable(),
+    expiresAt: orNull(Timestamp),
   })
   .openapi("Boost");
 
@@ -63,12 +63,12 @@ const FundingShape = z.object({
 export function boostRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
     .get("/terms", async (c) => {
-      const contract = fundersContractOf(ctx.chain);
-      const feeBps = contract ? await contract.feeBps() : MAX_FUNDING_FEE_BPS;
+      // The fee is the contract's; when the chain cannot be read the page says funding is unavailable.
+      const feeBps = await fundersContractOf(ctx.chain).feeBps().catch(() => undefined);
       return c.json({
-        available: Boolean(contract),
-        feeBps,
-        feePercent: (feeBps / 100).toString(),
+        available: feeBps !== undefined,
+        feeBps: feeBps ?? MAX_FUNDING_FEE_BPS,
+        feePercent: ((feeBps ?? MAX_FUNDING_FEE_BPS) / 100).toString(),
         minimums: { XDC: toDecimalString(MIN_BOOST.XDC, 18), ROXN: toDecimalString(MIN_BOOST.ROXN, 18), USDC: toDecimalString(MIN_BOOST.USDC, 6) },
         dailyLimitXdc: toDecimalString(DAILY_FUNDING_LIMIT, 18),
       });
@@ -115,7 +115,7 @@ export const boostsApi = [
     summary: "The fee (read from the contract), the minimum boost per currency and the daily funding limit per funder",
     responses: {
       200: json("The terms", z.object({
-        available: z.boolean().meta({ description: "false until contract v3 is deployed on this network" }),
+        available: z.boolean().meta({ description: "false while the contract cannot be read (the fee shown is then the default)" }),
         feeBps: z.number().int(), feePercent: z.string(),
         minimums: z.object({ XDC: z.string(), ROXN: z.string(), USDC: z.string() }),
         dailyLimitXdc: z.string(),
