@@ -32,6 +32,7 @@ import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
 import { boostRoutes } from "./routes/funding/boosts.ts";
+import { communityRoutes } from "./routes/funding/community.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -79,6 +80,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
   app.route("/api/intents", intentRoutes(ctx));
   app.route("/api/funding", boostRoutes(ctx));
+  app.route("/api/community-bounties", communityRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

@@ -32,6 +32,7 @@ import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { intentsApi } from "../routes/intents/index.ts";
 import { boostsApi } from "../routes/funding/boosts.ts";
+import { communityApi } from "../routes/funding/community.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -72,6 +73,7 @@ export const DECLARATIONS = [
   ...leaderboardApi,
   ...intentsApi,
   ...boostsApi,
+  ...communityApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";

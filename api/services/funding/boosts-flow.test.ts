@@ -166,4 +166,56 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     const [after] = await stack.t.ctx.database.db.select().from(communityBounties).where(eq(communityBounties.id, body.communityBountyId));
     expect(after!.status).toBe("refunded");
   }, 120_000);
+
+  test("a community bounty on a repository that is not registered: created, paid by its creator, claimed by the merged fix's author and paid once", async () => {
+    const HELLO = "dave/hello-xdc";
+    const opened = await stack.github.controls.openIssue({ repo: HELLO, title: "Add a README", author: "dave" });
+    const issue = (opened.issue as { number: number }).number;
+    const created = await call(stack.t, "/api/community-bounties", {
+      as: carol,
+      body: { githubRepoOwner: "dave", githubRepoName: "hello-xdc", githubIssueNumber: issue, githubIssueId: `${HELLO}#${issue}`, githubIssueUrl: `https://github.com/${HELLO}/issues/${issue}`, title: "Add a README", amount: "3", currency: "XDC" },
+    });
+    expect(created.status).toBe(201);
+    const { bounty } = await created.json();
+    expect(bounty).toMatchObject({ status: "pending_payment", paymentStatus: "pending", amount: "3.00000000", createdByGithubUsername: "carol", githubRepoOwner: "dave" });
+    // Only its creator pays it.
+    expect((await call(stack.t, `/api/community-bounties/${bounty.id}/pay`, { as: bob, body: {} })).status).toBe(403);
+    const paid = await call(stack.t, `/api/community-bounties/${bounty.id}/pay`, { as: carol, body: {} });
+    expect(paid.status).toBe(200);
+    const paidBody = await paid.json();
+    expect(paidBody.txHash).toStartWith("0x");
+    expect(paidBody.status).toBe("funded");
+    await eventually(async () => {
+      await settleBoosts(stack.t.ctx);
+      const res = await (await call(stack.t, `/api/community-bounties/${bounty.id}`)).json();
+      return res.bounty.amount === "2.98500000" ? true : undefined;
+    }, 30_000, "funded share");
+    const listed = await (await call(stack.t, "/api/community-bounties?limit=50&status=funded")).json();
+    expect(listed.bounties.some((b: { id: number }) => b.id === bounty.id)).toBe(true);
+
+    // A claim GitHub does not support is refused: no merged pull request yet.
+    const pr = await stack.github.controls.openPullRequest({ repo: HELLO, author: "bob", title: "README", body: `Closes #${issue}`, head: "bob-readme" });
+    const prNumber = (pr.pull_request as { number: number }).number;
+    const early = await call(stack.t, `/api/community-bounties/${bounty.id}/claim`, { as: bob, body: { prNumber, prUrl: `https://github.com/${HELLO}/pull/${prNumber}` } });
+    expect(early.status).toBe(400);
+    expect((await early.json()).message).toBe("The pull request is not merged.");
+    await stack.github.controls.mergePullRequest({ repo: HELLO, number: prNumber, actor: "dave" });
+    // Someone else than its author cannot claim it.
+    expect((await call(stack.t, `/api/community-bounties/${bounty.id}/claim`, { as: carol, body: { prNumber, prUrl: "x" } })).status).toBe(400);
+    const before = await balance(bobAddress);
+    const claim = await call(stack.t, `/api/community-bounties/${bounty.id}/claim`, { as: bob, body: { prNumber, prUrl: `https://github.com/${HELLO}/pull/${prNumber}` } });
+    expect(claim.status).toBe(200);
+    expect((await claim.json()).status).toBe("claimed");
+    await eventually(async () => {
+      await settleBoosts(stack.t.ctx);
+      const res = await (await call(stack.t, `/api/community-bounties/${bounty.id}`)).json();
+      return res.bounty.status === "completed" ? res.bounty : undefined;
+    }, 30_000, "completed");
+    expect((await balance(bobAddress)) - before).toBe(parseEther("2.985"));
+    // A second claim is refused; nothing is paid twice.
+    expect((await call(stack.t, `/api/community-bounties/${bounty.id}/claim`, { as: bob, body: { prNumber, prUrl: "x" } })).status).toBe(400);
+    expect((await balance(bobAddress)) - before).toBe(parseEther("2.985"));
+    const board = await (await call(stack.t, "/api/community-bounties/leaderboard")).json();
+    expect(board.leaderboard).toContainEqual({ githubUsername: "bob", bountiesCompleted: 1, currencies: { XDC: "2.98", ROXN: "0.00", USDC: "0.00" } });
+  }, 120_000);
 });
