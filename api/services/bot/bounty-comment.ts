@@ -10,6 +10,7 @@ import { issueContributors } from "../money/bounties.ts";
 import { heldFor } from "../github-events/held-payouts.ts";
 import { isAwaiting } from "../money/awaiting.ts";
 import { formatExact } from "../../../lib/money-format.ts";
+import { fundersLines } from "../funding/funders-text.ts";
 import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
@@ -58,7 +59,10 @@ export async function syncBountyComment(ctx: AppContext, repoId: number, issueNu
 }
 
 async function commentBody(ctx: AppContext, repository: Repository, bounty: Bounty): Promise<string> {
-  const amount = `${formatExact(bounty.amount, bounty.currency)} ${bounty.currency}`;
+  const funders = await fundersLines(ctx.database.db, repository.githubRepoId, bounty.issueNumber);
+  // Open: the pool's share (the mirror) plus the active boosts; paid, the chain's BountyPaid already counts them.
+  const total = bounty.amount + (bounty.status === "open" ? funders.boosted : 0n);
+  const amount = `${formatExact(total, bounty.currency)} ${bounty.currency}`;
   const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
   const working = contributors.length ? contributors.map((c) => `@${c.username}`).join(", ") : "Nobody yet.";
@@ -89,7 +93,7 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
     MARKER,
     `### Issuepool bounty: ${amount}`,
     "",
-    `This issue carries a bounty of **${amount}** on [Issuepool](${page}), paid on-chain on the XDC network (${toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency])} ${bounty.currency}).`,
+    `This issue carries a bounty of **${amount}** on [Issuepool](${page}), paid on-chain on the XDC network (${toDecimalString(total, TOKEN_DECIMALS[bounty.currency])} ${bounty.currency}).`,
     "",
     plainOpen
       ? [
@@ -105,6 +109,8 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
     // Who works on it matters while it is open; once paid or cancelled the status says all.
     ...(plainOpen ? [`**Working on it:** ${working}`, ""] : []),
     `**Status:** ${status}`,
+    // Boosts (issue 29): who added what, and where each funder's money went.
+    ...(funders.lines.length ? ["", ...funders.lines] : []),
   ].join("\n");
 }
 

@@ -38,6 +38,11 @@ async function openIssue(title: string): Promise<number> {
 }
 const boost = (s: TestSession, issue: number, body: Record<string, unknown>, idempotencyKey = key()) =>
   call(stack.t, `/api/funding/alice/xdc-explorer-lite/issues/${issue}/boosts`, { as: s, body, headers: { "Idempotency-Key": idempotencyKey } });
+/** The bot's comment on an issue, read back from GitHub (the emulator). */
+async function botComment(issue: number): Promise<string> {
+  const comments = (await (await fetch(`${stack.github.apiUrl}/repos/${LITE.fullName}/issues/${issue}/comments`)).json()) as { body: string; user: { type: string } }[];
+  return comments.filter((c) => c.user.type === "Bot").at(-1)?.body ?? "";
+}
 const funders = async (issue: number) => (await call(stack.t, `/api/funding/alice/xdc-explorer-lite/issues/${issue}`)).json();
 /** Boost rows of an issue, after the mirror pass. */
 async function boostRows(issue: number) {
@@ -106,6 +111,11 @@ describe("boosts: bob and carol fund alice's bounty", () => {
         expect.objectContaining({ funder: null, anonymous: true, amount: "2.985", status: "active", expiresAt: null }),
       ],
     });
+    // The bot's one comment names the funders and the total (10 + 4.975 + 2.985).
+    await eventually(async () => {
+      const body = await botComment(issue);
+      return body.includes("### Issuepool bounty: 17.96 XDC") && body.includes("- @bob: 4.975 XDC") && body.includes("- an anonymous funder: 2.985 XDC") && !body.includes("@carol") ? true : undefined;
+    }, 30_000, "funders in the bot comment");
     // The mirror equals the chain: each funder's share.
     expect(await shareOnChain(issue, bobAddress)).toBe(parseEther("4.975"));
     expect(await shareOnChain(issue, carolAddress)).toBe(parseEther("2.985"));
@@ -125,6 +135,7 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     expect(await refundDueBoosts(stack.t.ctx, Date.now() + 3 * DAY)).toBe(0);
     expect((await balance(bobAddress)) - bobBefore).toBe(parseEther("4.975"));
     expect((await funders(issue)).funders).toHaveLength(1);
+    await eventually(async () => ((await botComment(issue)).includes("- @bob: 4.975 XDC") && (await botComment(issue)).includes("refunded to its funder (its expiry passed)") ? true : undefined), 30_000, "refund in the bot comment");
     const bobHistory = await (await call(stack.t, "/api/funding/my-boosts", { as: bob })).json();
     expect(bobHistory.boosts[0]).toMatchObject({ status: "refunded", refundReason: "expired" });
 
