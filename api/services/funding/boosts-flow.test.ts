@@ -229,4 +229,21 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     const board = await (await call(stack.t, "/api/community-bounties/leaderboard")).json();
     expect(board.leaderboard).toContainEqual({ githubUsername: "bob", bountiesCompleted: 1, currencies: { XDC: "2.98", ROXN: "0.00", USDC: "0.00" } });
   }, 120_000);
+
+  test("the daily funding limit of 1000 XDC counts per funder across pools and boosts", async () => {
+    const frank = await stack.signIn("frank");
+    await register(frank, "poolmanager");
+    const frankAddress = await walletOf(frank);
+    await stack.chain.fund(frankAddress, { xdc: "1300" });
+    const first = await openIssue("Big one");
+    expect((await boost(frank, first, { currency: "XDC", amount: "700" })).status).toBe(200);
+    const second = await openIssue("Bigger one");
+    const refused = await boost(frank, second, { currency: "XDC", amount: "400" });
+    expect(refused.status).toBe(429);
+    const body = await refused.json();
+    expect(body.error).toBe("Exceeds daily funding limit");
+    expect(body.details.remainingLimit).toBe("300");
+    expect((await stack.t.ctx.database.db.select().from(bountyBoosts).where(eq(bountyBoosts.userId, frank.user.id)))).toHaveLength(1);
+    expect((await boost(frank, second, { currency: "XDC", amount: "300" })).status).toBe(200);
+  }, 120_000);
 });

@@ -26,6 +26,9 @@ import { walletOfUser } from "../wallets/custodial.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "../money/balances.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MAX_FUNDING_FEE_BPS } from "../money/rules.ts";
 import { checkExpiry, parseBoostAmount, splitFee } from "./boost-rules.ts";
+import { BOOST_KIND, funderLimitReached, funderWindow } from "./funder-limit.ts";
+
+export { funderLimitReached, funderWindow };
 import { fundersContractOf } from "./funders-contract.ts";
 import { defineIntentKind } from "./intent-kinds.ts";
 import { fundableIssue, type IssueRef } from "./issue-lookup.ts";
@@ -64,7 +67,6 @@ export interface BoostInput {
 
 /** How often the mirror pass runs (a boost shows as active within about this long of its confirmation). */
 export const BOOST_MIRROR_INTERVAL_MS = 1_000;
-const BOOST_KIND: Record<Currency, string> = { XDC: "boost_xdc", ROXN: "boost_roxn", USDC: "boost_usdc" };
 
 /** The currency an issue's bounty is in, if it has one: the pool manager's bounty, else a live community bounty. */
 export async function bountyCurrencyOf(db: Database, repoId: number, issueNumber: number): Promise<{ currency: Currency; source: "pool" | "community"; closed: boolean } | undefined> {
@@ -96,35 +98,6 @@ export async function knownRepoId(db: Database, owner: string, name: string): Pr
     .orderBy(sql`${communityBounties.id} desc`)
     .limit(1);
   return community?.id;
-}
-
-/** XDC a funder has put into pools and boosts in the rolling window (pending ones count). */
-export async function funderWindow(db: Database, userId: number, now: number): Promise<{ total: bigint; oldest: Date | null }> {
-  const rows = await db
-    .select({ value: chainTransactions.value, createdAt: chainTransactions.createdAt })
-    .from(chainTransactions)
-    .where(
-      and(
-        eq(chainTransactions.userId, userId),
-        inArray(chainTransactions.kind, ["fund_xdc", BOOST_KIND.XDC]),
-        notInArray(chainTransactions.status, ["failed", "reverted"]),
-        gte(chainTransactions.createdAt, new Date(now - DAILY_WINDOW_MS)),
-      ),
-    );
-  return {
-    total: rows.reduce((sum, r) => sum + r.value, 0n),
-    oldest: rows.reduce<Date | null>((min, r) => (!min || r.createdAt < min ? r.createdAt : min), null),
-  };
-}
-
-export function funderLimitReached(remaining: bigint, resetAt: Date, now = Date.now()): ApiError {
-  return new ApiError({
-    code: ErrorCode.RATE_LIMITED,
-    error: "Exceeds daily funding limit",
-    message: `Daily funding limit reached: ${formatExact(remaining, "XDC")} XDC left today across pools and boosts.`,
-    details: { remainingLimit: toDecimalString(remaining, 18), limitResetTime: resetAt.toISOString() },
-    headers: { "Retry-After": String(Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000))) },
-  });
 }
 
 export interface BoostResult {
