@@ -93,6 +93,16 @@ export const RepositoryInfo = z
   .openapi("GitHubRepository");
 
 /** A bounty as GET /api/blockchain/issue-bounty answers it (amounts in the other currencies are "0"). */
+/** Who funded a bounty beyond its pool (issue 29): anonymous funders without their login. */
+export const BountyFunder = z
+  .object({
+    funder: z.string().nullable().meta({ description: "GitHub login; null when the funder chose to be anonymous" }),
+    amount: z.string().meta({ description: "The funder's share, decimal" }),
+    fundedAt: z.string(),
+    expiresAt: z.string().nullable(),
+  })
+  .openapi("BountyFunder");
+
 export const BountyObject = z
   .object({
     issueId: z.number().int().meta({ description: "The GitHub issue number" }),
@@ -109,5 +119,7 @@ export const BountyObject = z
     awaitingReason: z.enum(AWAITING_REASONS).nullable(),
     issueTitle: z.string().nullable(),
     issueUrl: z.string().nullable(),
+    boosted: z.string().optional().meta({ description: "The funders' active shares, decimal, on top of the amount (issue 29)" }),
+    funders: z.array(BountyFunder).optional(),
   })
   .openapi("Bounty");

@@ -1,5 +1,5 @@
 import { ANONYMOUS, declareRoute, json, orNull, STABLE, z } from "../../openapi/declare.ts";
-import { Amount, IssueSummary, PerCurrency, RepositoryInfo, Timestamp, Token, Wei } from "../../openapi/shapes.ts";
+import { Amount, BountyFunder, IssueSummary, PerCurrency, RepositoryInfo, Timestamp, Token, Wei } from "../../openapi/shapes.ts";
 import { RepositoryForUser } from "../github/index.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -117,6 +117,7 @@ export const UnifiedRepository = z.object({
   bounties: z.array(z.object({
     issueNumber: z.number().int(), title: z.string(), html_url: z.string().nullable(), labels: Labels,
     currency: Token, amount: Amount, claimants: z.number().int(),
+    boosted: Amount.optional().meta({ description: "The funders' active shares on top of the amount (issue 29)" }), funders: z.array(BountyFunder).optional(),
   })),
   blockchain: z.object({
     network: z.string(),

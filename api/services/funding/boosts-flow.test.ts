@@ -111,6 +111,9 @@ describe("boosts: bob and carol fund alice's bounty", () => {
         expect.objectContaining({ funder: null, anonymous: true, amount: "2.985", status: "active", expiresAt: null }),
       ],
     });
+    // Wherever the bounty shows: the pool's bounty list has the funders beside the amount.
+    const info = await (await call(stack.t, `/api/blockchain/pool-info/${LITE.id}`)).json();
+    expect(info.issues.find((b: { issueId: number }) => b.issueId === issue)).toMatchObject({ xdcAmount: "10", boosted: "7.96", funders: [expect.objectContaining({ funder: "bob" }), expect.objectContaining({ funder: null })] });
     // The bot's one comment names the funders and the total (10 + 4.975 + 2.985).
     await eventually(async () => {
       const body = await botComment(issue);

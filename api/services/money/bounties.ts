@@ -20,6 +20,7 @@ import { isAwaiting } from "./awaiting.ts";
 import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
 import { holdPayout } from "../github-events/holds.ts";
 import { pendingPoolDebits, withBountyLock, withPoolLock } from "./pool-guard.ts";
+import { fundersOfIssues, type IssueFunders } from "../funding/funders-read.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
 
@@ -301,11 +302,20 @@ export async function poolInfo(ctx: AppContext, repoId: number) {
   ]);
   const pool = (c: Currency) => pools.find((p) => p.currency === c)?.balance ?? 0n;
   const stateOf = await bountyStates(ctx, rows);
+  const funded = await fundersOfIssues(db, repoId);
   return {
     xdcPoolRewards: toDecimalString(pool("XDC"), 18),
     roxnPoolRewards: toDecimalString(pool("ROXN"), 18),
     usdcPoolRewards: toDecimalString(pool("USDC"), 6),
-    issues: rows.filter((b) => b.status !== "cancelled").map((b) => bountyObject(b, stateOf(b))),
+    issues: rows.filter((b) => b.status !== "cancelled").map((b) => ({ ...bountyObject(b, stateOf(b)), ...fundersOf(funded.get(b.issueNumber), b.currency) })),
+  };
+}
+
+/** The funders beside a bounty (issue 29): their active shares and who they are (anonymous ones without a login). */
+export function fundersOf(funding: IssueFunders | undefined, currency: Currency) {
+  return {
+    boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency]),
+    funders: (funding?.funders ?? []).map((f) => ({ funder: f.funder, amount: f.amount, fundedAt: f.fundedAt, expiresAt: f.expiresAt })),
   };
 }
 

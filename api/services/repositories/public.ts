@@ -9,6 +9,8 @@ import { GitHubApiError } from "../../github/client.ts";
 import { listPublicRepositories } from "./list-public.ts";
 import { repositoryByFullName } from "./register.ts";
 import { bountyStates, isAdvertised, stateInputs, type StateInputs } from "../money/bounty-state.ts";
+import { fundersOf } from "../money/bounties.ts";
+import { fundersOfIssues } from "../funding/funders-read.ts";
 
 const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
 
@@ -188,6 +190,7 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
   const issueByNumber = new Map((issues?.data ?? []).map((i) => [i.number, i]));
   const { advertised, awaiting, held } = await advertisedBounties(ctx, repoBounties, inputs);
   const open = advertised.sort((a, b) => a.issueNumber - b.issueNumber);
+  const funded = await fundersOfIssues(ctx.database.db, repoId, open.map((b) => b.issueNumber));
   const allocated = { ...zero };
   for (const b of open) allocated[b.currency] += b.amount;
   const paid = repoBounties.filter((b) => b.status === "paid");
@@ -212,6 +215,7 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
         currency: b.currency,
         amount: decimal(b.amount, b.currency),
         claimants: claims.get(b.issueNumber) ?? 0,
+        ...fundersOf(funded.get(b.issueNumber), b.currency),
       };
     }),
     blockchain: {
