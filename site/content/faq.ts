@@ -60,8 +60,19 @@ export const FAQ_SECTIONS: FaqSection[] = [
     entries: [
       { q: "How is a bounty set?", a: "A pool manager opens Set Reward on an issue, chooses XDC, ROXN or USDC and an amount from the pool. The minimum is 1 XDC or 0.0001 ROXN/USDC. A bounty is final once set." },
       { q: "How do I earn a bounty?", a: "Choose Contribute on a funded issue, open a pull request that closes it (for example with 'Fixes #12' in the description) and get it merged. The bounty is paid to your wallet automatically, once." },
-      { q: "What happens if an issue is closed without a fix?", a: "An issue closed as not planned returns its bounty to the repository's pool. Funds are never forfeited." },
+      { q: "What happens if an issue is closed without a fix?", a: "An issue closed as not planned returns its bounty to the repository's pool, and every funder's boost to its funder. Funds are never forfeited." },
       { q: "Can a bounty be paid twice?", a: "No. The contract pays each bounty at most once, to one contributor, and the platform records every payout." },
+    ],
+  },
+  {
+    id: "funding-issues",
+    title: "Funding an Issue (Boosts and Community Bounties)",
+    entries: [
+      { q: "Who can fund an issue?", a: "Anyone signed in with an Issuepool wallet, on any open issue of a public GitHub repository, registered or not. Use Boost on the issue's row, or comment `/bounty 50 XDC` on the issue: the bot answers with a link that only you can open, valid for 30 minutes and usable once, where you confirm the payment. Your boost is added to the issue's bounty in its currency; the first boost on an issue without a bounty starts a community bounty." },
+      { q: "What does a boost cost?", a: "The minimum is 1 XDC, or 0.0001 ROXN or USDC. The platform fee is 0.5% of what you send, read from the rewards contract; the rest is your share of the bounty. You can fund at most 1000 XDC a day across pools and boosts." },
+      { q: "What happens to my money when the issue is fixed?", a: "The merged fix's author is paid the whole bounty (the pool manager's part and every funder's share). On a repository without the Issuepool App, the pull request's author claims it and Issuepool checks with GitHub that the pull request is merged, closes the issue and is theirs." },
+      { q: "What happens to my money if nobody fixes it?", a: "It is never kept. You can set an expiry date: after it, your share comes back to your wallet by itself. You can take your boost back at any time while nobody has claimed the issue. If the issue is closed as not planned, every funder gets exactly their share back. The bot's comment on the issue and your funding history say what happened." },
+      { q: "Can I fund anonymously?", a: "Yes. Tick 'anonymous' and your GitHub name is left out of every list, page, badge and comment; only you see it in your history." },
     ],
   },
   {
