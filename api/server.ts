@@ -172,6 +172,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));
   // The platform's beliefs checked against the chain, at start and then on a schedule (api/chain/outbox-reconciling.ts).
   const reconciler = new ChainReconciler({ db: ctx.database.db, chain: ctx.chain, log: ctx.log, indexer: ctx.indexer });
+  let botComments: ReturnType<typeof keepBountyCommentsInStep> | undefined;
   if (options.workers !== false) {
     // Before the outbox sends anything again: the records must belong to this chain (api/chain/identity.ts). A chain
     // that does not answer (nothing can be sent to it either) does not hold the start up: the reconciler asks again.
@@ -186,7 +187,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.webhooks.start();
     ctx.scoping.start();
     ctx.compute.start();
-    keepBountyCommentsInStep(ctx);
+    botComments = keepBountyCommentsInStep(ctx);
   }
   // The escrow watcher, when this server holds the guardian key (the embedded default); in production it runs apart.
   const watcher = options.workers !== false ? watcherFor(ctx) : undefined;
@@ -236,6 +237,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.outbox.stop();
       await reconciler.stop();
       await ctx.indexer.stop();
+      await botComments?.stop();
       await watcher?.stop();
       await managerReview.stop();
       await catchUp.stop();
