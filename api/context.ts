@@ -47,6 +47,19 @@ export interface AppContext {
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
 }
 
+/**
+ * What services declare they need: a `Pick` of the context with exactly the
+ * fields they read (or pass on), so a reader sees a service's dependencies
+ * in its signature. A full `AppContext` satisfies every one of them. The sets
+ * that recur have names:
+ */
+/** Reads and writes rows, nothing else. */
+export type DatabaseDeps = Pick<AppContext, "database">;
+/** Talks to GitHub as the app or as a user (tokens sealed by the keyring), through the cache in the database. */
+export type GitHubDeps = Pick<AppContext, "env" | "database" | "log" | "keyring">;
+/** Reads the chain and queues transactions through the outbox. */
+export type ChainSendDeps = Pick<AppContext, "chain" | "outbox">;
+
 export interface HealthCheckResult {
   ok: boolean;
   latencyMs: number;
