@@ -4,8 +4,8 @@ import type { DatabaseHandle } from "../db/client.ts";
 import type { Keyring } from "./crypto/keyring.ts";
 import type { Session, User } from "../db/schema/index.ts";
 import type { ChainAccess } from "./chain/clients.ts";
-import type { Outbox } from "./chain/outbox.ts";
-import type { RewardsIndexer } from "./chain/indexer.ts";
+import type { Outbox, OutboxPort } from "./chain/outbox.ts";
+import type { IndexerPort, RewardsIndexer } from "./chain/indexer.ts";
 import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { PageCache } from "./site-host/page-cache.ts";
@@ -28,8 +28,10 @@ export interface AppContext {
   /** Root key for the server's HMACs (decoded APP_SECRET). */
   appSecret: Uint8Array;
   chain: ChainAccess;
-  outbox: Outbox;
-  indexer: RewardsIndexer;
+  /** Queues chain transactions (its port: the passes run in the composition root). */
+  outbox: OutboxPort;
+  /** Indexes the rewards contract's events (its port, as the outbox's). */
+  indexer: IndexerPort;
   /** Data-changed notifications (page cache invalidation). */
   changes: ChangeFeed;
   mailer: Mailer;
@@ -59,6 +61,16 @@ export type DatabaseDeps = Pick<AppContext, "database">;
 export type GitHubDeps = Pick<AppContext, "env" | "database" | "log" | "keyring">;
 /** Reads the chain and queues transactions through the outbox. */
 export type ChainSendDeps = Pick<AppContext, "chain" | "outbox">;
+
+/**
+ * The composition root's own handle on the context (api/server.ts, and the
+ * tests through testing/): the outbox and the indexer as the classes, to
+ * start, stop and drive their passes. Handlers and services get `AppContext`.
+ */
+export interface RootContext extends AppContext {
+  outbox: Outbox;
+  indexer: RewardsIndexer;
+}
 
 export interface HealthCheckResult {
   ok: boolean;
