@@ -143,7 +143,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
 }
 
 /** The GitHub catch-up pass, handling each close it finds as the issues delivery would. */
-export function githubCatchUpFor(ctx: AppContext, options: { now?: () => number } = {}): GitHubCatchUp {
+export function githubCatchUpFor(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "indexer" | "changes">, options: { now?: () => number } = {}): GitHubCatchUp {
   return new GitHubCatchUp({
     db: ctx.database.db,
     log: ctx.log,
