@@ -11,7 +11,7 @@ import { syncBountyComment } from "./bounty-comment.ts";
  * changes under load are of repositories without the app, where the bot
  * has nothing to do); failures are logged and retried on the next change.
  */
-export function keepBountyCommentsInStep(ctx: AppContext): { idle(): Promise<void>; stop(): Promise<void> } {
+export function keepBountyCommentsInStep(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "changes">): { idle(): Promise<void>; stop(): Promise<void> } {
   let pending = new Map<number, Set<number>>();
   let chain: Promise<void> = Promise.resolve();
   const syncPending = async () => {

@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import type { User } from "../../../db/schema/index.ts";
 import { scopingJobs } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, notFound } from "../../errors.ts";
@@ -32,7 +32,7 @@ export interface ScopingJobView {
 
 type Job = typeof scopingJobs.$inferSelect;
 
-export function plannerFor(ctx: AppContext): (name: string) => Planner {
+export function plannerFor(ctx: Pick<AppContext, "env" | "extractor">): (name: string) => Planner {
   const openai = ctx.env.AI_BASE_URL
     ? openAiPlanner({ baseUrl: ctx.env.AI_BASE_URL, apiKey: ctx.env.AI_API_KEY, model: ctx.env.AI_MODEL, timeoutMs: ctx.env.AI_TIMEOUT_MS })
     : undefined;
@@ -48,7 +48,7 @@ export function plannerFor(ctx: AppContext): (name: string) => Planner {
  * the upload is answered 202 at once and a bomb fails only its own job.
  * The file itself is not kept once read.
  */
-export async function createScopingJob(ctx: AppContext, user: User, upload: { fileName: string; bytes: Uint8Array }): Promise<ScopingJobView> {
+export async function createScopingJob(ctx: Pick<AppContext, "env" | "database" | "log" | "scoping">, user: User, upload: { fileName: string; bytes: Uint8Array }): Promise<ScopingJobView> {
   let extracted: { format: string; text: string; document?: Buffer };
   try {
     const format = detectFormat(upload.bytes);
@@ -84,7 +84,7 @@ export async function createScopingJob(ctx: AppContext, user: User, upload: { fi
 }
 
 /** The owner's job; anyone else (and an unknown id) gets the same 404. */
-export async function getScopingJob(ctx: AppContext, user: User, jobId: string): Promise<ScopingJobView> {
+export async function getScopingJob(ctx: DatabaseDeps, user: User, jobId: string): Promise<ScopingJobView> {
   // Only what the view shows: the page polls this while the job runs, and the document and its text are large.
   const [job] = await ctx.database.db
     .select(VIEW_COLUMNS)
@@ -104,7 +104,7 @@ export interface ScopingJobSummary {
 }
 
 /** The user's earlier plans, newest first. */
-export async function listScopingJobs(ctx: AppContext, user: User, limit = 20): Promise<ScopingJobSummary[]> {
+export async function listScopingJobs(ctx: DatabaseDeps, user: User, limit = 20): Promise<ScopingJobSummary[]> {
   const rows = await ctx.database.db
     .select({ id: scopingJobs.id, status: scopingJobs.status, fileName: scopingJobs.fileName, projectName: scopingJobs.projectName, createdAt: scopingJobs.createdAt })
     .from(scopingJobs)
