@@ -291,6 +291,7 @@ contract RepoRewards is RepoRewardsBase {
         whenNotPaused
         onlyManagerOrOperator(repoId)
     {
+        _checkRecipient(contributor);
         address[] memory recipients = new address[](1);
         uint256[] memory amounts = new uint256[](1);
         recipients[0] = contributor;
