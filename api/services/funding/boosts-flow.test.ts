@@ -76,6 +76,8 @@ beforeAll(async () => {
   expect((await call(stack.t, "/api/github/app/finalize-installation", { as: alice, body: { installationId } })).status).toBe(200);
   expect((await (await call(stack.t, "/api/repositories/register", { as: alice, body: { githubRepoId: LITE.id, githubRepoFullName: LITE.fullName } })).json()).success).toBe(true);
   expect((await money(alice, `/api/blockchain/repository/${LITE.id}/fund`, { amountXdc: "100", repositoryFullName: LITE.fullName })).status).toBe(200);
+  // The pool must be funded (confirmed and indexed) before a bounty can be set from it.
+  await eventually(async () => ((await (await call(stack.t, `/api/blockchain/pool-info/${LITE.id}`)).json()).xdcPoolRewards === "99.5" ? true : undefined), 30_000, "LITE pool");
 }, 120_000);
 afterAll(() => stack?.stop());
 
