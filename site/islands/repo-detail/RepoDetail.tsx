@@ -29,6 +29,7 @@ import { AdminAccess, Count, Frame, LoadFailed, LoadingSkeleton, NotRegistered, 
 import { useResource } from "./use-resource.ts";
 
 /** The dialogs load when first opened: most visits open none (issue 16: signed-in pages were heavy). */
+const BoostDialog = lazy(() => import("./boost-dialog.tsx").then((m) => ({ default: m.BoostDialog })));
 const SetBountyDialog = lazy(() => import("./set-bounty-dialog.tsx").then((m) => ({ default: m.SetBountyDialog })));
 const BountyDecisionDialog = lazy(() => import("./bounty-decision-dialog.tsx").then((m) => ({ default: m.BountyDecisionDialog })));
 
@@ -170,6 +171,8 @@ export default function RepoDetail(props: RepoDetailProps) {
 
   // ---- Release or cancel a bounty (pool managers) ----
   const [decision, setDecision] = useState<{ issue: RepoIssue; mode: DecisionMode } | null>(null);
+  const [boosting, setBoosting] = useState<RepoIssue | null>(null);
+  const boostingState = boosting ? rewardOf(boosting) : null;
   const decisionState = decision ? rewardOf(decision.issue) : null;
   const decisionBounty = decisionState?.kind === "bounty" ? decisionState.bounty : null;
   const onDecided = useCallback(
@@ -293,6 +296,7 @@ export default function RepoDetail(props: RepoDetailProps) {
                         if (ready) void contribute(issue.number);
                       }}
                       onDecide={(issue, mode) => setDecision({ issue, mode })}
+                      onBoost={(issue) => setBoosting(issue)}
                     />
                   ) : null}
                 </div>
@@ -342,6 +346,16 @@ export default function RepoDetail(props: RepoDetailProps) {
             open
             onOpenChange={(open) => !open && setDecision(null)}
             onDone={onDecided}
+          />
+        )}
+        {boosting !== null && (
+          <BoostDialog
+            repo={repo}
+            issue={boosting}
+            bounty={boostingState?.kind === "bounty" ? boostingState.bounty : null}
+            open
+            onOpenChange={(open) => !open && setBoosting(null)}
+            onDone={() => void refreshPool()}
           />
         )}
         {dialogOpen && (

@@ -32,6 +32,8 @@ export interface IssueActionsProps {
   onContribute: (issue: RepoIssue) => void;
   /** A pool manager's decision on an open bounty: release it to a contributor, or cancel it back to the pool. */
   onDecide?: (issue: RepoIssue, mode: "release" | "cancel") => void;
+  /** Anyone signed in adds to the issue's bounty from their wallet (issue 29). */
+  onBoost?: (issue: RepoIssue) => void;
   rewardOf?: (issue: RepoIssue) => RewardState;
 }
 
@@ -196,6 +198,11 @@ export function RewardCell({ state }: { state: RewardState }) {
           {paid && <span className="text-xs font-medium text-muted-foreground">Paid</span>}
           {state.bounty.state === "held" && <span className="text-xs font-medium text-warning" data-badge>Held for @{state.bounty.heldFor}</span>}
           {state.bounty.state === "awaiting" && <span className="text-xs font-medium text-warning" data-badge>Awaiting decision</span>}
+          {state.bounty.funders && state.bounty.funders.length > 0 && (
+            <span className="text-xs font-medium text-muted-foreground" data-funders title={state.bounty.funders.map((f) => `${f.funder ? `@${f.funder}` : "anonymous"}: ${f.amount} ${currency}`).join("\n")}>
+              incl. {state.bounty.boosted} {currency} from {state.bounty.funders.length} {state.bounty.funders.length === 1 ? "funder" : "funders"}
+            </span>
+          )}
           {state.bounty.status === "queued" && (
             <span className="text-xs font-medium text-muted-foreground" title="Over the contract's daily payout limit: paid once its delay has passed, unless the guardian stops it.">
               Payout queued
@@ -223,6 +230,14 @@ function IssueActions(props: IssueActionsProps & { issue: RepoIssue }) {
     </ButtonLink>,
   ];
   if (!repo.registered) return <>{actions}</>;
+  const rewardNow = props.rewardOf?.(issue);
+  if (props.onBoost && (role === "poolmanager" || role === "contributor" || role === "none") && (rewardNow?.kind === "none" || (rewardNow?.kind === "bounty" && rewardNow.bounty.status === "open"))) {
+    actions.push(
+      <Button key="boost" size="sm" variant="outline" onClick={() => props.onBoost!(issue)} aria-label={`Boost issue #${issue.number}`} data-boost>
+        <Icon name="coins" className="h-3.5 w-3.5" /> Boost
+      </Button>,
+    );
+  }
   if (role === "poolmanager") {
     const reward = props.rewardOf?.(issue);
     // A bounty is final once set: its row says so (the dialog still opens, to show it) instead of offering to set one (issue 27).
