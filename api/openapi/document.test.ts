@@ -32,6 +32,8 @@ const operations = () =>
  */
 const ROUTED_AS: Record<string, string> = {
   "GET /api/repos/details": "GET /api/repos/{repoId}",
+  // api/routes/funding/community.ts: the original client's leaderboard beside /{id}/pay.
+  "GET /api/community-bounties/leaderboard": "GET /api/community-bounties/{id}",
   // api/routes/repositories/accessible.ts: the same router rule, beside the public reads' middleware.
   "PATCH /api/repositories/{githubRepoId}/active": "PATCH /api/repositories/*",
 };
@@ -94,7 +96,7 @@ describe("the API document", () => {
       "POST /api/blockchain/distribute-bounty/{repoId}/{issueId}",
       "POST /api/blockchain/cancel-bounty/{repoId}/{issueId}",
       "POST /api/wallet/send",
-      "POST /api/funding/{owner}/{name}/issues/{issueNumber}/boosts",
+      "POST /api/funding/issues/{owner}/{name}/{issueNumber}/boosts",
     ];
     const withKey = operations()
       .filter((o) => o.operation.parameters?.some((p) => p.in === "header" && p.name === "Idempotency-Key"))

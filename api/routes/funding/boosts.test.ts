@@ -50,7 +50,7 @@ describe("boost routes", () => {
     expect(await res.json()).toMatchObject({ minimums: { XDC: "1", ROXN: "0.0001", USDC: "0.0001" }, dailyLimitXdc: "1000" });
   });
   test("an issue nobody funded has no funders (and GitHub is not asked)", async () => {
-    expect(await (await call(t, "/api/funding/nobody/nothing/issues/3")).json()).toEqual({ currency: null, boosted: "0", funders: [] });
+    expect(await (await call(t, "/api/funding/issues/nobody/nothing/3")).json()).toEqual({ currency: null, boosted: "0", funders: [] });
   });
   test("my boosts need a session; someone else's boost cannot be cancelled (404, nothing changes)", async () => {
     expect((await call(t, "/api/funding/my-boosts")).status).toBe(401);
@@ -60,7 +60,7 @@ describe("boost routes", () => {
   });
 });
 
-securityCases({ method: "POST", path: "/api/funding/alice/xdc-explorer-lite/issues/1/boosts", body: { currency: "XDC", amount: "1" } }, {
+securityCases({ method: "POST", path: "/api/funding/issues/alice/xdc-explorer-lite/1/boosts", body: { currency: "XDC", amount: "1" } }, {
   t: () => t,
   owner: () => bob,
   stranger: () => carol,

@@ -19,8 +19,8 @@ import { DAILY_FUNDING_LIMIT, MAX_FUNDING_FEE_BPS } from "../../services/money/r
 /**
  * Boosts (issue 29): anyone signed in with a wallet funds an open issue of any public repository.
  * GET    /api/funding/terms                                      fee (read from the contract), minimums, daily limit
- * GET    /api/funding/{owner}/{name}/issues/{issueNumber}        the issue's bounty currency, boosted total and funders
- * POST   /api/funding/{owner}/{name}/issues/{issueNumber}/boosts { currency, amount, anonymous?, expiresAt? } + Idempotency-Key
+ * GET    /api/funding/issues/{owner}/{name}/{issueNumber}        the issue's bounty currency, boosted total and funders
+ * POST   /api/funding/issues/{owner}/{name}/{issueNumber}/boosts { currency, amount, anonymous?, expiresAt? } + Idempotency-Key
  * DELETE /api/funding/boosts/{id}                                the funder takes their own boost back (nobody has claimed)
  * GET    /api/funding/my-boosts                                  the signed-in user's boosts, with what happened to each
  */
@@ -81,7 +81,7 @@ export function boostRoutes(ctx: AppContext) {
       const { user } = requireSession(c);
       return c.json({ success: true as const, boost: await cancelOwnBoost(ctx, { user, boostId: c.req.valid("param").id }) });
     })
-    .get("/:owner/:name/issues/:issueNumber", validate("param", IssuePath), async (c) => {
+    .get("/issues/:owner/:name/:issueNumber", validate("param", IssuePath), async (c) => {
       const p = c.req.valid("param");
       const repoId = await knownRepoId(ctx.database.db, p.owner, p.name);
       if (!repoId) return c.json({ currency: null, boosted: "0", funders: [] });
@@ -90,7 +90,7 @@ export function boostRoutes(ctx: AppContext) {
       const currency = current?.currency ?? funding?.currency ?? null;
       return c.json({ currency, boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency ?? "XDC"]), funders: funding?.funders ?? [] });
     })
-    .post("/:owner/:name/issues/:issueNumber/boosts", rateLimit(ctx, BOOST_RATE_LIMIT), validate("param", IssuePath), validate("json", BoostBody), async (c) => {
+    .post("/issues/:owner/:name/:issueNumber/boosts", rateLimit(ctx, BOOST_RATE_LIMIT), validate("param", IssuePath), validate("json", BoostBody), async (c) => {
       const { user } = requireSession(c);
       const p = c.req.valid("param");
       const body = c.req.valid("json");
@@ -134,13 +134,13 @@ export const boostsApi = [
     responses: { 200: json("Refund on its way", z.object({ success: z.literal(true), boost: BoostShape })) },
   }),
   declareRoute({
-    method: "get", path: "/api/funding/{owner}/{name}/issues/{issueNumber}", operationId: "getIssueFunders", tags: ["funding"], security: OPTIONAL_USER,
+    method: "get", path: "/api/funding/issues/{owner}/{name}/{issueNumber}", operationId: "getIssueFunders", tags: ["funding"], security: OPTIONAL_USER,
     summary: "An issue's boosted total and funders (anonymous funders without their login)",
     request: { params: IssuePath },
     responses: { 200: json("Funders", FundingShape) },
   }),
   declareRoute({
-    method: "post", path: "/api/funding/{owner}/{name}/issues/{issueNumber}/boosts", operationId: "boostIssue", tags: ["funding"], security: SESSION_WRITE,
+    method: "post", path: "/api/funding/issues/{owner}/{name}/{issueNumber}/boosts", operationId: "boostIssue", tags: ["funding"], security: SESSION_WRITE,
     summary: "Adds to an open issue's bounty from the user's wallet (any public repository; the first boost opens a community bounty)",
     request: { params: IssuePath, headers: IdempotencyHeaders, body: { content: { "application/json": { schema: BoostBody } }, required: true } },
     responses: {

@@ -65,8 +65,15 @@ function bountyId(raw: string): number {
 export function communityRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
     .get("/", validate("query", ListQuery), async (c) => c.json(await listCommunityBounties(ctx, c.req.valid("query"))))
-    .get("/leaderboard", validate("query", LeaderboardQuery), async (c) => c.json({ leaderboard: await communityLeaderboard(ctx, c.req.valid("query").limit) }))
-    .get("/:id", validate("param", IdParam), async (c) => c.json({ bounty: await communityBountyById(ctx, bountyId(c.req.valid("param").id)) }))
+    // "/leaderboard" is matched as the same parameter as "/:id/pay": Hono's fastest router (RegExpRouter) refuses a
+    // static segment beside a parameter with a deeper route (the same as /api/repos/details).
+    .get("/:id", validate("param", IdParam), async (c) => {
+      const id = c.req.valid("param").id;
+      if (id !== "leaderboard") return c.json({ bounty: await communityBountyById(ctx, bountyId(id)) });
+      const query = LeaderboardQuery.safeParse(c.req.query());
+      if (!query.success) throw new ApiError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid input", message: `limit: ${query.error.issues[0]?.message ?? "invalid"}` });
+      return c.json({ leaderboard: await communityLeaderboard(ctx, query.data.limit) });
+    })
     .post("/", rateLimit(ctx, COMMUNITY_CREATE_RATE_LIMIT), validate("json", CreateBody), async (c) => {
       const { user } = requireSession(c);
       const body = c.req.valid("json");

@@ -37,13 +37,13 @@ async function openIssue(title: string): Promise<number> {
   return (opened.issue as { number: number }).number;
 }
 const boost = (s: TestSession, issue: number, body: Record<string, unknown>, idempotencyKey = key()) =>
-  call(stack.t, `/api/funding/alice/xdc-explorer-lite/issues/${issue}/boosts`, { as: s, body, headers: { "Idempotency-Key": idempotencyKey } });
+  call(stack.t, `/api/funding/issues/alice/xdc-explorer-lite/${issue}/boosts`, { as: s, body, headers: { "Idempotency-Key": idempotencyKey } });
 /** The bot's comment on an issue, read back from GitHub (the emulator). */
 async function botComment(issue: number): Promise<string> {
   const comments = (await (await fetch(`${stack.github.apiUrl}/repos/${LITE.fullName}/issues/${issue}/comments`)).json()) as { body: string; user: { type: string } }[];
   return comments.filter((c) => c.user.type === "Bot").at(-1)?.body ?? "";
 }
-const funders = async (issue: number) => (await call(stack.t, `/api/funding/alice/xdc-explorer-lite/issues/${issue}`)).json();
+const funders = async (issue: number) => (await call(stack.t, `/api/funding/issues/alice/xdc-explorer-lite/${issue}`)).json();
 /** Boost rows of an issue, after the mirror pass. */
 async function boostRows(issue: number) {
   await settleBoosts(stack.t.ctx);

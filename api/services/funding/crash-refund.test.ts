@@ -56,7 +56,7 @@ test("refunds of expired multi-funder bounties are paid exactly once across a SI
   const expiresAt = new Date(Date.now() + 2 * DAY).toISOString();
   for (const issue of issues) {
     for (const [k, f] of funders.entries()) {
-      const res = await call(stack.t, `/api/funding/${FULL_NAME}/issues/${issue}/boosts`, {
+      const res = await call(stack.t, `/api/funding/issues/${FULL_NAME}/${issue}/boosts`, {
         as: f,
         body: { currency: "XDC", amount: String(2 + k), expiresAt },
         headers: { "Idempotency-Key": `crash-boost-${issue}-${k}` },

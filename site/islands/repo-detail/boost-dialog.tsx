@@ -41,7 +41,7 @@ export function BoostDialog(props: { repo: RepoView; issue: RepoIssue | null; bo
     setBusy(true);
     const body = { currency, amount: amount.trim(), anonymous, expiresAt: expires ? new Date(`${expires}T00:00:00Z`).toISOString() : null };
     try {
-      await api(`/api/funding/${repo.owner}/${repo.name}/issues/${issue.number}/boosts`, {
+      await api(`/api/funding/issues/${repo.owner}/${repo.name}/${issue.number}/boosts`, {
         method: "POST",
         body,
         idempotencyKey: action.keyFor(JSON.stringify(body)),
