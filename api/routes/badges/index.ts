@@ -11,6 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { advertisedBounties } from "../../services/repositories/public.ts";
 import { bountyStates } from "../../services/money/bounty-state.ts";
 import { bounties } from "../../../db/schema/index.ts";
+import { fundersOfIssues } from "../../services/funding/funders-read.ts";
 
 interface Badge {
   label: string;
@@ -71,7 +72,10 @@ export function badgeRoutes(ctx: AppContext) {
         .from(bounties)
         .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.issueNumber, Number(match[1]))));
       const info = bounty ? (await bountyStates(ctx, [bounty]))(bounty) : undefined;
-      const figure = bounty ? `${formatAmount(bounty.amount, bounty.currency, 2)} ${bounty.currency}` : "";
+      // An open bounty counts its funders' active shares (issue 29), and says how many backed it.
+      const funding = bounty?.status === "open" ? (await fundersOfIssues(ctx.database.db, repository.githubRepoId, [bounty.issueNumber])).get(bounty.issueNumber) : undefined;
+      const backers = funding?.funders.length ? ` · ${funding.funders.length} ${funding.funders.length === 1 ? "funder" : "funders"}` : "";
+      const figure = bounty ? `${formatAmount(bounty.amount + (funding?.boosted ?? 0n), bounty.currency, 2)} ${bounty.currency}` : "";
       const badge: Badge =
         !bounty || bounty.status === "cancelled"
           ? { label: "bounty", message: "none", color: "lightgrey" }
@@ -81,7 +85,7 @@ export function badgeRoutes(ctx: AppContext) {
               ? { label: "bounty", message: `${figure} · held for @${info.heldFor}`, color: "yellow" }
               : info?.state === "awaiting"
                 ? { label: "bounty", message: `${figure} · awaiting decision`, color: "yellow" }
-                : { label: "bounty", message: figure, color: "2f7ce0" };
+                : { label: "bounty", message: `${figure}${backers}`, color: "2f7ce0" };
       return send(c, badge, match[2]!, `repo:${repository.githubRepoId}`);
     });
 }

@@ -116,6 +116,9 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     // Wherever the bounty shows: the pool's bounty list has the funders beside the amount.
     const info = await (await call(stack.t, `/api/blockchain/pool-info/${LITE.id}`)).json();
     expect(info.issues.find((b: { issueId: number }) => b.issueId === issue)).toMatchObject({ xdcAmount: "10", boosted: "7.96", funders: [expect.objectContaining({ funder: "bob" }), expect.objectContaining({ funder: null })] });
+    // The issue's badge counts them too.
+    const badge = await (await call(stack.t, `/api/badges/alice/xdc-explorer-lite/issues/${issue}.json`)).json();
+    expect(badge.message).toBe("17.96 XDC · 2 funders");
     // The bot's one comment names the funders and the total (10 + 4.975 + 2.985).
     await eventually(async () => {
       const body = await botComment(issue);
