@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -92,11 +92,26 @@ describe("deployContracts on a local chain", () => {
     expect(await rewards.read.caps([0, 1n])).toEqual([10_000n * 10n ** 18n, 50_000n * 10n ** 18n, 0n, 0n]);
   });
 
-  test("the deployed escrow stays under the 24 KB contract size limit (EIP-170)", async () => {
-    const { repoRewards } = await deployContracts(localOptions(join(dataDir, "size.json")));
-    const code = await createPublicClient({ transport: http(local.rpcUrl) }).getCode({ address: repoRewards });
-    const size = (code!.length - 2) / 2;
-    expect(size).toBeLessThanOrEqual(24_576);
+  test("the deployed escrow and its extension each stay under the 24 KB contract size limit (EIP-170)", async () => {
+    const { repoRewards, repoRewardsExtension } = await deployContracts(localOptions(join(dataDir, "size.json")));
+    for (const address of [repoRewards, repoRewardsExtension]) {
+      const code = await createPublicClient({ transport: http(local.rpcUrl) }).getCode({ address });
+      const size = (code!.length - 2) / 2;
+      expect(size).toBeGreaterThan(10_000);
+      expect(size).toBeLessThanOrEqual(24_576);
+    }
+  });
+
+  test("a v2 deployments file (no extension) is deployed anew beside, as v3", async () => {
+    const file = join(dataDir, "v2.json");
+    const first = await deployContracts(localOptions(file));
+    const recorded = JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
+    delete recorded.repoRewardsExtension;
+    writeFileSync(file, JSON.stringify(recorded));
+    const second = await deployContracts(localOptions(file));
+    expect(second.created).toBe(true);
+    expect(second.repoRewards).not.toBe(first.repoRewards);
+    expect(await createPublicClient({ transport: http(local.rpcUrl) }).readContract({ address: second.repoRewards, abi: RepoRewardsAbi, functionName: "extension" })).toBe(second.repoRewardsExtension);
   });
 
   test("redeploys when a recorded address has no code (e.g. the chain was reset)", async () => {

@@ -276,6 +276,10 @@ describe("boosts", () => {
       { repoId: REPO, issueNumber: ISSUE, currency: XDC, funder: funderA.address, amount: net(parseEther("10")), reason: WITHDRAWN, by: funderA.address },
     ]);
     await expectRevert(rewardsAs(funderA).write.withdrawBoost([REPO, ISSUE]), "NoShare");
+    // Boosting again after a refund: one share, listed once.
+    await boost(funderA, parseEther("2"));
+    expect(await rewardsAs(admin).read.funders([REPO, ISSUE])).toEqual([funderA.address, funderB.address]);
+    await mined(rewardsAs(funderA).write.withdrawBoost([REPO, ISSUE]));
     const last = await mined(rewardsAs(funderB).write.withdrawBoost([REPO, ISSUE]));
     expect(eventArgs(last, "BountyCancelled")).toEqual([{ repoId: REPO, issueNumber: ISSUE, currency: XDC, amount: 0n, by: funderB.address }]);
     expect((await details()).status).toBe(CANCELLED);

@@ -100,4 +100,27 @@ describe("the escrow watcher", () => {
     const admin = createWalletClient({ account: privateKeyToAccount(chain.adminKey), chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
     await t.ctx.chain.client.waitForTransactionReceipt({ hash: await admin.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "unpause", args: [] }) });
   }, 60_000);
+
+  test("an escrowed tip paid with the operator key outside the outbox pauses the contract (RepoRewards v3)", async () => {
+    const w = watcher();
+    await w.runOnce(); // past the earlier tests' blocks
+    const client = t.ctx.chain.client;
+    const chainConfig = t.ctx.chain.config.chain;
+    // A tipper's tip held for GitHub user 4242: money coming in, no outflow.
+    const tipper = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(6)), chain: chainConfig, transport: http(chain.anvil.rpcUrl) });
+    await client.waitForTransactionReceipt({
+      hash: await tipper.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "escrowTipXdc", args: [4242n, 50], value: parseEther("5") }),
+    });
+    expect(await w.runOnce()).toEqual([]);
+    const tipId = await client.readContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "nextTipId" });
+    const thief = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(1)), chain: chainConfig, transport: http(chain.anvil.rpcUrl) });
+    const stolen = await client.waitForTransactionReceipt({
+      hash: await thief.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "payTip", args: [tipId, thief.account.address] }),
+    });
+    const findings = await w.runOnce();
+    expect(findings.map((f) => ({ kind: f.kind, txHash: f.txHash }))).toEqual([{ kind: "unknown-outflow", txHash: stolen.transactionHash }]);
+    expect(await paused()).toBe(true);
+    const admin = createWalletClient({ account: privateKeyToAccount(chain.adminKey), chain: chainConfig, transport: http(chain.anvil.rpcUrl) });
+    await client.waitForTransactionReceipt({ hash: await admin.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "unpause", args: [] }) });
+  }, 60_000);
 });

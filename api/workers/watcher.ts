@@ -33,8 +33,12 @@ import type { Logger } from "../logger.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { Periodic } from "./periodic.ts";
 
-/** Events that move money out of escrow, or queue it to. */
-const OUTFLOW_EVENTS = new Set(["BountyPaid", "PoolWithdrawn", "OutflowQueued", "ExcessSwept"]);
+/**
+ * Events that move money out of escrow to an address someone chose, or queue it to. RepoRewards v3's refunds
+ * (BoostRefunded, TipRefunded) go back where the money came from, and a split payout's BountySharePaid comes with its
+ * BountyPaid; an escrowed tip's payout (TipPaid) is the operator's choice of address, like a bounty's.
+ */
+const OUTFLOW_EVENTS = new Set(["BountyPaid", "PoolWithdrawn", "OutflowQueued", "ExcessSwept", "TipPaid"]);
 const CURRENCY_NAMES = ["XDC", "ROXN", "USDC"] as const;
 const BATCH_BLOCKS = 2000n;
 

@@ -97,6 +97,8 @@ abstract contract RepoRewardsBase is AccessControlDefaultAdminRules, Pausable, R
         uint64 expiresAt;
         /// When a requested withdrawal (of a claimed bounty's boost) may run; 0: none requested.
         uint64 withdrawReadyAt;
+        /// In the round's `funders` list already (a funder refunded and boosting again is listed once).
+        bool listed;
     }
 
     struct Tip {

@@ -298,7 +298,10 @@ contract RepoRewardsExtension is RepoRewardsBase {
         Boost storage share = _boosts[repoId][issueNumber][bounty.round][msg.sender];
         if (share.amount == 0) {
             if (expiresAt != 0 && expiresAt <= block.timestamp) revert ExpiryInvalid(block.timestamp, expiresAt);
-            _funders[repoId][issueNumber][bounty.round].push(msg.sender);
+            if (!share.listed) {
+                share.listed = true;
+                _funders[repoId][issueNumber][bounty.round].push(msg.sender);
+            }
             share.expiresAt = expiresAt;
         } else if (expiresAt != 0) {
             // A later boost keeps (0) or extends its expiry; a share without one keeps none.

@@ -138,7 +138,7 @@ try {
 
   // The raw side: one funded account per client, each given the operator role by the admin and sending its own
   // transactions one after another, as lean as a client can be: the nonce counted locally, the gas price read once
-  // (legacy transactions, as the outbox sends), only the gas estimated per transaction (as the outbox does). One
+  // (legacy transactions, as the outbox sends), only the gas estimated per transaction, with the outbox's headroom. One
   // account shared by concurrent clients (viem's nonce manager) sends out of nonce order, and anvil then sometimes
   // leaves a transaction queued for good although its nonce is next (seen with anvil 1.7.1; cf.
   // foundry-rs/foundry#10122): the run stalled. The platform's outbox sends each signer's transactions in order.
@@ -170,7 +170,11 @@ try {
   const gasPrice = await client.getGasPrice();
   const nonces = await Promise.all(raws.map((raw) => client.getTransactionCount({ address: raw.account.address, blockTag: "pending" })));
   const rawSend = async (worker: number, data: Hex) => {
-    const hash = await raws[worker]!.sendTransaction({ to: rewards, data, nonce: nonces[worker]!++, gasPrice, type: "legacy" });
+    // The outbox's headroom (api/chain/outbox-signing.ts): an estimate made while other clients' payouts mine is for
+    // the state before them (e.g. the caps' checkpoint of this second updated in place, where the next second adds one).
+    const estimate = await client.estimateGas({ account: raws[worker]!.account, to: rewards, data });
+    const gas = (estimate * 12n) / 10n + 150_000n;
+    const hash = await raws[worker]!.sendTransaction({ to: rewards, data, nonce: nonces[worker]!++, gasPrice, gas, type: "legacy" });
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 60_000 });
     if (receipt.status !== "success") throw new Error(`reverted: ${hash}`);
   };
