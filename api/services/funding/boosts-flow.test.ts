@@ -85,6 +85,7 @@ describe("boosts: bob and carol fund alice's bounty", () => {
   test("funders and totals show; an expired boost returns to its funder; a not-planned closure refunds every funder; nothing is paid twice", async () => {
     const issue = await openIssue("Dark mode");
     expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${issue}`, { bountyAmount: "10", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
+    await eventually(async () => ((await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).status === 200 ? true : undefined), 30_000, "bounty mirrored");
 
     // The bounty is in XDC: a boost in another currency is refused, so is one under the minimum.
     expect((await boost(bob, issue, { currency: "ROXN", amount: "5" })).status).toBe(400);

@@ -32,6 +32,7 @@ export { funderLimitReached, funderWindow };
 import { fundersContractOf } from "./funders-contract.ts";
 import { defineIntentKind } from "./intent-kinds.ts";
 import { fundableIssue, type IssueRef } from "./issue-lookup.ts";
+import { onChainBounty } from "../money/bounties.ts";
 import { boostView, fundersOfIssues, type BoostView, type IssueFunders } from "./funders-read.ts";
 
 export { boostView, fundersOfIssues, type BoostView, type IssueFunders };
@@ -122,7 +123,14 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
   const expiresAt = checkExpiry(input.expiresAt, now);
   const wallet = await walletOfUser(db, input.user.id);
   if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "Set up your Issuepool wallet before funding an issue." });
-  const existing = await bountyCurrencyOf(db, input.issue.repoId, input.issue.issueNumber);
+  // The chain says whether the issue has a bounty and in which currency (the database's mirror may lag behind an
+  // allocation made a moment ago); a live community bounty row says it is the community's.
+  const onChain = await onChainBounty(ctx, input.issue.repoId, input.issue.issueNumber);
+  const community = await liveCommunityBounty(db, input.issue.repoId, input.issue.issueNumber);
+  const existing =
+    onChain.status === "none" || onChain.status === "cancelled"
+      ? undefined
+      : { currency: onChain.currency, source: community ? ("community" as const) : ("pool" as const), closed: onChain.status !== "open" };
   if (existing?.closed) throw new ApiError({ code: ErrorCode.CONFLICT, error: "Bounty closed", message: "This issue's bounty is already paid or on its way out." });
   if (existing && existing.currency !== input.currency) {
     throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Wrong currency", message: `This issue's bounty is in ${existing.currency}: boosts add to it in ${existing.currency}.` });
