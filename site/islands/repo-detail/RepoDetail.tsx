@@ -27,6 +27,7 @@ import { Notice, useHydrated } from "./ui.tsx";
 import { Tabs } from "../ui/tabs.tsx";
 import { AdminAccess, Count, Frame, LoadFailed, LoadingSkeleton, NotRegistered, PullRequests, RepoHeader, Unavailable } from "./sections.tsx";
 import { useResource } from "./use-resource.ts";
+import { CommunityBountiesOf } from "./community-bounties.tsx";
 
 /** The dialogs load when first opened: most visits open none (issue 16: signed-in pages were heavy). */
 const BoostDialog = lazy(() => import("./boost-dialog.tsx").then((m) => ({ default: m.BoostDialog })));
@@ -277,6 +278,7 @@ export default function RepoDetail(props: RepoDetailProps) {
                     <Notice tone="warning">Your GitHub view of this repository could not be loaded; showing its public data.</Notice>
                   )}
                   {!repo.registered && <NotRegistered role={role} />}
+                  {!repo.registered && repo.owner && repo.name && <CommunityBountiesOf owner={repo.owner} name={repo.name} />}
                   {repo.registered && role === "poolmanager" && (
                     <AwaitingDecisions repo={repo} bounties={awaitingBounties(poolData)} onDecide={(issue, mode) => setDecision({ issue, mode })} />
                   )}
