@@ -29,6 +29,7 @@ import { allowedOriginsCors, PUBLIC_READ_PATHS, publicReadCors } from "./middlew
 import { apiDocument } from "./openapi/document.ts";
 import { userActivityRoutes } from "./routes/user/activity.ts";
 import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
+import { exploreRoutes } from "./routes/explore/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
 
 export interface CreateAppOptions {
@@ -75,6 +76,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/nodes", nodesRoutes(ctx));
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
+  app.route("/api/explore", exploreRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

@@ -1,6 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
+import { labelsColumn } from "../services/explore/search.ts";
 import { bounties, chainEvents, chainTransactions, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
 
 /**
@@ -73,6 +74,7 @@ export async function writeBounty(
       allocatedAt: blockTimes.get(allocated.blockNumber) ?? new Date(),
       issueTitle: intent?.issueTitle ?? null,
       issueUrl: intent?.issueUrl ?? null,
+      labels: labelsColumn(intent?.issueLabels),
       paidTx: paid?.transactionHash ?? null,
       closedAt: closedEvent ? (blockTimes.get(closedEvent.blockNumber) ?? new Date()) : null,
     };
@@ -121,10 +123,10 @@ export function lastEvent(events: ParsedEvent[], names: string | string[], repoI
   });
 }
 
-async function allocationIntent(db: Database, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string } | undefined> {
+async function allocationIntent(db: Database, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string; issueLabels?: string[] } | undefined> {
   const [row] = await db.select({ intent: chainTransactions.intent }).from(chainTransactions).where(eq(chainTransactions.txHash, txHash)).limit(1);
   if (!row) return undefined;
-  const intent = JSON.parse(row.intent) as { issueTitle?: string; issueUrl?: string };
-  return { issueTitle: intent.issueTitle, issueUrl: intent.issueUrl };
+  const intent = JSON.parse(row.intent) as { issueTitle?: string; issueUrl?: string; issueLabels?: string[] };
+  return { issueTitle: intent.issueTitle, issueUrl: intent.issueUrl, issueLabels: intent.issueLabels };
 }
 

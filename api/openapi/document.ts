@@ -30,6 +30,7 @@ import { nodeApi } from "../routes/node/index.ts";
 import { nodeAgentApi } from "../routes/node-agent/index.ts";
 import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
+import { exploreApi } from "../routes/explore/index.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -68,6 +69,7 @@ export const DECLARATIONS = [
   ...nodeAgentApi,
   ...docsApi,
   ...leaderboardApi,
+  ...exploreApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";
