@@ -68,7 +68,10 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/github", githubRoutes(ctx));
   app.route("/api/public", publicRoutes(ctx));
   app.route("/api/repos", reposRoutes(ctx));
-  app.route("/api/badges", badgeRoutes(ctx));
+  const badges = badgeRoutes(ctx);
+  app.route("/api/badges", badges);
+  // The reliability badge at the short address a README links (issue 30); same answer as /api/badges/…/reliability.svg.
+  app.get("/badge/:owner/:repo/:file", (c) => badges.reliabilityBadge(c, c.req.param()));
   app.route("/api/token", tokenRoutes(ctx));
   app.route("/api/blockchain", blockchainRoutes(ctx));
   app.route("/api/ai-scoping", aiScopingRoutes(ctx));

@@ -2,6 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import { labelsColumn } from "../services/explore/search.ts";
+import { payoutFacts, recordBountyChange } from "../services/reliability/record.ts";
 import { bounties, chainEvents, chainTransactions, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
 
 /**
@@ -44,9 +45,17 @@ export async function writeBounty(
   // A bounty's state after the batch is what its last event says: the contract emits one event for every
   // change of a bounty, carrying its currency and amount (and the contributor, when paid).
   const last = lastEvent(events, BOUNTY_EVENTS, repoId, issueNumber);
+  const where = and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber)));
+  // The sponsor's record moves by the difference (api/services/reliability/record.ts).
+  const [before] = await tx
+    .select({ status: bounties.status, allocatedTx: bounties.allocatedTx, paidTx: bounties.paidTx, paidAfterMs: bounties.paidAfterMs, paidAutomatically: bounties.paidAutomatically, closedAt: bounties.closedAt })
+    .from(bounties)
+    .where(where)
+    .limit(1);
   if (!last) {
     if (options.removeWhenNone) {
-      await tx.delete(bounties).where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber))));
+      await tx.delete(bounties).where(where);
+      await recordBountyChange(tx, Number(repoId), before, undefined);
     }
     return;
   }
@@ -66,6 +75,15 @@ export async function writeBounty(
     ...(closedEvent ? { closedAt: blockTimes.get(closedEvent.blockNumber) ?? new Date() } : {}),
     ...(paid ? { paidTx: paid.transactionHash } : {}),
   };
+  // How and how fast it was paid, worked out once per payout (kept on the row, so a rebuild counts the same).
+  const samePayout = before?.status === "paid" && paid && before.paidTx === paid.transactionHash;
+  const facts =
+    status !== "paid" || !paid
+      ? { paidAfterMs: null, paidAutomatically: null }
+      : samePayout
+        ? { paidAfterMs: before.paidAfterMs, paidAutomatically: before.paidAutomatically }
+        : await payoutFacts(tx, { repoId: Number(repoId), issueNumber: Number(issueNumber), paidTx: paid.transactionHash, paidAt: blockTimes.get(paid.blockNumber) ?? new Date() });
+  Object.assign(values, facts);
   if (allocated) {
     // A new allocation (also after a cancellation) starts a fresh row.
     const fresh = {
@@ -82,11 +100,12 @@ export async function writeBounty(
       .insert(bounties)
       .values({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), ...fresh })
       .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: fresh });
+    // A new allocation replaces the row of an earlier, cancelled bounty: that one stays counted as it ended.
+    const replaced = before && before.allocatedTx !== allocated.transactionHash;
+    await recordBountyChange(tx, Number(repoId), replaced ? undefined : before, { status, ...facts, closedAt: fresh.closedAt });
   } else {
-    await tx
-      .update(bounties)
-      .set(values)
-      .where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber))));
+    await tx.update(bounties).set(values).where(where);
+    if (before) await recordBountyChange(tx, Number(repoId), before, { status, ...facts, closedAt: values.closedAt ?? before.closedAt });
   }
 }
 

@@ -20,4 +20,7 @@ CREATE INDEX `bounties_explore_allocated_idx` ON `bounties` (`status`,`allocated
 CREATE INDEX `bounties_explore_currency_idx` ON `bounties` (`status`,`currency`,`allocated_at`,`github_repo_id`,`issue_number`);--> statement-breakpoint
 CREATE INDEX `bounties_explore_amount_idx` ON `bounties` (`status`,`currency`,`amount_key`,`github_repo_id`,`issue_number`);--> statement-breakpoint
 CREATE INDEX `bounties_recipient_idx` ON `bounties` (`recipient`,`status`,`closed_at`);--> statement-breakpoint
-CREATE INDEX `bounties_closed_idx` ON `bounties` (`status`,`closed_at`);
+CREATE INDEX `bounties_closed_idx` ON `bounties` (`status`,`closed_at`);--> statement-breakpoint
+INSERT INTO `repository_reliability` (`github_repo_id`, `paid_count`, `cancelled_count`, `paid_after_histogram`, `last_paid_at`)
+SELECT `github_repo_id`, sum(`status` = 'paid'), sum(`status` = 'cancelled'), '[0,0,0,0,0,0,0,0,0,0]', max(CASE WHEN `status` = 'paid' THEN `closed_at` END)
+FROM `bounties` GROUP BY `github_repo_id`;
