@@ -31,6 +31,7 @@ import { nodeAgentApi } from "../routes/node-agent/index.ts";
 import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { exploreApi } from "../routes/explore/index.ts";
+import { contributorsApi } from "../routes/contributors/index.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -70,6 +71,7 @@ export const DECLARATIONS = [
   ...docsApi,
   ...leaderboardApi,
   ...exploreApi,
+  ...contributorsApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";
