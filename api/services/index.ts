@@ -1,6 +1,10 @@
 import type { AppContext } from "../context.ts";
 import { listPublicRepositories, listRegisteredBy } from "./repositories/list-public.ts";
 import { unifiedRepo } from "./repositories/public.ts";
+import { exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "./explore/search.ts";
+import { reliabilityOf } from "./reliability/read.ts";
+import { contributorStandings, projectStandings, type LeaderboardPeriod } from "./money/leaderboards.ts";
+import { publicProfile } from "./users/public-profile.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
@@ -15,6 +19,22 @@ export function createServices(ctx: AppContext) {
       listRegisteredBy: (userId: number) => listRegisteredBy(db, userId),
       /** Everything the public repository page shows (real figures, never private repositories). */
       unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),
+    },
+    /** /explore (api/services/explore/search.ts): parse throws the API's 400 on a bad parameter. */
+    explore: {
+      parse: parseExploreSearch,
+      params: exploreSearchParams,
+      search: (search: ExploreSearch) => searchOpenBounties(ctx, search),
+    },
+    /** Sponsors' records by repository id (api/services/reliability/read.ts). */
+    reliability: (repoIds: number[]) => reliabilityOf(ctx, repoIds),
+    leaderboards: {
+      contributors: (period: LeaderboardPeriod) => contributorStandings(ctx, period),
+      projects: (period: LeaderboardPeriod) => projectStandings(ctx, period),
+    },
+    contributors: {
+      /** Throws the API's 404 for an unknown login. */
+      profile: (login: string) => publicProfile(ctx, login),
     },
   };
 }
