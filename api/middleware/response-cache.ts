@@ -19,6 +19,7 @@ export const CACHE_KEY_PARAMS: Record<string, readonly string[]> = {
   "/api/public/github/issues": ["owner", "repo"],
   "/api/repos/details": ["owner", "repo"],
   "/api/explore": EXPLORE_PARAMS,
+  "/api/repositories/public": ["limit", "cursor"],
   "/api/leaderboard/contributors": ["period"],
   "/api/leaderboard/projects": ["period"],
 };

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context.ts";
-import { listPublicRepositories, listRegisteredBy } from "./repositories/list-public.ts";
+import { listRegisteredBy } from "./repositories/list-public.ts";
+import { publicListCacheFor } from "./repositories/public-list-cache.ts";
 import { unifiedRepo } from "./repositories/public.ts";
 import { exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "./explore/search.ts";
 import { reliabilityOf } from "./reliability/read.ts";
@@ -15,7 +16,8 @@ export function createServices(ctx: AppContext) {
   const db = ctx.database.db;
   return {
     repositories: {
-      listPublic: () => listPublicRepositories(db, { activeOnly: true }),
+      /** The listed repositories, newest first, from the list kept in memory (public-list-cache.ts). */
+      listPublic: () => publicListCacheFor(db, ctx.changes).list(),
       listRegisteredBy: (userId: number) => listRegisteredBy(db, userId),
       /** Everything the public repository page shows (real figures, never private repositories). */
       unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),

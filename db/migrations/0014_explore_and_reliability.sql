@@ -30,6 +30,7 @@ ALTER TABLE `users` ADD `show_wallet_address` integer DEFAULT false NOT NULL;-->
 CREATE INDEX `users_username_idx` ON `users` (lower("username"));--> statement-breakpoint
 ALTER TABLE `repositories` ADD `language` text;--> statement-breakpoint
 CREATE INDEX `repositories_listed_idx` ON `repositories` (`is_private`,`is_active`,`registered_at`,`github_repo_id`);--> statement-breakpoint
+CREATE INDEX `repositories_updated_idx` ON `repositories` (`updated_at`);--> statement-breakpoint
 ALTER TABLE `bounties` ADD `labels` text;--> statement-breakpoint
 ALTER TABLE `bounties` ADD `amount_key` text GENERATED ALWAYS AS (substr('0000000000000000000000000000000000000000' || amount, -40)) VIRTUAL;--> statement-breakpoint
 ALTER TABLE `bounties` ADD `paid_after_ms` integer;--> statement-breakpoint
@@ -38,4 +39,5 @@ CREATE INDEX `bounties_explore_allocated_idx` ON `bounties` (`status`,`allocated
 CREATE INDEX `bounties_explore_currency_idx` ON `bounties` (`status`,`currency`,`allocated_at`,`github_repo_id`,`issue_number`);--> statement-breakpoint
 CREATE INDEX `bounties_explore_amount_idx` ON `bounties` (`status`,`currency`,`amount_key`,`github_repo_id`,`issue_number`);--> statement-breakpoint
 CREATE INDEX `bounties_recipient_idx` ON `bounties` (`recipient`,`status`,`closed_at`);--> statement-breakpoint
-CREATE INDEX `bounties_closed_idx` ON `bounties` (`status`,`closed_at`);
+CREATE INDEX `bounties_closed_idx` ON `bounties` (`status`,`closed_at`);--> statement-breakpoint
+CREATE INDEX `repository_pools_updated_idx` ON `repository_pools` (`updated_at`);
