@@ -233,6 +233,7 @@ export async function searchOpenBounties(
 ): Promise<ExplorePage> {
   const order = ORDERS[search.sort];
   const conditions: (SQL | undefined)[] = [
+    eq(repositories.githubRepoId, bounties.githubRepoId),
     eq(bounties.status, "open"),
     eq(repositories.isPrivate, false),
     eq(repositories.isActive, true),
@@ -242,8 +243,11 @@ export async function searchOpenBounties(
     sql`not exists (select 1 from held_payouts h where h.github_repo_id = ${bounties.githubRepoId} and h.issue_number = ${bounties.issueNumber} and h.released_at is null)`,
   ];
   if (search.currency) conditions.push(eq(bounties.currency, search.currency));
-  if (search.min !== undefined) conditions.push(sql`${bounties.amountKey} >= ${amountKeyOf(search.min)}`);
-  if (search.max !== undefined) conditions.push(sql`${bounties.amountKey} <= ${amountKeyOf(search.max)}`);
+  // Unary + keeps SQLite from reading an amount range by index and sorting it: a range matches a large share of a
+  // currency's bounties, so walking the order's index and filtering stops after a page (docs/performance.md).
+  const amountTerm = search.sort === "largest" ? sql`${bounties.amountKey}` : sql`+${bounties.amountKey}`;
+  if (search.min !== undefined) conditions.push(sql`${amountTerm} >= ${amountKeyOf(search.min)}`);
+  if (search.max !== undefined) conditions.push(sql`${amountTerm} <= ${amountKeyOf(search.max)}`);
   if (search.label) conditions.push(sql`exists (select 1 from json_each(${bounties.labels}) where value = ${search.label})`);
   if (search.language) conditions.push(sql`lower(${repositories.language}) = ${search.language.toLowerCase()}`);
   if (search.repo) conditions.push(eq(repositories.fullNameKey, search.repo));
@@ -262,7 +266,7 @@ export async function searchOpenBounties(
     );
   }
   const by = order.direction === "desc" ? desc : asc;
-  const rows = await deps.database.db
+  const select = deps.database.db
     .select({
       repoId: bounties.githubRepoId,
       repository: repositories.fullName,
@@ -276,8 +280,12 @@ export async function searchOpenBounties(
       allocatedAt: bounties.allocatedAt,
       contributors: sql<number>`(select count(*) from bounty_claims c where c.github_repo_id = ${bounties.githubRepoId} and c.issue_number = ${bounties.issueNumber})`,
     })
-    .from(bounties)
-    .innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId))
+    .from(bounties);
+  // CROSS JOIN keeps bounties as SQLite's outer loop: it walks the order's index (status, [currency,] key) and stops
+  // after a page; left to itself it may start from the repositories and sort every open bounty. With a repository
+  // filter the repository comes first (its unique name index), then its own bounties by primary key.
+  const joined = search.repo ? select.innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId)) : select.crossJoin(repositories);
+  const rows = await joined
     .where(and(...conditions))
     .orderBy(by(order.key), by(bounties.githubRepoId), by(bounties.issueNumber))
     .limit(search.limit + 1);
