@@ -15,7 +15,7 @@
  */
 import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
-import { bounties, CURRENCIES, repositories, type Currency } from "../../../db/schema/index.ts";
+import { bounties, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
 import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { badRequest } from "../../errors.ts";
 
@@ -232,11 +232,28 @@ export async function searchOpenBounties(
   options: { allocatedAfter?: Date } = {},
 ): Promise<ExplorePage> {
   const order = ORDERS[search.sort];
+  const rows = await exploreQuery(deps.database.db, search, options);
+  const page = rows.slice(0, search.limit).map((r) => ({ ...r, labels: parseLabels(r.labels), contributors: Number(r.contributors) }));
+  const last = page.at(-1);
+  const nextCursor =
+    rows.length > search.limit && last
+      ? encodeCursor({ sort: search.sort, key: order.keyOf(last), repoId: last.repoId, issueNumber: last.issueNumber })
+      : null;
+  return { bounties: page, nextCursor };
+}
+
+/** The statement of a search, not yet run (its plan is in docs/performance.md: scripts/bench/explore-plans.ts prints it). */
+export function exploreQuery(db: Database, search: ExploreSearch, options: { allocatedAfter?: Date } = {}) {
+  const order = ORDERS[search.sort];
+  // What the repository must be: listed (public, active), and of the language asked for.
+  const repositoryTerms = [sql`r.is_private = 0`, sql`r.is_active = 1`];
+  if (search.language) repositoryTerms.push(sql`lower(r.language) = ${search.language.toLowerCase()}`);
+  if (search.repo) repositoryTerms.push(sql`r.full_name_key = ${search.repo}`);
   const conditions: (SQL | undefined)[] = [
-    eq(repositories.githubRepoId, bounties.githubRepoId),
     eq(bounties.status, "open"),
-    eq(repositories.isPrivate, false),
-    eq(repositories.isActive, true),
+    // A correlated probe by primary key, not a join: SQLite would build a Bloom filter over every repository for a
+    // join (a scan of 100,000 rows per query), and might start from the repositories and sort every open bounty.
+    sql`exists (select 1 from repositories r where r.github_repo_id = ${bounties.githubRepoId} and ${sql.join(repositoryTerms, sql` and `)})`,
     sql`${bounties.amount} <> '0'`,
     // Not on offer: awaiting its pool manager's decision (this allocation), or held for a GitHub user who earned it.
     sql`not exists (select 1 from awaiting_decisions a where a.github_repo_id = ${bounties.githubRepoId} and a.issue_number = ${bounties.issueNumber} and a.allocated_tx = ${bounties.allocatedTx})`,
@@ -249,8 +266,8 @@ export async function searchOpenBounties(
   if (search.min !== undefined) conditions.push(sql`${amountTerm} >= ${amountKeyOf(search.min)}`);
   if (search.max !== undefined) conditions.push(sql`${amountTerm} <= ${amountKeyOf(search.max)}`);
   if (search.label) conditions.push(sql`exists (select 1 from json_each(${bounties.labels}) where value = ${search.label})`);
-  if (search.language) conditions.push(sql`lower(${repositories.language}) = ${search.language.toLowerCase()}`);
-  if (search.repo) conditions.push(eq(repositories.fullNameKey, search.repo));
+  // With a repository filter its own bounties are few: read them by (status, repository) (bounties_status_idx).
+  if (search.repo) conditions.push(sql`${bounties.githubRepoId} = (select github_repo_id from repositories where full_name_key = ${search.repo})`);
   if (search.unclaimed) {
     conditions.push(sql`not exists (select 1 from bounty_claims c where c.github_repo_id = ${bounties.githubRepoId} and c.issue_number = ${bounties.issueNumber})`);
   }
@@ -266,11 +283,11 @@ export async function searchOpenBounties(
     );
   }
   const by = order.direction === "desc" ? desc : asc;
-  const select = deps.database.db
+  const select = db
     .select({
       repoId: bounties.githubRepoId,
-      repository: repositories.fullName,
-      language: repositories.language,
+      repository: sql<string>`(select full_name from repositories r where r.github_repo_id = ${bounties.githubRepoId})`,
+      language: sql<string | null>`(select language from repositories r where r.github_repo_id = ${bounties.githubRepoId})`,
       issueNumber: bounties.issueNumber,
       title: bounties.issueTitle,
       url: bounties.issueUrl,
@@ -281,21 +298,11 @@ export async function searchOpenBounties(
       contributors: sql<number>`(select count(*) from bounty_claims c where c.github_repo_id = ${bounties.githubRepoId} and c.issue_number = ${bounties.issueNumber})`,
     })
     .from(bounties);
-  // CROSS JOIN keeps bounties as SQLite's outer loop: it walks the order's index (status, [currency,] key) and stops
-  // after a page; left to itself it may start from the repositories and sort every open bounty. With a repository
-  // filter the repository comes first (its unique name index), then its own bounties by primary key.
-  const joined = search.repo ? select.innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId)) : select.crossJoin(repositories);
-  const rows = await joined
+  const joined = select;
+  return joined
     .where(and(...conditions))
     .orderBy(by(order.key), by(bounties.githubRepoId), by(bounties.issueNumber))
     .limit(search.limit + 1);
-  const page = rows.slice(0, search.limit).map((r) => ({ ...r, labels: parseLabels(r.labels), contributors: Number(r.contributors) }));
-  const last = page.at(-1);
-  const nextCursor =
-    rows.length > search.limit && last
-      ? encodeCursor({ sort: search.sort, key: order.keyOf(last), repoId: last.repoId, issueNumber: last.issueNumber })
-      : null;
-  return { bounties: page, nextCursor };
 }
 
 function parseLabels(text: string | null): string[] {

@@ -71,7 +71,8 @@ export interface ContributorStanding {
  */
 export async function contributorStandings(deps: { database: { db: Database } }, period: LeaderboardPeriod = "all", now = new Date()): Promise<ContributorStanding[]> {
   const db = deps.database.db;
-  if (period === "all") {
+  if (period === "30d") return periodMemo(db, "contributors", () => contributorsInPeriod(db, now));
+  {
     const rows = await db
       .select({ id: users.id, username: users.username, avatarUrl: users.avatarUrl, xdc: contributorTotals.xdc, roxn: contributorTotals.roxn, usdc: contributorTotals.usdc, count: contributorTotals.paidCount })
       .from(contributorTotals)
@@ -82,11 +83,32 @@ export async function contributorStandings(deps: { database: { db: Database } },
       .limit(LEADERBOARD_SIZE);
     return rows.map((r) => ({ id: r.id, username: r.username, avatarUrl: r.avatarUrl, earned: { XDC: r.xdc, ROXN: r.roxn, USDC: r.usdc }, count: r.count }));
   }
+}
+
+/**
+ * The 30-day boards add up the period's payouts (tens of thousands of rows at 100x: hundreds of ms), so each
+ * process computes one at most once a minute and serves that copy meanwhile (docs/performance.md). A payout
+ * shows on them within the minute; the all-time boards follow at once.
+ */
+const PERIOD_MEMO_MS = 60_000;
+const periodMemos = new WeakMap<Database, Map<string, { at: number; value: Promise<unknown> }>>();
+function periodMemo<T>(db: Database, key: string, compute: () => Promise<T>): Promise<T> {
+  let memos = periodMemos.get(db);
+  if (!memos) periodMemos.set(db, (memos = new Map()));
+  const found = memos.get(key);
+  if (found && Date.now() - found.at < PERIOD_MEMO_MS) return found.value as Promise<T>;
+  const value = compute();
+  memos.set(key, { at: Date.now(), value });
+  value.catch(() => memos.delete(key));
+  return value;
+}
+
+async function contributorsInPeriod(db: Database, now: Date): Promise<ContributorStanding[]> {
   const rows = await db
     .select({ recipient: bounties.recipient, currency: bounties.currency, amount: bounties.amount })
     .from(bounties)
-    .innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId))
-    .where(and(eq(bounties.status, "paid"), gte(bounties.closedAt, new Date(now.getTime() - PERIOD_MS)), listed));
+    .crossJoin(repositories)
+    .where(and(eq(repositories.githubRepoId, bounties.githubRepoId), eq(bounties.status, "paid"), gte(bounties.closedAt, new Date(now.getTime() - PERIOD_MS)), listed));
   const byRecipient = new Map<string, { earned: Earned; count: number }>();
   for (const row of rows) {
     if (!row.recipient) continue;
@@ -146,7 +168,8 @@ export interface ProjectStanding {
 export async function projectStandings(deps: { database: { db: Database } }, period: LeaderboardPeriod = "all", now = new Date()): Promise<ProjectStanding[]> {
   const db = deps.database.db;
   let standings: Omit<ProjectStanding, "openFunds">[];
-  if (period === "all") {
+  if (period === "30d") standings = await periodMemo(db, "projects", () => projectsInPeriod(db, now));
+  else {
     const rows = await db
       .select({
         id: repositories.githubRepoId, name: repositories.fullName, owner: repositories.owner,
@@ -154,17 +177,32 @@ export async function projectStandings(deps: { database: { db: Database } }, per
         xdc: repositoryReliability.paidXdc, roxn: repositoryReliability.paidRoxn, usdc: repositoryReliability.paidUsdc,
       })
       .from(repositoryReliability)
-      .innerJoin(repositories, eq(repositories.githubRepoId, repositoryReliability.githubRepoId))
-      .where(and(listed, sql`${repositoryReliability.openCount} + ${repositoryReliability.paidCount} > 0`))
+      // CROSS JOIN: the records' board index is walked in order and stops at 50 (docs/performance.md).
+      .crossJoin(repositories)
+      .where(and(eq(repositories.githubRepoId, repositoryReliability.githubRepoId), listed, sql`${repositoryReliability.openCount} + ${repositoryReliability.paidCount} > 0`))
       .orderBy(desc(repositoryReliability.openCount), desc(repositoryReliability.paidCount), asc(repositories.githubRepoId))
       .limit(LEADERBOARD_SIZE);
     standings = rows.map((r) => ({ id: r.id, name: r.name, owner: r.owner, open: r.open, paid: r.paid, paidAmounts: { XDC: r.xdc, ROXN: r.roxn, USDC: r.usdc } }));
-  } else {
+  }
+  const ids = standings.map((s) => s.id);
+  const pools = ids.length ? await db.select().from(repositoryPools).where(inArray(repositoryPools.githubRepoId, ids)) : [];
+  const funds = new Map<number, Earned>();
+  for (const p of pools) {
+    const entry = funds.get(p.githubRepoId) ?? { XDC: 0n, ROXN: 0n, USDC: 0n };
+    entry[p.currency] += p.allocated;
+    funds.set(p.githubRepoId, entry);
+  }
+  return standings.map((s) => ({ ...s, openFunds: funds.get(s.id) ?? { XDC: 0n, ROXN: 0n, USDC: 0n } }));
+}
+
+async function projectsInPeriod(db: Database, now: Date): Promise<Omit<ProjectStanding, "openFunds">[]> {
+  {
     const rows = await db
       .select({ id: bounties.githubRepoId, currency: bounties.currency, amount: bounties.amount })
       .from(bounties)
-      .innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId))
-      .where(and(eq(bounties.status, "paid"), gte(bounties.closedAt, new Date(now.getTime() - PERIOD_MS)), listed));
+      // CROSS JOIN: the period's payouts by bounties_closed_idx, not every payout by repository.
+      .crossJoin(repositories)
+      .where(and(eq(repositories.githubRepoId, bounties.githubRepoId), eq(bounties.status, "paid"), gte(bounties.closedAt, new Date(now.getTime() - PERIOD_MS)), listed));
     const byRepo = new Map<number, { paid: number; paidAmounts: Earned }>();
     for (const r of rows) {
       const entry = byRepo.get(r.id) ?? { paid: 0, paidAmounts: { XDC: 0n, ROXN: 0n, USDC: 0n } };
@@ -182,17 +220,8 @@ export async function projectStandings(deps: { database: { db: Database } }, per
           .where(inArray(repositories.githubRepoId, ids))
       : [];
     const byId = new Map(info.map((r) => [r.id, r]));
-    standings = top.map(([id, e]) => ({ id, name: byId.get(id)!.name, owner: byId.get(id)!.owner, open: byId.get(id)!.open ?? 0, ...e }));
+    return top.map(([id, e]) => ({ id, name: byId.get(id)!.name, owner: byId.get(id)!.owner, open: byId.get(id)!.open ?? 0, ...e }));
   }
-  const ids = standings.map((s) => s.id);
-  const pools = ids.length ? await db.select().from(repositoryPools).where(inArray(repositoryPools.githubRepoId, ids)) : [];
-  const funds = new Map<number, Earned>();
-  for (const p of pools) {
-    const entry = funds.get(p.githubRepoId) ?? { XDC: 0n, ROXN: 0n, USDC: 0n };
-    entry[p.currency] += p.allocated;
-    funds.set(p.githubRepoId, entry);
-  }
-  return standings.map((s) => ({ ...s, openFunds: funds.get(s.id) ?? { XDC: 0n, ROXN: 0n, USDC: 0n } }));
 }
 
 /** The original product's projects board (its shape), with what was paid and what is open per currency. */
