@@ -66,6 +66,8 @@ describe("GET /api/explore", () => {
     expect(keys(anonymous.body)).toEqual(["2#21", "2#20", "1#12", "1#11", "1#10"]);
     expect(anonymous.body.bounties[3]).toMatchObject({ repository: "acme/rocket", language: "TypeScript", currency: "XDC", amount: "50", contributors: 1 });
     expect(anonymous.body.bounties[4].labels).toEqual(["bug", "good first issue"]);
+    // Each bounty with its own repository and its own contributors (a subquery not tied to its row would not).
+    expect(anonymous.body.bounties[0]).toMatchObject({ repository: "acme/engine", language: "Rust", contributors: 0 });
     expect(anonymous.body.nextCursor).toBeNull();
     expect((await explore("", visitor)).body).toEqual(anonymous.body);
   });

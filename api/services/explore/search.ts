@@ -253,11 +253,11 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
     eq(bounties.status, "open"),
     // A correlated probe by primary key, not a join: SQLite would build a Bloom filter over every repository for a
     // join (a scan of 100,000 rows per query), and might start from the repositories and sort every open bounty.
-    sql`exists (select 1 from repositories r where r.github_repo_id = ${bounties.githubRepoId} and ${sql.join(repositoryTerms, sql` and `)})`,
+    sql`exists (select 1 from repositories r where r.github_repo_id = "bounties"."github_repo_id" and ${sql.join(repositoryTerms, sql` and `)})`,
     sql`${bounties.amount} <> '0'`,
     // Not on offer: awaiting its pool manager's decision (this allocation), or held for a GitHub user who earned it.
-    sql`not exists (select 1 from awaiting_decisions a where a.github_repo_id = ${bounties.githubRepoId} and a.issue_number = ${bounties.issueNumber} and a.allocated_tx = ${bounties.allocatedTx})`,
-    sql`not exists (select 1 from held_payouts h where h.github_repo_id = ${bounties.githubRepoId} and h.issue_number = ${bounties.issueNumber} and h.released_at is null)`,
+    sql`not exists (select 1 from awaiting_decisions a where a.github_repo_id = "bounties"."github_repo_id" and a.issue_number = "bounties"."issue_number" and a.allocated_tx = "bounties"."allocated_tx")`,
+    sql`not exists (select 1 from held_payouts h where h.github_repo_id = "bounties"."github_repo_id" and h.issue_number = "bounties"."issue_number" and h.released_at is null)`,
   ];
   if (search.currency) conditions.push(eq(bounties.currency, search.currency));
   // Unary + keeps SQLite from reading an amount range by index and sorting it: a range matches a large share of a
@@ -265,11 +265,11 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
   const amountTerm = search.sort === "largest" ? sql`${bounties.amountKey}` : sql`+${bounties.amountKey}`;
   if (search.min !== undefined) conditions.push(sql`${amountTerm} >= ${amountKeyOf(search.min)}`);
   if (search.max !== undefined) conditions.push(sql`${amountTerm} <= ${amountKeyOf(search.max)}`);
-  if (search.label) conditions.push(sql`exists (select 1 from json_each(${bounties.labels}) where value = ${search.label})`);
+  if (search.label) conditions.push(sql`exists (select 1 from json_each("bounties"."labels") where value = ${search.label})`);
   // With a repository filter its own bounties are few: read them by (status, repository) (bounties_status_idx).
   if (search.repo) conditions.push(sql`${bounties.githubRepoId} = (select github_repo_id from repositories where full_name_key = ${search.repo})`);
   if (search.unclaimed) {
-    conditions.push(sql`not exists (select 1 from bounty_claims c where c.github_repo_id = ${bounties.githubRepoId} and c.issue_number = ${bounties.issueNumber})`);
+    conditions.push(sql`not exists (select 1 from bounty_claims c where c.github_repo_id = "bounties"."github_repo_id" and c.issue_number = "bounties"."issue_number")`);
   }
   for (const word of search.q ? titleWords(search.q) : []) conditions.push(sql`${bounties.issueTitle} like ${word} escape '\\'`);
   if (options.allocatedAfter) conditions.push(gt(bounties.allocatedAt, options.allocatedAfter));
@@ -286,8 +286,8 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
   const select = db
     .select({
       repoId: bounties.githubRepoId,
-      repository: sql<string>`(select full_name from repositories r where r.github_repo_id = ${bounties.githubRepoId})`,
-      language: sql<string | null>`(select language from repositories r where r.github_repo_id = ${bounties.githubRepoId})`,
+      repository: sql<string>`(select full_name from repositories r where r.github_repo_id = "bounties"."github_repo_id")`,
+      language: sql<string | null>`(select language from repositories r where r.github_repo_id = "bounties"."github_repo_id")`,
       issueNumber: bounties.issueNumber,
       title: bounties.issueTitle,
       url: bounties.issueUrl,
@@ -295,7 +295,7 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
       currency: bounties.currency,
       amount: bounties.amount,
       allocatedAt: bounties.allocatedAt,
-      contributors: sql<number>`(select count(*) from bounty_claims c where c.github_repo_id = ${bounties.githubRepoId} and c.issue_number = ${bounties.issueNumber})`,
+      contributors: sql<number>`(select count(*) from bounty_claims c where c.github_repo_id = "bounties"."github_repo_id" and c.issue_number = "bounties"."issue_number")`,
     })
     .from(bounties);
   const joined = select;
