@@ -17,8 +17,8 @@ for (const query of ["", "sort=oldest", "currency=XDC", "currency=XDC&min=10&max
 }
 for (const [label, statement] of [
   ["contributors, all time", sql`select * from contributor_totals ct join wallets w on w.address = ct.recipient join users u on u.id = w.user_id where ct.paid_count > 0 order by ct.xdc_key desc, ct.roxn_key desc, ct.usdc_key desc, u.id limit 50`],
-  ["projects, all time", sql`select * from repository_reliability r join repositories p on p.github_repo_id = r.github_repo_id where p.is_private = 0 and p.is_active = 1 and r.open_count + r.paid_count > 0 order by r.open_count desc, r.paid_count desc, p.github_repo_id limit 50`],
-  ["30-day payouts", sql`select recipient, currency, amount from bounties b join repositories p on p.github_repo_id = b.github_repo_id where b.status = 'paid' and b.closed_at >= 0 and p.is_private = 0 and p.is_active = 1`],
+  ["projects, all time", sql`select * from repository_reliability r cross join repositories p where p.github_repo_id = r.github_repo_id and p.is_private = 0 and p.is_active = 1 and r.open_count + r.paid_count > 0 order by r.open_count desc, r.paid_count desc, p.github_repo_id limit 50`],
+  ["30-day payouts", sql`select recipient, currency, amount from bounties b cross join repositories p where p.github_repo_id = b.github_repo_id and b.status = 'paid' and b.closed_at >= 1790000000000 and p.is_private = 0 and p.is_active = 1`],
   ["profile: earned", sql`select * from bounties b join repositories p on p.github_repo_id = b.github_repo_id where b.recipient = '0x1' and b.status = 'paid' and p.is_private = 0 order by b.closed_at desc limit 50`],
 ] as const) {
   const plan = await database.db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${statement}`);
