@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { signIn } from "./support.ts";
 
 /**
  * /explore (issue 30): a visitor filters by currency and amount with the page's own form, lands on a shareable
@@ -32,4 +33,24 @@ test("a visitor filters open bounties by currency and amount and shares the addr
   // A filter that makes no sense is explained, not an error page.
   await shared.goto("/explore?currency=XDC&min=lots");
   await expect(shared.getByRole("alert")).toContainText("min: a number of XDC");
+});
+
+test("a contributor chooses to show their wallet address on their public profile, and hides it again", async ({ page }) => {
+  await signIn(page, "bob", "/profile");
+  const settings = page.locator("[data-public-profile-settings]");
+  const box = settings.getByRole("checkbox", { name: "Show my wallet address on my public profile" });
+  await expect(box).toBeEnabled();
+  await expect(box).not.toBeChecked();
+  await box.check();
+  await expect(page.locator("li[data-toast-type]").filter({ hasText: "shows on your public profile" })).toBeVisible();
+  await settings.getByRole("link", { name: /public profile/ }).click();
+  await expect(page).toHaveURL(/\/@bob$/);
+  await expect(page.locator("[data-wallet]")).toHaveText(/^xdc[0-9a-fA-F]{40}$/);
+  await page.goto("/profile");
+  await box.uncheck();
+  await expect(page.locator("li[data-toast-type]").filter({ hasText: "hidden from your public profile" })).toBeVisible();
+  // The server drops its copy at once; a browser may keep the page it saw for its 60 s (a public page), so look at
+  // another address of it.
+  await page.goto("/@bob?after=hiding");
+  await expect(page.locator("[data-wallet]")).toHaveCount(0);
 });
