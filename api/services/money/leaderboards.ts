@@ -72,17 +72,15 @@ export interface ContributorStanding {
 export async function contributorStandings(deps: { database: { db: Database } }, period: LeaderboardPeriod = "all", now = new Date()): Promise<ContributorStanding[]> {
   const db = deps.database.db;
   if (period === "30d") return periodMemo(db, "contributors", () => contributorsInPeriod(db, now));
-  {
-    const rows = await db
-      .select({ id: users.id, username: users.username, avatarUrl: users.avatarUrl, xdc: contributorTotals.xdc, roxn: contributorTotals.roxn, usdc: contributorTotals.usdc, count: contributorTotals.paidCount })
-      .from(contributorTotals)
-      .innerJoin(wallets, eq(wallets.address, contributorTotals.recipient))
-      .innerJoin(users, eq(users.id, wallets.userId))
-      .where(gt(contributorTotals.paidCount, 0))
-      .orderBy(desc(contributorTotals.xdcKey), desc(contributorTotals.roxnKey), desc(contributorTotals.usdcKey), asc(users.id))
-      .limit(LEADERBOARD_SIZE);
-    return rows.map((r) => ({ id: r.id, username: r.username, avatarUrl: r.avatarUrl, earned: { XDC: r.xdc, ROXN: r.roxn, USDC: r.usdc }, count: r.count }));
-  }
+  const rows = await db
+    .select({ id: users.id, username: users.username, avatarUrl: users.avatarUrl, xdc: contributorTotals.xdc, roxn: contributorTotals.roxn, usdc: contributorTotals.usdc, count: contributorTotals.paidCount })
+    .from(contributorTotals)
+    .innerJoin(wallets, eq(wallets.address, contributorTotals.recipient))
+    .innerJoin(users, eq(users.id, wallets.userId))
+    .where(gt(contributorTotals.paidCount, 0))
+    .orderBy(desc(contributorTotals.xdcKey), desc(contributorTotals.roxnKey), desc(contributorTotals.usdcKey), asc(users.id))
+    .limit(LEADERBOARD_SIZE);
+  return rows.map((r) => ({ id: r.id, username: r.username, avatarUrl: r.avatarUrl, earned: { XDC: r.xdc, ROXN: r.roxn, USDC: r.usdc }, count: r.count }));
 }
 
 /**
@@ -196,32 +194,30 @@ export async function projectStandings(deps: { database: { db: Database } }, per
 }
 
 async function projectsInPeriod(db: Database, now: Date): Promise<Omit<ProjectStanding, "openFunds">[]> {
-  {
-    const rows = await db
-      .select({ id: bounties.githubRepoId, currency: bounties.currency, amount: bounties.amount })
-      .from(bounties)
-      // CROSS JOIN: the period's payouts by bounties_closed_idx, not every payout by repository.
-      .crossJoin(repositories)
-      .where(and(eq(repositories.githubRepoId, bounties.githubRepoId), eq(bounties.status, "paid"), gte(bounties.closedAt, new Date(now.getTime() - PERIOD_MS)), listed));
-    const byRepo = new Map<number, { paid: number; paidAmounts: Earned }>();
-    for (const r of rows) {
-      const entry = byRepo.get(r.id) ?? { paid: 0, paidAmounts: { XDC: 0n, ROXN: 0n, USDC: 0n } };
-      entry.paid += 1;
-      entry.paidAmounts[r.currency] += r.amount;
-      byRepo.set(r.id, entry);
-    }
-    const top = [...byRepo].sort(([ia, a], [ib, b]) => b.paid - a.paid || order(a.paidAmounts, b.paidAmounts) || ia - ib).slice(0, LEADERBOARD_SIZE);
-    const ids = top.map(([id]) => id);
-    const info = ids.length
-      ? await db
-          .select({ id: repositories.githubRepoId, name: repositories.fullName, owner: repositories.owner, open: repositoryReliability.openCount })
-          .from(repositories)
-          .leftJoin(repositoryReliability, eq(repositoryReliability.githubRepoId, repositories.githubRepoId))
-          .where(inArray(repositories.githubRepoId, ids))
-      : [];
-    const byId = new Map(info.map((r) => [r.id, r]));
-    return top.map(([id, e]) => ({ id, name: byId.get(id)!.name, owner: byId.get(id)!.owner, open: byId.get(id)!.open ?? 0, ...e }));
+  const rows = await db
+    .select({ id: bounties.githubRepoId, currency: bounties.currency, amount: bounties.amount })
+    .from(bounties)
+    // CROSS JOIN: the period's payouts by bounties_closed_idx, not every payout by repository.
+    .crossJoin(repositories)
+    .where(and(eq(repositories.githubRepoId, bounties.githubRepoId), eq(bounties.status, "paid"), gte(bounties.closedAt, new Date(now.getTime() - PERIOD_MS)), listed));
+  const byRepo = new Map<number, { paid: number; paidAmounts: Earned }>();
+  for (const r of rows) {
+    const entry = byRepo.get(r.id) ?? { paid: 0, paidAmounts: { XDC: 0n, ROXN: 0n, USDC: 0n } };
+    entry.paid += 1;
+    entry.paidAmounts[r.currency] += r.amount;
+    byRepo.set(r.id, entry);
   }
+  const top = [...byRepo].sort(([ia, a], [ib, b]) => b.paid - a.paid || order(a.paidAmounts, b.paidAmounts) || ia - ib).slice(0, LEADERBOARD_SIZE);
+  const ids = top.map(([id]) => id);
+  const info = ids.length
+    ? await db
+        .select({ id: repositories.githubRepoId, name: repositories.fullName, owner: repositories.owner, open: repositoryReliability.openCount })
+        .from(repositories)
+        .leftJoin(repositoryReliability, eq(repositoryReliability.githubRepoId, repositories.githubRepoId))
+        .where(inArray(repositories.githubRepoId, ids))
+    : [];
+  const byId = new Map(info.map((r) => [r.id, r]));
+  return top.map(([id, e]) => ({ id, name: byId.get(id)!.name, owner: byId.get(id)!.owner, open: byId.get(id)!.open ?? 0, ...e }));
 }
 
 /** The original product's projects board (its shape), with what was paid and what is open per currency. */
