@@ -29,6 +29,8 @@ import { allowedOriginsCors, PUBLIC_READ_PATHS, publicReadCors } from "./middlew
 import { apiDocument } from "./openapi/document.ts";
 import { userActivityRoutes } from "./routes/user/activity.ts";
 import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
+import { exploreRoutes } from "./routes/explore/index.ts";
+import { contributorRoutes, profileVisibilityRoutes } from "./routes/contributors/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
 import { boostRoutes } from "./routes/funding/boosts.ts";
@@ -70,7 +72,10 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/github", githubRoutes(ctx));
   app.route("/api/public", publicRoutes(ctx));
   app.route("/api/repos", reposRoutes(ctx));
-  app.route("/api/badges", badgeRoutes(ctx));
+  const badges = badgeRoutes(ctx);
+  app.route("/api/badges", badges);
+  // The reliability badge at the short address a README links (issue 30); same answer as /api/badges/…/reliability.svg.
+  app.get("/badge/:owner/:repo/:file", (c) => badges.reliabilityBadge(c, c.req.param()));
   app.route("/api/token", tokenRoutes(ctx));
   app.route("/api/blockchain", blockchainRoutes(ctx));
   app.route("/api/ai-scoping", aiScopingRoutes(ctx));
@@ -81,6 +86,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/intents", intentRoutes(ctx));
   app.route("/api/funding", boostRoutes(ctx));
   app.route("/api/community-bounties", communityRoutes(ctx));
+  app.route("/api/explore", exploreRoutes(ctx));
+  app.route("/api/contributors", contributorRoutes(ctx));
+  app.route("/api/user", profileVisibilityRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

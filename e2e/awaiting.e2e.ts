@@ -107,6 +107,19 @@ test("closed as completed without a pull request: awaiting decision, then releas
   });
   expect(again.status()).toBe(409);
 
+  // The sponsor's record and the boards show the payout (issue 30): the reliability badge counts it, the
+  // contributors board lists carol, and her profile lists the bounty with its transaction.
+  await expect
+    .poll(async () => (await (await page.request.get(`/badge/${LIBRARY.fullName}/reliability.json`)).json()).message, { timeout: 20_000 })
+    .toMatch(/^\d+ paid/);
+  expect((await page.request.get(`/badge/${LIBRARY.fullName}/reliability.svg`)).headers()["content-type"]).toContain("image/svg+xml");
+  await page.goto("/leaderboard");
+  const carolRow = page.locator('[data-board="contributors"] [data-contributor="carol"]');
+  await expect(carolRow).toBeVisible();
+  await carolRow.getByRole("link", { name: "@carol" }).click();
+  await expect(page).toHaveURL(/\/@carol$/);
+  await expect(page.locator("[data-earned]")).toContainText(`#${issue.number}`);
+
   // carol sees the reward in her wallet's Transactions tab: repository, issue title, transaction.
   await signOut(page);
   await signIn(page, "carol", "/wallet");

@@ -24,6 +24,11 @@ export const SIGNED_OUT_PAGES = [
   "/decentralized-chat",
   "/provider-hub",
   "/vscode/wallet",
+  "/explore",
+  "/explore?currency=XDC&min=20",
+  "/leaderboard",
+  "/leaderboard?tab=projects&period=30d",
+  "/@bob",
   NOT_FOUND,
 ];
 
@@ -44,5 +49,8 @@ export const SIGNED_IN_PAGES = [
   "/provider-hub",
   "/faq",
   "/auth",
+  "/explore",
+  "/leaderboard",
+  "/@bob",
   NOT_FOUND,
 ];

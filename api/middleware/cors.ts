@@ -19,6 +19,8 @@ export const PUBLIC_READ_PATHS = [
   "/api/blockchain/pool-info/*",
   "/api/openapi.json",
   "/api/leaderboard/*",
+  "/api/explore",
+  "/api/contributors/*",
 ] as const;
 
 const EXPOSED = "ETag, X-Request-Id, X-Data-Stale, Retry-After";

@@ -19,3 +19,4 @@ export * from "./scoping.ts";
 export * from "./compute.ts";
 export * from "./money-intents.ts";
 export * from "./funders.ts";
+export * from "./reliability.ts";

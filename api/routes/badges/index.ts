@@ -5,13 +5,13 @@ import type { AppBindings, AppContext } from "../../context.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { notFound } from "../../errors.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
-import { listPublicRepositories } from "../../services/repositories/list-public.ts";
 import { ownerName, repoName } from "../params.ts";
 import { and, eq } from "drizzle-orm";
 import { advertisedBounties } from "../../services/repositories/public.ts";
 import { bountyStates } from "../../services/money/bounty-state.ts";
-import { bounties } from "../../../db/schema/index.ts";
+import { bounties, repositoryPools } from "../../../db/schema/index.ts";
 import { fundersOfIssues } from "../../services/funding/funders-read.ts";
+import { describeWithin, reliabilityOf, type Reliability } from "../../services/reliability/read.ts";
 
 interface Badge {
   label: string;
@@ -43,21 +43,24 @@ export function badgeRoutes(ctx: AppContext) {
   const notRegistered: Badge = { label: "issuepool", message: "not registered", color: "lightgrey" };
   const parseFile = (file: string) => /^(.+)\.(svg|json)$/.exec(file);
 
-  return new Hono<AppBindings>()
+  const routes = new Hono<AppBindings>()
     .get("/:owner/:file", async (c) => {
       const match = parseFile(c.req.param("file"));
       const owner = c.req.param("owner");
       if (!match || !ownerName.safeParse(owner).success || !repoName.safeParse(match[1]).success) throw notFound();
       const repository = await repositoryByFullName(ctx, `${owner}/${match[1]}`);
       if (!repository || repository.isPrivate) return send(c, notRegistered, match[2]!, "repositories");
-      const listed = (await listPublicRepositories(ctx.database.db)).find((r) => r.id === repository.githubRepoId);
+      const [xdcPool] = await ctx.database.db
+        .select({ balance: repositoryPools.balance })
+        .from(repositoryPools)
+        .where(and(eq(repositoryPools.githubRepoId, repository.githubRepoId), eq(repositoryPools.currency, "XDC")));
       // Advertised bounties only: one awaiting the pool manager's decision or held for someone is not open to work on.
       const rows = await ctx.database.db
         .select()
         .from(bounties)
         .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.status, "open")));
       const open = (await advertisedBounties(ctx, rows)).advertised.length;
-      const pool = listed?.pools.XDC ?? 0n;
+      const pool = xdcPool?.balance ?? 0n;
       const message = `${formatAmount(pool, "XDC", 2)} XDC pool · ${open} open ${open === 1 ? "bounty" : "bounties"}`;
       return send(c, { label: "issuepool", message, color: open > 0 ? "2f7ce0" : "informational" }, match[2]!, `repo:${repository.githubRepoId}`);
     })
@@ -87,7 +90,35 @@ export function badgeRoutes(ctx: AppContext) {
                 ? { label: "bounty", message: `${figure} · awaiting decision`, color: "yellow" }
                 : { label: "bounty", message: `${figure}${backers}`, color: "2f7ce0" };
       return send(c, badge, match[2]!, `repo:${repository.githubRepoId}`);
-    });
+    })
+    .get("/:owner/:repo/:file", (c) => reliabilityBadge(c, c.req.param()));
+
+  /** The sponsor's record (issue 30): how many payouts, how fast after the merge, how many automatic, decisions waiting. */
+  async function reliabilityBadge(c: Parameters<typeof send>[0], { owner, repo, file }: { owner: string; repo: string; file: string }) {
+    const match = /^reliability\.(svg|json)$/.exec(file);
+    if (!match || !ownerName.safeParse(owner).success || !repoName.safeParse(repo).success) throw notFound();
+    const repository = await repositoryByFullName(ctx, `${owner}/${repo}`);
+    if (!repository || repository.isPrivate) return send(c, notRegistered, match[1]!, "repositories");
+    const record = (await reliabilityOf(ctx, [repository.githubRepoId])).get(repository.githubRepoId)!;
+    return send(c, reliabilityBadgeOf(record), match[1]!, `repo:${repository.githubRepoId}`);
+  }
+  return Object.assign(routes, { reliabilityBadge });
+}
+
+/** The reliability badge's words and colour. */
+export function reliabilityBadgeOf(record: Reliability): Badge {
+  const parts: string[] = [];
+  if (record.paidCount === 0) parts.push("no payouts yet");
+  else {
+    parts.push(`${record.paidCount} paid`);
+    const median = describeWithin(record.medianPaidWithinMs);
+    if (median) parts.push(`median ${median} of merge`);
+    if (record.automaticShare !== null) parts.push(`${Math.round(record.automaticShare * 100)}% automatic`);
+  }
+  if (record.decisionsWaiting) parts.push(`${record.decisionsWaiting} ${record.decisionsWaiting === 1 ? "decision" : "decisions"} waiting`);
+  const slowDecision = record.oldestDecisionSince !== null && Date.now() - record.oldestDecisionSince.getTime() > 7 * 86_400_000;
+  const color = slowDecision ? "yellow" : record.paidCount > 0 ? "success" : "informational";
+  return { label: "pays", message: parts.join(" · "), color };
 }
 
 /** shields.io's endpoint format (the .json files). */
@@ -110,6 +141,12 @@ export const badgesApi = [
     method: "get", path: "/api/badges/{owner}/{repo}/issues/{file}", operationId: "getIssueBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
     summary: "An issue's bounty badge (`{number}.svg` or `{number}.json`)",
     request: { params: z.object({ owner: ownerName, repo: repoName, file: z.string().regex(/^\d{1,9}\.(svg|json)$/).meta({ example: "12.json" }) }) },
+    responses: badgeResponses,
+  }),
+  declareRoute({
+    method: "get", path: "/api/badges/{owner}/{repo}/{file}", operationId: "getReliabilityBadge", tags: ["public"], security: ANONYMOUS,
+    summary: "A sponsor's reliability badge (`reliability.svg` or `reliability.json`; also at /badge/{owner}/{repo}/reliability.svg): payouts, median time from merge to paid, share paid automatically, decisions waiting",
+    request: { params: z.object({ owner: ownerName, repo: repoName, file: z.string().regex(/^reliability\.(svg|json)$/).meta({ example: "reliability.svg" }) }) },
     responses: badgeResponses,
   }),
 ];

@@ -1,0 +1,28 @@
+/**
+ * The query plans of /explore's searches and the boards' reads (docs/performance.md, "Explore at 100x"):
+ * `bun scripts/bench/explore-plans.ts <libSQL file>` (a database seeded by scripts/bench/explore.ts with BENCH_DB).
+ */
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../db/client.ts";
+import { exploreQuery, parseExploreSearch } from "../../api/services/explore/search.ts";
+
+const file = process.argv[2];
+if (!file) throw new Error("usage: bun scripts/bench/explore-plans.ts <libSQL file>");
+const database = await openDatabase(`file:${file}`);
+for (const query of ["", "sort=oldest", "currency=XDC", "currency=XDC&min=10&max=200", "currency=XDC&sort=largest", "label=bug", "language=Rust", "repo=org-1/project-1", "unclaimed=1", "q=wallet"]) {
+  const built = exploreQuery(database.db, parseExploreSearch(new URLSearchParams(query))).toSQL();
+  const plan = await database.client.execute({ sql: `EXPLAIN QUERY PLAN ${built.sql}`, args: built.params as never });
+  console.log(`\n/explore?${query}`);
+  for (const row of plan.rows) console.log(`  ${row.detail}`);
+}
+for (const [label, statement] of [
+  ["contributors, all time", sql`select * from contributor_totals ct join wallets w on w.address = ct.recipient join users u on u.id = w.user_id where ct.paid_count > 0 order by ct.xdc_key desc, ct.roxn_key desc, ct.usdc_key desc, u.id limit 50`],
+  ["projects, all time", sql`select * from repository_reliability r cross join repositories p where p.github_repo_id = r.github_repo_id and p.is_private = 0 and p.is_active = 1 and r.open_count + r.paid_count > 0 order by r.open_count desc, r.paid_count desc, p.github_repo_id limit 50`],
+  ["30-day payouts", sql`select recipient, currency, amount from bounties b cross join repositories p where p.github_repo_id = b.github_repo_id and b.status = 'paid' and b.closed_at >= 1790000000000 and p.is_private = 0 and p.is_active = 1`],
+  ["profile: earned", sql`select * from bounties b join repositories p on p.github_repo_id = b.github_repo_id where b.recipient = '0x1' and b.status = 'paid' and p.is_private = 0 order by b.closed_at desc limit 50`],
+] as const) {
+  const plan = await database.db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${statement}`);
+  console.log(`\n${label}`);
+  for (const row of plan) console.log(`  ${row.detail}`);
+}
+database.close();
