@@ -30,6 +30,7 @@ import { apiDocument } from "./openapi/document.ts";
 import { userActivityRoutes } from "./routes/user/activity.ts";
 import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
+import { intentRoutes } from "./routes/intents/index.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -75,6 +76,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/nodes", nodesRoutes(ctx));
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
+  app.route("/api/intents", intentRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

@@ -30,6 +30,7 @@ import { nodeApi } from "../routes/node/index.ts";
 import { nodeAgentApi } from "../routes/node-agent/index.ts";
 import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
+import { intentsApi } from "../routes/intents/index.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -68,6 +69,7 @@ export const DECLARATIONS = [
   ...nodeAgentApi,
   ...docsApi,
   ...leaderboardApi,
+  ...intentsApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";
@@ -133,6 +135,7 @@ export function apiDocument() {
       { name: "ai-scoping", description: "Turning a document into scoped issues" },
       { name: "nodes", description: "The compute network: the owner's side and the node agent's side" },
       { name: "vscode", description: "The VS Code extension's sign-in" },
+      { name: "funding", description: "Boosts and community bounties: anyone funds an issue; confirmations of payments asked for in GitHub comments" },
     ],
   });
   return cached;
