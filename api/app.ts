@@ -31,6 +31,8 @@ import { userActivityRoutes } from "./routes/user/activity.ts";
 import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
+import { splitRoutes } from "./routes/splits/index.ts";
+import { tipRoutes } from "./routes/tips/index.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -77,6 +79,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
   app.route("/api/intents", intentRoutes(ctx));
+  app.route("/api/splits", splitRoutes(ctx));
+  app.route("/api/tips", tipRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

@@ -32,6 +32,8 @@ import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts"
 import { HEALTH_CHECK_TIMEOUT_MS, healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
+import { releaseDueSplits, releaseHeldShares } from "./services/splits/release.ts";
+import { releaseHeldTips } from "./services/tips/tips.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
 import { upgradeWalletKeyContexts } from "./services/wallets/custodial.ts";
 import { decodeBase64 } from "@oslojs/encoding";
@@ -134,6 +136,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) },
     afterPass: async () => {
       await releaseHeldPayouts(ctx);
+      await releaseHeldShares(ctx);
+      await releaseHeldTips(ctx);
       await notifyAwaitingDecisions(ctx);
     },
   });
@@ -203,6 +207,12 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) managerReview.start(3_600_000);
+  // Splits whose release window is over are paid (api/services/splits/release.ts; leased: one process at a time).
+  const splitRelease = new Periodic(
+    () => releaseDueSplits(ctx, { leaseMs: Math.max(30_000, env.SPLIT_RELEASE_INTERVAL_MS * 3) }),
+    (err) => ctx.log.warn("split release pass failed", { err: (err as Error).message }),
+  );
+  if (options.workers !== false) splitRelease.start(Math.min(env.SPLIT_RELEASE_INTERVAL_MS, env.SPLIT_RELEASE_WINDOW_MS));
   // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
   const catchUp = githubCatchUpFor(ctx);
   if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
@@ -238,6 +248,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.indexer.stop();
       await watcher?.stop();
       await managerReview.stop();
+      await splitRelease.stop();
       await catchUp.stop();
       ctx.mailer.close();
       ctx.database.close();

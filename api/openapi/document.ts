@@ -31,6 +31,8 @@ import { nodeAgentApi } from "../routes/node-agent/index.ts";
 import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { intentsApi } from "../routes/intents/index.ts";
+import { splitsApi } from "../routes/splits/index.ts";
+import { tipsApi } from "../routes/tips/index.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -70,6 +72,8 @@ export const DECLARATIONS = [
   ...docsApi,
   ...leaderboardApi,
   ...intentsApi,
+  ...splitsApi,
+  ...tipsApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";

@@ -18,3 +18,5 @@ export * from "./wallet-features.ts";
 export * from "./scoping.ts";
 export * from "./compute.ts";
 export * from "./money-intents.ts";
+export * from "./splits.ts";
+export * from "./tips.ts";

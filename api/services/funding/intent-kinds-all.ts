@@ -1,2 +1,2 @@
 /** Every kind of money intent, imported once so each registers itself (intent-kinds.ts). One line per kind. */
-export {};
+import "../tips/tip-intent.ts";
