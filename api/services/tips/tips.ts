@@ -17,6 +17,7 @@
 import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, type Address, type Hex } from "viem";
 import type { AppContext } from "../../context.ts";
+import type { Database } from "../../../db/client.ts";
 import { chainTransactions, tips, users, wallets, type ChainTransaction, type Currency, type Tip, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, notFound } from "../../errors.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
@@ -251,7 +252,7 @@ export async function myTips(ctx: Pick<AppContext, "database" | "chain">, user: 
 }
 
 /** Tips a GitHub user received and were confirmed on-chain, for their wallet history (wallets/transactions.ts). */
-export async function receivedTipTransfers(ctx: Pick<AppContext, "database">, githubId: number, limit: number) {
+export async function receivedTipTransfers(ctx: { database: { db: Database } }, githubId: number, limit: number) {
   return ctx.database.db
     .select({ tip: tips, tx: chainTransactions })
     .from(tips)
