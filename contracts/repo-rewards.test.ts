@@ -57,7 +57,7 @@ const [admin, operator, feeCollector, manager, outsider, contributor, otherManag
 
 let chain: Anvil;
 let dataDir: string;
-let contracts: { roxn: Address; usdc: Address; repoRewards: Address };
+let contracts: { roxn: Address; usdc: Address; repoRewards: Address; repoRewardsExtension: Address };
 let snapshot: Hex;
 let clients: ReturnType<typeof makeClients>;
 
@@ -218,7 +218,7 @@ describe("deployment", () => {
     for (let i = 0; i < good.length; i++) {
       const a = [...good] as [Address, Address, Address, Address, Address, Address];
       a[i] = zeroAddress;
-      const data = encodeDeployData({ abi: RepoRewardsAbi, bytecode: RepoRewardsBytecode, args: [a[0], 3600, a[1], a[2], a[3], a[4], a[5], 0n, caps] });
+      const data = encodeDeployData({ abi: RepoRewardsAbi, bytecode: RepoRewardsBytecode, args: [a[0], 3600, a[1], a[2], a[3], a[4], a[5], 0n, caps, 0n, [0n, 0n, 0n], contracts.repoRewardsExtension] });
       // The admin's check is OpenZeppelin's (AccessControlDefaultAdminRules).
       await expectRevert(publicClient.call({ data }), i === 0 ? "AccessControlInvalidDefaultAdmin" : "ZeroAddress");
     }

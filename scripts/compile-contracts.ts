@@ -16,7 +16,22 @@ import solc from "solc";
 const ROOT = resolve(import.meta.dir, "..");
 const SOURCE_DIR = "contracts/src";
 const ARTIFACT_DIR = "contracts/artifacts";
-const CONTRACTS = ["Roxn", "TestUsdc", "RepoRewards"] as const;
+const CONTRACTS = ["Roxn", "TestUsdc", "RepoRewardsExtension", "RepoRewards", "RepoRewardsV2"] as const;
+/**
+ * A contract whose fallback delegates to another's code (RepoRewards v3 is larger than EIP-170 allows in one
+ * piece): its artifact's ABI is its own plus the delegate's functions, events and errors, so callers see one
+ * contract at one address.
+ */
+const DELEGATES: Partial<Record<(typeof CONTRACTS)[number], (typeof CONTRACTS)[number]>> = { RepoRewards: "RepoRewardsExtension" };
+
+type AbiItem = { type: string; name?: string; inputs?: { type: string }[] };
+
+function mergedAbi(own: unknown[], delegate: unknown[]): unknown[] {
+  const key = (item: AbiItem) => `${item.type} ${item.name ?? ""}(${(item.inputs ?? []).map((i) => i.type).join(",")})`;
+  const seen = new Set((own as AbiItem[]).map(key));
+  const extra = (delegate as AbiItem[]).filter((item) => !["constructor", "fallback", "receive"].includes(item.type) && !seen.has(key(item)));
+  return [...own, ...extra];
+}
 
 const SETTINGS = {
   evmVersion: "paris",
@@ -75,10 +90,16 @@ export function compileContracts(): Record<string, string> {
   for (const warning of messages.filter((m) => m.severity === "warning")) console.warn(warning.formattedMessage);
 
   const files: Record<string, string> = {};
-  for (const name of CONTRACTS) {
+  const compiledOf = (name: string) => {
     const compiled = output.contracts[`${SOURCE_DIR}/${name}.sol`]?.[name];
     if (!compiled) throw new Error(`solc produced no output for ${name}`);
-    files[`${ARTIFACT_DIR}/${name}.ts`] = artifactSource(name, compiled.abi, compiled.evm.bytecode.object);
+    return compiled;
+  };
+  for (const name of CONTRACTS) {
+    const compiled = compiledOf(name);
+    const delegate = DELEGATES[name];
+    const abi = delegate ? mergedAbi(compiled.abi, compiledOf(delegate).abi) : compiled.abi;
+    files[`${ARTIFACT_DIR}/${name}.ts`] = artifactSource(name, abi, compiled.evm.bytecode.object);
   }
   files[`${ARTIFACT_DIR}/index.ts`] = indexSource();
   return files;

@@ -30,7 +30,16 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { anvil, xdc, xdcTestnet } from "viem/chains";
-import { RepoRewardsAbi, RepoRewardsBytecode, RoxnAbi, RoxnBytecode, TestUsdcAbi, TestUsdcBytecode } from "../contracts/artifacts/index.ts";
+import {
+  RepoRewardsAbi,
+  RepoRewardsBytecode,
+  RepoRewardsExtensionAbi,
+  RepoRewardsExtensionBytecode,
+  RoxnAbi,
+  RoxnBytecode,
+  TestUsdcAbi,
+  TestUsdcBytecode,
+} from "../contracts/artifacts/index.ts";
 import { anvilAccounts, anvilPrivateKey } from "./lib/anvil.ts";
 
 /** Chains with real USDC, where deploying the test token would be a mistake. */
@@ -53,6 +62,8 @@ export interface Deployments {
   roxn: DeployedContract;
   usdc: DeployedContract & { testToken: boolean };
   repoRewards: DeployedContract;
+  /** v3: the code RepoRewards delegates boosts, tips and its v3 views to. Absent: a v2 deployment (deployed anew beside). */
+  repoRewardsExtension?: DeployedContract;
   /** First block holding any of our contracts: where an indexer starts. */
   deployedBlock: number;
   deployedAt: string;
@@ -72,6 +83,14 @@ export interface DeployOptions {
   managerDelaySeconds?: number;
   /** Outflow caps per rolling day. Default: DEFAULT_CAPS. */
   caps?: OutflowCaps;
+  /**
+   * The minimum age of money before it is paid at once, and the wait of a payout above the new-recipient
+   * threshold to an address never paid before (issue 29, item 6). Default: 1 hour on XDC, 0 (off) on the local
+   * chain, where the platform's tests pay what they just allocated; PAYOUT_DELAY_SECONDS=3600 turns it on there.
+   */
+  payoutDelaySeconds?: number;
+  /** Per currency: payouts above it to a never-paid address wait payoutDelay. Default: DEFAULT_NEW_RECIPIENT_THRESHOLDS. */
+  newRecipientThresholds?: Record<"XDC" | "ROXN" | "USDC", bigint>;
   /** The real USDC; required on XDC. Unset: deploy TestUsdc. */
   usdcAddress?: Address;
   deploymentsFile: string;
@@ -82,6 +101,7 @@ export interface DeployResult {
   roxn: Address;
   usdc: Address;
   repoRewards: Address;
+  repoRewardsExtension: Address;
   deployedBlock: bigint;
   chainId: number;
   /** False when the deployments file was reused and nothing was sent. */
@@ -101,6 +121,16 @@ export const DEFAULT_CAPS: OutflowCaps = {
   ROXN: { perRepo: 100_000n * 10n ** 18n, total: 500_000n * 10n ** 18n },
   USDC: { perRepo: 10_000n * 10n ** 6n, total: 50_000n * 10n ** 6n },
 };
+
+/** Payouts above these to an address RepoRewards never paid wait the payout delay. */
+export const DEFAULT_NEW_RECIPIENT_THRESHOLDS: Record<"XDC" | "ROXN" | "USDC", bigint> = {
+  XDC: 100n * 10n ** 18n,
+  ROXN: 1_000n * 10n ** 18n,
+  USDC: 100n * 10n ** 6n,
+};
+
+/** RepoRewards' payout delay (seconds) on XDC unless configured. */
+export const DEFAULT_PAYOUT_DELAY_SECONDS = 3600;
 
 /** AccessControlDefaultAdminRules: how long handing the admin role to a new address waits. */
 export const ADMIN_TRANSFER_DELAY_SECONDS = 2 * 24 * 3600;
@@ -145,13 +175,16 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
     throw new Error("Refusing to make the deployer RepoRewards' admin on XDC: set ADMIN_ADDRESS to the multisig");
   }
   const caps = options.caps ?? DEFAULT_CAPS;
+  const payoutDelay = options.payoutDelaySeconds ?? (chain.id === 31337 ? 0 : DEFAULT_PAYOUT_DELAY_SECONDS);
+  const thresholds = options.newRecipientThresholds ?? DEFAULT_NEW_RECIPIENT_THRESHOLDS;
 
   // RepoRewards keeps its USDC address forever: a typo here would be permanent.
   if (usdcAddress && !(await hasCode(client, usdcAddress))) throw new Error(`No contract at USDC_ADDRESS ${usdcAddress} on ${chain.name}`);
 
   const existing = readDeployments(deploymentsFile);
-  // A file without a guardian describes the v1 escrow (no caps, no guardian): deploy v2 beside it.
-  if (existing?.chainId === chainId && existing.guardian && (await isLive(client, existing))) {
+  // A file without a guardian describes the v1 escrow, one without an extension v2: deploy v3 beside it
+  // (moving a v2 escrow's money over: scripts/migrate-v2.ts, docs/contracts.md).
+  if (existing?.chainId === chainId && existing.guardian && existing.repoRewardsExtension && (await isLive(client, existing))) {
     if (usdcAddress && existing.usdc.address.toLowerCase() !== usdcAddress.toLowerCase()) {
       throw new Error(
         `${deploymentsFile} uses USDC ${existing.usdc.address}, but ${usdcAddress} is configured; move the file away to deploy anew`,
@@ -162,6 +195,7 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
       roxn: existing.roxn.address,
       usdc: existing.usdc.address,
       repoRewards: existing.repoRewards.address,
+      repoRewardsExtension: existing.repoRewardsExtension.address,
       deployedBlock: BigInt(existing.deployedBlock),
       chainId,
       created: false,
@@ -184,6 +218,10 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
   const usdc = usdcAddress
     ? { address: getAddress(usdcAddress), block: null, testToken: false }
     : { ...(await deploy("TestUsdc", TestUsdcAbi, TestUsdcBytecode, [deployer.address])), testToken: true };
+  const repoRewardsExtension = await deploy("RepoRewardsExtension", RepoRewardsExtensionAbi, RepoRewardsExtensionBytecode, [
+    roxn.address,
+    usdc.address,
+  ]);
   const repoRewards = await deploy("RepoRewards", RepoRewardsAbi, RepoRewardsBytecode, [
     admin,
     ADMIN_TRANSFER_DELAY_SECONDS,
@@ -198,6 +236,9 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
       [caps.ROXN.perRepo, caps.ROXN.total],
       [caps.USDC.perRepo, caps.USDC.total],
     ],
+    BigInt(payoutDelay),
+    [thresholds.XDC, thresholds.ROXN, thresholds.USDC],
+    repoRewardsExtension.address,
   ]);
 
   const deployments: Deployments = {
@@ -210,6 +251,7 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
     roxn,
     usdc,
     repoRewards,
+    repoRewardsExtension,
     deployedBlock: roxn.block,
     deployedAt: new Date().toISOString(),
   };
@@ -223,10 +265,31 @@ export async function deployContracts(options: DeployOptions): Promise<DeployRes
     roxn: roxn.address,
     usdc: usdc.address,
     repoRewards: repoRewards.address,
+    repoRewardsExtension: repoRewardsExtension.address,
     deployedBlock: BigInt(roxn.block),
     chainId,
     created: true,
   };
+}
+
+/**
+ * The local chain's deployment as `npm start` (scripts/dev.ts) and the tests (testing/chain.ts) make it: anvil's
+ * accounts 0 deploys, 1 operates, 2 collects fees, 3 administers, 4 guards. One place, so both deploy the same.
+ */
+export function deployLocalContracts(
+  options: Pick<DeployOptions, "rpcUrl" | "chain" | "deploymentsFile" | "caps" | "payoutDelaySeconds" | "newRecipientThresholds" | "log">,
+): Promise<DeployResult> {
+  const [deployer, operator, feeCollector, admin, guardian] = anvilAccounts(5);
+  const fromEnv = process.env.PAYOUT_DELAY_SECONDS;
+  return deployContracts({
+    ...options,
+    payoutDelaySeconds: options.payoutDelaySeconds ?? (fromEnv ? Number(fromEnv) : undefined),
+    deployer: deployer!,
+    admin: admin!.address,
+    guardian: guardian!.address,
+    operator: operator!.address,
+    feeCollector: feeCollector!.address,
+  });
 }
 
 const CHAINS: Record<string, Chain> = { local: anvil, "xdc-apothem": xdcTestnet, "xdc-mainnet": xdc };
@@ -258,6 +321,7 @@ if (import.meta.main) {
       guardian: addressFrom("GUARDIAN_ADDRESS", env.GUARDIAN_ADDRESS, devAccounts[4]?.address),
       operator: addressFrom("OPERATOR_ADDRESS", env.OPERATOR_ADDRESS, devAccounts[1]?.address),
       managerDelaySeconds: env.MANAGER_DELAY_SECONDS ? Number(env.MANAGER_DELAY_SECONDS) : undefined,
+      payoutDelaySeconds: env.PAYOUT_DELAY_SECONDS ? Number(env.PAYOUT_DELAY_SECONDS) : undefined,
       feeCollector: addressFrom("FEE_COLLECTOR_ADDRESS", env.FEE_COLLECTOR_ADDRESS, devAccounts[2]?.address),
       usdcAddress: env.USDC_ADDRESS ? addressFrom("USDC_ADDRESS", env.USDC_ADDRESS, undefined) : undefined,
       deploymentsFile: env.DEPLOYMENTS_FILE || `data/deployments/${chainName}.json`,

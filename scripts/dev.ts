@@ -21,7 +21,7 @@ import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
 import { anvilAccounts, anvilPrivateKey, LOCAL_CHAIN_ID, startAnvil } from "./lib/anvil.ts";
 import { eq } from "drizzle-orm";
-import { deployContracts } from "./deploy-contracts.ts";
+import { deployLocalContracts } from "./deploy-contracts.ts";
 import { startGitHubEmulator, type GitHubEmulator } from "./github-emulator/index.ts";
 import { RoxnAbi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
 import { seedDemo, type SeedChain } from "./seed-demo.ts";
@@ -144,15 +144,9 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       );
     }
     const chain = localChain(anvil.chainId, anvil.rpcUrl, "Local development chain");
-    const [deployer, operator, feeCollector, admin, guardian] = anvilAccounts(5);
-    const deployment = await deployContracts({
+    const deployment = await deployLocalContracts({
       rpcUrl: anvil.rpcUrl,
       chain,
-      deployer: deployer!,
-      admin: admin!.address,
-      guardian: guardian!.address,
-      operator: operator!.address,
-      feeCollector: feeCollector!.address,
       deploymentsFile: join(dataDir, "chain", "deployments.json"),
       log: (m) => log.info(m),
     });
@@ -237,6 +231,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     stops.push(server.stop);
 
     if (options.seed !== false) {
+      const [deployer] = anvilAccounts(1);
       const funder = createWalletClient({ account: deployer!, chain, transport: http(anvil.rpcUrl) });
       const seedChain: SeedChain = {
         async fund(address: Address, amounts) {

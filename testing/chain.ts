@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createWalletClient, http, parseEther, parseUnits, type Address, type Hex } from "viem";
 import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil, type AnvilOptions } from "../scripts/lib/anvil.ts";
-import { deployContracts, type DeployResult, type OutflowCaps } from "../scripts/deploy-contracts.ts";
+import { deployLocalContracts, type DeployOptions, type DeployResult } from "../scripts/deploy-contracts.ts";
 import { RoxnAbi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
 import { makeTempDir } from "./context.ts";
 import { localChain } from "../api/chain/config.ts";
@@ -26,20 +26,19 @@ export interface TestChain {
   stop(): Promise<void>;
 }
 
-export async function startTestChain(options: Pick<AnvilOptions, "accounts"> & { caps?: OutflowCaps } = {}): Promise<TestChain> {
+export async function startTestChain(
+  options: Pick<AnvilOptions, "accounts"> & Pick<DeployOptions, "caps" | "payoutDelaySeconds" | "newRecipientThresholds"> = {},
+): Promise<TestChain> {
   const anvil = await startAnvil(options);
   const chain = localChain(anvil.chainId, anvil.rpcUrl, "anvil");
-  const [deployer, operator, feeCollector, admin, guardian] = anvilAccounts(5);
+  const [deployer, , feeCollector] = anvilAccounts(5);
   const dir = await makeTempDir("issuepool-chain-");
-  const deployment = await deployContracts({
+  const deployment = await deployLocalContracts({
     rpcUrl: anvil.rpcUrl,
     chain,
-    deployer: deployer!,
-    admin: admin!.address,
-    guardian: guardian!.address,
-    operator: operator!.address,
-    feeCollector: feeCollector!.address,
     caps: options.caps,
+    payoutDelaySeconds: options.payoutDelaySeconds,
+    newRecipientThresholds: options.newRecipientThresholds,
     deploymentsFile: join(dir, "deployments.json"),
   });
   const wallet = createWalletClient({ account: deployer!, chain, transport: http(anvil.rpcUrl) });

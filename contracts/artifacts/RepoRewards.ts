@@ -46,6 +46,21 @@ export const RepoRewardsAbi = [
         "internalType": "uint256[2][3]",
         "name": "initialCaps",
         "type": "uint256[2][3]"
+      },
+      {
+        "internalType": "uint64",
+        "name": "initialPayoutDelay",
+        "type": "uint64"
+      },
+      {
+        "internalType": "uint256[3]",
+        "name": "initialNewRecipientThresholds",
+        "type": "uint256[3]"
+      },
+      {
+        "internalType": "contract RepoRewardsExtension",
+        "name": "initialExtension",
+        "type": "address"
       }
     ],
     "stateMutability": "nonpayable",
@@ -102,7 +117,7 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -133,7 +148,28 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "enum RepoRewards.BountyStatus",
+        "internalType": "uint256",
+        "name": "boosted",
+        "type": "uint256"
+      }
+    ],
+    "name": "BoostsOutstanding",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum RepoRewardsBase.BountyStatus",
         "name": "status",
         "type": "uint8"
       }
@@ -154,7 +190,7 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "enum RepoRewards.BountyStatus",
+        "internalType": "enum RepoRewardsBase.BountyStatus",
         "name": "status",
         "type": "uint8"
       }
@@ -165,7 +201,7 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -191,6 +227,22 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "bountyCurrency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "given",
+        "type": "uint8"
+      }
+    ],
+    "name": "CurrencyMismatch",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "delay",
         "type": "uint256"
@@ -205,6 +257,17 @@ export const RepoRewardsAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
+      }
+    ],
+    "name": "DuplicateRecipient",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "EnforcedPause",
     "type": "error"
@@ -212,6 +275,22 @@ export const RepoRewardsAbi = [
   {
     "inputs": [],
     "name": "ExpectedPause",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "current",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "requested",
+        "type": "uint256"
+      }
+    ],
+    "name": "ExpiryInvalid",
     "type": "error"
   },
   {
@@ -231,6 +310,11 @@ export const RepoRewardsAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "ImportClosed",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -238,7 +322,7 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -259,7 +343,7 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       }
@@ -276,6 +360,27 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "InvalidRecipient",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "funder",
+        "type": "address"
+      }
+    ],
+    "name": "NoShare",
     "type": "error"
   },
   {
@@ -329,12 +434,49 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "funder",
+        "type": "address"
+      }
+    ],
+    "name": "NotRefundable",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "id",
         "type": "bytes32"
       }
     ],
     "name": "NotScheduled",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "account",
+        "type": "address"
+      }
+    ],
+    "name": "NotTipper",
     "type": "error"
   },
   {
@@ -377,6 +519,22 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "total",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "sum",
+        "type": "uint256"
+      }
+    ],
+    "name": "SplitInvalid",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "to",
         "type": "address"
@@ -399,6 +557,22 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "UnknownOutflow",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum RepoRewardsBase.TipStatus",
+        "name": "status",
+        "type": "uint8"
+      }
+    ],
+    "name": "UnknownTip",
     "type": "error"
   },
   {
@@ -428,7 +602,87 @@ export const RepoRewardsAbi = [
       },
       {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "funder",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.RefundReason",
+        "name": "reason",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "BoostRefunded",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "funder",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "readyAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "BoostWithdrawRequested",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -446,6 +700,61 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "BountyAllocated",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "funder",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "gross",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "fee",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "net",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "BountyBoosted",
     "type": "event"
   },
   {
@@ -496,7 +805,7 @@ export const RepoRewardsAbi = [
       },
       {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -558,7 +867,7 @@ export const RepoRewardsAbi = [
       },
       {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -588,8 +897,45 @@ export const RepoRewardsAbi = [
     "anonymous": false,
     "inputs": [
       {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
+      }
+    ],
+    "name": "BountySharePaid",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -664,7 +1010,7 @@ export const RepoRewardsAbi = [
     "inputs": [
       {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -720,6 +1066,31 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "FeeCollectorChanged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [],
+    "name": "ImportFinished",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "threshold",
+        "type": "uint256"
+      }
+    ],
+    "name": "NewRecipientThresholdChanged",
     "type": "event"
   },
   {
@@ -783,7 +1154,7 @@ export const RepoRewardsAbi = [
       },
       {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -839,7 +1210,7 @@ export const RepoRewardsAbi = [
       },
       {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -888,6 +1259,25 @@ export const RepoRewardsAbi = [
     "anonymous": false,
     "inputs": [
       {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "oldDelay",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "newDelay",
+        "type": "uint64"
+      }
+    ],
+    "name": "PayoutDelayChanged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
         "indexed": true,
         "internalType": "uint256",
         "name": "repoId",
@@ -895,7 +1285,7 @@ export const RepoRewardsAbi = [
       },
       {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -925,6 +1315,31 @@ export const RepoRewardsAbi = [
       }
     ],
     "name": "PoolFunded",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      }
+    ],
+    "name": "PoolImported",
     "type": "event"
   },
   {
@@ -987,8 +1402,45 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
         "indexed": false,
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "PoolShareCancelled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -1093,6 +1545,172 @@ export const RepoRewardsAbi = [
     "anonymous": false,
     "inputs": [
       {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "tipper",
+        "type": "address"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "githubUserId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "gross",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "fee",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "net",
+        "type": "uint256"
+      }
+    ],
+    "name": "TipEscrowed",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "TipPaid",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "tipper",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "by",
+        "type": "address"
+      }
+    ],
+    "name": "TipRefunded",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "tipper",
+        "type": "address"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "gross",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "fee",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "net",
+        "type": "uint256"
+      }
+    ],
+    "name": "Tipped",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
         "indexed": false,
         "internalType": "address",
         "name": "account",
@@ -1101,6 +1719,10 @@ export const RepoRewardsAbi = [
     ],
     "name": "Unpaused",
     "type": "event"
+  },
+  {
+    "stateMutability": "payable",
+    "type": "fallback"
   },
   {
     "inputs": [],
@@ -1195,6 +1817,32 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "MAX_PAYOUT_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "MAX_SPLIT_RECIPIENTS",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "MIN_MANAGER_DELAY",
     "outputs": [
       {
@@ -1247,6 +1895,19 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "TIP_REFUND_DELAY",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "acceptDefaultAdminTransfer",
     "outputs": [],
     "stateMutability": "nonpayable",
@@ -1283,7 +1944,7 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -1362,6 +2023,24 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       }
     ],
+    "name": "cancelPoolShare",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      }
+    ],
     "name": "cancelReadyAt",
     "outputs": [
       {
@@ -1389,7 +2068,7 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -1539,6 +2218,19 @@ export const RepoRewardsAbi = [
   },
   {
     "inputs": [],
+    "name": "extension",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "feeBps",
     "outputs": [
       {
@@ -1571,7 +2263,7 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -1625,7 +2317,7 @@ export const RepoRewardsAbi = [
     "name": "getBounty",
     "outputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -1635,7 +2327,7 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "enum RepoRewards.BountyStatus",
+        "internalType": "enum RepoRewardsBase.BountyStatus",
         "name": "status",
         "type": "uint8"
       },
@@ -1686,17 +2378,17 @@ export const RepoRewardsAbi = [
             "type": "uint64"
           },
           {
-            "internalType": "enum RepoRewards.Currency",
+            "internalType": "enum RepoRewardsBase.Currency",
             "name": "currency",
             "type": "uint8"
           },
           {
-            "internalType": "bool",
-            "name": "isPayout",
-            "type": "bool"
+            "internalType": "enum RepoRewardsBase.OutflowKind",
+            "name": "kind",
+            "type": "uint8"
           }
         ],
-        "internalType": "struct RepoRewards.Outflow",
+        "internalType": "struct RepoRewardsBase.Outflow",
         "name": "",
         "type": "tuple"
       }
@@ -1795,6 +2487,19 @@ export const RepoRewardsAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "importOpen",
+    "outputs": [
+      {
+        "internalType": "bool",
+        "name": "",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -1834,7 +2539,7 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       }
@@ -1853,7 +2558,7 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       }
@@ -1883,9 +2588,22 @@ export const RepoRewardsAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "nextTipId",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       }
@@ -1955,6 +2673,47 @@ export const RepoRewardsAbi = [
     "name": "payBounty",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address[]",
+        "name": "recipients",
+        "type": "address[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "amounts",
+        "type": "uint256[]"
+      }
+    ],
+    "name": "payBountySplit",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "payoutDelay",
+    "outputs": [
+      {
+        "internalType": "uint64",
+        "name": "",
+        "type": "uint64"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {
@@ -2145,7 +2904,7 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -2194,6 +2953,37 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "threshold",
+        "type": "uint256"
+      }
+    ],
+    "name": "setNewRecipientThreshold",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint64",
+        "name": "newDelay",
+        "type": "uint64"
+      }
+    ],
+    "name": "setPayoutDelay",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes4",
         "name": "interfaceId",
         "type": "bytes4"
@@ -2213,7 +3003,7 @@ export const RepoRewardsAbi = [
   {
     "inputs": [
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -2256,7 +3046,7 @@ export const RepoRewardsAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "enum RepoRewards.Currency",
+        "internalType": "enum RepoRewardsBase.Currency",
         "name": "currency",
         "type": "uint8"
       },
@@ -2279,7 +3069,607 @@ export const RepoRewardsAbi = [
   {
     "stateMutability": "payable",
     "type": "receive"
+  },
+  {
+    "inputs": [],
+    "name": "NotDelegated",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint64",
+        "name": "expiresAt",
+        "type": "uint64"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
+      }
+    ],
+    "name": "boostToken",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint64",
+        "name": "expiresAt",
+        "type": "uint64"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
+      }
+    ],
+    "name": "boostXdc",
+    "outputs": [],
+    "stateMutability": "payable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "githubUserId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
+      }
+    ],
+    "name": "escrowTipToken",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "githubUserId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
+      }
+    ],
+    "name": "escrowTipXdc",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "payable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "finishImport",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      }
+    ],
+    "name": "funders",
+    "outputs": [
+      {
+        "internalType": "address[]",
+        "name": "",
+        "type": "address[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "funder",
+        "type": "address"
+      }
+    ],
+    "name": "getBoost",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "withdrawReadyAt",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      }
+    ],
+    "name": "getBountyDetails",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "enum RepoRewardsBase.Currency",
+            "name": "currency",
+            "type": "uint8"
+          },
+          {
+            "internalType": "enum RepoRewardsBase.BountyStatus",
+            "name": "status",
+            "type": "uint8"
+          },
+          {
+            "internalType": "uint256",
+            "name": "amount",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "poolShare",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "boosted",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "payableAt",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "cancelReadyAt",
+            "type": "uint256"
+          },
+          {
+            "internalType": "bool",
+            "name": "cancelWhole",
+            "type": "bool"
+          },
+          {
+            "internalType": "address",
+            "name": "recipient",
+            "type": "address"
+          },
+          {
+            "internalType": "uint256",
+            "name": "round",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "funderCount",
+            "type": "uint256"
+          }
+        ],
+        "internalType": "struct RepoRewardsBase.BountyDetails",
+        "name": "",
+        "type": "tuple"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "id",
+        "type": "uint256"
+      }
+    ],
+    "name": "getOutflowShares",
+    "outputs": [
+      {
+        "internalType": "address[]",
+        "name": "",
+        "type": "address[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "",
+        "type": "uint256[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getTip",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "address",
+            "name": "tipper",
+            "type": "address"
+          },
+          {
+            "internalType": "uint64",
+            "name": "createdAt",
+            "type": "uint64"
+          },
+          {
+            "internalType": "enum RepoRewardsBase.Currency",
+            "name": "currency",
+            "type": "uint8"
+          },
+          {
+            "internalType": "enum RepoRewardsBase.TipStatus",
+            "name": "status",
+            "type": "uint8"
+          },
+          {
+            "internalType": "address",
+            "name": "recipient",
+            "type": "address"
+          },
+          {
+            "internalType": "uint256",
+            "name": "githubUserId",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "amount",
+            "type": "uint256"
+          }
+        ],
+        "internalType": "struct RepoRewardsBase.Tip",
+        "name": "",
+        "type": "tuple"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "account",
+        "type": "address"
+      }
+    ],
+    "name": "hasBeenPaid",
+    "outputs": [
+      {
+        "internalType": "bool",
+        "name": "",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address[]",
+        "name": "claimantList",
+        "type": "address[]"
+      }
+    ],
+    "name": "importBounty",
+    "outputs": [],
+    "stateMutability": "payable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address[]",
+        "name": "managers",
+        "type": "address[]"
+      }
+    ],
+    "name": "importPool",
+    "outputs": [],
+    "stateMutability": "payable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      }
+    ],
+    "name": "newRecipientThreshold",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "to",
+        "type": "address"
+      }
+    ],
+    "name": "payTip",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address",
+        "name": "funder",
+        "type": "address"
+      }
+    ],
+    "name": "refundBoost",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      },
+      {
+        "internalType": "address[]",
+        "name": "funderList",
+        "type": "address[]"
+      }
+    ],
+    "name": "refundBoosts",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "tipId",
+        "type": "uint256"
+      }
+    ],
+    "name": "refundTip",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
+      },
+      {
+        "internalType": "enum RepoRewardsBase.Currency",
+        "name": "currency",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "amount",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
+      }
+    ],
+    "name": "tipToken",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "recipient",
+        "type": "address"
+      },
+      {
+        "internalType": "uint16",
+        "name": "maxFeeBps",
+        "type": "uint16"
+      }
+    ],
+    "name": "tipXdc",
+    "outputs": [],
+    "stateMutability": "payable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "repoId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "issueNumber",
+        "type": "uint256"
+      }
+    ],
+    "name": "withdrawBoost",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
   }
 ] as const;
 
-export const RepoRewardsBytecode = "0x60e060405234801561001057600080fd5b5060405161518a38038061518a83398101604081905261002f916106c2565b87896001600160a01b03811661006057604051636116401160e11b8152600060048201526024015b60405180910390fd5b600180546001600160d01b0316600160d01b65ffffffffffff85160217905561008a6000826102e9565b50505060016100a36100a061035a60201b60201c565b90565b556001600160a01b03871615806100c157506001600160a01b038616155b806100d357506001600160a01b038416155b806100e557506001600160a01b038316155b156101035760405163d92e233d60e01b815260040160405180910390fd5b62278d00821180610123575062015180821080156101235750617a694614155b1561014457604051631634db2b60e21b815260048101839052602401610057565b61014d8561037e565b6101777f55435dd261a4b9b3364963f7738a7a662ad9c84396d64be3365284bb7f0a5041886102e9565b506101a27f97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b929876102e9565b506001600160a01b03808516608052831660a05260c082905260005b60038160ff16101561022b576102238160ff1660028111156101e2576101e2610784565b838360ff16600381106101f7576101f761079a565b6020020151518460ff8516600381106102125761021261079a565b6020020151600160200201516103dc565b6001016101be565b506003805462ffff0019166132001790556040805160008152603260208201527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1600380546301000000600160b81b03191663010000006001600160a01b03881690810291909117909155604080516000815260208101929092527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a15050505050505050506107e6565b6000826103475760006103046002546001600160a01b031690565b6001600160a01b03161461032b57604051631fe1e13d60e11b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0384161790555b61035183836104c6565b90505b92915050565b7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0090565b6001600160a01b0381166103a55760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b038216036103d957604051630bc2c5df60e11b81526001600160a01b0382166004820152602401610057565b50565b808211806103f157506103ee83610570565b81115b156104155782828260405163d130df3360e01b8152600401610057939291906107b0565b61046a6201518083600c86600281111561043157610431610784565b60ff16600381106104445761044461079a565b60020201919065ffffffffffff909116600160d01b026001600160d01b03909116179055565b6104866201518082601286600281111561043157610431610784565b7f6c4c43e29ef6eed6a8d1e60abbdc6d55a76d841dfe63d5d9edc25bfd8d7814508383836040516104b9939291906107b0565b60405180910390a1505050565b6000828152602081815260408083206001600160a01b038516845290915281205460ff16610568576000838152602081815260408083206001600160a01b03861684529091529020805460ff191660011790556105203390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610354565b506000610354565b60008082600281111561058557610585610784565b0361059c57506a084595161401484a000000919050565b60018260028111156105b0576105b0610784565b036105c757506a084595161401484a000000919050565b5064e8d4a51000919050565b6001600160a01b03811681146103d957600080fd5b604051601f8201601f191681016001600160401b038111828210171561061e57634e487b7160e01b600052604160045260246000fd5b604052919050565b600082601f83011261063757600080fd5b61064160606105e8565b8060c084018581111561065357600080fd5b8460405b828210156106b65787601f83011261066e57600080fd5b610677816105e8565b808284018a81111561068857600080fd5b845b818110156106a257805184526020938401930161068a565b505086525060209094019390810190610657565b50919695505050505050565b60008060008060008060008060006101c08a8c0312156106e157600080fd5b89516106ec816105d3565b60208b015190995065ffffffffffff8116811461070857600080fd5b60408b0151909850610719816105d3565b60608b015190975061072a816105d3565b60808b015190965061073b816105d3565b60a08b015190955061074c816105d3565b60c08b015190945061075d816105d3565b60e08b015190935091506107758b6101008c01610626565b90509295985092959850929598565b634e487b7160e01b600052602160045260246000fd5b634e487b7160e01b600052603260045260246000fd5b60608101600385106107d257634e487b7160e01b600052602160045260246000fd5b938152602081019290925260409091015290565b60805160a05160c051614959610831600039600081816105bb015281816113a2015261142701526000818161075e0152613448015260008181610ce3015261346e01526149596000f3fe6080604052600436106103e85760003560e01c806380b9850711610208578063b8810cb111610118578063d547741f116100ab578063d6b194cc1161007a578063d6b194cc14610cd1578063db26e34d14610d05578063e730ed3b14610d25578063f5b541a614610d45578063f978529c14610d6757600080fd5b8063d547741f14610c66578063d55be8c614610c86578063d5ed817514610c9c578063d602b9fd14610cbc57600080fd5b8063c7bb4a9e116100e7578063c7bb4a9e14610bea578063cc8463c814610c01578063cefc142914610c16578063cf6eefb714610c2b57600080fd5b8063b8810cb114610b83578063c0642b1214610ba3578063c0a096b814610a8d578063c415b95c14610bc357600080fd5b806391d148541161019b578063a217fddf1161016a578063a217fddf14610af8578063a42dce8014610b0d578063a60e72e614610b2d578063b2ace53614610b4d578063b35fac2614610b6357600080fd5b806391d1485414610a6d57806392ffacac14610a8d57806395e8976b14610aa4578063a1eda53c14610ac457600080fd5b806387aca663116101d757806387aca66314610a015780638982a34c14610a215780638c15d09314610a385780638da5cb5b14610a5857600080fd5b806380b98507146109305780638456cb591461095d57806384ef8ffc1461097257806385e74f001461099057600080fd5b806329e40d4b116103035780635c975abb116102965780636b146eac116102655780636b146eac1461085c578063783f70a1146108895780637df43250146108a95780637e26c658146108f05780637f5a70bd1461091057600080fd5b80635c975abb146107c4578063634e93da146107dc578063649a5ec7146107fc57806364ddc8db1461081c57600080fd5b806336568abe116102d257806336568abe1461072c5780633e413bee1461074c5780633f4ba83a146107985780635214721c146107ad57600080fd5b806329e40d4b146106ac5780632cf682b0146106cc5780632d2eca76146106ec5780632f2ff15d1461070c57600080fd5b806314a8b2b11161037b578063248a9ca31161034a578063248a9ca31461060757806324a9d8531461063757806324ea54f41461066a57806325ae74fc1461068c57600080fd5b806314a8b2b1146105895780631841f0ed146105a95780631be9383f146105dd5780631e301388146105f457600080fd5b8063068bcd8d116103b7578063068bcd8d146104b85780630aa6220b1461050d5780630f9f0d7814610522578063104544dd1461057357600080fd5b806301ffc9a71461040b578063022d63fb14610440578063023b1fc914610469578063034597931461048b57600080fd5b366104065760405163382bd53560e11b815260040160405180910390fd5b600080fd5b34801561041757600080fd5b5061042b610426366004614179565b610d87565b60405190151581526020015b60405180910390f35b34801561044c57600080fd5b50620697805b60405165ffffffffffff9091168152602001610437565b34801561047557600080fd5b506104896104843660046141ba565b610db2565b005b34801561049757600080fd5b506104ab6104a63660046141d5565b610e65565b6040516104379190614218565b3480156104c457600080fd5b506104f26104d33660046141d5565b6000908152600460205260409020805460018201546002909201549092565b60408051938452602084019290925290820152606001610437565b34801561051957600080fd5b50610489610f54565b34801561052e57600080fd5b5061056561053d366004614295565b60009182526007602090815260408084206001600160a01b0393909316845291905290205490565b604051908152602001610437565b34801561057f57600080fd5b5061056561c35081565b34801561059557600080fd5b506104896105a43660046141d5565b610f6a565b3480156105b557600080fd5b506105657f000000000000000000000000000000000000000000000000000000000000000081565b3480156105e957600080fd5b506104526201518081565b6104896106023660046142c1565b610ffc565b34801561061357600080fd5b506105656106223660046141d5565b60009081526020819052604090206001015490565b34801561064357600080fd5b5060035461065790610100900461ffff1681565b60405161ffff9091168152602001610437565b34801561067657600080fd5b5061056560008051602061490483398151915281565b34801561069857600080fd5b506104896106a73660046142f3565b61105c565b3480156106b857600080fd5b5061042b6106c7366004614295565b6112d3565b3480156106d857600080fd5b506104896106e7366004614295565b6112e6565b3480156106f857600080fd5b506104896107073660046141d5565b6114ff565b34801561071857600080fd5b50610489610727366004614295565b6117f3565b34801561073857600080fd5b50610489610747366004614295565b611805565b34801561075857600080fd5b506107807f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610437565b3480156107a457600080fd5b506104896118ac565b3480156107b957600080fd5b506105656201518081565b3480156107d057600080fd5b5060035460ff1661042b565b3480156107e857600080fd5b506104896107f7366004614330565b6118bf565b34801561080857600080fd5b5061048961081736600461434b565b6118d3565b34801561082857600080fd5b5061083c610837366004614373565b6118e7565b604080519485526020850193909352918301526060820152608001610437565b34801561086857600080fd5b5061087c61087736600461439d565b611997565b60405161043791906143bf565b34801561089557600080fd5b506104896108a436600461439d565b611a0c565b3480156108b557600080fd5b506105656108c436600461439d565b60009182526005602090815260408084209284529190529020546201000090046001600160401b031690565b3480156108fc57600080fd5b5061048961090b36600461440b565b611c01565b34801561091c57600080fd5b5061048961092b366004614295565b611d99565b34801561093c57600080fd5b5061056561094b3660046141d5565b601a6020526000908152604090205481565b34801561096957600080fd5b50610489611e43565b34801561097e57600080fd5b506002546001600160a01b0316610780565b34801561099c57600080fd5b506109f16109ab36600461439d565b60009182526005602090815260408084209284529190529020805460019091015460ff808316939192610100810490911691600160501b9091046001600160a01b031690565b6040516104379493929190614461565b348015610a0d57600080fd5b50610489610a1c36600461449c565b611e73565b348015610a2d57600080fd5b506105656203f48081565b348015610a4457600080fd5b50610565610a533660046144c6565b611fe3565b348015610a6457600080fd5b50610780612046565b348015610a7957600080fd5b5061042b610a88366004614295565b61205f565b348015610a9957600080fd5b506105656202a30081565b348015610ab057600080fd5b50610489610abf3660046144e1565b612088565b348015610ad057600080fd5b50610ad96120a6565b6040805165ffffffffffff938416815292909116602083015201610437565b348015610b0457600080fd5b50610565600081565b348015610b1957600080fd5b50610489610b28366004614330565b6120fa565b348015610b3957600080fd5b50610565610b483660046144c6565b612191565b348015610b5957600080fd5b5061056560195481565b348015610b6f57600080fd5b5061087c610b7e3660046141d5565b6121e8565b348015610b8f57600080fd5b50610565610b9e3660046144c6565b612254565b348015610baf57600080fd5b50610489610bbe3660046141d5565b612285565b348015610bcf57600080fd5b5060035461078090630100000090046001600160a01b031681565b348015610bf657600080fd5b5061056562278d0081565b348015610c0d57600080fd5b506104526124af565b348015610c2257600080fd5b5061048961250e565b348015610c3757600080fd5b50610c4061254e565b604080516001600160a01b03909316835265ffffffffffff909116602083015201610437565b348015610c7257600080fd5b50610489610c81366004614295565b61256f565b348015610c9257600080fd5b506106576101f481565b348015610ca857600080fd5b50610489610cb7366004614514565b612597565b348015610cc857600080fd5b50610489612626565b348015610cdd57600080fd5b506107807f000000000000000000000000000000000000000000000000000000000000000081565b348015610d1157600080fd5b50610489610d20366004614549565b612639565b348015610d3157600080fd5b50610489610d403660046145bb565b6126c9565b348015610d5157600080fd5b506105656000805160206148c483398151915281565b348015610d7357600080fd5b50610489610d82366004614514565b61278d565b60006001600160e01b031982166318a4c3c360e11b1480610dac5750610dac82612a3e565b92915050565b6000610dbd81612a73565b610dc5612a7d565b6101f461ffff83161115610dff57604051633c057d7b60e01b815261ffff831660048201526101f460248201526044015b60405180910390fd5b6003546040805161ffff6101009093048316815291841660208301527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1506003805461ffff9092166101000262ffff0019909216919091179055565b6040805160e081018252600080825260208201819052918101829052606081018290526080810182905260a0810182905260c0810191909152600082815260186020908152604091829020825160e081018452815481526001820154928101929092526002808201549383019390935260038101546001600160a01b0381166060840152600160a01b81046001600160401b031660808401529192909160a0840191600160e01b90910460ff1690811115610f2257610f226141ee565b6002811115610f3357610f336141ee565b815260039190910154600160e81b900460ff16151560209091015292915050565b6000610f5f81612a73565b610f67612b05565b50565b610f826000805160206149048339815191523361205f565b610f9057610f906000612a73565b6000818152601a60205260408120549003610fc157604051635127298560e11b815260048101829052602401610df6565b6000818152601a60205260408082208290555182917fcf0f63b97f3387253cbc0bde884f975df77e39184dc3280c2c81be495f58eef491a250565b611004612b10565b61100c612b2c565b600061101b8360003485612b50565b905080156110405760035461104090630100000090046001600160a01b031682612cc1565b5061105860016000805160206148e483398151915255565b5050565b611064612b2c565b8361106f8133612d00565b158015611091575061108f6000805160206148c48339815191523361205f565b155b156110b857604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b60008581526005602090815260408083208784529091528120908154610100900460ff1660048111156110ed576110ed6141ee565b14158015611116575060038154610100900460ff166004811115611113576111136141ee565b14155b156111435780546040516376b1b9f960e01b8152610df69188918891610100900460ff169060040161460c565b600061114e85612191565b9050808410156111775784848260405163b519ac0f60e01b8152600401610df693929190614627565b611182878686612d2e565b6040518060a0016040528086600281111561119f5761119f6141ee565b81526020016001815260006020808301829052604080840183905260609093018890528a8252600581528282208a835290522081518154829060ff191660018360028111156111f0576111f06141ee565b021790555060208201518154829061ff001916610100836004811115611218576112186141ee565b0217905550604082810151825460608501516001600160a01b0316600160501b027fffff0000000000000000000000000000000000000000ffffffffffffffffffff6001600160401b0390931662010000029290921662010000600160f01b031990911617178255608090920151600190910155513390879089907f35373ef096b83bd1bc6c19f3fdef4a59dd5248953cbbab62c982692c355d5eac906112c2908a908a90614646565b60405180910390a450505050505050565b60006112df8383612d00565b9392505050565b6112ee612b2c565b6001600160a01b0381166113155760405163d92e233d60e01b815260040160405180910390fd5b61132060003361205f565b1561135b5760008281526007602090815260408083206001600160a01b0385168452909152812054900361135657611356612a7d565b61147b565b6113726000805160206148c4833981519152612a73565b60008281526007602090815260408083206001600160a01b038516845290915281205490819003611455576113c77f000000000000000000000000000000000000000000000000000000000000000042614677565b60008481526007602090815260408083206001600160a01b0387168085529083529281902084905551838152929350909185917f8a39191ca551ef4cec52406b7c31ad9e4c3e3f6af41d8529ed15e1a8c9121128910160405180910390a37f00000000000000000000000000000000000000000000000000000000000000001561145057505050565b611479565b8042101561147957604051632d4cba9360e11b815260048101829052602401610df6565b505b60008281526007602090815260408083206001600160a01b03851684528252808320839055848352600690915290206114b49082612dd3565b1561105857604051600181526001600160a01b0382169083907f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57906020015b60405180910390a35050565b611507612b10565b61150f612b2c565b6000818152601860209081526040808320815160e081018352815481526001820154938101939093526002808201549284019290925260038101546001600160a01b0381166060850152600160a01b81046001600160401b03166080850152909160a0840191600160e01b900460ff169081111561158f5761158f6141ee565b60028111156115a0576115a06141ee565b815260039190910154600160e81b900460ff16151560209091015260808101519091506001600160401b03166000036115ef57604051636f22c10360e01b815260048101839052602401610df6565b80608001516001600160401b031642101561162e576080810151604051632d4cba9360e11b81526001600160401b039091166004820152602401610df6565b6000828152601860205260408082208281556001810183905560028082019390935560030180546001600160f01b031916905582015160a083015190916009919081111561167e5761167e6141ee565b60ff1660038110611691576116916145f6565b0160008282546116a1919061468a565b909155505060c0810151156117425780516000908152600560209081526040808320828501518452909152902080546002919061ff00191661010083021790555080606001516001600160a01b0316816020015182600001517f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d648460a001518560400151336040516117359392919061469d565b60405180910390a4611799565b80606001516001600160a01b031681600001517f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe8360a001518460400151336040516117909392919061469d565b60405180910390a35b60405182907f396294715056d8fc51a168e10b7d478f86c27fb2fd085e7d51c7c89f886e771390600090a26117db8160a0015182606001518360400151612e43565b50610f6760016000805160206148e483398151915255565b6117fd8282612e84565b611058612a7d565b8115801561182057506002546001600160a01b038281169116145b156118a25760008061183061254e565b90925090506001600160a01b038216151580611852575065ffffffffffff8116155b8061186557504265ffffffffffff821610155b1561188d576040516319ca5ebb60e01b815265ffffffffffff82166004820152602401610df6565b50506001805465ffffffffffff60a01b191690555b6110588282612eac565b60006118b781612a73565b610f67612edf565b60006118ca81612a73565b61105882612f31565b60006118de81612a73565b61105882612fa4565b6000806000806000600c876002811115611903576119036141ee565b60ff1660038110611916576119166145f6565b60020201905060006012886002811115611932576119326141ee565b60ff1660038110611945576119456145f6565b83546002919091029190910180549092506001600160d01b03918216911661196d848a613014565b611978846000613014565b6001600160d01b039384169c929093169a509850909650945050505050565b60008281526008602090815260408083208484528252918290208054835181840281018401909452808452606093928301828280156119ff57602002820191906000526020600020905b81546001600160a01b031681526001909101906020018083116119e1575b5050505050905092915050565b611a14612b2c565b81611a1f8133612d00565b158015611a415750611a3f6000805160206148c48339815191523361205f565b155b15611a6857604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b6000611a748484613028565b600085815260086020908152604080832087845290915290205490915015611b4a5780546201000090046001600160401b03166000819003611b2457611abd6203f48042614677565b825469ffffffffffffffff00001916620100006001600160401b0383160217835560408051828152336020820152919250859187917fa4a1275e36dd07aa41c7d40388de92fb27ce69cdf8e52c4cc3ee6ebf36fc3a4b910160405180910390a35050505050565b80421015611b4857604051632d4cba9360e11b815260048101829052602401610df6565b505b805469ffffffffffffffffff0019811661030017825560018201546000868152600460205260409020909160ff166002811115611b8957611b896141ee565b60ff1660038110611b9c57611b9c6145f6565b016000828254611bac9190614677565b9091555050805460018201546040513392869288927fc1389679d5eabeaf137ececa8e17208fa123688bb3cf60147cf07150a189171692611bf29260ff90911691614646565b60405180910390a4505b505050565b611c09612b10565b611c11612b2c565b611c1b8433612d00565b611c4157604051631cd1f14d60e11b815260048101859052336024820152604401610df6565b81600003611c6257604051631f2a200560e01b815260040160405180910390fd5b611c6b8161308b565b611c76848484612d2e565b611c818484846130e6565b15611d1b57816009846002811115611c9b57611c9b6141ee565b60ff1660038110611cae57611cae6145f6565b016000828254611cbe919061468a565b92505081905550806001600160a01b0316847f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe858533604051611d039392919061469d565b60405180910390a3611d16838284612e43565b611d7c565b611d7c6040518060e0016040528086815260200160008152602001848152602001836001600160a01b0316815260200160006001600160401b03168152602001856002811115611d6d57611d6d6141ee565b81526000602090910152613198565b611d9360016000805160206148e483398151915255565b50505050565b611da460003361205f565b611dc757611dbf6000805160206148c4833981519152612a73565b611dc7612b2c565b60008281526007602090815260408083206001600160a01b0385168452825280832083905584835260069091529020611e0090826132d5565b1561105857604051600081526001600160a01b0382169083907f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57906020016114f3565b611e5b6000805160206149048339815191523361205f565b611e6957611e696000612a73565b611e716133ee565b565b6000611e7e81612a73565b611e86612b10565b611e8f8261308b565b600080846002811115611ea457611ea46141ee565b14611f2157611eb28461342b565b6040516370a0823160e01b81523060048201526001600160a01b0391909116906370a0823190602401602060405180830381865afa158015611ef8573d6000803e3d6000fd5b505050506040513d601f19601f82011682018060405250810190611f1c91906146ca565b611f23565b475b905060006009856002811115611f3b57611f3b6141ee565b60ff1660038110611f4e57611f4e6145f6565b01549050808211611f7257604051631f2a200560e01b815260040160405180910390fd5b7f05d4ca06895e2bebce88f5119e79f316bd2c426bd5468e6aa46a26c20597cdde85611f9e838561468a565b86604051611fae9392919061469d565b60405180910390a1611fca8585611fc5848661468a565b612e43565b5050611bfc60016000805160206148e483398151915255565b600080826002811115611ff857611ff86141ee565b0361200f57506a084595161401484a000000919050565b6001826002811115612023576120236141ee565b0361203a57506a084595161401484a000000919050565b5064e8d4a51000919050565b600061205a6002546001600160a01b031690565b905090565b6000918252602082815260408084206001600160a01b0393909316845291905290205460ff1690565b600061209381612a73565b61209b612a7d565b611d93848484613493565b600254600090600160d01b900465ffffffffffff1680151580156120d257504265ffffffffffff821610155b6120de576000806120f2565b600254600160a01b900465ffffffffffff16815b915091509091565b600061210581612a73565b61210d612a7d565b6121168261308b565b600354604080516001600160a01b0363010000009093048316815291841660208301527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a150600380546001600160a01b039092166301000000026301000000600160b81b0319909216919091179055565b6000808260028111156121a6576121a66141ee565b036121ba5750670de0b6b3a7640000919050565b60018260028111156121ce576121ce6141ee565b036121e05750655af3107a4000919050565b506064919050565b60008181526006602090815260409182902080548351818402810184019094528084526060939283018282801561224857602002820191906000526020600020905b81546001600160a01b0316815260019091019060200180831161222a575b50505050509050919050565b6000600982600281111561226a5761226a6141ee565b60ff166003811061227d5761227d6145f6565b015492915050565b61229d6000805160206149048339815191523361205f565b6122ab576122ab6000612a73565b6000818152601860209081526040808320815160e081018352815481526001820154938101939093526002808201549284019290925260038101546001600160a01b0381166060850152600160a01b81046001600160401b03166080850152909160a0840191600160e01b900460ff169081111561232b5761232b6141ee565b600281111561233c5761233c6141ee565b815260039190910154600160e81b900460ff16151560209091015260808101519091506001600160401b031660000361238b57604051636f22c10360e01b815260048101839052602401610df6565b600082815260186020526040812081815560018101829055600281019190915560030180546001600160f01b031916905560c0810151156124135780516000908152600560209081526040808320828501518452909152902080547fffff0000000000000000000000000000000000000000ffffffffffffffff00ff16610100179055612468565b6040808201518251600090815260046020529190912060a0830151600281111561243f5761243f6141ee565b60ff1660038110612452576124526145f6565b0160008282546124629190614677565b90915550505b8060000151827ff2bbb0bc4b53c811eb5f38fc3e70f749887085af3708890f22612da966b81beb83602001518460a001518560400151336040516114f394939291906146e3565b600254600090600160d01b900465ffffffffffff1680151580156124da57504265ffffffffffff8216105b6124f557600154600160d01b900465ffffffffffff16612508565b600254600160a01b900465ffffffffffff165b91505090565b600061251861254e565b509050336001600160a01b0382161461254657604051636116401160e11b8152336004820152602401610df6565b610f6761357d565b6001546001600160a01b03811691600160a01b90910465ffffffffffff1690565b8161258d57604051631fe1e13d60e11b815260040160405180910390fd5b6110588282613616565b61259f612b2c565b6000805160206148c48339815191526125b781612a73565b6125c08261308b565b600084815260086020908152604080832086845290915290206125e39083612dd3565b15611d9357816001600160a01b031683857f8b5b3008cf580409979a1cf27bf9d0a33d821b08b901b85c06f4aef4a659fb8a60405160405180910390a450505050565b600061263181612a73565b610f6761363b565b600061264481612a73565b60008383604051612656929190614717565b604051908190039020905060006126706202a30042614677565b6000838152601a6020526040908190208290555190915082907fb9de9600d753b5619b03226f918d5da2f2e59ca71fe99366db4dc38b0127194b906126ba90889088908690614727565b60405180910390a25050505050565b6126d1612b10565b6126d9612b2c565b60008360028111156126ed576126ed6141ee565b0361270c57826040516216cebd60eb1b8152600401610df69190614760565b600061271a85858585612b50565b905060006127278561342b565b905061274a3330612738858861468a565b6001600160a01b038516929190613646565b811561277457600354612774906001600160a01b0383811691339163010000009091041685613646565b5050611d9360016000805160206148e483398151915255565b612795612b10565b61279d612b2c565b826127a88133612d00565b1580156127ca57506127c86000805160206148c48339815191523361205f565b155b156127f157604051631cd1f14d60e11b815260048101829052336024820152604401610df6565b6127fa8261308b565b60006128068585613028565b600086815260086020908152604080832088845290915290208054919250901580159061284b57506001600160a01b0384166000908152600182016020526040902054155b801561286c575061286a6000805160206148c48339815191523361205f565b155b156128a3576040516301f070e960e21b815260048101879052602481018690526001600160a01b0385166044820152606401610df6565b815469ffffffffffffffff0000196001600160a01b038616600160501b0290811662010000600160f01b0319831617845560018401546128ed92899260ff908116911617906130e6565b156129b457815461020061ff0019821617835560018301549060099060ff16600281111561291d5761291d6141ee565b60ff1660038110612930576129306145f6565b016000828254612940919061468a565b9091555050815460018301546040516001600160a01b0387169288928a927f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d64926129919260ff90911691339061469d565b60405180910390a4815460018301546129af9160ff16908690612e43565b612a24565b815461040061ff001982161783556040805160e081018252888152602081018890526001850154918101919091526001600160a01b038616606082015260006080820152612a249160a082019060ff166002811115612a1557612a156141ee565b81526001602090910152613198565b505050611bfc60016000805160206148e483398151915255565b60006001600160e01b03198216637965db0b60e01b1480610dac57506301ffc9a760e01b6001600160e01b0319831614610dac565b610f67813361367c565b60008036604051612a8f929190614717565b60408051918290039091206000818152601a6020529182205490925090819003612acf57604051635127298560e11b815260048101839052602401610df6565b80421015612af357604051632d4cba9360e11b815260048101829052602401610df6565b506000908152601a6020526040812055565b611e716000806136b5565b612b18613775565b60026000805160206148e483398151915255565b60035460ff1615611e715760405163d93c066560e01b815260040160405180910390fd5b600082600003612b7357604051631f2a200560e01b815260040160405180910390fd5b60035461ffff808416610100909204161115612bb957600354604051633c057d7b60e01b815261010090910461ffff908116600483015283166024820152604401610df6565b60035461271090612bd390610100900461ffff168561476e565b612bdd919061479b565b90506000612beb828561468a565b60008781526004602052604090209091508190866002811115612c1057612c106141ee565b60ff1660038110612c2357612c236145f6565b016000828254612c339190614677565b909155508190506009866002811115612c4e57612c4e6141ee565b60ff1660038110612c6157612c616145f6565b016000828254612c719190614677565b9091555050604051339087907f46c7b5757940773602f6be3265cb55668443abf52c32aa00e182bac70a062a0d90612cb09089908990889088906147bd565b60405180910390a350949350505050565b600061c35081808080868886f1915081611d9357604051630e21dcbb60e11b81526001600160a01b038516600482015260248101849052604401610df6565b60008281526006602090815260408083206001600160a01b0385168452600101909152902054151592915050565b6000838152600460205260408120836002811115612d4e57612d4e6141ee565b60ff1660038110612d6157612d616145f6565b0154905080821115612d8e578383828460405163894da57360e01b8152600401610df694939291906147e6565b612d98828261468a565b6000858152600460205260409020846002811115612db857612db86141ee565b60ff1660038110612dcb57612dcb6145f6565b015550505050565b6001600160a01b038116600090815260018301602052604081205415612dfb57506000610dac565b508154600180820184556000848152602080822090930180546001600160a01b0319166001600160a01b03959095169485179055845493815293810190915260409092205590565b6000836002811115612e5757612e576141ee565b03612e6657611bfc8282612cc1565b611bfc8282612e748661342b565b6001600160a01b031691906137a5565b81612ea257604051631fe1e13d60e11b815260040160405180910390fd5b61105882826137da565b6001600160a01b0381163314612ed55760405163334bd91960e11b815260040160405180910390fd5b611bfc82826137ff565b612ee761383c565b6003805460ff191690557f5db9ee0a495bf2e6ff9c91a7834c1ba4fdd244a5e8aa4e537bd38aeae4b073aa335b6040516001600160a01b03909116815260200160405180910390a1565b6000612f3b6124af565b612f444261385f565b612f4e919061480c565b9050612f5a8282613896565b60405165ffffffffffff821681526001600160a01b038316907f3377dc44241e779dd06afab5b788a35ca5f3b778836e2990bdb26a2a4b2e5ed69060200160405180910390a25050565b6000612faf82613915565b612fb84261385f565b612fc2919061480c565b9050612fce82826136b5565b6040805165ffffffffffff8085168252831660208201527ff1038c18cf84a56e432fdbfaf746924b7ea511dfe03a6506a0ceba4888788d9b910160405180910390a15050565b6000613020838361395d565b509392505050565b6000828152600560209081526040808320848452909152902060018154610100900460ff16600481111561305e5761305e6141ee565b14610dac578054604051635948b23160e01b8152610df69185918591610100900460ff169060040161460c565b6001600160a01b0381166130b25760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b03821603610f6757604051630bc2c5df60e11b81526001600160a01b0382166004820152602401610df6565b600080600c8460028111156130fd576130fd6141ee565b60ff1660038110613110576131106145f6565b6002020190506000601285600281111561312c5761312c6141ee565b60ff166003811061313f5761313f6145f6565b60020201905061314f82876139f5565b84118061316557506131628160006139f5565b84115b15613175576000925050506112df565b613180828786613a09565b61318c81600086613a09565b50600195945050505050565b60006019600081546131a99061482a565b918290555090506131bd6202a30042614677565b6001600160401b0390811660808401908152600083815260186020908152604091829020865181559086015160018201559085015160028083019190915560608601516003830180549451909516600160a01b026001600160e01b03199094166001600160a01b03909116179290921780845560a08601518694929390929160ff60e01b191690600160e01b90849081111561325b5761325b6141ee565b021790555060c082015181600301601d6101000a81548160ff0219169083151502179055509050508160000151817e12d9cc47e3aaccb88c852ad9b7b34347c4f83a87e352076e16a16e83e1f47584602001518560a00151866040015187606001518860800151336040516114f396959493929190614843565b6001600160a01b0381166000908152600183016020526040812054808203613301576000915050610dac565b835460009085906133149060019061468a565b81548110613324576133246145f6565b6000918252602090912001546001600160a01b03169050808561334860018561468a565b81548110613358576133586145f6565b600091825260208083209190910180546001600160a01b0319166001600160a01b039485161790559183168152600187019091526040902082905584548590806133a4576133a461488f565b60008281526020808220600019908401810180546001600160a01b03191690559092019092556001600160a01b039590951681526001958601909452505060408220919091555090565b6133f6612b2c565b6003805460ff191660011790557f62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a258612f143390565b60006001826002811115613441576134416141ee565b1461346c577f0000000000000000000000000000000000000000000000000000000000000000610dac565b7f000000000000000000000000000000000000000000000000000000000000000092915050565b808211806134a857506134a583611fe3565b81115b156134cc5782828260405163d130df3360e01b8152600401610df693929190614627565b6135216201518083600c8660028111156134e8576134e86141ee565b60ff16600381106134fb576134fb6145f6565b60020201919065ffffffffffff909116600160d01b026001600160d01b03909116179055565b61353d620151808260128660028111156134e8576134e86141ee565b7f6c4c43e29ef6eed6a8d1e60abbdc6d55a76d841dfe63d5d9edc25bfd8d78145083838360405161357093929190614627565b60405180910390a1505050565b60008061358861254e565b9150915061359d8165ffffffffffff16151590565b15806135b157504265ffffffffffff821610155b156135d9576040516319ca5ebb60e01b815265ffffffffffff82166004820152602401610df6565b6135f560006135f06002546001600160a01b031690565b6137ff565b50613601600083613a31565b5050600180546001600160d01b031916905550565b60008281526020819052604090206001015461363181612a73565b611d9383836137ff565b611e71600080613896565b613654848484846001613a99565b611d9357604051635274afe760e01b81526001600160a01b0385166004820152602401610df6565b613686828261205f565b6110585760405163e2517d3f60e01b81526001600160a01b038216600482015260248101839052604401610df6565b600254600160d01b900465ffffffffffff168015613738574265ffffffffffff8216101561370e57600254600180546001600160d01b0316600160a01b90920465ffffffffffff16600160d01b02919091179055613738565b6040517f2b1fa2edafe6f7b9e97c1a9e0c3660e645beb2dcaa2d45bdbf9beaf5472e1ec590600090a15b50600280546001600160a01b0316600160a01b65ffffffffffff948516026001600160d01b031617600160d01b9290931691909102919091179055565b6000805160206148e483398151915254600203611e7157604051633ee5aeb560e01b815260040160405180910390fd5b6137b28383836001613b0b565b611bfc57604051635274afe760e01b81526001600160a01b0384166004820152602401610df6565b6000828152602081905260409020600101546137f581612a73565b611d938383613a31565b60008215801561381c57506002546001600160a01b038381169116145b1561383257600280546001600160a01b03191690555b6112df8383613b71565b60035460ff16611e7157604051638dfc202b60e01b815260040160405180910390fd5b600065ffffffffffff821115613892576040516306dfcc6560e41b81526030600482015260248101839052604401610df6565b5090565b60006138a061254e565b6001805465ffffffffffff8616600160a01b026001600160d01b03199091166001600160a01b0388161717905591506138e290508165ffffffffffff16151590565b15611bfc576040517f8886ebfc4259abdbc16601dd8fb5678e54878f47b3c34836cfc51154a960510990600090a1505050565b6000806139206124af565b90508065ffffffffffff168365ffffffffffff16116139485761394383826148a5565b6112df565b6112df65ffffffffffff841662069780613be4565b6000818152600183016020526040812081906139d661397b82613bf4565b6001600160d01b03166139c36139bc613992613c3b565b895465ffffffffffff918216916139b291600160d01b9004166001613c46565b8103908111150290565b8490613c56565b6001600160d01b03168103908111150290565b945494956001600160d01b039095168681039081111502949350505050565b6000613a01838361395d565b949350505050565b613a14838383613cfe565b611bfc5760405163a74c1c5f60e01b815260040160405180910390fd5b600082613a8f576000613a4c6002546001600160a01b031690565b6001600160a01b031614613a7357604051631fe1e13d60e11b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0384161790555b6112df8383613da3565b6040516323b872dd60e01b60008181526001600160a01b038781166004528616602452604485905291602083606481808c5af192506001600051148316613af9578383151615613aec573d6000823e3d81fd5b6000883b113d1516831692505b60405250600060605295945050505050565b60405163a9059cbb60e01b60008181526001600160a01b038616600452602485905291602083604481808b5af192506001600051148316613b65578383151615613b58573d6000823e3d81fd5b6000873b113d1516831692505b60405250949350505050565b6000613b7d838361205f565b15613bdc576000838152602081815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a4506001610dac565b506000610dac565b60008282188284100282186112df565b80546000908015613c3257613c1c83613c0e60018461468a565b600091825260209091200190565b54600160301b90046001600160d01b03166112df565b60009392505050565b600061205a4261385f565b60008282188284110282186112df565b815460009081816005811115613cb5576000613c7184613e2d565b613c7b908561468a565b60008881526020902090915081015465ffffffffffff9081169087161015613ca557809150613cb3565b613cb0816001614677565b92505b505b6000613cc387878585613f86565b90508015613cf057613cda87613c0e60018461468a565b54600160301b90046001600160d01b0316613cf3565b60005b979650505050505050565b600081600003613d10575060016112df565b600080613d1d868661395d565b91509150808411613d985781600003613d425760008581526001870160205260408120555b60008581526001870160205260409020613d8a613d5d613c3b565b613d8287613d6a85613bf4565b6001600160d01b0316613d7d9190614677565b613fd6565b83919061400a565b5050600193505050506112df565b6000925050506112df565b6000613daf838361205f565b613bdc576000838152602081815260408083206001600160a01b03861684529091529020805460ff19166001179055613de53390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610dac565b600060018211613e3b575090565b816001600160801b8210613e545760809190911c9060401b5b680100000000000000008210613e6f5760409190911c9060201b5b6401000000008210613e865760209190911c9060101b5b620100008210613e9b5760109190911c9060081b5b6101008210613eaf5760089190911c9060041b5b60108210613ec25760049190911c9060021b5b60048210613ece5760011b5b600302600190811c90818581613ee657613ee6614785565b048201901c90506001818581613efe57613efe614785565b048201901c90506001818581613f1657613f16614785565b048201901c90506001818581613f2e57613f2e614785565b048201901c90506001818581613f4657613f46614785565b048201901c90506001818581613f5e57613f5e614785565b048201901c9050613f7d818581613f7757613f77614785565b04821190565b90039392505050565b60005b8183101561302057600085815260209020838316600285851804019081015465ffffffffffff86811691161115613fc257809250613fd0565b613fcd816001614677565b93505b50613f89565b60006001600160d01b03821115613892576040516306dfcc6560e41b815260d0600482015260248101839052604401610df6565b600080614018858585614025565b915091505b935093915050565b82546000908190801561411e57600061404387613c0e60018561468a565b805490915065ffffffffffff80821691600160301b90046001600160d01b031690881682111561408657604051632520601d60e01b815260040160405180910390fd5b8765ffffffffffff168265ffffffffffff16036140bf57825465ffffffffffff16600160301b6001600160d01b03891602178355614110565b6040805180820190915265ffffffffffff808a1682526001600160d01b03808a1660208085019182528d54600181018f5560008f81529190912094519151909216600160301b029216919091179101555b945085935061401d92505050565b50506040805180820190915265ffffffffffff80851682526001600160d01b0380851660208085019182528854600181018a5560008a815291822095519251909316600160301b02919093161792019190915590508161401d565b60006020828403121561418b57600080fd5b81356001600160e01b0319811681146112df57600080fd5b803561ffff811681146141b557600080fd5b919050565b6000602082840312156141cc57600080fd5b6112df826141a3565b6000602082840312156141e757600080fd5b5035919050565b634e487b7160e01b600052602160045260246000fd5b60038110614214576142146141ee565b9052565b8151815260208083015190820152604080830151908201526060808301516001600160a01b0316908201526080808301516001600160401b03169082015260a08083015160e083019161426d90840182614204565b5060c0928301511515919092015290565b80356001600160a01b03811681146141b557600080fd5b600080604083850312156142a857600080fd5b823591506142b86020840161427e565b90509250929050565b600080604083850312156142d457600080fd5b823591506142b8602084016141a3565b8035600381106141b557600080fd5b6000806000806080858703121561430957600080fd5b8435935060208501359250614320604086016142e4565b9396929550929360600135925050565b60006020828403121561434257600080fd5b6112df8261427e565b60006020828403121561435d57600080fd5b813565ffffffffffff811681146112df57600080fd5b6000806040838503121561438657600080fd5b61438f836142e4565b946020939093013593505050565b600080604083850312156143b057600080fd5b50508035926020909101359150565b602080825282518282018190526000918401906040840190835b818110156144005783516001600160a01b03168352602093840193909201916001016143d9565b509095945050505050565b6000806000806080858703121561442157600080fd5b84359350614431602086016142e4565b9250604085013591506144466060860161427e565b905092959194509250565b60058110614214576142146141ee565b6080810161446f8287614204565b8460208301526144826040830185614451565b6001600160a01b0392909216606091909101529392505050565b600080604083850312156144af57600080fd5b6144b8836142e4565b91506142b86020840161427e565b6000602082840312156144d857600080fd5b6112df826142e4565b6000806000606084860312156144f657600080fd5b6144ff846142e4565b95602085013595506040909401359392505050565b60008060006060848603121561452957600080fd5b83359250602084013591506145406040850161427e565b90509250925092565b6000806020838503121561455c57600080fd5b82356001600160401b0381111561457257600080fd5b8301601f8101851361458357600080fd5b80356001600160401b0381111561459957600080fd5b8560208284010111156145ab57600080fd5b6020919091019590945092505050565b600080600080608085870312156145d157600080fd5b843593506145e1602086016142e4565b925060408501359150614446606086016141a3565b634e487b7160e01b600052603260045260246000fd5b8381526020810183905260608101613a016040830184614451565b606081016146358286614204565b602082019390935260400152919050565b604081016146548285614204565b8260208301529392505050565b634e487b7160e01b600052601160045260246000fd5b80820180821115610dac57610dac614661565b81810381811115610dac57610dac614661565b606081016146ab8286614204565b60208201939093526001600160a01b0391909116604090910152919050565b6000602082840312156146dc57600080fd5b5051919050565b848152608081016146f76020830186614204565b60408201939093526001600160a01b039190911660609091015292915050565b8183823760009101908152919050565b604081528260408201528284606083013760006060848301015260006060601f19601f8601168301019050826020830152949350505050565b60208101610dac8284614204565b8082028115828204841417610dac57610dac614661565b634e487b7160e01b600052601260045260246000fd5b6000826147b857634e487b7160e01b600052601260045260246000fd5b500490565b608081016147cb8287614204565b84602083015283604083015282606083015295945050505050565b848152608081016147fa6020830186614204565b60408201939093526060015292915050565b65ffffffffffff8181168382160190811115610dac57610dac614661565b60006001820161483c5761483c614661565b5060010190565b86815260c081016148576020830188614204565b60408201959095526001600160a01b0393841660608201526001600160401b0392909216608083015290911660a09091015292915050565b634e487b7160e01b600052603160045260246000fd5b65ffffffffffff8281168282160390811115610dac57610dac61466156fe97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b9299b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0055435dd261a4b9b3364963f7738a7a662ad9c84396d64be3365284bb7f0a5041a2646970667358221220aa82dc9aa6e30f65d35787f675df3d674acbb20696788c690f63347e6c648e2364736f6c63430008250033" as const;
+export const RepoRewardsBytecode = "0x610100604052600380546001600160f81b0316600160f81b17905534801561002657600080fd5b50604051616819380380616819833981016040819052610045916109ee565b8a8c88888884846001600160a01b03811661007b57604051636116401160e11b8152600060048201526024015b60405180910390fd5b600180546001600160d01b0316600160d01b65ffffffffffff8516021790556100a56000826104e5565b50505060016100be6100bb61055660201b60201c565b90565b556001600160a01b03831615806100dc57506001600160a01b038216155b156100fa5760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0392831660805290821660a05260c0528c1615915081905061012a57506001600160a01b038916155b156101485760405163d92e233d60e01b815260040160405180910390fd5b866001600160a01b0316816001600160a01b031663d6b194cc6040518163ffffffff1660e01b8152600401602060405180830381865afa158015610190573d6000803e3d6000fd5b505050506040513d601f19601f820116820180604052508101906101b49190610ad6565b6001600160a01b031614158061023d5750856001600160a01b0316816001600160a01b0316633e413bee6040518163ffffffff1660e01b8152600401602060405180830381865afa15801561020d573d6000803e3d6000fd5b505050506040513d601f19601f820116820180604052508101906102319190610ad6565b6001600160a01b031614155b1561026657604051630bc2c5df60e11b81526001600160a01b0382166004820152602401610072565b6001600160a01b03811660e05262278d00851180610293575062015180851080156102935750617a694614155b156102b457604051631634db2b60e21b815260048101869052602401610072565b6102bd8861057a565b6102e77f55435dd261a4b9b3364963f7738a7a662ad9c84396d64be3365284bb7f0a50418b6104e5565b506103127f97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b9298a6104e5565b5060005b60038160ff16101561041b5761037b8160ff16600281111561033a5761033a610afa565b868360ff166003811061034f5761034f610b10565b6020020151518760ff85166003811061036a5761036a610b10565b6020020151600160200201516105d8565b828160ff166003811061039057610390610b10565b6020020151600e8260ff16600381106103ab576103ab610b10565b01557f5f0fc0cd158f9fff48fc46a878cf4333b1923f4736d77ae369ad73e2ec0b9b8260ff821660028111156103e3576103e3610afa565b848360ff16600381106103f8576103f8610b10565b602002015160405161040b929190610b48565b60405180910390a1600101610316565b50610425836106c2565b6003805462ffff0019166132001790556040805160008152603260208201527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1600380546301000000600160b81b03191663010000006001600160a01b038b1690810291909117909155604080516000815260208101929092527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a1505050505050505050505050610b82565b6000826105435760006105006002546001600160a01b031690565b6001600160a01b03161461052757604051631fe1e13d60e11b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0384161790555b61054d8383610774565b90505b92915050565b7f9b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0090565b6001600160a01b0381166105a15760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b038216036105d557604051630bc2c5df60e11b81526001600160a01b0382166004820152602401610072565b50565b808211806105ed57506105ea8361081e565b81115b156106115782828260405163d130df3360e01b815260040161007293929190610b63565b6106666201518083601286600281111561062d5761062d610afa565b60ff166003811061064057610640610b10565b60020201919065ffffffffffff909116600160d01b026001600160d01b03909116179055565b6106826201518082601886600281111561062d5761062d610afa565b7f6c4c43e29ef6eed6a8d1e60abbdc6d55a76d841dfe63d5d9edc25bfd8d7814508383836040516106b593929190610b63565b60405180910390a1505050565b62093a80816001600160401b031611156106fa57604051631634db2b60e21b81526001600160401b0382166004820152602401610072565b600354604080516001600160401b03600160b81b9093048316815291831660208301527f578f4150c137ed73a97d20c85a0ade214d362ab0c472246d5b963affbc65404e910160405180910390a1600380546001600160401b03909216600160b81b02600160b81b600160f81b0319909216919091179055565b6000828152602081815260408083206001600160a01b038516845290915281205460ff16610816576000838152602081815260408083206001600160a01b03861684529091529020805460ff191660011790556107ce3390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610550565b506000610550565b60008082600281111561083357610833610afa565b0361084a57506a084595161401484a000000919050565b600182600281111561085e5761085e610afa565b0361087557506a084595161401484a000000919050565b5064e8d4a51000919050565b6001600160a01b03811681146105d557600080fd5b80516108a181610881565b919050565b604051601f8201601f191681016001600160401b03811182821017156108dc57634e487b7160e01b600052604160045260246000fd5b604052919050565b600082601f8301126108f557600080fd5b6108ff60606108a6565b8060c084018581111561091157600080fd5b845b818110156109765786601f82011261092a57600080fd5b60006040610937816108a6565b91508201818982111561094957600080fd5b835b8281101561096357805182526020918201910161094b565b5050508452602090930192604001610913565b509095945050505050565b80516001600160401b03811681146108a157600080fd5b600082601f8301126109a957600080fd5b60006109b560606108a6565b90508060608401858111156109c957600080fd5b845b818110156109e35780518352602092830192016109cb565b509195945050505050565b6000806000806000806000806000806000806102608d8f031215610a1157600080fd5b8c51610a1c81610881565b60208e0151909c5065ffffffffffff81168114610a3857600080fd5b9a50610a4660408e01610896565b9950610a5460608e01610896565b9850610a6260808e01610896565b9750610a7060a08e01610896565b9650610a7e60c08e01610896565b60e08e01519096509450610a968e6101008f016108e4565b9350610aa56101c08e01610981565b9250610ab58e6101e08f01610998565b9150610ac46102408e01610896565b90509295989b509295989b509295989b565b600060208284031215610ae857600080fd5b8151610af381610881565b9392505050565b634e487b7160e01b600052602160045260246000fd5b634e487b7160e01b600052603260045260246000fd5b60038110610b4457634e487b7160e01b600052602160045260246000fd5b9052565b60408101610b568285610b26565b8260208301529392505050565b60608101610b718286610b26565b602082019390935260400152919050565b60805160a05160c05160e051615c3b610bde60003960008181610481015261080c015260008181610674015281816116c301526117480152600081816108980152613f55015260008181610ecf0152613f7b0152615c3b6000f3fe6080604052600436106104615760003560e01c80638456cb591161023f578063b91b6b6611610139578063d55be8c6116100b6578063e061d6971161007a578063e061d69714610d97578063e39dd13114610f11578063e730ed3b14610f31578063f5b541a614610f51578063f978529c14610f735761047f565b8063d55be8c614610e72578063d5ed817514610e88578063d602b9fd14610ea8578063d6b194cc14610ebd578063db26e34d14610ef15761047f565b8063caaf683c116100fd578063caaf683c14610dae578063cc8463c814610ded578063cefc142914610e02578063cf6eefb714610e17578063d547741f14610e525761047f565b8063b91b6b6614610d3a578063c0642b1214610d50578063c0a096b814610be3578063c415b95c14610d70578063c7bb4a9e14610d975761047f565b806395e8976b116101c7578063a60e72e61161018b578063a60e72e614610ca4578063aaa785b614610cc4578063b2ace53614610ce4578063b35fac2614610cfa578063b8810cb114610d1a5761047f565b806395e8976b14610bfa5780639b33072d14610c1a578063a1eda53c14610c3b578063a217fddf14610c6f578063a42dce8014610c845761047f565b80638982a34c1161020e5780638982a34c14610b775780638c15d09314610b8e5780638da5cb5b14610bae57806391d1485414610bc357806392ffacac14610be35761047f565b80638456cb5914610ab757806384ef8ffc14610acc57806385e74f0014610aea57806387aca66314610b575761047f565b80632cf682b01161035b578063634e93da116102d8578063783f70a11161029c578063783f70a1146109e25780637df4325014610a025780637e26c65814610a4a5780637f5a70bd14610a6a57806380b9850714610a8a5761047f565b8063634e93da1461091e578063649a5ec71461093e57806364ddc8db1461095e5780636b146eac1461099e5780636e163aa6146109cb5761047f565b80633e413bee1161031f5780633e413bee146108865780633f4ba83a146108ba5780634fb7041f146108cf5780635214721c146108ef5780635c975abb146109065761047f565b80632cf682b0146107ba5780632d2eca76146107da5780632d5537b0146107fa5780632f2ff15d1461084657806336568abe146108665761047f565b80631841f0ed116103e9578063248a9ca3116103ad578063248a9ca3146106f557806324a9d8531461072557806324ea54f41461075857806325ae74fc1461077a57806329e40d4b1461079a5761047f565b80631841f0ed146106625780631be9383f146106965780631d0ec52f146106ad5780631e301388146106c257806322279444146106d55761047f565b8063068bcd8d11610430578063068bcd8d146105715780630aa6220b146105c65780630f9f0d78146105db578063104544dd1461062c57806314a8b2b1146106425761047f565b806301ffc9a7146104c6578063022d63fb146104fb578063023b1fc91461052457806303459793146105445761047f565b3661047f5760405163382bd53560e11b815260040160405180910390fd5b7f00000000000000000000000000000000000000000000000000000000000000003660008037600080366000845af43d6000803e8080156104bf573d6000f35b3d6000fd5b005b3480156104d257600080fd5b506104e66104e13660046151f6565b610f93565b60405190151581526020015b60405180910390f35b34801561050757600080fd5b50620697805b60405165ffffffffffff90911681526020016104f2565b34801561053057600080fd5b506104c461053f366004615237565b610fbe565b34801561055057600080fd5b5061056461055f366004615252565b611071565b6040516104f29190615295565b34801561057d57600080fd5b506105ab61058c366004615252565b6000908152600460205260409020805460018201546002909201549092565b604080519384526020840192909252908201526060016104f2565b3480156105d257600080fd5b506104c4611187565b3480156105e757600080fd5b5061061e6105f6366004615324565b60009182526009602090815260408084206001600160a01b0393909316845291905290205490565b6040519081526020016104f2565b34801561063857600080fd5b5061061e61c35081565b34801561064e57600080fd5b506104c461065d366004615252565b61119d565b34801561066e57600080fd5b5061061e7f000000000000000000000000000000000000000000000000000000000000000081565b3480156106a257600080fd5b5061050d6201518081565b3480156106b957600080fd5b5061061e601481565b6104c46106d0366004615350565b61122f565b3480156106e157600080fd5b506104c46106f0366004615373565b61128f565b34801561070157600080fd5b5061061e610710366004615252565b60009081526020819052604090206001015490565b34801561073157600080fd5b5060035461074590610100900461ffff1681565b60405161ffff90911681526020016104f2565b34801561076457600080fd5b5061061e600080516020615be683398151915281565b34801561078657600080fd5b506104c46107953660046153a4565b611413565b3480156107a657600080fd5b506104e66107b5366004615324565b6115f4565b3480156107c657600080fd5b506104c46107d5366004615324565b611607565b3480156107e657600080fd5b506104c46107f5366004615252565b611820565b34801561080657600080fd5b5061082e7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016104f2565b34801561085257600080fd5b506104c4610861366004615324565b611ccd565b34801561087257600080fd5b506104c4610881366004615324565b611cdf565b34801561089257600080fd5b5061082e7f000000000000000000000000000000000000000000000000000000000000000081565b3480156108c657600080fd5b506104c4611d86565b3480156108db57600080fd5b506104c46108ea3660046153e1565b611d99565b3480156108fb57600080fd5b5061061e6201518081565b34801561091257600080fd5b5060035460ff166104e6565b34801561092a57600080fd5b506104c461093936600461540a565b611db5565b34801561094a57600080fd5b506104c4610959366004615425565b611dc9565b34801561096a57600080fd5b5061097e61097936600461544d565b611ddd565b6040805194855260208501939093529183015260608201526080016104f2565b3480156109aa57600080fd5b506109be6109b9366004615373565b611e8d565b6040516104f29190615477565b3480156109d757600080fd5b5061061e62093a8081565b3480156109ee57600080fd5b506104c46109fd366004615373565b611f02565b348015610a0e57600080fd5b5061061e610a1d366004615373565b6000918252600560209081526040808420928452919052902054630100000090046001600160401b031690565b348015610a5657600080fd5b506104c4610a653660046154c3565b611f8e565b348015610a7657600080fd5b506104c4610a85366004615324565b612123565b348015610a9657600080fd5b5061061e610aa5366004615252565b60246020526000908152604090205481565b348015610ac357600080fd5b506104c46121cd565b348015610ad857600080fd5b506002546001600160a01b031661082e565b348015610af657600080fd5b50610b47610b05366004615373565b600091825260056020908152604080842092845291905290208054600282015460019092015460ff8083169461010090930416916001600160a01b0390911690565b6040516104f29493929190615519565b348015610b6357600080fd5b506104c4610b72366004615554565b6121fd565b348015610b8357600080fd5b5061061e6203f48081565b348015610b9a57600080fd5b5061061e610ba936600461557e565b61236d565b348015610bba57600080fd5b5061082e6123d0565b348015610bcf57600080fd5b506104e6610bde366004615324565b6123e9565b348015610bef57600080fd5b5061061e6202a30081565b348015610c0657600080fd5b506104c4610c15366004615599565b612412565b348015610c2657600080fd5b506003546104e690600160f81b900460ff1681565b348015610c4757600080fd5b50610c50612430565b6040805165ffffffffffff9384168152929091166020830152016104f2565b348015610c7b57600080fd5b5061061e600081565b348015610c9057600080fd5b506104c4610c9f36600461540a565b612484565b348015610cb057600080fd5b5061061e610cbf36600461557e565b61251b565b348015610cd057600080fd5b506104c4610cdf36600461544d565b612572565b348015610cf057600080fd5b5061061e60215481565b348015610d0657600080fd5b506109be610d15366004615252565b6125ee565b348015610d2657600080fd5b5061061e610d3536600461557e565b61265a565b348015610d4657600080fd5b5061061e60235481565b348015610d5c57600080fd5b506104c4610d6b366004615252565b61268b565b348015610d7c57600080fd5b5060035461082e90630100000090046001600160a01b031681565b348015610da357600080fd5b5061061e62278d0081565b348015610dba57600080fd5b50600354610dd590600160b81b90046001600160401b031681565b6040516001600160401b0390911681526020016104f2565b348015610df957600080fd5b5061050d612961565b348015610e0e57600080fd5b506104c46129c0565b348015610e2357600080fd5b50610e2c612a00565b604080516001600160a01b03909316835265ffffffffffff9091166020830152016104f2565b348015610e5e57600080fd5b506104c4610e6d366004615324565b612a21565b348015610e7e57600080fd5b506107456101f481565b348015610e9457600080fd5b506104c4610ea33660046155cc565b612a49565b348015610eb457600080fd5b506104c4612ad8565b348015610ec957600080fd5b5061082e7f000000000000000000000000000000000000000000000000000000000000000081565b348015610efd57600080fd5b506104c4610f0c366004615601565b612aeb565b348015610f1d57600080fd5b506104c4610f2c3660046156be565b612b7b565b348015610f3d57600080fd5b506104c4610f4c366004615744565b612c71565b348015610f5d57600080fd5b5061061e600080516020615ba683398151915281565b348015610f7f57600080fd5b506104c4610f8e3660046155cc565b612ccf565b60006001600160e01b031982166318a4c3c360e11b1480610fb85750610fb882612e04565b92915050565b6000610fc981612e39565b610fd1612e43565b6101f461ffff8316111561100b57604051633c057d7b60e01b815261ffff831660048201526101f460248201526044015b60405180910390fd5b6003546040805161ffff6101009093048316815291841660208301527f876f5ff5c5f660d3f54bcc10d8f1f392b2b108ecfae7f29571af1e09796b09f8910160405180910390a1506003805461ffff9092166101000262ffff0019909216919091179055565b6110b06040805160e08101825260008082526020820181905291810182905260608101829052608081018290529060a082019081526020016000905290565b6000828152601e6020908152604091829020825160e081018452815481526001820154928101929092526002808201549383019390935260038101546001600160a01b0381166060840152600160a01b81046001600160401b031660808401529192909160a0840191600160e01b90910460ff16908111156111345761113461526b565b60028111156111455761114561526b565b815260200160038201601d9054906101000a900460ff16600381111561116d5761116d61526b565b600381111561117e5761117e61526b565b90525092915050565b600061119281612e39565b61119a612ecb565b50565b6111b5600080516020615be6833981519152336123e9565b6111c3576111c36000612e39565b60008181526024602052604081205490036111f457604051635127298560e11b815260048101829052602401611002565b6000818152602460205260408082208290555182917fcf0f63b97f3387253cbc0bde884f975df77e39184dc3280c2c81be495f58eef491a250565b611237612ed6565b61123f612ef2565b600061124e8360003485612f16565b905080156112735760035461127390630100000090046001600160a01b031682613087565b5061128b6001600080516020615bc683398151915255565b5050565b611297612ef2565b816112a281336130c6565b1580156112c457506112c2600080516020615ba6833981519152336123e9565b155b156112eb57604051631cd1f14d60e11b815260048101829052336024820152604401611002565b60006112f784846130f4565b9050806003015460000361131e57604051631f2a200560e01b815260040160405180910390fd5b61132b8484836000613157565b6113355750505050565b80600401546000036113525761134c84848361326c565b50505050565b600381018054600091829055600283018054919283926113739084906157ab565b90915550506000858152600460205260409020825482919060ff16600281111561139f5761139f61526b565b60ff16600381106113b2576113b261577f565b0160008282546113c291906157be565b909155505081546040513391869188917f58cc288fdabbc533b1ed24536d250a86bfd19ff162736d2f1866fd9ee4f318cd916114039160ff169087906157d1565b60405180910390a450505b505050565b61141b612ef2565b8361142681336130c6565b1580156114485750611446600080516020615ba6833981519152336123e9565b155b1561146f57604051631cd1f14d60e11b815260048101829052336024820152604401611002565b6000858152600560209081526040808320878452909152902060018154610100900460ff1660048111156114a5576114a561526b565b0361152f576003810154156114dc5780546040516376b1b9f960e01b81526110029188918891610100900460ff16906004016157ec565b8360028111156114ee576114ee61526b565b815460ff1660028111156115045761150461526b565b1461152a5780546040516309166b4b60e01b81526110029160ff16908690600401615807565b61153b565b61153b86868387613329565b60006115468561251b565b90508084101561156f5784848260405163b519ac0f60e01b815260040161100293929190615822565b61157a8786866135a8565b8382600301819055508382600201600082825461159791906157be565b909155506115a690508261364d565b336001600160a01b031686887f35373ef096b83bd1bc6c19f3fdef4a59dd5248953cbbab62c982692c355d5eac88886040516115e39291906157d1565b60405180910390a450505050505050565b600061160083836130c6565b9392505050565b61160f612ef2565b6001600160a01b0381166116365760405163d92e233d60e01b815260040160405180910390fd5b6116416000336123e9565b1561167c5760008281526009602090815260408083206001600160a01b0385168452909152812054900361167757611677612e43565b61179c565b611693600080516020615ba6833981519152612e39565b60008281526009602090815260408083206001600160a01b038516845290915281205490819003611776576116e87f0000000000000000000000000000000000000000000000000000000000000000426157be565b60008481526009602090815260408083206001600160a01b0387168085529083529281902084905551838152929350909185917f8a39191ca551ef4cec52406b7c31ad9e4c3e3f6af41d8529ed15e1a8c9121128910160405180910390a37f00000000000000000000000000000000000000000000000000000000000000001561177157505050565b61179a565b8042101561179a57604051632d4cba9360e11b815260048101829052602401611002565b505b60008281526009602090815260408083206001600160a01b03851684528252808320839055848352600890915290206117d59082613693565b1561128b57604051600181526001600160a01b0382169083907f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c57906020015b60405180910390a35050565b611828612ed6565b611830612ef2565b6000818152601e60209081526040808320815160e081018352815481526001820154938101939093526002808201549284019290925260038101546001600160a01b0381166060850152600160a01b81046001600160401b03166080850152909160a0840191600160e01b900460ff16908111156118b0576118b061526b565b60028111156118c1576118c161526b565b815260200160038201601d9054906101000a900460ff1660038111156118e9576118e961526b565b60038111156118fa576118fa61526b565b81525050905080608001516001600160401b031660000361193157604051636f22c10360e01b815260048101839052602401611002565b80608001516001600160401b0316421015611970576080810151604051632d4cba9360e11b81526001600160401b039091166004820152602401611002565b6000828152601e60205260408082208281556001810183905560028082019390935560030180546001600160f01b031916905582015160a08301519091600b91908111156119c0576119c061526b565b60ff16600381106119d3576119d361577f565b0160008282546119e391906157ab565b90915550600090508160c001516003811115611a0157611a0161526b565b03611aa35780606001516001600160a01b031681600001517f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe8360a00151846040015133604051611a5493929190615841565b60405180910390a360405182907f396294715056d8fc51a168e10b7d478f86c27fb2fd085e7d51c7c89f886e771390600090a2611a9e8160a0015182606001518360400151613703565b611cb5565b60038160c001516003811115611abb57611abb61526b565b03611b5157602081810180516000908152602283526040808220805460ff60e81b1916600360e81b1790556060850180516001600160a01b039081168452601190955291819020805460ff191660011790559051915160a0850151828601519251939094169390927fade88ceb07c264740792e00e5e0a9beb3eb89b594ea1f83bcc6b427b763bfd0692611a5492913390615841565b805160009081526005602090815260408083208285015184528252808320805461ff001916610200179055848352601f825280832080548251818502810185019093528083529192909190830182828015611bd557602002820191906000526020600020905b81546001600160a01b03168152600190910190602001808311611bb7575b50505060008681526020808052604080832080548251818502810185019093528083529697509295909450919250830182828015611c3257602002820191906000526020600020905b815481526020019060010190808311611c1e575b5050506000878152601f60205260408120939450611c5393925090506151c7565b60008481526020805260408120611c69916151c7565b60405184907f396294715056d8fc51a168e10b7d478f86c27fb2fd085e7d51c7c89f886e771390600090a2611cb2836000015184602001518560a0015185858860c00151613744565b50505b5061119a6001600080516020615bc683398151915255565b611cd78282613918565b61128b612e43565b81158015611cfa57506002546001600160a01b038281169116145b15611d7c57600080611d0a612a00565b90925090506001600160a01b038216151580611d2c575065ffffffffffff8116155b80611d3f57504265ffffffffffff821610155b15611d67576040516319ca5ebb60e01b815265ffffffffffff82166004820152602401611002565b50506001805465ffffffffffff60a01b191690555b61128b8282613940565b6000611d9181612e39565b61119a613973565b6000611da481612e39565b611dac612e43565b61128b826139c5565b6000611dc081612e39565b61128b82613a78565b6000611dd481612e39565b61128b82613aeb565b60008060008060006012876002811115611df957611df961526b565b60ff1660038110611e0c57611e0c61577f565b60020201905060006018886002811115611e2857611e2861526b565b60ff1660038110611e3b57611e3b61577f565b83546002919091029190910180549092506001600160d01b039182169116611e63848a613b5b565b611e6e846000613b5b565b6001600160d01b039384169c929093169a509850909650945050505050565b6000828152600a60209081526040808320848452825291829020805483518184028101840190945280845260609392830182828015611ef557602002820191906000526020600020905b81546001600160a01b03168152600190910190602001808311611ed7575b5050505050905092915050565b611f0a612ef2565b81611f1581336130c6565b158015611f375750611f35600080516020615ba6833981519152336123e9565b155b15611f5e57604051631cd1f14d60e11b815260048101829052336024820152604401611002565b6000611f6a84846130f4565b9050611f798484836001613157565b611f835750505050565b61134c84848361326c565b611f96612ed6565b611f9e612ef2565b611fa884336130c6565b611fce57604051631cd1f14d60e11b815260048101859052336024820152604401611002565b81600003611fef57604051631f2a200560e01b815260040160405180910390fd5b611ff881613b6f565b6120038484846135a8565b61200e848484613bca565b156120a85781600b8460028111156120285761202861526b565b60ff166003811061203b5761203b61577f565b01600082825461204b91906157ab565b92505081905550806001600160a01b0316847f1f3e26e1ddbf8f65d905a04d1874df2e394a2b7e5f81345b70565c7ac3a768fe85853360405161209093929190615841565b60405180910390a36120a3838284613703565b61210c565b61210a6040518060e0016040528086815260200160008152602001848152602001836001600160a01b0316815260200160006001600160401b031681526020018560028111156120fa576120fa61526b565b8152602001600090526000613c7c565b505b61134c6001600080516020615bc683398151915255565b61212e6000336123e9565b61215157612149600080516020615ba6833981519152612e39565b612151612ef2565b60008281526009602090815260408083206001600160a01b038516845282528083208390558483526008909152902061218a9082613de2565b1561128b57604051600081526001600160a01b0382169083907f91ae5c19f66234752be0475ac6a38e776eab7b3e9726864260638bfcb4932c5790602001611814565b6121e5600080516020615be6833981519152336123e9565b6121f3576121f36000612e39565b6121fb613efb565b565b600061220881612e39565b612210612ed6565b61221982613b6f565b60008084600281111561222e5761222e61526b565b146122ab5761223c84613f38565b6040516370a0823160e01b81523060048201526001600160a01b0391909116906370a0823190602401602060405180830381865afa158015612282573d6000803e3d6000fd5b505050506040513d601f19601f820116820180604052508101906122a6919061586e565b6122ad565b475b90506000600b8560028111156122c5576122c561526b565b60ff16600381106122d8576122d861577f565b015490508082116122fc57604051631f2a200560e01b815260040160405180910390fd5b7f05d4ca06895e2bebce88f5119e79f316bd2c426bd5468e6aa46a26c20597cdde8561232883856157ab565b8660405161233893929190615841565b60405180910390a1612354858561234f84866157ab565b613703565b505061140e6001600080516020615bc683398151915255565b6000808260028111156123825761238261526b565b0361239957506a084595161401484a000000919050565b60018260028111156123ad576123ad61526b565b036123c457506a084595161401484a000000919050565b5064e8d4a51000919050565b60006123e46002546001600160a01b031690565b905090565b6000918252602082815260408084206001600160a01b0393909316845291905290205460ff1690565b600061241d81612e39565b612425612e43565b61134c848484613fa0565b600254600090600160d01b900465ffffffffffff16801515801561245c57504265ffffffffffff821610155b6124685760008061247c565b600254600160a01b900465ffffffffffff16815b915091509091565b600061248f81612e39565b612497612e43565b6124a082613b6f565b600354604080516001600160a01b0363010000009093048316815291841660208301527f649c5e3d0ed183894196148e193af316452b0037e77d2ff0fef23b7dc722bed0910160405180910390a150600380546001600160a01b039092166301000000026301000000600160b81b0319909216919091179055565b6000808260028111156125305761253061526b565b036125445750670de0b6b3a7640000919050565b60018260028111156125585761255861526b565b0361256a5750655af3107a4000919050565b506064919050565b600061257d81612e39565b612585612e43565b81600e84600281111561259a5761259a61526b565b60ff16600381106125ad576125ad61577f565b01556040517f5f0fc0cd158f9fff48fc46a878cf4333b1923f4736d77ae369ad73e2ec0b9b82906125e190859085906157d1565b60405180910390a1505050565b60008181526008602090815260409182902080548351818402810184019094528084526060939283018282801561264e57602002820191906000526020600020905b81546001600160a01b03168152600190910190602001808311612630575b50505050509050919050565b6000600b8260028111156126705761267061526b565b60ff16600381106126835761268361577f565b015492915050565b6126a3600080516020615be6833981519152336123e9565b6126b1576126b16000612e39565b6000818152601e60209081526040808320815160e081018352815481526001820154938101939093526002808201549284019290925260038101546001600160a01b0381166060850152600160a01b81046001600160401b03166080850152909160a0840191600160e01b900460ff16908111156127315761273161526b565b60028111156127425761274261526b565b815260200160038201601d9054906101000a900460ff16600381111561276a5761276a61526b565b600381111561277b5761277b61526b565b81525050905080608001516001600160401b03166000036127b257604051636f22c10360e01b815260048101839052602401611002565b6000828152601e60205260408120818155600181018290556002810182905560030180546001600160f01b03191690558160c0015160038111156127f8576127f861526b565b03612857576040808201518251600090815260046020529190912060a083015160028111156128295761282961526b565b60ff166003811061283c5761283c61577f565b01600082825461284c91906157be565b9091555061291a9050565b60038160c00151600381111561286f5761286f61526b565b036128af576020818101516000908152602290915260409020805460ff60e81b1916600160e81b17815560010180546001600160a01b031916905561291a565b805160009081526005602090815260408083208285015184528252808320805461ff0019166101001781556001810180546001600160a01b0319169055858452601f9092528220909161290291906151c7565b60008381526020805260408120612918916151c7565b505b8060000151827ff2bbb0bc4b53c811eb5f38fc3e70f749887085af3708890f22612da966b81beb83602001518460a001518560400151336040516118149493929190615887565b600254600090600160d01b900465ffffffffffff16801515801561298c57504265ffffffffffff8216105b6129a757600154600160d01b900465ffffffffffff166129ba565b600254600160a01b900465ffffffffffff165b91505090565b60006129ca612a00565b509050336001600160a01b038216146129f857604051636116401160e11b8152336004820152602401611002565b61119a61407d565b6001546001600160a01b03811691600160a01b90910465ffffffffffff1690565b81612a3f57604051631fe1e13d60e11b815260040160405180910390fd5b61128b8282614116565b612a51612ef2565b600080516020615ba6833981519152612a6981612e39565b612a7282613b6f565b6000848152600a602090815260408083208684529091529020612a959083613693565b1561134c57816001600160a01b031683857f8b5b3008cf580409979a1cf27bf9d0a33d821b08b901b85c06f4aef4a659fb8a60405160405180910390a450505050565b6000612ae381612e39565b61119a61413b565b6000612af681612e39565b60008383604051612b089291906158bb565b60405190819003902090506000612b226202a300426157be565b600083815260246020526040908190208290555190915082907fb9de9600d753b5619b03226f918d5da2f2e59ca71fe99366db4dc38b0127194b90612b6c908890889086906158cb565b60405180910390a25050505050565b612b83612ed6565b612b8b612ef2565b85612b9681336130c6565b158015612bb85750612bb6600080516020615ba6833981519152336123e9565b155b15612bdf57604051631cd1f14d60e11b815260048101829052336024820152604401611002565b612c51878787878080602002602001604051908101604052809392919081815260200183836020028082843760009201919091525050604080516020808b0282810182019093528a82529093508a92508991829185019084908082843760009201919091525060029250614146915050565b50612c696001600080516020615bc683398151915255565b505050505050565b612c79612ed6565b612c81612ef2565b6000836002811115612c9557612c9561526b565b03612cb457826040516216cebd60eb1b81526004016110029190615904565b6000612cc285858585612f16565b905061210a848483614584565b612cd7612ed6565b612cdf612ef2565b82612cea81336130c6565b158015612d0c5750612d0a600080516020615ba6833981519152336123e9565b155b15612d3357604051631cd1f14d60e11b815260048101829052336024820152604401611002565b6040805160018082528183019092526000916020808301908036833750506040805160018082528183019092529293506000929150602080830190803683370190505090508382600081518110612d8c57612d8c61577f565b6001600160a01b03909216602092830291909101820152600087815260058252604080822088835290925290812060020154825190918391612dd057612dd061577f565b602002602001018181525050612dea868684846001614146565b50505061140e6001600080516020615bc683398151915255565b60006001600160e01b03198216637965db0b60e01b1480610fb857506301ffc9a760e01b6001600160e01b0319831614610fb8565b61119a81336145dc565b60008036604051612e559291906158bb565b6040805191829003909120600081815260246020529182205490925090819003612e9557604051635127298560e11b815260048101839052602401611002565b80421015612eb957604051632d4cba9360e11b815260048101829052602401611002565b50600090815260246020526040812055565b6121fb600080614615565b612ede6146d5565b6002600080516020615bc683398151915255565b60035460ff16156121fb5760405163d93c066560e01b815260040160405180910390fd5b600082600003612f3957604051631f2a200560e01b815260040160405180910390fd5b60035461ffff808416610100909204161115612f7f57600354604051633c057d7b60e01b815261010090910461ffff908116600483015283166024820152604401611002565b60035461271090612f9990610100900461ffff1685615928565b612fa39190615955565b90506000612fb182856157ab565b60008781526004602052604090209091508190866002811115612fd657612fd661526b565b60ff1660038110612fe957612fe961577f565b016000828254612ff991906157be565b90915550819050600b8660028111156130145761301461526b565b60ff16600381106130275761302761577f565b01600082825461303791906157be565b9091555050604051339087907f46c7b5757940773602f6be3265cb55668443abf52c32aa00e182bac70a062a0d90613076908990899088908890615977565b60405180910390a350949350505050565b600061c35081808080868886f191508161134c57604051630e21dcbb60e11b81526001600160a01b038516600482015260248101849052604401611002565b60008281526008602090815260408083206001600160a01b0385168452600101909152902054151592915050565b6000828152600560209081526040808320848452909152902060018154610100900460ff16600481111561312a5761312a61526b565b14610fb8578054604051635948b23160e01b81526110029185918591610100900460ff16906004016157ec565b6000848152600a60209081526040808320868452909152812054810361317f57506001613264565b8254630100000090046001600160401b03168015806131ad5750835460ff6201000090910416151583151514155b1561323a576131bf6203f480426157be565b84546affffffffffffffffff0000191663010000006001600160401b0383160262ff0000191617620100008515150217855560408051828152336020820152919250869188917fa4a1275e36dd07aa41c7d40388de92fb27ce69cdf8e52c4cc3ee6ebf36fc3a4b910160405180910390a36000915050613264565b8042101561325e57604051632d4cba9360e11b815260048101829052602401611002565b60019150505b949350505050565b80546affffffffffffffff00ff0019811661030017825560038201546000858152600460205260409020909160ff1660028111156132ac576132ac61526b565b60ff16600381106132bf576132bf61577f565b0160008282546132cf91906157be565b909155505060006003820155805460028201546040513392859287927fc1389679d5eabeaf137ececa8e17208fa123688bb3cf60147cf07150a18917169261331c9260ff909116916157d1565b60405180910390a4505050565b8154610100900460ff1660008160048111156133475761334761526b565b14158015613367575060038160048111156133645761336461526b565b14155b1561338b578484826040516376b1b9f960e01b8152600401611002939291906157ec565b6004830154156133c2576004808401546040516328f31ef960e21b8152918201879052602482018690526044820152606401611002565b6000808260048111156133d7576133d761526b565b146133fb5783546133f690600160981b900463ffffffff1660016159a0565b6133fe565b60005b905060405180610140016040528084600281111561341e5761341e61526b565b8152602001600181526000602080830182905260408084018390526060840183905263ffffffff8616608085015260a0840183905260c0840183905260e084018390526101009093018290528982526005815282822089835290522081518154829060ff191660018360028111156134985761349861526b565b021790555060208201518154829061ff0019166101008360048111156134c0576134c061526b565b0217905550604082015181546060840151608085015160a08601516affffffffffffffffff00001990931662010000941515949094026affffffffffffffff00000019169390931763010000006001600160401b0392831602176bffffffffffffffffffffffff60581b1916600160581b919093160263ffffffff60981b191691909117600160981b63ffffffff9092169190910217815560c08201516001820180546001600160a01b0319166001600160a01b0390921691909117905560e08201516002820155610100820151600382015561012090910151600490910155505050505050565b60008381526004602052604081208360028111156135c8576135c861526b565b60ff16600381106135db576135db61577f565b0154905080821115613608578383828460405163894da57360e01b815260040161100294939291906159bc565b61361282826157ab565b60008581526004602052604090208460028111156136325761363261526b565b60ff16600381106136455761364561577f565b015550505050565b60035461366a90600160b81b90046001600160401b0316426157be565b81546001600160401b0391909116600160581b0267ffffffffffffffff60581b19909116179055565b6001600160a01b0381166000908152600183016020526040812054156136bb57506000610fb8565b508154600180820184556000848152602080822090930180546001600160a01b0319166001600160a01b03959095169485179055845493815293810190915260409092205590565b60008360028111156137175761371761526b565b036137265761140e8282613087565b61140e828261373486613f38565b6001600160a01b03169190614705565b6000805b845181101561385b578381815181106137635761376361577f565b60200260200101518261377691906157be565b91506001601160008784815181106137905761379061577f565b6020908102919091018101516001600160a01b03168252810191909152604001600020805460ff191691151591909117905560028360038111156137d6576137d661526b565b03613853578481815181106137ed576137ed61577f565b60200260200101516001600160a01b031687897f9830bd0a269ec03d48cdda1160f033606b1e972e7ac7d6f6832294b41caf5cf7898886815181106138345761383461577f565b602002602001015160405161384a9291906157d1565b60405180910390a45b600101613748565b508360008151811061386f5761386f61577f565b60200260200101516001600160a01b031686887f84b8d369f6c20c7a4e06f4a78c4dc870f2a2f18c820f0a63cd87c147b71a0d648885336040516138b593929190615841565b60405180910390a460005b845181101561390e57613906868683815181106138df576138df61577f565b60200260200101518684815181106138f9576138f961577f565b6020026020010151613703565b6001016138c0565b5050505050505050565b8161393657604051631fe1e13d60e11b815260040160405180910390fd5b61128b828261473a565b6001600160a01b03811633146139695760405163334bd91960e11b815260040160405180910390fd5b61140e828261475f565b61397b61479c565b6003805460ff191690557f5db9ee0a495bf2e6ff9c91a7834c1ba4fdd244a5e8aa4e537bd38aeae4b073aa335b6040516001600160a01b03909116815260200160405180910390a1565b62093a80816001600160401b031611156139fd57604051631634db2b60e21b81526001600160401b0382166004820152602401611002565b600354604080516001600160401b03600160b81b9093048316815291831660208301527f578f4150c137ed73a97d20c85a0ade214d362ab0c472246d5b963affbc65404e910160405180910390a1600380546001600160401b03909216600160b81b0267ffffffffffffffff60b81b19909216919091179055565b6000613a82612961565b613a8b426147bf565b613a9591906159e2565b9050613aa182826147f6565b60405165ffffffffffff821681526001600160a01b038316907f3377dc44241e779dd06afab5b788a35ca5f3b778836e2990bdb26a2a4b2e5ed69060200160405180910390a25050565b6000613af682614875565b613aff426147bf565b613b0991906159e2565b9050613b158282614615565b6040805165ffffffffffff8085168252831660208201527ff1038c18cf84a56e432fdbfaf746924b7ea511dfe03a6506a0ceba4888788d9b910160405180910390a15050565b6000613b6783836148bd565b509392505050565b6001600160a01b038116613b965760405163d92e233d60e01b815260040160405180910390fd5b306001600160a01b0382160361119a57604051630bc2c5df60e11b81526001600160a01b0382166004820152602401611002565b6000806012846002811115613be157613be161526b565b60ff1660038110613bf457613bf461577f565b60020201905060006018856002811115613c1057613c1061526b565b60ff1660038110613c2357613c2361577f565b600202019050613c338287614955565b841180613c495750613c46816000614955565b84115b15613c5957600092505050611600565b613c64828786614961565b613c7081600086614961565b50600195945050505050565b6000602160008154613c8d90615a00565b918290555090508115613ca05781613cad565b613cad6202a300426157be565b6001600160401b03908116608085019081526000838152601e6020908152604091829020875181559087015160018201559086015160028083019190915560608701516003830180549451909516600160a01b026001600160e01b03199094166001600160a01b03909116179290921780845560a08701518794929390929160ff60e01b191690600160e01b908490811115613d4b57613d4b61526b565b021790555060c082015181600301601d6101000a81548160ff02191690836003811115613d7a57613d7a61526b565b02179055509050508260000151817e12d9cc47e3aaccb88c852ad9b7b34347c4f83a87e352076e16a16e83e1f47585602001518660a0015187604001518860600151896080015133604051613dd496959493929190615a19565b60405180910390a392915050565b6001600160a01b0381166000908152600183016020526040812054808203613e0e576000915050610fb8565b83546000908590613e21906001906157ab565b81548110613e3157613e3161577f565b6000918252602090912001546001600160a01b031690508085613e556001856157ab565b81548110613e6557613e6561577f565b600091825260208083209190910180546001600160a01b0319166001600160a01b03948516179055918316815260018701909152604090208290558454859080613eb157613eb1615a65565b60008281526020808220600019908401810180546001600160a01b03191690559092019092556001600160a01b039590951681526001958601909452505060408220919091555090565b613f03612ef2565b6003805460ff191660011790557f62e78cea01bee320cd4e420270b5ea74000d11b0c9f74754ebdbfc544b05a2586139a83390565b60006001826002811115613f4e57613f4e61526b565b14613f79577f0000000000000000000000000000000000000000000000000000000000000000610fb8565b7f000000000000000000000000000000000000000000000000000000000000000092915050565b80821180613fb55750613fb28361236d565b81115b15613fd95782828260405163d130df3360e01b815260040161100293929190615822565b61402e62015180836012866002811115613ff557613ff561526b565b60ff16600381106140085761400861577f565b60020201919065ffffffffffff909116600160d01b026001600160d01b03909116179055565b61404a62015180826018866002811115613ff557613ff561526b565b7f6c4c43e29ef6eed6a8d1e60abbdc6d55a76d841dfe63d5d9edc25bfd8d7814508383836040516125e193929190615822565b600080614088612a00565b9150915061409d8165ffffffffffff16151590565b15806140b157504265ffffffffffff821610155b156140d9576040516319ca5ebb60e01b815265ffffffffffff82166004820152602401611002565b6140f560006140f06002546001600160a01b031690565b61475f565b50614101600083614989565b5050600180546001600160d01b031916905550565b60008281526020819052604090206001015461413181612e39565b61134c838361475f565b6121fb6000806147f6565b600061415286866130f4565b84519091508015806141645750601481115b80614170575080845114155b1561419b5783516040516332406b6360e01b8152611002918391600401918252602082015260400190565b81546000888152600a602090815260408083208a845290915281205460ff90921691158015906141e057506141de600080516020615ba6833981519152336123e9565b155b905060008060005b858110156143a25760008a82815181106142045761420461577f565b6020026020010151905061421781613b6f565b8982815181106142295761422961577f565b602002602001015160000361425157604051631f2a200560e01b815260040160405180910390fd5b60005b828110156142ba57816001600160a01b03168c82815181106142785761427861577f565b60200260200101516001600160a01b0316036142b257604051633e91857960e01b81526001600160a01b0383166004820152602401611002565b600101614254565b508480156142f3575060008d8152600a602090815260408083208f845282528083206001600160a01b0385168452600101909152902054155b1561432a576040516301f070e960e21b8152600481018e9052602481018d90526001600160a01b0382166044820152606401611002565b89828151811061433c5761433c61577f565b60200260200101518461434f91906157be565b935061439788600001600b9054906101000a90046001600160401b03166001600160401b03168488848e878151811061438a5761438a61577f565b60200260200101516149f1565b9250506001016141e8565b50856002015482146143d75760028601546040516332406b6360e01b8152600481019190915260248101839052604401611002565b886000815181106143ea576143ea61577f565b60209081029190910101516001870180546001600160a01b0319166001600160a01b0390921691909117905585546affffffffffffffff000000191686556144338b8584613bca565b801561443d575080155b156144a057855461ff00191661020017865581600b8560028111156144645761446461526b565b60ff16600381106144775761447761577f565b01600082825461448791906157ab565b9091555061449b90508b8b868c8c8c613744565b614577565b8554600490879061ff00191661010083021790555060006145416040518060e001604052808e81526020018d81526020018581526020018c6000815181106144ea576144ea61577f565b60200260200101516001600160a01b0316815260200160006001600160401b031681526020018760028111156145225761452261526b565b81526020018a60038111156145395761453961526b565b905283613c7c565b6000818152601f6020526040902090915061455c8b82615aaa565b50600081815260208052604090206145748a82615b1d565b50505b5050505050505050505050565b600061458f84613f38565b90506145b233306145a085876157ab565b6001600160a01b038516929190614ab6565b811561134c5760035461134c906001600160a01b0383811691339163010000009091041685614ab6565b6145e682826123e9565b61128b5760405163e2517d3f60e01b81526001600160a01b038216600482015260248101839052604401611002565b600254600160d01b900465ffffffffffff168015614698574265ffffffffffff8216101561466e57600254600180546001600160d01b0316600160a01b90920465ffffffffffff16600160d01b02919091179055614698565b6040517f2b1fa2edafe6f7b9e97c1a9e0c3660e645beb2dcaa2d45bdbf9beaf5472e1ec590600090a15b50600280546001600160a01b0316600160a01b65ffffffffffff948516026001600160d01b031617600160d01b9290931691909102919091179055565b600080516020615bc6833981519152546002036121fb57604051633ee5aeb560e01b815260040160405180910390fd5b6147128383836001614aec565b61140e57604051635274afe760e01b81526001600160a01b0384166004820152602401611002565b60008281526020819052604090206001015461475581612e39565b61134c8383614989565b60008215801561477c57506002546001600160a01b038381169116145b1561479257600280546001600160a01b03191690555b6116008383614b52565b60035460ff166121fb57604051638dfc202b60e01b815260040160405180910390fd5b600065ffffffffffff8211156147f2576040516306dfcc6560e41b81526030600482015260248101839052604401611002565b5090565b6000614800612a00565b6001805465ffffffffffff8616600160a01b026001600160d01b03199091166001600160a01b03881617179055915061484290508165ffffffffffff16151590565b1561140e576040517f8886ebfc4259abdbc16601dd8fb5678e54878f47b3c34836cfc51154a960510990600090a1505050565b600080614880612961565b90508065ffffffffffff168365ffffffffffff16116148a8576148a38382615b87565b611600565b61160065ffffffffffff841662069780614bc5565b6000818152600183016020526040812081906149366148db82614bd5565b6001600160d01b031661492361491c6148f2614c1c565b895465ffffffffffff9182169161491291600160d01b9004166001614c27565b8103908111150290565b8490614c37565b6001600160d01b03168103908111150290565b945494956001600160d01b039095168681039081111502949350505050565b600061326483836148bd565b61496c838383614cdf565b61140e5760405163a74c1c5f60e01b815260040160405180910390fd5b6000826149e75760006149a46002546001600160a01b031690565b6001600160a01b0316146149cb57604051631fe1e13d60e11b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0384161790555b6116008383614d84565b60004286118015614a0157508486115b15614a0a578594505b600354600160b81b90046001600160401b031615801590614a4457506001600160a01b03831660009081526011602052604090205460ff16155b8015614a775750600e846002811115614a5f57614a5f61526b565b60ff1660038110614a7257614a7261577f565b015482115b15614aac57600354600090614a9c90600160b81b90046001600160401b0316426157be565b905085811115614aaa578095505b505b5092949350505050565b614ac4848484846001614e0e565b61134c57604051635274afe760e01b81526001600160a01b0385166004820152602401611002565b60405163a9059cbb60e01b60008181526001600160a01b038616600452602485905291602083604481808b5af192506001600051148316614b46578383151615614b39573d6000823e3d81fd5b6000873b113d1516831692505b60405250949350505050565b6000614b5e83836123e9565b15614bbd576000838152602081815260408083206001600160a01b0386168085529252808320805460ff1916905551339286917ff6391f5c32d9c69d2a47ea670b442974b53935d1edc7fd64eb21e047a839171b9190a4506001610fb8565b506000610fb8565b6000828218828410028218611600565b80546000908015614c1357614bfd83614bef6001846157ab565b600091825260209091200190565b54600160301b90046001600160d01b0316611600565b60009392505050565b60006123e4426147bf565b6000828218828411028218611600565b815460009081816005811115614c96576000614c5284614e80565b614c5c90856157ab565b60008881526020902090915081015465ffffffffffff9081169087161015614c8657809150614c94565b614c918160016157be565b92505b505b6000614ca487878585614fd4565b90508015614cd157614cbb87614bef6001846157ab565b54600160301b90046001600160d01b0316614cd4565b60005b979650505050505050565b600081600003614cf157506001611600565b600080614cfe86866148bd565b91509150808411614d795781600003614d235760008581526001870160205260408120555b60008581526001870160205260409020614d6b614d3e614c1c565b614d6387614d4b85614bd5565b6001600160d01b0316614d5e91906157be565b615024565b839190615058565b505060019350505050611600565b600092505050611600565b6000614d9083836123e9565b614bbd576000838152602081815260408083206001600160a01b03861684529091529020805460ff19166001179055614dc63390565b6001600160a01b0316826001600160a01b0316847f2f8788117e7eff1d82e926ec794901d17c78024a50270940304540a733656f0d60405160405180910390a4506001610fb8565b6040516323b872dd60e01b60008181526001600160a01b038781166004528616602452604485905291602083606481808c5af192506001600051148316614e6e578383151615614e61573d6000823e3d81fd5b6000883b113d1516831692505b60405250600060605295945050505050565b600060018211614e8e575090565b816001600160801b8210614ea75760809190911c9060401b5b600160401b8210614ebd5760409190911c9060201b5b6401000000008210614ed45760209190911c9060101b5b620100008210614ee95760109190911c9060081b5b6101008210614efd5760089190911c9060041b5b60108210614f105760049190911c9060021b5b60048210614f1c5760011b5b600302600190811c90818581614f3457614f3461593f565b048201901c90506001818581614f4c57614f4c61593f565b048201901c90506001818581614f6457614f6461593f565b048201901c90506001818581614f7c57614f7c61593f565b048201901c90506001818581614f9457614f9461593f565b048201901c90506001818581614fac57614fac61593f565b048201901c9050614fcb818581614fc557614fc561593f565b04821190565b90039392505050565b60005b81831015613b6757600085815260209020838316600285851804019081015465ffffffffffff868116911611156150105780925061501e565b61501b8160016157be565b93505b50614fd7565b60006001600160d01b038211156147f2576040516306dfcc6560e41b815260d0600482015260248101839052604401611002565b600080615066858585615073565b915091505b935093915050565b82546000908190801561516c57600061509187614bef6001856157ab565b805490915065ffffffffffff80821691600160301b90046001600160d01b03169088168211156150d457604051632520601d60e01b815260040160405180910390fd5b8765ffffffffffff168265ffffffffffff160361510d57825465ffffffffffff16600160301b6001600160d01b0389160217835561515e565b6040805180820190915265ffffffffffff808a1682526001600160d01b03808a1660208085019182528d54600181018f5560008f81529190912094519151909216600160301b029216919091179101555b945085935061506b92505050565b50506040805180820190915265ffffffffffff80851682526001600160d01b0380851660208085019182528854600181018a5560008a815291822095519251909316600160301b02919093161792019190915590508161506b565b50805460008255906000526020600020906121fb919060005b8082111561140e576000818401556001016151e0565b60006020828403121561520857600080fd5b81356001600160e01b03198116811461160057600080fd5b803561ffff8116811461523257600080fd5b919050565b60006020828403121561524957600080fd5b61160082615220565b60006020828403121561526457600080fd5b5035919050565b634e487b7160e01b600052602160045260246000fd5b600381106152915761529161526b565b9052565b8151815260208083015190820152604080830151908201526060808301516001600160a01b0316908201526080808301516001600160401b03169082015260a08083015160e08301916152ea90840182615281565b5060c0830151600481106153005761530061526b565b8060c08401525092915050565b80356001600160a01b038116811461523257600080fd5b6000806040838503121561533757600080fd5b823591506153476020840161530d565b90509250929050565b6000806040838503121561536357600080fd5b8235915061534760208401615220565b6000806040838503121561538657600080fd5b50508035926020909101359150565b80356003811061523257600080fd5b600080600080608085870312156153ba57600080fd5b84359350602085013592506153d160408601615395565b9396929550929360600135925050565b6000602082840312156153f357600080fd5b81356001600160401b038116811461160057600080fd5b60006020828403121561541c57600080fd5b6116008261530d565b60006020828403121561543757600080fd5b813565ffffffffffff8116811461160057600080fd5b6000806040838503121561546057600080fd5b61546983615395565b946020939093013593505050565b602080825282518282018190526000918401906040840190835b818110156154b85783516001600160a01b0316835260209384019390920191600101615491565b509095945050505050565b600080600080608085870312156154d957600080fd5b843593506154e960208601615395565b9250604085013591506154fe6060860161530d565b905092959194509250565b600581106152915761529161526b565b608081016155278287615281565b84602083015261553a6040830185615509565b6001600160a01b0392909216606091909101529392505050565b6000806040838503121561556757600080fd5b61557083615395565b91506153476020840161530d565b60006020828403121561559057600080fd5b61160082615395565b6000806000606084860312156155ae57600080fd5b6155b784615395565b95602085013595506040909401359392505050565b6000806000606084860312156155e157600080fd5b83359250602084013591506155f86040850161530d565b90509250925092565b6000806020838503121561561457600080fd5b82356001600160401b0381111561562a57600080fd5b8301601f8101851361563b57600080fd5b80356001600160401b0381111561565157600080fd5b85602082840101111561566357600080fd5b6020919091019590945092505050565b60008083601f84011261568557600080fd5b5081356001600160401b0381111561569c57600080fd5b6020830191508360208260051b85010111156156b757600080fd5b9250929050565b600080600080600080608087890312156156d757600080fd5b863595506020870135945060408701356001600160401b038111156156fb57600080fd5b61570789828a01615673565b90955093505060608701356001600160401b0381111561572657600080fd5b61573289828a01615673565b979a9699509497509295939492505050565b6000806000806080858703121561575a57600080fd5b8435935061576a60208601615395565b9250604085013591506154fe60608601615220565b634e487b7160e01b600052603260045260246000fd5b634e487b7160e01b600052601160045260246000fd5b81810381811115610fb857610fb8615795565b80820180821115610fb857610fb8615795565b604081016157df8285615281565b8260208301529392505050565b83815260208101839052606081016132646040830184615509565b604081016158158285615281565b6116006020830184615281565b606081016158308286615281565b602082019390935260400152919050565b6060810161584f8286615281565b60208201939093526001600160a01b0391909116604090910152919050565b60006020828403121561588057600080fd5b5051919050565b8481526080810161589b6020830186615281565b60408201939093526001600160a01b039190911660609091015292915050565b8183823760009101908152919050565b604081528260408201528284606083013760006060848301015260006060601f19601f8601168301019050826020830152949350505050565b60208101610fb88284615281565b634e487b7160e01b600052604160045260246000fd5b8082028115828204841417610fb857610fb8615795565b634e487b7160e01b600052601260045260246000fd5b60008261597257634e487b7160e01b600052601260045260246000fd5b500490565b608081016159858287615281565b84602083015283604083015282606083015295945050505050565b63ffffffff8181168382160190811115610fb857610fb8615795565b848152608081016159d06020830186615281565b60408201939093526060015292915050565b65ffffffffffff8181168382160190811115610fb857610fb8615795565b600060018201615a1257615a12615795565b5060010190565b86815260c08101615a2d6020830188615281565b60408201959095526001600160a01b0393841660608201526001600160401b0392909216608083015290911660a09091015292915050565b634e487b7160e01b600052603160045260246000fd5b8183101561140e57806000528260206000200183830360005b81811015612c6957600083820155600101615a94565b81516001600160401b03811115615ac357615ac3615912565b600160401b811115615ad757615ad7615912565b8154818355615ae7828285615a7b565b506020830182600052602060002060005b83811015612c695782516001600160a01b031682820155602090920191600101615af8565b81516001600160401b03811115615b3657615b36615912565b600160401b811115615b4a57615b4a615912565b8154818355615b5a828285615a7b565b506020830182600052602060002060005b83811015612c6957825182820155602090920191600101615b6b565b65ffffffffffff8281168282160390811115610fb857610fb861579556fe97667070c54ef182b0f5858b034beac1b6f3089aa2d3188bb1e8929f4fa9b9299b779b17422d0df92223018b32b4d1fa46e071723d6817e2486d003becc55f0055435dd261a4b9b3364963f7738a7a662ad9c84396d64be3365284bb7f0a5041a26469706673582212209c40a227e1846f065c9330f3178f99a24a66f4042f582279ada103d7094bff4564736f6c63430008250033" as const;

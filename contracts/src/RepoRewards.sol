@@ -2,190 +2,46 @@
 pragma solidity ^0.8.28;
 
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
-import {AccessControlDefaultAdminRules} from
-    "@openzeppelin/contracts/access/extensions/AccessControlDefaultAdminRules.sol";
+import {IAccessControl} from "@openzeppelin/contracts/access/IAccessControl.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
-import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 import {RateLimiter} from "@openzeppelin/contracts/utils/RateLimiter.sol";
-import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {RepoRewardsBase} from "./RepoRewardsBase.sol";
+import {RepoRewardsExtension} from "./RepoRewardsExtension.sol";
 
-/// @title Reward pools per GitHub repository and fixed bounties per issue (v2)
+/// @title Reward pools per GitHub repository, bounties per issue backed by the pool and by any funder, split payouts and tips (v3)
 /// @notice Anyone funds a pool per repository (XDC, ROXN or USDC); the
-///         platform (operator) or a pool manager puts a bounty on an issue
-///         from that pool and pays it to one contributor.
-///         Invariant: no single key and no single block can move more than
-///         the configured caps out of escrow per rolling day; an outflow
-///         over a cap is queued, runs only after QUEUE_DELAY, and the
-///         guardian can cancel it. A bounty somebody registered for (a
-///         claim) ends in a payment, or in a refund that is requested
-///         on-chain and runs only after CLAIM_CANCEL_DELAY.
-///         The contract holds at least what it owes per currency: the sum of
-///         the pools, the open bounties and the queued outflows.
-/// @dev See docs/contracts.md for the trust model and the runbook.
-contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuard {
-    using SafeERC20 for IERC20;
+///         platform (operator) or a pool manager puts the pool's share on an
+///         issue; any wallet boosts an issue's bounty with its own share
+///         (refunded exactly on expiry, withdrawal or cancellation); a bounty
+///         is paid to one contributor or split among several; tips go from a
+///         wallet to an address, or wait in escrow for a GitHub user.
+///         Invariants: no single key and no single block can move more than
+///         the configured caps out of escrow per rolling day; an outflow over
+///         a cap is queued, runs only after QUEUE_DELAY, and the guardian can
+///         cancel it. Nothing is paid in the same burst as its allocation:
+///         money younger than payoutDelay, and a payout above the threshold
+///         to an address never paid before, wait payoutDelay in the same
+///         queue. A claimed bounty ends in a payment, or in a refund that is
+///         requested on-chain and runs only after CLAIM_CANCEL_DELAY.
+///         The contract holds at least what it owes per currency: pools +
+///         open bounties + funders' shares still to refund + escrowed tips +
+///         queued outflows.
+/// @dev See docs/contracts.md for the trust model, the design and the migration from v2.
+///      Functions this contract does not have (boosts, tips, the v2 import, the v3 views) run as
+///      RepoRewardsExtension's code on this contract's storage (fallback, delegatecall): the escrow is
+///      bigger than EIP-170's 24,576 bytes. The platform's ABI (contracts/artifacts/RepoRewards.ts) is both.
+contract RepoRewards is RepoRewardsBase {
     using RateLimiter for RateLimiter.SlidingWindow;
 
-    enum Currency {
-        XDC,
-        ROXN,
-        USDC
-    }
-
-    /// @dev Queued: paid over a cap, waiting in the outflow queue.
-    enum BountyStatus {
-        None,
-        Open,
-        Paid,
-        Cancelled,
-        Queued
-    }
-
-    struct Bounty {
-        Currency currency;
-        BountyStatus status;
-        /// When a requested cancellation of a claimed bounty may run; 0: none requested.
-        uint64 cancelReadyAt;
-        address recipient;
-        uint256 amount;
-    }
-
-    /// @dev A payout or withdrawal over a cap. issueNumber is 0 for a withdrawal.
-    struct Outflow {
-        uint256 repoId;
-        uint256 issueNumber;
-        uint256 amount;
-        address to;
-        uint64 readyAt;
-        Currency currency;
-        bool isPayout;
-    }
-
-    /// @dev OpenZeppelin's EnumerableSet needs Cancun (mcopy); XDC runs paris.
-    struct AddressSet {
-        address[] values;
-        mapping(address => uint256) position;
-    }
-
-    /// @notice The platform: appoints pool managers (after managerDelay),
-    ///         records claims, allocates, pays and cancels like a manager.
-    bytes32 public constant OPERATOR_ROLE = keccak256("OPERATOR_ROLE");
-    /// @notice Pauses at once and cancels queued outflows or scheduled admin
-    ///         operations; moves nothing.
-    bytes32 public constant GUARDIAN_ROLE = keccak256("GUARDIAN_ROLE");
-
-    uint16 public constant MAX_FEE_BPS = 500;
-    uint16 private constant BPS_DENOMINATOR = 10_000;
-    /// @notice Role grants, fee, fee collector and cap changes wait this long.
-    uint256 public constant ADMIN_DELAY = 2 days;
-    /// @notice A queued outflow runs no earlier than this after it was queued.
-    uint256 public constant QUEUE_DELAY = 2 days;
-    /// @notice A claimed bounty's refund to the pool runs this long after it was requested.
-    uint256 public constant CLAIM_CANCEL_DELAY = 3 days;
-    /// @notice The smallest managerDelay on any chain but the local development chain.
-    uint256 public constant MIN_MANAGER_DELAY = 1 days;
-    uint256 public constant MAX_MANAGER_DELAY = 30 days;
-    uint48 public constant CAP_WINDOW = 1 days;
-    /// @notice Gas forwarded with a native transfer: enough for a smart wallet, not for a griefer.
-    uint256 public constant NATIVE_TRANSFER_GAS = 50_000;
-    uint256 private constant LOCAL_CHAIN_ID = 31337;
-
-    IERC20 public immutable roxn;
-    IERC20 public immutable usdc;
-    /// @notice How long an operator's appointment of a pool manager waits.
-    uint256 public immutable managerDelay;
-
-    uint16 public feeBps;
-    address public feeCollector;
-
-    mapping(uint256 repoId => uint256[3] balances) private _pools;
-    mapping(uint256 repoId => mapping(uint256 issueNumber => Bounty)) private _bounties;
-    mapping(uint256 repoId => AddressSet) private _managers;
-    mapping(uint256 repoId => mapping(address manager => uint256 readyAt)) private _pendingManagers;
-    mapping(uint256 repoId => mapping(uint256 issueNumber => AddressSet)) private _claimants;
-    /// @dev What the contract owes per currency: pools + open bounties + queued outflows.
-    uint256[3] private _owed;
-    /// @dev Outflow caps per currency: per repository (key = repoId) and in total (key 0).
-    RateLimiter.SlidingWindow[3] private _repoCaps;
-    RateLimiter.SlidingWindow[3] private _totalCaps;
-    mapping(uint256 id => Outflow) private _queue;
-    uint256 public nextOutflowId;
-    /// @notice Admin operations scheduled by the hash of their calldata.
-    mapping(bytes32 id => uint256 readyAt) public scheduledAt;
-
-    event PoolFunded(
-        uint256 indexed repoId, Currency currency, address indexed funder, uint256 gross, uint256 fee, uint256 net
-    );
-    event BountyAllocated(
-        uint256 indexed repoId, uint256 indexed issueNumber, Currency currency, uint256 amount, address indexed by
-    );
-    event BountyPaid(
-        uint256 indexed repoId,
-        uint256 indexed issueNumber,
-        Currency currency,
-        uint256 amount,
-        address indexed contributor,
-        address by
-    );
-    event BountyCancelled(
-        uint256 indexed repoId, uint256 indexed issueNumber, Currency currency, uint256 amount, address indexed by
-    );
-    event BountyCancelRequested(uint256 indexed repoId, uint256 indexed issueNumber, uint256 readyAt, address by);
-    event BountyClaimed(uint256 indexed repoId, uint256 indexed issueNumber, address indexed contributor);
-    event PoolWithdrawn(uint256 indexed repoId, Currency currency, uint256 amount, address indexed to, address by);
-    event PoolManagerProposed(uint256 indexed repoId, address indexed manager, uint256 readyAt);
-    event PoolManagerSet(uint256 indexed repoId, address indexed manager, bool enabled);
-    event OutflowQueued(
-        uint256 indexed id,
-        uint256 indexed repoId,
-        uint256 issueNumber,
-        Currency currency,
-        uint256 amount,
-        address to,
-        uint256 readyAt,
-        address by
-    );
-    event OutflowExecuted(uint256 indexed id);
-    event OutflowCancelled(
-        uint256 indexed id, uint256 indexed repoId, uint256 issueNumber, Currency currency, uint256 amount, address by
-    );
-    event CapsChanged(Currency currency, uint256 perRepo, uint256 total);
-    event OperationScheduled(bytes32 indexed id, bytes data, uint256 readyAt);
-    event OperationCancelled(bytes32 indexed id);
-    event ExcessSwept(Currency currency, uint256 amount, address to);
-    event FeeBpsChanged(uint16 oldBps, uint16 newBps);
-    event FeeCollectorChanged(address oldCollector, address newCollector);
-
-    error NotPoolManager(uint256 repoId, address account);
-    error ZeroAmount();
-    error ZeroAddress();
-    error InvalidRecipient(address recipient);
-    error InvalidCurrency(Currency currency);
-    error BountyExists(uint256 repoId, uint256 issueNumber, BountyStatus status);
-    error BountyNotOpen(uint256 repoId, uint256 issueNumber, BountyStatus status);
-    error BelowMinimum(Currency currency, uint256 amount, uint256 minimum);
-    error InsufficientPool(uint256 repoId, Currency currency, uint256 available, uint256 requested);
-    error FeeTooHigh(uint16 bps, uint16 maxBps);
-    error TransferFailed(address to, uint256 amount);
-    error DirectTransferRejected();
-    error NotReady(uint256 readyAt);
-    error NotScheduled(bytes32 id);
-    error NotClaimant(uint256 repoId, uint256 issueNumber, address to);
-    error UnknownOutflow(uint256 id);
-    error CapOutOfBounds(Currency currency, uint256 perRepo, uint256 total);
-    error DelayOutOfBounds(uint256 delay);
-
-    modifier onlyManagerOrOperator(uint256 repoId) {
-        if (!_isManager(repoId, msg.sender) && !hasRole(OPERATOR_ROLE, msg.sender)) {
-            revert NotPoolManager(repoId, msg.sender);
-        }
-        _;
-    }
+    /// @notice The code that runs boosts, tips, the import and the v3 views on this contract's storage.
+    address public immutable extension;
 
     /// @param admin The admin (a multisig in production); the deployer never holds a role.
     /// @param adminTransferDelay How long a two-step admin transfer waits (AccessControlDefaultAdminRules).
     /// @param initialCaps Per currency: [per repository per day, in total per day].
+    /// @param initialPayoutDelay The minimum age of paid-out money and the new-address wait (≤ MAX_PAYOUT_DELAY; 3600 on XDC).
+    /// @param initialNewRecipientThresholds Per currency: payouts above it to an address never paid before wait payoutDelay.
+    /// @param initialExtension RepoRewardsExtension deployed with the same tokens.
     constructor(
         address admin,
         uint48 adminTransferDelay,
@@ -195,12 +51,16 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         IERC20 roxnToken,
         IERC20 usdcToken,
         uint256 initialManagerDelay,
-        uint256[2][3] memory initialCaps
-    ) AccessControlDefaultAdminRules(adminTransferDelay, admin) {
-        if (
-            guardian == address(0) || operator == address(0) || address(roxnToken) == address(0)
-                || address(usdcToken) == address(0)
-        ) revert ZeroAddress();
+        uint256[2][3] memory initialCaps,
+        uint64 initialPayoutDelay,
+        uint256[3] memory initialNewRecipientThresholds,
+        RepoRewardsExtension initialExtension
+    ) RepoRewardsBase(adminTransferDelay, admin, roxnToken, usdcToken, initialManagerDelay) {
+        if (guardian == address(0) || operator == address(0)) revert ZeroAddress();
+        if (address(initialExtension.roxn()) != address(roxnToken) || address(initialExtension.usdc()) != address(usdcToken)) {
+            revert InvalidRecipient(address(initialExtension));
+        }
+        extension = address(initialExtension);
         if (
             initialManagerDelay > MAX_MANAGER_DELAY
                 || (initialManagerDelay < MIN_MANAGER_DELAY && block.chainid != LOCAL_CHAIN_ID)
@@ -208,12 +68,12 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         _checkRecipient(initialFeeCollector);
         _grantRole(GUARDIAN_ROLE, guardian);
         _grantRole(OPERATOR_ROLE, operator);
-        roxn = roxnToken;
-        usdc = usdcToken;
-        managerDelay = initialManagerDelay;
         for (uint8 c = 0; c < 3; c++) {
             _setCaps(Currency(c), initialCaps[c][0], initialCaps[c][1]);
+            _newRecipientThresholds[c] = initialNewRecipientThresholds[c];
+            emit NewRecipientThresholdChanged(Currency(c), initialNewRecipientThresholds[c]);
         }
+        _setPayoutDelay(initialPayoutDelay);
         feeBps = 50;
         emit FeeBpsChanged(0, 50);
         feeCollector = initialFeeCollector;
@@ -225,7 +85,18 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         revert DirectTransferRejected();
     }
 
-    // ---- Administration (timelocked) ----
+    /// @notice Every other function (boosts, tips, import, v3 views) runs as RepoRewardsExtension's code here.
+    fallback() external payable {
+        address target = extension;
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), target, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            switch ok
+            case 0 { revert(0, returndatasize()) }
+            default { return(0, returndatasize()) }
+        }
+    }
 
     /// @notice Schedules an admin call (its full calldata); it can run ADMIN_DELAY later, once.
     function schedule(bytes calldata data) external onlyRole(DEFAULT_ADMIN_ROLE) {
@@ -268,8 +139,21 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         _setCaps(currency, perRepo, total);
     }
 
+    /// @notice Admin, timelocked: the minimum age of paid-out money and the new-address wait (≤ MAX_PAYOUT_DELAY).
+    function setPayoutDelay(uint64 newDelay) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _consumeScheduled();
+        _setPayoutDelay(newDelay);
+    }
+
+    /// @notice Admin, timelocked: payouts above `threshold` to an address never paid before wait payoutDelay.
+    function setNewRecipientThreshold(Currency currency, uint256 threshold) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        _consumeScheduled();
+        _newRecipientThresholds[uint8(currency)] = threshold;
+        emit NewRecipientThresholdChanged(currency, threshold);
+    }
+
     /// @notice Moves only what the contract holds above what it owes (forced-in
-    ///         XDC, tokens sent to it directly); never a pool, bounty or queued outflow.
+    ///         XDC, tokens sent to it directly); never a pool, bounty, funder's share, escrowed tip or queued outflow.
     function sweepExcess(Currency currency, address to) external onlyRole(DEFAULT_ADMIN_ROLE) nonReentrant {
         _checkRecipient(to);
         uint256 held = currency == Currency.XDC ? address(this).balance : _token(currency).balanceOf(address(this));
@@ -287,8 +171,6 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
     function unpause() external onlyRole(DEFAULT_ADMIN_ROLE) {
         _unpause();
     }
-
-    // ---- Pool managers ----
 
     /// @notice The operator (after checking GitHub admin rights) proposes; the
     ///         same call after managerDelay appoints. The admin co-signs a
@@ -325,8 +207,6 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         if (_remove(_managers[repoId], manager)) emit PoolManagerSet(repoId, manager, false);
     }
 
-    // ---- Pools ----
-
     /// @notice Anyone may add money to a pool; refused when the fee is above `maxFeeBps`.
     function fundPoolXdc(uint256 repoId, uint16 maxFeeBps) external payable nonReentrant whenNotPaused {
         uint256 fee = _credit(repoId, Currency.XDC, msg.value, maxFeeBps);
@@ -341,9 +221,7 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
     {
         if (currency == Currency.XDC) revert InvalidCurrency(currency);
         uint256 fee = _credit(repoId, currency, amount, maxFeeBps);
-        IERC20 token = _token(currency);
-        token.safeTransferFrom(msg.sender, address(this), amount - fee);
-        if (fee > 0) token.safeTransferFrom(msg.sender, feeCollector, fee);
+        _pullToken(currency, amount, fee);
     }
 
     /// @notice A pool manager takes unallocated money back out of a pool; over
@@ -362,31 +240,38 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
             emit PoolWithdrawn(repoId, currency, amount, to, msg.sender);
             _send(currency, to, amount);
         } else {
-            _enqueue(Outflow(repoId, 0, amount, to, 0, currency, false));
+            _enqueue(Outflow(repoId, 0, amount, to, 0, currency, OutflowKind.Withdrawal), 0);
         }
     }
 
-    // ---- Bounties ----
-
-    /// @notice Moves `amount` from the pool to the issue's bounty. Only a cancelled one can be replaced.
+    /// @notice A manager or the operator moves `amount` from the pool to the issue's bounty (the pool's
+    ///         share). Allowed on an issue without a bounty, a cancelled one whose funders are all refunded,
+    ///         or an open community bounty (boosts only) in the same currency. The amount becomes payable at
+    ///         once only after payoutDelay.
     function allocateBounty(uint256 repoId, uint256 issueNumber, Currency currency, uint256 amount)
         external
         whenNotPaused
         onlyManagerOrOperator(repoId)
     {
         Bounty storage bounty = _bounties[repoId][issueNumber];
-        if (bounty.status != BountyStatus.None && bounty.status != BountyStatus.Cancelled) {
-            revert BountyExists(repoId, issueNumber, bounty.status);
+        if (bounty.status == BountyStatus.Open) {
+            if (bounty.poolShare != 0) revert BountyExists(repoId, issueNumber, bounty.status);
+            if (bounty.currency != currency) revert CurrencyMismatch(bounty.currency, currency);
+        } else {
+            _startRound(repoId, issueNumber, bounty, currency);
         }
         uint256 minimum = minimumBounty(currency);
         if (amount < minimum) revert BelowMinimum(currency, amount, minimum);
         _debitPool(repoId, currency, amount);
-        _bounties[repoId][issueNumber] = Bounty(currency, BountyStatus.Open, 0, address(0), amount);
+        bounty.poolShare = amount;
+        bounty.amount += amount;
+        _touch(bounty);
         emit BountyAllocated(repoId, issueNumber, currency, amount, msg.sender);
     }
 
     /// @notice Records that `contributor` works on the issue (the platform's
-    ///         Contribute). From then on the bounty is only refunded after a delay.
+    ///         Contribute). From then on the bounty's pool share and funders' shares are only refunded
+    ///         after a visible delay (expiries excepted).
     function claimBounty(uint256 repoId, uint256 issueNumber, address contributor)
         external
         whenNotPaused
@@ -396,95 +281,118 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         if (_add(_claimants[repoId][issueNumber], contributor)) emit BountyClaimed(repoId, issueNumber, contributor);
     }
 
-    /// @notice Pays an open bounty to one contributor, at most once; over a cap
-    ///         it is queued. A manager may pay a claimed bounty only to a claimant.
+    /// @notice A manager or the operator pays the whole open bounty (pool's share + boosts) to one
+    ///         contributor, at most once. It goes out at once only when within the caps, all its money is
+    ///         older than payoutDelay and the contributor was paid before (or it is at most the
+    ///         new-recipient threshold); otherwise it is queued. A manager may pay a claimed bounty only to a claimant.
     function payBounty(uint256 repoId, uint256 issueNumber, address contributor)
         external
         nonReentrant
         whenNotPaused
         onlyManagerOrOperator(repoId)
     {
-        _checkRecipient(contributor);
-        Bounty storage bounty = _openBounty(repoId, issueNumber);
-        AddressSet storage claimed = _claimants[repoId][issueNumber];
-        if (claimed.values.length > 0 && claimed.position[contributor] == 0 && !hasRole(OPERATOR_ROLE, msg.sender)) {
-            revert NotClaimant(repoId, issueNumber, contributor);
-        }
-        bounty.recipient = contributor;
-        bounty.cancelReadyAt = 0;
-        if (_withinCaps(repoId, bounty.currency, bounty.amount)) {
-            // Effects before the transfer, so a re-entering recipient finds it Paid.
-            bounty.status = BountyStatus.Paid;
-            _owed[uint8(bounty.currency)] -= bounty.amount;
-            emit BountyPaid(repoId, issueNumber, bounty.currency, bounty.amount, contributor, msg.sender);
-            _send(bounty.currency, contributor, bounty.amount);
-        } else {
-            bounty.status = BountyStatus.Queued;
-            _enqueue(Outflow(repoId, issueNumber, bounty.amount, contributor, 0, bounty.currency, true));
-        }
+        address[] memory recipients = new address[](1);
+        uint256[] memory amounts = new uint256[](1);
+        recipients[0] = contributor;
+        amounts[0] = _bounties[repoId][issueNumber].amount;
+        _payout(repoId, issueNumber, recipients, amounts, OutflowKind.Payout);
     }
 
-    /// @notice Returns an open bounty to the pool. Unclaimed: at once. Claimed:
-    ///         the first call requests it (visible on-chain), a call
-    ///         CLAIM_CANCEL_DELAY later carries it out.
+    /// @notice A manager or the operator pays the open bounty to several recipients (distinct, at most
+    ///         MAX_SPLIT_RECIPIENTS) with `amounts` summing exactly to the bounty's amount; the platform puts
+    ///         the PR author first and gives them the rounding remainder. Same rules as payBounty, for the
+    ///         whole split: if any part must wait, the whole split is queued as one outflow.
+    function payBountySplit(
+        uint256 repoId,
+        uint256 issueNumber,
+        address[] calldata recipients,
+        uint256[] calldata amounts
+    ) external nonReentrant whenNotPaused onlyManagerOrOperator(repoId) {
+        _payout(repoId, issueNumber, recipients, amounts, OutflowKind.SplitPayout);
+    }
+
+    /// @notice Ends the whole bounty (e.g. the issue closed as not planned): the pool's share goes back to
+    ///         the pool and every funder's share becomes refundable by anyone (refundBoost). Unclaimed: at
+    ///         once. Claimed: the first call requests it (visible on-chain), a call CLAIM_CANCEL_DELAY later
+    ///         carries it out. Manager or operator.
     function cancelBounty(uint256 repoId, uint256 issueNumber) external whenNotPaused onlyManagerOrOperator(repoId) {
         Bounty storage bounty = _openBounty(repoId, issueNumber);
-        if (_claimants[repoId][issueNumber].values.length > 0) {
-            uint256 readyAt = bounty.cancelReadyAt;
-            if (readyAt == 0) {
-                readyAt = block.timestamp + CLAIM_CANCEL_DELAY;
-                bounty.cancelReadyAt = uint64(readyAt);
-                emit BountyCancelRequested(repoId, issueNumber, readyAt, msg.sender);
-                return;
-            }
-            if (block.timestamp < readyAt) revert NotReady(readyAt);
-        }
-        bounty.status = BountyStatus.Cancelled;
-        bounty.cancelReadyAt = 0;
-        _pools[repoId][uint8(bounty.currency)] += bounty.amount;
-        emit BountyCancelled(repoId, issueNumber, bounty.currency, bounty.amount, msg.sender);
+        if (!_cancelDue(repoId, issueNumber, bounty, true)) return;
+        _endBounty(repoId, issueNumber, bounty);
     }
 
-    // ---- Queued outflows ----
+    /// @notice Takes only the pool's share back to the pool; the bounty stays open with its funders'
+    ///         shares (or ends, as cancelBounty, when it has none). Same claim delay. Manager or operator.
+    function cancelPoolShare(uint256 repoId, uint256 issueNumber)
+        external
+        whenNotPaused
+        onlyManagerOrOperator(repoId)
+    {
+        Bounty storage bounty = _openBounty(repoId, issueNumber);
+        if (bounty.poolShare == 0) revert ZeroAmount();
+        if (!_cancelDue(repoId, issueNumber, bounty, false)) return;
+        if (bounty.boosted == 0) {
+            _endBounty(repoId, issueNumber, bounty);
+            return;
+        }
+        uint256 share = bounty.poolShare;
+        bounty.poolShare = 0;
+        bounty.amount -= share;
+        _pools[repoId][uint8(bounty.currency)] += share;
+        emit PoolShareCancelled(repoId, issueNumber, bounty.currency, share, msg.sender);
+    }
 
-    /// @notice Anyone runs a queued outflow once its delay has passed; it goes
-    ///         where it was queued to, and no longer counts against the caps.
+    /// @notice Anyone runs a queued outflow once its time has come; it goes where it was queued to, and no
+    ///         longer counts against the caps.
     function executeOutflow(uint256 id) external nonReentrant whenNotPaused {
         Outflow memory outflow = _queue[id];
         if (outflow.readyAt == 0) revert UnknownOutflow(id);
         if (block.timestamp < outflow.readyAt) revert NotReady(outflow.readyAt);
         delete _queue[id];
         _owed[uint8(outflow.currency)] -= outflow.amount;
-        if (outflow.isPayout) {
-            _bounties[outflow.repoId][outflow.issueNumber].status = BountyStatus.Paid;
-            emit BountyPaid(
-                outflow.repoId, outflow.issueNumber, outflow.currency, outflow.amount, outflow.to, msg.sender
-            );
-        } else {
+        if (outflow.kind == OutflowKind.Withdrawal) {
             emit PoolWithdrawn(outflow.repoId, outflow.currency, outflow.amount, outflow.to, msg.sender);
+            emit OutflowExecuted(id);
+            _send(outflow.currency, outflow.to, outflow.amount);
+        } else if (outflow.kind == OutflowKind.Tip) {
+            _tips[outflow.issueNumber].status = TipStatus.Paid;
+            _paidBefore[outflow.to] = true;
+            emit TipPaid(outflow.issueNumber, outflow.to, outflow.currency, outflow.amount, msg.sender);
+            emit OutflowExecuted(id);
+            _send(outflow.currency, outflow.to, outflow.amount);
+        } else {
+            _bounties[outflow.repoId][outflow.issueNumber].status = BountyStatus.Paid;
+            address[] memory recipients = _splitRecipients[id];
+            uint256[] memory amounts = _splitAmounts[id];
+            delete _splitRecipients[id];
+            delete _splitAmounts[id];
+            emit OutflowExecuted(id);
+            _sendShares(outflow.repoId, outflow.issueNumber, outflow.currency, recipients, amounts, outflow.kind);
         }
-        emit OutflowExecuted(id);
-        _send(outflow.currency, outflow.to, outflow.amount);
     }
 
-    /// @notice The guardian (or admin) drops a queued outflow: a payout's bounty
-    ///         is open again, a withdrawal's money back in the pool. Works while paused.
+    /// @notice The guardian (or admin) drops a queued outflow: a payout's bounty is open again, a tip held
+    ///         again, a withdrawal's money back in the pool. Works while paused.
     function cancelOutflow(uint256 id) external {
         if (!hasRole(GUARDIAN_ROLE, msg.sender)) _checkRole(DEFAULT_ADMIN_ROLE);
         Outflow memory outflow = _queue[id];
         if (outflow.readyAt == 0) revert UnknownOutflow(id);
         delete _queue[id];
-        if (outflow.isPayout) {
+        if (outflow.kind == OutflowKind.Withdrawal) {
+            _pools[outflow.repoId][uint8(outflow.currency)] += outflow.amount;
+        } else if (outflow.kind == OutflowKind.Tip) {
+            Tip storage tip = _tips[outflow.issueNumber];
+            tip.status = TipStatus.Held;
+            tip.recipient = address(0);
+        } else {
             Bounty storage bounty = _bounties[outflow.repoId][outflow.issueNumber];
             bounty.status = BountyStatus.Open;
             bounty.recipient = address(0);
-        } else {
-            _pools[outflow.repoId][uint8(outflow.currency)] += outflow.amount;
+            delete _splitRecipients[id];
+            delete _splitAmounts[id];
         }
         emit OutflowCancelled(id, outflow.repoId, outflow.issueNumber, outflow.currency, outflow.amount, msg.sender);
     }
-
-    // ---- Views ----
 
     function isPoolManager(uint256 repoId, address account) external view returns (bool) {
         return _isManager(repoId, account);
@@ -508,7 +416,8 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         return (balances[0], balances[1], balances[2]);
     }
 
-    /// @notice A cancelled bounty keeps its last currency and amount for the record.
+    /// @notice As v2: amount is the whole bounty (pool's share + funders' shares). A cancelled bounty keeps
+    ///         its last currency and amount for the record.
     function getBounty(uint256 repoId, uint256 issueNumber)
         external
         view
@@ -527,7 +436,8 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         return _queue[id];
     }
 
-    /// @notice What the contract owes in `currency`: pools + open bounties + queued outflows.
+    /// @notice What the contract owes in `currency`: pools + open bounties + funders' shares to refund +
+    ///         escrowed tips + queued outflows.
     function owed(Currency currency) external view returns (uint256) {
         return _owed[uint8(currency)];
     }
@@ -546,32 +456,7 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         return (repoCap._limit, totalCap._limit, repoCap.used(bytes32(repoId)), totalCap.used(0));
     }
 
-    /// @notice The smallest bounty: 1 XDC, 0.0001 ROXN, 0.0001 USDC.
-    function minimumBounty(Currency currency) public pure returns (uint256) {
-        if (currency == Currency.XDC) return 1e18;
-        if (currency == Currency.ROXN) return 1e14;
-        return 100;
-    }
-
-    /// @notice The hard upper bound of any cap: 10M XDC, 10M ROXN, 1M USDC.
-    function maxCap(Currency currency) public pure returns (uint256) {
-        if (currency == Currency.XDC) return 10_000_000e18;
-        if (currency == Currency.ROXN) return 10_000_000e18;
-        return 1_000_000e6;
-    }
-
     // ---- Internals ----
-
-    function _isManager(uint256 repoId, address account) private view returns (bool) {
-        return _managers[repoId].position[account] != 0;
-    }
-
-    function _add(AddressSet storage set, address value) private returns (bool) {
-        if (set.position[value] != 0) return false;
-        set.values.push(value);
-        set.position[value] = set.values.length;
-        return true;
-    }
 
     function _remove(AddressSet storage set, address value) private returns (bool) {
         uint256 position = set.position[value];
@@ -584,14 +469,6 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         return true;
     }
 
-    function _consumeScheduled() private {
-        bytes32 id = keccak256(msg.data);
-        uint256 readyAt = scheduledAt[id];
-        if (readyAt == 0) revert NotScheduled(id);
-        if (block.timestamp < readyAt) revert NotReady(readyAt);
-        delete scheduledAt[id];
-    }
-
     function _setCaps(Currency currency, uint256 perRepo, uint256 total) private {
         if (perRepo > total || total > maxCap(currency)) revert CapOutOfBounds(currency, perRepo, total);
         _repoCaps[uint8(currency)].updateSettings(CAP_WINDOW, uint208(perRepo));
@@ -599,30 +476,103 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         emit CapsChanged(currency, perRepo, total);
     }
 
-    /// @dev Records the outflow against both caps when it fits both; otherwise records nothing.
-    function _withinCaps(uint256 repoId, Currency currency, uint256 amount) private returns (bool) {
-        RateLimiter.SlidingWindow storage repoCap = _repoCaps[uint8(currency)];
-        RateLimiter.SlidingWindow storage totalCap = _totalCaps[uint8(currency)];
-        if (amount > repoCap.available(bytes32(repoId)) || amount > totalCap.available(0)) return false;
-        repoCap.consume(bytes32(repoId), amount);
-        totalCap.consume(0, amount);
+    function _setPayoutDelay(uint64 newDelay) private {
+        if (newDelay > MAX_PAYOUT_DELAY) revert DelayOutOfBounds(newDelay);
+        emit PayoutDelayChanged(payoutDelay, newDelay);
+        payoutDelay = newDelay;
+    }
+
+    function _payout(
+        uint256 repoId,
+        uint256 issueNumber,
+        address[] memory recipients,
+        uint256[] memory amounts,
+        OutflowKind kind
+    ) private {
+        Bounty storage bounty = _openBounty(repoId, issueNumber);
+        uint256 n = recipients.length;
+        if (n == 0 || n > MAX_SPLIT_RECIPIENTS || amounts.length != n) revert SplitInvalid(n, amounts.length);
+        Currency currency = bounty.currency;
+        bool checkClaims = _claimants[repoId][issueNumber].values.length > 0 && !hasRole(OPERATOR_ROLE, msg.sender);
+        uint256 sum;
+        uint256 readyAt;
+        for (uint256 i = 0; i < n; i++) {
+            address to = recipients[i];
+            _checkRecipient(to);
+            if (amounts[i] == 0) revert ZeroAmount();
+            for (uint256 j = 0; j < i; j++) {
+                if (recipients[j] == to) revert DuplicateRecipient(to);
+            }
+            if (checkClaims && _claimants[repoId][issueNumber].position[to] == 0) {
+                revert NotClaimant(repoId, issueNumber, to);
+            }
+            sum += amounts[i];
+            readyAt = _waitUntil(bounty.payableAt, readyAt, currency, to, amounts[i]);
+        }
+        if (sum != bounty.amount) revert SplitInvalid(bounty.amount, sum);
+        bounty.recipient = recipients[0];
+        bounty.cancelReadyAt = 0;
+        if (_withinCaps(repoId, currency, sum) && readyAt == 0) {
+            // Effects before the transfers, so a re-entering recipient finds it Paid.
+            bounty.status = BountyStatus.Paid;
+            _owed[uint8(currency)] -= sum;
+            _sendShares(repoId, issueNumber, currency, recipients, amounts, kind);
+        } else {
+            bounty.status = BountyStatus.Queued;
+            uint256 id = _enqueue(Outflow(repoId, issueNumber, sum, recipients[0], 0, currency, kind), readyAt);
+            _splitRecipients[id] = recipients;
+            _splitAmounts[id] = amounts;
+        }
+    }
+
+    /// @dev Emits the payout's events and sends each share; the bounty is already Paid and its amount off `_owed`.
+    function _sendShares(
+        uint256 repoId,
+        uint256 issueNumber,
+        Currency currency,
+        address[] memory recipients,
+        uint256[] memory amounts,
+        OutflowKind kind
+    ) private {
+        uint256 total;
+        for (uint256 i = 0; i < recipients.length; i++) {
+            total += amounts[i];
+            _paidBefore[recipients[i]] = true;
+            if (kind == OutflowKind.SplitPayout) {
+                emit BountySharePaid(repoId, issueNumber, currency, amounts[i], recipients[i]);
+            }
+        }
+        emit BountyPaid(repoId, issueNumber, currency, total, recipients[0], msg.sender);
+        for (uint256 i = 0; i < recipients.length; i++) {
+            _send(currency, recipients[i], amounts[i]);
+        }
+    }
+
+    /// @return Whether the cancellation may run now; else it was requested (claimed bounty) and must wait.
+    function _cancelDue(uint256 repoId, uint256 issueNumber, Bounty storage bounty, bool whole)
+        private
+        returns (bool)
+    {
+        if (_claimants[repoId][issueNumber].values.length == 0) return true;
+        uint256 readyAt = bounty.cancelReadyAt;
+        if (readyAt == 0 || bounty.cancelWhole != whole) {
+            readyAt = block.timestamp + CLAIM_CANCEL_DELAY;
+            bounty.cancelReadyAt = uint64(readyAt);
+            bounty.cancelWhole = whole;
+            emit BountyCancelRequested(repoId, issueNumber, readyAt, msg.sender);
+            return false;
+        }
+        if (block.timestamp < readyAt) revert NotReady(readyAt);
         return true;
     }
 
-    function _enqueue(Outflow memory outflow) private {
-        uint256 id = ++nextOutflowId;
-        outflow.readyAt = uint64(block.timestamp + QUEUE_DELAY);
-        _queue[id] = outflow;
-        emit OutflowQueued(
-            id,
-            outflow.repoId,
-            outflow.issueNumber,
-            outflow.currency,
-            outflow.amount,
-            outflow.to,
-            outflow.readyAt,
-            msg.sender
-        );
+    /// @dev The whole bounty ends: the pool's share back to the pool; funders' shares stay owed until refunded.
+    function _endBounty(uint256 repoId, uint256 issueNumber, Bounty storage bounty) private {
+        bounty.status = BountyStatus.Cancelled;
+        bounty.cancelReadyAt = 0;
+        _pools[repoId][uint8(bounty.currency)] += bounty.poolShare;
+        bounty.poolShare = 0;
+        emit BountyCancelled(repoId, issueNumber, bounty.currency, bounty.amount, msg.sender);
     }
 
     /// @return fee The part of `gross` owed to the fee collector; the rest is now in the pool.
@@ -645,32 +595,4 @@ contract RepoRewards is AccessControlDefaultAdminRules, Pausable, ReentrancyGuar
         _pools[repoId][uint8(currency)] = available - amount;
     }
 
-    function _openBounty(uint256 repoId, uint256 issueNumber) private view returns (Bounty storage bounty) {
-        bounty = _bounties[repoId][issueNumber];
-        if (bounty.status != BountyStatus.Open) revert BountyNotOpen(repoId, issueNumber, bounty.status);
-    }
-
-    function _send(Currency currency, address to, uint256 amount) private {
-        if (currency == Currency.XDC) _sendXdc(to, amount);
-        else _token(currency).safeTransfer(to, amount);
-    }
-
-    /// @dev Bounded gas and no return data copied: a hostile recipient can only fail its own transfer.
-    function _sendXdc(address to, uint256 amount) private {
-        bool ok;
-        uint256 gasLimit = NATIVE_TRANSFER_GAS;
-        assembly ("memory-safe") {
-            ok := call(gasLimit, to, amount, 0, 0, 0, 0)
-        }
-        if (!ok) revert TransferFailed(to, amount);
-    }
-
-    function _token(Currency currency) private view returns (IERC20) {
-        return currency == Currency.ROXN ? roxn : usdc;
-    }
-
-    function _checkRecipient(address to) private view {
-        if (to == address(0)) revert ZeroAddress();
-        if (to == address(this)) revert InvalidRecipient(to);
-    }
 }
