@@ -26,14 +26,14 @@ export function withPoolLock<T>(ctx: AppContext, repoId: number, work: () => Pro
 }
 
 /** The same for one bounty (a Release and a Cancel of it), so payouts of different bounties never wait for each other. */
-export function withBountyLock<T>(ctx: AppContext, repoId: number, issueNumber: number, work: () => Promise<T>): Promise<T> {
+export function withBountyLock<T>(ctx: Pick<AppContext, "database">, repoId: number, issueNumber: number, work: () => Promise<T>): Promise<T> {
   return withMoneyLock(ctx, `bounty:${repoId}:${issueNumber}`, work);
 }
 
 /** Requests of this process queued per lock name: only the first contends for the lock row, the rest wait their turn here. */
 const queues = new Map<string, Promise<unknown>>();
 
-async function withMoneyLock<T>(ctx: AppContext, name: string, work: () => Promise<T>): Promise<T> {
+async function withMoneyLock<T>(ctx: Pick<AppContext, "database">, name: string, work: () => Promise<T>): Promise<T> {
   const before = queues.get(name) ?? Promise.resolve();
   let done!: () => void;
   const mine = new Promise<void>((resolve) => (done = resolve));
@@ -48,7 +48,7 @@ async function withMoneyLock<T>(ctx: AppContext, name: string, work: () => Promi
   }
 }
 
-async function withLockRow<T>(ctx: AppContext, name: string, work: () => Promise<T>): Promise<T> {
+async function withLockRow<T>(ctx: Pick<AppContext, "database">, name: string, work: () => Promise<T>): Promise<T> {
   const owner = crypto.randomUUID();
   const deadline = Date.now() + POOL_WAIT_MS;
   for (;;) {

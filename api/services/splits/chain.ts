@@ -1,26 +1,16 @@
-import { encodeFunctionData, type Abi, type Address, type Hex } from "viem";
+import { encodeFunctionData, type Address, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 
 /**
- * The contract call that pays one person's share of a bounty. Contract v3
- * pays split payouts that sum to the bounty (branch v3-contract); until it is
- * deployed there is no such call, and a due split waits (logged on every
- * release pass) rather than being paid any other way.
+ * The contract call that pays a split (contract v3, docs/contracts-v3.md): `payBountySplit` pays the whole
+ * open bounty to distinct recipients with amounts > 0 summing exactly to it, the pull request's author first
+ * (the platform gives them the rounding remainder). If any part must wait (young money, a new recipient above
+ * the threshold, over a cap), the contract queues the whole split as one outflow.
  */
-export const SHARE_FUNCTION = "payBountyShare";
-
-export class ContractLacksSplits extends Error {
-  constructor() {
-    super(`the rewards contract has no ${SHARE_FUNCTION}: split payouts need contract v3`);
-    this.name = "ContractLacksSplits";
-  }
-}
-
-export function contractPaysShares(abi: Abi = RepoRewardsAbi as Abi): boolean {
-  return abi.some((item) => item.type === "function" && item.name === SHARE_FUNCTION);
-}
-
-export function shareCallData(input: { repoId: number; issueNumber: number; to: Address; amount: bigint }, abi: Abi = RepoRewardsAbi as Abi): Hex {
-  if (!contractPaysShares(abi)) throw new ContractLacksSplits();
-  return encodeFunctionData({ abi, functionName: SHARE_FUNCTION, args: [BigInt(input.repoId), BigInt(input.issueNumber), input.to, input.amount] });
+export function splitPayoutData(input: { repoId: number; issueNumber: number; recipients: Address[]; amounts: bigint[] }): Hex {
+  return encodeFunctionData({
+    abi: RepoRewardsAbi,
+    functionName: "payBountySplit",
+    args: [BigInt(input.repoId), BigInt(input.issueNumber), input.recipients, input.amounts],
+  });
 }

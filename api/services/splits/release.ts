@@ -3,29 +3,37 @@
  * Crash-safe and exactly once:
  *   1. the split is claimed with one conditional write (window -> releasing),
  *      so a pool manager's late change and the release cannot both win;
- *   2. each share's amount is fixed once (shares.ts; written only where
- *      still empty, in one transaction): a rerun computes nothing new;
- *   3. each share is paid by one outbox row under its own key
- *      `split-share:<repo>:<issue>:<githubUserId>`: a rerun after a crash
- *      finds that row instead of sending again (a new attempt only after the
- *      previous one failed or reverted, which moved nothing), and the
- *      contract refuses to pay a bounty beyond its amount besides;
- *   4. a person without a wallet is held (their share stays in the escrow)
- *      and paid by the same key when they register.
+ *   2. the shares' amounts are computed from the bounty's amount on-chain
+ *      then (boosts may have added to it; shares.ts: they sum to it, the
+ *      remainder to the author) and written with the payout's outbox row;
+ *   3. the payout is ONE contract call (`payBountySplit`, contract v3: it
+ *      pays the whole bounty at once) under the key
+ *      `split-payout:<repo>:<issue>` and the kind `pay_bounty`, so the
+ *      outbox's one-live-payout-per-issue index holds for splits too: a
+ *      rerun after a crash finds the row instead of sending again (a new
+ *      attempt only after the last one failed or reverted, which moved
+ *      nothing), and the contract refuses to pay a bounty twice;
+ *   4. a person without a wallet is held: as the contract pays a split
+ *      whole, the payout waits (the money stays in the escrow) until every
+ *      person with a share has registered, and goes out at the last one's
+ *      registration (or the next pass). The pool manager may still change
+ *      the shares of a held split (set-shares.ts), e.g. to leave out someone
+ *      who never registers.
  * The pass is leased, so one process at a time runs it.
  */
-import { and, asc, eq, inArray, isNull, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, or } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
 import { takeLease } from "../../workers/lease.ts";
 import { onChainBounty } from "../money/bounties.ts";
-import { ContractLacksSplits, shareCallData } from "./chain.ts";
+import { withBountyLock } from "../money/pool-guard.ts";
+import { splitPayoutData } from "./chain.ts";
 import { splitAmount } from "./shares.ts";
 
 type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes" | "indexer">;
 
-export const shareKey = (repoId: number, issueNumber: number, githubUserId: number) => `split-share:${repoId}:${issueNumber}:${githubUserId}`;
+export const splitPayoutKey = (repoId: number, issueNumber: number) => `split-payout:${repoId}:${issueNumber}`;
 const LEASE = "split-release";
 
 /** One pass: every split whose window is over is claimed and paid (or held). Returns how many it worked on. */
@@ -44,69 +52,112 @@ export async function releaseDueSplits(deps: Deps, options: { owner?: string; le
     try {
       if (await releaseSplit(deps, split, now)) worked++;
     } catch (err) {
-      if (err instanceof ContractLacksSplits) {
-        deps.log.warn("a split is due but the contract cannot pay shares yet", { repoId: split.githubRepoId, issue: split.issueNumber });
-        continue;
-      }
       deps.log.warn("split release failed; retried on the next pass", { repoId: split.githubRepoId, issue: split.issueNumber, err: (err as Error).message });
     }
   }
   return worked;
 }
 
+const splitWhere = (split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">) => and(eq(payoutSplits.githubRepoId, split.githubRepoId), eq(payoutSplits.issueNumber, split.issueNumber));
+const sharesWhere = (split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">) => and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber));
+
+/** Claims (window -> releasing) and pays a split, or holds it. True when it did something. */
 async function releaseSplit(deps: Deps, found: PayoutSplit, now: number): Promise<boolean> {
   const db = deps.database.db;
-  const where = and(eq(payoutSplits.githubRepoId, found.githubRepoId), eq(payoutSplits.issueNumber, found.issueNumber));
   let split = found;
   if (split.status === "window") {
     const [claimed] = await db
       .update(payoutSplits)
       .set({ status: "releasing", updatedAt: new Date(now) })
-      .where(and(where, eq(payoutSplits.status, "window"), lte(payoutSplits.releaseAt, new Date(now))))
+      .where(and(splitWhere(split), eq(payoutSplits.status, "window"), lte(payoutSplits.releaseAt, new Date(now))))
       .returning();
     if (!claimed) return false;
     split = claimed;
   }
-  let shares = await sharesOf(deps, split);
-  if (shares.some((s) => s.amount === null)) {
-    // Nothing fixed yet, so nothing sent yet: is the bounty still there to split? Paid by hand or cancelled
-    // meanwhile, the split no longer applies.
+  // Under the bounty's lock, which a pool manager's change of a held split's shares takes too (set-shares.ts):
+  // the shares read here are the shares paid.
+  return withBountyLock(deps, split.githubRepoId, split.issueNumber, () => payOrHold(deps, split, now));
+}
+
+async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise<boolean> {
+  const db = deps.database.db;
+  const [split] = await db.select().from(payoutSplits).where(splitWhere(claimed));
+  if (!split || split.status !== "releasing") return false;
+  const existing = await deps.outbox.findByKey(null, splitPayoutKey(split.githubRepoId, split.issueNumber));
+  if (!existing) {
+    // Nothing sent yet: is the bounty still there to split? Paid or cancelled meanwhile, the split no longer applies.
     const bounty = await onChainBounty(deps, split.githubRepoId, split.issueNumber);
     if (bounty.status !== "open") {
-      await db.update(payoutSplits).set({ status: "superseded", updatedAt: new Date(now) }).where(and(where, eq(payoutSplits.status, "releasing")));
+      await db.update(payoutSplits).set({ status: "superseded", updatedAt: new Date(now) }).where(and(splitWhere(split), eq(payoutSplits.status, "releasing")));
       deps.log.info("split superseded: the bounty was paid or cancelled another way", { repoId: split.githubRepoId, issue: split.issueNumber, status: bounty.status });
       deps.changes.publish([`repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
       return true;
     }
-    const parts = splitAmount(split.amount, shares.map((s) => ({ key: s.githubUserId, weight: BigInt(s.weight) })), split.authorGithubId);
+    const shares = await sharesOf(deps, split);
+    const addresses = new Map<number, string>();
+    for (const share of shares) {
+      const address = await walletOfGitHubUser(deps, share.githubUserId);
+      if (address) addresses.set(share.githubUserId, address);
+    }
+    // The author first (the contract's convention), then the others in their order.
+    const ordered = [...shares].sort((a, b) => Number(b.githubUserId === split.authorGithubId) - Number(a.githubUserId === split.authorGithubId) || a.position - b.position);
+    const parts = splitAmount(bounty.amount, ordered.map((s) => ({ key: s.githubUserId, weight: BigInt(s.weight) })), split.authorGithubId);
+    const paid = parts.filter((p) => p.amount > 0n);
+    const missing = paid.filter((p) => !addresses.has(p.key));
     await db.transaction(async (tx) => {
+      await tx.update(payoutSplits).set({ amount: bounty.amount, currency: bounty.currency, updatedAt: new Date(now) }).where(splitWhere(split));
       for (const part of parts) {
-        await tx
-          .update(payoutSplitShares)
-          .set({ amount: part.amount })
-          .where(and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber), eq(payoutSplitShares.githubUserId, part.key), isNull(payoutSplitShares.amount)));
+        const status = part.amount === 0n ? "paid" : addresses.has(part.key) ? "pending" : "held";
+        await tx.update(payoutSplitShares).set({ amount: part.amount, status }).where(and(sharesWhere(split), eq(payoutSplitShares.githubUserId, part.key)));
       }
     });
-    shares = await sharesOf(deps, split);
+    if (missing.length) {
+      deps.log.info("split held until everyone with a share has a wallet", { repoId: split.githubRepoId, issue: split.issueNumber, waitingFor: ordered.filter((s) => missing.some((m) => m.key === s.githubUserId)).map((s) => s.githubLogin) });
+      deps.changes.publish(["repositories", `repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
+      return true;
+    }
+    const recipients = paid.map((p) => addresses.get(p.key)! as Address);
+    const amounts = paid.map((p) => p.amount);
+    const { tx } = await deps.outbox.submitOnce({
+      userId: null,
+      idempotencyKey: splitPayoutKey(split.githubRepoId, split.issueNumber),
+      // What identifies the request is the split itself; its amounts are in the intent.
+      request: { repoId: split.githubRepoId, issueNumber: split.issueNumber, split: true },
+      kind: "pay_bounty",
+      githubRepoId: split.githubRepoId,
+      issueNumber: split.issueNumber,
+      intent: {
+        repoId: split.githubRepoId,
+        issueNumber: split.issueNumber,
+        contributor: recipients[0],
+        recipients,
+        amounts: amounts.map(String),
+        logins: paid.map((p) => ordered.find((s) => s.githubUserId === p.key)!.githubLogin),
+        reason: `pull request #${split.pullNumber} merged, shared`,
+      },
+      signer: { kind: "operator" },
+      to: deps.chain.config.contracts.rewards,
+      data: splitPayoutData({ repoId: split.githubRepoId, issueNumber: split.issueNumber, recipients, amounts }),
+    });
+    await recordPayout(deps, split, tx.id, now);
+    deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, recipients: paid.length });
+    return true;
   }
-  for (const share of shares) if (share.status === "pending") await payShare(deps, split, share);
-  const left = await db
-    .select({ n: payoutSplitShares.githubUserId })
-    .from(payoutSplitShares)
-    .where(and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber), eq(payoutSplitShares.status, "pending")));
-  if (left.length === 0) {
-    await db.update(payoutSplits).set({ status: "released", releasedAt: new Date(now), updatedAt: new Date(now) }).where(and(where, eq(payoutSplits.status, "releasing")));
-  }
-  deps.changes.publish(["repositories", `repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
+  // Sent before a crash (or by a concurrent pass): only the bookkeeping is left.
+  await recordPayout(deps, split, existing.id, now);
   return true;
 }
 
+async function recordPayout(deps: Deps, split: PayoutSplit, txId: string, now: number): Promise<void> {
+  await deps.database.db.transaction(async (tx) => {
+    await tx.update(payoutSplitShares).set({ status: "paying", txId }).where(and(sharesWhere(split), eq(payoutSplitShares.status, "pending")));
+    await tx.update(payoutSplits).set({ status: "released", releasedAt: new Date(now), updatedAt: new Date(now) }).where(and(splitWhere(split), eq(payoutSplits.status, "releasing")));
+  });
+  deps.changes.publish(["repositories", `repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
+}
+
 function sharesOf(deps: Pick<AppContext, "database">, split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">): Promise<PayoutSplitShare[]> {
-  return deps.database.db
-    .select()
-    .from(payoutSplitShares)
-    .where(and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber)))
-    .orderBy(asc(payoutSplitShares.position));
+  return deps.database.db.select().from(payoutSplitShares).where(sharesWhere(split)).orderBy(asc(payoutSplitShares.position));
 }
 
 async function walletOfGitHubUser(deps: Pick<AppContext, "database">, githubUserId: number): Promise<string | undefined> {
@@ -119,65 +170,25 @@ async function walletOfGitHubUser(deps: Pick<AppContext, "database">, githubUser
   return row?.address;
 }
 
-/** Pays one share (or holds it: no wallet yet). The outbox row's key makes a second call find the first. */
-async function payShare(deps: Deps, split: PayoutSplit, share: PayoutSplitShare): Promise<void> {
-  const db = deps.database.db;
-  const which = and(eq(payoutSplitShares.githubRepoId, share.githubRepoId), eq(payoutSplitShares.issueNumber, share.issueNumber), eq(payoutSplitShares.githubUserId, share.githubUserId));
-  if (share.amount === 0n) {
-    await db.update(payoutSplitShares).set({ status: "paid", paidAt: new Date() }).where(which);
-    return;
-  }
-  const address = await walletOfGitHubUser(deps, share.githubUserId);
-  if (!address) {
-    await db.update(payoutSplitShares).set({ status: "held" }).where(and(which, eq(payoutSplitShares.status, "pending")));
-    deps.log.info("split share held for a GitHub user without a wallet", { repoId: split.githubRepoId, issue: split.issueNumber, login: share.githubLogin });
-    return;
-  }
-  const input = { repoId: split.githubRepoId, issueNumber: split.issueNumber, to: address as Address, amount: share.amount! };
-  const { tx } = await deps.outbox.submitOnce({
-    userId: null,
-    idempotencyKey: shareKey(split.githubRepoId, split.issueNumber, share.githubUserId),
-    request: { repoId: input.repoId, issueNumber: input.issueNumber, githubUserId: share.githubUserId, amount: input.amount.toString() },
-    kind: "pay_bounty_share",
-    githubRepoId: split.githubRepoId,
-    issueNumber: split.issueNumber,
-    intent: {
-      repoId: input.repoId,
-      issueNumber: input.issueNumber,
-      contributor: address,
-      login: share.githubLogin,
-      currency: split.currency,
-      amount: input.amount.toString(),
-      reason: `share of pull request #${split.pullNumber}`,
-    },
-    signer: { kind: "operator" },
-    to: deps.chain.config.contracts.rewards,
-    data: shareCallData(input),
-  });
-  await db.update(payoutSplitShares).set({ status: "paying", txId: tx.id }).where(which);
-  deps.log.info("split share payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, login: share.githubLogin, tx: tx.txHash });
-}
-
-/** Pays the held shares of people who now have a wallet (only `githubUserId`'s when given): run on registration and each webhook pass. */
+/**
+ * Pays the held splits whose last person without a wallet now has one (only those with a share for
+ * `githubUserId` when given): run on registration and each webhook pass. The release pass would too.
+ */
 export async function releaseHeldShares(deps: Deps, only?: { githubUserId: number }): Promise<number> {
   const held = await deps.database.db
-    .select({ share: payoutSplitShares, split: payoutSplits })
+    .selectDistinct({ split: payoutSplits })
     .from(payoutSplitShares)
     .innerJoin(payoutSplits, and(eq(payoutSplits.githubRepoId, payoutSplitShares.githubRepoId), eq(payoutSplits.issueNumber, payoutSplitShares.issueNumber)))
     .innerJoin(users, eq(users.githubId, payoutSplitShares.githubUserId))
     .innerJoin(wallets, eq(wallets.userId, users.id))
-    .where(and(eq(payoutSplitShares.status, "held"), inArray(payoutSplits.status, ["releasing", "released"]), only ? eq(payoutSplitShares.githubUserId, only.githubUserId) : undefined));
-  let paid = 0;
-  for (const { share, split } of held) {
+    .where(and(eq(payoutSplitShares.status, "held"), inArray(payoutSplits.status, ["releasing"]), only ? eq(payoutSplitShares.githubUserId, only.githubUserId) : undefined));
+  let worked = 0;
+  for (const { split } of held) {
     try {
-      // Stays held until its payout row exists (payShare marks it paying then): a crash in between retries it.
-      await payShare(deps, split, share);
-      paid++;
-      deps.changes.publish([`repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
+      if (await releaseSplit(deps, split, Date.now())) worked++;
     } catch (err) {
-      if (err instanceof ContractLacksSplits) continue;
-      deps.log.warn("held split share not paid yet; retried on the next pass", { repoId: split.githubRepoId, issue: split.issueNumber, err: (err as Error).message });
+      deps.log.warn("held split not paid yet; retried on the next pass", { repoId: split.githubRepoId, issue: split.issueNumber, err: (err as Error).message });
     }
   }
-  return paid;
+  return worked;
 }

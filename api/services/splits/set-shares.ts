@@ -1,17 +1,19 @@
-import { and, eq, gt } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { payoutSplits, payoutSplitShares, type PayoutSplit, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
 import { requireManagedRepository } from "../money/access.ts";
+import { withBountyLock } from "../money/pool-guard.ts";
+import { splitPayoutKey } from "./release.ts";
 import type { GitHubLookup, GitHubPerson } from "./co-authors.ts";
 import { splitOf, splitView, type SplitView } from "./open.ts";
 import { githubLookup } from "./pull-people.ts";
 import { percentToBps } from "./shares.ts";
 import { validateSplit, type SplitEntry } from "./split-command.ts";
 
-type Deps = Pick<AppContext, "database" | "env" | "log" | "changes" | "chain">;
+type Deps = Pick<AppContext, "database" | "env" | "log" | "changes" | "chain" | "outbox">;
 
 const invalidSplit = (message: string) => new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid split", message });
 
@@ -22,8 +24,9 @@ const invalidSplit = (message: string) => new ApiError({ code: ErrorCode.BAD_REQ
  * (not an organisation or a bot), like a bounty the pool manager releases by
  * hand, so a reviewer who is not in the trailers can be credited; people
  * already in the split are known, others are asked of GitHub. Percentages
- * sum to exactly 100. Refused (409) once the window is over: the payout is
- * then fixed, whatever arrives late.
+ * sum to exactly 100. Refused (409) once the payout has gone (or the
+ * window is over and nobody is waiting for a wallet): the payout is then
+ * fixed, whatever arrives late.
  */
 export async function setSplitShares(
   deps: Deps,
@@ -34,7 +37,7 @@ export async function setSplitShares(
   const split = await splitOf(deps, input.repoId, input.issueNumber);
   if (!split) throw notFound("This issue's bounty is not split.");
   const now = input.now ?? Date.now();
-  if (split.status !== "window" || split.releaseAt.getTime() <= now) throw closedWindow(split);
+  if (!changeable(split, now)) throw closedWindow(split);
 
   const current = await deps.database.db
     .select()
@@ -59,30 +62,38 @@ export async function setSplitShares(
     people.push({ id: found.id, login: found.login });
   }
 
-  await deps.database.db.transaction(async (tx) => {
-    // The window is checked again in the write: the release pass claims the split with one write too.
-    const still = await tx
-      .update(payoutSplits)
-      .set({ setBy: input.userId, updatedAt: new Date(now) })
-      .where(and(eq(payoutSplits.githubRepoId, input.repoId), eq(payoutSplits.issueNumber, input.issueNumber), eq(payoutSplits.status, "window"), gt(payoutSplits.releaseAt, new Date(now))))
-      .returning({ status: payoutSplits.status });
-    if (still.length === 0) throw closedWindow(split);
-    await tx.delete(payoutSplitShares).where(and(eq(payoutSplitShares.githubRepoId, input.repoId), eq(payoutSplitShares.issueNumber, input.issueNumber)));
-    await tx.insert(payoutSplitShares).values(
-      people.map((p, position) => ({
-        githubRepoId: input.repoId,
-        issueNumber: input.issueNumber,
-        githubUserId: p.id,
-        githubLogin: p.login,
-        position,
-        weight: Number(checked.entries[position]!.bps),
-      })),
-    );
+  // Under the bounty's lock, which the release pass takes to pay (release.ts): either these shares are paid, or
+  // the payout has gone and this change is refused.
+  await withBountyLock(deps, input.repoId, input.issueNumber, async () => {
+    const [fresh] = await deps.database.db.select().from(payoutSplits).where(and(eq(payoutSplits.githubRepoId, input.repoId), eq(payoutSplits.issueNumber, input.issueNumber)));
+    if (!fresh || !changeable(fresh, now) || (fresh.status === "releasing" && (await deps.outbox.findByKey(null, splitPayoutKey(input.repoId, input.issueNumber))))) {
+      throw closedWindow(fresh ?? split);
+    }
+    await deps.database.db.transaction(async (tx) => {
+      await tx.update(payoutSplits).set({ setBy: input.userId, updatedAt: new Date(now) }).where(and(eq(payoutSplits.githubRepoId, input.repoId), eq(payoutSplits.issueNumber, input.issueNumber)));
+      await tx.delete(payoutSplitShares).where(and(eq(payoutSplitShares.githubRepoId, input.repoId), eq(payoutSplitShares.issueNumber, input.issueNumber)));
+      await tx.insert(payoutSplitShares).values(
+        people.map((p, position) => ({
+          githubRepoId: input.repoId,
+          issueNumber: input.issueNumber,
+          githubUserId: p.id,
+          githubLogin: p.login,
+          position,
+          weight: Number(checked.entries[position]!.bps),
+        })),
+      );
+    });
   });
   deps.log.info("split shares set by the pool manager", { repoId: input.repoId, issue: input.issueNumber, userId: input.userId, shares: people.map((p, i) => `${p.login}:${checked.entries[i]!.bps}`) });
   deps.changes.publish(["repositories", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
   return splitView(deps, (await splitOf(deps, input.repoId, input.issueNumber))!);
 }
+
+/**
+ * While the window is open; and after it while the split is held (someone with a share has no wallet yet, so
+ * nothing was paid): the pool manager can then leave out a person who never registers, so no money waits forever.
+ */
+const changeable = (split: PayoutSplit, now: number) => (split.status === "window" && split.releaseAt.getTime() > now) || split.status === "releasing";
 
 const closedWindow = (split: PayoutSplit) =>
   conflict(

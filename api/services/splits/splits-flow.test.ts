@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray } from "drizzle-orm";
-import type { Address } from "viem";
+import { parseEther, parseEventLogs, type Address } from "viem";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { securityCases } from "../../../testing/security.ts";
 import { chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
 import { releaseDueSplits } from "./release.ts";
 
@@ -16,6 +16,7 @@ const WINDOW_MS = 4_000;
 let stack: TestStack;
 let alice: TestSession & { wallet: Address };
 let bob: TestSession & { wallet: Address };
+let carol: TestSession & { wallet: Address };
 let n = 0;
 const key = () => `splits-${n++}-${Date.now()}`;
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
@@ -24,6 +25,17 @@ const bountyOf = async (issue: number) => (await call(stack.t, `/api/blockchain/
 const splitOfIssue = async (issue: number) => call(stack.t, `/api/splits/${LITE.id}/${issue}`);
 const payouts = (issue: number) =>
   stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, issue)));
+
+const payoutsOf = (issue: number) =>
+  stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, issue), eq(chainTransactions.kind, "pay_bounty")));
+/** Who a split payout's transaction paid, from its BountySharePaid events. */
+async function sharesPaidBy(hash: string) {
+  const receipt = await stack.t.ctx.chain.client.getTransactionReceipt({ hash: hash as `0x${string}` });
+  return parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs, eventName: "BountySharePaid" }).map((e) => {
+    const args = e.args as { recipient: string; amount: bigint };
+    return { recipient: args.recipient.toLowerCase(), amount: args.amount };
+  });
+}
 
 async function settled() {
   await stack.github.controls.settle();
@@ -156,19 +168,62 @@ describe("a merged pull request with co-authors", () => {
     expect((await splitOfIssue(issue)).status).toBe(404);
   }, 90_000);
 
-  test("after the window the release pass claims the split once", async () => {
+  test("after the window: held while carol has no wallet, then bob and carol are paid 50/50 once, when she registers", async () => {
     const issue = await bountiedIssue("Released", "4");
     await coAuthoredMerge(issue);
     const split = await (await splitOfIssue(issue)).json();
-    // Deadline derived from the configured window: the pass does nothing before it, claims the split after it.
-    expect(await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt) - 1, owner: "test" })).toBe(0);
+    // Deadlines derived from the configured window: the pass does nothing before it, claims the split after it.
+    await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt) - 1, owner: "test" });
+    expect((await (await splitOfIssue(issue)).json()).status).toBe("window");
     await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt), owner: "test" });
-    expect((await (await splitOfIssue(issue)).json()).status).not.toBe("window");
-  }, 90_000);
+    const held = await (await splitOfIssue(issue)).json();
+    expect(held.status).toBe("releasing");
+    expect(held.shares.map((s: { login: string; status: string; amount: string }) => [s.login, s.status, s.amount])).toEqual([["bob", "pending", "2"], ["carol", "held", "2"]]);
+    expect(await payoutsOf(issue)).toHaveLength(0);
+    expect(await eventually(async () => (await botComments(issue)).find((b) => b.includes("held until they register")), 15_000, "held comment")).toContain("@carol: 50 %, 2 XDC held");
+    // Passes meanwhile pay nothing.
+    await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    expect(await payoutsOf(issue)).toHaveLength(0);
 
-  securityCases(() => ({ method: "PUT", path: `/api/splits/${LITE.id}/1`, body: { shares: [{ login: "bob", percent: "100" }] } }), {
-    t: () => stack.t,
-    owner: () => alice,
-    stranger: () => bob,
-  });
+    carol = await stack.signUp("carol", "contributor");
+    const [tx] = await eventually(async () => {
+      await releaseDueSplits(stack.t.ctx, { owner: "test" });
+      const rows = await payoutsOf(issue);
+      return rows[0]?.status === "confirmed" ? rows : undefined;
+    }, 30_000, "split payout confirmed");
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([
+      { recipient: bob.wallet.toLowerCase(), amount: parseEther("2") },
+      { recipient: carol.wallet.toLowerCase(), amount: parseEther("2") },
+    ]);
+    await stack.t.ctx.indexer.catchUp();
+    await eventually(async () => ((await bountyOf(issue)).status === "paid" ? true : undefined), 20_000, "mirrored paid");
+    // Nothing twice: later passes, a redelivered merge, the catch-up of closes.
+    await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    await stack.t.ctx.webhooks.runOnce();
+    expect(await payoutsOf(issue)).toHaveLength(1);
+    const done = await (await splitOfIssue(issue)).json();
+    expect(done.status).toBe("released");
+    expect(done.shares.map((s: { status: string }) => s.status)).toEqual(["paid", "paid"]);
+  }, 120_000);
+
+  test("a merge co-authored by carol (with a wallet) pays bob and carol 50/50 after the configured window", async () => {
+    const issue = await bountiedIssue("Both registered", "5");
+    const merged = Date.now();
+    await coAuthoredMerge(issue, "Co-authored-by: Carol <carol@example.com>");
+    expect(await payoutsOf(issue)).toHaveLength(0);
+    // The release pass as the server runs it, on the real clock: nothing before the window, paid after it.
+    const [tx] = await eventually(async () => {
+      await releaseDueSplits(stack.t.ctx, { owner: "test" });
+      const rows = await payoutsOf(issue);
+      return rows[0]?.status === "confirmed" ? rows : undefined;
+    }, WINDOW_MS + 30_000, "split payout confirmed");
+    // Not before the window (the row's time is stored to the second).
+    expect(tx!.createdAt.getTime()).toBeGreaterThanOrEqual(Math.floor((merged + WINDOW_MS) / 1000) * 1000 - 1000);
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([
+      { recipient: bob.wallet.toLowerCase(), amount: parseEther("2.5") },
+      { recipient: carol.wallet.toLowerCase(), amount: parseEther("2.5") },
+    ]);
+    expect(await payoutsOf(issue)).toHaveLength(1);
+  }, 120_000);
+
 });

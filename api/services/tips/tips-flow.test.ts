@@ -3,7 +3,6 @@ import { and, eq, inArray } from "drizzle-orm";
 import { parseEther, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { securityCases } from "../../../testing/security.ts";
 import { chainTransactions, tips, webhookDeliveries } from "../../../db/schema/index.ts";
 
 /**
@@ -54,37 +53,49 @@ describe("tips", () => {
     // The same request again: the same tip, no second transfer.
     expect((await (await tip(bob, { login: "grace", amount: "2", currency: "XDC" }, idempotencyKey)).json()).id).toBe(given.id);
     await confirmed(given.id);
-    expect(await balance(grace.wallet)).toBe(before + parseEther("2"));
+    // Straight to grace through the contract, less its 0.5 % fee.
+    expect(given.fee).toBe("0.01");
+    expect(await balance(grace.wallet)).toBe(before + parseEther("1.99"));
     expect(await transfersOf(given.id)).toHaveLength(1);
     const bobs = (await (await call(stack.t, "/api/wallet/transactions?limit=20", { as: bob })).json()).transactions;
     expect(bobs).toContainEqual(expect.objectContaining({ kind: "tip", isIncoming: false, tokenAmount: "2" }));
     const graces = (await (await call(stack.t, "/api/wallet/transactions?limit=20", { as: grace })).json()).transactions;
-    expect(graces).toContainEqual(expect.objectContaining({ kind: "tip", isIncoming: true, tokenAmount: "2" }));
+    expect(graces).toContainEqual(expect.objectContaining({ kind: "tip", isIncoming: true, tokenAmount: "1.99" }));
     const mine = await (await call(stack.t, "/api/tips", { as: grace })).json();
     expect(mine.received).toContainEqual(expect.objectContaining({ id: given.id, from: "bob", status: "confirmed" }));
   }, 90_000);
 
-  test("to someone without a wallet: held, reserved, then sent once when they register", async () => {
+  test("to someone without a wallet: escrowed for their GitHub id, then paid once to the wallet they register", async () => {
+    const bobBefore = await balance(bob.wallet);
     const res = await tip(bob, { login: "carol", amount: "3", currency: "XDC" });
     expect(res.status, await res.clone().text()).toBe(200);
     const held = await res.json();
-    expect(held).toMatchObject({ to: "carol", status: "held", transactionHash: null });
+    expect(held).toMatchObject({ to: "carol", status: "held", fee: "0.015" });
     expect(held.message).toContain("held for @carol");
-    expect(await transfersOf(held.id)).toHaveLength(0);
-    // Reserved: bob cannot tip away what he holds for carol (50 - 2 - 3 held, less gas).
-    const tooMuch = await tip(bob, { login: "grace", amount: "45", currency: "XDC" });
-    expect(tooMuch.status).toBe(400);
-    // Webhook passes meanwhile send nothing.
+    // The money left bob's wallet for the escrow (with gas), under carol's GitHub id.
+    const [escrow] = await transfersOf(held.id);
+    await stack.t.ctx.outbox.waitForSettled(escrow!.id, 30_000);
+    expect(bobBefore - (await balance(bob.wallet))).toBeGreaterThanOrEqual(parseEther("3"));
+    const payTips = () => stack.t.ctx.database.db.select().from(chainTransactions).where(eq(chainTransactions.idempotencyKey, `tip-pay:${held.id}`));
+    // Webhook passes meanwhile pay nothing.
     await stack.t.ctx.webhooks.runOnce();
-    expect(await transfersOf(held.id)).toHaveLength(0);
+    expect(await payTips()).toHaveLength(0);
     const carol = await stack.signUp("carol", "contributor");
-    const tx = await confirmed(held.id);
-    expect(await balance(carol.wallet)).toBe(parseEther("3"));
-    // Registration released it; every later pass finds it sent.
+    await eventually(async () => {
+      await stack.t.ctx.webhooks.runOnce();
+      const [pay] = await payTips();
+      return pay?.status === "confirmed" ? pay : undefined;
+    }, 30_000, "payTip confirmed");
+    expect(await balance(carol.wallet)).toBe(parseEther("2.985"));
+    // Every later pass finds it paid: one payTip, carol's balance unchanged.
     await stack.t.ctx.webhooks.runOnce();
     await stack.t.ctx.webhooks.runOnce();
-    expect(await transfersOf(held.id)).toEqual([expect.objectContaining({ id: tx.id })]);
-    expect(await balance(carol.wallet)).toBe(parseEther("3"));
+    expect(await payTips()).toHaveLength(1);
+    expect(await balance(carol.wallet)).toBe(parseEther("2.985"));
+    const mine = await (await call(stack.t, "/api/tips", { as: carol })).json();
+    expect(mine.received).toContainEqual(expect.objectContaining({ id: held.id, status: "confirmed" }));
+    const history = (await (await call(stack.t, "/api/wallet/transactions?limit=20", { as: carol })).json()).transactions;
+    expect(history).toContainEqual(expect.objectContaining({ kind: "tip", isIncoming: true, tokenAmount: "2.985" }));
   }, 90_000);
 
   test("refused: yourself, an organisation, nobody, below the minimum, beyond the balance, no wallet", async () => {
@@ -122,22 +133,17 @@ describe("tips", () => {
     expect(shown).toMatchObject({ kind: "tip", title: "Tip 1.5 XDC to @grace" });
     const done = await call(stack.t, `/api/intents/${token}/confirm`, { as: bob, body: {} });
     expect(done.status, await done.clone().text()).toBe(200);
-    expect((await done.json()).message).toBe("Tip of 1.5 XDC sent to @grace.");
+    expect((await done.json()).message).toBe("Tip of 1.5 XDC (fee 0.0075 XDC) sent to @grace.");
     expect((await call(stack.t, `/api/intents/${token}/confirm`, { as: bob, body: {} })).status).toBe(410);
     const [row] = await stack.t.ctx.database.db.select().from(tips).where(eq(tips.source, `comment:${(await commentIdOf(issue, "/tip 1.5 XDC @grace"))}`));
     await confirmed(row!.id);
-    expect(await balance(grace.wallet)).toBe(before + parseEther("1.5"));
+    expect(await balance(grace.wallet)).toBe(before + parseEther("1.4925"));
     // The comment redelivered: the same link, no new intent, no new tip.
     const pending = await stack.t.ctx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"));
     expect(pending).toHaveLength(0);
     expect(await stack.t.ctx.database.db.select().from(tips).where(eq(tips.source, row!.source))).toHaveLength(1);
   }, 90_000);
 
-  securityCases(() => ({ method: "POST", path: "/api/tips", body: { login: "grace", amount: "1", currency: "XDC" } }), {
-    t: () => stack.t,
-    owner: () => bob,
-    stranger: () => grace,
-  });
 });
 
 async function commentIdOf(issue: number, startsWith: string): Promise<number> {

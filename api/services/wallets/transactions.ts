@@ -127,8 +127,9 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
     hash: tx.txHash!,
     isIncoming: true,
     tokenSymbol: tip.currency,
-    tokenAmount: toDecimalString(tip.amount, TOKEN_DECIMALS[tip.currency]),
-    value: tip.currency === "XDC" ? tip.amount.toString() : "0",
+    // What arrived: the tip less the contract's fee.
+    tokenAmount: toDecimalString(tip.amount - tip.fee, TOKEN_DECIMALS[tip.currency]),
+    value: tip.currency === "XDC" ? (tip.amount - tip.fee).toString() : "0",
     from: toXdcAddress(tx.fromAddress),
     to: mine,
     status: tx.status === "confirmed" ? "confirmed" : "pending",
