@@ -209,7 +209,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   if (options.workers !== false) managerReview.start(3_600_000);
   // Splits whose release window is over are paid (api/services/splits/release.ts; leased: one process at a time).
   const splitRelease = new Periodic(
-    () => releaseDueSplits(ctx, { leaseMs: Math.max(30_000, env.SPLIT_RELEASE_INTERVAL_MS * 3) }),
+    () => releaseDueSplits(ctx, { leaseMs: Math.max(10_000, env.SPLIT_RELEASE_INTERVAL_MS * 3) }),
     (err) => ctx.log.warn("split release pass failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) splitRelease.start(Math.min(env.SPLIT_RELEASE_INTERVAL_MS, env.SPLIT_RELEASE_WINDOW_MS));
