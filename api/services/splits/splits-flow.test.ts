@@ -197,6 +197,13 @@ describe("a merged pull request with co-authors", () => {
     ]);
     await stack.t.ctx.indexer.catchUp();
     await eventually(async () => ((await bountyOf(issue)).status === "paid" ? true : undefined), 20_000, "mirrored paid");
+    // Each one's wallet history shows their own share, not the total.
+    for (const [who, session] of [["bob", bob], ["carol", carol]] as const) {
+      const history = (await (await call(stack.t, "/api/wallet/bounty-history?limit=50", { as: session })).json()).entries as { kind: string; amount: string; issueNumber: number }[];
+      expect(history.filter((e) => e.issueNumber === issue), who).toEqual([expect.objectContaining({ kind: "reward", amount: "2" })]);
+      const transactions = (await (await call(stack.t, "/api/wallet/transactions?limit=50", { as: session })).json()).transactions as { kind: string; hash: string; tokenAmount: string }[];
+      expect(transactions.filter((t) => t.hash === tx!.txHash), who).toEqual([expect.objectContaining({ kind: "reward", tokenAmount: "2" })]);
+    }
     // Nothing twice: later passes, a redelivered merge, the catch-up of closes.
     await releaseDueSplits(stack.t.ctx, { owner: "test" });
     await stack.t.ctx.webhooks.runOnce();

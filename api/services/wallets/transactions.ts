@@ -17,6 +17,7 @@ import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS } from "../money/rules.ts";
 import { walletOfUser } from "./custodial.ts";
 import { receivedTipTransfers } from "../tips/tips.ts";
+import { notASplit } from "./bounty-history.ts";
 
 /** What leaves the wallet: its sends, tips and pool fundings (approvals move nothing; withdrawals come back as events). */
 const OUTGOING_KINDS = ["send_xdc", "send_token", "tip_xdc", "tip_token", "fund_xdc", "fund_roxn", "fund_usdc"] as const;
@@ -70,7 +71,8 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
         and(
           eq(chainEvents.chainId, deps.chain.config.chain.id),
           or(
-            and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`),
+            and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`, notASplit),
+            and(eq(chainEvents.name, "BountySharePaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`),
             and(eq(chainEvents.name, "PoolWithdrawn"), sql`lower(json_extract(${chainEvents.args}, '$.to')) = ${address}`),
           ),
         ),
@@ -120,7 +122,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
       blockNumber: event.blockNumber,
       confirmations: 0,
       timestamp: (event.blockTime ?? event.createdAt).toISOString(),
-      kind: event.name === "BountyPaid" ? "reward" : "withdrawal",
+      kind: event.name === "BountyPaid" || event.name === "BountySharePaid" ? "reward" : "withdrawal",
     };
   });
   const tipped: WalletTransaction[] = tipsIn.map(({ tip, tx }) => ({
