@@ -291,6 +291,7 @@ contract RepoRewards is RepoRewardsBase {
         whenNotPaused
         onlyManagerOrOperator(repoId)
     {
+        _checkRecipient(contributor);
         address[] memory recipients = new address[](1);
         uint256[] memory amounts = new uint256[](1);
         recipients[0] = contributor;
@@ -337,6 +338,7 @@ contract RepoRewards is RepoRewardsBase {
         }
         uint256 share = bounty.poolShare;
         bounty.poolShare = 0;
+        bounty.cancelReadyAt = 0;
         bounty.amount -= share;
         _pools[repoId][uint8(bounty.currency)] += share;
         emit PoolShareCancelled(repoId, issueNumber, bounty.currency, share, msg.sender);
@@ -512,14 +514,17 @@ contract RepoRewards is RepoRewardsBase {
         if (sum != bounty.amount) revert SplitInvalid(bounty.amount, sum);
         bounty.recipient = recipients[0];
         bounty.cancelReadyAt = 0;
-        if (_withinCaps(repoId, currency, sum) && readyAt == 0) {
+        bool within = _withinCaps(repoId, currency, sum);
+        if (within && readyAt == 0) {
             // Effects before the transfers, so a re-entering recipient finds it Paid.
             bounty.status = BountyStatus.Paid;
             _owed[uint8(currency)] -= sum;
             _sendShares(repoId, issueNumber, currency, recipients, amounts, kind);
         } else {
             bounty.status = BountyStatus.Queued;
-            uint256 id = _enqueue(Outflow(repoId, issueNumber, sum, recipients[0], 0, currency, kind), readyAt);
+            uint256 id = _enqueue(
+                Outflow(repoId, issueNumber, sum, recipients[0], 0, currency, kind), _queuedUntil(within, readyAt)
+            );
             _splitRecipients[id] = recipients;
             _splitAmounts[id] = amounts;
         }

@@ -408,6 +408,13 @@ abstract contract RepoRewardsBase is AccessControlDefaultAdminRules, Pausable, R
         return readyAt;
     }
 
+    /// @dev When a payout that cannot go at once runs: over a cap, no earlier than QUEUE_DELAY from now (a
+    ///      young or new-address payout that fits the caps counted against them when queued).
+    function _queuedUntil(bool withinCaps, uint256 readyAt) internal view returns (uint256) {
+        if (!withinCaps && block.timestamp + QUEUE_DELAY > readyAt) return block.timestamp + QUEUE_DELAY;
+        return readyAt;
+    }
+
     /// @dev Queues `outflow`; it runs at `readyAt`, or QUEUE_DELAY from now when readyAt is 0 (over a cap).
     function _enqueue(Outflow memory outflow, uint256 readyAt) internal returns (uint256 id) {
         id = ++nextOutflowId;

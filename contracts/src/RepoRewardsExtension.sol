@@ -26,7 +26,7 @@ contract RepoRewardsExtension is RepoRewardsBase {
     constructor(IERC20 roxnToken, IERC20 usdcToken) RepoRewardsBase(0, msg.sender, roxnToken, usdcToken, 0) {}
 
     /// @notice Admin, until `finishImport`: brings a v2 pool's money (XDC as value, tokens pulled from the
-    ///         admin) without a fee, and its pool managers at once (they were appointed on v2).
+    ///         admin; 0 to bring only managers) without a fee, and its pool managers at once (appointed on v2).
     function importPool(uint256 repoId, Currency currency, uint256 amount, address[] calldata managers)
         external
         payable
@@ -54,6 +54,7 @@ contract RepoRewardsExtension is RepoRewardsBase {
     ) external payable onlyDelegated nonReentrant onlyRole(DEFAULT_ADMIN_ROLE) {
         Bounty storage bounty = _bounties[repoId][issueNumber];
         if (bounty.status != BountyStatus.None) revert BountyExists(repoId, issueNumber, bounty.status);
+        if (amount == 0) revert ZeroAmount();
         _pullImport(currency, amount);
         _bounties[repoId][issueNumber] = Bounty(currency, BountyStatus.Open, false, 0, 0, 0, address(0), amount, amount, 0);
         _owed[uint8(currency)] += amount;
@@ -196,7 +197,8 @@ contract RepoRewardsExtension is RepoRewardsBase {
         if (tip.status != TipStatus.Held) revert UnknownTip(tipId, tip.status);
         tip.recipient = to;
         uint256 readyAt = _waitUntil(tip.createdAt + payoutDelay, 0, tip.currency, to, tip.amount);
-        if (_withinCaps(0, tip.currency, tip.amount) && readyAt == 0) {
+        bool within = _withinCaps(0, tip.currency, tip.amount);
+        if (within && readyAt == 0) {
             tip.status = TipStatus.Paid;
             _owed[uint8(tip.currency)] -= tip.amount;
             _paidBefore[to] = true;
@@ -204,7 +206,7 @@ contract RepoRewardsExtension is RepoRewardsBase {
             _send(tip.currency, to, tip.amount);
         } else {
             tip.status = TipStatus.Queued;
-            _enqueue(Outflow(0, tipId, tip.amount, to, 0, tip.currency, OutflowKind.Tip), readyAt);
+            _enqueue(Outflow(0, tipId, tip.amount, to, 0, tip.currency, OutflowKind.Tip), _queuedUntil(within, readyAt));
         }
     }
 
@@ -384,7 +386,6 @@ contract RepoRewardsExtension is RepoRewardsBase {
 
     function _pullImport(Currency currency, uint256 amount) private {
         if (!importOpen) revert ImportClosed();
-        if (amount == 0) revert ZeroAmount();
         if (currency == Currency.XDC) {
             if (msg.value != amount) revert TransferFailed(address(this), msg.value);
         } else {
