@@ -33,6 +33,8 @@ import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
 import { splitRoutes } from "./routes/splits/index.ts";
 import { tipRoutes } from "./routes/tips/index.ts";
+import { boostRoutes } from "./routes/funding/boosts.ts";
+import { communityRoutes } from "./routes/funding/community.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -81,6 +83,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/intents", intentRoutes(ctx));
   app.route("/api/splits", splitRoutes(ctx));
   app.route("/api/tips", tipRoutes(ctx));
+  app.route("/api/funding", boostRoutes(ctx));
+  app.route("/api/community-bounties", communityRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

@@ -3,6 +3,7 @@ import { watcherFor } from "./workers/watcher.ts";
 import { Periodic } from "./workers/periodic.ts";
 import { reviewAllPoolManagers } from "./services/money/managers.ts";
 import { completeDueRefunds, executeDueOutflows } from "./services/money/refunds.ts";
+import { BOOST_MIRROR_INTERVAL_MS, refundDueBoosts, settleBoosts } from "./services/funding/boosts.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext } from "./context.ts";
 import type { Env } from "./env.ts";
@@ -203,6 +204,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await reviewAllPoolManagers(ctx);
       await completeDueRefunds(ctx);
       await executeDueOutflows(ctx);
+      await refundDueBoosts(ctx);
     },
     (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
   );
@@ -213,6 +215,12 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (err) => ctx.log.warn("split release pass failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) splitRelease.start(Math.min(env.SPLIT_RELEASE_INTERVAL_MS, env.SPLIT_RELEASE_WINDOW_MS));
+  // Funders' shares follow their transactions and the indexed events (api/services/funding/boosts.ts; conditional writes, any process).
+  const boostMirror = new Periodic(
+    () => settleBoosts(ctx).then(() => undefined),
+    (err) => ctx.log.warn("boost mirror pass failed", { err: (err as Error).message }),
+  );
+  if (options.workers !== false) boostMirror.start(BOOST_MIRROR_INTERVAL_MS);
   // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
   const catchUp = githubCatchUpFor(ctx);
   if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
@@ -249,6 +257,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await watcher?.stop();
       await managerReview.stop();
       await splitRelease.stop();
+      await boostMirror.stop();
       await catchUp.stop();
       ctx.mailer.close();
       ctx.database.close();

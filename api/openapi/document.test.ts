@@ -95,6 +95,7 @@ describe("the API document", () => {
       "POST /api/blockchain/cancel-bounty/{repoId}/{issueId}",
       "POST /api/wallet/send",
       "POST /api/tips",
+      "POST /api/funding/{owner}/{name}/issues/{issueNumber}/boosts",
     ];
     const withKey = operations()
       .filter((o) => o.operation.parameters?.some((p) => p.in === "header" && p.name === "Idempotency-Key"))

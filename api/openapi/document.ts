@@ -33,6 +33,8 @@ import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { intentsApi } from "../routes/intents/index.ts";
 import { splitsApi } from "../routes/splits/index.ts";
 import { tipsApi } from "../routes/tips/index.ts";
+import { boostsApi } from "../routes/funding/boosts.ts";
+import { communityApi } from "../routes/funding/community.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -74,6 +76,8 @@ export const DECLARATIONS = [
   ...intentsApi,
   ...splitsApi,
   ...tipsApi,
+  ...boostsApi,
+  ...communityApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";

@@ -264,10 +264,15 @@ describe("amounts and the rules behind them", () => {
     expect((await get("/api/auth/private-access-status", alice)).body).toEqual({ hasPrivateAccess: true });
   });
 
-  test("not offered: community bounties (issue 29) and the out-of-mission calls answer a JSON 404 that says so", async () => {
+  test("community bounties (issue 29) answer in the original client's shapes; the out-of-mission calls answer a JSON 404 that says so", async () => {
+    const list = await get("/api/community-bounties?limit=50", alice);
+    expect(list.status).toBe(200);
+    expect(list.body).toMatchObject({ bounties: expect.any(Array), total: expect.any(Number), limit: 50, offset: 0 });
+    const board = await get("/api/community-bounties/leaderboard?limit=10", alice);
+    expect(board).toMatchObject({ status: 200, body: { leaderboard: expect.any(Array) } });
+    expect((await get("/api/community-bounties/abc", alice)).body.error).toBe("Invalid bounty ID");
+    expect((await get("/api/community-bounties/999999", alice)).body.error).toBe("Bounty not found");
     for (const [path, says] of [
-      ["/api/community-bounties?limit=50", "Community bounties"],
-      ["/api/community-bounties/leaderboard?limit=10", "Community bounties"],
       ["/api/referral/code", "referrals"],
       ["/api/subscription/status", "subscriptions"],
       ["/api/courses", "courses"],
@@ -277,7 +282,8 @@ describe("amounts and the rules behind them", () => {
       expect(body.message).toContain(says);
     }
     const create = await call(stack.t, "/api/community-bounties", { as: alice, body: { title: "t" } });
-    expect(create.status).toBe(404);
+    expect(create.status).toBe(400);
+    expect((await create.json()).error).toBe("Invalid input");
   });
 });
 

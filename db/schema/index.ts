@@ -20,3 +20,4 @@ export * from "./compute.ts";
 export * from "./money-intents.ts";
 export * from "./splits.ts";
 export * from "./tips.ts";
+export * from "./funders.ts";

@@ -14,6 +14,7 @@ import { claimRefusal, claimRefusalText } from "../../../lib/claim-rule.ts";
 import { parseSplitCommand } from "../splits/split-command.ts";
 import { parseTipCommand } from "../tips/tip-command.ts";
 import { handleSplitComment, handleTipComment } from "./reward-commands.ts";
+import { boostIntentReply } from "../funding/boost-command.ts";
 
 interface CommentPayload {
   id: number;
@@ -78,6 +79,10 @@ export async function handleIssueComment(ctx: AppContext, payload: Record<string
   if (command.kind === "invalid") return reply(command.reason);
 
   const [user] = await ctx.database.db.select().from(users).where(eq(users.githubId, comment.user.id)).limit(1);
+  // `/bounty 50 XDC` by anyone but the repository's pool manager is a boost, confirmed in the app (issue 29).
+  if (command.kind === "bounty" && !(user?.role === "poolmanager" && (await isAdmin(ctx, repository, comment.user.login)))) {
+    return reply(await boostIntentReply(ctx, { repository, issueNumber: issue.number, comment, currency: command.currency, amount: command.amount }));
+  }
   const hasWallet = Boolean(user && (await walletOfUser(ctx.database.db, user.id)));
   if (!user || !hasWallet) return reply(claimRefusalText("not_registered", ctx.env.PUBLIC_URL));
 

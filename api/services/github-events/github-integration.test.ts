@@ -341,7 +341,9 @@ describe("commands in issue comments, and issues closed as not planned", () => {
     const number = (opened.issue as { number: number }).number;
 
     await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "bob", body: "/bounty 5 XDC" });
-    await eventually(async () => ((await latestBotReply(number)).includes("Only a pool manager") ? true : undefined), 15_000, "refusal");
+    // Anyone but the pool manager boosts: a comment cannot carry consent, so the bot answers with a confirmation link (issue 29).
+    const link = await eventually(async () => /confirm it here: (\S+\/confirm\/\S+)/.exec(await latestBotReply(number))?.[1], 15_000, "boost link");
+    expect(link).toStartWith(`${stack.url}/confirm/`);
 
     await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "alice", body: "/bounty five XDC" });
     await eventually(async () => ((await latestBotReply(number)).includes("Usage: `/bounty <amount>") ? true : undefined), 15_000, "usage");

@@ -11,6 +11,7 @@ import { clearAwaiting, markAwaiting } from "../money/awaiting.ts";
 import { heldFor } from "./held-payouts.ts";
 import { liveSplit } from "../splits/live.ts";
 import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
+import { refundAllFunders } from "../funding/boosts.ts";
 
 /**
  * issues: any change refreshes the repository's issue list. Then the
@@ -42,7 +43,11 @@ export async function handleIssues(ctx: AppContext, payload: Record<string, unkn
   if (payload.action !== "closed") return "done";
 
   const current = await onChainBounty(ctx, repo.id, issue.number);
-  if (current.status !== "open") return "done";
+  if (current.status !== "open") {
+    // A retried delivery after the cancellation: the funders' refunds may not have gone out yet.
+    if (current.status === "cancelled" && issue.state_reason === "not_planned") await refundAllFunders(ctx, repo.id, issue.number, "not_planned");
+    return "done";
+  }
   if (await heldFor(ctx, repo.id, issue.number)) return "done";
   // Being shared among a merged pull request's people (splits/open.ts): owed, like a held bounty.
   if (await liveSplit(ctx, repo.id, issue.number)) return "done";
@@ -84,5 +89,7 @@ export async function handleIssues(ctx: AppContext, payload: Record<string, unkn
   });
   const settled = await ctx.outbox.waitForSettled(tx, 30_000);
   if (settled.status === "sent" || settled.status === "signed" || settled.status === "queued") throw new Error("cancellation not confirmed yet");
+  // The bounty is cancelled on-chain: every funder gets exactly their share back (issue 29; a retry re-finds the refund).
+  if (settled.status === "confirmed") await refundAllFunders(ctx, repo.id, issue.number, "not_planned");
   return "done";
 }
