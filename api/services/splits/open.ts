@@ -81,8 +81,8 @@ export interface SplitShareView {
   percent: string;
   amount: string;
   isAuthor: boolean;
-  /** pending (window), held (no wallet yet), paying, paid, failed (retried). */
-  status: "pending" | "held" | "paying" | "paid";
+  /** pending (window), held (no wallet yet), paying, queued (the contract delays the split payout), paid. */
+  status: "pending" | "held" | "paying" | "queued" | "paid";
   transactionHash: string | null;
   explorerUrl: string | null;
 }
@@ -111,6 +111,10 @@ export async function splitView(deps: Pick<AppContext, "database" | "chain">, sp
     .leftJoin(chainTransactions, eq(chainTransactions.id, payoutSplitShares.txId))
     .where(and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber)))
     .orderBy(asc(payoutSplitShares.position));
+  // Over a cap, or young money, or a new recipient above the threshold: the contract queued the whole split
+  // (one outflow, paid after its delay): the shares say so rather than "paid".
+  const [mirror] = await db.select({ status: bounties.status, allocatedTx: bounties.allocatedTx }).from(bounties).where(and(eq(bounties.githubRepoId, split.githubRepoId), eq(bounties.issueNumber, split.issueNumber))).limit(1);
+  const queued = mirror?.status === "queued" && mirror.allocatedTx === split.allocatedTx;
   const weights = shares.map((s) => ({ key: s.share.githubUserId, weight: BigInt(s.share.weight) }));
   const total = weights.reduce((sum, w) => sum + w.weight, 0n);
   const projected = weights.length ? splitAmount(split.amount, weights, split.authorGithubId) : [];
@@ -131,7 +135,7 @@ export async function splitView(deps: Pick<AppContext, "database" | "chain">, sp
       percent: bpsToPercent((BigInt(share.weight) * 10_000n) / (total || 1n)),
       amount: toDecimalString(share.amount ?? projected[i]!.amount, decimals),
       isAuthor: share.githubUserId === split.authorGithubId,
-      status: share.status === "paying" && txStatus === "confirmed" ? "paid" : share.status,
+      status: share.status === "paying" && txStatus === "confirmed" ? (queued ? "queued" : "paid") : share.status,
       transactionHash: txHash ?? null,
       explorerUrl: txHash ? explorerTxUrl(deps.chain.config.network, txHash) : null,
     })),

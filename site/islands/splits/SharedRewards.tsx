@@ -116,6 +116,7 @@ function SplitCard({ split, canEdit, onSaved }: { split: Split; canEdit: boolean
                 @{share.login}
                 {share.isAuthor ? " (author)" : ""}: {share.percent} %, {share.amount} {split.currency}
                 {share.status === "held" && <span className="text-warning"> · held until they register</span>}
+                {share.status === "queued" && <span className="text-warning"> · queued by the contract (paid after its delay)</span>}
                 {share.status === "paid" && share.explorerUrl && (
                   <>
                     {" · "}
