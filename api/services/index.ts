@@ -7,7 +7,7 @@ import { unifiedRepo } from "./repositories/public.ts";
  * and Astro pages (through `locals`) call these; neither touches tables
  * directly.
  */
-export function createServices(ctx: AppContext) {
+export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain">) {
   const db = ctx.database.db;
   return {
     repositories: {

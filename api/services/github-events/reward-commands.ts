@@ -26,7 +26,7 @@ export interface CommentContext {
  * administers it on GitHub) sets the shares of the split in its release
  * window (splits/set-shares.ts, the same rules as the repository page).
  */
-export async function handleSplitComment(ctx: AppContext, on: CommentContext, command: SplitCommand, isAdmin: (login: string) => Promise<boolean>): Promise<"done"> {
+export async function handleSplitComment(ctx: Pick<AppContext, "database" | "env" | "log" | "changes" | "chain" | "outbox">, on: CommentContext, command: SplitCommand, isAdmin: (login: string) => Promise<boolean>): Promise<"done"> {
   if (command.kind === "invalid") return on.reply(command.reason);
   const [user] = await ctx.database.db.select().from(users).where(eq(users.githubId, on.comment.user.id)).limit(1);
   if (!user || user.role !== "poolmanager" || !(await isAdmin(on.comment.user.login))) {
@@ -59,7 +59,7 @@ export async function handleSplitComment(ctx: AppContext, on: CommentContext, co
  * intent: bound to them, single use, valid INTENT_TTL_MS). A redelivered
  * comment gets the same link.
  */
-export async function handleTipComment(ctx: AppContext, on: CommentContext, command: TipCommand): Promise<"done"> {
+export async function handleTipComment(ctx: Pick<AppContext, "database" | "env" | "appSecret">, on: CommentContext, command: TipCommand): Promise<"done"> {
   if (command.kind === "invalid") return on.reply(command.reason);
   const [user] = await ctx.database.db.select().from(users).where(eq(users.githubId, on.comment.user.id)).limit(1);
   if (!user || !(await walletOfUser(ctx.database.db, user.id))) return on.reply(claimRefusalText("not_registered", ctx.env.PUBLIC_URL));

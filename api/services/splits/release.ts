@@ -31,7 +31,7 @@ import { withBountyLock } from "../money/pool-guard.ts";
 import { splitPayoutData } from "./chain.ts";
 import { splitAmount } from "./shares.ts";
 
-type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes" | "indexer">;
+type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
 
 export const splitPayoutKey = (repoId: number, issueNumber: number) => `split-payout:${repoId}:${issueNumber}`;
 const LEASE = "split-release";

@@ -103,7 +103,7 @@ const closedWindow = (split: PayoutSplit) =>
 
 /** PUT /api/splits/{repoId}/{issueNumber}: the pool manager of the repository (admin on GitHub, checked now). */
 export async function setSplitSharesAsManager(
-  ctx: AppContext,
+  ctx: Deps & Pick<AppContext, "keyring">,
   input: { user: User; repoId: number; issueNumber: number; shares: { login: string; percent: string }[] },
 ): Promise<SplitView> {
   const { repository } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, orRegisteredName: true, action: "payBounty" });

@@ -40,6 +40,9 @@ import { unbroadcastXdc } from "../wallets/spendable.ts";
 import { tokenContract } from "../wallets/tokens.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 
+/** What sending and releasing tips use. */
+type TipDeps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
+
 /** The same minimum as a bounty (and a boost): 1 XDC, 0.0001 ROXN or USDC. */
 export const MIN_TIP = MIN_BOUNTY;
 export const TIP_KINDS = ["tip_xdc", "tip_token"] as const;
@@ -75,7 +78,7 @@ export interface TipView {
 }
 
 /** POST /api/tips, and a confirmed `/tip` intent. Replaying the same key returns the first tip. */
-export async function giveTip(ctx: AppContext, input: TipInput): Promise<TipView> {
+export async function giveTip(ctx: TipDeps & Pick<AppContext, "env" | "keyring">, input: TipInput): Promise<TipView> {
   const earlier = await tipByKey(ctx, input.user.id, input.idempotencyKey);
   if (earlier) return tipView(ctx, earlier);
   const decimals = TOKEN_DECIMALS[input.currency];
@@ -121,7 +124,7 @@ async function tipByKey(ctx: Pick<AppContext, "database">, userId: number, key: 
 }
 
 /** A GitHub person by login, asked with the tipper's token (404 / 400 for an organisation or a bot). */
-async function githubPerson(ctx: AppContext, user: User, login: string): Promise<{ id: number; login: string }> {
+async function githubPerson(ctx: Pick<AppContext, "env" | "keyring">, user: User, login: string): Promise<{ id: number; login: string }> {
   const name = login.replace(/^@/, "");
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/.test(name)) throw tipError("Invalid login", "Enter the GitHub login of the person to tip.");
   const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token: await userGitHubToken(ctx, user) });
@@ -142,7 +145,7 @@ async function walletOfGitHubUser(ctx: Pick<AppContext, "database">, githubId: n
 }
 
 /** The tipper's wallet covers this tip besides XDC on its way out, and leaves the gas reserve. */
-async function requireCovered(ctx: AppContext, wallet: { id: string; address: string }, currency: Currency, amount: bigint): Promise<void> {
+async function requireCovered(ctx: Pick<AppContext, "chain" | "database">, wallet: { id: string; address: string }, currency: Currency, amount: bigint): Promise<void> {
   const [balances, unbroadcast] = await Promise.all([walletBalances(ctx.chain, wallet.address as Address, { fresh: true }), unbroadcastXdc(ctx.database.db, wallet)]);
   const xdc = balances.xdc - unbroadcast;
   const held = currency === "XDC" ? xdc : currency === "ROXN" ? balances.roxn : balances.usdc;
@@ -174,7 +177,7 @@ function tipCall(tip: Tip, to: Address | undefined): Hex {
  * recipient has no wallet. A token tip's approval goes first and is waited for (the tip's gas is estimated
  * against it).
  */
-async function sendTip(ctx: AppContext, tip: Tip, to: Address | undefined): Promise<Tip> {
+async function sendTip(ctx: TipDeps, tip: Tip, to: Address | undefined): Promise<Tip> {
   const wallet = await walletOfUser(ctx.database.db, tip.fromUserId);
   if (!wallet) throw new Error(`tip ${tip.id}: the tipper has no wallet`);
   const rewards = ctx.chain.config.contracts.rewards;
@@ -220,7 +223,7 @@ async function sendTip(ctx: AppContext, tip: Tip, to: Address | undefined): Prom
 }
 
 /** The escrow's tip id, from the confirmed escrow transaction's TipEscrowed event (undefined until confirmed). */
-async function escrowedTipId(ctx: AppContext, tip: Tip): Promise<bigint | undefined> {
+async function escrowedTipId(ctx: TipDeps, tip: Tip): Promise<bigint | undefined> {
   if (tip.chainTipId) return BigInt(tip.chainTipId);
   if (!tip.txId) return undefined;
   const tx = await ctx.outbox.get(tip.txId);
@@ -238,7 +241,7 @@ async function escrowedTipId(ctx: AppContext, tip: Tip): Promise<bigint | undefi
  * escrowed tip whose recipient now has a wallet is paid to it by the operator (`payTip`), once. Only
  * `githubUserId`'s when given. Run on registration and on each webhook pass.
  */
-export async function releaseHeldTips(ctx: AppContext, only?: { githubUserId: number }): Promise<number> {
+export async function releaseHeldTips(ctx: TipDeps, only?: { githubUserId: number }): Promise<number> {
   const db = ctx.database.db;
   const unsent = await db
     .select()

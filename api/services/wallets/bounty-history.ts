@@ -33,7 +33,7 @@ export interface HistoryEntry {
 /** A BountyPaid that is not the total of a split payout (whose shares are BountySharePaid events of the same transaction). */
 export const notASplit = sql`not exists (select 1 from ${chainEvents} s where s.tx_hash = ${chainEvents.txHash} and s.name = 'BountySharePaid')`;
 
-export async function bountyHistory(ctx: AppContext, user: User, limit: number): Promise<HistoryEntry[]> {
+export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">, user: User, limit: number): Promise<HistoryEntry[]> {
   const db = ctx.database.db;
   const wallet = await walletOfUser(db, user.id);
   const mine = await db.select({ id: repositories.githubRepoId }).from(repositories).where(eq(repositories.registeredByUserId, user.id));
