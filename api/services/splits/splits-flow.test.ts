@@ -213,6 +213,30 @@ describe("a merged pull request with co-authors", () => {
     expect(done.shares.map((s: { status: string }) => s.status)).toEqual(["paid", "paid"]);
   }, 120_000);
 
+  test("a split held for a co-author who never registers: the pool manager leaves them out and bob is paid the whole, once", async () => {
+    const issue = await bountiedIssue("Held for dave", "3");
+    await coAuthoredMerge(issue, "Co-authored-by: Dave <dave@example.com>");
+    const split = await (await splitOfIssue(issue)).json();
+    await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt), owner: "test" });
+    const held = await (await splitOfIssue(issue)).json();
+    expect(held.shares.map((s: { login: string; status: string }) => [s.login, s.status])).toEqual([["bob", "pending"], ["dave", "held"]]);
+    // Past the window, but nothing was paid: the pool manager may still change the shares (and only they).
+    const put = (as: TestSession, shares: { login: string; percent: string }[]) => call(stack.t, `/api/splits/${LITE.id}/${issue}`, { as, method: "PUT", body: { shares } });
+    expect((await put(bob, [{ login: "bob", percent: "100" }])).status).toBe(403);
+    const changed = await put(alice, [{ login: "bob", percent: "100" }]);
+    expect(changed.status, await changed.clone().text()).toBe(200);
+    const [tx] = await eventually(async () => {
+      await releaseDueSplits(stack.t.ctx, { owner: "test" });
+      const rows = await payoutsOf(issue);
+      return rows[0]?.status === "confirmed" ? rows : undefined;
+    }, 30_000, "split payout confirmed");
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([{ recipient: bob.wallet.toLowerCase(), amount: parseEther("3") }]);
+    // Paid: the shares are fixed now.
+    expect((await put(alice, [{ login: "bob", percent: "50" }, { login: "dave", percent: "50" }])).status).toBe(409);
+    await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    expect(await payoutsOf(issue)).toHaveLength(1);
+  }, 120_000);
+
   test("a merge co-authored by carol (with a wallet) pays bob and carol 50/50 after the configured window", async () => {
     const issue = await bountiedIssue("Both registered", "5");
     const merged = Date.now();
