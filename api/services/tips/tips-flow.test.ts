@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray } from "drizzle-orm";
-import { parseEther, type Address } from "viem";
+import { erc20Abi, parseEther, parseUnits, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, tips, webhookDeliveries } from "../../../db/schema/index.ts";
@@ -33,7 +33,7 @@ beforeAll(async () => {
   alice = await stack.signUp("alice", "poolmanager");
   bob = await stack.signUp("bob", "contributor");
   grace = await stack.signUp("grace", "contributor");
-  await stack.chain.fund(bob.wallet, { xdc: "50" });
+  await stack.chain.fund(bob.wallet, { xdc: "50", usdc: "5" });
   const installed = await stack.github.controls.install({ account: "alice", repositories: "all", sender: "alice" });
   const installationId = (installed.installation as { id: number }).id;
   expect((await call(stack.t, "/api/github/app/finalize-installation", { as: alice, body: { installationId } })).status).toBe(200);
@@ -98,6 +98,19 @@ describe("tips", () => {
     expect(history).toContainEqual(expect.objectContaining({ kind: "tip", isIncoming: true, tokenAmount: "2.985" }));
   }, 90_000);
 
+  test("in USDC: the wallet approves the contract first, then the tip reaches grace less the fee", async () => {
+    const usdcOf = (address: Address) => stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+    const before = await usdcOf(grace.wallet);
+    const res = await tip(bob, { login: "grace", amount: "2", currency: "USDC" });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const given = await res.json();
+    expect(given).toMatchObject({ currency: "USDC", amount: "2", fee: "0.01" });
+    await confirmed(given.id);
+    expect((await usdcOf(grace.wallet)) - before).toBe(parseUnits("1.99", 6));
+    const approvals = await stack.t.ctx.database.db.select().from(chainTransactions).where(eq(chainTransactions.idempotencyKey, `tip-approve:${given.id}`));
+    expect(approvals.map((a) => a.status)).toEqual(["confirmed"]);
+  }, 90_000);
+
   test("refused: yourself, an organisation, nobody, below the minimum, beyond the balance, no wallet", async () => {
     const cases: [TestSession, Record<string, unknown>, number][] = [
       [bob, { login: "bob", amount: "1" }, 400],
@@ -105,7 +118,7 @@ describe("tips", () => {
       [bob, { login: "no-such-person-here", amount: "1" }, 404],
       [bob, { login: "grace", amount: "0.5", currency: "XDC" }, 400],
       [bob, { login: "grace", amount: "5000", currency: "XDC" }, 400],
-      [bob, { login: "grace", amount: "1", currency: "USDC" }, 400],
+      [bob, { login: "grace", amount: "50", currency: "USDC" }, 400],
       [bob, { login: "grace", amount: "-1" }, 400],
     ];
     for (const [as, body, status] of cases) {
