@@ -78,6 +78,9 @@ export default defineConfig({
       E2E: "1",
       // Every answer the site receives is checked against the API document; e2e/teardown.ts reads the log.
       CHECK_API_ANSWERS: "1",
+      // Shared rewards are paid after a short release window (e2e/splits.e2e.ts), not the default 24 h.
+      SPLIT_RELEASE_WINDOW_MS: "8000",
+      SPLIT_RELEASE_INTERVAL_MS: "500",
     },
   },
 });

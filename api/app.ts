@@ -33,6 +33,8 @@ import { exploreRoutes } from "./routes/explore/index.ts";
 import { contributorRoutes, profileVisibilityRoutes } from "./routes/contributors/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
+import { splitRoutes } from "./routes/splits/index.ts";
+import { tipRoutes } from "./routes/tips/index.ts";
 import { boostRoutes } from "./routes/funding/boosts.ts";
 import { communityRoutes } from "./routes/funding/community.ts";
 
@@ -84,6 +86,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
   app.route("/api/intents", intentRoutes(ctx));
+  app.route("/api/splits", splitRoutes(ctx));
+  app.route("/api/tips", tipRoutes(ctx));
   app.route("/api/funding", boostRoutes(ctx));
   app.route("/api/community-bounties", communityRoutes(ctx));
   app.route("/api/explore", exploreRoutes(ctx));

@@ -214,6 +214,12 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(72),
   /** How often the GitHub catch-up pass asks GitHub about bountied issues closed while a delivery failed or never came. */
   GITHUB_CATCH_UP_INTERVAL_MS: positiveInt.default(300_000),
+  /**
+   * Shared rewards (issue 29): a bounty earned by a pull request with co-authors is paid this long after the merge,
+   * so the pool manager can change the shares first (default 24 h). Also how often the release pass looks at most.
+   */
+  SPLIT_RELEASE_WINDOW_MS: positiveInt.default(24 * 3_600_000),
+  SPLIT_RELEASE_INTERVAL_MS: positiveInt.default(60_000),
   /** The embedded default's GitHub emulator port (default PORT + 1, fixed so stored GitHub links survive restarts). */
   DEV_GITHUB_PORT: port.optional(),
   /** Where `astro build` wrote the site. */

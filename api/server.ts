@@ -33,6 +33,8 @@ import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts"
 import { HEALTH_CHECK_TIMEOUT_MS, healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
+import { releaseDueSplits, releaseHeldShares } from "./services/splits/release.ts";
+import { releaseHeldTips } from "./services/tips/tips.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
 import { upgradeWalletKeyContexts } from "./services/wallets/custodial.ts";
 import { decodeBase64 } from "@oslojs/encoding";
@@ -138,6 +140,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) },
     afterPass: async () => {
       await releaseHeldPayouts(ctx);
+      await releaseHeldShares(ctx);
+      await releaseHeldTips(ctx);
       await notifyAwaitingDecisions(ctx);
     },
   });
@@ -209,6 +213,12 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) managerReview.start(3_600_000);
+  // Splits whose release window is over are paid (api/services/splits/release.ts; leased: one process at a time).
+  const splitRelease = new Periodic(
+    () => releaseDueSplits(ctx, { leaseMs: Math.max(10_000, env.SPLIT_RELEASE_INTERVAL_MS * 3) }),
+    (err) => ctx.log.warn("split release pass failed", { err: (err as Error).message }),
+  );
+  if (options.workers !== false) splitRelease.start(Math.min(env.SPLIT_RELEASE_INTERVAL_MS, env.SPLIT_RELEASE_WINDOW_MS));
   // Funders' shares follow their transactions and the indexed events (api/services/funding/boosts.ts; conditional writes, any process).
   const boostMirror = new Periodic(
     () => settleBoosts(ctx).then(() => undefined),
@@ -251,6 +261,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await botComments?.stop();
       await watcher?.stop();
       await managerReview.stop();
+      await splitRelease.stop();
       await boostMirror.stop();
       await catchUp.stop();
       ctx.mailer.close();

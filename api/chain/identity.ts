@@ -10,7 +10,10 @@ import {
   chainIdentity,
   chainTransactions,
   heldPayouts,
+  payoutSplits,
+  payoutSplitShares,
   repositoryPools,
+  tips,
   walletNonces,
 } from "../../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
@@ -39,7 +42,8 @@ import type { ChainAccess } from "./clients.ts";
  * - what the platform kept about those bounties goes with them: who works
  *   on them (claims, also recorded on the old chain), payouts held for
  *   people without a wallet (a held row would also block holding a payout
- *   of a new bounty on the same issue) and decisions awaited. The
+ *   of a new bounty on the same issue), decisions awaited and splits of
+ *   co-authored bounties; tips held in that chain's escrow are failed. The
  *   transactions that paid held payouts stay as history.
  */
 export type ChainIdentityOutcome = "recorded" | "same" | "replaced";
@@ -91,6 +95,10 @@ export async function checkChainIdentity({ db, chain, log }: ChainIdentityDeps):
       await tx.delete(bountyClaims);
       await tx.delete(heldPayouts);
       await tx.delete(awaitingDecisions);
+      // Splits of those bounties, and tips escrowed on that chain (their money went with it: failed, never paid).
+      await tx.delete(payoutSplitShares);
+      await tx.delete(payoutSplits);
+      await tx.update(tips).set({ status: "failed" }).where(inArray(tips.status, ["held", "sending"]));
       const cursors = await tx.delete(chainCursors).where(eq(chainCursors.chainId, chainId)).returning({ name: chainCursors.name });
       if (cursors.length) await tx.delete(chainBlocks).where(inArray(chainBlocks.cursor, cursors.map((c) => c.name)));
       await tx.delete(walletNonces).where(like(walletNonces.key, `${chainId}:%`));

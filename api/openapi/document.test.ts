@@ -97,6 +97,7 @@ describe("the API document", () => {
       "POST /api/blockchain/cancel-bounty/{repoId}/{issueId}",
       "POST /api/wallet/send",
       "POST /api/funding/issues/{owner}/{name}/{issueNumber}/boosts",
+      "POST /api/tips",
     ];
     const withKey = operations()
       .filter((o) => o.operation.parameters?.some((p) => p.in === "header" && p.name === "Idempotency-Key"))

@@ -31,6 +31,8 @@ import { nodeAgentApi } from "../routes/node-agent/index.ts";
 import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { intentsApi } from "../routes/intents/index.ts";
+import { splitsApi } from "../routes/splits/index.ts";
+import { tipsApi } from "../routes/tips/index.ts";
 import { boostsApi } from "../routes/funding/boosts.ts";
 import { communityApi } from "../routes/funding/community.ts";
 import { exploreApi } from "../routes/explore/index.ts";
@@ -74,6 +76,8 @@ export const DECLARATIONS = [
   ...docsApi,
   ...leaderboardApi,
   ...intentsApi,
+  ...splitsApi,
+  ...tipsApi,
   ...boostsApi,
   ...communityApi,
   ...exploreApi,

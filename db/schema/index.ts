@@ -18,5 +18,7 @@ export * from "./wallet-features.ts";
 export * from "./scoping.ts";
 export * from "./compute.ts";
 export * from "./money-intents.ts";
+export * from "./splits.ts";
+export * from "./tips.ts";
 export * from "./funders.ts";
 export * from "./reliability.ts";

@@ -9,7 +9,7 @@ import { closingReferences, mentionedIssues } from "./references.ts";
 import { installationJson, orgHookJson, shortRepo, simpleUser, type Json } from "./shapes-accounts.ts";
 import { commentJson, issueJson, pullJson } from "./shapes-issues.ts";
 import { findLabel, labelJson, repoJson } from "./shapes-repos.ts";
-import { newLabel, newPull, type CommentRecord, type InstallationRecord, type IssueRecord, type LabelRecord, type RepoRecord } from "./state.ts";
+import { newLabel, newPull, sha1Hex, type CommentRecord, type InstallationRecord, type IssueRecord, type LabelRecord, type RepoRecord } from "./state.ts";
 import type { WebhookDelivery, Webhooks } from "./webhooks.ts";
 import { fullName, nodeId, type World } from "./world.ts";
 
@@ -159,7 +159,7 @@ export class Actions {
   }
 
   /** `head` is "branch" (a branch of the repository when the author can push, else of their fork) or "owner:branch". */
-  openPull(input: { repo: RepoRecord; author: string; title: string; body: string; head: string; base?: string }): Outcome<IssueRecord> {
+  openPull(input: { repo: RepoRecord; author: string; title: string; body: string; head: string; base?: string; commits?: { message: string; author?: string }[] }): Outcome<IssueRecord> {
     const { repo, author } = input;
     const canPush = permissionsOf(roleOf(this.world, repo, author), repo).push;
     const [headOwner, head] = input.head.includes(":") ? (input.head.split(":", 2) as [string, string]) : [canPush ? repo.owner : author, input.head];
@@ -180,6 +180,18 @@ export class Actions {
       closedBy: null,
       pull: newPull(repo.id, number, headOwner, head, input.base ?? repo.defaultBranch),
     };
+    // Each commit's author as git records it (name and e-mail); GitHub links the e-mail to an account when it knows it.
+    issue.pull!.commits = (input.commits?.length ? input.commits : [{ message: input.title }]).map((c, i) => {
+      const who = this.world.user(c.author ?? author);
+      return {
+        sha: sha1Hex(`${repo.id}:${number}:commit:${i}:${c.message}`),
+        message: c.message,
+        authorName: who?.name ?? c.author ?? author,
+        authorEmail: who?.email ?? `${c.author ?? author}@example.invalid`,
+        authorLogin: who?.login ?? null,
+        date: at,
+      };
+    });
     this.world.state.issues.push(issue);
     for (const ref of mentionedIssues(input.body, repo.owner, repo.name, this.world.config.webUrl)) {
       const target = this.world.findRepo(ref.owner, ref.name)?.repo;

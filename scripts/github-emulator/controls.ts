@@ -32,7 +32,16 @@ const schemas = {
   reopenIssue: z.object({ repo, number, actor: login.optional() }),
   addLabel: z.object({ repo, number, label: z.string().min(1), actor: login.optional() }),
   addComment: z.object({ repo, number, author: login, body: z.string().min(1) }),
-  openPullRequest: z.object({ repo, author: login, title: z.string().min(1), body: z.string().default(""), head: z.string().min(1), base: z.string().min(1).optional() }),
+  openPullRequest: z.object({
+    repo,
+    author: login,
+    title: z.string().min(1),
+    body: z.string().default(""),
+    head: z.string().min(1),
+    base: z.string().min(1).optional(),
+    /** Commit messages (with any `Co-authored-by:` trailers), authored by the pull request's author unless `author` says otherwise. */
+    commits: z.array(z.object({ message: z.string().min(1), author: login.optional() })).optional(),
+  }),
   mergePullRequest: z.object({ repo, number, actor: login.optional() }),
   closePullRequest: z.object({ repo, number, actor: login.optional() }),
   renameRepository: z.object({ repo, name: z.string().min(1), actor: login.optional() }),
@@ -138,7 +147,7 @@ export function createControls({ world, actions, webhooks }: EmulatorContext): E
     async openPullRequest(raw) {
       const input = parse("openPullRequest", raw);
       const r = findRepo(input.repo);
-      return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base }));
+      return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base, commits: input.commits }));
     },
     async mergePullRequest(raw) {
       const { repo: r, issue, actor } = withIssue("mergePullRequest", raw);

@@ -52,6 +52,9 @@ describe("REST answers match GitHub's OpenAPI description", () => {
     ["/repos/{owner}/{repo}/collaborators/{username}/permission", `/repos/${REPO}/collaborators/erin/permission`, () => alice],
     ["/repos/{owner}/{repo}/contributors", `/repos/${REPO}/contributors`, () => alice],
     ["/user/installations", "/user/installations", () => bob],
+    // Shared rewards (issue 29): a pull request's commits (the co-authors' trailers) and users by public e-mail.
+    ["/repos/{owner}/{repo}/pulls/{pull_number}/commits", `/repos/${REPO}/pulls/7/commits`, () => alice],
+    ["/search/users", "/search/users?q=carol%40example.com%20in%3Aemail", () => alice],
   ];
   for (const [template, path, token] of reads) {
     test(`GET ${path}`, async () => {

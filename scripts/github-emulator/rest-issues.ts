@@ -6,7 +6,7 @@ import type { Hono } from "hono";
 import { canRead } from "./access.ts";
 import type { EmulatorContext } from "./context.ts";
 import { notFound, paginate, type ApiContext, type ApiEnv } from "./http.ts";
-import { commentsOf, issueJson, pullJson, timelineCommentJson, timelineEventJson } from "./shapes-issues.ts";
+import { commentsOf, issueJson, pullCommitJson, pullJson, timelineCommentJson, timelineEventJson } from "./shapes-issues.ts";
 import type { IssueRecord } from "./state.ts";
 
 const ISSUE_SORTS: Record<string, (i: IssueRecord, comments: number) => string | number> = {
@@ -63,6 +63,15 @@ export function registerIssueRoutes(repos: Hono<ApiEnv>, { world }: EmulatorCont
   repos.get("/pulls/:number{[0-9]+}", (c) => {
     const issue = issueParam(c);
     return issue?.pull ? c.json(pullJson(world, c.get("repo"), issue, true)) : notFound(c);
+  });
+
+  /** GET /pulls/{n}/commits: the commits with git's author (name, e-mail) and the account GitHub matched, oldest first. */
+  repos.get("/pulls/:number{[0-9]+}/commits", (c) => {
+    const repo = c.get("repo");
+    const issue = issueParam(c);
+    if (!issue?.pull) return notFound(c);
+    const commits = issue.pull.commits ?? [{ sha: issue.pull.headSha, message: issue.title, authorName: issue.author, authorEmail: world.user(issue.author)?.email ?? "", authorLogin: issue.author, date: issue.createdAt }];
+    return c.json(paginate(c, commits).map((cm) => pullCommitJson(world, repo, cm)));
   });
 
   repos.get("/issues/:number{[0-9]+}/timeline", (c) => {

@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { byFullName, installationFor, orgMembership, permissionsOf, roleOf, scopeAllows } from "./access.ts";
 import type { EmulatorContext } from "./context.ts";
 import { apiError, asUser, notFound, paginate, type ApiEnv } from "./http.ts";
-import { privateProfile, publicProfile } from "./shapes-accounts.ts";
+import { privateProfile, publicProfile, simpleUser } from "./shapes-accounts.ts";
 import { repoJson } from "./shapes-repos.ts";
 import type { RepoRecord } from "./state.ts";
 
@@ -43,6 +43,19 @@ export function userRoutes({ world }: EmulatorContext): Hono<ApiEnv> {
       { email: user.email, primary: true, verified: true, visibility: "public" },
       { email: `${user.id}+${user.login}@users.noreply.github.com`, primary: false, verified: true, visibility: null },
     ]);
+  });
+
+  /**
+   * GET /search/users?q=…: the part the platform uses, `<e-mail> in:email`
+   * (GitHub matches public e-mail addresses only) and a bare login.
+   */
+  app.get("/search/users", (c) => {
+    const q = (c.req.query("q") ?? "").trim();
+    if (!q) return apiError(c, 422, "Validation Failed", { errors: [{ resource: "Search", field: "q", code: "missing" }] });
+    const byEmail = /^(\S+@\S+)\s+in:email$/i.exec(q);
+    const term = (byEmail ? byEmail[1]! : q).toLowerCase();
+    const found = world.state.users.filter((u) => (byEmail ? u.email.toLowerCase() === term : u.login.toLowerCase() === term));
+    return c.json({ total_count: found.length, incomplete_results: false, items: found.map((u) => ({ ...simpleUser(world, u.login), score: 1 })) });
   });
 
   app.get("/users/:username", (c) => {

@@ -288,3 +288,30 @@ describe("renames", () => {
     }
   });
 });
+
+describe("shared rewards' questions (issue 29)", () => {
+  test("GET /pulls/{n}/commits: each commit's message and git author, and the account matched", async () => {
+    const opened = await w.emulator.controls.openPullRequest({
+      repo: "issuepool-demo/xdc-wallet-kit",
+      author: "bob",
+      title: "Pair work",
+      head: "bob:pair",
+      commits: [{ message: "One\n\nCo-authored-by: Carol <1003+carol@users.noreply.github.com>" }, { message: "Two", author: "erin" }],
+    });
+    const number = (opened.pull_request as { number: number }).number;
+    const { body } = await get(`/repos/issuepool-demo/xdc-wallet-kit/pulls/${number}/commits`, tokens.alice);
+    expect(body.map((c: { commit: { message: string; author: { email: string } }; author: { login: string } }) => [c.commit.message.split("\n")[0], c.commit.author.email, c.author.login])).toEqual([
+      ["One", "bob@example.com", "bob"],
+      ["Two", "erin@example.com", "erin"],
+    ]);
+    expect(body[0].commit.message).toContain("Co-authored-by: Carol <1003+carol@users.noreply.github.com>");
+    expect((await get("/repos/issuepool-demo/xdc-wallet-kit/pulls/999999/commits", tokens.alice)).res.status).toBe(404);
+  });
+
+  test("GET /search/users?q=<e-mail> in:email finds the account showing that address; a bare login finds it too", async () => {
+    expect((await get(`/search/users?q=${encodeURIComponent("carol@example.com in:email")}`, tokens.alice)).body).toMatchObject({ total_count: 1, items: [{ login: "carol", id: 1003 }] });
+    expect((await get(`/search/users?q=${encodeURIComponent("nobody@example.com in:email")}`, tokens.alice)).body).toMatchObject({ total_count: 0, items: [] });
+    expect((await get("/search/users?q=erin", tokens.alice)).body.items.map((u: { login: string }) => u.login)).toEqual(["erin"]);
+    expect((await get("/search/users?q=", tokens.alice)).res.status).toBe(422);
+  });
+});

@@ -2,7 +2,7 @@
 import { authorAssociation } from "./access.ts";
 import { appJson, simpleUser, type Json } from "./shapes-accounts.ts";
 import { findLabel, labelJson, repoApiUrl, repoJson, repoHtmlUrl } from "./shapes-repos.ts";
-import { sha1Hex, type CommentRecord, type EventRecord, type IssueRecord, type RepoRecord } from "./state.ts";
+import { sha1Hex, type CommentRecord, type CommitRecord, type EventRecord, type IssueRecord, type RepoRecord } from "./state.ts";
 import { issueId, nodeId, pullId, type World } from "./world.ts";
 
 const NO_REACTIONS = { total_count: 0, "+1": 0, "-1": 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
@@ -214,4 +214,30 @@ export function timelineEventJson(world: World, repo: RepoRecord, event: EventRe
 /** Comments appear on the timeline as `commented` events. */
 export function timelineCommentJson(world: World, repo: RepoRecord, issue: IssueRecord, comment: CommentRecord): Json {
   return { ...commentJson(world, repo, issue, comment), event: "commented", actor: simpleUser(world, comment.author) };
+}
+
+/** One commit of GET /pulls/{n}/commits: git's author and committer, and the accounts GitHub matched them to (null when it matched none). */
+export function pullCommitJson(world: World, repo: RepoRecord, commit: CommitRecord): Json {
+  const api = repoApiUrl(world, repo);
+  const person = { name: commit.authorName, email: commit.authorEmail, date: commit.date };
+  const account = commit.authorLogin ? simpleUser(world, commit.authorLogin) : null;
+  return {
+    sha: commit.sha,
+    node_id: Buffer.from(`04:Commit${commit.sha}`).toString("base64"),
+    commit: {
+      author: person,
+      committer: person,
+      message: commit.message,
+      tree: { sha: commit.sha, url: `${api}/git/trees/${commit.sha}` },
+      url: `${api}/git/commits/${commit.sha}`,
+      comment_count: 0,
+      verification: { verified: false, reason: "unsigned", signature: null, payload: null, verified_at: null },
+    },
+    url: `${api}/commits/${commit.sha}`,
+    html_url: `${repoHtmlUrl(world, repo)}/commit/${commit.sha}`,
+    comments_url: `${api}/commits/${commit.sha}/comments`,
+    author: account,
+    committer: account,
+    parents: [],
+  };
 }

@@ -71,6 +71,18 @@ export interface PullRecord {
   merged: boolean;
   mergedAt: string | null;
   mergedBy: string | null;
+  /** The pull request's commits (message and author's e-mail, as git records them); absent in older state files: one commit from the pull request's title. */
+  commits?: CommitRecord[];
+}
+
+export interface CommitRecord {
+  sha: string;
+  message: string;
+  authorName: string;
+  authorEmail: string;
+  /** The GitHub account GitHub matched the author's e-mail to, if any. */
+  authorLogin: string | null;
+  date: string;
 }
 
 export interface IssueRecord {

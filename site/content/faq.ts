@@ -45,6 +45,18 @@ export const FAQ_SECTIONS: FaqSection[] = [
     ],
   },
   {
+    id: "shared-rewards-and-tips",
+    title: "Shared Rewards & Tips",
+    entries: [
+      { q: "My pull request had co-authors. Who gets the bounty?", a: "You and every co-author named in a 'Co-authored-by:' line of its commits share it, in equal shares by default. GitHub's no-reply addresses (ID+login@users.noreply.github.com) are recognised; other addresses count when GitHub shows them publicly on exactly one account. Bots and organisations are left out." },
+      { q: "When is a shared reward paid?", a: "After a release window (24 hours by default) that starts at the merge; the bot's comment and the repository page show when it ends. Until then the pool manager can change the shares, on the repository page or with '/split @alice 60 @bob 40' in a comment." },
+      { q: "What happens to rounding?", a: "Shares always add up to the whole bounty. Each person gets their exact share rounded down to the smallest unit (wei); the few wei left over go to the pull request's author." },
+      { q: "A co-author has no Issuepool wallet. Is their share lost?", a: "No. The contract pays a shared reward in one transaction, so it waits in the escrow until everyone with a share has signed in and registered, then goes out at once. The pool manager can change the shares meanwhile, so nobody's money waits forever." },
+      { q: "How do I tip someone?", a: "Use the Tip button next to their name, or comment '/tip 10 XDC @login' on an issue or pull request: the bot answers with a link only you can open, and the tip leaves your wallet when you confirm it there. The contract keeps a 0.5% fee, as on funding." },
+      { q: "Can I tip someone who is not on Issuepool yet?", a: "Yes. The tip waits in the contract's escrow under their GitHub account and reaches them when they register. If they never do, you can take it back after 30 days." },
+    ],
+  },
+  {
     id: "repositories",
     title: "Repository Management",
     entries: [

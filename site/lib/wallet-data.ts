@@ -69,6 +69,15 @@ export const bountyHistory = createResource(async () => (await api("/api/wallet/
   fallbackError: "Failed to load rewards and refunds",
 });
 
+/** GET /api/tips (api/services/tips): tips given and received, with those held for someone without a wallet. */
+export type TipEntry = ApiResponse<"listMyTips">["given"][number];
+
+export const myTips = createResource(() => api("/api/tips"), {
+  freshMs: 15_000,
+  retry: 1,
+  fallbackError: "Failed to load tips",
+});
+
 export const tokenCatalogue = createResource(() => api("/api/wallet/tokens"), {
   freshMs: Number.POSITIVE_INFINITY,
   retry: 1,

@@ -75,7 +75,7 @@ export const walletHistoryApi = [
           value: Wei.meta({ description: "XDC in wei; \"0\" for a token" }),
           from: z.string(), to: z.string(), status: z.enum(["confirmed", "pending"]),
           blockNumber: z.number().int().nullable(), confirmations: z.number().int(), timestamp: Timestamp,
-          kind: z.enum(["send", "fund", "reward", "withdrawal"]),
+          kind: z.enum(["send", "fund", "reward", "withdrawal", "tip"]),
         })),
       })),
     },

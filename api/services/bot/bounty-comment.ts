@@ -9,6 +9,7 @@ import { encodeFullName } from "../../github/repositories.ts";
 import { issueContributors } from "../money/bounties.ts";
 import { heldFor } from "../github-events/held-payouts.ts";
 import { isAwaiting } from "../money/awaiting.ts";
+import { splitOf, splitView, type SplitView } from "../splits/open.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 import { fundersLines } from "../funding/funders-text.ts";
 import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
@@ -66,9 +67,11 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
   const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
   const working = contributors.length ? contributors.map((c) => `@${c.username}`).join(", ") : "Nobody yet.";
-  const held = bounty.status === "open" ? await heldFor(ctx, repository.githubRepoId, bounty.issueNumber) : undefined;
+  const split = await splitOf(ctx, repository.githubRepoId, bounty.issueNumber);
+  const sharing = split && split.allocatedTx === bounty.allocatedTx && split.status !== "superseded" ? await splitView(ctx, split) : undefined;
+  const held = bounty.status === "open" && !sharing ? await heldFor(ctx, repository.githubRepoId, bounty.issueNumber) : undefined;
   const awaiting = bounty.status === "open" && !held ? await isAwaiting(ctx, repository.githubRepoId, bounty.issueNumber) : false;
-  const plainOpen = bounty.status === "open" && !held && !awaiting;
+  const plainOpen = bounty.status === "open" && !held && !awaiting && !sharing;
   // The contributor by their GitHub name, with the address the money went to.
   const recipientLogin = bounty.recipient ? await loginOfWallet(ctx, bounty.recipient) : undefined;
   // Their public profile (/@login) is linked beside the address (issue 30).
@@ -82,8 +85,9 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
     const url = explorerTxUrl(ctx.chain.config.network, hash);
     return url ? `[${hash.slice(0, 10)}…](${url})` : `\`${hash}\``;
   };
-  const status =
-    bounty.status === "paid"
+  const status = sharing
+    ? sharedStatus(sharing, txLink)
+    : bounty.status === "paid"
       ? `**Paid** ${amount} to ${recipient} (transaction ${txLink(bounty.paidTx)}).`
       : bounty.status === "cancelled"
         ? "**Cancelled**: the amount went back to the repository's pool."
@@ -117,6 +121,25 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
     // Boosts (issue 29): who added what, and where each funder's money went.
     ...(funders.lines.length ? ["", ...funders.lines] : []),
   ].join("\n");
+}
+
+/**
+ * A bounty shared among a merged pull request's people (splits/): each share with its amount, the release time
+ * while the window is open (and how the pool manager changes it), then each payout.
+ */
+function sharedStatus(split: SplitView, txLink: (hash: string | null) => string): string {
+  const when = `${split.releaseAt.slice(0, 16).replace("T", " ")} UTC`;
+  const shares = split.shares
+    .map((s) => {
+      const state = s.status === "paid" ? ` paid (transaction ${txLink(s.transactionHash)})` : s.status === "held" ? " held until they register on Issuepool" : s.status === "paying" ? " being paid" : s.status === "queued" ? " queued by the contract (paid after its delay)" : "";
+      return `- @${s.login}${s.isAuthor ? " (author)" : ""}: ${s.percent} %, ${s.amount} ${split.currency}${state}`;
+    })
+    .join("\n");
+  const unresolved = split.unresolved.length ? `\n\nCo-authors not found on GitHub (not paid unless the pool manager names them): ${split.unresolved.map((u) => `\`${u.email}\``).join(", ")}.` : "";
+  if (split.status === "window") {
+    return `**Shared reward**: pull request #${split.pullNumber} by @${split.author} has co-authors, so this bounty is shared${split.custom ? " as the pool manager set it" : " in equal shares"}. It is paid after the release window, at **${when}**; until then the pool manager can change the shares on Issuepool or with \`/split @login 60 @login 40\`.\n\n${shares}${unresolved}`;
+  }
+  return `**Shared reward** of pull request #${split.pullNumber} (the rounding remainder goes to its author):\n\n${shares}${unresolved}`;
 }
 
 /** The GitHub login of the user whose custodial wallet this is, if it is one of ours. */

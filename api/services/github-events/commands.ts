@@ -11,6 +11,9 @@ import { walletOfUser } from "../wallets/custodial.ts";
 import { recordClaimOnChain } from "../money/claims.ts";
 import type { Address } from "viem";
 import { claimRefusal, claimRefusalText } from "../../../lib/claim-rule.ts";
+import { parseSplitCommand } from "../splits/split-command.ts";
+import { parseTipCommand } from "../tips/tip-command.ts";
+import { handleSplitComment, handleTipComment } from "./reward-commands.ts";
 import { boostIntentReply } from "../funding/boost-command.ts";
 
 interface CommentPayload {
@@ -44,13 +47,28 @@ export function parseCommand(body: string): BountyCommand | undefined {
  * commenter to work on the issue. Bots are ignored. A command that cannot be
  * carried out gets a short reply saying why.
  */
-export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database" | "chain" | "outbox" | "changes" | "appSecret">, payload: Record<string, unknown>, deliveryId: string): Promise<WebhookOutcome> {
+export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database" | "chain" | "outbox" | "changes" | "log" | "appSecret">, payload: Record<string, unknown>, deliveryId: string): Promise<WebhookOutcome> {
   if (payload.action !== "created") return "ignored";
   const comment = payload.comment as CommentPayload | undefined;
   const issue = payload.issue as { number: number; pull_request?: unknown } | undefined;
   const repo = payload.repository as { id: number } | undefined;
   if (!comment || !issue || !repo) return "ignored";
   if (comment.user.type === "Bot" || comment.user.login.endsWith("[bot]")) return "ignored";
+  // `/split` and `/tip` work on issues and pull requests alike (reward-commands.ts).
+  const split = parseSplitCommand(comment.body ?? "");
+  const tip = split ? undefined : parseTipCommand(comment.body ?? "");
+  if (split || tip) {
+    const [registered] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);
+    if (!registered?.installationId) return "ignored";
+    const on = {
+      repository: registered,
+      number: issue.number,
+      isPullRequest: Boolean(issue.pull_request),
+      comment,
+      reply: (text: string) => replyTo(ctx, registered, issue.number, `@${comment.user.login} ${text}`) as Promise<"done">,
+    };
+    return split ? handleSplitComment(ctx, on, split, (login) => isAdmin(ctx, registered, login)) : handleTipComment(ctx, on, tip!);
+  }
   const command = parseCommand(comment.body ?? "");
   if (!command) return "ignored";
   const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);

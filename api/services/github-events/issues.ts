@@ -9,6 +9,7 @@ import { issuesCacheKey } from "../../github/data.ts";
 import { onChainBounty } from "../money/bounties.ts";
 import { clearAwaiting, markAwaiting } from "../money/awaiting.ts";
 import { heldFor } from "./held-payouts.ts";
+import { liveSplit } from "../splits/live.ts";
 import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
 import { refundAllFunders } from "../funding/boosts.ts";
 
@@ -48,6 +49,8 @@ export async function handleIssues(ctx: Pick<AppContext, "env" | "database" | "l
     return "done";
   }
   if (await heldFor(ctx, repo.id, issue.number)) return "done";
+  // Being shared among a merged pull request's people (splits/open.ts): owed, like a held bounty.
+  if (await liveSplit(ctx, repo.id, issue.number)) return "done";
   if (issue.state_reason !== "not_planned") {
     // Awaiting only once GitHub has said no merged pull request closes it (a throw here, GitHub unreachable, retries
     // the delivery): a merged fix whose own delivery failed or has not been processed yet is paid from here.

@@ -11,6 +11,10 @@ import { encodeFullName } from "../../github/repositories.ts";
 import { onChainBounty, payBounty } from "../money/bounties.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { holdPayout, mergePayoutKey } from "./held-payouts.ts";
+import type { PullPeople } from "../splits/co-authors.ts";
+import { liveSplit } from "../splits/live.ts";
+import { openSplit } from "../splits/open.ts";
+import { peopleOfPullRequest } from "../splits/pull-people.ts";
 
 interface PullRequestPayload {
   number: number;
@@ -89,9 +93,18 @@ export async function handlePullRequest(ctx: Pick<AppContext, "env" | "database"
   const closes = (await closingReferences(ctx, repository, pr.number)).filter((ref) => ref.repoId === repository.githubRepoId);
   const [author] = await ctx.database.db.select().from(users).where(eq(users.githubId, pr.user.id)).limit(1);
   const wallet = author ? await walletOfUser(ctx.database.db, author.id) : undefined;
+  let people: PullPeople | undefined;
   for (const issue of closes) {
     const bounty = await onChainBounty(ctx, repository.githubRepoId, issue.number);
     if (bounty.status !== "open") continue;
+    // A split decides this bounty (its window open, or its shares being paid): nothing here (splits/open.ts).
+    if (await liveSplit(ctx, repository.githubRepoId, issue.number)) continue;
+    // Co-authors share it: a release window opens instead of paying now (asked of GitHub once per pull request).
+    people ??= await peopleOfPullRequest(ctx, repository, { number: pr.number, author: { id: pr.user.id, login: pr.user.login } });
+    if (people.people.length > 1) {
+      await openSplit(ctx, { repository, issueNumber: issue.number, pullNumber: pr.number, people: people.people, unresolved: people.unresolved });
+      continue;
+    }
     if (!wallet) {
       // Not lost: held for the author, paid when they register (held-payouts.ts).
       await holdPayout(ctx, { repoId: repository.githubRepoId, issueNumber: issue.number, author: pr.user, pullNumber: pr.number });

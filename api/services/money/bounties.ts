@@ -19,6 +19,7 @@ import { withQueuedOutflow, transactionResult, type TransactionResult } from "./
 import { isAwaiting } from "./awaiting.ts";
 import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
 import { holdPayout } from "../github-events/holds.ts";
+import { liveSplit } from "../splits/live.ts";
 import { pendingPoolDebits, withBountyLock, withPoolLock } from "./pool-guard.ts";
 import { fundersOfIssues, type IssueFunders } from "../funding/funders-read.ts";
 
@@ -396,6 +397,8 @@ export async function distributeBounty(
       if (hold && hold.githubLogin.toLowerCase() !== (login?.login ?? "").toLowerCase()) {
         throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it is paid to them when they register.`, "Bounty held");
       }
+      // Shared among a merged pull request's people: the pool manager changes the shares, not the recipient (splits/).
+      if (await liveSplit(ctx, input.repoId, input.issueNumber)) throw conflict("A merged pull request earned this bounty and it is being shared among its authors: change the shares instead.", "Bounty being shared");
       if (login) {
         await holdPayout(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, author: login, pullNumber: null });
         return {
@@ -508,6 +511,7 @@ export async function cancelBounty(
       if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
       const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
       if (hold) throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it can no longer be cancelled.`, "Bounty held");
+      if (await liveSplit(ctx, input.repoId, input.issueNumber)) throw conflict("A merged pull request earned this bounty and it is being shared among its authors: it can no longer be cancelled.", "Bounty being shared");
       // The contract's own record too (RepoRewards v2): a claimed bounty is refunded only after a visible delay.
       const onChainClaims = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
       // Awaiting the pool manager's decision (the issue is closed): cancelling is one of the two decisions, whoever registered.

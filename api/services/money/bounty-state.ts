@@ -9,10 +9,11 @@
 import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import type { DatabaseDeps } from "../../context.ts";
-import { awaitingDecisions, bounties, bountyClaims, heldPayouts, type AwaitingReason, type Bounty } from "../../../db/schema/index.ts";
+import { awaitingDecisions, bounties, bountyClaims, heldPayouts, payoutSplits, type AwaitingReason, type Bounty } from "../../../db/schema/index.ts";
 import { DECISION_OF_BOUNTY, hasLivePayout } from "./awaiting.ts";
 
-export const BOUNTY_STATES = ["open", "claimed", "awaiting", "held", "queued", "paid", "cancelled"] as const;
+/** releasing: earned by a co-authored pull request, shared among its people after a release window (splits/). */
+export const BOUNTY_STATES = ["open", "claimed", "awaiting", "held", "releasing", "queued", "paid", "cancelled"] as const;
 export type BountyState = (typeof BOUNTY_STATES)[number];
 
 export interface BountyStateInfo {
@@ -39,10 +40,12 @@ export interface StateInputs {
   holds: { repoId: number; issueNumber: number; login: string }[];
   /** Awaiting decisions of bounties still open on the mirror, before the check for a payout on its way. */
   awaiting: { repoId: number; issueNumber: number; reason: AwaitingReason }[];
+  /** Bounties being shared among a merged pull request's people (window open or shares being paid). */
+  splits?: { repoId: number; issueNumber: number }[];
 }
 
 export async function stateInputs(ctx: DatabaseDeps, repoIds: number[]): Promise<StateInputs> {
-  const out: StateInputs = { claims: [], holds: [], awaiting: [] };
+  const out: StateInputs = { claims: [], holds: [], awaiting: [], splits: [] };
   if (repoIds.length === 0) return out;
   const db = ctx.database.db;
   const rows = await unionAll(
@@ -60,10 +63,15 @@ export async function stateInputs(ctx: DatabaseDeps, repoIds: number[]): Promise
       .from(awaitingDecisions)
       .innerJoin(bounties, DECISION_OF_BOUNTY)
       .where(and(eq(bounties.status, "open"), inArray(awaitingDecisions.githubRepoId, repoIds))),
+    db
+      .select({ kind: sql<string>`'split'`.as("kind"), repoId: payoutSplits.githubRepoId, issueNumber: payoutSplits.issueNumber, detail: payoutSplits.authorLogin, n: sql<number>`0`.as("n") })
+      .from(payoutSplits)
+      .where(and(inArray(payoutSplits.githubRepoId, repoIds), inArray(payoutSplits.status, ["window", "releasing"]))),
   );
   for (const r of rows) {
     if (r.kind === "claim") out.claims.push({ repoId: r.repoId, issueNumber: r.issueNumber, n: Number(r.n) });
     else if (r.kind === "held") out.holds.push({ repoId: r.repoId, issueNumber: r.issueNumber, login: r.detail! });
+    else if (r.kind === "split") out.splits!.push({ repoId: r.repoId, issueNumber: r.issueNumber });
     else out.awaiting.push({ repoId: r.repoId, issueNumber: r.issueNumber, reason: r.detail as AwaitingReason });
   }
   return out;
@@ -81,7 +89,8 @@ export async function bountyStates(
 ): Promise<(issue: Pick<Bounty, "githubRepoId" | "issueNumber">) => BountyStateInfo> {
   const repoIds = [...new Set(rows.map((b) => b.githubRepoId))];
   const anyOpen = rows.some((b) => b.status === "open");
-  const { holds, claims, awaiting: decisions } = inputsRead ?? (anyOpen ? await stateInputs(ctx, repoIds) : { holds: [], claims: [], awaiting: [] });
+  const { holds, claims, awaiting: decisions, splits = [] } = inputsRead ?? (anyOpen ? await stateInputs(ctx, repoIds) : { holds: [], claims: [], awaiting: [] });
+  const splitting = new Set(splits.map((s) => key(s.repoId, s.issueNumber)));
   // A decision stands while no payout is on its way (awaiting.ts, standingAwaiting); a hold is told apart below.
   const awaiting = [];
   for (const a of decisions) if (!(await hasLivePayout(ctx, a.repoId, a.issueNumber))) awaiting.push(a);
@@ -94,6 +103,7 @@ export async function bountyStates(
     const status = statusBy.get(k) ?? "open";
     const claimants = claimsBy.get(k) ?? 0;
     if (status !== "open") return { state: status, claimants };
+    if (splitting.has(k)) return { state: "releasing", claimants };
     const held = heldBy.get(k);
     if (held) return { state: "held", heldFor: held, claimants };
     const reason = awaitingBy.get(k);

@@ -73,6 +73,8 @@ export async function advertisedBounties(ctx: DatabaseDeps, rows: Bounty[], inpu
   for (const b of rows) {
     const { state } = stateOf(b);
     if (state === "awaiting" || state === "held") apart[state][b.currency] += b.amount;
+    // Being shared among a merged pull request's people: owed, like a held bounty.
+    else if (state === "releasing") apart.held[b.currency] += b.amount;
   }
   return { advertised, ...apart };
 }

@@ -5,6 +5,8 @@ import { ApiError, ErrorCode } from "../../errors.ts";
 import { newCustodialWallet, walletOfUser } from "../wallets/custodial.ts";
 import { audit } from "../audit.ts";
 import { releaseHeldPayouts } from "../github-events/held-payouts.ts";
+import { releaseHeldShares } from "../splits/release.ts";
+import { releaseHeldTips } from "../tips/tips.ts";
 import { toUserObject, type UserObject } from "./user-object.ts";
 
 export const ALREADY_REGISTERED = new ApiError({
@@ -46,6 +48,13 @@ export async function registerUser(
   // the process dies here, the webhook worker's next pass releases them.
   await releaseHeldPayouts(ctx, { githubUserId: updated.githubId }).catch((err: unknown) =>
     ctx.log.warn("releasing held bounties after registration failed; the worker retries", { userId: updated.id, err: (err as Error).message }),
+  );
+  // Their held shares of split bounties and the tips held for them, likewise (splits/release.ts, tips/tips.ts).
+  await releaseHeldShares(ctx, { githubUserId: updated.githubId }).catch((err: unknown) =>
+    ctx.log.warn("releasing held split shares after registration failed; the worker retries", { userId: updated.id, err: (err as Error).message }),
+  );
+  await releaseHeldTips(ctx, { githubUserId: updated.githubId }).catch((err: unknown) =>
+    ctx.log.warn("sending held tips after registration failed; the worker retries", { userId: updated.id, err: (err as Error).message }),
   );
   return toUserObject(updated, { address: wallet.address });
 }

@@ -30,6 +30,9 @@ export interface HistoryEntry {
   createdAt: string;
 }
 
+/** A BountyPaid that is not the total of a split payout (whose shares are BountySharePaid events of the same transaction). */
+export const notASplit = sql`not exists (select 1 from ${chainEvents} s where s.tx_hash = ${chainEvents.txHash} and s.name = 'BountySharePaid')`;
+
 export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">, user: User, limit: number): Promise<HistoryEntry[]> {
   const db = ctx.database.db;
   const wallet = await walletOfUser(db, user.id);
@@ -38,7 +41,10 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
   const conditions = [
     ...(wallet
       ? [
-          and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`),
+          // A split payout (contract v3) names its first recipient in BountyPaid with the whole amount: each
+          // person's own share is its BountySharePaid.
+          and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`, notASplit),
+          and(eq(chainEvents.name, "BountySharePaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`),
           and(eq(chainEvents.name, "PoolWithdrawn"), sql`lower(json_extract(${chainEvents.args}, '$.to')) = ${address}`),
         ]
       : []),
@@ -56,7 +62,7 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
   return rows.map(({ event, repository, issueTitle, issueUrl }) => {
     const args = JSON.parse(event.args) as { currency: number | string; amount: string };
     const currency = CURRENCY_BY_INDEX[Number(args.currency)] ?? "XDC";
-    const kind: HistoryKind = event.name === "BountyPaid" ? "reward" : event.name === "PoolWithdrawn" ? "withdrawal" : "refund";
+    const kind: HistoryKind = event.name === "BountyPaid" || event.name === "BountySharePaid" ? "reward" : event.name === "PoolWithdrawn" ? "withdrawal" : "refund";
     return {
       id: `${event.txHash}:${event.logIndex}`,
       kind,

@@ -16,9 +16,11 @@ import { toXdcAddress } from "../../chain/address.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS } from "../money/rules.ts";
 import { walletOfUser } from "./custodial.ts";
+import { receivedTipTransfers } from "../tips/tips.ts";
+import { notASplit } from "./bounty-history.ts";
 
-/** What leaves the wallet: its sends and its pool fundings (approvals move nothing; withdrawals come back as events). */
-const OUTGOING_KINDS = ["send_xdc", "send_token", "fund_xdc", "fund_roxn", "fund_usdc"] as const;
+/** What leaves the wallet: its sends, tips and pool fundings (approvals move nothing; withdrawals come back as events). */
+const OUTGOING_KINDS = ["send_xdc", "send_token", "tip_xdc", "tip_token", "fund_xdc", "fund_roxn", "fund_usdc"] as const;
 
 export interface WalletTransaction {
   hash: string;
@@ -34,8 +36,8 @@ export interface WalletTransaction {
   blockNumber: number | null;
   confirmations: number;
   timestamp: string;
-  /** What it was: send, fund, reward, withdrawal. */
-  kind: "send" | "fund" | "reward" | "withdrawal";
+  /** What it was: send, fund, reward, withdrawal, tip (given or received: `isIncoming` says which). */
+  kind: "send" | "fund" | "reward" | "withdrawal" | "tip";
 }
 
 interface Deps {
@@ -44,12 +46,12 @@ interface Deps {
 }
 
 /** The wallet's latest transactions, newest first (failed and unsent ones left out: they moved nothing). */
-export async function walletTransactions(deps: Deps, user: Pick<User, "id">, limit: number): Promise<WalletTransaction[]> {
+export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "githubId">, limit: number): Promise<WalletTransaction[]> {
   const db = deps.database.db;
   const wallet = await walletOfUser(db, user.id);
   if (!wallet) return [];
   const address = wallet.address.toLowerCase();
-  const [sent, received] = await Promise.all([
+  const [sent, received, tipsIn] = await Promise.all([
     db
       .select()
       .from(chainTransactions)
@@ -69,13 +71,16 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id">, lim
         and(
           eq(chainEvents.chainId, deps.chain.config.chain.id),
           or(
-            and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`),
+            and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`, notASplit),
+            and(eq(chainEvents.name, "BountySharePaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`),
             and(eq(chainEvents.name, "PoolWithdrawn"), sql`lower(json_extract(${chainEvents.args}, '$.to')) = ${address}`),
           ),
         ),
       )
       .orderBy(desc(chainEvents.blockNumber), desc(chainEvents.logIndex))
       .limit(limit),
+    // Tips are transfers between two wallets of the platform: the tip's own record names the recipient.
+    receivedTipTransfers(deps, user.githubId, limit),
   ]);
   const mine = toXdcAddress(wallet.address);
   const rewards = toXdcAddress(deps.chain.config.contracts.rewards);
@@ -84,7 +89,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id">, lim
     .map((tx) => {
       const intent = JSON.parse(tx.intent) as { currency: Currency; amount: string; to?: string };
       const amount = BigInt(intent.amount);
-      const isSend = tx.kind.startsWith("send_");
+      const isSend = tx.kind.startsWith("send_") || tx.kind.startsWith("tip_");
       return {
         hash: tx.txHash!,
         isIncoming: false,
@@ -97,7 +102,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id">, lim
         blockNumber: tx.blockNumber,
         confirmations: tx.confirmations,
         timestamp: (tx.sentAt ?? tx.createdAt).toISOString(),
-        kind: isSend ? "send" : "fund",
+        kind: tx.kind.startsWith("tip_") ? "tip" : isSend ? "send" : "fund",
       };
     });
   const into: WalletTransaction[] = received.map((event) => {
@@ -117,10 +122,25 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id">, lim
       blockNumber: event.blockNumber,
       confirmations: 0,
       timestamp: (event.blockTime ?? event.createdAt).toISOString(),
-      kind: event.name === "BountyPaid" ? "reward" : "withdrawal",
+      kind: event.name === "BountyPaid" || event.name === "BountySharePaid" ? "reward" : "withdrawal",
     };
   });
-  return [...out, ...into].sort((a, b) => b.timestamp.localeCompare(a.timestamp)).slice(0, limit);
+  const tipped: WalletTransaction[] = tipsIn.map(({ tip, tx }) => ({
+    hash: tx.txHash!,
+    isIncoming: true,
+    tokenSymbol: tip.currency,
+    // What arrived: the tip less the contract's fee.
+    tokenAmount: toDecimalString(tip.amount - tip.fee, TOKEN_DECIMALS[tip.currency]),
+    value: tip.currency === "XDC" ? (tip.amount - tip.fee).toString() : "0",
+    from: toXdcAddress(tx.fromAddress),
+    to: mine,
+    status: tx.status === "confirmed" ? "confirmed" : "pending",
+    blockNumber: tx.blockNumber,
+    confirmations: tx.confirmations,
+    timestamp: (tx.sentAt ?? tx.createdAt).toISOString(),
+    kind: "tip",
+  }));
+  return [...out, ...into, ...tipped].sort((a, b) => b.timestamp.localeCompare(a.timestamp)).slice(0, limit);
 }
 
 export interface WalletLimits {

@@ -22,6 +22,7 @@ import { FundingPanel } from "./funding-panel.tsx";
 import { IssuesTable, type RewardState, type ViewerRole } from "./issues-table.tsx";
 import { ClaimHowTo } from "./claim-how-to.tsx";
 import { AwaitingDecisions } from "./awaiting-decisions.tsx";
+import SharedRewards from "../splits/SharedRewards.tsx";
 import type { DecisionMode } from "./bounty-decision-dialog.tsx";
 import { Notice, useHydrated } from "./ui.tsx";
 import { Tabs } from "../ui/tabs.tsx";
@@ -282,6 +283,7 @@ export default function RepoDetail(props: RepoDetailProps) {
                   {repo.registered && role === "poolmanager" && (
                     <AwaitingDecisions repo={repo} bounties={awaitingBounties(poolData)} onDecide={(issue, mode) => setDecision({ issue, mode })} />
                   )}
+                  {repo.registered && repoId !== null && <SharedRewards repoId={repoId} canEdit={role === "poolmanager"} />}
                   {repo.registered && repo.issues.length > 0 && <ClaimHowTo role={role} />}
                   {repo.registered || repo.issues.length > 0 ? (
                     <IssuesTable

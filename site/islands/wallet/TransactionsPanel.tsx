@@ -1,10 +1,12 @@
 import { useEffect, type ReactNode } from "react";
 import { useResourceState } from "../ui/use-store.ts";
-import { shortAddress, shortHash } from "../../lib/format.ts";
+import { decimalToUnits, formatAmount, shortAddress, shortHash } from "../../lib/format.ts";
 import { badgeClass } from "../../lib/ui.ts";
 import {
   bountyHistory,
   formatBalance,
+  myTips,
+  type TipEntry,
   onrampTransactions,
   sentTransactions,
   type BountyHistoryEntry,
@@ -187,6 +189,27 @@ function HistoryRow({ entry }: { entry: BountyHistoryEntry }) {
   );
 }
 
+/** A tip given or received (issue 29): held ones say for whom they wait. */
+function TipRow({ tip, given }: { tip: TipEntry; given: boolean }) {
+  // What left the tipper (the amount), or what reached the recipient (less the contract's fee), in units.
+  const gross = decimalToUnits(tip.amount, tip.currency) ?? 0n;
+  const net = given ? gross : gross - (decimalToUnits(tip.fee, tip.currency) ?? 0n);
+  return (
+    <TransactionRow
+      data={{ "data-tip": String(tip.id), "data-tip-direction": given ? "given" : "received" }}
+      icon={given ? "arrowUpRight" : "arrowDownLeft"}
+      iconTone={given ? "bg-muted" : "bg-success/10 text-success"}
+      title={given ? `Tip to @${tip.to}` : `Tip from @${tip.from}`}
+      amount={`${given ? "-" : "+"}${formatAmount(net, tip.currency)} ${tip.currency}`}
+      detail={<span className="text-muted-foreground">{tip.message}</span>}
+      status={tip.status}
+      createdAt={tip.createdAt}
+      hash={tip.transactionHash}
+      explorerUrl={tip.explorerUrl}
+    />
+  );
+}
+
 /**
  * The Transactions tab (spec sections 2 and 4): rewards received, refunds
  * and pool withdrawals (issue 11); the 10 latest purchases and
@@ -198,7 +221,9 @@ export function TransactionsPanel() {
   const onramp = useResourceState(onrampTransactions);
   const sends = useResourceState(sentTransactions);
   const history = useResourceState(bountyHistory);
+  const tips = useResourceState(myTips);
   useEffect(() => {
+    void myTips.load();
     void onrampTransactions.load();
     void sentTransactions.load();
     void bountyHistory.load();
@@ -231,6 +256,21 @@ export function TransactionsPanel() {
           </ul>
         )}
       </section>
+
+      {tips.data && tips.data.given.length + tips.data.received.length > 0 && (
+        <section aria-labelledby="tips-title" className="grid gap-3" data-tips>
+          <h2 id="tips-title" className="font-semibold">
+            Tips
+          </h2>
+          <ul className="divide-y divide-border rounded-xl border border-border">
+            {[...tips.data.received.map((tip) => ({ tip, given: false })), ...tips.data.given.map((tip) => ({ tip, given: true }))]
+              .sort((a, b) => b.tip.createdAt.localeCompare(a.tip.createdAt))
+              .map(({ tip, given }) => (
+                <TipRow key={`${given ? "g" : "r"}${tip.id}`} tip={tip} given={given} />
+              ))}
+          </ul>
+        </section>
+      )}
 
       <section aria-labelledby="onramp-title" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">

@@ -1,0 +1,94 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppBindings, AppContext } from "../../context.ts";
+import { ANONYMOUS, declareRoute, json, SESSION_WRITE } from "../../openapi/declare.ts";
+import { Amount, Timestamp, TxHash } from "../../openapi/shapes.ts";
+import { validate } from "../../validate.ts";
+import { requireSession } from "../../middleware/session.ts";
+import { rateLimit } from "../../middleware/rate-limit.ts";
+import { issueSplit, repositorySplits } from "../../services/splits/open.ts";
+import { setSplitSharesAsManager } from "../../services/splits/set-shares.ts";
+import { MAX_SPLIT_PEOPLE } from "../../services/splits/split-command.ts";
+
+/**
+ * Shared rewards (api/services/splits): how a co-authored pull request's bounty is shared.
+ * GET /api/splits/{repoId}                  the repository's splits (window open, being paid, paid) -> { splits }
+ * GET /api/splits/{repoId}/{issueNumber}    one issue's split                                        -> SplitView
+ * PUT /api/splits/{repoId}/{issueNumber}    { shares: [{ login, percent }] } the pool manager, during the window -> SplitView
+ */
+const RepoParam = z.object({ repoId: z.coerce.number().int().positive() });
+const IssueParam = RepoParam.extend({ issueNumber: z.coerce.number().int().positive() });
+const SharesBody = z.object({
+  shares: z
+    .array(z.object({ login: z.string().min(1).max(40), percent: z.string().max(6) }))
+    .min(1)
+    .max(MAX_SPLIT_PEOPLE),
+});
+
+export const SPLIT_WRITE_RATE_LIMIT = { name: "split-write", perIp: 60, perUser: 30, windowMs: 15 * 60_000 };
+
+export function splitRoutes(ctx: AppContext) {
+  return new Hono<AppBindings>()
+    .get("/:repoId", validate("param", RepoParam), async (c) => {
+      c.header("Cache-Control", "no-store");
+      return c.json({ splits: await repositorySplits(ctx, c.req.valid("param").repoId) });
+    })
+    .get("/:repoId/:issueNumber", validate("param", IssueParam), async (c) => {
+      const { repoId, issueNumber } = c.req.valid("param");
+      c.header("Cache-Control", "no-store");
+      return c.json(await issueSplit(ctx, repoId, issueNumber));
+    })
+    .put("/:repoId/:issueNumber", rateLimit(ctx, SPLIT_WRITE_RATE_LIMIT), validate("param", IssueParam), validate("json", SharesBody), async (c) => {
+      const { user } = requireSession(c);
+      const { repoId, issueNumber } = c.req.valid("param");
+      return c.json(await setSplitSharesAsManager(ctx, { user, repoId, issueNumber, shares: c.req.valid("json").shares }));
+    });
+}
+
+export const SplitView = z
+  .object({
+    repoId: z.number().int(),
+    issueNumber: z.number().int(),
+    pullNumber: z.number().int(),
+    author: z.string(),
+    currency: z.enum(["XDC", "ROXN", "USDC"]),
+    amount: Amount,
+    status: z.enum(["window", "releasing", "released", "superseded"]),
+    releaseAt: Timestamp.meta({ description: "When the window closes and the shares are paid" }),
+    custom: z.boolean().meta({ description: "Set by the pool manager (false: equal shares, the default)" }),
+    shares: z.array(
+      z.object({
+        login: z.string(),
+        githubUserId: z.number().int(),
+        percent: z.string().meta({ description: "e.g. \"50\", \"33.33\"" }),
+        amount: Amount.meta({ description: "Exact; the rounding remainder (wei) goes to the pull request's author" }),
+        isAuthor: z.boolean(),
+        status: z.enum(["pending", "held", "paying", "queued", "paid"]).meta({ description: "queued: the contract delays the split payout (over a cap, young money, a new recipient above the threshold)" }),
+        transactionHash: z.union([TxHash, z.null()]),
+        explorerUrl: z.string().nullable(),
+      }),
+    ),
+    unresolved: z.array(z.object({ name: z.string(), email: z.string() })).meta({ description: "Co-author trailers that named no GitHub person: not paid unless the pool manager names them" }),
+  })
+  .openapi("Split");
+
+export const splitsApi = [
+  declareRoute({
+    method: "get", path: "/api/splits/{repoId}", operationId: "listRepositorySplits", tags: ["blockchain"], security: ANONYMOUS,
+    summary: "A repository's shared rewards: bounties of co-authored pull requests, in their release window, being paid, or paid",
+    request: { params: RepoParam },
+    responses: { 200: json("The splits", z.object({ splits: z.array(SplitView) })) },
+  }),
+  declareRoute({
+    method: "get", path: "/api/splits/{repoId}/{issueNumber}", operationId: "getIssueSplit", tags: ["blockchain"], security: ANONYMOUS,
+    summary: "How an issue's bounty is shared among a merged pull request's people (404 when it is not)",
+    request: { params: IssueParam },
+    responses: { 200: json("The split", SplitView) },
+  }),
+  declareRoute({
+    method: "put", path: "/api/splits/{repoId}/{issueNumber}", operationId: "setIssueSplit", tags: ["blockchain"], security: SESSION_WRITE,
+    summary: "The pool manager sets the shares during the release window: any GitHub people, percentages summing to 100 (409 once the window is over)",
+    request: { params: IssueParam, body: { content: { "application/json": { schema: SharesBody } }, required: true } },
+    responses: { 200: json("The split as set", SplitView) },
+  }),
+];

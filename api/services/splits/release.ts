@@ -1,0 +1,194 @@
+/**
+ * The release of splits whose window is over (open.ts has the whole story).
+ * Crash-safe and exactly once:
+ *   1. the split is claimed with one conditional write (window -> releasing),
+ *      so a pool manager's late change and the release cannot both win;
+ *   2. the shares' amounts are computed from the bounty's amount on-chain
+ *      then (boosts may have added to it; shares.ts: they sum to it, the
+ *      remainder to the author) and written with the payout's outbox row;
+ *   3. the payout is ONE contract call (`payBountySplit`, contract v3: it
+ *      pays the whole bounty at once) under the key
+ *      `split-payout:<repo>:<issue>` and the kind `pay_bounty`, so the
+ *      outbox's one-live-payout-per-issue index holds for splits too: a
+ *      rerun after a crash finds the row instead of sending again (a new
+ *      attempt only after the last one failed or reverted, which moved
+ *      nothing), and the contract refuses to pay a bounty twice;
+ *   4. a person without a wallet is held: as the contract pays a split
+ *      whole, the payout waits (the money stays in the escrow) until every
+ *      person with a share has registered, and goes out at the last one's
+ *      registration (or the next pass). The pool manager may still change
+ *      the shares of a held split (set-shares.ts), e.g. to leave out someone
+ *      who never registers.
+ * The pass is leased, so one process at a time runs it.
+ */
+import { and, asc, eq, inArray, lte, or } from "drizzle-orm";
+import type { Address } from "viem";
+import type { AppContext } from "../../context.ts";
+import { payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
+import { takeLease } from "../../workers/lease.ts";
+import { onChainBounty } from "../money/bounties.ts";
+import { withBountyLock } from "../money/pool-guard.ts";
+import { splitPayoutData } from "./chain.ts";
+import { splitAmount } from "./shares.ts";
+
+type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
+
+export const splitPayoutKey = (repoId: number, issueNumber: number) => `split-payout:${repoId}:${issueNumber}`;
+const LEASE = "split-release";
+
+/** One pass: every split whose window is over is claimed and paid (or held). Returns how many it worked on. */
+export async function releaseDueSplits(deps: Deps, options: { owner?: string; leaseMs?: number; now?: number } = {}): Promise<number> {
+  const now = options.now ?? Date.now();
+  const owner = options.owner ?? `split-release:${process.pid}`;
+  if (!(await takeLease(deps.database.db, LEASE, owner, options.leaseMs ?? 60_000, now))) return 0;
+  const due = await deps.database.db
+    .select()
+    .from(payoutSplits)
+    .where(or(and(eq(payoutSplits.status, "window"), lte(payoutSplits.releaseAt, new Date(now))), eq(payoutSplits.status, "releasing")))
+    .orderBy(asc(payoutSplits.releaseAt))
+    .limit(50);
+  let worked = 0;
+  for (const split of due) {
+    try {
+      if (await releaseSplit(deps, split, now)) worked++;
+    } catch (err) {
+      deps.log.warn("split release failed; retried on the next pass", { repoId: split.githubRepoId, issue: split.issueNumber, err: (err as Error).message });
+    }
+  }
+  return worked;
+}
+
+const splitWhere = (split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">) => and(eq(payoutSplits.githubRepoId, split.githubRepoId), eq(payoutSplits.issueNumber, split.issueNumber));
+const sharesWhere = (split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">) => and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber));
+
+/** Claims (window -> releasing) and pays a split, or holds it. True when it did something. */
+async function releaseSplit(deps: Deps, found: PayoutSplit, now: number): Promise<boolean> {
+  const db = deps.database.db;
+  let split = found;
+  if (split.status === "window") {
+    const [claimed] = await db
+      .update(payoutSplits)
+      .set({ status: "releasing", updatedAt: new Date(now) })
+      .where(and(splitWhere(split), eq(payoutSplits.status, "window"), lte(payoutSplits.releaseAt, new Date(now))))
+      .returning();
+    if (!claimed) return false;
+    split = claimed;
+  }
+  // Under the bounty's lock, which a pool manager's change of a held split's shares takes too (set-shares.ts):
+  // the shares read here are the shares paid.
+  return withBountyLock(deps, split.githubRepoId, split.issueNumber, () => payOrHold(deps, split, now));
+}
+
+async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise<boolean> {
+  const db = deps.database.db;
+  const [split] = await db.select().from(payoutSplits).where(splitWhere(claimed));
+  if (!split || split.status !== "releasing") return false;
+  const existing = await deps.outbox.findByKey(null, splitPayoutKey(split.githubRepoId, split.issueNumber));
+  if (!existing) {
+    // Nothing sent yet: is the bounty still there to split? Paid or cancelled meanwhile, the split no longer applies.
+    const bounty = await onChainBounty(deps, split.githubRepoId, split.issueNumber);
+    if (bounty.status !== "open") {
+      await db.update(payoutSplits).set({ status: "superseded", updatedAt: new Date(now) }).where(and(splitWhere(split), eq(payoutSplits.status, "releasing")));
+      deps.log.info("split superseded: the bounty was paid or cancelled another way", { repoId: split.githubRepoId, issue: split.issueNumber, status: bounty.status });
+      deps.changes.publish([`repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
+      return true;
+    }
+    const shares = await sharesOf(deps, split);
+    const addresses = new Map<number, string>();
+    for (const share of shares) {
+      const address = await walletOfGitHubUser(deps, share.githubUserId);
+      if (address) addresses.set(share.githubUserId, address);
+    }
+    // The author first (the contract's convention), then the others in their order.
+    const ordered = [...shares].sort((a, b) => Number(b.githubUserId === split.authorGithubId) - Number(a.githubUserId === split.authorGithubId) || a.position - b.position);
+    const parts = splitAmount(bounty.amount, ordered.map((s) => ({ key: s.githubUserId, weight: BigInt(s.weight) })), split.authorGithubId);
+    const paid = parts.filter((p) => p.amount > 0n);
+    const missing = paid.filter((p) => !addresses.has(p.key));
+    await db.transaction(async (tx) => {
+      await tx.update(payoutSplits).set({ amount: bounty.amount, currency: bounty.currency, updatedAt: new Date(now) }).where(splitWhere(split));
+      for (const part of parts) {
+        const status = part.amount === 0n ? "paid" : addresses.has(part.key) ? "pending" : "held";
+        await tx.update(payoutSplitShares).set({ amount: part.amount, status }).where(and(sharesWhere(split), eq(payoutSplitShares.githubUserId, part.key)));
+      }
+    });
+    if (missing.length) {
+      deps.log.info("split held until everyone with a share has a wallet", { repoId: split.githubRepoId, issue: split.issueNumber, waitingFor: ordered.filter((s) => missing.some((m) => m.key === s.githubUserId)).map((s) => s.githubLogin) });
+      deps.changes.publish(["repositories", `repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
+      return true;
+    }
+    const recipients = paid.map((p) => addresses.get(p.key)! as Address);
+    const amounts = paid.map((p) => p.amount);
+    const { tx } = await deps.outbox.submitOnce({
+      userId: null,
+      idempotencyKey: splitPayoutKey(split.githubRepoId, split.issueNumber),
+      // What identifies the request is the split itself; its amounts are in the intent.
+      request: { repoId: split.githubRepoId, issueNumber: split.issueNumber, split: true },
+      kind: "pay_bounty",
+      githubRepoId: split.githubRepoId,
+      issueNumber: split.issueNumber,
+      intent: {
+        repoId: split.githubRepoId,
+        issueNumber: split.issueNumber,
+        contributor: recipients[0],
+        recipients,
+        amounts: amounts.map(String),
+        logins: paid.map((p) => ordered.find((s) => s.githubUserId === p.key)!.githubLogin),
+        reason: `pull request #${split.pullNumber} merged, shared`,
+      },
+      signer: { kind: "operator" },
+      to: deps.chain.config.contracts.rewards,
+      data: splitPayoutData({ repoId: split.githubRepoId, issueNumber: split.issueNumber, recipients, amounts }),
+    });
+    await recordPayout(deps, split, tx.id, now);
+    deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, recipients: paid.length });
+    return true;
+  }
+  // Sent before a crash (or by a concurrent pass): only the bookkeeping is left.
+  await recordPayout(deps, split, existing.id, now);
+  return true;
+}
+
+async function recordPayout(deps: Deps, split: PayoutSplit, txId: string, now: number): Promise<void> {
+  await deps.database.db.transaction(async (tx) => {
+    await tx.update(payoutSplitShares).set({ status: "paying", txId }).where(and(sharesWhere(split), eq(payoutSplitShares.status, "pending")));
+    await tx.update(payoutSplits).set({ status: "released", releasedAt: new Date(now), updatedAt: new Date(now) }).where(and(splitWhere(split), eq(payoutSplits.status, "releasing")));
+  });
+  deps.changes.publish(["repositories", `repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
+}
+
+function sharesOf(deps: Pick<AppContext, "database">, split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">): Promise<PayoutSplitShare[]> {
+  return deps.database.db.select().from(payoutSplitShares).where(sharesWhere(split)).orderBy(asc(payoutSplitShares.position));
+}
+
+async function walletOfGitHubUser(deps: Pick<AppContext, "database">, githubUserId: number): Promise<string | undefined> {
+  const [row] = await deps.database.db
+    .select({ address: wallets.address })
+    .from(users)
+    .innerJoin(wallets, eq(wallets.userId, users.id))
+    .where(eq(users.githubId, githubUserId))
+    .limit(1);
+  return row?.address;
+}
+
+/**
+ * Pays the held splits whose last person without a wallet now has one (only those with a share for
+ * `githubUserId` when given): run on registration and each webhook pass. The release pass would too.
+ */
+export async function releaseHeldShares(deps: Deps, only?: { githubUserId: number }): Promise<number> {
+  const held = await deps.database.db
+    .selectDistinct({ split: payoutSplits })
+    .from(payoutSplitShares)
+    .innerJoin(payoutSplits, and(eq(payoutSplits.githubRepoId, payoutSplitShares.githubRepoId), eq(payoutSplits.issueNumber, payoutSplitShares.issueNumber)))
+    .innerJoin(users, eq(users.githubId, payoutSplitShares.githubUserId))
+    .innerJoin(wallets, eq(wallets.userId, users.id))
+    .where(and(eq(payoutSplitShares.status, "held"), inArray(payoutSplits.status, ["releasing"]), only ? eq(payoutSplitShares.githubUserId, only.githubUserId) : undefined));
+  let worked = 0;
+  for (const { split } of held) {
+    try {
+      if (await releaseSplit(deps, split, Date.now())) worked++;
+    } catch (err) {
+      deps.log.warn("held split not paid yet; retried on the next pass", { repoId: split.githubRepoId, issue: split.issueNumber, err: (err as Error).message });
+    }
+  }
+  return worked;
+}

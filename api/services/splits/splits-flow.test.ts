@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq, inArray } from "drizzle-orm";
+import { parseEther, parseEventLogs, type Address } from "viem";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { call, type TestSession } from "../../../testing/auth.ts";
+import { chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
+import { releaseDueSplits } from "./release.ts";
+
+/**
+ * Shared rewards over HTTP and webhooks against the emulator (issue 29, item 4): a merged pull request with
+ * co-authors opens a release window instead of paying; the pool manager (and only they) changes the shares
+ * during it, on the page or with /split; the window's end is the configured one.
+ */
+const WINDOW_MS = 4_000;
+let stack: TestStack;
+let alice: TestSession & { wallet: Address };
+let bob: TestSession & { wallet: Address };
+let carol: TestSession & { wallet: Address };
+let n = 0;
+const key = () => `splits-${n++}-${Date.now()}`;
+const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
+const money = (s: TestSession, path: string, body: Record<string, unknown>) => call(stack.t, path, { as: s, body, headers: { "Idempotency-Key": key() } });
+const bountyOf = async (issue: number) => (await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).json();
+const splitOfIssue = async (issue: number) => call(stack.t, `/api/splits/${LITE.id}/${issue}`);
+const payouts = (issue: number) =>
+  stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, issue)));
+
+const payoutsOf = (issue: number) =>
+  stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, issue), eq(chainTransactions.kind, "pay_bounty")));
+/** Who a split payout's transaction paid, from its BountySharePaid events. */
+async function sharesPaidBy(hash: string) {
+  const receipt = await stack.t.ctx.chain.client.getTransactionReceipt({ hash: hash as `0x${string}` });
+  return parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs, eventName: "BountySharePaid" }).map((e) => {
+    const args = e.args as { recipient: string; amount: bigint };
+    return { recipient: args.recipient.toLowerCase(), amount: args.amount };
+  });
+}
+
+async function settled() {
+  await stack.github.controls.settle();
+  await eventually(async () => {
+    await stack.t.ctx.webhooks.runOnce();
+    const pending = await stack.t.ctx.database.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.status, ["pending", "processing"]));
+    return pending.length === 0 ? true : undefined;
+  }, 20_000, "deliveries processed");
+}
+
+async function bountiedIssue(title: string, amount = "3") {
+  const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title, author: "alice" });
+  const number = (opened.issue as { number: number }).number;
+  const res = await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${number}`, { bountyAmount: amount, currency: "XDC", githubRepoFullName: LITE.fullName });
+  expect(res.status, await res.clone().text()).toBe(200);
+  await stack.t.ctx.indexer.catchUp();
+  return number;
+}
+
+/** A pull request by bob closing `issue`, co-authored by carol through her no-reply address, merged. */
+async function coAuthoredMerge(issue: number, trailers = "Co-authored-by: Carol Private <1003+carol@users.noreply.github.com>") {
+  const pr = await stack.github.controls.openPullRequest({
+    repo: LITE.fullName,
+    author: "bob",
+    title: `Fix #${issue}`,
+    body: `Fixes #${issue}`,
+    head: `bob:${key()}`,
+    commits: [{ message: `Fix the parser\n\n${trailers}` }, { message: "Tests" }],
+  });
+  const number = (pr.pull_request as { number: number }).number;
+  await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number, actor: "alice" });
+  await settled();
+  return number;
+}
+
+const botComments = async (issue: number) => {
+  const res = await fetch(`${stack.github.apiUrl}/repos/${LITE.fullName}/issues/${issue}/comments`);
+  return ((await res.json()) as { body: string; user: { type: string } }[]).filter((c) => c.user.type === "Bot").map((c) => c.body);
+};
+
+beforeAll(async () => {
+  stack = await startTestStack({ workers: true, env: { SPLIT_RELEASE_WINDOW_MS: String(WINDOW_MS) } });
+  alice = await stack.signUp("alice", "poolmanager");
+  bob = await stack.signUp("bob", "contributor");
+  await stack.chain.fund(alice.wallet, { xdc: "100" });
+  const installed = await stack.github.controls.install({ account: "alice", repositories: "all", sender: "alice" });
+  const installationId = (installed.installation as { id: number }).id;
+  expect((await call(stack.t, "/api/github/app/finalize-installation", { as: alice, body: { installationId } })).status).toBe(200);
+  expect((await (await call(stack.t, "/api/repositories/register", { as: alice, body: { githubRepoId: LITE.id, githubRepoFullName: LITE.fullName } })).json()).success).toBe(true);
+  expect((await money(alice, `/api/blockchain/repository/${LITE.id}/fund`, { amountXdc: "50", repositoryFullName: LITE.fullName })).status).toBe(200);
+  await stack.t.ctx.indexer.catchUp();
+}, 120_000);
+afterAll(() => stack?.stop());
+
+describe("a merged pull request with co-authors", () => {
+  test("opens a release window, 50/50 between the author and the co-author, instead of paying", async () => {
+    const issue = await bountiedIssue("Shared fix");
+    const before = Date.now();
+    const pr = await coAuthoredMerge(issue);
+    const res = await splitOfIssue(issue);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const split = await res.json();
+    expect(split).toMatchObject({ pullNumber: pr, author: "bob", currency: "XDC", amount: "3", status: "window", custom: false, unresolved: [] });
+    expect(split.shares).toEqual([
+      expect.objectContaining({ login: "bob", percent: "50", amount: "1.5", isAuthor: true, status: "pending" }),
+      expect.objectContaining({ login: "carol", percent: "50", amount: "1.5", isAuthor: false, status: "pending" }),
+    ]);
+    // The window is the configured one, from the merge.
+    const releaseAt = Date.parse(split.releaseAt);
+    expect(releaseAt).toBeGreaterThanOrEqual(before + WINDOW_MS);
+    expect(releaseAt).toBeLessThanOrEqual(Date.now() + WINDOW_MS);
+    // Nothing paid; the bounty is shown as being shared, and the issue closing did not make it await a decision.
+    expect((await payouts(issue)).filter((t) => t.kind !== "allocate_bounty")).toHaveLength(0);
+    expect(await bountyOf(issue)).toMatchObject({ status: "open", state: "releasing" });
+    // The bot's comment says it, with the window's end and how to change the shares.
+    const comment = await eventually(async () => (await botComments(issue)).find((b) => b.includes("Shared reward")), 15_000, "bot comment");
+    expect(comment).toContain("@bob (author): 50 %, 1.5 XDC");
+    expect(comment).toContain("@carol: 50 %, 1.5 XDC");
+    expect(comment).toContain(`${split.releaseAt.slice(0, 16).replace("T", " ")} UTC`);
+    // A redelivered merge opens nothing new.
+    await stack.t.ctx.webhooks.runOnce();
+    expect(await stack.t.ctx.database.db.select().from(payoutSplits).where(eq(payoutSplits.issueNumber, issue))).toHaveLength(1);
+  }, 90_000);
+
+  test("the pool manager sets other shares on the page; a contributor cannot; not after the window", async () => {
+    const issue = await bountiedIssue("Shares by hand", "10");
+    await coAuthoredMerge(issue);
+    const put = (as: TestSession, shares: { login: string; percent: string }[]) => call(stack.t, `/api/splits/${LITE.id}/${issue}`, { as, method: "PUT", body: { shares } });
+    expect((await put(bob, [{ login: "bob", percent: "100" }])).status).toBe(403);
+    const bad = await put(alice, [{ login: "bob", percent: "60" }, { login: "carol", percent: "30" }]);
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).message).toContain("add up to 90");
+    expect((await put(alice, [{ login: "bob", percent: "60" }, { login: "nobody-here-at-all", percent: "40" }])).status).toBe(404);
+    const ok = await put(alice, [{ login: "carol", percent: "70" }, { login: "bob", percent: "20" }, { login: "erin", percent: "10" }]);
+    expect(ok.status, await ok.clone().text()).toBe(200);
+    const set = await ok.json();
+    expect(set.custom).toBe(true);
+    expect(set.shares.map((s: { login: string; percent: string; amount: string }) => [s.login, s.percent, s.amount])).toEqual([["carol", "70", "7"], ["bob", "20", "2"], ["erin", "10", "1"]]);
+    // Past the window the shares are fixed.
+    await stack.t.ctx.database.db.update(payoutSplits).set({ releaseAt: new Date(Date.now() - 1) }).where(eq(payoutSplits.issueNumber, issue));
+    const late = await put(alice, [{ login: "bob", percent: "100" }]);
+    expect(late.status).toBe(409);
+  }, 90_000);
+
+  test("/split by the pool manager in a comment on the pull request sets the shares; by anyone else it is refused", async () => {
+    const issue = await bountiedIssue("Shares by comment", "5");
+    const pr = await coAuthoredMerge(issue);
+    await stack.github.controls.addComment({ repo: LITE.fullName, number: pr, author: "bob", body: "/split @bob 100" });
+    await settled();
+    expect((await (await splitOfIssue(issue)).json()).custom).toBe(false);
+    const refusal = await eventually(async () => (await botComments(pr)).find((b) => b.includes("Only a pool manager")), 15_000, "refusal");
+    expect(refusal).toContain("@bob");
+    await stack.github.controls.addComment({ repo: LITE.fullName, number: pr, author: "alice", body: "/split @bob 60 @carol 40" });
+    const split = await eventually(async () => {
+      const current = await (await splitOfIssue(issue)).json();
+      return current.custom ? current : undefined;
+    }, 20_000, "shares set by the comment");
+    expect(split.shares.map((s: { login: string; amount: string }) => [s.login, s.amount])).toEqual([["bob", "3"], ["carol", "2"]]);
+    expect(await eventually(async () => (await botComments(pr)).find((b) => b.startsWith("@alice Shares set.")), 15_000, "confirmation")).toContain("@carol 40 %");
+    await stack.github.controls.addComment({ repo: LITE.fullName, number: pr, author: "alice", body: "/split @bob 60 @carol 50" });
+    await settled();
+    expect(await eventually(async () => (await botComments(pr)).find((b) => b.includes("add up to 110")), 15_000, "invalid split reply")).toBeDefined();
+  }, 90_000);
+
+  test("a pull request without co-authors is paid at once, as before", async () => {
+    const issue = await bountiedIssue("Solo fix", "2");
+    const pr = await stack.github.controls.openPullRequest({ repo: LITE.fullName, author: "bob", title: "Solo", body: `Fixes #${issue}`, head: `bob:${key()}`, commits: [{ message: "Solo\n\nCo-authored-by: Bob <bob@example.com>" }] });
+    await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number: (pr.pull_request as { number: number }).number, actor: "alice" });
+    await eventually(async () => ((await bountyOf(issue)).status === "paid" ? true : undefined), 30_000, "paid");
+    expect((await splitOfIssue(issue)).status).toBe(404);
+  }, 90_000);
+
+  test("after the window: held while carol has no wallet, then bob and carol are paid 50/50 once, when she registers", async () => {
+    const issue = await bountiedIssue("Released", "4");
+    await coAuthoredMerge(issue);
+    const split = await (await splitOfIssue(issue)).json();
+    // Deadlines derived from the configured window: the pass does nothing before it, claims the split after it.
+    await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt) - 1, owner: "test" });
+    expect((await (await splitOfIssue(issue)).json()).status).toBe("window");
+    await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt), owner: "test" });
+    const held = await (await splitOfIssue(issue)).json();
+    expect(held.status).toBe("releasing");
+    expect(held.shares.map((s: { login: string; status: string; amount: string }) => [s.login, s.status, s.amount])).toEqual([["bob", "pending", "2"], ["carol", "held", "2"]]);
+    expect(await payoutsOf(issue)).toHaveLength(0);
+    expect(await eventually(async () => (await botComments(issue)).find((b) => b.includes("held until they register")), 15_000, "held comment")).toContain("@carol: 50 %, 2 XDC held");
+    // Passes meanwhile pay nothing.
+    await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    expect(await payoutsOf(issue)).toHaveLength(0);
+
+    carol = await stack.signUp("carol", "contributor");
+    const [tx] = await eventually(async () => {
+      await releaseDueSplits(stack.t.ctx, { owner: "test" });
+      const rows = await payoutsOf(issue);
+      return rows[0]?.status === "confirmed" ? rows : undefined;
+    }, 30_000, "split payout confirmed");
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([
+      { recipient: bob.wallet.toLowerCase(), amount: parseEther("2") },
+      { recipient: carol.wallet.toLowerCase(), amount: parseEther("2") },
+    ]);
+    await stack.t.ctx.indexer.catchUp();
+    await eventually(async () => ((await bountyOf(issue)).status === "paid" ? true : undefined), 20_000, "mirrored paid");
+    // Each one's wallet history shows their own share, not the total.
+    for (const [who, session] of [["bob", bob], ["carol", carol]] as const) {
+      const history = (await (await call(stack.t, "/api/wallet/bounty-history?limit=50", { as: session })).json()).entries as { kind: string; amount: string; issueNumber: number }[];
+      expect(history.filter((e) => e.issueNumber === issue), who).toEqual([expect.objectContaining({ kind: "reward", amount: "2" })]);
+      const transactions = (await (await call(stack.t, "/api/wallet/transactions?limit=50", { as: session })).json()).transactions as { kind: string; hash: string; tokenAmount: string }[];
+      expect(transactions.filter((t) => t.hash === tx!.txHash), who).toEqual([expect.objectContaining({ kind: "reward", tokenAmount: "2" })]);
+    }
+    // Nothing twice: later passes, a redelivered merge, the catch-up of closes.
+    await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    await stack.t.ctx.webhooks.runOnce();
+    expect(await payoutsOf(issue)).toHaveLength(1);
+    const done = await (await splitOfIssue(issue)).json();
+    expect(done.status).toBe("released");
+    expect(done.shares.map((s: { status: string }) => s.status)).toEqual(["paid", "paid"]);
+  }, 120_000);
+
+  test("a split held for a co-author who never registers: the pool manager leaves them out and bob is paid the whole, once", async () => {
+    const issue = await bountiedIssue("Held for dave", "3");
+    await coAuthoredMerge(issue, "Co-authored-by: Dave <dave@example.com>");
+    const split = await (await splitOfIssue(issue)).json();
+    await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt), owner: "test" });
+    const held = await (await splitOfIssue(issue)).json();
+    expect(held.shares.map((s: { login: string; status: string }) => [s.login, s.status])).toEqual([["bob", "pending"], ["dave", "held"]]);
+    // Past the window, but nothing was paid: the pool manager may still change the shares (and only they).
+    const put = (as: TestSession, shares: { login: string; percent: string }[]) => call(stack.t, `/api/splits/${LITE.id}/${issue}`, { as, method: "PUT", body: { shares } });
+    expect((await put(bob, [{ login: "bob", percent: "100" }])).status).toBe(403);
+    const changed = await put(alice, [{ login: "bob", percent: "100" }]);
+    expect(changed.status, await changed.clone().text()).toBe(200);
+    const [tx] = await eventually(async () => {
+      await releaseDueSplits(stack.t.ctx, { owner: "test" });
+      const rows = await payoutsOf(issue);
+      return rows[0]?.status === "confirmed" ? rows : undefined;
+    }, 30_000, "split payout confirmed");
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([{ recipient: bob.wallet.toLowerCase(), amount: parseEther("3") }]);
+    // Paid: the shares are fixed now.
+    expect((await put(alice, [{ login: "bob", percent: "50" }, { login: "dave", percent: "50" }])).status).toBe(409);
+    await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    expect(await payoutsOf(issue)).toHaveLength(1);
+  }, 120_000);
+
+  test("a merge co-authored by carol (with a wallet) pays bob and carol 50/50 after the configured window", async () => {
+    const issue = await bountiedIssue("Both registered", "5");
+    const merged = Date.now();
+    await coAuthoredMerge(issue, "Co-authored-by: Carol <carol@example.com>");
+    expect(await payoutsOf(issue)).toHaveLength(0);
+    // The release pass as the server runs it, on the real clock: nothing before the window, paid after it.
+    const [tx] = await eventually(async () => {
+      await releaseDueSplits(stack.t.ctx, { owner: "test" });
+      const rows = await payoutsOf(issue);
+      return rows[0]?.status === "confirmed" ? rows : undefined;
+    }, WINDOW_MS + 30_000, "split payout confirmed");
+    // Not before the window (the row's time is stored to the second).
+    expect(tx!.createdAt.getTime()).toBeGreaterThanOrEqual(Math.floor((merged + WINDOW_MS) / 1000) * 1000 - 1000);
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([
+      { recipient: bob.wallet.toLowerCase(), amount: parseEther("2.5") },
+      { recipient: carol.wallet.toLowerCase(), amount: parseEther("2.5") },
+    ]);
+    expect(await payoutsOf(issue)).toHaveLength(1);
+  }, 120_000);
+
+});
