@@ -30,6 +30,9 @@ import { apiDocument } from "./openapi/document.ts";
 import { userActivityRoutes } from "./routes/user/activity.ts";
 import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
+import { alertSearchRoutes } from "./routes/alerts/searches.ts";
+import { alertWebhookRoutes } from "./routes/alerts/webhooks.ts";
+import { feedRoutes } from "./routes/alerts/feeds.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -75,6 +78,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/nodes", nodesRoutes(ctx));
   app.route("/api/node-agent", nodeAgentRoutes(ctx));
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
+  app.route("/api/alerts/webhooks", alertWebhookRoutes(ctx));
+  app.route("/api/alerts", alertSearchRoutes(ctx));
+  app.route("/api/feeds", feedRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

@@ -30,6 +30,9 @@ import { nodeApi } from "../routes/node/index.ts";
 import { nodeAgentApi } from "../routes/node-agent/index.ts";
 import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
+import { alertSearchesApi } from "../routes/alerts/searches.ts";
+import { alertWebhooksApi } from "../routes/alerts/webhooks.ts";
+import { feedsApi } from "../routes/alerts/feeds.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -68,6 +71,9 @@ export const DECLARATIONS = [
   ...nodeAgentApi,
   ...docsApi,
   ...leaderboardApi,
+  ...alertWebhooksApi,
+  ...alertSearchesApi,
+  ...feedsApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";
@@ -133,6 +139,7 @@ export function apiDocument() {
       { name: "ai-scoping", description: "Turning a document into scoped issues" },
       { name: "nodes", description: "The compute network: the owner's side and the node agent's side" },
       { name: "vscode", description: "The VS Code extension's sign-in" },
+      { name: "alerts", description: "Saved searches and their digest, Atom feeds, outbound webhooks for integrators" },
     ],
   });
   return cached;

@@ -17,3 +17,4 @@ export * from "./github.ts";
 export * from "./wallet-features.ts";
 export * from "./scoping.ts";
 export * from "./compute.ts";
+export * from "./alerts.ts";
