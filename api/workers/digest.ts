@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNotNull, notExists, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNotNull, lt, notExists, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { digestRuns, savedSearches, users, type SavedSearch } from "../../db/schema/index.ts";
 import { formatExact } from "../../lib/money-format.ts";
@@ -24,6 +24,8 @@ import type { BackgroundWorker } from "./ports.ts";
 export const DIGEST_LEASE_MS = 120_000;
 /** Bounties listed per search; the rest are counted ("and 12 more"). */
 export const DIGEST_LIST_SIZE = 10;
+/** Subscribers claimed and recorded together. */
+const BATCH = 500;
 
 export interface DigestDeps {
   db: Database;
@@ -83,38 +85,78 @@ export class DigestWorker implements BackgroundWorker {
           ),
         )
         .orderBy(asc(savedSearches.userId))
-        .limit(500);
+        .limit(BATCH);
       if (!batch.length) break;
       afterUserId = batch.at(-1)!.userId;
-      const queue = [...batch];
-      const worker = async () => {
-        for (let next = queue.shift(); next; next = queue.shift()) {
-          await this.digestFor(next.userId, next.email!, day, cutoff, memo).catch((err) =>
-            this.deps.log.warn("digest failed", { userId: next.userId, err: (err as Error).message }),
-          );
-          handled++;
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, queue.length) }, worker));
+      handled += await this.digestBatch(batch as { userId: number; email: string }[], day, cutoff, memo);
       await takeLease(db, "digest", this.owner, DIGEST_LEASE_MS, this.now());
     }
     return handled;
   }
 
-  /** One subscriber's digest for `day`: claimed, built, handed to the mailer, recorded. */
-  async digestFor(userId: number, email: string, day: string, cutoff: Date, memo = new Map<string, Promise<MatchedBounty[]>>()): Promise<"sent" | "empty" | "taken" | "failed"> {
-    const { db } = this.deps;
+  /**
+   * One batch of subscribers: their runs claimed in one statement (durable before any mail leaves), their mails
+   * built and handed to the mailer a few at a time, the outcomes and the cursors written in one transaction.
+   */
+  private async digestBatch(batch: { userId: number; email: string }[], day: string, cutoff: Date, memo: Map<string, Promise<MatchedBounty[]>>): Promise<number> {
+    const { db, log } = this.deps;
     const claimed = await db
       .insert(digestRuns)
-      .values({ userId, day, status: "sending", createdAt: new Date(this.now()) })
+      .values(batch.map(({ userId }) => ({ userId, day, status: "sending" as const, createdAt: new Date(this.now()) })))
       .onConflictDoNothing()
       .returning({ userId: digestRuns.userId });
-    if (!claimed.length) return "taken";
+    if (!claimed.length) return 0;
+    const ids = claimed.map((c) => c.userId);
+    const emails = new Map(batch.map((b) => [b.userId, b.email]));
     const searches = await db
       .select()
       .from(savedSearches)
-      .where(and(eq(savedSearches.userId, userId), eq(savedSearches.digest, true)))
+      .where(and(inArray(savedSearches.userId, ids), eq(savedSearches.digest, true)))
       .orderBy(asc(savedSearches.createdAt));
+    const byUser = new Map<number, SavedSearch[]>();
+    for (const search of searches) byUser.set(search.userId, [...(byUser.get(search.userId) ?? []), search]);
+    const outcomes: { userId: number; status: "sent" | "empty" | "failed"; bounties: number; searchIds: string[] }[] = [];
+    const queue = [...ids];
+    const worker = async () => {
+      for (let userId = queue.shift(); userId !== undefined; userId = queue.shift()) {
+        const mine = byUser.get(userId) ?? [];
+        const searchIds = mine.map((s) => s.id);
+        try {
+          const sections = await this.sectionsFor(mine, cutoff, memo);
+          const total = sections.reduce((n, s) => n + s.bounties.length + s.more, 0);
+          if (total) {
+            const token = await unsubscribeToken(this.deps.appSecret, userId);
+            await this.deps.mailer.send(
+              digestMail({
+                to: emails.get(userId)!,
+                sections,
+                unsubscribeUrl: `${this.deps.publicUrl}/api/alerts/unsubscribe?token=${encodeURIComponent(token)}`,
+                settingsUrl: `${this.deps.publicUrl}/settings/alerts`,
+              }),
+            );
+          }
+          outcomes.push({ userId, status: total ? "sent" : "empty", bounties: total, searchIds });
+        } catch (err) {
+          // At most once: the mail may have left before the error; its bounties come in the next digest.
+          log.warn("digest failed", { userId, err: (err as Error).message });
+          outcomes.push({ userId, status: "failed", bounties: 0, searchIds });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, queue.length) }, worker));
+    await db.transaction(async (tx) => {
+      for (const outcome of outcomes) {
+        await tx.update(digestRuns).set({ status: outcome.status, bounties: outcome.bounties }).where(and(eq(digestRuns.userId, outcome.userId), eq(digestRuns.day, day)));
+      }
+      const told = outcomes.filter((o) => o.status !== "failed").flatMap((o) => o.searchIds);
+      for (let i = 0; i < told.length; i += 500) {
+        await tx.update(savedSearches).set({ notifiedUntil: cutoff }).where(and(inArray(savedSearches.id, told.slice(i, i + 500)), lt(savedSearches.notifiedUntil, cutoff)));
+      }
+    });
+    return claimed.length;
+  }
+
+  private async sectionsFor(searches: SavedSearch[], cutoff: Date, memo: Map<string, Promise<MatchedBounty[]>>): Promise<DigestSection[]> {
     const sections: DigestSection[] = [];
     for (const search of searches) {
       const matches = await this.newMatches(search, cutoff, memo);
@@ -132,37 +174,7 @@ export class DigestWorker implements BackgroundWorker {
         more: Math.max(0, matches.length - DIGEST_LIST_SIZE),
       });
     }
-    const total = sections.reduce((n, s) => n + s.bounties.length + s.more, 0);
-    const finish = async (status: "sent" | "empty" | "failed") =>
-      db.transaction(async (tx) => {
-        await tx.update(digestRuns).set({ status, bounties: total }).where(and(eq(digestRuns.userId, userId), eq(digestRuns.day, day)));
-        if (status !== "failed") {
-          for (const search of searches) {
-            await tx.update(savedSearches).set({ notifiedUntil: cutoff }).where(and(eq(savedSearches.id, search.id), eq(savedSearches.notifiedUntil, search.notifiedUntil)));
-          }
-        }
-      });
-    if (!total) {
-      await finish("empty");
-      return "empty";
-    }
-    const token = await unsubscribeToken(this.deps.appSecret, userId);
-    try {
-      await this.deps.mailer.send(
-        digestMail({
-          to: email,
-          sections,
-          unsubscribeUrl: `${this.deps.publicUrl}/api/alerts/unsubscribe?token=${encodeURIComponent(token)}`,
-          settingsUrl: `${this.deps.publicUrl}/settings/alerts`,
-        }),
-      );
-    } catch (err) {
-      // At most once: the mail may have left before the error; its bounties come in the next digest.
-      await finish("failed");
-      throw err;
-    }
-    await finish("sent");
-    return "sent";
+    return sections;
   }
 
   /** A search's matches allocated after its cursor and up to the pass's cutoff (at most a week back). */
