@@ -23,7 +23,7 @@ import { ChangeFeed } from "./changes.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { PageCache } from "./site-host/page-cache.ts";
 import { WebhookWorker } from "./workers/webhooks.ts";
-import { OutboundWorker } from "./workers/outbound.ts";
+import { moneyInFlight, OutboundWorker } from "./workers/outbound.ts";
 import { DigestWorker } from "./workers/digest.ts";
 import { handleGitHubDelivery } from "./services/github-events/index.ts";
 import { handleIssues } from "./services/github-events/issues.ts";
@@ -150,6 +150,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     allowLoopback: env.OUTBOUND_ALLOW_LOOPBACK,
     timeoutMs: env.OUTBOUND_TIMEOUT_MS,
     retry: { baseMs: env.OUTBOUND_RETRY_BASE_MS, maxMs: env.OUTBOUND_RETRY_MAX_MS, windowMs: env.OUTBOUND_RETRY_HOURS * 3_600_000 },
+    paymentsInFlight: () => moneyInFlight(database.db),
   });
   ctx.digest = new DigestWorker({ db: database.db, log, mailer: ctx.mailer, appSecret, publicUrl: env.PUBLIC_URL, hourUtc: env.DIGEST_HOUR_UTC });
   ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx), extract: (bytes) => ctx.extractor.extract(bytes) });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
+import { eventually } from "../../testing/stack.ts";
 import { createTestUser } from "../../testing/auth.ts";
 import { outboundAttempts, outboundMessages, repositories, type User } from "../../db/schema/index.ts";
 import { createEndpoint, deliveryLog, queueTestEvent } from "../services/notify/endpoints.ts";
@@ -195,6 +196,26 @@ describe("retries", () => {
     expect(message).toMatchObject({ status: "delivered", attempts: 2 });
     const ids = received.filter((r) => r.body.includes('"flaky') || r.headers["webhook-id"] === message!.messageId).map((r) => r.headers["webhook-id"]);
     expect(new Set(ids).size).toBe(1);
+  });
+});
+
+describe("payouts first", () => {
+  test("sending waits while money is in flight, at most maxDeferMs per pass", async () => {
+    const { endpoint } = await createEndpoint(t.ctx, owner, { url: hookUrl("/deferred"), repoId: null });
+    const { messageId } = await queueTestEvent(t.ctx, owner, endpoint.id);
+    let inFlight = true;
+    let asked = 0;
+    const w = worker({ paymentsInFlight: async () => (asked++, inFlight), maxDeferMs: 60_000 });
+    const pass = w.runOnce();
+    await eventually(async () => asked > 2, 10_000, "the worker asking again");
+    expect(received.some((r) => r.headers["webhook-id"] === messageId)).toBe(false);
+    inFlight = false;
+    await pass;
+    expect(received.some((r) => r.headers["webhook-id"] === messageId)).toBe(true);
+    // A payout that never ends does not stop deliveries: after maxDeferMs the pass sends anyway.
+    const second = await queueTestEvent(t.ctx, owner, endpoint.id);
+    await worker({ paymentsInFlight: async () => true, maxDeferMs: 100 }).runOnce();
+    expect(received.some((r) => r.headers["webhook-id"] === second.messageId)).toBe(true);
   });
 });
 

@@ -1,8 +1,10 @@
-import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import {
   bounties,
   bountyEvents,
+  chainTransactions,
+  webhookDeliveries,
   outboundAttempts,
   outboundMessages,
   repositories,
@@ -40,6 +42,8 @@ import { nextWebhookAttempt, type WebhookRetryPolicy } from "./webhooks.ts";
  */
 export const OUTBOUND_LEASE_MS = 60_000;
 const FANOUT_LEASE = "outbound-fanout";
+/** Messages leased, sent and recorded together: small, so a payout that starts meanwhile waits for little. */
+const BATCH = 25;
 
 export const DEFAULT_OUTBOUND_RETRY: WebhookRetryPolicy = { baseMs: 5_000, maxMs: 3_600_000, windowMs: 24 * 3_600_000 };
 
@@ -58,6 +62,25 @@ export interface OutboundDeps {
   now?: () => number;
   /** DNS (tests answer with private addresses to check the rebinding guard). */
   resolve?: Resolve;
+  /**
+   * Whether money is moving now (payouts in the outbox, GitHub deliveries not yet processed): sending waits while
+   * it is, up to `maxDeferMs` per pass, so deliveries never compete with a payout for the process and the
+   * database (issue 30: fan-out never delays a payout). Absent: never waits.
+   */
+  paymentsInFlight?: () => Promise<boolean>;
+  maxDeferMs?: number;
+}
+
+/** Payouts on their way: outbox transactions not yet mined, GitHub deliveries (merges) not yet processed. Two index lookups. */
+export async function moneyInFlight(db: Database): Promise<boolean> {
+  const [tx] = await db.select({ id: chainTransactions.id }).from(chainTransactions).where(inArray(chainTransactions.status, ["queued", "signed", "sent"])).limit(1);
+  if (tx) return true;
+  const [delivery] = await db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(inArray(webhookDeliveries.status, ["pending", "processing"]), lte(webhookDeliveries.nextAttemptAt, new Date())))
+    .limit(1);
+  return Boolean(delivery);
 }
 
 export class OutboundWorker implements BackgroundWorker {
@@ -71,12 +94,18 @@ export class OutboundWorker implements BackgroundWorker {
 
   /** Fans out recorded events, then sends what is due; returns how many messages it sent. */
   async runOnce(): Promise<number> {
+    const deferUntil = Date.now() + (this.deps.maxDeferMs ?? 5_000);
+    const yieldToPayments = async () => {
+      while (this.deps.paymentsInFlight && Date.now() < deferUntil && (await this.deps.paymentsInFlight())) await Bun.sleep(50);
+    };
+    await yieldToPayments();
     await this.fanOut();
     let sent = 0;
     for (;;) {
+      await yieldToPayments();
       const batch = await this.sendDue();
       sent += batch;
-      if (batch < 50) return sent;
+      if (batch < BATCH) return sent;
     }
   }
 
@@ -169,93 +198,114 @@ export class OutboundWorker implements BackgroundWorker {
     return user;
   }
 
-  /** Sends one batch of due messages; returns how many it took. */
-  async sendDue(limit = 50): Promise<number> {
+  /**
+   * Sends one batch of due messages; returns how many it took. The batch is leased in one statement and its
+   * outcomes (the log's attempts, delivered, retry times) written in one transaction: a few writes per batch
+   * rather than three per message, so a fan-out to a thousand endpoints leaves the database to the payouts.
+   */
+  async sendDue(limit = BATCH): Promise<number> {
     const { db } = this.deps;
-    const now = new Date(this.now());
+    const now = this.now();
     const due = await db
       .select({ id: outboundMessages.id })
       .from(outboundMessages)
       .where(
         and(
           eq(outboundMessages.status, "pending"),
-          lte(outboundMessages.nextAttemptAt, now),
-          or(isNull(outboundMessages.leaseUntil), lt(outboundMessages.leaseUntil, now)),
+          lte(outboundMessages.nextAttemptAt, new Date(now)),
+          or(isNull(outboundMessages.leaseUntil), lt(outboundMessages.leaseUntil, new Date(now))),
         ),
       )
       .orderBy(asc(outboundMessages.nextAttemptAt))
       .limit(limit);
-    const endpoints = new Map<string, Promise<WebhookEndpoint | undefined>>();
-    const queue = due.map((d) => d.id);
-    const worker = async () => {
-      for (let id = queue.shift(); id !== undefined; id = queue.shift()) await this.send(id, endpoints);
-    };
-    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 8, queue.length) }, worker));
-    return due.length;
-  }
-
-  private async send(id: number, endpoints: Map<string, Promise<WebhookEndpoint | undefined>>): Promise<void> {
-    const { db, log } = this.deps;
-    const now = this.now();
-    const [message] = await db
+    if (!due.length) return 0;
+    const leased = await db
       .update(outboundMessages)
       .set({ leaseUntil: new Date(now + OUTBOUND_LEASE_MS) })
       .where(
         and(
-          eq(outboundMessages.id, id),
+          inArray(outboundMessages.id, due.map((d) => d.id)),
           eq(outboundMessages.status, "pending"),
           or(isNull(outboundMessages.leaseUntil), lt(outboundMessages.leaseUntil, new Date(now))),
         ),
       )
       .returning();
-    if (!message) return;
-    if (!endpoints.has(message.endpointId)) {
-      endpoints.set(
-        message.endpointId,
-        db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, message.endpointId)).limit(1).then((rows) => rows[0]),
-      );
-    }
-    const endpoint = await endpoints.get(message.endpointId);
-    if (!endpoint || endpoint.deletedAt || !endpoint.enabled) {
-      await db.update(outboundMessages).set({ status: "failed", leaseUntil: null }).where(eq(outboundMessages.id, id));
-      return;
-    }
-    const secret = await unsealText(this.deps.keyring, endpoint.secretSealed, `webhook-endpoint:${endpoint.id}`);
-    const headers = await signedHeaders(secret, message.messageId, message.body, now);
+    const endpointIds = [...new Set(leased.map((m) => m.endpointId))];
+    const endpoints = new Map(
+      (endpointIds.length ? await db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, endpointIds)) : []).map((e) => [e.id, e]),
+    );
+    const results: { message: OutboundMessage; endpoint?: WebhookEndpoint; statusCode: number | null; latencyMs: number; error: string | null; ok: boolean }[] = [];
+    const queue = [...leased];
+    const worker = async () => {
+      for (let message = queue.shift(); message; message = queue.shift()) {
+        const endpoint = endpoints.get(message.endpointId);
+        if (!endpoint || endpoint.deletedAt || !endpoint.enabled) {
+          results.push({ message, statusCode: null, latencyMs: 0, error: null, ok: false });
+          continue;
+        }
+        results.push({ message, endpoint, ...(await this.post(message, endpoint)) });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 16, queue.length) }, worker));
+    await this.record(results);
+    return leased.length;
+  }
+
+  private async post(message: OutboundMessage, endpoint: WebhookEndpoint) {
+    const secret = await this.secretOf(endpoint);
+    const headers = await signedHeaders(secret, message.messageId, message.body, this.now());
     const result = await guardedPost(new URL(endpoint.url), headers, message.body, {
       allowLoopback: this.deps.allowLoopback,
       timeoutMs: this.deps.timeoutMs,
       resolve: this.deps.resolve,
     });
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    const attempts = message.attempts + 1;
-    const error = ok ? null : (result.error ?? `answered ${result.statusCode}`);
-    await db.insert(outboundAttempts).values({
-      messageId: message.id,
-      endpointId: endpoint.id,
-      at: new Date(now),
-      statusCode: result.statusCode,
-      latencyMs: result.latencyMs,
-      error: error?.slice(0, 300) ?? null,
-    });
-    if (ok) {
-      await db.update(outboundMessages).set({ status: "delivered", attempts, leaseUntil: null, deliveredAt: new Date(now) }).where(eq(outboundMessages.id, id));
-      return;
-    }
+    return { statusCode: result.statusCode, latencyMs: result.latencyMs, ok, error: ok ? null : (result.error ?? `answered ${result.statusCode}`) };
+  }
+
+  /** Unsealed secrets, kept for a minute (a fan-out signs hundreds of messages per endpoint set). */
+  private readonly secrets = new Map<string, { sealed: string; secret: string; until: number }>();
+  private async secretOf(endpoint: WebhookEndpoint): Promise<string> {
+    const cached = this.secrets.get(endpoint.id);
+    if (cached && cached.sealed === endpoint.secretSealed && cached.until > Date.now()) return cached.secret;
+    const secret = await unsealText(this.deps.keyring, endpoint.secretSealed, `webhook-endpoint:${endpoint.id}`);
+    if (this.secrets.size > 10_000) this.secrets.clear();
+    this.secrets.set(endpoint.id, { sealed: endpoint.secretSealed, secret, until: Date.now() + 60_000 });
+    return secret;
+  }
+
+  private async record(results: { message: OutboundMessage; endpoint?: WebhookEndpoint; statusCode: number | null; latencyMs: number; error: string | null; ok: boolean }[]): Promise<void> {
+    const { db, log } = this.deps;
+    const now = this.now();
     const retry = this.deps.retry ?? DEFAULT_OUTBOUND_RETRY;
-    const giveUp = this.now() - message.createdAt.getTime() >= retry.windowMs;
-    const fields = { endpoint: endpoint.id, message: message.messageId, attempts, err: error };
-    if (giveUp) log.warn("outbound webhook given up after its retry window", { ...fields, windowMs: retry.windowMs });
-    else if ((attempts & (attempts - 1)) === 0) log.info("outbound webhook failed, will retry", fields);
-    await db
-      .update(outboundMessages)
-      .set({
-        status: giveUp ? "failed" : "pending",
-        attempts,
-        leaseUntil: null,
-        nextAttemptAt: new Date(nextWebhookAttempt(retry, attempts, this.now())),
-      })
-      .where(eq(outboundMessages.id, id));
+    await db.transaction(async (tx) => {
+      const attempts = results
+        .filter((r) => r.endpoint)
+        .map((r) => ({ messageId: r.message.id, endpointId: r.message.endpointId, at: new Date(now), statusCode: r.statusCode, latencyMs: r.latencyMs, error: r.error?.slice(0, 300) ?? null }));
+      for (let i = 0; i < attempts.length; i += 100) await tx.insert(outboundAttempts).values(attempts.slice(i, i + 100));
+      const deliveredIds = results.filter((r) => r.ok).map((r) => r.message.id);
+      if (deliveredIds.length) {
+        await tx
+          .update(outboundMessages)
+          .set({ status: "delivered", attempts: sql`${outboundMessages.attempts} + 1`, leaseUntil: null, deliveredAt: new Date(now) })
+          .where(inArray(outboundMessages.id, deliveredIds));
+      }
+      // Messages of endpoints deleted or paused since they were made are dropped, not retried.
+      const droppedIds = results.filter((r) => !r.endpoint).map((r) => r.message.id);
+      if (droppedIds.length) await tx.update(outboundMessages).set({ status: "failed", leaseUntil: null }).where(inArray(outboundMessages.id, droppedIds));
+      for (const r of results) {
+        if (r.ok || !r.endpoint) continue;
+        const attempts = r.message.attempts + 1;
+        const giveUp = now - r.message.createdAt.getTime() >= retry.windowMs;
+        const fields = { endpoint: r.message.endpointId, message: r.message.messageId, attempts, err: r.error };
+        if (giveUp) log.warn("outbound webhook given up after its retry window", { ...fields, windowMs: retry.windowMs });
+        else if ((attempts & (attempts - 1)) === 0) log.info("outbound webhook failed, will retry", fields);
+        await tx
+          .update(outboundMessages)
+          .set({ status: giveUp ? "failed" : "pending", attempts, leaseUntil: null, nextAttemptAt: new Date(nextWebhookAttempt(retry, attempts, now)) })
+          .where(eq(outboundMessages.id, r.message.id));
+      }
+    });
   }
 
   private now(): number {
