@@ -29,6 +29,7 @@ import { allowedOriginsCors, PUBLIC_READ_PATHS, publicReadCors } from "./middlew
 import { apiDocument } from "./openapi/document.ts";
 import { userActivityRoutes } from "./routes/user/activity.ts";
 import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
+import { exploreRoutes } from "./routes/explore/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
 import { alertSearchRoutes } from "./routes/alerts/searches.ts";
 import { alertWebhookRoutes } from "./routes/alerts/webhooks.ts";
@@ -70,7 +71,10 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/github", githubRoutes(ctx));
   app.route("/api/public", publicRoutes(ctx));
   app.route("/api/repos", reposRoutes(ctx));
-  app.route("/api/badges", badgeRoutes(ctx));
+  const badges = badgeRoutes(ctx);
+  app.route("/api/badges", badges);
+  // The reliability badge at the short address a README links (issue 30); same answer as /api/badges/…/reliability.svg.
+  app.get("/badge/:owner/:repo/:file", (c) => badges.reliabilityBadge(c, c.req.param()));
   app.route("/api/token", tokenRoutes(ctx));
   app.route("/api/blockchain", blockchainRoutes(ctx));
   app.route("/api/ai-scoping", aiScopingRoutes(ctx));
@@ -81,6 +85,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/alerts/webhooks", alertWebhookRoutes(ctx));
   app.route("/api/alerts", alertSearchRoutes(ctx));
   app.route("/api/feeds", feedRoutes(ctx));
+  app.route("/api/explore", exploreRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

@@ -1,6 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
+import { labelsColumn } from "../services/explore/search.ts";
+import { payoutFacts, recordBountyChange } from "../services/reliability/record.ts";
 import { bounties, chainEvents, chainTransactions, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
 
 /**
@@ -43,9 +45,17 @@ export async function writeBounty(
   // A bounty's state after the batch is what its last event says: the contract emits one event for every
   // change of a bounty, carrying its currency and amount (and the contributor, when paid).
   const last = lastEvent(events, BOUNTY_EVENTS, repoId, issueNumber);
+  const where = and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber)));
+  // The sponsor's record moves by the difference (api/services/reliability/record.ts).
+  const [before] = await tx
+    .select({ status: bounties.status, allocatedTx: bounties.allocatedTx, paidTx: bounties.paidTx, paidAfterMs: bounties.paidAfterMs, paidAutomatically: bounties.paidAutomatically, closedAt: bounties.closedAt })
+    .from(bounties)
+    .where(where)
+    .limit(1);
   if (!last) {
     if (options.removeWhenNone) {
-      await tx.delete(bounties).where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber))));
+      await tx.delete(bounties).where(where);
+      await recordBountyChange(tx, Number(repoId), before, undefined);
     }
     return;
   }
@@ -65,6 +75,15 @@ export async function writeBounty(
     ...(closedEvent ? { closedAt: blockTimes.get(closedEvent.blockNumber) ?? new Date() } : {}),
     ...(paid ? { paidTx: paid.transactionHash } : {}),
   };
+  // How and how fast it was paid, worked out once per payout (kept on the row, so a rebuild counts the same).
+  const samePayout = before?.status === "paid" && paid && before.paidTx === paid.transactionHash;
+  const facts =
+    status !== "paid" || !paid
+      ? { paidAfterMs: null, paidAutomatically: null }
+      : samePayout
+        ? { paidAfterMs: before.paidAfterMs, paidAutomatically: before.paidAutomatically }
+        : await payoutFacts(tx, { repoId: Number(repoId), issueNumber: Number(issueNumber), paidTx: paid.transactionHash, paidAt: blockTimes.get(paid.blockNumber) ?? new Date() });
+  Object.assign(values, facts);
   if (allocated) {
     // A new allocation (also after a cancellation) starts a fresh row.
     const fresh = {
@@ -73,6 +92,7 @@ export async function writeBounty(
       allocatedAt: blockTimes.get(allocated.blockNumber) ?? new Date(),
       issueTitle: intent?.issueTitle ?? null,
       issueUrl: intent?.issueUrl ?? null,
+      labels: labelsColumn(intent?.issueLabels),
       paidTx: paid?.transactionHash ?? null,
       closedAt: closedEvent ? (blockTimes.get(closedEvent.blockNumber) ?? new Date()) : null,
     };
@@ -80,11 +100,12 @@ export async function writeBounty(
       .insert(bounties)
       .values({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), ...fresh })
       .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: fresh });
+    // A new allocation replaces the row of an earlier, cancelled bounty: that one stays counted as it ended.
+    const replaced = before && before.allocatedTx !== allocated.transactionHash;
+    await recordBountyChange(tx, Number(repoId), replaced ? undefined : before, { status, ...facts, closedAt: fresh.closedAt });
   } else {
-    await tx
-      .update(bounties)
-      .set(values)
-      .where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber))));
+    await tx.update(bounties).set(values).where(where);
+    if (before) await recordBountyChange(tx, Number(repoId), before, { status, ...facts, closedAt: values.closedAt ?? before.closedAt });
   }
 }
 
@@ -121,10 +142,10 @@ export function lastEvent(events: ParsedEvent[], names: string | string[], repoI
   });
 }
 
-async function allocationIntent(db: Database, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string } | undefined> {
+async function allocationIntent(db: Database, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string; issueLabels?: string[] } | undefined> {
   const [row] = await db.select({ intent: chainTransactions.intent }).from(chainTransactions).where(eq(chainTransactions.txHash, txHash)).limit(1);
   if (!row) return undefined;
-  const intent = JSON.parse(row.intent) as { issueTitle?: string; issueUrl?: string };
-  return { issueTitle: intent.issueTitle, issueUrl: intent.issueUrl };
+  const intent = JSON.parse(row.intent) as { issueTitle?: string; issueUrl?: string; issueLabels?: string[] };
+  return { issueTitle: intent.issueTitle, issueUrl: intent.issueUrl, issueLabels: intent.issueLabels };
 }
 

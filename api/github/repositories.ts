@@ -14,6 +14,8 @@ export interface GitHubRepo {
   private: boolean;
   stargazers_count: number;
   forks_count: number;
+  /** GitHub's primary language (null when GitHub detected none). */
+  language?: string | null;
   created_at: string | null;
   updated_at: string | null;
   pushed_at: string | null;

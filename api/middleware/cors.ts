@@ -19,6 +19,7 @@ export const PUBLIC_READ_PATHS = [
   "/api/blockchain/pool-info/*",
   "/api/openapi.json",
   "/api/leaderboard/*",
+  "/api/explore",
 ] as const;
 
 const EXPOSED = "ETag, X-Request-Id, X-Data-Stale, Retry-After";

@@ -6,6 +6,7 @@ import { outsideTheApp } from "./edge.ts";
 import { allowCredentialedOrigin, allowPublicRead } from "./cors.ts";
 import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site-host/page-cache.ts";
 import { respondWithFile, type StaticFile } from "../site-host/static-files.ts";
+import { EXPLORE_PARAMS } from "../services/explore/search.ts";
 
 /**
  * The query parameters a cached public read looks at, by path. Any other
@@ -17,14 +18,22 @@ import { respondWithFile, type StaticFile } from "../site-host/static-files.ts";
 export const CACHE_KEY_PARAMS: Record<string, readonly string[]> = {
   "/api/public/github/issues": ["owner", "repo"],
   "/api/repos/details": ["owner", "repo"],
+  "/api/explore": EXPLORE_PARAMS,
+  "/api/leaderboard/contributors": ["period"],
+  "/api/leaderboard/projects": ["period"],
 };
 
 /** The public reads that may be cached (api/app.ts mounts the middleware on these). */
-export const PUBLIC_CACHED_PATHS = ["/api/repositories/public", "/api/public/*", "/api/repos/*", "/api/badges/*"] as const;
+export const PUBLIC_CACHED_PATHS = ["/api/repositories/public", "/api/public/*", "/api/repos/*", "/api/badges/*", "/api/explore", "/api/leaderboard/*"] as const;
 
 function isPublicCachedPath(path: string): boolean {
   return (
-    path === "/api/repositories/public" || path.startsWith("/api/public/") || path.startsWith("/api/repos/") || path.startsWith("/api/badges/")
+    path === "/api/repositories/public" ||
+    path === "/api/explore" ||
+    path.startsWith("/api/public/") ||
+    path.startsWith("/api/repos/") ||
+    path.startsWith("/api/badges/") ||
+    path.startsWith("/api/leaderboard/")
   );
 }
 

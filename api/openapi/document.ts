@@ -33,6 +33,7 @@ import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { alertSearchesApi } from "../routes/alerts/searches.ts";
 import { alertWebhooksApi } from "../routes/alerts/webhooks.ts";
 import { feedsApi } from "../routes/alerts/feeds.ts";
+import { exploreApi } from "../routes/explore/index.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -74,6 +75,7 @@ export const DECLARATIONS = [
   ...alertWebhooksApi,
   ...alertSearchesApi,
   ...feedsApi,
+  ...exploreApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";

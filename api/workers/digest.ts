@@ -24,6 +24,8 @@ import type { BackgroundWorker } from "./ports.ts";
 export const DIGEST_LEASE_MS = 120_000;
 /** Bounties listed per search; the rest are counted ("and 12 more"). */
 export const DIGEST_LIST_SIZE = 10;
+/** How far behind the pass's start a digest stops (see `pass`). */
+export const DIGEST_SETTLE_MS = 10 * 60_000;
 /** Subscribers claimed and recorded together. */
 const BATCH = 500;
 
@@ -66,7 +68,9 @@ export class DigestWorker implements BackgroundWorker {
   private async pass(now: number): Promise<number> {
     const { db } = this.deps;
     const day = dayOf(now);
-    const cutoff = new Date(now);
+    // A bounty's allocation time is its block's; the indexer writes it a little later. Bounties of the last minutes
+    // wait for the next digest, so one mirrored just after a pass is never behind a cursor already past it.
+    const cutoff = new Date(now - DIGEST_SETTLE_MS);
     const memo = new Map<string, Promise<MatchedBounty[]>>();
     let handled = 0;
     let afterUserId = 0;

@@ -28,10 +28,32 @@ export const bounties = sqliteTable(
     /** Display data remembered at allocation, for lists and the bot comment. */
     issueTitle: text("issue_title"),
     issueUrl: text("issue_url"),
+    /** The issue's label names at allocation (a JSON array, lower-cased), for /explore's label filter. */
+    labels: text("labels"),
+    /**
+     * The amount zero-padded to 40 digits: TEXT that sorts as the number does, so /explore's "largest" and amount
+     * range use an index (the amount itself is decimal TEXT, which sorts "9" after "10"). Computed by SQLite.
+     */
+    amountKey: text("amount_key").generatedAlwaysAs(sql`substr('0000000000000000000000000000000000000000' || amount, -40)`, { mode: "virtual" }),
+    /** Paid: milliseconds from the merge (or the decision asked for) to the payout's block; null when unknown. */
+    paidAfterMs: integer("paid_after_ms"),
+    /** Paid by the platform on a merged fix, without anyone's hand (the reliability figures). */
+    paidAutomatically: integer("paid_automatically", { mode: "boolean" }),
     updatedBlock: integer("updated_block").notNull(),
     updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
   },
-  (t) => [primaryKey({ columns: [t.githubRepoId, t.issueNumber] }), index("bounties_status_idx").on(t.status, t.githubRepoId)],
+  (t) => [
+    primaryKey({ columns: [t.githubRepoId, t.issueNumber] }),
+    index("bounties_status_idx").on(t.status, t.githubRepoId),
+    // /explore's keyset orders (docs/performance.md, "Explore at 100x"): newest/oldest, per currency, by amount.
+    index("bounties_explore_allocated_idx").on(t.status, t.allocatedAt, t.githubRepoId, t.issueNumber),
+    index("bounties_explore_currency_idx").on(t.status, t.currency, t.allocatedAt, t.githubRepoId, t.issueNumber),
+    index("bounties_explore_amount_idx").on(t.status, t.currency, t.amountKey, t.githubRepoId, t.issueNumber),
+    // Profiles and the contributor board: a wallet's payouts, newest first.
+    index("bounties_recipient_idx").on(t.recipient, t.status, t.closedAt),
+    // The 30-day boards: payouts by the time they were made.
+    index("bounties_closed_idx").on(t.status, t.closedAt),
+  ],
 );
 
 export type Bounty = typeof bounties.$inferSelect;

@@ -18,3 +18,4 @@ export * from "./wallet-features.ts";
 export * from "./scoping.ts";
 export * from "./compute.ts";
 export * from "./alerts.ts";
+export * from "./reliability.ts";

@@ -23,6 +23,8 @@ export const repositories = sqliteTable(
     forks: integer("forks").notNull().default(0),
     installationId: integer("installation_id"),
     defaultBranch: text("default_branch"),
+    /** GitHub's primary language of the repository, as GitHub names it (/explore's language filter). */
+    language: text("language"),
     githubCreatedAt: timestamp("github_created_at"),
     githubUpdatedAt: timestamp("github_updated_at"),
     pushedAt: timestamp("pushed_at"),
@@ -35,7 +37,12 @@ export const repositories = sqliteTable(
     registeredAt: timestamp("registered_at").notNull().default(sql`(unixepoch() * 1000)`),
     updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
   },
-  (t) => [uniqueIndex("repositories_full_name_key_idx").on(t.fullNameKey), index("repositories_registered_at_idx").on(t.registeredAt)],
+  (t) => [
+    uniqueIndex("repositories_full_name_key_idx").on(t.fullNameKey),
+    index("repositories_registered_at_idx").on(t.registeredAt),
+    // /repos pages through the listed repositories newest first (keyset on registeredAt, githubRepoId).
+    index("repositories_listed_idx").on(t.isPrivate, t.isActive, t.registeredAt, t.githubRepoId),
+  ],
 );
 
 export type Repository = typeof repositories.$inferSelect;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { timestamp } from "./columns.ts";
 
 export const ROLES = ["contributor", "poolmanager"] as const;
@@ -20,6 +20,8 @@ export const users = sqliteTable(
     website: text("website"),
     role: text("role", { enum: ROLES }),
     isProfileComplete: integer("is_profile_complete", { mode: "boolean" }).notNull().default(false),
+    /** The owner chose to show their wallet address on their public profile (/@login); hidden unless they do. */
+    showWalletAddress: integer("show_wallet_address", { mode: "boolean" }).notNull().default(false),
     /** The user's GitHub OAuth token, sealed (api/crypto/envelope.ts); never plaintext. */
     githubTokenSealed: text("github_token_sealed"),
     /**
@@ -31,7 +33,7 @@ export const users = sqliteTable(
     updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
     lastSignInAt: timestamp("last_sign_in_at"),
   },
-  (t) => [uniqueIndex("users_github_id_idx").on(t.githubId)],
+  (t) => [uniqueIndex("users_github_id_idx").on(t.githubId), index("users_username_idx").on(sql`lower(${t.username})`)],
 );
 
 export type User = typeof users.$inferSelect;

@@ -6,7 +6,7 @@ import { contributorFeed, exploreFeed, repositoryFeed } from "../../services/ale
 
 /**
  * Atom feeds (RFC 4287), public (docs/api.md, "Feeds"):
- * GET /api/feeds/explore?currency=&min=&max=&repo=&q=&unclaimed=   open bounties matching an explore search
+ * GET /api/feeds/explore?<explore's parameters>                    open bounties matching an explore search
  * GET /api/feeds/repos/:owner/:repo                                a repository's bounties
  * GET /api/feeds/contributors/:login                               what a contributor was paid
  */
@@ -15,9 +15,11 @@ const ExploreQuery = z.object({
   currency: z.enum(["XDC", "ROXN", "USDC"]).optional(),
   min: z.string().optional(),
   max: z.string().optional(),
+  label: z.string().optional(),
+  language: z.string().optional(),
   repo: z.string().optional(),
   q: z.string().optional(),
-  unclaimed: z.enum(["1", "true"]).optional(),
+  unclaimed: z.enum(["1", "true", "0", "false"]).optional(),
   sort: z.string().optional(),
 });
 const RepoParams = z.object({ owner: z.string().min(1).max(100), repo: z.string().min(1).max(100) });

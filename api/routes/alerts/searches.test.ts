@@ -59,7 +59,7 @@ async function bounty(input: { repo?: typeof REPO; issue: number; title: string;
 describe("saved searches", () => {
   test("are stored canonical (keys sorted, currency upper-case) and listed for their owner only", async () => {
     const mine = (await (await call(t, "/api/alerts/searches", { as: carol })).json()) as { searches: { id: string; query: string; name: string; digest: boolean }[] };
-    expect(mine.searches).toEqual([expect.objectContaining({ id: carolSearch, query: "currency=XDC&min=10&q=parser", name: "Big parser bounties", digest: true })]);
+    expect(mine.searches).toEqual([expect.objectContaining({ id: carolSearch, query: "q=parser&currency=XDC&min=10", name: "Big parser bounties", digest: true })]);
     const theirs = (await (await call(t, "/api/alerts/searches", { as: dave })).json()) as { searches: unknown[] };
     expect(theirs.searches).toEqual([]);
     expect((await call(t, "/api/alerts/searches")).status).toBe(401);
@@ -219,7 +219,8 @@ describe("Atom feeds", () => {
     const entries = xml.match(/<entry>/g) ?? [];
     expect(entries.length).toBe((xml.match(/<\/entry>/g) ?? []).length);
     for (const tag of ["id", "title", "updated"]) expect((xml.match(new RegExp(`<${tag}>`, "g")) ?? []).length).toBe(entries.length + 1);
-    expect((await t.app.request("/api/feeds/explore?color=blue")).status).toBe(400);
+    expect((await t.app.request("/api/feeds/explore?currency=BTC")).status).toBe(400);
+    expect((await t.app.request("/api/feeds/explore?min=10")).status).toBe(400); // an amount needs its currency
   });
 
   test("a repository's feed; a private or unknown repository is 404", async () => {

@@ -31,14 +31,14 @@ const SavedSearch = z
   .object({
     id: z.string(),
     name: z.string(),
-    query: z.string().meta({ description: "The explore page's URL query, canonical (keys sorted)" }),
+    query: z.string().meta({ description: "The explore page's URL query, canonical (explore's order, defaults left out)" }),
     digest: z.boolean(),
     createdAt: Timestamp,
   })
   .openapi("SavedSearch");
 const CreateBody = z.object({
   name: z.string().max(100).optional(),
-  query: z.string().max(1000).meta({ description: "The explore page's URL query: currency, min, max, repo, q, unclaimed, sort" }),
+  query: z.string().max(1000).meta({ description: "The explore page's URL query (q, currency, min, max, label, language, repo, unclaimed, sort; cursor and limit are dropped)" }),
   digest: z.boolean().optional(),
   _csrf: z.string().optional(),
 });

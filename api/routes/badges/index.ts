@@ -11,6 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { advertisedBounties } from "../../services/repositories/public.ts";
 import { bountyStates } from "../../services/money/bounty-state.ts";
 import { bounties } from "../../../db/schema/index.ts";
+import { describeWithin, reliabilityOf, type Reliability } from "../../services/reliability/read.ts";
 
 interface Badge {
   label: string;
@@ -42,7 +43,7 @@ export function badgeRoutes(ctx: AppContext) {
   const notRegistered: Badge = { label: "issuepool", message: "not registered", color: "lightgrey" };
   const parseFile = (file: string) => /^(.+)\.(svg|json)$/.exec(file);
 
-  return new Hono<AppBindings>()
+  const routes = new Hono<AppBindings>()
     .get("/:owner/:file", async (c) => {
       const match = parseFile(c.req.param("file"));
       const owner = c.req.param("owner");
@@ -83,7 +84,35 @@ export function badgeRoutes(ctx: AppContext) {
                 ? { label: "bounty", message: `${figure} · awaiting decision`, color: "yellow" }
                 : { label: "bounty", message: figure, color: "2f7ce0" };
       return send(c, badge, match[2]!, `repo:${repository.githubRepoId}`);
-    });
+    })
+    .get("/:owner/:repo/:file", (c) => reliabilityBadge(c, c.req.param()));
+
+  /** The sponsor's record (issue 30): how many payouts, how fast after the merge, how many automatic, decisions waiting. */
+  async function reliabilityBadge(c: Parameters<typeof send>[0], { owner, repo, file }: { owner: string; repo: string; file: string }) {
+    const match = /^reliability\.(svg|json)$/.exec(file);
+    if (!match || !ownerName.safeParse(owner).success || !repoName.safeParse(repo).success) throw notFound();
+    const repository = await repositoryByFullName(ctx, `${owner}/${repo}`);
+    if (!repository || repository.isPrivate) return send(c, notRegistered, match[1]!, "repositories");
+    const record = (await reliabilityOf(ctx, [repository.githubRepoId])).get(repository.githubRepoId)!;
+    return send(c, reliabilityBadgeOf(record), match[1]!, `repo:${repository.githubRepoId}`);
+  }
+  return Object.assign(routes, { reliabilityBadge });
+}
+
+/** The reliability badge's words and colour. */
+export function reliabilityBadgeOf(record: Reliability): Badge {
+  const parts: string[] = [];
+  if (record.paidCount === 0) parts.push("no payouts yet");
+  else {
+    parts.push(`${record.paidCount} paid`);
+    const median = describeWithin(record.medianPaidWithinMs);
+    if (median) parts.push(`median ${median} of merge`);
+    if (record.automaticShare !== null) parts.push(`${Math.round(record.automaticShare * 100)}% automatic`);
+  }
+  if (record.decisionsWaiting) parts.push(`${record.decisionsWaiting} ${record.decisionsWaiting === 1 ? "decision" : "decisions"} waiting`);
+  const slowDecision = record.oldestDecisionSince !== null && Date.now() - record.oldestDecisionSince.getTime() > 7 * 86_400_000;
+  const color = slowDecision ? "yellow" : record.paidCount > 0 ? "success" : "informational";
+  return { label: "pays", message: parts.join(" · "), color };
 }
 
 /** shields.io's endpoint format (the .json files). */
@@ -106,6 +135,12 @@ export const badgesApi = [
     method: "get", path: "/api/badges/{owner}/{repo}/issues/{file}", operationId: "getIssueBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
     summary: "An issue's bounty badge (`{number}.svg` or `{number}.json`)",
     request: { params: z.object({ owner: ownerName, repo: repoName, file: z.string().regex(/^\d{1,9}\.(svg|json)$/).meta({ example: "12.json" }) }) },
+    responses: badgeResponses,
+  }),
+  declareRoute({
+    method: "get", path: "/api/badges/{owner}/{repo}/{file}", operationId: "getReliabilityBadge", tags: ["public"], security: ANONYMOUS,
+    summary: "A sponsor's reliability badge (`reliability.svg` or `reliability.json`; also at /badge/{owner}/{repo}/reliability.svg): payouts, median time from merge to paid, share paid automatically, decisions waiting",
+    request: { params: z.object({ owner: ownerName, repo: repoName, file: z.string().regex(/^reliability\.(svg|json)$/).meta({ example: "reliability.svg" }) }) },
     responses: badgeResponses,
   }),
 ];

@@ -51,7 +51,8 @@ ${entries}
 const amountText = (amount: bigint, currency: Currency) => `${formatExact(amount, currency)} ${currency}`;
 
 export async function exploreFeed(deps: Deps, query: string): Promise<string> {
-  const search = parseSearch(query);
+  // Like the explore page, the feed leaves parameters it does not read alone (utm_*, …).
+  const search = parseSearch(query, { strict: false });
   const canonical = canonicalQuery(search);
   const { PUBLIC_URL: base } = deps.env;
   const matches = await matchingBounties(deps.database.db, search, { limit: FEED_SIZE });
@@ -62,7 +63,7 @@ export async function exploreFeed(deps: Deps, query: string): Promise<string> {
     htmlUrl: `${base}/explore${canonical ? `?${canonical}` : ""}`,
     publicUrl: base,
     entries: matches.map((b) => ({
-      id: tagUri(base, `bounty/${b.repoId}/${b.issueNumber}/${b.allocatedTx}`),
+      id: tagUri(base, `bounty/${b.repoId}/${b.issueNumber}/${b.allocatedAt.getTime()}`),
       title: `${amountText(b.amount, b.currency)}: ${b.fullName}#${b.issueNumber} ${b.issueTitle ?? ""}`.trim(),
       link: `${base}/${b.fullName}`,
       updated: b.allocatedAt,

@@ -110,7 +110,7 @@ export async function submitAllocation(
     issueNumber: number;
     currency: Currency;
     amount: unknown;
-    issue: { title: string; html_url: string };
+    issue: { title: string; html_url: string; labels?: GitHubIssue["labels"] };
     /** The caller has just looked the key up (outbox.replay). */
     replayChecked?: boolean;
   },
@@ -157,6 +157,8 @@ export async function submitAllocation(
         amount: amount.toString(),
         issueTitle: input.issue.title,
         issueUrl: input.issue.html_url,
+        // Remembered with the bounty for /explore's label filter (api/chain/indexer-mirror.ts).
+        issueLabels: (input.issue.labels ?? []).flatMap((l) => (typeof l === "string" ? [l] : l.name ? [l.name] : [])),
       },
       signer: { kind: "operator" },
       to: ctx.chain.config.contracts.rewards,
@@ -176,6 +178,7 @@ interface GitHubIssue {
   html_url: string;
   state: string;
   pull_request?: unknown;
+  labels?: (string | { name?: string })[];
 }
 
 /** Refuses (409) while a payout or a cancellation of this bounty is on its way to the chain. */
@@ -565,7 +568,7 @@ export async function registerContribution(ctx: AppContext, input: { user: User;
     .returning({ userId: bountyClaims.userId });
   if (claimed.length) await recordClaimEvent(ctx.database.db, { repoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id, login: input.user.username });
   await recordClaimOnChain(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, contributor: wallet.address as Address });
-  ctx.changes.publish([`repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
+  ctx.changes.publish(["claims", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
   return { success: true, message: "You're now registered to contribute to this issue.", walletAddress: toXdcAddress(wallet.address) };
 }
 

@@ -55,6 +55,7 @@ export async function registerRepository(ctx: AppContext, input: { user: User; g
     ...repositoryIdentity(repo),
     stars: repo.stargazers_count,
     forks: repo.forks_count,
+    language: repo.language ?? null,
     installationId: installation.id,
     githubCreatedAt: repo.created_at ? new Date(repo.created_at) : null,
     githubUpdatedAt: repo.updated_at ? new Date(repo.updated_at) : null,

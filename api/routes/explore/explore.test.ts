@@ -1,0 +1,168 @@
+/**
+ * GET /api/explore: filters, orders, keyset pages, strict parameters (400 naming the parameter, never a 500), the
+ * same answer anonymous and signed in, private/inactive repositories and bounties not on offer left out. Rows
+ * are written straight into the database (what the indexer would mirror); answers are checked against the API
+ * document by the test app.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { parseEther, parseUnits } from "viem";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
+import { awaitingDecisions, bounties, bountyClaims, repositories, type Currency } from "../../../db/schema/index.ts";
+import { exploreSearchParams, parseExploreSearch } from "../../services/explore/search.ts";
+import type { ApiError } from "../../errors.ts";
+
+let t: TestContext;
+let visitor: TestSession;
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 10, 1);
+
+async function repo(id: number, fullName: string, extra: Partial<typeof repositories.$inferInsert> = {}) {
+  const [owner, name] = fullName.split("/") as [string, string];
+  await t.ctx.database.db.insert(repositories).values({
+    githubRepoId: id, fullName, fullNameKey: fullName.toLowerCase(), owner, name, htmlUrl: `https://github.com/${fullName}`, ...extra,
+  });
+}
+async function bounty(repoId: number, issueNumber: number, currency: Currency, amount: bigint, day: number, extra: Partial<typeof bounties.$inferInsert> = {}) {
+  await t.ctx.database.db.insert(bounties).values({
+    githubRepoId: repoId, issueNumber, currency, amount, status: "open", allocatedTx: `0xa${repoId}${issueNumber}`,
+    allocatedAt: new Date(T0 + day * DAY), issueTitle: `Issue ${issueNumber}`, issueUrl: `https://github.com/x/y/issues/${issueNumber}`,
+    updatedBlock: 1, ...extra,
+  });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the answers are read as a client reads JSON
+async function explore(query: string, as?: TestSession): Promise<{ status: number; body: any }> {
+  const res = await call(t, `/api/explore${query ? `?${query}` : ""}`, { as });
+  return { status: res.status, body: await res.json() };
+}
+const keys = (body: { bounties: { repoId: number; issueNumber: number }[] }) => body.bounties.map((b) => `${b.repoId}#${b.issueNumber}`);
+
+beforeAll(async () => {
+  t = await createTestContext();
+  visitor = await signInAs(t, await createTestUser(t, { role: "contributor" }));
+  await repo(1, "acme/rocket", { language: "TypeScript" });
+  await repo(2, "acme/engine", { language: "Rust" });
+  await repo(3, "secret/vault", { isPrivate: true });
+  await repo(4, "acme/retired", { isActive: false });
+  await bounty(1, 10, "XDC", parseEther("5"), 1, { issueTitle: "Fix the login button", labels: JSON.stringify(["bug", "good first issue"]) });
+  await bounty(1, 11, "XDC", parseEther("50"), 2, { issueTitle: "Add dark mode" });
+  await bounty(1, 12, "USDC", parseUnits("20", 6), 3, { issueTitle: "Speed up 100% of builds" });
+  await bounty(2, 20, "XDC", parseEther("12.5"), 4, { issueTitle: "Login with passkeys", labels: JSON.stringify(["feature"]) });
+  await bounty(2, 21, "ROXN", parseEther("100"), 5);
+  await bounty(2, 22, "XDC", parseEther("7"), 6, { status: "paid", paidTx: "0xp" });
+  await bounty(2, 23, "XDC", parseEther("9"), 7); // awaiting its pool manager's decision: not on offer
+  await t.ctx.database.db.insert(awaitingDecisions).values({ githubRepoId: 2, issueNumber: 23, allocatedTx: "0xa223", reason: "closed_completed" });
+  await bounty(3, 30, "XDC", parseEther("99"), 8); // private repository
+  await bounty(4, 40, "XDC", parseEther("99"), 9); // inactive repository
+  await t.ctx.database.db.insert(bountyClaims).values({ githubRepoId: 1, issueNumber: 11, userId: visitor.user.id });
+});
+afterAll(() => t.close());
+
+describe("GET /api/explore", () => {
+  test("every open bounty on offer, newest first; the same anonymous and signed in", async () => {
+    const anonymous = await explore("");
+    expect(anonymous.status).toBe(200);
+    expect(keys(anonymous.body)).toEqual(["2#21", "2#20", "1#12", "1#11", "1#10"]);
+    expect(anonymous.body.bounties[3]).toMatchObject({ repository: "acme/rocket", language: "TypeScript", currency: "XDC", amount: "50", contributors: 1 });
+    expect(anonymous.body.bounties[4].labels).toEqual(["bug", "good first issue"]);
+    expect(anonymous.body.nextCursor).toBeNull();
+    expect((await explore("", visitor)).body).toEqual(anonymous.body);
+  });
+
+  test("filters: currency and amount range, label, language, repository, nobody working on it, title words", async () => {
+    expect(keys((await explore("currency=XDC&min=6&max=50")).body)).toEqual(["2#20", "1#11"]);
+    expect(keys((await explore("currency=xdc&min=12.5")).body)).toEqual(["2#20", "1#11"]);
+    expect(keys((await explore("currency=USDC&max=20")).body)).toEqual(["1#12"]);
+    expect(keys((await explore("label=Good%20First%20Issue")).body)).toEqual(["1#10"]);
+    expect(keys((await explore("language=rust")).body)).toEqual(["2#21", "2#20"]);
+    expect(keys((await explore("repo=ACME/rocket")).body)).toEqual(["1#12", "1#11", "1#10"]);
+    expect(keys((await explore("unclaimed=1&repo=acme/rocket")).body)).toEqual(["1#12", "1#10"]);
+    expect(keys((await explore("q=login")).body)).toEqual(["2#20", "1#10"]);
+    expect(keys((await explore("q=login%20button")).body)).toEqual(["1#10"]);
+    // A LIKE wildcard typed by a visitor is a character, not a wildcard.
+    expect(keys((await explore("q=100%25")).body)).toEqual(["1#12"]);
+    expect(keys((await explore("q=%25%25%25")).body)).toEqual([]);
+  });
+
+  test("orders: oldest, largest within a currency", async () => {
+    expect(keys((await explore("sort=oldest")).body)).toEqual(["1#10", "1#11", "1#12", "2#20", "2#21"]);
+    expect(keys((await explore("sort=largest&currency=XDC")).body)).toEqual(["1#11", "2#20", "1#10"]);
+  });
+
+  test("keyset pages: each page follows the last, in every order, and the cursor is bound to its order", async () => {
+    for (const query of ["", "sort=oldest", "sort=largest&currency=XDC"]) {
+      const all = keys((await explore(query)).body);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await explore(`${query}&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(page.status).toBe(200);
+        expect(page.body.bounties.length).toBeLessThanOrEqual(2);
+        seen.push(...keys(page.body));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      expect(seen, query).toEqual(all);
+    }
+    const first = await explore("limit=2");
+    const other = await explore(`sort=oldest&cursor=${first.body.nextCursor}`);
+    expect(other.status).toBe(400);
+    expect(other.body.message).toContain("cursor");
+  });
+
+  test("bad parameters: 400 naming the parameter, never a 500", async () => {
+    for (const [query, names] of [
+      ["currency=BTC", "currency"],
+      ["min=5", "min"],
+      ["currency=XDC&min=abc", "min"],
+      ["currency=XDC&min=-1", "min"],
+      ["currency=USDC&min=0.0000001", "min"],
+      ["currency=XDC&min=10&max=5", "min"],
+      ["sort=random", "sort"],
+      ["sort=largest", "sort"],
+      ["unclaimed=yes", "unclaimed"],
+      ["limit=0", "limit"],
+      ["limit=101", "limit"],
+      ["limit=1e3", "limit"],
+      ["cursor=garbage", "cursor"],
+      ["cursor=WyJuZXdlc3QiLCJ4IiwxLDFd", "cursor"],
+      ["currency=XDC&currency=USDC", "currency"],
+      ["repo=not-a-repo", "repo"],
+      [`q=${"x".repeat(101)}`, "q"],
+    ] as const) {
+      const { status, body } = await explore(query);
+      expect({ query, status }).toEqual({ query, status: 400 });
+      expect(body.message, query).toStartWith(`${names}:`);
+    }
+  });
+
+  test("cached for everyone until the data changes", async () => {
+    const first = await call(t, "/api/explore?currency=XDC&utm_source=x");
+    expect(first.headers.get("cache-control")).toContain("public");
+    await bounty(1, 13, "XDC", parseEther("1"), 10);
+    const cached = (await explore("currency=XDC")).body;
+    expect(keys(cached)).not.toContain("1#13");
+    t.ctx.changes.publish(["repositories"]);
+    expect(keys((await explore("currency=XDC")).body)[0]).toBe("1#13");
+  });
+});
+
+describe("the search module", () => {
+  test("canonical parameters: parse -> write -> parse is the same search; defaults left out", () => {
+    const search = parseExploreSearch(new URLSearchParams("currency=usdc&min=1.50&max=20&label=Bug&sort=largest&unclaimed=true&x=1"));
+    expect(search).toMatchObject({ currency: "USDC", min: 1_500_000n, max: 20_000_000n, label: "bug", sort: "largest", unclaimed: true, limit: 24 });
+    const params = exploreSearchParams(search);
+    expect(params.toString()).toBe("currency=USDC&min=1.5&max=20&label=bug&unclaimed=1&sort=largest");
+    expect(parseExploreSearch(params)).toEqual(search);
+    expect(exploreSearchParams(parseExploreSearch(new URLSearchParams(""))).toString()).toBe("");
+  });
+
+  test("a bad value is the API's one error type with status 400", () => {
+    try {
+      parseExploreSearch(new URLSearchParams("currency=EUR"));
+      throw new Error("not refused");
+    } catch (err) {
+      expect((err as ApiError).status).toBe(400);
+    }
+  });
+});

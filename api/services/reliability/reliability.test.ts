@@ -1,0 +1,105 @@
+/**
+ * The sponsor's record (issue 30, item 4): moved by the indexer's bounty writes as they happen (payout on a merge,
+ * by hand, cancellation, a reorganisation taking a payout back), read back as the badge and the pages show it.
+ * The bounty writes run through the indexer's own mirror function with the events the contract emits.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { parseEther, type Hex } from "viem";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { call, createTestUser } from "../../../testing/auth.ts";
+import { awaitingDecisions, chainTransactions, repositories, repositoryPools, repositoryReliability } from "../../../db/schema/index.ts";
+import { writeBounty, type ParsedEvent } from "../../chain/indexer-mirror.ts";
+import type { Database } from "../../../db/client.ts";
+import { reliabilityOf } from "./read.ts";
+
+let t: TestContext;
+let db: Database;
+const REPO = 77;
+const MINUTE = 60_000;
+const T0 = Date.UTC(2026, 10, 20, 12);
+const CONTRIBUTOR = "0x00000000000000000000000000000000000000b0";
+
+let block = 10n;
+const times = new Map<bigint, Date>();
+function event(eventName: string, issueNumber: number, at: number, extra: Record<string, unknown> = {}): ParsedEvent {
+  const blockNumber = block++;
+  times.set(blockNumber, new Date(at));
+  return {
+    eventName,
+    args: { repoId: BigInt(REPO), issueNumber: BigInt(issueNumber), currency: 0, amount: parseEther("2"), ...extra },
+    transactionHash: `0x${eventName.toLowerCase()}${issueNumber}${blockNumber}` as Hex,
+    blockNumber,
+    logIndex: 0,
+  };
+}
+async function payoutQueued(hash: string, issueNumber: number, at: number, by: { userId: number | null; reason: string }) {
+  await db.insert(chainTransactions).values({
+    id: hash, idempotencyKey: hash, requestHash: "h", kind: "pay_bounty", githubRepoId: REPO, issueNumber, userId: by.userId,
+    intent: JSON.stringify({ repoId: REPO, issueNumber, reason: by.reason }), fromAddress: "0x1", chainId: 31337, toAddress: "0x2",
+    data: "0x", value: 0n, txHash: hash, createdAt: new Date(at),
+  });
+}
+const write = (events: ParsedEvent[], issueNumber: number, options?: { removeWhenNone?: boolean }) =>
+  writeBounty(db, events, times, BigInt(REPO), BigInt(issueNumber), Number(block), options);
+const record = async () => (await reliabilityOf({ database: { db } }, [REPO])).get(REPO)!;
+
+beforeAll(async () => {
+  t = await createTestContext();
+  db = t.ctx.database.db;
+  await db.insert(repositories).values({ githubRepoId: REPO, fullName: "acme/paysfast", fullNameKey: "acme/paysfast", owner: "acme", name: "paysfast", htmlUrl: "https://github.com/acme/paysfast" });
+});
+afterAll(() => t.close());
+
+describe("the sponsor's record", () => {
+  test("a repository with no history: zeros, no badge figures, the funds it holds", async () => {
+    await db.insert(repositoryPools).values({ githubRepoId: REPO, currency: "XDC", balance: parseEther("10"), allocated: parseEther("4") });
+    const r = await record();
+    expect(r).toMatchObject({ paidCount: 0, automaticShare: null, medianPaidWithinMs: null, decisionsWaiting: 0, cancelledCount: 0 });
+    expect(r.escrow.XDC).toBe(parseEther("14"));
+    const badge = await call(t, "/badge/acme/paysfast/reliability.json");
+    expect(await badge.json()).toMatchObject({ label: "pays", message: "no payouts yet" });
+  });
+
+  test("payouts on merged fixes count as automatic, timed from the merge; a payout by hand is not automatic", async () => {
+    // Issue 1: merged at T0, the platform's payout queued then, mined 3 minutes later.
+    const allocated1 = event("BountyAllocated", 1, T0 - 60 * MINUTE);
+    await write([allocated1], 1);
+    const paid1 = event("BountyPaid", 1, T0 + 3 * MINUTE, { contributor: CONTRIBUTOR });
+    await payoutQueued(paid1.transactionHash, 1, T0, { userId: null, reason: "pull request #5 merged" });
+    await write([paid1], 1);
+    // Issue 2: the pool manager asked at T0, paid by hand two hours later.
+    await write([event("BountyAllocated", 2, T0 - 60 * MINUTE)], 2);
+    await db.insert(awaitingDecisions).values({ githubRepoId: REPO, issueNumber: 2, allocatedTx: "0x", reason: "closed_completed", createdAt: new Date(T0) });
+    const paid2 = event("BountyPaid", 2, T0 + 120 * MINUTE, { contributor: CONTRIBUTOR });
+    const manager = await createTestUser(t, { role: "poolmanager" });
+    await payoutQueued(paid2.transactionHash, 2, T0 + 119 * MINUTE, { userId: manager.id, reason: "released by the pool manager" });
+    await write([paid2], 2);
+    // Writing the same state again (a rebuild) counts nothing twice.
+    await write([paid2], 2);
+
+    const r = await record();
+    expect(r).toMatchObject({ paidCount: 2, automaticShare: 0.5, timedPayouts: 2, medianPaidWithinMs: 5 * MINUTE, p90PaidWithinMs: 6 * 60 * MINUTE, decisionsWaiting: 1 });
+    const badge = await (await call(t, "/api/badges/acme/paysfast/reliability.json")).json();
+    expect(badge.message).toBe("2 paid · median within 5 minutes of merge · 50% automatic · 1 decision waiting");
+    expect((await call(t, "/badge/acme/paysfast/reliability.svg")).headers.get("content-type")).toContain("image/svg+xml");
+  });
+
+  test("a cancellation counts; a new bounty on the same issue keeps it counted; a reorganisation takes a payout back", async () => {
+    await write([event("BountyAllocated", 3, T0), event("BountyCancelled", 3, T0 + MINUTE)], 3);
+    expect((await record()).cancelledCount).toBe(1);
+    await write([event("BountyAllocated", 3, T0 + 2 * MINUTE)], 3);
+    expect((await record()).cancelledCount).toBe(1);
+    // The block that paid issue 1 is gone: rebuilt from what remains (its allocation), the payout leaves the record.
+    const [before] = await db.select().from(repositoryReliability).where(eq(repositoryReliability.githubRepoId, REPO));
+    expect(before!.paidCount).toBe(2);
+    await writeBounty(db, [], times, BigInt(REPO), 1n, Number(block), { removeWhenNone: true });
+    const r = await record();
+    expect(r).toMatchObject({ paidCount: 1, automaticShare: 0, timedPayouts: 1 });
+  });
+
+  test("unknown or private repositories: the neutral badge, never data", async () => {
+    expect(await (await call(t, "/badge/acme/nothing/reliability.json")).json()).toMatchObject({ message: "not registered" });
+    expect((await call(t, "/badge/acme/paysfast/other.svg")).status).toBe(404);
+  });
+});
