@@ -171,6 +171,24 @@ describe("one endpoint", () => {
   securityCases(() => ({ method: "POST", path: `/api/alerts/webhooks/${aliceEndpoint}/rotate-secret` }), { t: () => t, owner: () => alice, stranger: () => bob, ownedResource: true });
   securityCases(() => ({ method: "DELETE", path: `/api/alerts/webhooks/${aliceEndpoint}` }), { t: () => t, owner: () => alice, stranger: () => bob, ownedResource: true });
 
+  test(`test events, new endpoints and new secrets are limited per user (${30} a minute, then 429 with Retry-After)`, async () => {
+    const spammer = await signInAs(t, await createTestUser(t, { role: "contributor" }));
+    const created = await call(t, "/api/alerts/webhooks", { as: spammer, body: { url: hook("/spam") } });
+    const id = ((await created.json()) as EndpointBody).endpoint.id;
+    // A fixed window: a minute's boundary during the loop gives at most one more window's worth.
+    let accepted = 0;
+    let limited: Response | undefined;
+    for (let i = 0; i < 61 && !limited; i++) {
+      const res = await call(t, `/api/alerts/webhooks/${id}/test`, { as: spammer, method: "POST" });
+      if (res.status === 429) limited = res;
+      else expect(res.status).toBe(202), accepted++;
+    }
+    expect(limited?.status).toBe(429);
+    expect(Number(limited!.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(accepted).toBeGreaterThanOrEqual(29);
+    expect((await t.ctx.database.db.select().from(outboundMessages).where(eq(outboundMessages.endpointId, id))).length).toBe(accepted);
+  });
+
   test("DELETE removes it (then 404)", async () => {
     expect((await call(t, `/api/alerts/webhooks/${aliceEndpoint}`, { as: alice, method: "DELETE" })).status).toBe(200);
     expect((await call(t, `/api/alerts/webhooks/${aliceEndpoint}`, { as: alice })).status).toBe(404);

@@ -17,6 +17,13 @@ import {
   updateEndpoint,
 } from "../../services/notify/endpoints.ts";
 import { requireRepositoryAdmin } from "../../services/notify/repository-admin.ts";
+import { rateLimit } from "../../middleware/rate-limit.ts";
+
+/**
+ * Adding endpoints, test events and new secrets each make the platform call a URL someone chose: counted per
+ * user and per address, so nobody turns it into a source of traffic at another's server.
+ */
+export const WEBHOOK_WRITE_RATE_LIMIT = { name: "alert-webhooks", perIp: 120, perUser: 30, windowMs: 60_000 };
 
 /**
  * Outbound webhook endpoints of integrators (docs/webhooks.md). A browser session; writes need the anti-forgery
@@ -82,7 +89,7 @@ export function alertWebhookRoutes(ctx: AppContext) {
       const endpoints = await listEndpoints(ctx, user, c.req.valid("query").repositoryId);
       return c.json({ endpoints: endpoints.map(endpointView) });
     })
-    .post("/", validate("json", CreateBody), async (c) => {
+    .post("/", rateLimit(ctx, WEBHOOK_WRITE_RATE_LIMIT), validate("json", CreateBody), async (c) => {
       const { user } = requireSession(c);
       const input = c.req.valid("json");
       const repoId = input.repositoryId ?? null;
@@ -107,13 +114,13 @@ export function alertWebhookRoutes(ctx: AppContext) {
       await deleteEndpoint(ctx, user, c.req.valid("param").id);
       return c.json({ success: true });
     })
-    .post("/:id/test", validate("param", IdParam), async (c) => {
+    .post("/:id/test", rateLimit(ctx, WEBHOOK_WRITE_RATE_LIMIT), validate("param", IdParam), async (c) => {
       const { user } = requireSession(c);
       const queued = await queueTestEvent(ctx, user, c.req.valid("param").id);
       ctx.outbound.nudge();
       return c.json(queued, 202);
     })
-    .post("/:id/rotate-secret", validate("param", IdParam), async (c) => {
+    .post("/:id/rotate-secret", rateLimit(ctx, WEBHOOK_WRITE_RATE_LIMIT), validate("param", IdParam), async (c) => {
       const { user } = requireSession(c);
       return c.json({ secret: await rotateEndpointSecret(ctx, user, c.req.valid("param").id) });
     });
