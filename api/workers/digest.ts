@@ -59,6 +59,8 @@ export class DigestWorker implements BackgroundWorker {
     const { db } = this.deps;
     if (!(await takeLease(db, "digest", this.owner, DIGEST_LEASE_MS, now))) return 0;
     try {
+      // A month of runs is kept (what was sent when); older days are never looked at again.
+      await db.delete(digestRuns).where(lt(digestRuns.day, dayOf(now - 30 * 86_400_000)));
       return await this.pass(now);
     } finally {
       await releaseLease(db, "digest", this.owner);

@@ -199,6 +199,20 @@ describe("retries", () => {
   });
 });
 
+describe("retention", () => {
+  test("the log, finished messages and fanned-out events older than 30 days are pruned; pending ones stay", async () => {
+    const clock = { now: Date.now() + 31 * 86_400_000 };
+    const { endpoint } = await createEndpoint(t.ctx, owner, { url: hookUrl("/old"), repoId: null });
+    await queueTestEvent(t.ctx, owner, endpoint.id);
+    const pendingBefore = (await t.ctx.database.db.select().from(outboundMessages).where(eq(outboundMessages.status, "pending"))).length;
+    expect((await t.ctx.database.db.select().from(outboundAttempts)).length).toBeGreaterThan(0);
+    await worker({ now: () => clock.now }).prune();
+    expect(await t.ctx.database.db.select().from(outboundAttempts)).toHaveLength(0);
+    expect((await t.ctx.database.db.select().from(outboundMessages)).every((m) => m.status === "pending")).toBe(true);
+    expect((await t.ctx.database.db.select().from(outboundMessages)).length).toBe(pendingBefore);
+  });
+});
+
 describe("payouts first", () => {
   test("sending waits while money is in flight, at most maxDeferMs per pass", async () => {
     const { endpoint } = await createEndpoint(t.ctx, owner, { url: hookUrl("/deferred"), repoId: null });

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import {
   bounties,
@@ -42,6 +42,8 @@ import { nextWebhookAttempt, type WebhookRetryPolicy } from "./webhooks.ts";
  */
 export const OUTBOUND_LEASE_MS = 60_000;
 const FANOUT_LEASE = "outbound-fanout";
+/** How long the delivery log, finished messages and fanned-out events are kept. */
+export const OUTBOUND_RETENTION_MS = 30 * 86_400_000;
 /** Messages leased, sent and recorded together: small, so a payout that starts meanwhile waits for little. */
 const BATCH = 25;
 
@@ -94,6 +96,7 @@ export class OutboundWorker implements BackgroundWorker {
 
   /** Fans out recorded events, then sends what is due; returns how many messages it sent. */
   async runOnce(): Promise<number> {
+    if (this.now() - this.prunedAt >= 3_600_000) await this.prune();
     const deferUntil = Date.now() + (this.deps.maxDeferMs ?? 5_000);
     const yieldToPayments = async () => {
       while (this.deps.paymentsInFlight && Date.now() < deferUntil && (await this.deps.paymentsInFlight())) await Bun.sleep(50);
@@ -107,6 +110,19 @@ export class OutboundWorker implements BackgroundWorker {
       sent += batch;
       if (batch < BATCH) return sent;
     }
+  }
+
+  private prunedAt = 0;
+
+  /** The log, finished messages and fanned-out events older than the retention go (hourly): the tables stay small. */
+  async prune(retentionMs = OUTBOUND_RETENTION_MS): Promise<void> {
+    const { db } = this.deps;
+    const now = this.now();
+    this.prunedAt = now;
+    const before = new Date(now - retentionMs);
+    await db.delete(outboundAttempts).where(lt(outboundAttempts.at, before));
+    await db.delete(outboundMessages).where(and(inArray(outboundMessages.status, ["delivered", "failed"]), lt(outboundMessages.createdAt, before)));
+    await db.delete(bountyEvents).where(and(isNotNull(bountyEvents.fannedOutAt), lt(bountyEvents.fannedOutAt, before)));
   }
 
   /** Events recorded since the last pass become messages; returns how many events it took. */
