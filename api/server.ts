@@ -152,7 +152,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     retry: { baseMs: env.OUTBOUND_RETRY_BASE_MS, maxMs: env.OUTBOUND_RETRY_MAX_MS, windowMs: env.OUTBOUND_RETRY_HOURS * 3_600_000 },
     paymentsInFlight: () => moneyInFlight(database.db),
   });
-  ctx.digest = new DigestWorker({ db: database.db, log, mailer: ctx.mailer, appSecret, publicUrl: env.PUBLIC_URL, hourUtc: env.DIGEST_HOUR_UTC });
+  // Its own pooled connections: thousands of digests should not queue behind, or hold up, a one-time code.
+  ctx.digest = new DigestWorker({ db: database.db, log, mailer: createMailer(env, log, { pool: true }), appSecret, publicUrl: env.PUBLIC_URL, hourUtc: env.DIGEST_HOUR_UTC });
   ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx), extract: (bytes) => ctx.extractor.extract(bytes) });
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;

@@ -208,7 +208,8 @@ export class DigestWorker implements BackgroundWorker {
     this.loop.start(intervalMs);
   }
 
-  stop(): Promise<void> {
-    return this.loop.stop();
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    this.deps.mailer.close();
   }
 }

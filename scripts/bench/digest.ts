@@ -86,7 +86,7 @@ const seedMs = performance.now() - seedStarted;
 
 let handed = 0;
 let bytes = 0;
-const real = SMTP ? createMailer(t.env, t.log) : undefined;
+const real = SMTP ? createMailer(t.env, t.log, { pool: true }) : undefined;
 const mailer: Mailer = {
   async send(message: MailMessage) {
     handed++;
