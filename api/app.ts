@@ -30,6 +30,7 @@ import { apiDocument } from "./openapi/document.ts";
 import { userActivityRoutes } from "./routes/user/activity.ts";
 import { leaderboardRoutes } from "./routes/leaderboard/index.ts";
 import { exploreRoutes } from "./routes/explore/index.ts";
+import { contributorRoutes, profileVisibilityRoutes } from "./routes/contributors/index.ts";
 import { notOffered } from "./routes/not-offered.ts";
 import { alertSearchRoutes } from "./routes/alerts/searches.ts";
 import { alertWebhookRoutes } from "./routes/alerts/webhooks.ts";
@@ -86,6 +87,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/alerts", alertSearchRoutes(ctx));
   app.route("/api/feeds", feedRoutes(ctx));
   app.route("/api/explore", exploreRoutes(ctx));
+  app.route("/api/contributors", contributorRoutes(ctx));
+  app.route("/api/user", profileVisibilityRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 
   app.all("/api/*", (c) =>

@@ -41,6 +41,7 @@ import { ScopingWorker } from "./workers/scoping.ts";
 import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
 import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
+import { ensureRecords } from "./services/reliability/record.ts";
 
 export interface RunningServer {
   url: string;
@@ -99,6 +100,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     options.database ??
     (await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS }));
   await migrateDatabase(database);
+  // The sponsors' records and the boards' totals, built once for a database from before them (issue 30).
+  await ensureRecords(database.db);
   database.storage.onChange((full, err) =>
     full
       ? log.warn("storage full: writes are refused (503) until space returns", { database: database.url, err: (err as Error)?.message })

@@ -48,7 +48,7 @@ export async function writeBounty(
   const where = and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber)));
   // The sponsor's record moves by the difference (api/services/reliability/record.ts).
   const [before] = await tx
-    .select({ status: bounties.status, allocatedTx: bounties.allocatedTx, paidTx: bounties.paidTx, paidAfterMs: bounties.paidAfterMs, paidAutomatically: bounties.paidAutomatically, closedAt: bounties.closedAt })
+    .select({ status: bounties.status, currency: bounties.currency, amount: bounties.amount, recipient: bounties.recipient, allocatedTx: bounties.allocatedTx, paidTx: bounties.paidTx, paidAfterMs: bounties.paidAfterMs, paidAutomatically: bounties.paidAutomatically, closedAt: bounties.closedAt })
     .from(bounties)
     .where(where)
     .limit(1);
@@ -102,10 +102,12 @@ export async function writeBounty(
       .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: fresh });
     // A new allocation replaces the row of an earlier, cancelled bounty: that one stays counted as it ended.
     const replaced = before && before.allocatedTx !== allocated.transactionHash;
-    await recordBountyChange(tx, Number(repoId), replaced ? undefined : before, { status, ...facts, closedAt: fresh.closedAt });
+    await recordBountyChange(tx, Number(repoId), replaced ? undefined : before, { status, currency: values.currency, amount, recipient: values.recipient, ...facts, closedAt: fresh.closedAt });
   } else {
     await tx.update(bounties).set(values).where(where);
-    if (before) await recordBountyChange(tx, Number(repoId), before, { status, ...facts, closedAt: values.closedAt ?? before.closedAt });
+    if (before) {
+      await recordBountyChange(tx, Number(repoId), before, { status, currency: values.currency, amount, recipient: values.recipient, ...facts, closedAt: values.closedAt ?? before.closedAt });
+    }
   }
 }
 

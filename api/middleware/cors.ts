@@ -20,6 +20,7 @@ export const PUBLIC_READ_PATHS = [
   "/api/openapi.json",
   "/api/leaderboard/*",
   "/api/explore",
+  "/api/contributors/*",
 ] as const;
 
 const EXPOSED = "ETag, X-Request-Id, X-Data-Stale, Retry-After";

@@ -19,12 +19,13 @@ export const CACHE_KEY_PARAMS: Record<string, readonly string[]> = {
   "/api/public/github/issues": ["owner", "repo"],
   "/api/repos/details": ["owner", "repo"],
   "/api/explore": EXPLORE_PARAMS,
+  "/api/repositories/public": ["limit", "cursor"],
   "/api/leaderboard/contributors": ["period"],
   "/api/leaderboard/projects": ["period"],
 };
 
 /** The public reads that may be cached (api/app.ts mounts the middleware on these). */
-export const PUBLIC_CACHED_PATHS = ["/api/repositories/public", "/api/public/*", "/api/repos/*", "/api/badges/*", "/api/explore", "/api/leaderboard/*"] as const;
+export const PUBLIC_CACHED_PATHS = ["/api/repositories/public", "/api/public/*", "/api/repos/*", "/api/badges/*", "/api/explore", "/api/leaderboard/*", "/api/contributors/*"] as const;
 
 function isPublicCachedPath(path: string): boolean {
   return (
@@ -33,7 +34,8 @@ function isPublicCachedPath(path: string): boolean {
     path.startsWith("/api/public/") ||
     path.startsWith("/api/repos/") ||
     path.startsWith("/api/badges/") ||
-    path.startsWith("/api/leaderboard/")
+    path.startsWith("/api/leaderboard/") ||
+    path.startsWith("/api/contributors/")
   );
 }
 

@@ -34,6 +34,7 @@ import { alertSearchesApi } from "../routes/alerts/searches.ts";
 import { alertWebhooksApi } from "../routes/alerts/webhooks.ts";
 import { feedsApi } from "../routes/alerts/feeds.ts";
 import { exploreApi } from "../routes/explore/index.ts";
+import { contributorsApi } from "../routes/contributors/index.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -76,6 +77,7 @@ export const DECLARATIONS = [
   ...alertSearchesApi,
   ...feedsApi,
   ...exploreApi,
+  ...contributorsApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";

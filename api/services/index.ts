@@ -1,6 +1,11 @@
 import type { AppContext } from "../context.ts";
-import { listPublicRepositories, listRegisteredBy } from "./repositories/list-public.ts";
+import { listRegisteredBy } from "./repositories/list-public.ts";
+import { publicListCacheFor } from "./repositories/public-list-cache.ts";
 import { unifiedRepo } from "./repositories/public.ts";
+import { exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "./explore/search.ts";
+import { reliabilityOf } from "./reliability/read.ts";
+import { contributorStandings, projectStandings, type LeaderboardPeriod } from "./money/leaderboards.ts";
+import { publicProfile } from "./users/public-profile.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
@@ -11,10 +16,27 @@ export function createServices(ctx: AppContext) {
   const db = ctx.database.db;
   return {
     repositories: {
-      listPublic: () => listPublicRepositories(db, { activeOnly: true }),
+      /** The listed repositories, newest first, from the list kept in memory (public-list-cache.ts). */
+      listPublic: () => publicListCacheFor(db, ctx.changes).list(),
       listRegisteredBy: (userId: number) => listRegisteredBy(db, userId),
       /** Everything the public repository page shows (real figures, never private repositories). */
       unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),
+    },
+    /** /explore (api/services/explore/search.ts): parse throws the API's 400 on a bad parameter. */
+    explore: {
+      parse: parseExploreSearch,
+      params: exploreSearchParams,
+      search: (search: ExploreSearch) => searchOpenBounties(ctx, search),
+    },
+    /** Sponsors' records by repository id (api/services/reliability/read.ts). */
+    reliability: (repoIds: number[]) => reliabilityOf(ctx, repoIds),
+    leaderboards: {
+      contributors: (period: LeaderboardPeriod) => contributorStandings(ctx, period),
+      projects: (period: LeaderboardPeriod) => projectStandings(ctx, period),
+    },
+    contributors: {
+      /** Throws the API's 404 for an unknown login. */
+      profile: (login: string) => publicProfile(ctx, login),
     },
   };
 }

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { amount, CURRENCIES, timestamp } from "./columns.ts";
 import { repositories } from "./repositories.ts";
 
@@ -21,7 +21,7 @@ export const repositoryPools = sqliteTable(
     allocated: amount("allocated").notNull().default(sql`'0'`),
     updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
   },
-  (t) => [primaryKey({ columns: [t.githubRepoId, t.currency] })],
+  (t) => [primaryKey({ columns: [t.githubRepoId, t.currency] }), index("repository_pools_updated_idx").on(t.updatedAt)],
 );
 
 export type RepositoryPool = typeof repositoryPools.$inferSelect;

@@ -1,6 +1,9 @@
 import { sql } from "drizzle-orm";
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { timestamp } from "./columns.ts";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { amount, timestamp } from "./columns.ts";
+
+/** An amount column's zero-padded twin (40 digits), which sorts as the number does. */
+const sortable = (column: string) => sql.raw(`substr('0000000000000000000000000000000000000000' || ${column}, -40)`);
 
 /**
  * A sponsor's record, per repository, kept up to date as bounties are paid or
@@ -12,6 +15,12 @@ import { timestamp } from "./columns.ts";
  */
 export const repositoryReliability = sqliteTable("repository_reliability", {
   githubRepoId: integer("github_repo_id").primaryKey(),
+  /** Open bounties now (the projects board). */
+  openCount: integer("open_count").notNull().default(0),
+  /** Paid out, per currency (smallest unit). */
+  paidXdc: amount("paid_xdc").notNull().default(sql`'0'`),
+  paidRoxn: amount("paid_roxn").notNull().default(sql`'0'`),
+  paidUsdc: amount("paid_usdc").notNull().default(sql`'0'`),
   paidCount: integer("paid_count").notNull().default(0),
   /** Paid by the platform on a merged fix, without a hand (merge -> payout). */
   paidAutomaticallyCount: integer("paid_automatically_count").notNull().default(0),
@@ -21,6 +30,28 @@ export const repositoryReliability = sqliteTable("repository_reliability", {
   paidAfterHistogram: text("paid_after_histogram").notNull().default("[]"),
   lastPaidAt: timestamp("last_paid_at"),
   updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
-});
+}, (t) => [index("repository_reliability_board_idx").on(t.openCount, t.paidCount)]);
+
+/**
+ * What each wallet was paid, all time, per currency, kept with the repository record (record.ts): the
+ * contributors board reads its top rows by index instead of adding up every payout.
+ */
+export const contributorTotals = sqliteTable(
+  "contributor_totals",
+  {
+    /** The paid address, checksummed as the contract's events carry it. */
+    recipient: text("recipient").primaryKey(),
+    paidCount: integer("paid_count").notNull().default(0),
+    xdc: amount("xdc").notNull().default(sql`'0'`),
+    roxn: amount("roxn").notNull().default(sql`'0'`),
+    usdc: amount("usdc").notNull().default(sql`'0'`),
+    xdcKey: text("xdc_key").generatedAlwaysAs(sortable("xdc"), { mode: "virtual" }),
+    roxnKey: text("roxn_key").generatedAlwaysAs(sortable("roxn"), { mode: "virtual" }),
+    usdcKey: text("usdc_key").generatedAlwaysAs(sortable("usdc"), { mode: "virtual" }),
+    updatedAt: timestamp("updated_at").notNull().default(sql`(unixepoch() * 1000)`),
+  },
+  // The board's order: XDC, then ROXN, then USDC (no exchange rate between them).
+  (t) => [index("contributor_totals_board_idx").on(t.xdcKey, t.roxnKey, t.usdcKey)],
+);
 
 export type RepositoryReliability = typeof repositoryReliability.$inferSelect;

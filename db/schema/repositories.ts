@@ -42,6 +42,8 @@ export const repositories = sqliteTable(
     index("repositories_registered_at_idx").on(t.registeredAt),
     // /repos pages through the listed repositories newest first (keyset on registeredAt, githubRepoId).
     index("repositories_listed_idx").on(t.isPrivate, t.isActive, t.registeredAt, t.githubRepoId),
+    // The public list's cache reads what changed since it last looked (api/services/repositories/public-list-cache.ts).
+    index("repositories_updated_idx").on(t.updatedAt),
   ],
 );
 

@@ -65,6 +65,16 @@ export const FAQ_SECTIONS: FaqSection[] = [
     ],
   },
   {
+    id: "trust",
+    title: "Why you can trust a bounty here",
+    entries: [
+      { q: "Is the money really there?", a: "Yes. A bounty is allocated from the repository's pool in the rewards contract on the XDC Network: the funds sit in the contract (in escrow), not with the sponsor, and every pool and bounty page shows what the contract holds now. Anyone can check it on the block explorer." },
+      { q: "Who decides that I get paid?", a: "Nobody has to. When a pull request that closes the issue is merged, the platform pays the bounty to the author's wallet on its own, and the bot comments on the issue with the transaction. A sponsor cannot take a bounty back while someone works on it; one closed without a merged fix waits for the pool manager's decision, and that wait is shown publicly." },
+      { q: "What do the reliability figures mean?", a: "For each repository, from the platform's own records and the chain: how many bounties were paid; the median and the 90th percentile of the time from merge (or from the decision asked for) to the payout's block, shown as the bound they fall within (5 and 15 minutes, an hour, 6 hours, a day, 3, 7, 14 and 30 days); the share paid automatically on a merged fix rather than by hand; how many decisions are waiting and since when; how many bounties were cancelled back to the pool; and the funds in escrow now. They are updated as payouts happen and appear on the repository page, the repository cards, /explore, the embed and the badge /badge/{owner}/{repo}/reliability.svg." },
+      { q: "Can a sponsor fake them?", a: "No. Payouts, cancellations and escrow come from the contract's events, which the platform mirrors and re-checks against the chain; the times are when the platform saw the merge and when the payout was mined. Nothing is typed in by the sponsor." },
+    ],
+  },
+  {
     id: "technical",
     title: "Technical Questions",
     entries: [

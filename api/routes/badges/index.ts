@@ -5,12 +5,11 @@ import type { AppBindings, AppContext } from "../../context.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { notFound } from "../../errors.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
-import { listPublicRepositories } from "../../services/repositories/list-public.ts";
 import { ownerName, repoName } from "../params.ts";
 import { and, eq } from "drizzle-orm";
 import { advertisedBounties } from "../../services/repositories/public.ts";
 import { bountyStates } from "../../services/money/bounty-state.ts";
-import { bounties } from "../../../db/schema/index.ts";
+import { bounties, repositoryPools } from "../../../db/schema/index.ts";
 import { describeWithin, reliabilityOf, type Reliability } from "../../services/reliability/read.ts";
 
 interface Badge {
@@ -50,14 +49,17 @@ export function badgeRoutes(ctx: AppContext) {
       if (!match || !ownerName.safeParse(owner).success || !repoName.safeParse(match[1]).success) throw notFound();
       const repository = await repositoryByFullName(ctx, `${owner}/${match[1]}`);
       if (!repository || repository.isPrivate) return send(c, notRegistered, match[2]!, "repositories");
-      const listed = (await listPublicRepositories(ctx.database.db)).find((r) => r.id === repository.githubRepoId);
+      const [xdcPool] = await ctx.database.db
+        .select({ balance: repositoryPools.balance })
+        .from(repositoryPools)
+        .where(and(eq(repositoryPools.githubRepoId, repository.githubRepoId), eq(repositoryPools.currency, "XDC")));
       // Advertised bounties only: one awaiting the pool manager's decision or held for someone is not open to work on.
       const rows = await ctx.database.db
         .select()
         .from(bounties)
         .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.status, "open")));
       const open = (await advertisedBounties(ctx, rows)).advertised.length;
-      const pool = listed?.pools.XDC ?? 0n;
+      const pool = xdcPool?.balance ?? 0n;
       const message = `${formatAmount(pool, "XDC", 2)} XDC pool · ${open} open ${open === 1 ? "bounty" : "bounties"}`;
       return send(c, { label: "issuepool", message, color: open > 0 ? "2f7ce0" : "informational" }, match[2]!, `repo:${repository.githubRepoId}`);
     })

@@ -18,7 +18,7 @@ const RegisterRepositoryBody = z.object({ githubRepoId: positiveId, githubRepoFu
 /**
  * POST /api/repositories/register     githubRepoId, githubRepoFullName[, installationId]; may answer installUrl
  * GET  /api/repositories/registered   registered repositories (githubRepoId, installationId)
- * GET  /api/repositories/public       registered public repositories with their pools (cached 2 min)
+ * GET  /api/repositories/public       registered public repositories with their pools (cached 2 min); ?limit=&cursor= pages
  */
 export function repositoryRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
@@ -49,12 +49,18 @@ export function repositoryRoutes(ctx: AppContext) {
       c.header("Vary", "Cookie");
       return c.json({ repositories: rows });
     })
-    .get("/public", async (c) => {
+    .get("/public", validate("query", PublicListQuery), async (c) => {
+      const { limit, cursor } = c.req.valid("query");
       c.header("X-Page-Cache", "max-age=120; tags=repositories");
-      return c.json(await publicRepositoryList(ctx));
+      return c.json(await publicRepositoryList(ctx, limit === undefined ? undefined : { limit, cursor }));
     })
     .route("/", accessibleRepositoryRoutes(ctx));
 }
+
+const PublicListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).optional().meta({ description: "A page of this many (new clients); without it, the whole list" }),
+  cursor: z.string().max(100).optional().meta({ description: "The previous page's nextCursor (with limit)" }),
+});
 
 export const PublicRepositoryList = z.object({
   repositories: z.array(z.object({
@@ -66,6 +72,7 @@ export const PublicRepositoryList = z.object({
     usdcPoolRewards: Amount,
     registeredAt: Timestamp,
   })),
+  nextCursor: z.string().nullable().optional().meta({ description: "With limit: the next page's cursor (null on the last page)" }),
 }).openapi("PublicRepositoryList");
 
 export const repositoriesApi = [
@@ -97,7 +104,8 @@ export const repositoriesApi = [
   }),
   declareRoute({
     method: "get", path: "/api/repositories/public", operationId: "listPublicRepositories", tags: ["public"], security: ANONYMOUS, ...STABLE,
-    summary: "Registered public repositories with their pools",
+    summary: "Registered public repositories with their pools (all of them; or a page with ?limit=&cursor=)",
+    request: { query: PublicListQuery },
     responses: { 200: json("The repositories, newest first", PublicRepositoryList) },
   }),
 ];

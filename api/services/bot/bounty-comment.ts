@@ -67,7 +67,12 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
   const plainOpen = bounty.status === "open" && !held && !awaiting;
   // The contributor by their GitHub name, with the address the money went to.
   const recipientLogin = bounty.recipient ? await loginOfWallet(ctx, bounty.recipient) : undefined;
-  const recipient = bounty.recipient ? (recipientLogin ? `@${recipientLogin} (\`${bounty.recipient}\`)` : `\`${bounty.recipient}\``) : "";
+  // Their public profile (/@login) is linked beside the address (issue 30).
+  const recipient = bounty.recipient
+    ? recipientLogin
+      ? `@${recipientLogin} (\`${bounty.recipient}\`, [profile](${ctx.env.PUBLIC_URL}/@${recipientLogin}))`
+      : `\`${bounty.recipient}\``
+    : "";
   const txLink = (hash: string | null) => {
     if (!hash) return "";
     const url = explorerTxUrl(ctx.chain.config.network, hash);

@@ -76,14 +76,4 @@ export async function reliabilityOf(deps: { database: { db: Database } }, repoId
   return result;
 }
 
-/** "within 15 minutes", "over 30 days": a bucket bound as a person reads it. */
-export function describeWithin(ms: number | null): string | null {
-  if (ms === null) return null;
-  if (!Number.isFinite(ms)) return "over 30 days";
-  const minutes = ms / 60_000;
-  if (minutes < 60) return `within ${minutes} minutes`;
-  const hours = minutes / 60;
-  if (hours < 24) return hours === 1 ? "within an hour" : `within ${hours} hours`;
-  const days = hours / 24;
-  return days === 1 ? "within a day" : `within ${days} days`;
-}
+export { describeWithin } from "../../../lib/reliability-format.ts";

@@ -11,7 +11,17 @@
  */
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
-import { awaitingDecisions, chainTransactions, heldPayouts, repositoryReliability, type BountyStatus } from "../../../db/schema/index.ts";
+import {
+  awaitingDecisions,
+  bounties,
+  chainTransactions,
+  contributorTotals,
+  heldPayouts,
+  repositories,
+  repositoryReliability,
+  type BountyStatus,
+  type Currency,
+} from "../../../db/schema/index.ts";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -26,6 +36,9 @@ export function bucketOf(ms: number): number {
 /** What of a bounty the record counts. */
 export interface CountedBounty {
   status: BountyStatus;
+  currency: Currency;
+  amount: bigint;
+  recipient: string | null;
   paidAfterMs: number | null;
   paidAutomatically: boolean | null;
   closedAt: Date | null;
@@ -68,39 +81,128 @@ export async function payoutFacts(
   return { paidAfterMs: from ? Math.max(0, input.paidAt.getTime() - from.getTime()) : null, paidAutomatically: automatically };
 }
 
-/** Moves the repository's record from `before` to `after` (either absent: the bounty appeared or went). */
+/** Moves the repository's record (and the paid wallet's totals) from `before` to `after` (either absent: the bounty appeared or went). */
 export async function recordBountyChange(db: Database, repoId: number, before: CountedBounty | undefined, after: CountedBounty | undefined): Promise<void> {
-  const delta = { paid: 0, automatic: 0, cancelled: 0, buckets: new Map<number, number>() };
+  const delta = { open: 0, paid: 0, automatic: 0, cancelled: 0, amounts: { XDC: 0n, ROXN: 0n, USDC: 0n } as Record<Currency, bigint>, buckets: new Map<number, number>() };
+  const wallets = new Map<string, { count: number; amounts: Record<Currency, bigint> }>();
   const count = (b: CountedBounty | undefined, sign: 1 | -1) => {
     if (!b) return;
+    if (b.status === "open") delta.open += sign;
     if (b.status === "paid") {
       delta.paid += sign;
+      delta.amounts[b.currency] += BigInt(sign) * b.amount;
       if (b.paidAutomatically) delta.automatic += sign;
       if (b.paidAfterMs !== null) {
         const bucket = bucketOf(b.paidAfterMs);
         delta.buckets.set(bucket, (delta.buckets.get(bucket) ?? 0) + sign);
+      }
+      if (b.recipient) {
+        const w = wallets.get(b.recipient) ?? { count: 0, amounts: { XDC: 0n, ROXN: 0n, USDC: 0n } };
+        w.count += sign;
+        w.amounts[b.currency] += BigInt(sign) * b.amount;
+        wallets.set(b.recipient, w);
       }
     }
     if (b.status === "cancelled") delta.cancelled += sign;
   };
   count(before, -1);
   count(after, 1);
+  // A private repository's payouts are not public: they stay off the contributors' totals.
+  if (wallets.size && !(await isPrivateRepository(db, repoId))) {
+    for (const [recipient, w] of wallets) await addToContributor(db, recipient, w.count, w.amounts);
+  }
   const buckets = [...delta.buckets].filter(([, n]) => n !== 0);
-  if (delta.paid === 0 && delta.automatic === 0 && delta.cancelled === 0 && buckets.length === 0) return;
+  const moved = delta.open || delta.paid || delta.automatic || delta.cancelled || buckets.length || Object.values(delta.amounts).some((a) => a !== 0n);
+  if (!moved) return;
   const [row] = await db.select().from(repositoryReliability).where(eq(repositoryReliability.githubRepoId, repoId)).limit(1);
   const histogram = row ? (JSON.parse(row.paidAfterHistogram) as number[]) : [];
   for (const [bucket, n] of buckets) histogram[bucket] = Math.max(0, (histogram[bucket] ?? 0) + n);
   const lastPaidAt = after?.status === "paid" && after.closedAt ? after.closedAt : (row?.lastPaidAt ?? null);
+  const nonNegative = (v: bigint) => (v < 0n ? 0n : v);
   const values = {
+    openCount: Math.max(0, (row?.openCount ?? 0) + delta.open),
     paidCount: Math.max(0, (row?.paidCount ?? 0) + delta.paid),
     paidAutomaticallyCount: Math.max(0, (row?.paidAutomaticallyCount ?? 0) + delta.automatic),
     cancelledCount: Math.max(0, (row?.cancelledCount ?? 0) + delta.cancelled),
+    paidXdc: nonNegative((row?.paidXdc ?? 0n) + delta.amounts.XDC),
+    paidRoxn: nonNegative((row?.paidRoxn ?? 0n) + delta.amounts.ROXN),
+    paidUsdc: nonNegative((row?.paidUsdc ?? 0n) + delta.amounts.USDC),
     paidAfterHistogram: JSON.stringify(Array.from({ length: PAID_AFTER_BUCKETS_MS.length }, (_, i) => histogram[i] ?? 0)),
     lastPaidAt,
     updatedAt: new Date(),
   };
-  await db
-    .insert(repositoryReliability)
-    .values({ githubRepoId: repoId, ...values })
-    .onConflictDoUpdate({ target: repositoryReliability.githubRepoId, set: { ...values, updatedAt: sql`(unixepoch() * 1000)` } });
+  await db.insert(repositoryReliability).values({ githubRepoId: repoId, ...values }).onConflictDoUpdate({ target: repositoryReliability.githubRepoId, set: values });
+}
+
+async function isPrivateRepository(db: Database, repoId: number): Promise<boolean> {
+  const [row] = await db.select({ isPrivate: repositories.isPrivate }).from(repositories).where(eq(repositories.githubRepoId, repoId)).limit(1);
+  return row?.isPrivate ?? false;
+}
+
+async function addToContributor(db: Database, recipient: string, count: number, amounts: Record<Currency, bigint>): Promise<void> {
+  if (count === 0 && amounts.XDC === 0n && amounts.ROXN === 0n && amounts.USDC === 0n) return;
+  const [row] = await db.select().from(contributorTotals).where(eq(contributorTotals.recipient, recipient)).limit(1);
+  const plus = (a: bigint | undefined, b: bigint) => ((a ?? 0n) + b < 0n ? 0n : (a ?? 0n) + b);
+  const values = {
+    paidCount: Math.max(0, (row?.paidCount ?? 0) + count),
+    xdc: plus(row?.xdc, amounts.XDC),
+    roxn: plus(row?.roxn, amounts.ROXN),
+    usdc: plus(row?.usdc, amounts.USDC),
+    updatedAt: new Date(),
+  };
+  await db.insert(contributorTotals).values({ recipient, ...values }).onConflictDoUpdate({ target: contributorTotals.recipient, set: values });
+}
+
+/**
+ * The records rebuilt from the bounties as they stand (timings from the rows' own paid_after_ms): at start when
+ * the records are empty but bounties exist (a database from before the records, migration 0014), and as a repair.
+ */
+export async function rebuildRecords(db: Database): Promise<{ repositories: number; contributors: number }> {
+  const rows = await db
+    .select({
+      repoId: bounties.githubRepoId, status: bounties.status, currency: bounties.currency, amount: bounties.amount, recipient: bounties.recipient,
+      paidAfterMs: bounties.paidAfterMs, paidAutomatically: bounties.paidAutomatically, closedAt: bounties.closedAt, isPrivate: repositories.isPrivate,
+    })
+    .from(bounties)
+    .leftJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId));
+  const repos = new Map<number, typeof repositoryReliability.$inferInsert & { histogram: number[] }>();
+  const people = new Map<string, typeof contributorTotals.$inferInsert>();
+  for (const b of rows) {
+    const r = repos.get(b.repoId) ?? { githubRepoId: b.repoId, openCount: 0, paidCount: 0, paidAutomaticallyCount: 0, cancelledCount: 0, paidXdc: 0n, paidRoxn: 0n, paidUsdc: 0n, lastPaidAt: null, histogram: PAID_AFTER_BUCKETS_MS.map(() => 0) };
+    repos.set(b.repoId, r);
+    if (b.status === "open") r.openCount! += 1;
+    if (b.status === "cancelled") r.cancelledCount! += 1;
+    if (b.status !== "paid") continue;
+    r.paidCount! += 1;
+    if (b.paidAutomatically) r.paidAutomaticallyCount! += 1;
+    if (b.paidAfterMs !== null) r.histogram[bucketOf(b.paidAfterMs)]! += 1;
+    if (b.closedAt && (!r.lastPaidAt || b.closedAt > r.lastPaidAt)) r.lastPaidAt = b.closedAt;
+    if (b.currency === "XDC") r.paidXdc! += b.amount;
+    else if (b.currency === "ROXN") r.paidRoxn! += b.amount;
+    else r.paidUsdc! += b.amount;
+    if (!b.recipient || b.isPrivate) continue;
+    const p = people.get(b.recipient) ?? { recipient: b.recipient, paidCount: 0, xdc: 0n, roxn: 0n, usdc: 0n };
+    people.set(b.recipient, p);
+    p.paidCount! += 1;
+    if (b.currency === "XDC") p.xdc! += b.amount;
+    else if (b.currency === "ROXN") p.roxn! += b.amount;
+    else p.usdc! += b.amount;
+  }
+  await db.transaction(async (tx) => {
+    await tx.delete(repositoryReliability);
+    await tx.delete(contributorTotals);
+    const repoRows = [...repos.values()].map(({ histogram, ...r }) => ({ ...r, paidAfterHistogram: JSON.stringify(histogram) }));
+    for (let i = 0; i < repoRows.length; i += 500) await tx.insert(repositoryReliability).values(repoRows.slice(i, i + 500));
+    const peopleRows = [...people.values()];
+    for (let i = 0; i < peopleRows.length; i += 500) await tx.insert(contributorTotals).values(peopleRows.slice(i, i + 500));
+  });
+  return { repositories: repos.size, contributors: people.size };
+}
+
+/** At start: the records are built once for a database that has bounties but no records yet. */
+export async function ensureRecords(db: Database): Promise<void> {
+  const [record] = await db.select({ id: repositoryReliability.githubRepoId }).from(repositoryReliability).limit(1);
+  if (record) return;
+  const [bounty] = await db.select({ id: bounties.githubRepoId }).from(bounties).limit(1);
+  if (bounty) await rebuildRecords(db);
 }

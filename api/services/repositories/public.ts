@@ -1,31 +1,45 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, repositories, repositoryPools, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
-import { notFound } from "../../errors.ts";
+import { badRequest, notFound } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, type RepoPublicInfo } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
-import { listPublicRepositories } from "./list-public.ts";
+import { listedRepositoriesPage, type PublicRepository } from "./list-public.ts";
+import { publicListCacheFor } from "./public-list-cache.ts";
 import { repositoryByFullName } from "./register.ts";
 import { bountyStates, isAdvertised, stateInputs, type StateInputs } from "../money/bounty-state.ts";
 
 const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
 
-/** GET /api/repositories/public: registered public repositories with their pools (spec section 3, "Public repository"). */
-export async function publicRepositoryList(ctx: AppContext) {
-  const list = await listPublicRepositories(ctx.database.db, { activeOnly: true });
-  return {
-    repositories: list.map((r) => ({
-      id: r.id,
-      githubRepoFullName: r.githubRepoFullName,
-      description: r.description,
-      xdcPoolRewards: decimal(r.pools.XDC, "XDC"),
-      roxnPoolRewards: decimal(r.pools.ROXN, "ROXN"),
-      usdcPoolRewards: decimal(r.pools.USDC, "USDC"),
-      registeredAt: r.registeredAt.toISOString(),
-    })),
-  };
+/** One repository of the public list as the API answers it. */
+const listedAnswer = (r: PublicRepository) => ({
+  id: r.id,
+  githubRepoFullName: r.githubRepoFullName,
+  description: r.description,
+  xdcPoolRewards: decimal(r.pools.XDC, "XDC"),
+  roxnPoolRewards: decimal(r.pools.ROXN, "ROXN"),
+  usdcPoolRewards: decimal(r.pools.USDC, "USDC"),
+  registeredAt: r.registeredAt.toISOString(),
+});
+
+/**
+ * GET /api/repositories/public: registered public repositories with their pools (spec section 3, "Public
+ * repository"). Without `limit`, the whole list, as the spec's clients read it, from the list kept in memory
+ * (public-list-cache.ts); with `limit` (and the previous page's `nextCursor`), a keyset page for new clients.
+ */
+export async function publicRepositoryList(ctx: Pick<AppContext, "database" | "changes">, page?: { limit: number; cursor?: string }) {
+  if (!page) return { repositories: (await publicListCacheFor(ctx.database.db, ctx.changes).list()).map(listedAnswer) };
+  const after = page.cursor ? decodeListCursor(page.cursor) : undefined;
+  const { repositories: rows, next } = await listedRepositoriesPage(ctx.database.db, { limit: page.limit, after });
+  return { repositories: rows.map(listedAnswer), nextCursor: next ? Buffer.from(`${next.registeredAt}.${next.id}`).toString("base64url") : null };
+}
+
+function decodeListCursor(cursor: string): { registeredAt: number; id: number } {
+  const match = /^(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!match) throw badRequest("cursor: not a cursor this list gave (start again from the first page).");
+  return { registeredAt: Number(match[1]), id: Number(match[2]) };
 }
 
 /** A registered repository that may be shown publicly; private ones do not exist here. */
