@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { signIn } from "./support.ts";
 
 /**
- * Alerts (issue 30): a contributor saves a search and receives the daily digest in the mail sink, then
+ * Alerts (issue 30): a contributor saves a search on /explore and receives the daily digest in the mail sink, then
  * unsubscribes with one click; a pool manager adds a webhook endpoint from the repository page (a local receiver
  * here), sends a test event, and sees a signed `bounty.paid` after a merge, verified with `standardwebhooks`.
  *
@@ -54,10 +54,17 @@ test("a contributor saves a search, receives the digest of a new matching bounty
   test.setTimeout(120_000);
   const word = `zebra${Date.now()}`;
   const bob = await browser.newPage();
-  await signIn(bob, "bob", "/settings/alerts");
+  // Signed out, Save this search leads to sign-in and back to the same search.
+  await bob.goto(`/explore?currency=XDC&q=${word}`);
+  await bob.getByRole("button", { name: "Save this search" }).click();
+  await bob.getByRole("link", { name: "Sign in with GitHub" }).click();
+  await bob.locator('button[name="login"][value="bob"]').click();
+  await bob.waitForURL((url) => url.pathname === "/explore" && url.searchParams.get("q") === word);
+  await bob.getByRole("button", { name: "Save this search" }).click();
+  await expect(bob.locator("[data-save-search-status]")).toContainText("New matches come in a daily e-mail.");
+  await expect(bob.getByRole("button", { name: "Saved" })).toBeDisabled();
+  await bob.getByRole("link", { name: "Manage alerts" }).click();
   await expect(bob.getByRole("heading", { name: "Saved searches" })).toBeVisible();
-  await bob.getByLabel("Explore link").fill(`/explore?currency=XDC&q=${word}`);
-  await bob.getByRole("button", { name: "Save search" }).click();
   const saved = bob.locator("[data-saved-searches] li").filter({ hasText: word });
   await expect(saved).toBeVisible();
   await expect(saved.getByRole("checkbox", { name: "Daily e-mail" })).toBeChecked();
