@@ -4,8 +4,8 @@ import type { DatabaseHandle } from "../db/client.ts";
 import type { Keyring } from "./crypto/keyring.ts";
 import type { Session, User } from "../db/schema/index.ts";
 import type { ChainAccess } from "./chain/clients.ts";
-import type { Outbox } from "./chain/outbox.ts";
-import type { RewardsIndexer } from "./chain/indexer.ts";
+import type { Outbox, OutboxPort } from "./chain/outbox.ts";
+import type { IndexerPort, RewardsIndexer } from "./chain/indexer.ts";
 import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { PageCache } from "./site-host/page-cache.ts";
@@ -28,8 +28,10 @@ export interface AppContext {
   /** Root key for the server's HMACs (decoded APP_SECRET). */
   appSecret: Uint8Array;
   chain: ChainAccess;
-  outbox: Outbox;
-  indexer: RewardsIndexer;
+  /** Queues chain transactions (its port: the passes run in the composition root). */
+  outbox: OutboxPort;
+  /** Indexes the rewards contract's events (its port, as the outbox's). */
+  indexer: IndexerPort;
   /** Data-changed notifications (page cache invalidation). */
   changes: ChangeFeed;
   mailer: Mailer;
@@ -49,6 +51,29 @@ export interface AppContext {
   compute: ComputeDispatch;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
+}
+
+/**
+ * What services declare they need: a `Pick` of the context with exactly the
+ * fields they read (or pass on), so a reader sees a service's dependencies
+ * in its signature. A full `AppContext` satisfies every one of them. The sets
+ * that recur have names:
+ */
+/** Reads and writes rows, nothing else. */
+export type DatabaseDeps = Pick<AppContext, "database">;
+/** Talks to GitHub as the app or as a user (tokens sealed by the keyring), through the cache in the database. */
+export type GitHubDeps = Pick<AppContext, "env" | "database" | "log" | "keyring">;
+/** Reads the chain and queues transactions through the outbox. */
+export type ChainSendDeps = Pick<AppContext, "chain" | "outbox">;
+
+/**
+ * The composition root's own handle on the context (api/server.ts, and the
+ * tests through testing/): the outbox and the indexer as the classes, to
+ * start, stop and drive their passes. Handlers and services get `AppContext`.
+ */
+export interface RootContext extends AppContext {
+  outbox: Outbox;
+  indexer: RewardsIndexer;
 }
 
 export interface HealthCheckResult {

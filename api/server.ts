@@ -4,7 +4,7 @@ import { Periodic } from "./workers/periodic.ts";
 import { reviewAllPoolManagers } from "./services/money/managers.ts";
 import { completeDueRefunds, executeDueOutflows } from "./services/money/refunds.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
-import type { AppContext } from "./context.ts";
+import type { AppContext, RootContext } from "./context.ts";
 import type { Env } from "./env.ts";
 import { createLogger, logDestination, type Logger } from "./logger.ts";
 import { assertWritableDataDir } from "./data-dir.ts";
@@ -46,7 +46,7 @@ import { ensureRecords } from "./services/reliability/record.ts";
 export interface RunningServer {
   url: string;
   server: Server<unknown>;
-  ctx: AppContext;
+  ctx: RootContext;
   site?: Site;
   /** Stops accepting, lets in-flight requests finish, then closes the database. Idempotent. */
   stop(): Promise<void>;
@@ -93,7 +93,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
 }
 
 /** Builds the application context: database (migrated), workers, health checks. */
-export async function createContext(env: Env, options: StartOptions = {}): Promise<AppContext> {
+export async function createContext(env: Env, options: StartOptions = {}): Promise<RootContext> {
   const log = options.log ?? createLogger(env.LOG_LEVEL, logDestination(env.LOG_FILE), {}, env.LOG_FORMAT);
   if (!options.database) assertWritableDataDir(env);
   const database =
@@ -114,7 +114,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   const changes = new ChangeFeed();
   const outbox = new Outbox({ db: database.db, chain, keyring, log });
   const indexer = new RewardsIndexer({ db: database.db, chain, log, onChange: (tags) => changes.publish(tags) });
-  const ctx: AppContext = {
+  const ctx: RootContext = {
     env,
     database,
     log,
@@ -163,7 +163,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
 }
 
 /** The GitHub catch-up pass, handling each close it finds as the issues delivery would. */
-export function githubCatchUpFor(ctx: AppContext, options: { now?: () => number } = {}): GitHubCatchUp {
+export function githubCatchUpFor(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "indexer" | "changes">, options: { now?: () => number } = {}): GitHubCatchUp {
   return new GitHubCatchUp({
     db: ctx.database.db,
     log: ctx.log,
@@ -192,6 +192,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));
   // The platform's beliefs checked against the chain, at start and then on a schedule (api/chain/outbox-reconciling.ts).
   const reconciler = new ChainReconciler({ db: ctx.database.db, chain: ctx.chain, log: ctx.log, indexer: ctx.indexer });
+  let botComments: ReturnType<typeof keepBountyCommentsInStep> | undefined;
   if (options.workers !== false) {
     // Before the outbox sends anything again: the records must belong to this chain (api/chain/identity.ts). A chain
     // that does not answer (nothing can be sent to it either) does not hold the start up: the reconciler asks again.
@@ -208,7 +209,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.digest.start();
     ctx.scoping.start();
     ctx.compute.start();
-    keepBountyCommentsInStep(ctx);
+    botComments = keepBountyCommentsInStep(ctx);
   }
   // The escrow watcher, when this server holds the guardian key (the embedded default); in production it runs apart.
   const watcher = options.workers !== false ? watcherFor(ctx) : undefined;
@@ -260,6 +261,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.outbox.stop();
       await reconciler.stop();
       await ctx.indexer.stop();
+      await botComments?.stop();
       await watcher?.stop();
       await managerReview.stop();
       await catchUp.stop();

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support.ts";
+import { NOT_FOUND, SIGNED_IN_PAGES, SIGNED_OUT_PAGES } from "./pages.ts";
 
 /**
  * Every page loads with nothing in the console's error level and no
@@ -8,37 +9,8 @@ import { signIn } from "./support.ts";
  * load, which a look at the screen does not show). Pages are only read:
  * nothing here changes data another journey reads.
  */
-const SIGNED_OUT = [
-  "/",
-  "/repos",
-  "/faq",
-  "/auth",
-  "/auth?source=vscode",
-  "/issuepool-demo/xdc-wallet-kit",
-  "/repos/issuepool-demo/xdc-wallet-kit",
-  "/register/contributor",
-  "/register/pool-manager",
-  "/embed/issuepool-demo/xdc-wallet-kit",
-  "/vscode/wallet",
-  "/no/such/page/here",
-];
-const SIGNED_IN = [
-  "/repos",
-  "/profile",
-  "/wallet",
-  "/vscode/wallet",
-  "/my-repos",
-  "/repos/register",
-  "/repos/issuepool-demo/xdc-wallet-kit",
-  "/repos/issuepool-demo/xdc-wallet-kit#rewards",
-  "/issuepool-demo/xdc-wallet-kit",
-  "/faq",
-  "/auth",
-  "/no/such/page/here",
-];
 /** The seeded personas (scripts/seed-demo.ts): admin pool manager, pool manager without admin, two contributors. */
 const PERSONAS = ["alice", "erin", "bob", "carol"] as const;
-const NOT_FOUND = "/no/such/page/here";
 
 function watchConsole(page: Page): string[] {
   const problems: string[] = [];
@@ -67,7 +39,7 @@ async function visitAll(page: Page, paths: readonly string[], problems: string[]
 
 test("every page, signed out, loads without a console error", async ({ page }) => {
   const problems = watchConsole(page);
-  await visitAll(page, SIGNED_OUT, problems);
+  await visitAll(page, SIGNED_OUT_PAGES, problems);
 });
 
 for (const login of PERSONAS) {
@@ -75,7 +47,7 @@ for (const login of PERSONAS) {
     await signIn(page, login, "/repos");
     // Watched from here on: the GitHub emulator's sign-in page is not ours.
     const problems = watchConsole(page);
-    await visitAll(page, SIGNED_IN, problems);
+    await visitAll(page, SIGNED_IN_PAGES, problems);
   });
 }
 

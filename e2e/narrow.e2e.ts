@@ -1,5 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support.ts";
+import { SIGNED_IN_PAGES, SIGNED_OUT_PAGES } from "./pages.ts";
 
 /**
  * Every page fits a 375 px phone: the document is no wider than the
@@ -8,44 +9,6 @@ import { signIn } from "./support.ts";
  * was 577 px wide, /my-repos 734 px for a pool manager). Wide content
  * scrolls inside its own card or becomes cards. Pages are only read.
  */
-const SIGNED_OUT = [
-  "/",
-  "/repos",
-  "/faq",
-  "/auth",
-  "/auth?source=vscode",
-  "/register/contributor",
-  "/register/pool-manager",
-  "/issuepool-demo/xdc-wallet-kit",
-  "/alice/xdc-explorer-lite",
-  "/issuepool-demo/roxn-sdk",
-  "/issuepool-demo/tool-library",
-  "/someone/not-registered",
-  "/repos/issuepool-demo/xdc-wallet-kit",
-  "/embed/issuepool-demo/xdc-wallet-kit",
-  "/ai-scoping-agent",
-  "/decentralized-chat",
-  "/provider-hub",
-  "/vscode/wallet",
-  "/no/such/page/here",
-];
-const SIGNED_IN = [
-  "/repos",
-  "/profile",
-  "/wallet",
-  "/vscode/wallet",
-  "/my-repos",
-  "/repos/register",
-  "/repos/issuepool-demo/xdc-wallet-kit",
-  "/repos/issuepool-demo/xdc-wallet-kit#rewards",
-  "/repos/alice/xdc-explorer-lite",
-  "/issuepool-demo/xdc-wallet-kit",
-  "/alice/xdc-explorer-lite",
-  "/ai-scoping-agent",
-  "/decentralized-chat",
-  "/provider-hub",
-  "/faq",
-];
 const PERSONAS = ["alice", "erin", "bob"] as const;
 
 async function documentWidths(page: Page): Promise<{ document: number; viewport: number; widest: string }> {
@@ -84,13 +47,13 @@ test.describe("at 375 px", () => {
   test.use({ viewport: { width: 375, height: 812 } });
 
   test("every page, signed out, is no wider than the phone", async ({ page }) => {
-    await visitAll(page, SIGNED_OUT);
+    await visitAll(page, SIGNED_OUT_PAGES);
   });
 
   for (const login of PERSONAS) {
     test(`every page, signed in as ${login}, is no wider than the phone`, async ({ page }) => {
       await signIn(page, login, "/repos");
-      await visitAll(page, SIGNED_IN);
+      await visitAll(page, SIGNED_IN_PAGES);
     });
   }
 });

@@ -3,7 +3,7 @@ import { makeTempDir } from "./temp-dirs.ts";
 import { createMemoryLogger } from "../api/logger.ts";
 import { createContext } from "../api/server.ts";
 import { createApp, type CreateAppOptions } from "../api/app.ts";
-import type { AppContext } from "../api/context.ts";
+import type { RootContext } from "../api/context.ts";
 import { openDatabase } from "../db/client.ts";
 import { sharedTestSecrets } from "../scripts/lib/dev-secrets.ts";
 import { checkedFetch } from "../api/openapi/conformance.ts";
@@ -20,7 +20,7 @@ export interface TestContextOptions {
 }
 
 export interface TestContext {
-  ctx: AppContext;
+  ctx: RootContext;
   env: Env;
   log: ReturnType<typeof createMemoryLogger>;
   app: ReturnType<typeof createApp>;

@@ -59,12 +59,13 @@ export async function startTestStack(options: { env?: Record<string, string>; wo
     env: { ...chain.env, PUBLIC_URL: url, GITHUB_URL: github.webUrl, GITHUB_API_URL: github.apiUrl, ...options.env },
   });
   handler = (request, server) => t.app.fetch(request, server);
+  let botComments: ReturnType<typeof keepBountyCommentsInStep> | undefined;
   if (options.workers) {
     // As in production: the outbox, the indexer, the webhook worker and the bot run in the background.
     t.ctx.outbox.start();
     t.ctx.indexer.start();
     t.ctx.webhooks.start(100);
-    keepBountyCommentsInStep(t.ctx);
+    botComments = keepBountyCommentsInStep(t.ctx);
   }
 
   return {
@@ -78,6 +79,8 @@ export async function startTestStack(options: { env?: Record<string, string>; wo
       await t.ctx.webhooks.stop();
       await t.ctx.outbox.stop();
       await t.ctx.indexer.stop();
+      // The bot's comment syncs reach GitHub: finished before the emulator goes (a PATCH after it was an unhandled error).
+      await botComments?.stop();
       listener.stop(true);
       await github.stop();
       t.close();

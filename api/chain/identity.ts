@@ -1,6 +1,18 @@
 import { and, eq, inArray, isNull, like, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { bounties, chainBlocks, chainCursors, chainEvents, chainIdentity, chainTransactions, repositoryPools, walletNonces } from "../../db/schema/index.ts";
+import {
+  awaitingDecisions,
+  bounties,
+  bountyClaims,
+  chainBlocks,
+  chainCursors,
+  chainEvents,
+  chainIdentity,
+  chainTransactions,
+  heldPayouts,
+  repositoryPools,
+  walletNonces,
+} from "../../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
 import { blockAt } from "./block-check.ts";
 import type { ChainAccess } from "./clients.ts";
@@ -23,7 +35,12 @@ import type { ChainAccess } from "./clients.ts";
  * - its events get `old_chain`;
  * - the mirror built from it (pools, bounties), the indexer's cursor and
  *   block hashes and the signers' nonces are cleared: the indexer reads the
- *   new chain from the contracts' deployment block.
+ *   new chain from the contracts' deployment block;
+ * - what the platform kept about those bounties goes with them: who works
+ *   on them (claims, also recorded on the old chain), payouts held for
+ *   people without a wallet (a held row would also block holding a payout
+ *   of a new bounty on the same issue) and decisions awaited. The
+ *   transactions that paid held payouts stay as history.
  */
 export type ChainIdentityOutcome = "recorded" | "same" | "replaced";
 
@@ -71,6 +88,9 @@ export async function checkChainIdentity({ db, chain, log }: ChainIdentityDeps):
         .returning({ id: chainEvents.id });
       await tx.delete(bounties);
       await tx.delete(repositoryPools);
+      await tx.delete(bountyClaims);
+      await tx.delete(heldPayouts);
+      await tx.delete(awaitingDecisions);
       const cursors = await tx.delete(chainCursors).where(eq(chainCursors.chainId, chainId)).returning({ name: chainCursors.name });
       if (cursors.length) await tx.delete(chainBlocks).where(inArray(chainBlocks.cursor, cursors.map((c) => c.name)));
       await tx.delete(walletNonces).where(like(walletNonces.key, `${chainId}:%`));

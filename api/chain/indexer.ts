@@ -47,6 +47,9 @@ export interface IndexerDeps {
   onChange?: (tags: string[]) => void;
 }
 
+/** What a service asks of the indexer (AppContext's `indexer`): catch up now, or where it stands. Its background passes stay with the composition root (`RootContext`). */
+export type IndexerPort = Pick<RewardsIndexer, "catchUp" | "lastIndexedBlock">;
+
 export class RewardsIndexer {
   private readonly owner = `idx-${randomToken(6)}`;
   /**

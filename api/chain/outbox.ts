@@ -76,6 +76,17 @@ export const idempotencyConflict = () =>
     message: "This idempotency key was already used for a different request.",
   });
 
+/**
+ * What a service asks of the outbox (AppContext's `outbox`): queue a
+ * transaction, find or replay one by its key, wait for it. Running the passes
+ * (`start`, `stop`, `runOnce`, `advance`) stays with the composition root and
+ * the tests, which hold the class (`RootContext`).
+ */
+export type OutboxPort = Pick<
+  Outbox,
+  "enqueue" | "replay" | "findByKey" | "get" | "submit" | "untilBroadcast" | "submitOnce" | "waitForSettled" | "currentGasPrice"
+>;
+
 export class Outbox {
   readonly workerId = `w-${randomToken(6)}`;
   /** The background pass (`runOnce`), for the rows no request is waiting for. */

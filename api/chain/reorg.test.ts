@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { encodeFunctionData, keccak256, parseEther, type Address, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { bounties, chainIdentity, chainTransactions, repositories, repositoryPools, type Wallet } from "../../db/schema/index.ts";
+import { awaitingDecisions, bounties, bountyClaims, chainIdentity, chainTransactions, heldPayouts, repositories, repositoryPools, users, type Wallet } from "../../db/schema/index.ts";
 import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { createTestUser } from "../../testing/auth.ts";
@@ -288,11 +288,19 @@ async function retireTheOldChain(reconciler: ChainReconciler, wallet: Wallet, re
   const { tx: sent } = await t.ctx.outbox.enqueue(operatorRequest("send_xdc", "0x"));
   await db().update(chainTransactions).set({ status: "sent", nonce, rawTx, txHash: keccak256(rawTx), sentAt: new Date(Date.now() - 2 * REBROADCAST_AFTER_MS) }).where(eq(chainTransactions.id, sent.id));
 
+  // What the platform kept about the old chain's bounties: who works on one, a payout held, a decision awaited.
+  const [someone] = await db().select({ id: users.id }).from(users).limit(1);
+  await db().insert(bountyClaims).values({ githubRepoId: repoId, issueNumber: 1, userId: someone!.id });
+  await db().insert(heldPayouts).values({ githubRepoId: repoId, issueNumber: 1, githubUserId: 424242, githubLogin: "walletless" });
+  await db().insert(awaitingDecisions).values({ githubRepoId: repoId, issueNumber: 2, allocatedTx: `0x${"cd".repeat(32)}`, reason: "closed_completed" });
+
   // The database's records belong to another chain than this one: as if the chain had been lost and created again.
   const oldGenesis = `0x${"ab".repeat(32)}`;
   await db().update(chainIdentity).set({ genesisHash: oldGenesis }).where(eq(chainIdentity.chainId, t.ctx.chain.config.chain.id));
   const lines = t.log.lines.length;
   expect((await reconciler.runOnce()).chainReplaced).toBe(true);
+  // Gone with the bounties they were about (before: kept, and the held row blocked holding a new bounty's payout).
+  for (const table of [bountyClaims, heldPayouts, awaitingDecisions]) expect(await db().select().from(table).where(eq(table.githubRepoId, repoId))).toHaveLength(0);
   const plain = t.log.lines.slice(lines).filter((l) => l.includes("the chain was created again"));
   expect(plain).toHaveLength(1);
 

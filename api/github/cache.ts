@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { AppContext } from "../context.ts";
+import type { AppContext, DatabaseDeps } from "../context.ts";
 import { githubCache } from "../../db/schema/index.ts";
 import { GitHubApiError } from "./client.ts";
 
@@ -30,7 +30,7 @@ const inflight = new Map<string, Promise<CachedValue<unknown>>>();
  * papered over: the copy is dropped, so a repository that became private or
  * was deleted stops being shown.
  */
-export async function cachedGitHub<T>(ctx: AppContext, key: string, maxAgeMs: number, fetch: () => Promise<T>): Promise<CachedValue<T>> {
+export async function cachedGitHub<T>(ctx: Pick<AppContext, "database" | "log">, key: string, maxAgeMs: number, fetch: () => Promise<T>): Promise<CachedValue<T>> {
   const db = ctx.database.db;
   const [row] = await db.select().from(githubCache).where(eq(githubCache.key, key)).limit(1);
   const now = Date.now();
@@ -68,6 +68,6 @@ export async function cachedGitHub<T>(ctx: AppContext, key: string, maxAgeMs: nu
 }
 
 /** Drops a cached copy (after a webhook or an action says the data changed). */
-export async function forgetCached(ctx: AppContext, key: string): Promise<void> {
+export async function forgetCached(ctx: DatabaseDeps, key: string): Promise<void> {
   await ctx.database.db.delete(githubCache).where(eq(githubCache.key, key));
 }

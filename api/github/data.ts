@@ -33,7 +33,7 @@ export type IssueSummary = Pick<GitHubIssue, "id" | "number" | "title" | "state"
  * else the signed-in user's token, else none (public data only, GitHub's
  * anonymous quota).
  */
-export async function clientForRepository(ctx: AppContext, repository?: Pick<Repository, "installationId"> | null, user?: User | null): Promise<GitHubClient> {
+export async function clientForRepository(ctx: Pick<AppContext, "env" | "log" | "keyring">, repository?: Pick<Repository, "installationId"> | null, user?: User | null): Promise<GitHubClient> {
   if (repository?.installationId) {
     try {
       return await installationClient(ctx, repository.installationId);
@@ -62,7 +62,7 @@ export function summarizeIssue(issue: GitHubIssue): IssueSummary {
 }
 
 /** Open issues that are not pull requests (GitHub lists both under /issues), cached with the spec's "other data" age. */
-export function openIssues(ctx: AppContext, fullName: string, repoId: number, client: GitHubClient, maxAgeMs: number = CACHE_AGE.other): Promise<CachedValue<IssueSummary[]>> {
+export function openIssues(ctx: Pick<AppContext, "database" | "log">, fullName: string, repoId: number, client: GitHubClient, maxAgeMs: number = CACHE_AGE.other): Promise<CachedValue<IssueSummary[]>> {
   return cachedGitHub(ctx, issuesCacheKey(repoId), maxAgeMs, async () => {
     const all = await client.paginate<GitHubIssue>(`/repos/${encodeFullName(fullName)}/issues`, { state: "open" }, 20);
     return all.filter((i) => !i.pull_request && !/\/pull\//.test(i.html_url)).map(summarizeIssue);
@@ -79,7 +79,7 @@ export interface RepoPublicInfo extends Omit<GitHubRepo, "owner" | "permissions"
 }
 
 /** A repository's public details and contributor count, cached for the public page (60 s). */
-export function repositoryInfo(ctx: AppContext, fullName: string, repoId: number, client: GitHubClient): Promise<CachedValue<RepoPublicInfo>> {
+export function repositoryInfo(ctx: Pick<AppContext, "database" | "log">, fullName: string, repoId: number, client: GitHubClient): Promise<CachedValue<RepoPublicInfo>> {
   return cachedGitHub(ctx, repoCacheKey(repoId), CACHE_AGE.publicPageDetails, async () => {
     const repo = await client.get<GitHubRepo & { owner: { login: string; avatar_url?: string } }>(`/repos/${encodeFullName(fullName)}`);
     const contributors = await client

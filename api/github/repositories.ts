@@ -30,7 +30,7 @@ export const githubUnavailable = (cause?: unknown) =>
  * A repository as the signed-in user sees it on GitHub, with their
  * permissions. A repository they cannot see is 404, as on GitHub.
  */
-export async function repositoryAsUser(ctx: AppContext, user: User, fullName: string): Promise<GitHubRepo> {
+export async function repositoryAsUser(ctx: Pick<AppContext, "env" | "keyring">, user: User, fullName: string): Promise<GitHubRepo> {
   const token = await userGitHubToken(ctx, user);
   if (!token) throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
   try {

@@ -16,7 +16,7 @@ export const csrfRefused = (message: string) =>
  * so nothing changes. Without a session the route answers 401 itself;
  * webhooks authenticate by signature instead.
  */
-export function csrfProtection(ctx: AppContext): MiddlewareHandler<AppBindings> {
+export function csrfProtection(ctx: Pick<AppContext, "env" | "appSecret">): MiddlewareHandler<AppBindings> {
   const origins = new Set([new URL(ctx.env.PUBLIC_URL).origin, ...ctx.env.ALLOWED_ORIGINS]);
   return async (c, next) => {
     // The one-click unsubscribe (RFC 8058) is authenticated by the signed token in its URL, never by the session.

@@ -34,7 +34,7 @@ export const DERIVED_KEY_WINDOW_MS = 60_000;
  * slides: the key of the previous window is used while its request is less
  * than a window old.
  */
-export async function idempotencyKeyFor(ctx: AppContext, c: Context<AppBindings>, userId: number, now = Date.now()): Promise<string> {
+export async function idempotencyKeyFor(ctx: Pick<AppContext, "outbox">, c: Context<AppBindings>, userId: number, now = Date.now()): Promise<string> {
   if (c.req.header("idempotency-key") !== undefined) return requireIdempotencyKey(c);
   const body = (await c.req.json().catch(() => ({}))) as Record<string, unknown>;
   const { _csrf: _token, ...fields } = body && typeof body === "object" ? body : {};

@@ -20,14 +20,14 @@ export function tooManyRequests(retryAfterSeconds: number): ApiError {
  * exceeding either answers 429 with Retry-After. RATE_LIMIT_PER_IP_FACTOR
  * raises the per-IP limits where many people share one address.
  */
-export function rateLimit(ctx: AppContext, policy: RateLimitPolicy): MiddlewareHandler<AppBindings> {
+export function rateLimit(ctx: Pick<AppContext, "env" | "database">, policy: RateLimitPolicy): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     await enforceRateLimit(ctx, c, policy);
     return next();
   };
 }
 
-export async function enforceRateLimit(ctx: AppContext, c: Context<AppBindings>, policy: RateLimitPolicy): Promise<void> {
+export async function enforceRateLimit(ctx: Pick<AppContext, "env" | "database">, c: Context<AppBindings>, policy: RateLimitPolicy): Promise<void> {
   const ip = clientAddress(c, ctx.env.TRUST_PROXY);
   const checks: [number, string][] = [[policy.perIp * ctx.env.RATE_LIMIT_PER_IP_FACTOR, `ip:${ip}`]];
   const user = c.get("user");

@@ -20,7 +20,7 @@ export const NODE_AGENT_PREFIX = "/api/node-agent/";
  * Otherwise nothing here refuses a request; routes decide with requireUser.
  * Node agents' routes are left alone: no user or session is loaded there.
  */
-export function loadSession(ctx: AppContext): MiddlewareHandler<AppBindings> {
+export function loadSession(ctx: Pick<AppContext, "env" | "database">): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     if (c.req.path.startsWith(NODE_AGENT_PREFIX)) return next();
     const authorization = c.req.header("authorization");

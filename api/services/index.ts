@@ -12,7 +12,7 @@ import { publicProfile } from "./users/public-profile.ts";
  * and Astro pages (through `locals`) call these; neither touches tables
  * directly.
  */
-export function createServices(ctx: AppContext) {
+export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "changes">) {
   const db = ctx.database.db;
   return {
     repositories: {

@@ -24,6 +24,8 @@ export interface BackgroundWorker {
 /** Reads uploaded documents off the event loop (api/services/scoping/extractor.ts). */
 export interface DocumentExtractor {
   extract(bytes: Uint8Array): Promise<{ format: DocumentFormat; text: string }>;
+  /** The built-in planner's plan of a text, made off the event loop (checked by the caller like any plan). */
+  plan(document: { fileName: string; text: string }): Promise<unknown>;
   close(): void;
   /** Peak resident size of the process that read the last document (the log, and the hostile-document tests). */
   readonly lastPeakBytes: number;

@@ -151,7 +151,7 @@ function navigationFromEditorOrUs(c: Context<AppBindings>): boolean {
  * that opens the editor with it (the browser is not left on GitHub's page).
  */
 export async function handOver(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database">,
   c: Context<AppBindings>,
   user: Pick<User, "id">,
   request: VscodeSignInRequest,

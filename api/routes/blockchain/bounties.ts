@@ -4,7 +4,7 @@ import { AWAITING_REASONS } from "../../../db/schema/bounties.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Address } from "viem";
-import type { AppBindings, AppContext } from "../../context.ts";
+import type { AppBindings, AppContext, DatabaseDeps } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
@@ -184,7 +184,7 @@ export function bountyRoutes(ctx: AppContext) {
  * spec's clients): GitHub's issue id, as the issue lists the platform has read carry it, or else an issue
  * number that has a bounty in exactly one registered repository. Anything ambiguous asks for repoId.
  */
-async function issueByReference(ctx: AppContext, issueId: number): Promise<{ repoId: number; issueNumber: number }> {
+async function issueByReference(ctx: DatabaseDeps, issueId: number): Promise<{ repoId: number; issueNumber: number }> {
   const db = ctx.database.db;
   const lists = await db
     .select({ key: githubCache.key, body: githubCache.body })

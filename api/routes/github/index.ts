@@ -2,7 +2,7 @@ import { declareRoute, json, OPTIONAL_USER, SESSION_WRITE, USER } from "../../op
 import { IssueSummary } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppBindings, AppContext } from "../../context.ts";
+import type { AppBindings, AppContext, GitHubDeps } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
@@ -65,7 +65,7 @@ export function githubRoutes(ctx: AppContext) {
 export const STALE_HEADER = "X-Data-Stale";
 
 /** Open issues of a registered public repository, optionally those carrying any of `labels` (comma-separated). */
-export async function labelledPublicIssues(ctx: AppContext, fullName: string, labels?: string) {
+export async function labelledPublicIssues(ctx: GitHubDeps, fullName: string, labels?: string) {
   const registered = await repositoryByFullName(ctx, fullName);
   if (!registered || registered.isPrivate) throw new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
   const client = await clientForRepository(ctx, registered, null);

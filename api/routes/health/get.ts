@@ -23,7 +23,7 @@ export function healthRoutes(ctx: AppContext) {
  * The health answer, for the Hono route above and for the server's native
  * route (api/server.ts), which answers the same without going through Hono.
  */
-export function healthResponder(ctx: AppContext): () => Promise<Response> {
+export function healthResponder(ctx: Pick<AppContext, "database" | "healthChecks">): () => Promise<Response> {
   let last: { at: number; ok: boolean; json: string } | undefined;
   let inflight: Promise<HealthReport> | undefined;
 

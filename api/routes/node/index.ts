@@ -30,7 +30,7 @@ import { CHAT_SIGN_IN_MESSAGE, isPairingCode, MAX_PROMPT_CHARS } from "../../../
  * Node tokens are never accepted here: the routes read only the browser
  * session (or an editor token on reads).
  */
-export function dispatchRateLimit(ctx: AppContext) {
+export function dispatchRateLimit(ctx: Pick<AppContext, "env">) {
   return { name: "node-dispatch", perIp: 3 * ctx.env.NODE_DISPATCH_PER_MINUTE, perUser: ctx.env.NODE_DISPATCH_PER_MINUTE, windowMs: 60_000 };
 }
 export const PAIRING_APPROVAL_RATE_LIMIT = { name: "node-pairing-approve", perIp: 60, perUser: 30, windowMs: 3600 * 1000 };

@@ -1,6 +1,6 @@
 import { CodeChallengeMethod, generateCodeVerifier, OAuth2Client } from "arctic";
 import { and, eq, gt, isNull } from "drizzle-orm";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, GitHubDeps } from "../../context.ts";
 import { authAttempts, users, type User } from "../../../db/schema/index.ts";
 import { constantTimeEqualStrings, hashToken, randomToken } from "../../crypto/tokens.ts";
 import { sealText, unsealText } from "../../crypto/envelope.ts";
@@ -31,7 +31,7 @@ export class SignInError extends Error {
   }
 }
 
-function oauthClient(ctx: AppContext): OAuth2Client {
+function oauthClient(ctx: Pick<AppContext, "env">): OAuth2Client {
   return new OAuth2Client(ctx.env.GITHUB_CLIENT_ID, ctx.env.GITHUB_CLIENT_SECRET, `${ctx.env.PUBLIC_URL}/api/auth/github/callback`);
 }
 
@@ -43,7 +43,7 @@ export const githubTokenContext = (userId: number) => `github-token:${userId}`;
  * verifier kept server-side (sealed), and the authorization URL.
  */
 export async function startGitHubSignIn(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "keyring">,
   input: { returnTo?: string; source: SignInSource; promptNone: boolean; scopes?: string[] },
   now = Date.now(),
 ): Promise<{ url: URL; state: string }> {
@@ -85,7 +85,7 @@ export interface FinishedSignIn {
  * had is ended and a new one issued.
  */
 export async function finishGitHubSignIn(
-  ctx: AppContext,
+  ctx: GitHubDeps,
   input: { code?: string; state?: string; cookieState?: string; currentSessionToken?: string; ip?: string; userAgent?: string },
   now = Date.now(),
 ): Promise<FinishedSignIn> {
@@ -162,7 +162,7 @@ export async function finishGitHubSignIn(
 }
 
 /** The user's GitHub token, decrypted for one call; undefined when none is stored. */
-export async function userGitHubToken(ctx: AppContext, user: Pick<User, "id" | "githubTokenSealed">): Promise<string | undefined> {
+export async function userGitHubToken(ctx: Pick<AppContext, "keyring">, user: Pick<User, "id" | "githubTokenSealed">): Promise<string | undefined> {
   if (!user.githubTokenSealed) return undefined;
   return unsealText(ctx.keyring, user.githubTokenSealed, githubTokenContext(user.id));
 }

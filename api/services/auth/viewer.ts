@@ -10,7 +10,7 @@ import { toUserObject, type UserObject } from "../users/user-object.ts";
  * loadSession). Only guarded, uncached pages call this: cached public pages
  * must not depend on the viewer.
  */
-export async function currentViewer(ctx: AppContext, c: Context): Promise<UserObject | null> {
+export async function currentViewer(ctx: Pick<AppContext, "env" | "database">, c: Context): Promise<UserObject | null> {
   const token = readSessionCookie(c, ctx.env);
   if (!token) return null;
   const found = await validateSessionToken(ctx.database.db, token);

@@ -1,5 +1,5 @@
 import { and, eq, lt } from "drizzle-orm";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { botComments, bounties, repositories, users, wallets, type Bounty, type Repository } from "../../../db/schema/index.ts";
 import { hashToken } from "../../crypto/tokens.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
@@ -23,7 +23,7 @@ const MARKER = "<!-- issuepool:bounty -->";
  * processes cannot both create one. `known`: the repository, if the caller
  * has just read it.
  */
-export async function syncBountyComment(ctx: AppContext, repoId: number, issueNumber: number, known?: Repository): Promise<void> {
+export async function syncBountyComment(ctx: Pick<AppContext, "env" | "database" | "chain">, repoId: number, issueNumber: number, known?: Repository): Promise<void> {
   const db = ctx.database.db;
   const repository = known ?? (await db.select().from(repositories).where(eq(repositories.githubRepoId, repoId)).limit(1))[0];
   if (!repository?.installationId) return; // without the app the bot cannot write
@@ -57,7 +57,7 @@ export async function syncBountyComment(ctx: AppContext, repoId: number, issueNu
     .where(and(eq(botComments.githubRepoId, repoId), eq(botComments.issueNumber, issueNumber)));
 }
 
-async function commentBody(ctx: AppContext, repository: Repository, bounty: Bounty): Promise<string> {
+async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, repository: Repository, bounty: Bounty): Promise<string> {
   const amount = `${formatExact(bounty.amount, bounty.currency)} ${bounty.currency}`;
   const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
@@ -114,7 +114,7 @@ async function commentBody(ctx: AppContext, repository: Repository, bounty: Boun
 }
 
 /** The GitHub login of the user whose custodial wallet this is, if it is one of ours. */
-async function loginOfWallet(ctx: AppContext, address: string): Promise<string | undefined> {
+async function loginOfWallet(ctx: DatabaseDeps, address: string): Promise<string | undefined> {
   const [row] = await ctx.database.db
     .select({ username: users.username })
     .from(wallets)

@@ -11,7 +11,7 @@ import { syncBountyComment } from "./bounty-comment.ts";
  * changes under load are of repositories without the app, where the bot
  * has nothing to do); failures are logged and retried on the next change.
  */
-export function keepBountyCommentsInStep(ctx: AppContext): { idle(): Promise<void> } {
+export function keepBountyCommentsInStep(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "changes">): { idle(): Promise<void>; stop(): Promise<void> } {
   let pending = new Map<number, Set<number>>();
   let chain: Promise<void> = Promise.resolve();
   const syncPending = async () => {
@@ -30,7 +30,7 @@ export function keepBountyCommentsInStep(ctx: AppContext): { idle(): Promise<voi
       }
     }
   };
-  ctx.changes.subscribe((tags) => {
+  const unsubscribe = ctx.changes.subscribe((tags) => {
     let added = false;
     for (const tag of tags) {
       const match = /^bounty:(\d+):(\d+)$/.exec(tag);
@@ -45,5 +45,12 @@ export function keepBountyCommentsInStep(ctx: AppContext): { idle(): Promise<voi
       chain = chain.then(syncPending).catch((err: unknown) => ctx.log.warn("bot comment sync failed", { err: (err as Error).message }));
     }
   });
-  return { idle: () => chain };
+  return {
+    idle: () => chain,
+    /** No new syncs; waits for the one under way (stop this before GitHub's client or the database goes away). */
+    async stop() {
+      unsubscribe();
+      await chain;
+    },
+  };
 }

@@ -44,7 +44,7 @@ export function parseCommand(body: string): BountyCommand | undefined {
  * commenter to work on the issue. Bots are ignored. A command that cannot be
  * carried out gets a short reply saying why.
  */
-export async function handleIssueComment(ctx: AppContext, payload: Record<string, unknown>, deliveryId: string): Promise<WebhookOutcome> {
+export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database" | "chain" | "outbox" | "changes">, payload: Record<string, unknown>, deliveryId: string): Promise<WebhookOutcome> {
   if (payload.action !== "created") return "ignored";
   const comment = payload.comment as CommentPayload | undefined;
   const issue = payload.issue as { number: number; pull_request?: unknown } | undefined;
@@ -105,7 +105,7 @@ export async function handleIssueComment(ctx: AppContext, payload: Record<string
   }
 }
 
-async function isAdmin(ctx: AppContext, repository: Repository, login: string): Promise<boolean> {
+async function isAdmin(ctx: Pick<AppContext, "env">, repository: Repository, login: string): Promise<boolean> {
   const client = await installationClient(ctx, repository.installationId!);
   try {
     const { permission } = await client.get<{ permission: string }>(`/repos/${encodeFullName(repository.fullName)}/collaborators/${encodeURIComponent(login)}/permission`);
@@ -116,7 +116,7 @@ async function isAdmin(ctx: AppContext, repository: Repository, login: string): 
   }
 }
 
-async function replyTo(ctx: AppContext, repository: Repository, issueNumber: number, body: string): Promise<WebhookOutcome> {
+async function replyTo(ctx: Pick<AppContext, "env">, repository: Repository, issueNumber: number, body: string): Promise<WebhookOutcome> {
   const client = await installationClient(ctx, repository.installationId!);
   await client.post(`/repos/${encodeFullName(repository.fullName)}/issues/${issueNumber}/comments`, { body });
   return "done";

@@ -47,7 +47,11 @@ function startDoor(): GitHubDoor {
       async fetch(request) {
         const url = new URL(request.url);
         const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-        return fetch(`${door.target}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body, redirect: "manual" });
+        try {
+          return await fetch(`${door.target}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body, redirect: "manual" });
+        } catch {
+          return new Response("the emulator is not answering", { status: 502 }); // as a proxy answers; never an unhandled error
+        }
       },
     });
   server = serve(0);

@@ -17,7 +17,7 @@
  */
 import { and, eq, isNull } from "drizzle-orm";
 import type { Address } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { heldPayouts, users, wallets } from "../../../db/schema/index.ts";
 import { ApiError } from "../../errors.ts";
 import { onChainBounty, payBounty } from "../money/bounties.ts";
@@ -28,7 +28,7 @@ export { holdPayout } from "./holds.ts";
 export const mergePayoutKey = (repoId: number, issueNumber: number) => `merge-payout:${repoId}:${issueNumber}`;
 
 /** The unreleased holds of one repository's issue, if any (for the bot's comment and the pages). */
-export async function heldFor(ctx: AppContext, repoId: number, issueNumber: number) {
+export async function heldFor(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
   const [row] = await ctx.database.db
     .select()
     .from(heldPayouts)
@@ -41,7 +41,7 @@ export async function heldFor(ctx: AppContext, repoId: number, issueNumber: numb
  * Pays every held bounty whose GitHub user now has a wallet (only `githubUserId`'s when given). Returns how
  * many payouts it put in the outbox.
  */
-export async function releaseHeldPayouts(ctx: AppContext, only?: { githubUserId: number }): Promise<number> {
+export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "chain" | "outbox" | "changes">, only?: { githubUserId: number }): Promise<number> {
   const db = ctx.database.db;
   const due = await db
     .select({ hold: heldPayouts, address: wallets.address })

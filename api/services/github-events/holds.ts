@@ -8,7 +8,7 @@ import { heldPayouts, type HeldPayout } from "../../../db/schema/index.ts";
  * merge path (money/bounties.ts) holds, and the release pays through it.
  */
 export async function holdPayout(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "database" | "log" | "changes">,
   /** `pullNumber` null: the pool manager chose this user for a bounty awaiting decision. */
   input: { repoId: number; issueNumber: number; author: { id: number; login: string }; pullNumber: number | null },
 ): Promise<HeldPayout> {

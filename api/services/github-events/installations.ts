@@ -9,7 +9,7 @@ type Payload = Record<string, unknown>;
 const ids = (list: unknown) => (Array.isArray(list) ? list.map((r) => Number((r as { id: unknown }).id)).filter(Number.isFinite) : []);
 
 /** installation: created, deleted, suspend, unsuspend, new_permissions_accepted. */
-export async function handleInstallation(ctx: AppContext, payload: Payload): Promise<WebhookOutcome> {
+export async function handleInstallation(ctx: Pick<AppContext, "env" | "database" | "changes">, payload: Payload): Promise<WebhookOutcome> {
   const installation = payload.installation as GitHubInstallation | undefined;
   if (!installation?.id || !installation.account) return "ignored";
   if (payload.action === "deleted") {
@@ -23,7 +23,7 @@ export async function handleInstallation(ctx: AppContext, payload: Payload): Pro
 }
 
 /** installation_repositories: repositories added to or removed from an installation. */
-export async function handleInstallationRepositories(ctx: AppContext, payload: Payload): Promise<WebhookOutcome> {
+export async function handleInstallationRepositories(ctx: Pick<AppContext, "database" | "changes">, payload: Payload): Promise<WebhookOutcome> {
   const installation = payload.installation as GitHubInstallation | undefined;
   if (!installation?.id) return "ignored";
   await upsertInstallation(ctx, installation);
@@ -33,7 +33,7 @@ export async function handleInstallationRepositories(ctx: AppContext, payload: P
 }
 
 /** Links (or unlinks, with null) registered repositories to an installation. */
-async function setInstallation(ctx: AppContext, repoIds: number[], installationId: number | null): Promise<void> {
+async function setInstallation(ctx: Pick<AppContext, "database" | "changes">, repoIds: number[], installationId: number | null): Promise<void> {
   if (repoIds.length === 0) return;
   const changed = await ctx.database.db
     .update(repositories)

@@ -25,7 +25,7 @@ import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
  *   to the pool: the issue can get a new bounty).
  * A held bounty (owed to an author without a wallet) is never touched here.
  */
-export async function handleIssues(ctx: AppContext, payload: Record<string, unknown>): Promise<WebhookOutcome> {
+export async function handleIssues(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "indexer" | "changes">, payload: Record<string, unknown>): Promise<WebhookOutcome> {
   const repo = payload.repository as { id: number } | undefined;
   const issue = payload.issue as { number: number; state_reason?: string | null; pull_request?: unknown } | undefined;
   if (!repo?.id || !issue?.number) return "ignored";

@@ -21,7 +21,7 @@ interface PullRequestPayload {
 const CLOSING_REFERENCES = `query($owner:String!,$name:String!,$number:Int!){ repository(owner:$owner,name:$name){ pullRequest(number:$number){ merged author{login} closingIssuesReferences(first:50){ nodes{ number databaseId repository{ databaseId nameWithOwner } } } } } }`;
 
 /** The issues a pull request closes, as GitHub decides them (keywords in its description), via GraphQL. */
-export async function closingReferences(ctx: AppContext, repository: Repository, number: number): Promise<{ number: number; repoId: number }[]> {
+export async function closingReferences(ctx: Pick<AppContext, "env">, repository: Repository, number: number): Promise<{ number: number; repoId: number }[]> {
   const client = await installationClient(ctx, repository.installationId!);
   const result = await client.post<{
     data?: { repository?: { pullRequest?: { closingIssuesReferences?: { nodes: { number: number; repository: { databaseId: number } }[] } } } };
@@ -38,7 +38,7 @@ const CLOSED_BY = `query($owner:String!,$name:String!,$number:Int!){ repository(
  * GitHub says now. Throws when GitHub cannot be asked: "nobody is paid from
  * this bounty" must never be concluded from an outage.
  */
-export async function mergedFixesOf(ctx: AppContext, repository: Repository, issueNumber: number): Promise<number[]> {
+export async function mergedFixesOf(ctx: Pick<AppContext, "env">, repository: Repository, issueNumber: number): Promise<number[]> {
   const client = await installationClient(ctx, repository.installationId!);
   const result = await client.post<{
     data?: { repository?: { issue?: { closedByPullRequestsReferences?: { nodes: { number: number; merged: boolean; repository: { databaseId: number } }[] } } } };
@@ -56,7 +56,7 @@ export async function mergedFixesOf(ctx: AppContext, repository: Repository, iss
  * catch-up pass use it when the pull request's own delivery failed or never
  * came. The same idempotent path as the delivery's.
  */
-export async function payMergedFix(ctx: AppContext, repository: Repository, pullNumber: number): Promise<void> {
+export async function payMergedFix(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">, repository: Repository, pullNumber: number): Promise<void> {
   const client = await installationClient(ctx, repository.installationId!);
   const pull = await client.get<{ number: number; merged: boolean; user: { id: number; login: string; type?: string } }>(
     `/repos/${encodeFullName(repository.fullName)}/pulls/${pullNumber}`,
@@ -73,7 +73,7 @@ export async function payMergedFix(ctx: AppContext, repository: Repository, pull
  * payout per issue, and the contract refuses a second payment; a redelivered
  * or concurrent webhook finds the first payout and sends nothing more.
  */
-export async function handlePullRequest(ctx: AppContext, payload: Record<string, unknown>): Promise<WebhookOutcome> {
+export async function handlePullRequest(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">, payload: Record<string, unknown>): Promise<WebhookOutcome> {
   const repo = payload.repository as { id: number } | undefined;
   const pr = payload.pull_request as PullRequestPayload | undefined;
   if (!repo?.id || !pr?.number) return "ignored";

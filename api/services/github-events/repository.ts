@@ -21,7 +21,7 @@ interface RepoPayload {
  * registered repository follows GitHub (its id never changes). A repository
  * made private disappears from public pages at once.
  */
-export async function handleRepository(ctx: AppContext, payload: Record<string, unknown>): Promise<WebhookOutcome> {
+export async function handleRepository(ctx: Pick<AppContext, "database" | "changes">, payload: Record<string, unknown>): Promise<WebhookOutcome> {
   const repo = payload.repository as RepoPayload | undefined;
   if (!repo?.id) return "ignored";
   const [registered] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);

@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
 import { repositories, type Repository, type User, type Wallet } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, forbidden, notFound } from "../../errors.ts";
 import { repositoryAsUser } from "../../github/repositories.ts";
@@ -15,7 +15,7 @@ export interface ManagedRepository {
 
 const repositoryById = preparedQuery((db) => db.select().from(repositories).where(eq(repositories.githubRepoId, sql.placeholder("repoId"))).limit(1).prepare());
 
-export async function registeredRepository(ctx: AppContext, repoId: number): Promise<Repository> {
+export async function registeredRepository(ctx: DatabaseDeps, repoId: number): Promise<Repository> {
   const repository = await repositoryById(ctx.database.db).get({ repoId });
   if (!repository) throw notFound("Repository not found.");
   return repository;
@@ -27,7 +27,7 @@ export async function registeredRepository(ctx: AppContext, repoId: number): Pro
  * (checked now). Everyone else gets the same 404 as for an unknown id, so
  * the answer does not even say it exists.
  */
-export async function visibleRepository(ctx: AppContext, repoId: number, user: User | null | undefined): Promise<Repository> {
+export async function visibleRepository(ctx: Pick<AppContext, "env" | "database" | "keyring">, repoId: number, user: User | null | undefined): Promise<Repository> {
   const repository = await registeredRepository(ctx, repoId);
   if (!repository.isPrivate) return repository;
   if (!user) throw notFound("Repository not found.");
@@ -63,7 +63,7 @@ export const adminRefusal = (action: AdminAction) => `You need admin permissions
  * the spec's client may leave it out). `action` is what the refusal names.
  */
 export async function requireManagedRepository(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "keyring">,
   user: User,
   input: { repoId: number; fullName?: string | null; orRegisteredName?: boolean; action: AdminAction },
 ): Promise<ManagedRepository> {
@@ -92,7 +92,7 @@ export async function requireManagedRepository(
  * delay appoints. With `wait: false` (funding, where anyone may add money)
  * a proposal still waiting is not an error.
  */
-export async function ensurePoolManager(ctx: AppContext, repoId: number, address: Address, timeoutMs = 20_000, options: { wait?: boolean } = {}): Promise<void> {
+export async function ensurePoolManager(ctx: ChainSendDeps, repoId: number, address: Address, timeoutMs = 20_000, options: { wait?: boolean } = {}): Promise<void> {
   const { chain, outbox } = ctx;
   const read = { address: chain.config.contracts.rewards, abi: RepoRewardsAbi } as const;
   const already = await chain.client.readContract({ ...read, functionName: "isPoolManager", args: [BigInt(repoId), address] });

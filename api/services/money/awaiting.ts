@@ -18,7 +18,7 @@
  */
 import { recordBountyEvent } from "../notify/events.ts";
 import { and, eq, inArray, isNull, lt, ne, notInArray } from "drizzle-orm";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import {
   awaitingDecisions,
   bounties,
@@ -36,7 +36,7 @@ import { awaitingDecisionMail } from "../../mail/templates.ts";
 export const AWAITING_NOTICE_DELAY_MS = 5_000;
 
 /** A payout of this issue sent or being sent (not failed): the bounty is on its way to someone. */
-export async function hasLivePayout(ctx: AppContext, repoId: number, issueNumber: number): Promise<boolean> {
+export async function hasLivePayout(ctx: DatabaseDeps, repoId: number, issueNumber: number): Promise<boolean> {
   const rows = await ctx.database.db
     .select({ id: chainTransactions.id })
     .from(chainTransactions)
@@ -53,7 +53,7 @@ export async function hasLivePayout(ctx: AppContext, repoId: number, issueNumber
 }
 
 /** An unreleased hold on this issue's bounty (owed to a GitHub user who has no wallet yet). */
-async function hasHold(ctx: AppContext, repoId: number, issueNumber: number): Promise<boolean> {
+async function hasHold(ctx: DatabaseDeps, repoId: number, issueNumber: number): Promise<boolean> {
   const rows = await ctx.database.db
     .select({ login: heldPayouts.githubLogin })
     .from(heldPayouts)
@@ -67,7 +67,7 @@ async function hasHold(ctx: AppContext, repoId: number, issueNumber: number): Pr
  * mirror has no open bounty, or the bounty is already being paid or held.
  * Idempotent (a redelivered close finds the row).
  */
-export async function markAwaiting(ctx: AppContext, input: { repoId: number; issueNumber: number; reason: AwaitingReason }): Promise<boolean> {
+export async function markAwaiting(ctx: Pick<AppContext, "database" | "log" | "indexer" | "changes">, input: { repoId: number; issueNumber: number; reason: AwaitingReason }): Promise<boolean> {
   const db = ctx.database.db;
   const openBounty = async () =>
     (
@@ -109,7 +109,7 @@ export async function markAwaiting(ctx: AppContext, input: { repoId: number; iss
 }
 
 /** The issue was reopened, or the pool manager decided: back to the normal rules. */
-export async function clearAwaiting(ctx: AppContext, repoId: number, issueNumber: number): Promise<void> {
+export async function clearAwaiting(ctx: Pick<AppContext, "database" | "changes">, repoId: number, issueNumber: number): Promise<void> {
   const removed = await ctx.database.db
     .delete(awaitingDecisions)
     .where(and(eq(awaitingDecisions.githubRepoId, repoId), eq(awaitingDecisions.issueNumber, issueNumber)))
@@ -129,7 +129,7 @@ export const DECISION_OF_BOUNTY = and(
  * all): the row's allocation is the bounty's current one, still open on the
  * mirror, with no payout on its way and no hold.
  */
-export async function standingAwaiting(ctx: AppContext, repoIds?: number[]) {
+export async function standingAwaiting(ctx: DatabaseDeps, repoIds?: number[]) {
   if (repoIds && repoIds.length === 0) return [];
   const db = ctx.database.db;
   const rows = await db
@@ -147,7 +147,7 @@ export async function standingAwaiting(ctx: AppContext, repoIds?: number[]) {
 }
 
 /** Is this bounty awaiting a decision right now? */
-export async function isAwaiting(ctx: AppContext, repoId: number, issueNumber: number): Promise<boolean> {
+export async function isAwaiting(ctx: DatabaseDeps, repoId: number, issueNumber: number): Promise<boolean> {
   const [row] = await ctx.database.db
     .select({ decision: awaitingDecisions.reason })
     .from(awaitingDecisions)
@@ -170,7 +170,7 @@ export async function isAwaiting(ctx: AppContext, repoId: number, issueNumber: n
  * webhook pass; `notifiedAt` is set before sending, so a crash loses at most
  * one e-mail and never sends two.
  */
-export async function notifyAwaitingDecisions(ctx: AppContext, now = Date.now()): Promise<number> {
+export async function notifyAwaitingDecisions(ctx: Pick<AppContext, "env" | "database" | "log" | "mailer">, now = Date.now()): Promise<number> {
   const db = ctx.database.db;
   const due = await db
     .select({ repoId: awaitingDecisions.githubRepoId, issueNumber: awaitingDecisions.issueNumber })
@@ -223,7 +223,7 @@ export async function notifyAwaitingDecisions(ctx: AppContext, now = Date.now())
 }
 
 /** GET /api/blockchain/awaiting-decisions: the standing decisions of the repositories this user registered (the profile dashboard). */
-export async function awaitingForManager(ctx: AppContext, userId: number) {
+export async function awaitingForManager(ctx: DatabaseDeps, userId: number) {
   const repos = await ctx.database.db
     .select({ id: repositories.githubRepoId, fullName: repositories.fullName })
     .from(repositories)

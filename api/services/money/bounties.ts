@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
 import { recordClaimEvent } from "../notify/events.ts";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyClaims, chainTransactions, heldPayouts, repositoryPools, users, wallets, type Bounty, type ChainTransaction, type Currency, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
@@ -49,7 +49,7 @@ export interface AllocateInput {
  * acts for the verified pool manager), and the answer waits for confirmation
  * up to 12 s.
  */
-export async function allocateBounty(ctx: AppContext, input: AllocateInput): Promise<TransactionResult> {
+export async function allocateBounty(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "indexer">, input: AllocateInput): Promise<TransactionResult> {
   const request = {
     route: "allocate_bounty",
     repoId: input.repoId,
@@ -101,7 +101,7 @@ export async function allocateBounty(ctx: AppContext, input: AllocateInput): Pro
  * open.
  */
 export async function submitAllocation(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "database" | "chain" | "outbox">,
   input: {
     userId: number | null;
     idempotencyKey: string;
@@ -182,7 +182,7 @@ interface GitHubIssue {
 }
 
 /** Refuses (409) while a payout or a cancellation of this bounty is on its way to the chain. */
-async function refuseWhileSettling(ctx: AppContext, repoId: number, issueNumber: number): Promise<void> {
+async function refuseWhileSettling(ctx: DatabaseDeps, repoId: number, issueNumber: number): Promise<void> {
   const [row] = await ctx.database.db
     .select({ kind: chainTransactions.kind })
     .from(chainTransactions)
@@ -200,7 +200,7 @@ async function refuseWhileSettling(ctx: AppContext, repoId: number, issueNumber:
 }
 
 /** An allocation of this issue on its way to the chain (queued, signed or sent), if any. */
-async function pendingAllocation(ctx: AppContext, repoId: number, issueNumber: number): Promise<{ currency: Currency; amount: bigint } | undefined> {
+async function pendingAllocation(ctx: DatabaseDeps, repoId: number, issueNumber: number): Promise<{ currency: Currency; amount: bigint } | undefined> {
   const [row] = await ctx.database.db
     .select({ intent: chainTransactions.intent })
     .from(chainTransactions)
@@ -240,7 +240,7 @@ export interface OnChainBounty {
   recipient: Address;
 }
 
-export async function onChainBounty(ctx: AppContext, repoId: number, issueNumber: number): Promise<OnChainBounty> {
+export async function onChainBounty(ctx: Pick<AppContext, "chain">, repoId: number, issueNumber: number): Promise<OnChainBounty> {
   const [currency, amount, status, recipient] = (await ctx.chain.client.readContract({
     address: ctx.chain.config.contracts.rewards,
     abi: RepoRewardsAbi,
@@ -250,7 +250,7 @@ export async function onChainBounty(ctx: AppContext, repoId: number, issueNumber
   return { currency: CURRENCY_BY_INDEX[currency]!, amount, status: (["none", "open", "paid", "cancelled", "queued"] as const)[status]!, recipient };
 }
 
-export async function onChainPool(ctx: AppContext, repoId: number): Promise<Record<Currency, bigint>> {
+export async function onChainPool(ctx: Pick<AppContext, "chain">, repoId: number): Promise<Record<Currency, bigint>> {
   const [xdc, roxn, usdc] = (await ctx.chain.client.readContract({
     address: ctx.chain.config.contracts.rewards,
     abi: RepoRewardsAbi,
@@ -261,7 +261,7 @@ export async function onChainPool(ctx: AppContext, repoId: number): Promise<Reco
 }
 
 /** GET /api/blockchain/issue-bounty/{repoId}/{issueId}: from the mirror; 404 when there is none. */
-export async function issueBounty(ctx: AppContext, repoId: number, issueNumber: number) {
+export async function issueBounty(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
   const [bounty] = await ctx.database.db
     .select()
     .from(bounties)
@@ -296,7 +296,7 @@ export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
 }
 
 /** GET /api/blockchain/pool-info/{repoId}: pools and the issues' bounties, from the mirror. */
-export async function poolInfo(ctx: AppContext, repoId: number) {
+export async function poolInfo(ctx: DatabaseDeps, repoId: number) {
   await registeredRepository(ctx, repoId);
   const db = ctx.database.db;
   const [pools, rows] = await Promise.all([
@@ -332,7 +332,7 @@ export interface HeldResult {
  * payout per issue, and a bounty held for someone is not paid to another.
  */
 export async function distributeBounty(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "outbox" | "indexer" | "changes">,
   input: {
     user: User;
     repoId: number;
@@ -408,7 +408,7 @@ export async function distributeBounty(
 }
 
 /** A GitHub user (not an organization) by login, as GitHub spells it, asked with the pool manager's token. */
-async function githubUser(ctx: AppContext, manager: User, login: string): Promise<{ id: number; login: string }> {
+async function githubUser(ctx: Pick<AppContext, "env" | "keyring">, manager: User, login: string): Promise<{ id: number; login: string }> {
   const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token: await userGitHubToken(ctx, manager) });
   let found: { id: number; login: string; type?: string };
   try {
@@ -423,7 +423,7 @@ async function githubUser(ctx: AppContext, manager: User, login: string): Promis
   return { id: found.id, login: found.login };
 }
 
-async function unreleasedHold(ctx: AppContext, repoId: number, issueNumber: number) {
+async function unreleasedHold(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
   const [row] = await ctx.database.db
     .select()
     .from(heldPayouts)
@@ -438,7 +438,7 @@ async function unreleasedHold(ctx: AppContext, repoId: number, issueNumber: numb
  * contract would refuse a second time anyway.
  */
 export async function payBounty(
-  ctx: AppContext,
+  ctx: ChainSendDeps,
   input: { userId: number | null; idempotencyKey: string; request: unknown; repoId: number; issueNumber: number; to: Address; reason: string; replayChecked?: boolean },
 ) {
   try {
@@ -480,7 +480,7 @@ function isUnique(err: unknown): boolean {
  * the person who earned it.
  */
 export async function cancelBounty(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "indexer">,
   input: { user: User; repoId: number; issueNumber: number; githubRepoFullName?: string | null; idempotencyKey: string },
 ): Promise<TransactionResult> {
   const request = { route: "cancel_bounty", repoId: input.repoId, issueNumber: input.issueNumber };
@@ -551,7 +551,7 @@ export async function cancelBounty(
  * POST /api/blockchain/register (Contribute): the contributor signs up to
  * work on an issue of a registered repository. Idempotent.
  */
-export async function registerContribution(ctx: AppContext, input: { user: User; repoId: number; issueNumber: number }) {
+export async function registerContribution(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "changes">, input: { user: User; repoId: number; issueNumber: number }) {
   if (input.user.role !== "contributor") {
     throw new ApiError({ code: ErrorCode.FORBIDDEN, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
   }
@@ -573,7 +573,7 @@ export async function registerContribution(ctx: AppContext, input: { user: User;
 }
 
 /** Registered contributors of an issue (for the bot comment and the manual payout form). */
-export async function issueContributors(ctx: AppContext, repoId: number, issueNumber: number) {
+export async function issueContributors(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
   return ctx.database.db
     .select({ userId: users.id, username: users.username, address: wallets.address })
     .from(bountyClaims)

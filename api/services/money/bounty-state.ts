@@ -8,7 +8,7 @@
  */
 import { and, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
-import type { AppContext } from "../../context.ts";
+import type { DatabaseDeps } from "../../context.ts";
 import { awaitingDecisions, bounties, bountyClaims, heldPayouts, type AwaitingReason, type Bounty } from "../../../db/schema/index.ts";
 import { DECISION_OF_BOUNTY, hasLivePayout } from "./awaiting.ts";
 
@@ -41,7 +41,7 @@ export interface StateInputs {
   awaiting: { repoId: number; issueNumber: number; reason: AwaitingReason }[];
 }
 
-export async function stateInputs(ctx: AppContext, repoIds: number[]): Promise<StateInputs> {
+export async function stateInputs(ctx: DatabaseDeps, repoIds: number[]): Promise<StateInputs> {
   const out: StateInputs = { claims: [], holds: [], awaiting: [] };
   if (repoIds.length === 0) return out;
   const db = ctx.database.db;
@@ -75,7 +75,7 @@ export async function stateInputs(ctx: AppContext, repoIds: number[]): Promise<S
  * public repository view does for its registration counts).
  */
 export async function bountyStates(
-  ctx: AppContext,
+  ctx: DatabaseDeps,
   rows: Bounty[],
   inputsRead?: StateInputs,
 ): Promise<(issue: Pick<Bounty, "githubRepoId" | "issueNumber">) => BountyStateInfo> {

@@ -1,5 +1,5 @@
 import { encodeFunctionData, type Address } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { ChainSendDeps } from "../../context.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 
 /**
@@ -10,7 +10,7 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
  * transaction through the outbox, once per contributor and issue; not waited
  * for (the outbox sends it, and the claim holds in the database already).
  */
-export async function recordClaimOnChain(ctx: AppContext, input: { repoId: number; issueNumber: number; contributor: Address }): Promise<void> {
+export async function recordClaimOnChain(ctx: ChainSendDeps, input: { repoId: number; issueNumber: number; contributor: Address }): Promise<void> {
   await ctx.outbox.submitOnce({
     userId: null,
     idempotencyKey: `claim:${input.repoId}:${input.issueNumber}:${input.contributor.toLowerCase()}`,

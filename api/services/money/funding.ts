@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, notInArray } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, type Address } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { chainTransactions, type User, type Wallet } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
@@ -49,7 +49,7 @@ async function fundingWindow(db: Database, repoId: number, now: number): Promise
   return { total, oldest };
 }
 
-export async function fundingStatus(ctx: AppContext, repoId: number, now = Date.now()): Promise<FundingStatus> {
+export async function fundingStatus(ctx: DatabaseDeps, repoId: number, now = Date.now()): Promise<FundingStatus> {
   const { total, oldest } = await fundingWindow(ctx.database.db, repoId, now);
   const remaining = total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - total;
   return {
@@ -99,7 +99,7 @@ export interface FundXdcInput {
  * are checked again inside the write transaction that records the funding,
  * so concurrent requests cannot overrun them.
  */
-export async function fundRepositoryXdc(ctx: AppContext, input: FundXdcInput, now = Date.now()): Promise<TransactionResult> {
+export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox">, input: FundXdcInput, now = Date.now()): Promise<TransactionResult> {
   const request = { route: "fund_xdc", repoId: input.repoId, amountXdc: String(input.amountXdc), repositoryFullName: input.repositoryFullName };
   const messages = { pending: "XDC funding submitted", confirmed: "XDC funding confirmed", failedTitle: "Error Adding XDC Funds" };
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
@@ -157,7 +157,7 @@ export interface FundRoxnInput {
 }
 
 /** POST /api/blockchain/fund-roxn/{repoId}: above 0, not above the ROXN balance, within the allowance. */
-export function fundRepositoryRoxn(ctx: AppContext, input: FundRoxnInput): Promise<TransactionResult> {
+export function fundRepositoryRoxn(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox">, input: FundRoxnInput): Promise<TransactionResult> {
   const { roxnAmount, ...rest } = input;
   return fundRepositoryToken(ctx, "ROXN", { ...rest, amount: roxnAmount }, { route: "fund_roxn", roxnAmount: String(roxnAmount) });
 }
@@ -166,14 +166,14 @@ export function fundRepositoryRoxn(ctx: AppContext, input: FundRoxnInput): Promi
  * POST /api/blockchain/fund-usdc/{repoId} (issue 11): USDC like ROXN, approve then fund, 6 decimals in steps
  * of 0.0001, the same 0.5% fee.
  */
-export function fundRepositoryUsdc(ctx: AppContext, input: Omit<FundRoxnInput, "roxnAmount"> & { usdcAmount: unknown }): Promise<TransactionResult> {
+export function fundRepositoryUsdc(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox">, input: Omit<FundRoxnInput, "roxnAmount"> & { usdcAmount: unknown }): Promise<TransactionResult> {
   const { usdcAmount, ...rest } = input;
   return fundRepositoryToken(ctx, "USDC", { ...rest, amount: usdcAmount }, { route: "fund_usdc", usdcAmount: String(usdcAmount) });
 }
 
 /** A token funding: above 0, in the token's step, not above the wallet's balance, within the allowance. */
 async function fundRepositoryToken(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox">,
   token: "ROXN" | "USDC",
   input: Omit<FundRoxnInput, "roxnAmount"> & { amount: unknown },
   requestFields: Record<string, string>,
@@ -233,14 +233,14 @@ async function fundRepositoryToken(
  * from the wallet. Waits for the approval to be confirmed, because the next step (funding) depends on it.
  */
 export function approveRoxn(
-  ctx: AppContext,
+  ctx: ChainSendDeps,
   input: { user: User; wallet: Wallet; amount: unknown; idempotencyKey: string },
 ): Promise<TransactionResult & { allowance: string }> {
   return approveToken(ctx, "ROXN", input);
 }
 
 export async function approveToken(
-  ctx: AppContext,
+  ctx: ChainSendDeps,
   token: "ROXN" | "USDC",
   input: { user: User; wallet: Wallet; amount: unknown; idempotencyKey: string },
 ): Promise<TransactionResult & { allowance: string }> {

@@ -20,7 +20,7 @@ export interface ManagerReview {
  * platform wallet at all: a maintainer who lost admin rights, or exported
  * their key, keeps no power over the escrow (issue 19, M2).
  */
-export async function reviewPoolManagers(ctx: AppContext, repository: Repository): Promise<ManagerReview> {
+export async function reviewPoolManagers(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">, repository: Repository): Promise<ManagerReview> {
   const review: ManagerReview = { kept: [], removed: [] };
   if (!repository.installationId) return review;
   const managers = await ctx.chain.client.readContract({
@@ -76,7 +76,7 @@ export async function reviewPoolManagers(ctx: AppContext, repository: Repository
 }
 
 /** member (a collaborator's permission changed) and organization (member_removed): review that repository's, or that organisation's, managers. */
-export async function handleMembershipChange(ctx: AppContext, event: string, payload: Record<string, unknown>): Promise<WebhookOutcome> {
+export async function handleMembershipChange(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">, event: string, payload: Record<string, unknown>): Promise<WebhookOutcome> {
   const db = ctx.database.db;
   if (event === "member") {
     const repo = payload.repository as { id?: number } | undefined;
@@ -93,7 +93,7 @@ export async function handleMembershipChange(ctx: AppContext, event: string, pay
 }
 
 /** The periodic check: every registered repository with the app, in turn. */
-export async function reviewAllPoolManagers(ctx: AppContext): Promise<void> {
+export async function reviewAllPoolManagers(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">): Promise<void> {
   for (const repository of await ctx.database.db.select().from(repositories).where(isNotNull(repositories.installationId))) {
     try {
       await reviewPoolManagers(ctx, repository);

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt } from "drizzle-orm";
 import type { Hex } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { chainTransactions, workerLeases, type Currency } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 
@@ -21,19 +21,19 @@ const POOL_DEBITS = ["withdraw_pool", "allocate_bounty"];
  * platform's 400, and never by the chain refusing a transaction that cost
  * gas (issue 25, item 4).
  */
-export function withPoolLock<T>(ctx: AppContext, repoId: number, work: () => Promise<T>): Promise<T> {
+export function withPoolLock<T>(ctx: DatabaseDeps, repoId: number, work: () => Promise<T>): Promise<T> {
   return withMoneyLock(ctx, `pool:${repoId}`, work);
 }
 
 /** The same for one bounty (a Release and a Cancel of it), so payouts of different bounties never wait for each other. */
-export function withBountyLock<T>(ctx: AppContext, repoId: number, issueNumber: number, work: () => Promise<T>): Promise<T> {
+export function withBountyLock<T>(ctx: DatabaseDeps, repoId: number, issueNumber: number, work: () => Promise<T>): Promise<T> {
   return withMoneyLock(ctx, `bounty:${repoId}:${issueNumber}`, work);
 }
 
 /** Requests of this process queued per lock name: only the first contends for the lock row, the rest wait their turn here. */
 const queues = new Map<string, Promise<unknown>>();
 
-async function withMoneyLock<T>(ctx: AppContext, name: string, work: () => Promise<T>): Promise<T> {
+async function withMoneyLock<T>(ctx: DatabaseDeps, name: string, work: () => Promise<T>): Promise<T> {
   const before = queues.get(name) ?? Promise.resolve();
   let done!: () => void;
   const mine = new Promise<void>((resolve) => (done = resolve));
@@ -48,7 +48,7 @@ async function withMoneyLock<T>(ctx: AppContext, name: string, work: () => Promi
   }
 }
 
-async function withLockRow<T>(ctx: AppContext, name: string, work: () => Promise<T>): Promise<T> {
+async function withLockRow<T>(ctx: DatabaseDeps, name: string, work: () => Promise<T>): Promise<T> {
   const owner = crypto.randomUUID();
   const deadline = Date.now() + POOL_WAIT_MS;
   for (;;) {
@@ -81,7 +81,7 @@ async function withLockRow<T>(ctx: AppContext, name: string, work: () => Promise
  * mined is in the balance and not counted again (a bounty right after
  * another is not refused for money the pool still has).
  */
-export async function pendingPoolDebits(ctx: AppContext, repoId: number, currency: Currency): Promise<bigint> {
+export async function pendingPoolDebits(ctx: Pick<AppContext, "database" | "chain">, repoId: number, currency: Currency): Promise<bigint> {
   const rows = await ctx.database.db
     .select({ intent: chainTransactions.intent, status: chainTransactions.status, txHash: chainTransactions.txHash, blockNumber: chainTransactions.blockNumber })
     .from(chainTransactions)

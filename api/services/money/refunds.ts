@@ -13,7 +13,7 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
  * refund that is due and whose bounty is still open (a payment in between
  * voids the request).
  */
-export async function completeDueRefunds(ctx: AppContext): Promise<number> {
+export async function completeDueRefunds(ctx: Pick<AppContext, "database" | "chain" | "outbox">): Promise<number> {
   // The chain's clock decides when a refund is due, not this machine's.
   const nowSeconds = (await ctx.chain.client.getBlock({ blockTag: "latest" })).timestamp;
   const requested = await ctx.database.db
@@ -50,7 +50,7 @@ export async function completeDueRefunds(ctx: AppContext): Promise<number> {
  * and the platform does so for those its own outbox queued, in the same
  * hourly pass. One the guardian cancelled, or someone already ran, is skipped.
  */
-export async function executeDueOutflows(ctx: AppContext): Promise<number> {
+export async function executeDueOutflows(ctx: Pick<AppContext, "database" | "chain" | "outbox">): Promise<number> {
   const nowSeconds = (await ctx.chain.client.getBlock({ blockTag: "latest" })).timestamp;
   const events = await ctx.database.db
     .select({ name: chainEvents.name, args: chainEvents.args, txHash: chainEvents.txHash })

@@ -20,7 +20,7 @@ export interface TransactionResult {
  * contract's daily cap, RepoRewards v2 queues it (OutflowQueued) for its
  * delay. Then the answer says so, with when it can run.
  */
-export async function withQueuedOutflow(ctx: AppContext, tx: ChainTransaction, result: TransactionResult, what: string): Promise<TransactionResult> {
+export async function withQueuedOutflow(ctx: Pick<AppContext, "chain">, tx: ChainTransaction, result: TransactionResult, what: string): Promise<TransactionResult> {
   if (result.status !== "confirmed" || !tx.txHash) return result;
   const receipt = await ctx.chain.client.getTransactionReceipt({ hash: tx.txHash as Hex });
   const [queued] = parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs, eventName: "OutflowQueued" });
@@ -37,7 +37,7 @@ export async function withQueuedOutflow(ctx: AppContext, tx: ChainTransaction, r
  * Turns an outbox row into the response, or into the error that explains
  * why nothing was sent. `failedTitle` is the spec's toast title.
  */
-export function transactionResult(ctx: AppContext, tx: ChainTransaction, messages: { pending: string; confirmed: string; failedTitle: string }): TransactionResult {
+export function transactionResult(ctx: Pick<AppContext, "chain">, tx: ChainTransaction, messages: { pending: string; confirmed: string; failedTitle: string }): TransactionResult {
   if (tx.status === "failed" || tx.status === "reverted") {
     throw new ApiError({
       code: ErrorCode.UNPROCESSABLE,

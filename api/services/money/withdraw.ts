@@ -34,7 +34,7 @@ export interface WithdrawInput {
   idempotencyKey: string;
 }
 
-export async function withdrawFromPool(ctx: AppContext, input: WithdrawInput): Promise<TransactionResult & { currency: Currency; amount: string }> {
+export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "indexer">, input: WithdrawInput): Promise<TransactionResult & { currency: Currency; amount: string }> {
   const request = { route: "withdraw_pool", repoId: input.repoId, currency: String(input.currency), amount: String(input.amount) };
   const messages = { pending: "Withdrawal submitted", confirmed: "Withdrawn to your wallet", failedTitle: "Withdrawal Failed" };
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);

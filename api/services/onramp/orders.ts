@@ -28,7 +28,7 @@ export const RETURN_KIND_PARAM = "onramp";
 export type { OnrampMetadata };
 
 export async function startOnrampOrder(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "chain">,
   input: { user: User; kind: OnrampKind; returnTo?: ReturnPage },
 ): Promise<{ url: string; id: string }> {
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
@@ -97,7 +97,7 @@ export const ONRAMP_ORDER_EXPIRY_MS = SALE_ORDER_MAX_AGE_MS;
  * asked right now leaves the order for the next read. The update is a
  * compare-and-set, so a webhook arriving meanwhile wins.
  */
-export async function expireStaleOrders(ctx: AppContext, userId: number, now = Date.now()): Promise<number> {
+export async function expireStaleOrders(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, userId: number, now = Date.now()): Promise<number> {
   const db = ctx.database.db;
   const stale = await db
     .select({ id: onrampTransactions.id, merchantReference: onrampTransactions.merchantReference })
@@ -124,7 +124,7 @@ export async function expireStaleOrders(ctx: AppContext, userId: number, now = D
   return expired;
 }
 
-export async function listOnrampTransactions(ctx: AppContext, userId: number, limit: number, now = Date.now()): Promise<OnrampTransactionView[]> {
+export async function listOnrampTransactions(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, userId: number, limit: number, now = Date.now()): Promise<OnrampTransactionView[]> {
   const db = ctx.database.db;
   await expireStaleOrders(ctx, userId, now);
   const rows = await db

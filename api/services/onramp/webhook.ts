@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Address } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { onrampTransactions, webhookDeliveries, type ChainTransaction } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { parseAddress } from "../../chain/address.ts";
@@ -49,7 +49,7 @@ export const invalidSignature = () =>
   new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is not valid." });
 
 export async function receiveOnrampWebhook(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">,
   input: { rawBody: string; signature: string | undefined; now?: number },
 ): Promise<{ outcome: WebhookOutcome; deliveryId: string }> {
   if (!(await verifyWebhookSignature(ctx.env.ONRAMP_APP_SECRET, input.rawBody, input.signature))) throw invalidSignature();
@@ -121,7 +121,7 @@ function decimal(value: string | undefined, decimals: number): string | undefine
   return parsed.ok ? toDecimalString(parsed.value, decimals) : undefined;
 }
 
-async function applyEvent(ctx: AppContext, payload: OnrampWebhookPayload, now: number): Promise<Applied> {
+async function applyEvent(ctx: Pick<AppContext, "database" | "log" | "chain" | "outbox">, payload: OnrampWebhookPayload, now: number): Promise<Applied> {
   const db = ctx.database.db;
   const [order] = await db.select().from(onrampTransactions).where(eq(onrampTransactions.merchantReference, payload.merchantRecognitionId)).limit(1);
   if (!order) return { outcome: "unmatched", note: "unknown merchant reference" };
@@ -187,7 +187,7 @@ async function applyEvent(ctx: AppContext, payload: OnrampWebhookPayload, now: n
  * the outbox's insert transaction, against what other unbroadcast rows of
  * the wallet already spend.
  */
-async function sendSale(ctx: AppContext, orderRowId: string, now: number): Promise<Applied> {
+async function sendSale(ctx: Pick<AppContext, "database" | "log" | "chain" | "outbox">, orderRowId: string, now: number): Promise<Applied> {
   const db = ctx.database.db;
   const [order] = await db.select().from(onrampTransactions).where(eq(onrampTransactions.id, orderRowId));
   if (!order) throw new Error(`on-ramp order ${orderRowId} vanished`);
@@ -242,11 +242,11 @@ async function sendSale(ctx: AppContext, orderRowId: string, now: number): Promi
 
 class SaleRefused extends Error {}
 
-async function recordSaleSend(ctx: AppContext, orderRowId: string, outboxId: string): Promise<void> {
+async function recordSaleSend(ctx: DatabaseDeps, orderRowId: string, outboxId: string): Promise<void> {
   await updateMetadata(ctx, orderRowId, (meta) => ({ ...meta, sendTransactionId: outboxId }));
 }
 
-async function failSale(ctx: AppContext, orderRowId: string, reason: string): Promise<Applied> {
+async function failSale(ctx: DatabaseDeps, orderRowId: string, reason: string): Promise<Applied> {
   await ctx.database.db.transaction(
     async (tx) => {
       const [order] = await tx.select().from(onrampTransactions).where(eq(onrampTransactions.id, orderRowId));
@@ -262,7 +262,7 @@ async function failSale(ctx: AppContext, orderRowId: string, reason: string): Pr
   return { outcome: "processed", note: `sale not sent: ${reason}` };
 }
 
-async function updateMetadata(ctx: AppContext, orderRowId: string, change: (meta: OnrampMetadata) => OnrampMetadata): Promise<void> {
+async function updateMetadata(ctx: DatabaseDeps, orderRowId: string, change: (meta: OnrampMetadata) => OnrampMetadata): Promise<void> {
   await ctx.database.db.transaction(
     async (tx) => {
       const [order] = await tx.select().from(onrampTransactions).where(eq(onrampTransactions.id, orderRowId));

@@ -1,5 +1,5 @@
 import { and, eq, inArray, notInArray } from "drizzle-orm";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { githubInstallations, repositories, type User } from "../../../db/schema/index.ts";
 import { notFound } from "../../errors.ts";
 import { appClient, installationClient } from "../../github/app-auth.ts";
@@ -16,7 +16,7 @@ export interface GitHubInstallation {
 }
 
 /** Records (or refreshes) an installation as GitHub describes it. */
-export async function upsertInstallation(ctx: AppContext, installation: GitHubInstallation): Promise<void> {
+export async function upsertInstallation(ctx: DatabaseDeps, installation: GitHubInstallation): Promise<void> {
   const values = {
     accountId: installation.account.id,
     accountLogin: installation.account.login,
@@ -36,7 +36,7 @@ export async function upsertInstallation(ctx: AppContext, installation: GitHubIn
  * Links registered repositories to the installation that covers them, and
  * unlinks those it no longer covers. Returns how many are linked to it.
  */
-export async function linkInstallationRepositories(ctx: AppContext, installationId: number, repoIds: number[]): Promise<number> {
+export async function linkInstallationRepositories(ctx: Pick<AppContext, "database" | "changes">, installationId: number, repoIds: number[]): Promise<number> {
   const db = ctx.database.db;
   const linked = repoIds.length
     ? await db
@@ -53,7 +53,7 @@ export async function linkInstallationRepositories(ctx: AppContext, installation
   return linked.length;
 }
 
-export async function installationRepositoryIds(ctx: AppContext, installationId: number): Promise<number[]> {
+export async function installationRepositoryIds(ctx: Pick<AppContext, "env">, installationId: number): Promise<number[]> {
   const client = await installationClient(ctx, installationId);
   const repos = await client.paginateField<{ id: number }>("/installation/repositories", "repositories", {}, 50);
   return repos.map((r) => r.id);
@@ -65,7 +65,7 @@ export async function installationRepositoryIds(ctx: AppContext, installationId:
  * confirms this user can access it (an installation id in a URL proves
  * nothing). Answers how many registered repositories it now covers.
  */
-export async function finalizeInstallation(ctx: AppContext, user: User, installationId: number): Promise<{ count: number; installationId: number }> {
+export async function finalizeInstallation(ctx: Pick<AppContext, "env" | "database" | "keyring" | "changes">, user: User, installationId: number): Promise<{ count: number; installationId: number }> {
   const token = await userGitHubToken(ctx, user);
   if (!token) throw notFound("Installation not found.");
   let accessible: GitHubInstallation | undefined;
@@ -86,7 +86,7 @@ export async function finalizeInstallation(ctx: AppContext, user: User, installa
 }
 
 /** The installation of the app on a repository, or undefined when the app is not installed there. */
-export async function installationForRepository(ctx: AppContext, fullName: string): Promise<GitHubInstallation | undefined> {
+export async function installationForRepository(ctx: Pick<AppContext, "env">, fullName: string): Promise<GitHubInstallation | undefined> {
   try {
     return await (await appClient(ctx)).get<GitHubInstallation>(`/repos/${encodeFullName(fullName)}/installation`);
   } catch (err) {
@@ -95,7 +95,7 @@ export async function installationForRepository(ctx: AppContext, fullName: strin
   }
 }
 
-export async function markInstallationDeleted(ctx: AppContext, installationId: number): Promise<void> {
+export async function markInstallationDeleted(ctx: Pick<AppContext, "database" | "changes">, installationId: number): Promise<void> {
   const db = ctx.database.db;
   await db.update(githubInstallations).set({ deletedAt: new Date(), updatedAt: new Date() }).where(eq(githubInstallations.installationId, installationId));
   const unlinked = await db

@@ -7,7 +7,7 @@
  * (5 minutes).
  */
 import { inArray } from "drizzle-orm";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, GitHubDeps } from "../../context.ts";
 import { repositories, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, forbidden } from "../../errors.ts";
 import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../github/client.ts";
@@ -37,7 +37,7 @@ export interface OrgRepository {
   isRegistered: boolean;
 }
 
-async function clientFor(ctx: AppContext, user: User): Promise<GitHubClient> {
+async function clientFor(ctx: Pick<AppContext, "env" | "keyring">, user: User): Promise<GitHubClient> {
   const token = await userGitHubToken(ctx, user);
   if (!token) throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "GitHub token not available: sign in with GitHub again." });
   return createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token });
@@ -51,7 +51,7 @@ const failed = (err: unknown) =>
   });
 
 /** The user's active admin memberships (none when GitHub refuses to list them, e.g. a token without read:org). */
-export async function adminOrganizations(ctx: AppContext, user: User): Promise<AdminOrg[]> {
+export async function adminOrganizations(ctx: GitHubDeps, user: User): Promise<AdminOrg[]> {
   const client = await clientFor(ctx, user);
   try {
     const cached = await cachedGitHub(ctx, `user:${user.id}:orgs`, CACHE_AGE.codeHostRepositoryList, async () => {
@@ -70,7 +70,7 @@ export async function adminOrganizations(ctx: AppContext, user: User): Promise<A
 }
 
 /** The organisation's repositories the user administers (up to 100, latest updated first). 403 unless an admin of it. */
-export async function adminOrganizationRepositories(ctx: AppContext, user: User, org: string): Promise<OrgRepository[]> {
+export async function adminOrganizationRepositories(ctx: GitHubDeps, user: User, org: string): Promise<OrgRepository[]> {
   const orgs = await adminOrganizations(ctx, user);
   if (!orgs.some((o) => o.login.toLowerCase() === org.toLowerCase())) throw forbidden("You must be an admin of this organization");
   const client = await clientFor(ctx, user);

@@ -1,5 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { bounties, repositories, repositoryPools, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
@@ -43,7 +43,7 @@ function decodeListCursor(cursor: string): { registeredAt: number; id: number } 
 }
 
 /** A registered repository that may be shown publicly; private ones do not exist here. */
-export async function publicRepository(ctx: AppContext, where: { repoId?: number; fullName?: string }): Promise<Repository> {
+export async function publicRepository(ctx: DatabaseDeps, where: { repoId?: number; fullName?: string }): Promise<Repository> {
   const repository = where.repoId
     ? (await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, where.repoId)).limit(1))[0]
     : await repositoryByFullName(ctx, where.fullName ?? "");
@@ -52,7 +52,7 @@ export async function publicRepository(ctx: AppContext, where: { repoId?: number
 }
 
 /** The bounties of a repository (open and paid; cancelled ones are gone back to the pool). */
-async function repositoryBounties(ctx: AppContext, repoId: number): Promise<Bounty[]> {
+async function repositoryBounties(ctx: DatabaseDeps, repoId: number): Promise<Bounty[]> {
   return ctx.database.db
     .select()
     .from(bounties)
@@ -64,7 +64,7 @@ async function repositoryBounties(ctx: AppContext, repoId: number): Promise<Boun
  * (someone works on it). One awaiting its pool manager's decision or held
  * for a GitHub user is not available to work on (bounty-state.ts).
  */
-export async function advertisedBounties(ctx: AppContext, rows: Bounty[], inputs?: StateInputs) {
+export async function advertisedBounties(ctx: DatabaseDeps, rows: Bounty[], inputs?: StateInputs) {
   const stateOf = await bountyStates(ctx, rows, inputs);
   const advertised = rows.filter((b) => b.status === "open" && b.amount > 0n && isAdvertised(stateOf(b).state));
   const apart = { awaiting: { ...zero }, held: { ...zero } };
@@ -85,7 +85,7 @@ export function splitXdcRewards<T extends { currency: Currency }>(rewards: T[]):
 }
 
 /** GET /api/repos/{repoId}/rewards: the issues' XDC rewards (issueNumber, amount), others apart; advertised bounties only. */
-export async function repositoryRewards(ctx: AppContext, repoId: number) {
+export async function repositoryRewards(ctx: DatabaseDeps, repoId: number) {
   await publicRepository(ctx, { repoId });
   const rows = (await advertisedBounties(ctx, await repositoryBounties(ctx, repoId))).advertised;
   const all = rows
@@ -152,7 +152,7 @@ const asDecimals = (amounts: Record<Currency, bigint>) =>
  * the contract, and the XDC price from configuration with its source (or
  * none). Private repositories are answered as unknown.
  */
-export async function unifiedRepo(ctx: AppContext, owner: string, name: string): Promise<UnifiedRepo> {
+export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain">, owner: string, name: string): Promise<UnifiedRepo> {
   const fullName = `${owner}/${name}`;
   const price = { xdcUsd: ctx.env.XDC_USD_PRICE ?? null, source: ctx.env.XDC_USD_PRICE_SOURCE ?? null };
   const registered = await repositoryByFullName(ctx, fullName);
@@ -259,7 +259,7 @@ export async function unifiedRepo(ctx: AppContext, owner: string, name: string):
  * original's status names (Created: set and open; Distributed: paid) and amounts in whole tokens, the currency
  * not used "0.0" (`currency` and `amount` beside them name ROXN/USDC, which `isRoxn` cannot).
  */
-export async function publicRepositoryBounties(ctx: AppContext, repoId: number) {
+export async function publicRepositoryBounties(ctx: DatabaseDeps, repoId: number) {
   const repository = await publicRepository(ctx, { repoId });
   const rows = (await repositoryBounties(ctx, repoId)).sort((a, b) => a.issueNumber - b.issueNumber);
   return {

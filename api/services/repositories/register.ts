@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import type { Address } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { repositories, type Repository, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, forbidden, notFound } from "../../errors.ts";
 import { repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
@@ -34,7 +34,7 @@ export const requiresAdmin = () =>
  * the user's wallet a pool manager of the repository on-chain. Registering
  * again is harmless.
  */
-export async function registerRepository(ctx: AppContext, input: { user: User; githubRepoId: number; fullName: string }): Promise<RegisterResult> {
+export async function registerRepository(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "changes">, input: { user: User; githubRepoId: number; fullName: string }): Promise<RegisterResult> {
   if (input.user.role !== "poolmanager") throw forbidden("Only pool managers can register repositories.");
   const repo = await repositoryAsUser(ctx, input.user, input.fullName);
   if (repo.id !== input.githubRepoId) throw notFound("Repository not found.");
@@ -98,7 +98,7 @@ export function repositoryIdentity(repo: Pick<GitHubRepo, "full_name" | "name" |
   };
 }
 
-export async function repositoryByFullName(ctx: AppContext, fullName: string): Promise<Repository | undefined> {
+export async function repositoryByFullName(ctx: DatabaseDeps, fullName: string): Promise<Repository | undefined> {
   const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.fullNameKey, fullName.toLowerCase())).limit(1);
   return repository;
 }

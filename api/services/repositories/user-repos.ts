@@ -1,5 +1,5 @@
 import { inArray } from "drizzle-orm";
-import type { AppContext } from "../../context.ts";
+import type { GitHubDeps } from "../../context.ts";
 import { repositories, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
@@ -30,7 +30,7 @@ export interface UserRepository {
  * (from the installations the user can see) and whether it is registered.
  * GitHub's part is cached for 5 minutes per user (spec: code-host list).
  */
-export async function userRepositories(ctx: AppContext, user: User, options: { refresh?: boolean } = {}): Promise<{ repositories: UserRepository[]; stale: boolean }> {
+export async function userRepositories(ctx: GitHubDeps, user: User, options: { refresh?: boolean } = {}): Promise<{ repositories: UserRepository[]; stale: boolean }> {
   if (options.refresh) await forgetCached(ctx, userRepositoriesCacheKey(user.id));
   const token = await userGitHubToken(ctx, user);
   if (!token) throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
@@ -85,7 +85,7 @@ export const failedFromGitHub = () =>
  * sees it on GitHub (private ones included, with their admin right), its
  * open issues and whether it is registered.
  */
-export async function repositoryForUser(ctx: AppContext, user: User | null, fullName: string) {
+export async function repositoryForUser(ctx: GitHubDeps, user: User | null, fullName: string) {
   const repo = user
     ? await repositoryAsUser(ctx, user, fullName).catch((err) => {
         if (err instanceof ApiError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
@@ -121,7 +121,7 @@ export type RepositoryForUser = Awaited<ReturnType<typeof repositoryForUser>>;
  * out): read with the app's installation when registered (the platform's quota), else anonymously; a private
  * repository is 404 whatever credential could read it.
  */
-async function publicRepositoryOnGitHub(ctx: AppContext, fullName: string): Promise<GitHubRepo> {
+async function publicRepositoryOnGitHub(ctx: GitHubDeps, fullName: string): Promise<GitHubRepo> {
   const registered = await repositoryByFullName(ctx, fullName);
   const client = await clientForRepository(ctx, registered?.isPrivate ? null : registered, null);
   const notFound = () => new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });

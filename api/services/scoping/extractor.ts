@@ -18,11 +18,13 @@ const WATCH_MS = 25;
 export const TIMEOUT_MESSAGE = "The document took too long to read. Upload a shorter document or plain text.";
 
 type Extracted = { format: DocumentFormat; text: string };
-type Reply = { ready: true } | { id: number; ok: true; format: DocumentFormat; text: string } | { id: number; ok: false; kind: DocumentError["kind"]; message: string };
+type Done = { id: number; ok: true; format: DocumentFormat; text: string } | { id: number; ok: true; plan: unknown };
+type Reply = { ready: true } | Done | { id: number; ok: false; kind: DocumentError["kind"]; message: string };
 interface Pending {
   id: number;
-  bytes: Uint8Array;
-  resolve: (r: Extracted) => void;
+  /** A document to read, or a text the built-in planner plans. */
+  work: { bytes: Uint8Array } | { plan: { fileName: string; text: string } };
+  resolve: (r: Done) => void;
   reject: (e: Error) => void;
 }
 interface Slot {
@@ -54,9 +56,27 @@ export class Extractor implements DocumentExtractor {
 
   constructor(private readonly options: { memoryBytes?: number; timeoutMs?: number; poolSize?: number } = {}) {}
 
-  extract(bytes: Uint8Array): Promise<Extracted> {
+  async extract(bytes: Uint8Array): Promise<Extracted> {
+    const done = await this.run({ bytes });
+    if (!("text" in done)) throw new Error("the extraction process answered a read with a plan");
+    return { format: done.format, text: done.text };
+  }
+
+  /**
+   * The built-in planner's plan of a text, made in an extraction process: a
+   * long document takes tens of milliseconds of CPU to plan, which the
+   * server's requests should not wait behind (scripts/bench/scoping.ts,
+   * health ratio). Same limits and timeout as a read.
+   */
+  async plan(document: { fileName: string; text: string }): Promise<unknown> {
+    const done = await this.run({ plan: { fileName: document.fileName, text: document.text } });
+    if (!("plan" in done)) throw new Error("the extraction process answered a plan with a read");
+    return done.plan;
+  }
+
+  private run(work: Pending["work"]): Promise<Done> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ id: this.nextId++, bytes, resolve, reject });
+      this.queue.push({ id: this.nextId++, work, resolve, reject });
       this.dispatch();
     });
   }
@@ -79,7 +99,7 @@ export class Extractor implements DocumentExtractor {
       slot.job = job;
       slot.peak = 0;
       slot.timer = setTimeout(() => this.kill(slot!, new DocumentError("unreadable", TIMEOUT_MESSAGE)), this.options.timeoutMs ?? EXTRACT_TIMEOUT_MS);
-      slot.proc.send({ id: job.id, bytes: job.bytes });
+      slot.proc.send({ id: job.id, ...job.work });
     }
     this.watchMemory();
   }
@@ -113,7 +133,7 @@ export class Extractor implements DocumentExtractor {
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
     this.finish(slot);
-    if (reply.ok) job.resolve({ format: reply.format, text: reply.text });
+    if (reply.ok) job.resolve(reply);
     else job.reject(new DocumentError(reply.kind, reply.message));
     // A parser that failed may leave work behind that throws later (pdf.js after a stack overflow): a fresh process
     // for the next document rather than one that dies under it.

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { scopingIssues, type Currency, type User } from "../../../db/schema/index.ts";
 import { ApiError, badRequest, conflict, ErrorCode } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
@@ -46,7 +46,7 @@ const CLAIM_MS = 60_000;
 const MARKER = (jobId: string, taskId: number) => `<!-- issuepool-scoping:${jobId}:${taskId} -->`;
 const bountyKey = (jobId: string, taskId: number, repositoryId: number) => `scoping-bounty:${jobId}:${taskId}:${repositoryId}`;
 
-export async function createIssuesFromPlan(ctx: AppContext, input: CreateIssuesInput): Promise<{ issues: ScopedIssue[] }> {
+export async function createIssuesFromPlan(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "outbox">, input: CreateIssuesInput): Promise<{ issues: ScopedIssue[] }> {
   const job = await getScopingJob(ctx, input.user, input.jobId);
   if (job.status !== "completed" || !job.result) throw conflict("The plan is not ready yet.", "Plan not ready");
   const plan = job.result;
@@ -155,7 +155,7 @@ export async function createIssuesFromPlan(ctx: AppContext, input: CreateIssuesI
 }
 
 /** The issues made from a plan so far (any repository), with their bounties as the outbox sees them. */
-export async function scopedIssues(ctx: AppContext, user: User, jobId: string): Promise<ScopedIssue[]> {
+export async function scopedIssues(ctx: Pick<AppContext, "database" | "outbox">, user: User, jobId: string): Promise<ScopedIssue[]> {
   const job = await getScopingJob(ctx, user, jobId);
   const rows = await ctx.database.db.select().from(scopingIssues).where(eq(scopingIssues.jobId, job.jobId));
   const out: ScopedIssue[] = [];
@@ -176,7 +176,7 @@ export async function scopedIssues(ctx: AppContext, user: User, jobId: string): 
   return out;
 }
 
-function linksOf(ctx: AppContext, jobId: string, repositoryId: number) {
+function linksOf(ctx: DatabaseDeps, jobId: string, repositoryId: number) {
   return ctx.database.db
     .select()
     .from(scopingIssues)

@@ -1,13 +1,12 @@
 import { and, desc, eq } from "drizzle-orm";
 import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import type { User } from "../../../db/schema/index.ts";
 import { scopingJobs } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, notFound } from "../../errors.ts";
 import type { Plan } from "../../../lib/scoping.ts";
 import { detectFormat, DocumentError, extractDocument } from "./extract.ts";
 import { DOCUMENT_FAILURE_PREFIX, textSha256 } from "./document-error.ts";
-import { builtinPlanner } from "./builtin-planner.ts";
 import { openAiPlanner } from "./openai-planner.ts";
 import type { Planner } from "./plan.ts";
 
@@ -33,11 +32,13 @@ export interface ScopingJobView {
 
 type Job = typeof scopingJobs.$inferSelect;
 
-export function plannerFor(ctx: AppContext): (name: string) => Planner {
+export function plannerFor(ctx: Pick<AppContext, "env" | "extractor">): (name: string) => Planner {
   const openai = ctx.env.AI_BASE_URL
     ? openAiPlanner({ baseUrl: ctx.env.AI_BASE_URL, apiKey: ctx.env.AI_API_KEY, model: ctx.env.AI_MODEL, timeoutMs: ctx.env.AI_TIMEOUT_MS })
     : undefined;
-  return (name) => (name === "openai" && openai ? openai : builtinPlanner);
+  // The built-in planner runs where documents are read (extractor.ts): its CPU stays off the event loop.
+  const builtin: Planner = { name: "builtin", plan: (document) => ctx.extractor.plan(document) };
+  return (name) => (name === "openai" && openai ? openai : builtin);
 }
 
 /**
@@ -47,7 +48,7 @@ export function plannerFor(ctx: AppContext): (name: string) => Planner {
  * the upload is answered 202 at once and a bomb fails only its own job.
  * The file itself is not kept once read.
  */
-export async function createScopingJob(ctx: AppContext, user: User, upload: { fileName: string; bytes: Uint8Array }): Promise<ScopingJobView> {
+export async function createScopingJob(ctx: Pick<AppContext, "env" | "database" | "log" | "scoping">, user: User, upload: { fileName: string; bytes: Uint8Array }): Promise<ScopingJobView> {
   let extracted: { format: string; text: string; document?: Buffer };
   try {
     const format = detectFormat(upload.bytes);
@@ -76,16 +77,17 @@ export async function createScopingJob(ctx: AppContext, user: User, upload: { fi
       planner: ctx.env.AI_BASE_URL ? "openai" : "builtin",
       expiresAt: new Date(now + ctx.env.SCOPING_RETENTION_DAYS * 86_400_000),
     })
-    .returning();
+    .returning(VIEW_COLUMNS);
   ctx.log.info("scoping job queued", { jobId: id, userId: user.id, format: extracted.format, bytes: upload.bytes.byteLength, chars: extracted.text.length });
   ctx.scoping.nudge();
   return view(job!);
 }
 
 /** The owner's job; anyone else (and an unknown id) gets the same 404. */
-export async function getScopingJob(ctx: AppContext, user: User, jobId: string): Promise<ScopingJobView> {
+export async function getScopingJob(ctx: DatabaseDeps, user: User, jobId: string): Promise<ScopingJobView> {
+  // Only what the view shows: the page polls this while the job runs, and the document and its text are large.
   const [job] = await ctx.database.db
-    .select()
+    .select(VIEW_COLUMNS)
     .from(scopingJobs)
     .where(and(eq(scopingJobs.id, jobId), eq(scopingJobs.userId, user.id)))
     .limit(1);
@@ -102,7 +104,7 @@ export interface ScopingJobSummary {
 }
 
 /** The user's earlier plans, newest first. */
-export async function listScopingJobs(ctx: AppContext, user: User, limit = 20): Promise<ScopingJobSummary[]> {
+export async function listScopingJobs(ctx: DatabaseDeps, user: User, limit = 20): Promise<ScopingJobSummary[]> {
   const rows = await ctx.database.db
     .select({ id: scopingJobs.id, status: scopingJobs.status, fileName: scopingJobs.fileName, projectName: scopingJobs.projectName, createdAt: scopingJobs.createdAt })
     .from(scopingJobs)
@@ -112,7 +114,20 @@ export async function listScopingJobs(ctx: AppContext, user: User, limit = 20): 
   return rows.map((r) => ({ jobId: r.id, status: r.status, fileName: r.fileName, projectName: r.projectName, createdAt: r.createdAt.toISOString() }));
 }
 
-function view(job: Job): ScopingJobView {
+const VIEW_COLUMNS = {
+  id: scopingJobs.id,
+  status: scopingJobs.status,
+  result: scopingJobs.result,
+  error: scopingJobs.error,
+  fileName: scopingJobs.fileName,
+  format: scopingJobs.format,
+  planner: scopingJobs.planner,
+  createdAt: scopingJobs.createdAt,
+  finishedAt: scopingJobs.finishedAt,
+  expiresAt: scopingJobs.expiresAt,
+};
+
+function view(job: Pick<Job, keyof typeof VIEW_COLUMNS>): ScopingJobView {
   return {
     jobId: job.id,
     status: job.status,

@@ -20,7 +20,7 @@ export const ALREADY_REGISTERED = new ApiError({
  * unique index on wallets.user_id) is refused and changes nothing.
  */
 export async function registerUser(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "database" | "log" | "keyring" | "chain" | "outbox" | "changes">,
   input: { user: User; role: Role; email: string; ip?: string },
 ): Promise<UserObject> {
   const db = ctx.database.db;

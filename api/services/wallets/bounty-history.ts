@@ -30,7 +30,7 @@ export interface HistoryEntry {
   createdAt: string;
 }
 
-export async function bountyHistory(ctx: AppContext, user: User, limit: number): Promise<HistoryEntry[]> {
+export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">, user: User, limit: number): Promise<HistoryEntry[]> {
   const db = ctx.database.db;
   const wallet = await walletOfUser(db, user.id);
   const mine = await db.select({ id: repositories.githubRepoId }).from(repositories).where(eq(repositories.registeredByUserId, user.id));

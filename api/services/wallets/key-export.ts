@@ -1,7 +1,7 @@
 import { decodeBase64, encodeBase64 } from "@oslojs/encoding";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import type { AppContext } from "../../context.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
 import type { User, Wallet } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode } from "../../errors.ts";
 import { toXdcAddress } from "../../chain/address.ts";
@@ -43,7 +43,7 @@ export interface ExportData {
 const noWallet = () =>
   new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
 
-async function requireWallet(ctx: AppContext, user: User): Promise<Wallet> {
+async function requireWallet(ctx: DatabaseDeps, user: User): Promise<Wallet> {
   const wallet = await walletOfUser(ctx.database.db, user.id);
   if (!wallet) throw noWallet();
   return wallet;
@@ -57,7 +57,7 @@ function requireEmail(user: User): string {
 }
 
 /** POST /api/wallet/export-request */
-export async function requestKeyExportCode(ctx: AppContext, input: { user: User; ip?: string }): Promise<{ success: true; message: string; expiresAt: string }> {
+export async function requestKeyExportCode(ctx: Pick<AppContext, "database" | "appSecret" | "mailer">, input: { user: User; ip?: string }): Promise<{ success: true; message: string; expiresAt: string }> {
   const wallet = await requireWallet(ctx, input.user);
   const email = requireEmail(input.user);
   const issued = await issueCode(ctx, { userId: input.user.id, purpose: "export", subject: wallet.address });
@@ -97,7 +97,7 @@ export async function importEphemeralPublicKey(base64: string): Promise<CryptoKe
 
 /** POST /api/wallet/export-data */
 export async function exportWalletKey(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "appSecret" | "chain" | "mailer">,
   input: { user: User; ephemeralPublicKey: string; otp: string; ip?: string },
 ): Promise<ExportData> {
   const wallet = await requireWallet(ctx, input.user);

@@ -125,7 +125,7 @@ export function otpThreshold(ctx: Pick<AppContext, "env">, token: TokenSymbol): 
  * its way in transactions not broadcast yet, and of a token its balance
  * (read fresh). Shared by the checks of a send and by Max.
  */
-async function spendable(ctx: AppContext, wallet: Wallet, token: TokenSymbol): Promise<{ pending: bigint; xdcAvailable: bigint; held: bigint }> {
+async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wallet, token: TokenSymbol): Promise<{ pending: bigint; xdcAvailable: bigint; held: bigint }> {
   const [pending, unbroadcast, balances] = await Promise.all([
     pendingXdcBalance(ctx, wallet),
     unbroadcastXdc(ctx.database.db, wallet),
@@ -140,7 +140,7 @@ async function spendable(ctx: AppContext, wallet: Wallet, token: TokenSymbol): P
 
 const gasReserveError = () => sendError("Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
 
-async function checkSend(ctx: AppContext, user: User, input: SendInput): Promise<CheckedSend> {
+async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<CheckedSend> {
   const token = parseToken(input.token);
   const recipient = parseRecipient(input.to);
   const amount = parseSendAmount(input.amount, token);
@@ -167,7 +167,7 @@ async function checkSend(ctx: AppContext, user: User, input: SendInput): Promise
   return { wallet, token, recipient, amount, fee, maxFee, xdcPending: pending, xdcAvailable, otpRequired: amount > otpThreshold(ctx, token), call };
 }
 
-function transferCall(ctx: AppContext, token: TokenSymbol, recipient: Address, amount: bigint): { to: Address; data: Hex; value: bigint } {
+function transferCall(ctx: Pick<AppContext, "chain">, token: TokenSymbol, recipient: Address, amount: bigint): { to: Address; data: Hex; value: bigint } {
   const contract = tokenContract(ctx, token);
   return contract
     ? { to: contract, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [recipient, amount] }), value: 0n }
@@ -176,7 +176,7 @@ function transferCall(ctx: AppContext, token: TokenSymbol, recipient: Address, a
 
 /** The network fee of a call: estimated (gas x gas price), and the most the outbox may spend (it signs with 20% more gas). */
 async function estimateFee(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "log" | "chain" | "outbox">,
   user: User,
   wallet: Wallet,
   token: TokenSymbol,
@@ -212,7 +212,7 @@ export interface SendMax {
  * − 0.1 and the fee came out of the reserve). Without a valid recipient the
  * fee of a plain transfer is estimated (the same for any ordinary address).
  */
-export async function quoteMaxSend(ctx: AppContext, user: User, input: { token: unknown; to?: unknown }): Promise<SendMax> {
+export async function quoteMaxSend(ctx: Pick<AppContext, "database" | "log" | "chain" | "outbox">, user: User, input: { token: unknown; to?: unknown }): Promise<SendMax> {
   const token = parseToken(input.token);
   const wallet = await walletOfUser(ctx.database.db, user.id);
   if (!wallet) throw sendError("No wallet", "No wallet is connected. Please check your profile settings.");
@@ -243,7 +243,7 @@ const chainUnavailable = (cause: unknown) =>
 const sendSubject = (send: Pick<CheckedSend, "token" | "recipient" | "amount">) => `${send.token}:${send.recipient}:${send.amount}`;
 
 /** GET /api/wallet/send-quote: every rule checked, the fee estimated, nothing changed. */
-export async function quoteSend(ctx: AppContext, user: User, input: SendInput): Promise<SendQuote> {
+export async function quoteSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<SendQuote> {
   const send = await checkSend(ctx, user, input);
   const decimals = TOKEN_DECIMALS[send.token];
   return {
@@ -259,7 +259,7 @@ export async function quoteSend(ctx: AppContext, user: User, input: SendInput): 
 }
 
 /** POST /api/wallet/send-code: e-mails the code for this one send. */
-export async function requestSendCode(ctx: AppContext, input: { user: User; send: SendInput; ip?: string }): Promise<{ success: true; message: string; expiresAt: string }> {
+export async function requestSendCode(ctx: Pick<AppContext, "env" | "database" | "log" | "appSecret" | "chain" | "outbox" | "mailer">, input: { user: User; send: SendInput; ip?: string }): Promise<{ success: true; message: string; expiresAt: string }> {
   const send = await checkSend(ctx, input.user, input.send);
   if (!send.otpRequired) {
     throw sendError("No code needed", `Only sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need a code.`);
@@ -287,7 +287,7 @@ export async function requestSendCode(ctx: AppContext, input: { user: User; send
 
 /** POST /api/wallet/send */
 export async function sendFromWallet(
-  ctx: AppContext,
+  ctx: Pick<AppContext, "env" | "database" | "log" | "appSecret" | "chain" | "outbox">,
   input: { user: User; send: SendInput; otp?: string; idempotencyKey: string; ip?: string },
 ): Promise<SendResult> {
   // The code is not part of the request's identity: a retry after a lost answer carries the same (spent) code.
@@ -337,7 +337,7 @@ export async function sendFromWallet(
   return sendResult(ctx, tx);
 }
 
-function sendResult(ctx: AppContext, tx: ChainTransaction): SendResult {
+function sendResult(ctx: Pick<AppContext, "chain">, tx: ChainTransaction): SendResult {
   const intent = JSON.parse(tx.intent) as { currency: TokenSymbol; to: string; amount: string };
   const token = intent.currency;
   const result = transactionResult(ctx, tx, { pending: `${token} sent: waiting for confirmation`, confirmed: `${token} sent`, failedTitle: "Send Failed" });
@@ -356,7 +356,7 @@ export interface SentTransaction {
 }
 
 /** GET /api/wallet/sends: the wallet's latest sends, newest first. */
-export async function listSends(ctx: AppContext, user: User, limit: number): Promise<SentTransaction[]> {
+export async function listSends(ctx: Pick<AppContext, "database" | "chain">, user: User, limit: number): Promise<SentTransaction[]> {
   const wallet = await walletOfUser(ctx.database.db, user.id);
   if (!wallet) return [];
   const rows = await ctx.database.db
