@@ -37,6 +37,9 @@ import { splitRoutes } from "./routes/splits/index.ts";
 import { tipRoutes } from "./routes/tips/index.ts";
 import { boostRoutes } from "./routes/funding/boosts.ts";
 import { communityRoutes } from "./routes/funding/community.ts";
+import { alertSearchRoutes } from "./routes/alerts/searches.ts";
+import { alertWebhookRoutes } from "./routes/alerts/webhooks.ts";
+import { feedRoutes } from "./routes/alerts/feeds.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -90,6 +93,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/tips", tipRoutes(ctx));
   app.route("/api/funding", boostRoutes(ctx));
   app.route("/api/community-bounties", communityRoutes(ctx));
+  app.route("/api/alerts/webhooks", alertWebhookRoutes(ctx));
+  app.route("/api/alerts", alertSearchRoutes(ctx));
+  app.route("/api/feeds", feedRoutes(ctx));
   app.route("/api/explore", exploreRoutes(ctx));
   app.route("/api/contributors", contributorRoutes(ctx));
   app.route("/api/user", profileVisibilityRoutes(ctx));

@@ -39,6 +39,10 @@ export interface AppContext {
   responseCache: PageCache;
   /** Processes stored webhook deliveries. */
   webhooks: BackgroundWorker;
+  /** Fans bounty events out to integrators' webhook endpoints and delivers them (docs/webhooks.md). */
+  outbound: BackgroundWorker;
+  /** Sends the daily digest of saved searches. */
+  digest: BackgroundWorker;
   /** Works AI scoping jobs (docs/ai-scoping.md). */
   scoping: BackgroundWorker;
   /** Reads uploaded documents off the event loop. */

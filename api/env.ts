@@ -220,6 +220,25 @@ const EnvSchema = z.object({
    */
   SPLIT_RELEASE_WINDOW_MS: positiveInt.default(24 * 3_600_000),
   SPLIT_RELEASE_INTERVAL_MS: positiveInt.default(60_000),
+  /**
+   * Outbound webhooks for integrators (docs/webhooks.md): failed deliveries are retried with exponential backoff from
+   * OUTBOUND_RETRY_BASE_MS, at most OUTBOUND_RETRY_MAX_MS apart, for OUTBOUND_RETRY_HOURS; one attempt waits at most
+   * OUTBOUND_TIMEOUT_MS for an answer.
+   */
+  OUTBOUND_RETRY_BASE_MS: positiveInt.default(5_000),
+  OUTBOUND_RETRY_MAX_MS: positiveInt.default(3_600_000),
+  OUTBOUND_RETRY_HOURS: z.coerce.number().positive().default(24),
+  OUTBOUND_TIMEOUT_MS: positiveInt.default(10_000),
+  /**
+   * Lets outbound webhooks reach 127.0.0.1 (and only it): the local receiver of tests and development. Refused in
+   * production, where only public addresses are ever called.
+   */
+  OUTBOUND_ALLOW_LOOPBACK: z
+    .enum(["true", "false", "1", "0", ""])
+    .default("false")
+    .transform((v) => v === "true" || v === "1"),
+  /** The hour (UTC) from which the daily digest of saved searches goes out. */
+  DIGEST_HOUR_UTC: z.coerce.number().int().min(0).max(23).default(7),
   /** The embedded default's GitHub emulator port (default PORT + 1, fixed so stored GitHub links survive restarts). */
   DEV_GITHUB_PORT: port.optional(),
   /** Where `astro build` wrote the site. */
@@ -259,6 +278,9 @@ export function loadEnv(overrides: Values = {}, source: Values = process.env, de
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const env = parsed.data;
+  if (env.NODE_ENV === "production" && env.OUTBOUND_ALLOW_LOOPBACK) {
+    throw new ConfigError("Invalid configuration:\n  OUTBOUND_ALLOW_LOOPBACK: only for development and tests (webhooks never call loopback in production)");
+  }
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const databaseUrl = env.DATABASE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, "")}/app.db`;
   return { ...env, PUBLIC_URL: publicUrl, DATABASE_URL: databaseUrl };

@@ -24,6 +24,8 @@ import { ChangeFeed } from "./changes.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { PageCache } from "./site-host/page-cache.ts";
 import { WebhookWorker } from "./workers/webhooks.ts";
+import { moneyInFlight, OutboundWorker } from "./workers/outbound.ts";
+import { DigestWorker } from "./workers/digest.ts";
 import { handleGitHubDelivery } from "./services/github-events/index.ts";
 import { handleIssues } from "./services/github-events/issues.ts";
 import { GitHubCatchUp } from "./services/github-events/catch-up.ts";
@@ -128,6 +130,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     mailer: createMailer(env, log),
     responseCache: new PageCache(5000),
     webhooks: undefined as never,
+    outbound: undefined as never,
+    digest: undefined as never,
     scoping: undefined as never,
     extractor: new Extractor(),
     compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
@@ -145,6 +149,19 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
       await notifyAwaitingDecisions(ctx);
     },
   });
+  ctx.outbound = new OutboundWorker({
+    db: database.db,
+    keyring,
+    log,
+    publicUrl: env.PUBLIC_URL,
+    githubUrl: env.GITHUB_URL,
+    allowLoopback: env.OUTBOUND_ALLOW_LOOPBACK,
+    timeoutMs: env.OUTBOUND_TIMEOUT_MS,
+    retry: { baseMs: env.OUTBOUND_RETRY_BASE_MS, maxMs: env.OUTBOUND_RETRY_MAX_MS, windowMs: env.OUTBOUND_RETRY_HOURS * 3_600_000 },
+    paymentsInFlight: () => moneyInFlight(database.db),
+  });
+  // Its own pooled connections: thousands of digests should not queue behind, or hold up, a one-time code.
+  ctx.digest = new DigestWorker({ db: database.db, log, mailer: createMailer(env, log, { pool: true }), appSecret, publicUrl: env.PUBLIC_URL, hourUtc: env.DIGEST_HOUR_UTC });
   ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx), extract: (bytes) => ctx.extractor.extract(bytes) });
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
@@ -193,6 +210,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.outbox.start();
     ctx.indexer.start();
     ctx.webhooks.start();
+    ctx.outbound.start();
+    ctx.digest.start();
     ctx.scoping.start();
     ctx.compute.start();
     botComments = keepBountyCommentsInStep(ctx);
@@ -253,6 +272,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.compute.stop();
       await server.stop();
       await ctx.webhooks.stop();
+      await ctx.outbound.stop();
+      await ctx.digest.stop();
       await ctx.scoping.stop();
       ctx.extractor.close();
       await ctx.outbox.stop();

@@ -47,6 +47,8 @@ export const SIGNED_IN_PAGES = [
   "/ai-scoping-agent",
   "/decentralized-chat",
   "/provider-hub",
+  "/settings/alerts",
+  "/settings/alerts?repositoryId=5003&repository=alice/xdc-explorer-lite",
   "/faq",
   "/auth",
   "/explore",

@@ -9,6 +9,7 @@
  * Ctrl-C (or SIGTERM) stops every part cleanly; running it again continues
  * on the same data in DATA_DIR. Delete that directory to start over.
  */
+import { DigestWorker } from "../api/workers/digest.ts";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createServer } from "node:net";
@@ -188,10 +189,17 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     const localServices: Record<string, string> = {
       SMTP_URL: mailSink.smtpUrl,
       ONRAMP_URL: onrampSimulator.url,
+      // Webhooks for integrators may reach a receiver on this machine (127.0.0.1 only; never in production).
+      OUTBOUND_ALLOW_LOOPBACK: "true",
       // Asked before an abandoned order expires; never the simulator's when a real provider is configured.
       ...(realProvider ? {} : { ONRAMP_STATUS_URL: `${onrampSimulator.url}/api/order-status` }),
     };
-    const devOnlyRoutes = (app: Hono<AppBindings>) => app.route("/dev/mail", mailSink.routes());
+    // The daily digest on demand, as of tomorrow (a journey cannot wait a day): e2e/alerts.e2e.ts.
+    let digestAsOfTomorrow: (() => Promise<number>) | undefined;
+    const devOnlyRoutes = (app: Hono<AppBindings>) => {
+      app.route("/dev/mail", mailSink.routes());
+      app.post("/dev/digest", async (c) => c.json({ handled: (await digestAsOfTomorrow?.()) ?? 0 }));
+    };
     log.info(`local mail sink: mail sent by the platform is listed at ${publicUrl}/dev/mail; on-ramp simulator at ${onrampSimulator.url}`);
     // ---- end of local mail sink and on-ramp simulator ----
 
@@ -229,6 +237,16 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     const server = await startServer({ ...env, PORT: port }, { log, database, extraRoutes: isProduction(env) ? undefined : devOnlyRoutes, checkAnswers });
     stops.pop(); // the server closes the database when it stops
     stops.push(server.stop);
+    digestAsOfTomorrow = () =>
+      new DigestWorker({
+        db: server.ctx.database.db,
+        log,
+        mailer: server.ctx.mailer,
+        appSecret: server.ctx.appSecret,
+        publicUrl: env.PUBLIC_URL,
+        hourUtc: 0,
+        now: () => Date.now() + 86_400_000,
+      }).runOnce();
 
     if (options.seed !== false) {
       const [deployer] = anvilAccounts(1);

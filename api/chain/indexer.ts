@@ -12,7 +12,8 @@ import { Periodic } from "../workers/periodic.ts";
 import { blockAt, highestIntact } from "./block-check.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError } from "./errors.ts";
-import { parsedFromStored, writeBounty, writePool } from "./indexer-mirror.ts";
+import { CURRENCY_BY_INDEX, parsedFromStored, writeBounty, writePool } from "./indexer-mirror.ts";
+import { CHAIN_EVENT_TYPES, recordBountyEvent } from "../services/notify/events.ts";
 
 export { CURRENCY_BY_INDEX } from "./indexer-mirror.ts";
 
@@ -174,6 +175,25 @@ export class RewardsIndexer {
         for (const { repoId, issueNumber } of issues.values()) {
           if (!registered.has(repoId)) continue;
           await writeBounty(tx as unknown as Database, events, blockTimes, repoId, issueNumber, Number(to));
+        }
+        // What integrators hear of (issue 30): one event row each, in this transaction; delivery runs apart.
+        for (const event of events) {
+          const type = CHAIN_EVENT_TYPES[event.eventName];
+          const args = event.args as { repoId?: bigint; issueNumber?: bigint; currency?: number; amount?: bigint; contributor?: string };
+          if (!type || args.repoId === undefined || args.issueNumber === undefined || !registered.has(args.repoId)) continue;
+          await recordBountyEvent(tx, {
+            type,
+            key: `chain:${event.transactionHash}:${event.logIndex}`,
+            repoId: Number(args.repoId),
+            issueNumber: Number(args.issueNumber),
+            occurredAt: blockTimes.get(event.blockNumber),
+            data: {
+              currency: CURRENCY_BY_INDEX[args.currency ?? -1] ?? null,
+              amount: args.amount?.toString() ?? null,
+              transactionHash: event.transactionHash,
+              contributor: args.contributor ?? null,
+            },
+          });
         }
         for (const { repoId, balances } of pools) {
           if (!registered.has(repoId)) continue;

@@ -7,6 +7,8 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /** Extra headers (List-Unsubscribe and List-Unsubscribe-Post on digests, RFC 8058). */
+  headers?: Record<string, string>;
 }
 
 export interface Mailer {
@@ -18,10 +20,12 @@ export interface Mailer {
 export class MailError extends Error {}
 
 /** Real SMTP through nodemailer (SMTP_URL): the local sink in development, any provider in production. */
-export function createMailer(env: Env, log: Logger): Mailer {
+export function createMailer(env: Env, log: Logger, options: { pool?: boolean } = {}): Mailer {
   let transport: Transporter | undefined;
   // Fail fast: a code the user waits for should not hang for minutes (nodemailer reads these from the URL).
   const url = new URL(env.SMTP_URL);
+  // Bulk mail (the daily digest) keeps a few connections open instead of one per message.
+  if (options.pool && !url.searchParams.has("pool")) url.searchParams.set("pool", "true");
   for (const [name, ms] of [["connectionTimeout", 10_000], ["greetingTimeout", 10_000], ["socketTimeout", 15_000]] as const) {
     if (!url.searchParams.has(name)) url.searchParams.set(name, String(ms));
   }

@@ -19,7 +19,8 @@ export const csrfRefused = (message: string) =>
 export function csrfProtection(ctx: Pick<AppContext, "env" | "appSecret">): MiddlewareHandler<AppBindings> {
   const origins = new Set([new URL(ctx.env.PUBLIC_URL).origin, ...ctx.env.ALLOWED_ORIGINS]);
   return async (c, next) => {
-    if (SAFE_METHODS.has(c.req.method) || c.req.path.startsWith("/api/webhooks/")) return next();
+    // The one-click unsubscribe (RFC 8058) is authenticated by the signed token in its URL, never by the session.
+    if (SAFE_METHODS.has(c.req.method) || c.req.path.startsWith("/api/webhooks/") || c.req.path === "/api/alerts/unsubscribe") return next();
     const session = c.get("session");
     if (!session) return next();
 

@@ -35,6 +35,9 @@ import { splitsApi } from "../routes/splits/index.ts";
 import { tipsApi } from "../routes/tips/index.ts";
 import { boostsApi } from "../routes/funding/boosts.ts";
 import { communityApi } from "../routes/funding/community.ts";
+import { alertSearchesApi } from "../routes/alerts/searches.ts";
+import { alertWebhooksApi } from "../routes/alerts/webhooks.ts";
+import { feedsApi } from "../routes/alerts/feeds.ts";
 import { exploreApi } from "../routes/explore/index.ts";
 import { contributorsApi } from "../routes/contributors/index.ts";
 
@@ -80,6 +83,9 @@ export const DECLARATIONS = [
   ...tipsApi,
   ...boostsApi,
   ...communityApi,
+  ...alertWebhooksApi,
+  ...alertSearchesApi,
+  ...feedsApi,
   ...exploreApi,
   ...contributorsApi,
 ] as const;
@@ -148,6 +154,7 @@ export function apiDocument() {
       { name: "nodes", description: "The compute network: the owner's side and the node agent's side" },
       { name: "vscode", description: "The VS Code extension's sign-in" },
       { name: "funding", description: "Boosts and community bounties: anyone funds an issue; confirmations of payments asked for in GitHub comments" },
+      { name: "alerts", description: "Saved searches and their digest, Atom feeds, outbound webhooks for integrators" },
     ],
   });
   return cached;

@@ -21,4 +21,5 @@ export * from "./money-intents.ts";
 export * from "./splits.ts";
 export * from "./tips.ts";
 export * from "./funders.ts";
+export * from "./alerts.ts";
 export * from "./reliability.ts";

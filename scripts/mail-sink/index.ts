@@ -20,6 +20,8 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   html: string | null;
+  /** Header fields by lower-case name (the last one when repeated): List-Unsubscribe and the like. */
+  headers: Record<string, string>;
   receivedAt: string;
 }
 
@@ -72,6 +74,7 @@ export async function startMailSink(options: MailSinkOptions = {}): Promise<Mail
               subject: parsed.subject ?? "",
               text: parsed.text ?? "",
               html: parsed.html ?? null,
+              headers: Object.fromEntries(parsed.headers.map((h) => [h.key.toLowerCase(), h.value])),
               receivedAt: new Date().toISOString(),
             });
             received.length = Math.min(received.length, keep);

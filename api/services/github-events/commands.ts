@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { recordClaimEvent } from "../notify/events.ts";
 import type { AppContext } from "../../context.ts";
 import { bountyClaims, repositories, users, CURRENCIES, type Currency, type Repository } from "../../../db/schema/index.ts";
 import type { WebhookOutcome } from "../../workers/webhooks.ts";
@@ -89,7 +90,12 @@ export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database
   if (command.kind === "attempt") {
     const refusal = claimRefusal({ role: user.role, hasWallet });
     if (refusal) return reply(claimRefusalText(refusal, ctx.env.PUBLIC_URL));
-    await ctx.database.db.insert(bountyClaims).values({ githubRepoId: repository.githubRepoId, issueNumber: issue.number, userId: user.id }).onConflictDoNothing();
+    const claimed = await ctx.database.db
+      .insert(bountyClaims)
+      .values({ githubRepoId: repository.githubRepoId, issueNumber: issue.number, userId: user.id })
+      .onConflictDoNothing()
+      .returning({ userId: bountyClaims.userId });
+    if (claimed.length) await recordClaimEvent(ctx.database.db, { repoId: repository.githubRepoId, issueNumber: issue.number, userId: user.id, login: user.username });
     const wallet = await walletOfUser(ctx.database.db, user.id);
     await recordClaimOnChain(ctx, { repoId: repository.githubRepoId, issueNumber: issue.number, contributor: wallet!.address as Address });
     ctx.changes.publish([`repo:${repository.githubRepoId}`, `bounty:${repository.githubRepoId}:${issue.number}`]);

@@ -16,6 +16,7 @@
  * payout, whose webhook can be processed after the issue's, settles first: a
  * bounty paid or held by then is no longer awaiting and no e-mail goes out.
  */
+import { recordBountyEvent } from "../notify/events.ts";
 import { and, eq, inArray, isNull, lt, ne, notInArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import {
@@ -94,6 +95,14 @@ export async function markAwaiting(ctx: Pick<AppContext, "database" | "log" | "i
       // The same allocation already awaiting (a redelivered close, the catch-up pass): kept, so no second e-mail.
       setWhere: ne(awaitingDecisions.allocatedTx, values.allocatedTx),
     });
+  // Once per allocation, like the e-mail (a reopen and a second close of the same bounty tell integrators nothing new).
+  await recordBountyEvent(db, {
+    type: "bounty.awaiting_decision",
+    key: `awaiting:${values.allocatedTx}`,
+    repoId: input.repoId,
+    issueNumber: input.issueNumber,
+    data: { reason: input.reason, allocationTransactionHash: values.allocatedTx },
+  });
   ctx.log.info("bounty awaiting the pool manager's decision", { repoId: input.repoId, issue: input.issueNumber, reason: input.reason });
   ctx.changes.publish(["repositories", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
   return true;

@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import { recordClaimEvent } from "../notify/events.ts";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
@@ -574,10 +575,12 @@ export async function registerContribution(ctx: Pick<AppContext, "env" | "databa
   // Only an open issue of this repository: a claim on any other number is junk, and would block cancelling a bounty set there later.
   const token = await userGitHubToken(ctx, input.user);
   await openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }), repository.fullName, input.issueNumber);
-  await ctx.database.db
+  const claimed = await ctx.database.db
     .insert(bountyClaims)
     .values({ githubRepoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id })
-    .onConflictDoNothing();
+    .onConflictDoNothing()
+    .returning({ userId: bountyClaims.userId });
+  if (claimed.length) await recordClaimEvent(ctx.database.db, { repoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id, login: input.user.username });
   await recordClaimOnChain(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, contributor: wallet.address as Address });
   ctx.changes.publish(["claims", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
   return { success: true, message: "You're now registered to contribute to this issue.", walletAddress: toXdcAddress(wallet.address) };

@@ -162,6 +162,12 @@ export function FundingPanel(props: FundingPanelProps) {
           <h3 id="funding-panel-title" className="text-base font-semibold">
             Reward pool
           </h3>
+          {isManager && repo.repoId ? (
+            // Outbound webhooks of this repository, for its pool managers (issue 30; docs/webhooks.md).
+            <a className="text-sm text-primary hover:underline" href={`/settings/alerts?repositoryId=${repo.repoId}&repository=${encodeURIComponent(repo.fullName)}`} data-repo-webhooks>
+              Webhooks
+            </a>
+          ) : null}
           {props.poolError !== undefined && !props.pool && (
             <span className="text-sm text-destructive" role="alert">
               Failed to fetch pool info

@@ -1,0 +1,89 @@
+import type { Database } from "../../../db/client.ts";
+import type { Currency } from "../../../db/schema/index.ts";
+import { formatExact } from "../../../lib/money-format.ts";
+import { badRequest } from "../../errors.ts";
+import { EXPLORE_PARAMS, exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "../explore/search.ts";
+
+/**
+ * An explore search as alerts keep it (saved searches, the digest, the explore feed): the explore page's URL
+ * query, parsed and written back by the explore module (api/services/explore/search.ts), so a saved search
+ * is exactly the page a person saw and two spellings of one search are one saved search. A saved search
+ * refuses parameters explore does not read (a search saved with a typo would match more than meant); the
+ * cursor and page size are not part of a search.
+ */
+export type BountySearch = ExploreSearch;
+
+const SAVED_KEYS = new Set<string>(EXPLORE_PARAMS);
+
+export function parseSearch(query: string, options: { strict?: boolean } = { strict: true }): BountySearch {
+  const params = new URLSearchParams(query.startsWith("?") ? query.slice(1) : query);
+  if (options.strict) {
+    for (const key of new Set(params.keys())) {
+      if (!SAVED_KEYS.has(key)) throw badRequest(`query: ${key} is not an explore filter (${EXPLORE_PARAMS.join(", ")}).`, undefined, "Invalid search");
+    }
+  }
+  params.delete("cursor");
+  params.delete("limit");
+  return parseExploreSearch(params);
+}
+
+/** The canonical query string of a search (explore's order; empty when it matches every open bounty). */
+export function canonicalQuery(search: BountySearch): string {
+  return exploreSearchParams({ ...search, cursor: undefined, limit: undefined }).toString();
+}
+
+/** A short human description of a search ("at least 10 XDC, in owner/repo, "parser""), for the digest and the feed title. */
+export function describeSearch(search: BountySearch): string {
+  const parts: string[] = [];
+  const amount = (v: bigint) => formatExact(v, search.currency!);
+  const unit = search.currency ? ` ${search.currency}` : "";
+  if (search.min !== undefined && search.max !== undefined) parts.push(`${amount(search.min)}-${amount(search.max)}${unit}`);
+  else if (search.min !== undefined) parts.push(`at least ${amount(search.min)}${unit}`);
+  else if (search.max !== undefined) parts.push(`at most ${amount(search.max)}${unit}`);
+  else if (search.currency) parts.push(search.currency);
+  if (search.label) parts.push(`labelled ${search.label}`);
+  if (search.language) parts.push(search.language);
+  if (search.repo) parts.push(`in ${search.repo}`);
+  if (search.q) parts.push(`"${search.q}"`);
+  if (search.unclaimed) parts.push("nobody working on it yet");
+  return parts.length ? parts.join(", ") : "all open bounties";
+}
+
+export interface MatchedBounty {
+  repoId: number;
+  fullName: string;
+  issueNumber: number;
+  issueTitle: string | null;
+  issueUrl: string | null;
+  currency: Currency;
+  amount: bigint;
+  allocatedAt: Date;
+}
+
+/**
+ * Open bounties matching a search, newest first (explore's query and indexes): allocated after `since` and, when
+ * given, up to `until`.
+ */
+export async function matchingBounties(
+  db: Database,
+  search: BountySearch,
+  options: { since?: Date; until?: Date; limit?: number } = {},
+): Promise<MatchedBounty[]> {
+  const page = await searchOpenBounties(
+    { database: { db } },
+    { ...search, sort: "newest", cursor: undefined, limit: options.limit ?? 50 },
+    { allocatedAfter: options.since },
+  );
+  return page.bounties
+    .filter((b) => !options.until || b.allocatedAt.getTime() <= options.until.getTime())
+    .map((b) => ({
+      repoId: b.repoId,
+      fullName: b.repository,
+      issueNumber: b.issueNumber,
+      issueTitle: b.title,
+      issueUrl: b.url,
+      currency: b.currency,
+      amount: b.amount,
+      allocatedAt: b.allocatedAt,
+    }));
+}
