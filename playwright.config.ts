@@ -27,6 +27,9 @@ const ONBOARDING_SEEN = ["welcome", "rewards-guide", "contribution-demo", "pool-
   value: "seen",
 }));
 
+/** Journeys that move bob's and carol's demo XDC: boosts (they fund alice's bounty), shared rewards (they are paid). */
+const MOVE_PERSONAS_XDC = /\/(boosts|splits)\.e2e\.ts$/;
+
 export default defineConfig({
   testDir: "./e2e",
   testMatch: /.*\.e2e\.ts$/,
@@ -56,7 +59,12 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"], channel: undefined } }],
+  projects: [
+    { name: "chromium", testIgnore: MOVE_PERSONAS_XDC, use: { ...devices["Desktop Chrome"], channel: undefined } },
+    // After every other journey: these spend or pay the demo personas' XDC, which others read exactly (the on-ramp
+    // journey compares bob's balance to the unit), or change what bounty #1 of the demo repository shows.
+    { name: "chromium-after", testMatch: MOVE_PERSONAS_XDC, dependencies: ["chromium"], use: { ...devices["Desktop Chrome"], channel: undefined } },
+  ],
   webServer: {
     command: "node_modules/.bin/bun scripts/dev.ts",
     url: `${baseURL}/api/health`,

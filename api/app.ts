@@ -80,7 +80,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   const badges = badgeRoutes(ctx);
   app.route("/api/badges", badges);
   // The reliability badge at the short address a README links (issue 30); same answer as /api/badges/…/reliability.svg.
-  app.get("/badge/:owner/:repo/:file", (c) => badges.reliabilityBadge(c, c.req.param()));
+  app.get("/badge/:owner/:repo/reliability.svg", (c) => badges.reliabilityBadge(c, { ...c.req.param(), file: "reliability.svg" }));
+  app.get("/badge/:owner/:repo/reliability.json", (c) => badges.reliabilityBadge(c, { ...c.req.param(), file: "reliability.json" }));
   app.route("/api/token", tokenRoutes(ctx));
   app.route("/api/blockchain", blockchainRoutes(ctx));
   app.route("/api/ai-scoping", aiScopingRoutes(ctx));

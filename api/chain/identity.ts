@@ -3,6 +3,10 @@ import type { Database } from "../../db/client.ts";
 import {
   awaitingDecisions,
   bounties,
+  bountyBoosts,
+  communityBounties,
+  contributorTotals,
+  repositoryReliability,
   bountyClaims,
   chainBlocks,
   chainCursors,
@@ -99,6 +103,12 @@ export async function checkChainIdentity({ db, chain, log }: ChainIdentityDeps):
       await tx.delete(payoutSplitShares);
       await tx.delete(payoutSplits);
       await tx.update(tips).set({ status: "failed" }).where(inArray(tips.status, ["held", "sending"]));
+      // Funders' shares of those bounties and the community bounties they opened were escrowed there too; the
+      // sponsors' records and the boards are counts of that chain's payouts: read again from the new one.
+      await tx.delete(bountyBoosts);
+      await tx.delete(communityBounties);
+      await tx.delete(repositoryReliability);
+      await tx.delete(contributorTotals);
       const cursors = await tx.delete(chainCursors).where(eq(chainCursors.chainId, chainId)).returning({ name: chainCursors.name });
       if (cursors.length) await tx.delete(chainBlocks).where(inArray(chainBlocks.cursor, cursors.map((c) => c.name)));
       await tx.delete(walletNonces).where(like(walletNonces.key, `${chainId}:%`));

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray, isNull } from "drizzle-orm";
 import { encodeFunctionData, keccak256, parseEther, type Address, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { awaitingDecisions, bounties, bountyClaims, chainIdentity, chainTransactions, heldPayouts, payoutSplits, payoutSplitShares, repositories, repositoryPools, tips, users, type Wallet } from "../../db/schema/index.ts";
+import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, repositoryReliability, chainIdentity, chainTransactions, heldPayouts, payoutSplits, payoutSplitShares, repositories, repositoryPools, tips, users, type Wallet } from "../../db/schema/index.ts";
 import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { createTestUser } from "../../testing/auth.ts";
@@ -293,6 +293,8 @@ async function retireTheOldChain(reconciler: ChainReconciler, wallet: Wallet, re
   await db().insert(bountyClaims).values({ githubRepoId: repoId, issueNumber: 1, userId: someone!.id });
   await db().insert(heldPayouts).values({ githubRepoId: repoId, issueNumber: 1, githubUserId: 424242, githubLogin: "walletless" });
   await db().insert(awaitingDecisions).values({ githubRepoId: repoId, issueNumber: 2, allocatedTx: `0x${"cd".repeat(32)}`, reason: "closed_completed" });
+  await db().insert(bountyBoosts).values({ githubRepoId: repoId, issueNumber: 1, userId: someone!.id, funderAddress: wallet.address, currency: "XDC", amount: 10n ** 18n, fee: 0n, status: "active", idempotencyKey: "reorg-boost" });
+  await db().insert(repositoryReliability).values({ githubRepoId: repoId, paidCount: 3 });
   // A co-authored bounty's split, and a tip held in the old chain's escrow.
   await db().insert(payoutSplits).values({ githubRepoId: repoId, issueNumber: 3, allocatedTx: `0x${"ef".repeat(32)}`, pullNumber: 9, authorGithubId: 1002, authorLogin: "bob", currency: "XDC", amount: 1n, releaseAt: new Date() });
   await db().insert(payoutSplitShares).values({ githubRepoId: repoId, issueNumber: 3, githubUserId: 1002, githubLogin: "bob", position: 0, weight: 1 });
@@ -304,7 +306,7 @@ async function retireTheOldChain(reconciler: ChainReconciler, wallet: Wallet, re
   const lines = t.log.lines.length;
   expect((await reconciler.runOnce()).chainReplaced).toBe(true);
   // Gone with the bounties they were about (before: kept, and the held row blocked holding a new bounty's payout).
-  for (const table of [bountyClaims, heldPayouts, awaitingDecisions, payoutSplits, payoutSplitShares]) expect(await db().select().from(table).where(eq(table.githubRepoId, repoId))).toHaveLength(0);
+  for (const table of [bountyClaims, heldPayouts, awaitingDecisions, payoutSplits, payoutSplitShares, bountyBoosts, repositoryReliability]) expect(await db().select().from(table).where(eq(table.githubRepoId, repoId))).toHaveLength(0);
   // Its escrow is gone with the old chain: the tip is failed, never paid from the new one.
   expect((await db().select().from(tips).where(eq(tips.id, heldTip!.id)))[0]!.status).toBe("failed");
   const plain = t.log.lines.slice(lines).filter((l) => l.includes("the chain was created again"));

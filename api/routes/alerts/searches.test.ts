@@ -5,7 +5,7 @@
  * crashed), and carries RFC 8058's one-click unsubscribe, whose POST works without a session or anti-forgery
  * token while a GET only asks; feeds are Atom with every text escaped.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
@@ -36,6 +36,24 @@ beforeAll(async () => {
   await t.ctx.database.db.insert(repositories).values([repo(REPO, false), repo(OTHER, true)]);
   const res = await call(t, "/api/alerts/searches", { as: carol, body: { query: "?min=10&currency=xdc&q=parser", name: "Big parser bounties" } });
   carolSearch = ((await res.json()) as { search: { id: string } }).search.id;
+  // The bounties every test reads (bun test --randomize runs a file's tests in any order: none may set up another's).
+  const [search] = await t.ctx.database.db.select().from(savedSearches).where(eq(savedSearches.id, carolSearch));
+  const saved = search!.notifiedUntil.getTime();
+  const after = new Date(saved + 1_000);
+  await bounty({ issue: 1, title: "Faster parser", xdc: 25n, at: after });
+  await bounty({ issue: 2, title: "Parser <b>docs</b> & \"quotes\"", xdc: 10n, at: after });
+  await bounty({ issue: 3, title: "Small parser fix", xdc: 5n, at: after }); // below min
+  await bounty({ issue: 4, title: "Unrelated widget", xdc: 50n, at: after }); // no "parser"
+  await bounty({ issue: 5, title: "Old parser bounty", xdc: 50n, at: new Date(saved - 60_000) }); // before the search
+  await bounty({ issue: 6, title: "Paid parser bounty", xdc: 50n, at: after, status: "paid" });
+  await bounty({ repo: OTHER, issue: 7, title: "Private parser bounty", xdc: 50n, at: after }); // a private repository
+  // Paid to dave (his feed).
+  const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, dave.user.id));
+  await t.ctx.database.db.update(bounties).set({ recipient: wallet!.address, closedAt: new Date() }).where(and(eq(bounties.githubRepoId, REPO.id), eq(bounties.issueNumber, 6)));
+});
+// carol's digest is on at the start of every test (the unsubscribe tests turn it off).
+beforeEach(async () => {
+  await t.ctx.database.db.update(savedSearches).set({ digest: true }).where(eq(savedSearches.id, carolSearch));
 });
 afterAll(async () => {
   t?.close();
@@ -94,14 +112,6 @@ describe("the daily digest", () => {
     const [search] = await t.ctx.database.db.select().from(savedSearches).where(eq(savedSearches.id, carolSearch));
     const saved = search!.notifiedUntil.getTime();
     const day1 = new Date(Math.ceil((saved + 1) / 86_400_000) * 86_400_000 + 8 * 3_600_000); // 08:00 UTC after it was saved
-    const after = new Date(saved + 1_000);
-    await bounty({ issue: 1, title: "Faster parser", xdc: 25n, at: after });
-    await bounty({ issue: 2, title: "Parser <b>docs</b> & \"quotes\"", xdc: 10n, at: after });
-    await bounty({ issue: 3, title: "Small parser fix", xdc: 5n, at: after }); // below min
-    await bounty({ issue: 4, title: "Unrelated widget", xdc: 50n, at: after }); // no "parser"
-    await bounty({ issue: 5, title: "Old parser bounty", xdc: 50n, at: new Date(saved - 60_000) }); // before the search
-    await bounty({ issue: 6, title: "Paid parser bounty", xdc: 50n, at: after, status: "paid" });
-    await bounty({ repo: OTHER, issue: 7, title: "Private parser bounty", xdc: 50n, at: after }); // a private repository
     // Before the hour: nothing.
     const clock = { now: day1.getTime() - 2 * 3_600_000 };
     expect(await digest(clock).runOnce()).toBe(0);
@@ -232,8 +242,6 @@ describe("Atom feeds", () => {
   });
 
   test("a contributor's feed lists what they were paid", async () => {
-    const [wallet] = await t.ctx.database.db.select().from(wallets).where(eq(wallets.userId, dave.user.id));
-    await t.ctx.database.db.update(bounties).set({ recipient: wallet!.address, closedAt: new Date() }).where(and(eq(bounties.githubRepoId, REPO.id), eq(bounties.issueNumber, 6)));
     const xml = await (await t.app.request("/api/feeds/contributors/dave")).text();
     expect(xml).toContain("<title>Bounties earned by dave on Issuepool</title>");
     expect(xml).toContain("50 XDC for acme/parsers#6 Paid parser bounty");

@@ -44,8 +44,9 @@ export function badgeRoutes(ctx: AppContext) {
   const parseFile = (file: string) => /^(.+)\.(svg|json)$/.exec(file);
 
   const routes = new Hono<AppBindings>()
-    .get("/:owner/:file", async (c) => {
-      const match = parseFile(c.req.param("file"));
+    // `:repo` holds the file name here ("name.svg"): one param name per position keeps the RegExpRouter (app.test.ts).
+    .get("/:owner/:repo", async (c) => {
+      const match = parseFile(c.req.param("repo"));
       const owner = c.req.param("owner");
       if (!match || !ownerName.safeParse(owner).success || !repoName.safeParse(match[1]).success) throw notFound();
       const repository = await repositoryByFullName(ctx, `${owner}/${match[1]}`);
@@ -91,7 +92,9 @@ export function badgeRoutes(ctx: AppContext) {
                 : { label: "bounty", message: `${figure}${backers}`, color: "2f7ce0" };
       return send(c, badge, match[2]!, `repo:${repository.githubRepoId}`);
     })
-    .get("/:owner/:repo/:file", (c) => reliabilityBadge(c, c.req.param()));
+    // Static file names: a `:file` param beside `issues/:file` does not fit the RegExpRouter (app.test.ts).
+    .get("/:owner/:repo/reliability.svg", (c) => reliabilityBadge(c, { ...c.req.param(), file: "reliability.svg" }))
+    .get("/:owner/:repo/reliability.json", (c) => reliabilityBadge(c, { ...c.req.param(), file: "reliability.json" }));
 
   /** The sponsor's record (issue 30): how many payouts, how fast after the merge, how many automatic, decisions waiting. */
   async function reliabilityBadge(c: Parameters<typeof send>[0], { owner, repo, file }: { owner: string; repo: string; file: string }) {

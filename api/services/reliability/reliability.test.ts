@@ -3,7 +3,7 @@
  * by hand, cancellation, a reorganisation taking a payout back), read back as the badge and the pages show it.
  * The bounty writes run through the indexer's own mirror function with the events the contract emits.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { parseEther, type Hex } from "viem";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
@@ -15,7 +15,9 @@ import { reliabilityOf } from "./read.ts";
 
 let t: TestContext;
 let db: Database;
-const REPO = 77;
+/** Each test has a repository of its own (bun test --randomize runs them in any order). */
+let REPO = 77;
+let NAME = "paysfast";
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 20, 12);
 const CONTRIBUTOR = "0x00000000000000000000000000000000000000b0";
@@ -47,8 +49,30 @@ const record = async () => (await reliabilityOf({ database: { db } }, [REPO])).g
 beforeAll(async () => {
   t = await createTestContext();
   db = t.ctx.database.db;
-  await db.insert(repositories).values({ githubRepoId: REPO, fullName: "acme/paysfast", fullNameKey: "acme/paysfast", owner: "acme", name: "paysfast", htmlUrl: "https://github.com/acme/paysfast" });
 });
+let nextRepo = 77;
+beforeEach(async () => {
+  REPO = nextRepo++;
+  NAME = `paysfast${REPO}`;
+  await db.insert(repositories).values({ githubRepoId: REPO, fullName: `acme/${NAME}`, fullNameKey: `acme/${NAME}`, owner: "acme", name: NAME, htmlUrl: `https://github.com/acme/${NAME}` });
+});
+
+/** Issue 1 paid on its merge (queued at T0, mined 3 minutes later); issue 2 released by hand two hours after the decision was asked. */
+async function twoPayouts(): Promise<void> {
+  const allocated1 = event("BountyAllocated", 1, T0 - 60 * MINUTE);
+  await write([allocated1], 1);
+  const paid1 = event("BountyPaid", 1, T0 + 3 * MINUTE, { contributor: CONTRIBUTOR });
+  await payoutQueued(paid1.transactionHash, 1, T0, { userId: null, reason: "pull request #5 merged" });
+  await write([paid1], 1);
+  await write([event("BountyAllocated", 2, T0 - 60 * MINUTE)], 2);
+  await db.insert(awaitingDecisions).values({ githubRepoId: REPO, issueNumber: 2, allocatedTx: "0x", reason: "closed_completed", createdAt: new Date(T0) });
+  const paid2 = event("BountyPaid", 2, T0 + 120 * MINUTE, { contributor: CONTRIBUTOR });
+  const manager = await createTestUser(t, { role: "poolmanager" });
+  await payoutQueued(paid2.transactionHash, 2, T0 + 119 * MINUTE, { userId: manager.id, reason: "released by the pool manager" });
+  await write([paid2], 2);
+  // Writing the same state again (a rebuild) counts nothing twice.
+  await write([paid2], 2);
+}
 afterAll(() => t.close());
 
 describe("the sponsor's record", () => {
@@ -57,35 +81,22 @@ describe("the sponsor's record", () => {
     const r = await record();
     expect(r).toMatchObject({ paidCount: 0, automaticShare: null, medianPaidWithinMs: null, decisionsWaiting: 0, cancelledCount: 0 });
     expect(r.escrow.XDC).toBe(parseEther("14"));
-    const badge = await call(t, "/badge/acme/paysfast/reliability.json");
+    const badge = await call(t, `/badge/acme/${NAME}/reliability.json`);
     expect(await badge.json()).toMatchObject({ label: "pays", message: "no payouts yet" });
   });
 
   test("payouts on merged fixes count as automatic, timed from the merge; a payout by hand is not automatic", async () => {
-    // Issue 1: merged at T0, the platform's payout queued then, mined 3 minutes later.
-    const allocated1 = event("BountyAllocated", 1, T0 - 60 * MINUTE);
-    await write([allocated1], 1);
-    const paid1 = event("BountyPaid", 1, T0 + 3 * MINUTE, { contributor: CONTRIBUTOR });
-    await payoutQueued(paid1.transactionHash, 1, T0, { userId: null, reason: "pull request #5 merged" });
-    await write([paid1], 1);
-    // Issue 2: the pool manager asked at T0, paid by hand two hours later.
-    await write([event("BountyAllocated", 2, T0 - 60 * MINUTE)], 2);
-    await db.insert(awaitingDecisions).values({ githubRepoId: REPO, issueNumber: 2, allocatedTx: "0x", reason: "closed_completed", createdAt: new Date(T0) });
-    const paid2 = event("BountyPaid", 2, T0 + 120 * MINUTE, { contributor: CONTRIBUTOR });
-    const manager = await createTestUser(t, { role: "poolmanager" });
-    await payoutQueued(paid2.transactionHash, 2, T0 + 119 * MINUTE, { userId: manager.id, reason: "released by the pool manager" });
-    await write([paid2], 2);
-    // Writing the same state again (a rebuild) counts nothing twice.
-    await write([paid2], 2);
+    await twoPayouts();
 
     const r = await record();
     expect(r).toMatchObject({ paidCount: 2, automaticShare: 0.5, timedPayouts: 2, medianPaidWithinMs: 5 * MINUTE, p90PaidWithinMs: 6 * 60 * MINUTE, decisionsWaiting: 1 });
-    const badge = await (await call(t, "/api/badges/acme/paysfast/reliability.json")).json();
+    const badge = await (await call(t, `/api/badges/acme/${NAME}/reliability.json`)).json();
     expect(badge.message).toBe("2 paid · median within 5 minutes of merge · 50% automatic · 1 decision waiting");
-    expect((await call(t, "/badge/acme/paysfast/reliability.svg")).headers.get("content-type")).toContain("image/svg+xml");
+    expect((await call(t, `/badge/acme/${NAME}/reliability.svg`)).headers.get("content-type")).toContain("image/svg+xml");
   });
 
   test("a cancellation counts; a new bounty on the same issue keeps it counted; a reorganisation takes a payout back", async () => {
+    await twoPayouts();
     await write([event("BountyAllocated", 3, T0), event("BountyCancelled", 3, T0 + MINUTE)], 3);
     expect((await record()).cancelledCount).toBe(1);
     await write([event("BountyAllocated", 3, T0 + 2 * MINUTE)], 3);
@@ -100,6 +111,6 @@ describe("the sponsor's record", () => {
 
   test("unknown or private repositories: the neutral badge, never data", async () => {
     expect(await (await call(t, "/badge/acme/nothing/reliability.json")).json()).toMatchObject({ message: "not registered" });
-    expect((await call(t, "/badge/acme/paysfast/other.svg")).status).toBe(404);
+    expect((await call(t, `/badge/acme/${NAME}/other.svg`)).status).toBe(404);
   });
 });
