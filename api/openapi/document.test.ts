@@ -109,7 +109,7 @@ describe("the API document", () => {
   test("the public reads are marked stable and take no credentials", () => {
     const stable = operations().filter((o) => o.operation["x-stability"] === "stable");
     expect(stable.map((o) => o.key).sort()).toEqual([
-      "GET /api/badges/{owner}/{file}",
+      "GET /api/badges/{owner}/{repo}",
       "GET /api/badges/{owner}/{repo}/issues/{file}",
       "GET /api/blockchain/issue-bounty/{repoId}/{issueId}",
       "GET /api/blockchain/pool-info/{repoId}",

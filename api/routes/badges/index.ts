@@ -135,9 +135,9 @@ const badgeResponses = {
 
 export const badgesApi = [
   declareRoute({
-    method: "get", path: "/api/badges/{owner}/{file}", operationId: "getRepositoryBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
-    summary: "A repository's badge: its pool and open bounties (`{repo}.svg` or `{repo}.json`)",
-    request: { params: z.object({ owner: ownerName, file: z.string().regex(/^.+\.(svg|json)$/).meta({ example: "xdc-wallet-kit.json" }) }) },
+    method: "get", path: "/api/badges/{owner}/{repo}", operationId: "getRepositoryBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    summary: "A repository's badge: its pool and open bounties (`{owner}/{name}.svg` or `{owner}/{name}.json`)",
+    request: { params: z.object({ owner: ownerName, repo: z.string().regex(/^.+\.(svg|json)$/).meta({ description: "The repository's name and the format", example: "xdc-wallet-kit.json" }) }) },
     responses: badgeResponses,
   }),
   declareRoute({
@@ -147,9 +147,15 @@ export const badgesApi = [
     responses: badgeResponses,
   }),
   declareRoute({
-    method: "get", path: "/api/badges/{owner}/{repo}/{file}", operationId: "getReliabilityBadge", tags: ["public"], security: ANONYMOUS,
-    summary: "A sponsor's reliability badge (`reliability.svg` or `reliability.json`; also at /badge/{owner}/{repo}/reliability.svg): payouts, median time from merge to paid, share paid automatically, decisions waiting",
-    request: { params: z.object({ owner: ownerName, repo: repoName, file: z.string().regex(/^reliability\.(svg|json)$/).meta({ example: "reliability.svg" }) }) },
+    method: "get", path: "/api/badges/{owner}/{repo}/reliability.svg", operationId: "getReliabilityBadgeSVG", tags: ["public"], security: ANONYMOUS,
+    summary: "A sponsor's reliability badge (also at /badge/{owner}/{repo}/reliability.svg): payouts, median time from merge to paid, share paid automatically, decisions waiting",
+    request: { params: z.object({ owner: ownerName, repo: repoName }) },
+    responses: badgeResponses,
+  }),
+  declareRoute({
+    method: "get", path: "/api/badges/{owner}/{repo}/reliability.json", operationId: "getReliabilityBadgeJSON", tags: ["public"], security: ANONYMOUS,
+    summary: "A sponsor's reliability badge (as JSON): payouts, median time from merge to paid, share paid automatically, decisions waiting",
+    request: { params: z.object({ owner: ownerName, repo: repoName }) },
     responses: badgeResponses,
   }),
 ];
