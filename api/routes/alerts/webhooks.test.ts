@@ -17,6 +17,7 @@ let t: TestContext;
 let alice: TestSession;
 let bob: TestSession;
 let receiver: ReturnType<typeof Bun.serve>;
+/** Deliveries received for alice's endpoint (the rate-limit test's endpoint posts to another path of the same receiver). */
 let hits = 0;
 let aliceEndpoint: string;
 
@@ -24,7 +25,14 @@ beforeAll(async () => {
   t = await createTestContext({ env: { OUTBOUND_ALLOW_LOOPBACK: "true" } });
   alice = await signInAs(t, await createTestUser(t, { role: "poolmanager" }));
   bob = await signInAs(t, await createTestUser(t, { role: "contributor" }));
-  receiver = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => (hits++, new Response("ok")) });
+  receiver = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: (request) => {
+      if (new URL(request.url).pathname === "/alice") hits++;
+      return new Response("ok");
+    },
+  });
   const res = await call(t, "/api/alerts/webhooks", { as: alice, body: { url: hook("/alice"), description: "CI bot" } });
   aliceEndpoint = ((await res.json()) as { endpoint: { id: string } }).endpoint.id;
 });
@@ -190,8 +198,11 @@ describe("one endpoint", () => {
   });
 
   test("DELETE removes it (then 404)", async () => {
-    expect((await call(t, `/api/alerts/webhooks/${aliceEndpoint}`, { as: alice, method: "DELETE" })).status).toBe(200);
-    expect((await call(t, `/api/alerts/webhooks/${aliceEndpoint}`, { as: alice })).status).toBe(404);
+    // An endpoint of its own: the other tests of this file use alice's, in any order (bun test --randomize).
+    const created = await call(t, "/api/alerts/webhooks", { as: alice, body: { url: hook("/alice-gone"), description: "to delete" } });
+    const id = ((await created.json()) as EndpointBody).endpoint.id;
+    expect((await call(t, `/api/alerts/webhooks/${id}`, { as: alice, method: "DELETE" })).status).toBe(200);
+    expect((await call(t, `/api/alerts/webhooks/${id}`, { as: alice })).status).toBe(404);
   });
 });
 
