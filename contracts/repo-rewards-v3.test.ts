@@ -5,7 +5,7 @@
  * extension's guard and the v2 import's admin rules. Deployed with the production payout delay (1 hour).
  * Every test starts from the same chain state (evm_snapshot / evm_revert).
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,6 +54,9 @@ const [admin, operator, feeCollector, manager, outsider, contributor, funderA, f
 let chain: Anvil;
 let dataDir: string;
 let contracts: { roxn: Address; usdc: Address; repoRewards: Address; repoRewardsExtension: Address };
+// Several transactions and clock moves per test: under load one took over the suite's 30 s, and bun then killed this
+// file's anvil for every later test. The budget of a chain test instead.
+setDefaultTimeout(120_000);
 let snapshot: Hex;
 let clients: ReturnType<typeof makeClients>;
 
