@@ -1,0 +1,1 @@
+CREATE INDEX `bounty_boosts_explore_expiry_idx` ON `bounty_boosts` (`status`,`expires_at`,`github_repo_id`,`issue_number`);
