@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseEther, parseUnits } from "viem";
+import { sql } from "drizzle-orm";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
 import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, repositories, type BoostStatus, type Currency } from "../../../db/schema/index.ts";
@@ -104,6 +105,21 @@ describe("GET /api/explore", () => {
     // A LIKE wildcard typed by a visitor is a character, not a wildcard.
     expect(keys((await explore("q=100%25")).body)).toEqual(["1#12"]);
     expect(keys((await explore("q=%25%25%25")).body)).toEqual([]);
+  });
+
+  test("label: exact names, quotes and accents included (the substring pre-test never decides alone)", async () => {
+    await bounty(1, 14, "XDC", parseEther("1"), 0, { labels: JSON.stringify(['say "hi"', "ünïcode", "x\\\"bug"]) });
+    try {
+      t.ctx.changes.publish(["repositories"]);
+      expect(keys((await explore(`label=${encodeURIComponent('Say "hi"')}`)).body)).toEqual(["1#14"]);
+      expect(keys((await explore(`label=${encodeURIComponent("ünïcode")}&language=typescript`)).body)).toEqual(["1#14"]);
+      // The substring '"bug"' is inside this row's JSON (x\\"bug), but no label is "bug" there.
+      expect(keys((await explore("label=bug")).body)).toEqual(["1#10"]);
+      expect(keys((await explore("label=say")).body)).toEqual([]);
+    } finally {
+      await t.ctx.database.db.delete(bounties).where(sql`${bounties.githubRepoId} = 1 and ${bounties.issueNumber} = 14`);
+      t.ctx.changes.publish(["repositories"]);
+    }
   });
 
   test("orders: oldest, largest within a currency", async () => {
