@@ -6,7 +6,7 @@ import { configuredSiteDistDir } from "../env.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase, type DatabaseHandle } from "../../db/client.ts";
-import { bounties, repositories } from "../../db/schema/index.ts";
+import { bounties, repositories, users, wallets } from "../../db/schema/index.ts";
 import { insertTestRepositories } from "../../testing/fixtures.ts";
 import { testEnv } from "../../testing/context.ts";
 import { fixtureRepo } from "../../testing/dev-tools.ts";
@@ -23,6 +23,7 @@ const privateNotes = fixtureRepo("carol/private-notes")!;
 let running: RunningServer;
 let database: DatabaseHandle;
 let base: string;
+const DORA_ADDRESS = "0x00000000000000000000000000000000000000D0";
 
 const bounty = (issueNumber: number, amount: bigint, title: string, currency: "XDC" | "ROXN" = "XDC") => ({
   githubRepoId: walletKit.id,
@@ -46,6 +47,13 @@ beforeAll(async () => {
   await database.db.insert(bounties).values([
     bounty(1, 25n * XDC, "Support xdc-prefixed addresses"),
     bounty(4, 150n * XDC, "ROXN <approve> helper", "ROXN"),
+  ]);
+  // Paid: one to a signed-up user's wallet (shown as their login, linked to /@dora), one to a wallet that is no one's.
+  const [dora] = await database.db.insert(users).values({ githubId: 90_401, username: "dora" }).returning();
+  await database.db.insert(wallets).values({ id: "w-dora", userId: dora!.id, address: DORA_ADDRESS, privateKeySealed: "sealed", keyContextVersion: 2 });
+  await database.db.insert(bounties).values([
+    { ...bounty(7, 40n * XDC, "Paid to dora"), status: "paid", recipient: DORA_ADDRESS, paidTx: "0x07", closedAt: new Date(Date.UTC(2026, 10, 3)) },
+    { ...bounty(8, 10n * XDC, "Paid to a stranger"), status: "paid", recipient: "0x00000000000000000000000000000000000000E8", paidTx: "0x08", closedAt: new Date(Date.UTC(2026, 10, 2)) },
   ]);
   await database.db.insert(repositories).values({
     githubRepoId: privateNotes.id,
@@ -94,6 +102,33 @@ describe("the embeddable board", () => {
     expect(hrefs).toContain("http://github.test/issuepool-demo/xdc-wallet-kit/issues/1");
     expect(hrefs).toContain("/issuepool-demo/xdc-wallet-kit");
     expect(hrefs).toContain("/repos");
+  });
+
+  test("the latest payouts link their recipients' profiles (in a new tab), never an address", async () => {
+    const html = await (await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit`)).text();
+    expect(html).toContain("Recently paid");
+    expect(html).toMatch(/<a href="\/@dora" target="_blank" rel="noopener"[^>]*>@dora<\/a>/);
+    expect(html).toContain("a contributor");
+    expect(html).not.toContain(DORA_ADDRESS);
+    expect(html).not.toContain("<script");
+  });
+
+  test("the public repository page links the recipients' profiles, rendered on the server", async () => {
+    // The page shows bounties (and payouts) for a managed repository: the GitHub App installed on it.
+    await database.db.update(repositories).set({ installationId: 77 }).where(eq(repositories.githubRepoId, walletKit.id));
+    running.ctx.changes.publish([`repo:${walletKit.id}`]);
+    try {
+      const html = await (await fetch(`${base}/issuepool-demo/xdc-wallet-kit?probe=payouts`)).text();
+      expect(html).toContain('data-state="managed"');
+      expect(html).toContain("Recently paid");
+      expect(html).toMatch(/<a href="\/@dora"[^>]*data-profile-link[^>]*>@dora<\/a>/);
+      expect(html).not.toMatch(/<a href="\/@dora"[^>]*target=/);
+      expect(html).toContain("Paid to a stranger");
+      expect(html).not.toContain(DORA_ADDRESS);
+    } finally {
+      await database.db.update(repositories).set({ installationId: null }).where(eq(repositories.githubRepoId, walletKit.id));
+      running.ctx.changes.publish([`repo:${walletKit.id}`]);
+    }
   });
 
   test("may be framed; every other document refuses framing", async () => {

@@ -59,6 +59,14 @@ describe("/explore", () => {
     expect(html).toContain("1 paid · median within 5 minutes of merge · 100% automatic");
     expect(html).toMatch(/href="\/explore"[^>]*>[^<]*<[^>]*>[^<]*Explore|Explore/);
     expect(html).toContain('rel="next"');
+    expect(html).toMatch(/<option value="expiring"[^>]*>Expiring soon<\/option>/);
+  });
+
+  test("sort=expiring is an order of the page (no bounty here has an expiring boost: none listed)", async () => {
+    const { status, html } = await page("/explore?sort=expiring");
+    expect(status).toBe(200);
+    expect(html).toMatch(/<option value="expiring" selected[^>]*>Expiring soon<\/option>/);
+    expect(shown(html)).toHaveLength(0);
   });
 
   test("a form submission lands on the canonical URL; the same URL gives the same bounties; More follows on", async () => {

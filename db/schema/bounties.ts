@@ -46,8 +46,9 @@ export const bounties = sqliteTable(
     primaryKey({ columns: [t.githubRepoId, t.issueNumber] }),
     index("bounties_status_idx").on(t.status, t.githubRepoId),
     // /explore's keyset orders (docs/performance.md, "Explore at 100x"): newest/oldest, per currency, by amount.
-    index("bounties_explore_allocated_idx").on(t.status, t.allocatedAt, t.githubRepoId, t.issueNumber),
-    index("bounties_explore_currency_idx").on(t.status, t.currency, t.allocatedAt, t.githubRepoId, t.issueNumber),
+    // labels last: a label filter is tested on the index entry before the row is read (label + language, few matches).
+    index("bounties_explore_allocated_idx").on(t.status, t.allocatedAt, t.githubRepoId, t.issueNumber, t.labels),
+    index("bounties_explore_currency_idx").on(t.status, t.currency, t.allocatedAt, t.githubRepoId, t.issueNumber, t.labels),
     index("bounties_explore_amount_idx").on(t.status, t.currency, t.amountKey, t.githubRepoId, t.issueNumber),
     // Profiles and the contributor board: a wallet's payouts, newest first.
     index("bounties_recipient_idx").on(t.recipient, t.status, t.closedAt),

@@ -9,7 +9,7 @@ import { exploreQuery, parseExploreSearch } from "../../api/services/explore/sea
 const file = process.argv[2];
 if (!file) throw new Error("usage: bun scripts/bench/explore-plans.ts <libSQL file>");
 const database = await openDatabase(`file:${file}`);
-for (const query of ["", "sort=oldest", "currency=XDC", "currency=XDC&min=10&max=200", "currency=XDC&sort=largest", "label=bug", "language=Rust", "repo=org-1/project-1", "unclaimed=1", "q=wallet"]) {
+for (const query of ["", "sort=oldest", "currency=XDC", "currency=XDC&min=10&max=200", "currency=XDC&sort=largest", "label=bug", "language=Rust", "label=bug&language=Rust", "currency=XDC&label=bug&language=Rust", "sort=expiring", "repo=org-1/project-1", "unclaimed=1", "q=wallet"]) {
   const built = exploreQuery(database.db, parseExploreSearch(new URLSearchParams(query))).toSQL();
   const plan = await database.client.execute({ sql: `EXPLAIN QUERY PLAN ${built.sql}`, args: built.params as never });
   console.log(`\n/explore?${query}`);

@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { parseEther, parseUnits } from "viem";
+import { sql } from "drizzle-orm";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
-import { awaitingDecisions, bounties, bountyClaims, repositories, type Currency } from "../../../db/schema/index.ts";
+import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, repositories, type BoostStatus, type Currency } from "../../../db/schema/index.ts";
 import { exploreSearchParams, parseExploreSearch } from "../../services/explore/search.ts";
 import type { ApiError } from "../../errors.ts";
 
@@ -28,6 +29,16 @@ async function bounty(repoId: number, issueNumber: number, currency: Currency, a
     githubRepoId: repoId, issueNumber, currency, amount, status: "open", allocatedTx: `0xa${repoId}${issueNumber}`,
     allocatedAt: new Date(T0 + day * DAY), issueTitle: `Issue ${issueNumber}`, issueUrl: `https://github.com/x/y/issues/${issueNumber}`,
     updatedBlock: 1, ...extra,
+  });
+}
+
+let boostKeys = 0;
+/** A funder's boost on an issue (issue 29), expiring `day` days after T0 (null: never). */
+async function boost(repoId: number, issueNumber: number, day: number | null, status: BoostStatus = "active") {
+  await t.ctx.database.db.insert(bountyBoosts).values({
+    githubRepoId: repoId, issueNumber, userId: visitor.user.id, funderAddress: "0x00000000000000000000000000000000000000B0",
+    currency: "XDC", amount: parseEther("1"), fee: 0n, status, expiresAt: day === null ? null : new Date(T0 + day * DAY),
+    idempotencyKey: `boost-${++boostKeys}`,
   });
 }
 
@@ -56,6 +67,15 @@ beforeAll(async () => {
   await bounty(3, 30, "XDC", parseEther("99"), 8); // private repository
   await bounty(4, 40, "XDC", parseEther("99"), 9); // inactive repository
   await t.ctx.database.db.insert(bountyClaims).values({ githubRepoId: 1, issueNumber: 11, userId: visitor.user.id });
+  // Expiries for "expiring": a bounty's is its earliest active boost's.
+  await boost(1, 10, 30);
+  await boost(1, 10, 20); // 1#10 expires on day 20 (its earlier boost), listed once
+  await boost(1, 11, 25);
+  await boost(2, 20, 20); // the same day as 1#10: then by repository, issue
+  await boost(2, 21, null); // never expires: not in this order
+  await boost(1, 12, 5, "refunded"); // gone back already: no expiry
+  await boost(2, 23, 1); // awaiting a decision: not on offer
+  await boost(3, 30, 2); // private repository
 });
 afterAll(() => t.close());
 
@@ -87,29 +107,73 @@ describe("GET /api/explore", () => {
     expect(keys((await explore("q=%25%25%25")).body)).toEqual([]);
   });
 
+  test("label: exact names, quotes and accents included (the substring pre-test never decides alone)", async () => {
+    await bounty(1, 14, "XDC", parseEther("1"), 0, { labels: JSON.stringify(['say "hi"', "ünïcode", "x\\\"bug"]) });
+    try {
+      t.ctx.changes.publish(["repositories"]);
+      expect(keys((await explore(`label=${encodeURIComponent('Say "hi"')}`)).body)).toEqual(["1#14"]);
+      expect(keys((await explore(`label=${encodeURIComponent("ünïcode")}&language=typescript`)).body)).toEqual(["1#14"]);
+      // The substring '"bug"' is inside this row's JSON (x\\"bug), but no label is "bug" there.
+      expect(keys((await explore("label=bug")).body)).toEqual(["1#10"]);
+      expect(keys((await explore("label=say")).body)).toEqual([]);
+    } finally {
+      await t.ctx.database.db.delete(bounties).where(sql`${bounties.githubRepoId} = 1 and ${bounties.issueNumber} = 14`);
+      t.ctx.changes.publish(["repositories"]);
+    }
+  });
+
   test("orders: oldest, largest within a currency", async () => {
     expect(keys((await explore("sort=oldest")).body)).toEqual(["1#10", "1#11", "1#12", "2#20", "2#21"]);
     expect(keys((await explore("sort=largest&currency=XDC")).body)).toEqual(["1#11", "2#20", "1#10"]);
   });
 
+  test("expiring soon: by each bounty's earliest active boost expiry; never-expiring bounties left out; filters apply", async () => {
+    for (const [query, expected] of [
+      ["sort=expiring", ["1#10", "2#20", "1#11"]],
+      ["sort=expiring&repo=acme/engine", ["2#20"]],
+      ["sort=expiring&currency=XDC&min=10", ["2#20", "1#11"]],
+      ["sort=expiring&unclaimed=1", ["1#10", "2#20"]],
+      ["sort=expiring&label=bug", ["1#10"]],
+      ["sort=expiring&currency=USDC", []],
+    ] as const) {
+      const { status, body } = await explore(query);
+      expect({ query, status }).toEqual({ query, status: 200 });
+      expect(keys(body), query).toEqual([...expected]);
+    }
+    const page = (await explore("sort=expiring")).body;
+    expect(page.bounties[0].expiresAt).toBe(new Date(T0 + 20 * DAY).toISOString());
+    expect(page.bounties[2].expiresAt).toBe(new Date(T0 + 25 * DAY).toISOString());
+    // Other orders carry the expiry too (null when nothing expires).
+    const newest = (await explore("")).body.bounties as { issueNumber: number; expiresAt: string | null }[];
+    expect(newest.find((b) => b.issueNumber === 10)?.expiresAt).toBe(new Date(T0 + 20 * DAY).toISOString());
+    expect(newest.find((b) => b.issueNumber === 21)?.expiresAt).toBeNull();
+    expect(newest.find((b) => b.issueNumber === 12)?.expiresAt).toBeNull();
+  });
+
   test("keyset pages: each page follows the last, in every order, and the cursor is bound to its order", async () => {
-    for (const query of ["", "sort=oldest", "sort=largest&currency=XDC"]) {
-      const all = keys((await explore(query)).body);
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const page = await explore(`${query}&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
-        expect(page.status).toBe(200);
-        expect(page.body.bounties.length).toBeLessThanOrEqual(2);
-        seen.push(...keys(page.body));
-        cursor = page.body.nextCursor;
-      } while (cursor);
-      expect(seen, query).toEqual(all);
+    // Page sizes 1 and 2: a page boundary falls between rows with the same sort key (1#10 and 2#20 expire together).
+    for (const query of ["", "sort=oldest", "sort=largest&currency=XDC", "sort=expiring"]) {
+      for (const limit of [1, 2]) {
+        const all = keys((await explore(query)).body);
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = await explore(`${query}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+          expect(page.status).toBe(200);
+          expect(page.body.bounties.length).toBeLessThanOrEqual(limit);
+          seen.push(...keys(page.body));
+          cursor = page.body.nextCursor;
+        } while (cursor);
+        expect(seen, `${query} limit=${limit}`).toEqual(all);
+      }
     }
     const first = await explore("limit=2");
     const other = await explore(`sort=oldest&cursor=${first.body.nextCursor}`);
     expect(other.status).toBe(400);
     expect(other.body.message).toContain("cursor");
+    const expiring = await explore(`sort=expiring&cursor=${first.body.nextCursor}`);
+    expect(expiring.status).toBe(400);
+    expect(expiring.body.message).toContain("cursor");
   });
 
   test("bad parameters: 400 naming the parameter, never a 500", async () => {
@@ -122,6 +186,8 @@ describe("GET /api/explore", () => {
       ["currency=XDC&min=10&max=5", "min"],
       ["sort=random", "sort"],
       ["sort=largest", "sort"],
+      ["sort=expiring-soon", "sort"],
+      ["sort=EXPIRING", "sort"],
       ["unclaimed=yes", "unclaimed"],
       ["limit=0", "limit"],
       ["limit=101", "limit"],

@@ -139,6 +139,11 @@ export const UnifiedRepository = z.object({
   repoDetails: z.object({ poolRewards: Wei, pools: PerCurrency }).nullable(),
   repoRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: z.literal("XDC") })).meta({ description: "XDC bounties only (the spec's field)" }),
   otherRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })).meta({ description: "ROXN and USDC bounties" }),
+  recentPayouts: z.array(z.object({
+    issueNumber: z.number().int(), title: z.string(), currency: Token, amount: Amount,
+    login: z.string().nullable().meta({ description: "The recipient's GitHub login (profile /@{login}) when the paid wallet is a user's; null otherwise" }),
+    paidAt: Timestamp.nullable(),
+  })).optional().meta({ description: "The latest paid bounties, newest first (at most 5), with their recipients' logins" }),
   stats: z.object({
     claims: z.number().int(), rewardsPaid: z.number().int(), paidTotals: PerCurrency,
     contributors: z.number().int().nullable(), lastCommitAt: z.string().nullable(),

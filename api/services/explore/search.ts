@@ -14,16 +14,18 @@
  * because the platform invents no exchange rate.
  */
 import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../../db/client.ts";
-import { bounties, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
+import { bounties, bountyBoosts, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
 import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { badRequest } from "../../errors.ts";
 
 /**
- * The orders offered. A bounty that can expire (boosts with an expiry) adds "expiring" here, with an entry in
- * ORDERS below on its expiry column and an index like bounties_explore_allocated_idx on it.
+ * The orders offered. "expiring": soonest expiry first, where a bounty's expiry is the earliest `expires_at` of its
+ * active boosts (issue 29: past it, that funder's share goes back); bounties without an expiring boost are left out
+ * of this order (they never expire). Read by walking bounty_boosts_explore_expiry_idx.
  */
-export const EXPLORE_SORTS = ["newest", "oldest", "largest"] as const;
+export const EXPLORE_SORTS = ["newest", "oldest", "largest", "expiring"] as const;
 export type ExploreSort = (typeof EXPLORE_SORTS)[number];
 
 export const EXPLORE_PAGE_SIZE = 24;
@@ -73,6 +75,8 @@ export interface ExploreBounty {
   /** Smallest unit; formatted at the edge. */
   amount: bigint;
   allocatedAt: Date;
+  /** The earliest expiry of its active boosts (when a funder's share goes back); null when none expires. */
+  expiresAt: Date | null;
   /** Contributors who chose to work on it. */
   contributors: number;
 }
@@ -205,15 +209,25 @@ function decodeCursor(text: string, sort: ExploreSort): ExploreCursor {
 export const amountKeyOf = (value: bigint) => value.toString().padStart(40, "0");
 
 interface Order {
-  key: SQL | typeof bounties.allocatedAt;
+  key: SQL | SQLiteColumn;
   direction: "asc" | "desc";
-  keyOf(row: { allocatedAt: Date; amount: bigint }): number | string;
+  keyOf(row: { allocatedAt: Date; amount: bigint; expiresAt: Date | null }): number | string;
+  /** The row's repository and issue as the order's index holds them (the boost's for "expiring"). */
+  repoId: SQLiteColumn;
+  issueNumber: SQLiteColumn;
 }
 
 const ORDERS: Record<ExploreSort, Order> = {
-  newest: { key: bounties.allocatedAt, direction: "desc", keyOf: (r) => r.allocatedAt.getTime() },
-  oldest: { key: bounties.allocatedAt, direction: "asc", keyOf: (r) => r.allocatedAt.getTime() },
-  largest: { key: sql`${bounties.amountKey}`, direction: "desc", keyOf: (r) => amountKeyOf(r.amount) },
+  newest: { key: bounties.allocatedAt, direction: "desc", keyOf: (r) => r.allocatedAt.getTime(), repoId: bounties.githubRepoId, issueNumber: bounties.issueNumber },
+  oldest: { key: bounties.allocatedAt, direction: "asc", keyOf: (r) => r.allocatedAt.getTime(), repoId: bounties.githubRepoId, issueNumber: bounties.issueNumber },
+  largest: { key: sql`${bounties.amountKey}`, direction: "desc", keyOf: (r) => amountKeyOf(r.amount), repoId: bounties.githubRepoId, issueNumber: bounties.issueNumber },
+  expiring: {
+    key: bountyBoosts.expiresAt,
+    direction: "asc",
+    keyOf: (r) => r.expiresAt?.getTime() ?? 0,
+    repoId: bountyBoosts.githubRepoId,
+    issueNumber: bountyBoosts.issueNumber,
+  },
 };
 
 /** Words of a title search, each a LIKE pattern with its wildcards escaped. */
@@ -265,7 +279,13 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
   const amountTerm = search.sort === "largest" ? sql`${bounties.amountKey}` : sql`+${bounties.amountKey}`;
   if (search.min !== undefined) conditions.push(sql`${amountTerm} >= ${amountKeyOf(search.min)}`);
   if (search.max !== undefined) conditions.push(sql`${amountTerm} <= ${amountKeyOf(search.max)}`);
-  if (search.label) conditions.push(sql`exists (select 1 from json_each("bounties"."labels") where value = ${search.label})`);
+  // The label: first a substring test on the row (no subquery: SQLite evaluates it before the correlated probes,
+  // and it rejects most rows), then the exact test on the JSON array (a label may hold a quote). With a language too,
+  // few rows match both, and each rejected row now costs the substring test only (docs/performance.md).
+  if (search.label) {
+    conditions.push(sql`instr(${bounties.labels}, json_quote(${search.label})) > 0`);
+    conditions.push(sql`exists (select 1 from json_each("bounties"."labels") where value = ${search.label})`);
+  }
   // With a repository filter its own bounties are few: read them by (status, repository) (bounties_status_idx).
   if (search.repo) conditions.push(sql`${bounties.githubRepoId} = (select github_repo_id from repositories where full_name_key = ${search.repo})`);
   if (search.unclaimed) {
@@ -278,11 +298,15 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
     const key = search.sort === "largest" ? c.key : new Date(c.key as number).getTime();
     conditions.push(
       order.direction === "desc"
-        ? sql`(${order.key}, ${bounties.githubRepoId}, ${bounties.issueNumber}) < (${key}, ${c.repoId}, ${c.issueNumber})`
-        : sql`(${order.key}, ${bounties.githubRepoId}, ${bounties.issueNumber}) > (${key}, ${c.repoId}, ${c.issueNumber})`,
+        ? sql`(${order.key}, ${order.repoId}, ${order.issueNumber}) < (${key}, ${c.repoId}, ${c.issueNumber})`
+        : sql`(${order.key}, ${order.repoId}, ${order.issueNumber}) > (${key}, ${c.repoId}, ${c.issueNumber})`,
     );
   }
   const by = order.direction === "desc" ? desc : asc;
+  const expiresAt =
+    search.sort === "expiring"
+      ? sql<Date | null>`${bountyBoosts.expiresAt}`.mapWith(bountyBoosts.expiresAt)
+      : sql<Date | null>`(select min(x.expires_at) from bounty_boosts x where x.github_repo_id = "bounties"."github_repo_id" and x.issue_number = "bounties"."issue_number" and x.status = 'active')`.mapWith(bountyBoosts.expiresAt);
   const select = db
     .select({
       repoId: bounties.githubRepoId,
@@ -295,13 +319,28 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
       currency: bounties.currency,
       amount: bounties.amount,
       allocatedAt: bounties.allocatedAt,
+      expiresAt,
       contributors: sql<number>`(select count(*) from bounty_claims c where c.github_repo_id = "bounties"."github_repo_id" and c.issue_number = "bounties"."issue_number")`,
     })
     .from(bounties);
-  const joined = select;
+  // "expiring" walks the active boosts by expiry (bounty_boosts_explore_expiry_idx), each bounty once: at its
+  // earliest expiring boost (ties by boost id), its bounty read by primary key. The others read bounties alone.
+  const joined =
+    search.sort === "expiring"
+      ? select.innerJoin(
+          bountyBoosts,
+          and(
+            eq(bountyBoosts.githubRepoId, bounties.githubRepoId),
+            eq(bountyBoosts.issueNumber, bounties.issueNumber),
+            eq(bountyBoosts.status, "active"),
+            sql`${bountyBoosts.expiresAt} is not null`,
+            sql`not exists (select 1 from bounty_boosts o where o.github_repo_id = "bounty_boosts"."github_repo_id" and o.issue_number = "bounty_boosts"."issue_number" and o.status = 'active' and o.expires_at is not null and (o.expires_at < "bounty_boosts"."expires_at" or (o.expires_at = "bounty_boosts"."expires_at" and o.id < "bounty_boosts"."id")))`,
+          ),
+        )
+      : select;
   return joined
     .where(and(...conditions))
-    .orderBy(by(order.key), by(bounties.githubRepoId), by(bounties.issueNumber))
+    .orderBy(by(order.key), by(order.repoId), by(order.issueNumber))
     .limit(search.limit + 1);
 }
 

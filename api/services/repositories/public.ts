@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
-import { bounties, repositories, repositoryPools, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
+import { bounties, repositories, repositoryPools, users, wallets, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { toXdcAddress } from "../../chain/address.ts";
@@ -130,6 +130,11 @@ export interface UnifiedRepo {
   } | null;
   repoDetails: { poolRewards: string } | null;
   repoRewards: { issueNumber: number; amount: string; currency: Currency }[];
+  /**
+   * The latest paid bounties (newest first, at most RECENT_PAYOUTS), each with its recipient's GitHub login when the
+   * paid wallet belongs to a signed-up user (their profile is /@{login}); never the address itself.
+   */
+  recentPayouts?: { issueNumber: number; title: string; currency: Currency; amount: string; login: string | null; paidAt: string | null }[];
   stats: {
     claims: number;
     rewardsPaid: number;
@@ -141,6 +146,20 @@ export interface UnifiedRepo {
   /** GitHub could not be reached and some GitHub data is an older copy. */
   stale: boolean;
   updatedAt: string;
+}
+
+/** How many paid bounties the public page and the embed show with their recipients. */
+export const RECENT_PAYOUTS = 5;
+
+/** The GitHub logins of the users owning these wallet addresses (one statement, by wallets_address_idx). */
+async function loginsOfAddresses(ctx: DatabaseDeps, addresses: string[]): Promise<Map<string, string>> {
+  if (addresses.length === 0) return new Map();
+  const rows = await ctx.database.db
+    .select({ address: wallets.address, login: users.username })
+    .from(wallets)
+    .innerJoin(users, eq(users.id, wallets.userId))
+    .where(inArray(wallets.address, addresses));
+  return new Map(rows.map((r) => [r.address, r.login]));
 }
 
 const zero: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
@@ -212,6 +231,11 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
   const paid = repoBounties.filter((b) => b.status === "paid");
   const paidTotals = { ...zero };
   for (const b of paid) paidTotals[b.currency] += b.amount;
+  const recent = paid
+    .slice()
+    .sort((a, b) => (b.closedAt?.getTime() ?? 0) - (a.closedAt?.getTime() ?? 0) || b.issueNumber - a.issueNumber)
+    .slice(0, RECENT_PAYOUTS);
+  const logins = await loginsOfAddresses(ctx, [...new Set(recent.flatMap((b) => (b.recipient ? [b.recipient] : [])))]);
 
   return {
     registered: true,
@@ -246,6 +270,14 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
     },
     repoDetails: { poolRewards: decimal(pool.XDC, "XDC") },
     repoRewards: open.map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency })),
+    recentPayouts: recent.map((b) => ({
+      issueNumber: b.issueNumber,
+      title: issueByNumber.get(b.issueNumber)?.title ?? b.issueTitle ?? `Issue #${b.issueNumber}`,
+      currency: b.currency,
+      amount: decimal(b.amount, b.currency),
+      login: (b.recipient && logins.get(b.recipient)) ?? null,
+      paidAt: b.closedAt?.toISOString() ?? null,
+    })),
     stats: {
       claims: inputs.claims.reduce((sum, r) => sum + r.n, 0),
       rewardsPaid: paid.length,
