@@ -77,6 +77,7 @@ test("erin's boost with an expiry comes back to her once it passes, exactly her 
   await expect(boost).toContainText("+1.9900 XDC");
   await expect(boost).toContainText("its expiry passed");
   await expect.poll(() => xdcShown(page), { timeout: 20_000 }).toBe(before + shownUnits("1.99", 4));
-  // Another pass sends nothing more.
+  // Another pass sends nothing more; the hook takes only a whole number of seconds forward.
+  expect((await page.request.post("/dev/refund-boosts", { data: { seconds: -60 } })).status()).toBe(400);
   expect((await (await page.request.post("/dev/refund-boosts", { data: { seconds: 0 } })).json()).sent).toBe(0);
 });
