@@ -27,8 +27,8 @@ const ONBOARDING_SEEN = ["welcome", "rewards-guide", "contribution-demo", "pool-
   value: "seen",
 }));
 
-/** Journeys that move bob's and carol's demo XDC: boosts (they fund alice's bounty), shared rewards (they are paid). */
-const MOVE_PERSONAS_XDC = /\/(boosts|splits)\.e2e\.ts$/;
+/** Journeys that move the demo personas' XDC or the chain's clock: boosts (bob and carol fund alice's bounty), shared rewards (they are paid), an expired boost (the clock moves days on), a held tip (alice's XDC). */
+const MOVE_PERSONAS_XDC = /\/(boosts|boost-expiry|held-tip|splits)\.e2e\.ts$/;
 
 export default defineConfig({
   testDir: "./e2e",

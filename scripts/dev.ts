@@ -10,6 +10,7 @@
  * on the same data in DATA_DIR. Delete that directory to start over.
  */
 import { DigestWorker } from "../api/workers/digest.ts";
+import { refundDueBoosts } from "../api/services/funding/boosts.ts";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createServer } from "node:net";
@@ -196,9 +197,17 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     };
     // The daily digest on demand, as of tomorrow (a journey cannot wait a day): e2e/alerts.e2e.ts.
     let digestAsOfTomorrow: (() => Promise<number>) | undefined;
+    // Boosts' expiry on demand (a journey cannot wait a day): the chain's clock moves on by `seconds`, then the hourly
+    // refund pass runs as of that clock (e2e/boost-expiry.e2e.ts).
+    let refundBoostsAfter: ((seconds: number) => Promise<number>) | undefined;
     const devOnlyRoutes = (app: Hono<AppBindings>) => {
       app.route("/dev/mail", mailSink.routes());
       app.post("/dev/digest", async (c) => c.json({ handled: (await digestAsOfTomorrow?.()) ?? 0 }));
+      app.post("/dev/refund-boosts", async (c) => {
+        const seconds = Number(((await c.req.json().catch(() => ({}))) as { seconds?: unknown }).seconds);
+        if (!Number.isInteger(seconds) || seconds < 0 || seconds > 400 * 86_400) return c.json({ error: "seconds: a whole number of seconds, up to 400 days" }, 400);
+        return c.json({ sent: (await refundBoostsAfter?.(seconds)) ?? 0 });
+      });
     };
     log.info(`local mail sink: mail sent by the platform is listed at ${publicUrl}/dev/mail; on-ramp simulator at ${onrampSimulator.url}`);
     // ---- end of local mail sink and on-ramp simulator ----
@@ -247,6 +256,12 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
         hourUtc: 0,
         now: () => Date.now() + 86_400_000,
       }).runOnce();
+    refundBoostsAfter = async (seconds) => {
+      if (seconds) await rpc(anvil.rpcUrl, "evm_increaseTime", [seconds]);
+      await rpc(anvil.rpcUrl, "evm_mine", []);
+      const latest = (await rpc(anvil.rpcUrl, "eth_getBlockByNumber", ["latest", false])) as { timestamp: string };
+      return refundDueBoosts(server.ctx, Number(BigInt(latest.timestamp)) * 1000);
+    };
 
     if (options.seed !== false) {
       const [deployer] = anvilAccounts(1);

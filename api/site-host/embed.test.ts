@@ -6,7 +6,7 @@ import { configuredSiteDistDir } from "../env.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase, type DatabaseHandle } from "../../db/client.ts";
-import { bounties, repositories, users, wallets } from "../../db/schema/index.ts";
+import { bounties, bountyBoosts, repositories, users, wallets } from "../../db/schema/index.ts";
 import { insertTestRepositories } from "../../testing/fixtures.ts";
 import { testEnv } from "../../testing/context.ts";
 import { fixtureRepo } from "../../testing/dev-tools.ts";
@@ -165,6 +165,40 @@ describe("the embeddable board", () => {
     } finally {
       // The other tests see the board as beforeAll made it.
       await database.db.delete(bounties).where(and(eq(bounties.githubRepoId, walletKit.id), eq(bounties.issueNumber, 2)));
+      running.ctx.changes.publish([`repo:${walletKit.id}`]);
+    }
+  });
+
+  test("a boosted bounty shows its total with the boosts and its funders, anonymous ones unnamed (issue 29)", async () => {
+    const url = `${base}/embed/issuepool-demo/xdc-wallet-kit?probe=funders`;
+    const [bob, carol] = await database.db
+      .insert(users)
+      .values([
+        { githubId: 1002, username: "bob" },
+        { githubId: 1003, username: "carol" },
+      ])
+      .returning();
+    const boost = (userId: number, amount: bigint, anonymous: boolean) => ({
+      githubRepoId: walletKit.id, issueNumber: 1, userId, funderAddress: `0x${String(userId).padStart(40, "0")}`, currency: "XDC" as const,
+      amount, fee: amount / 199n, anonymous, status: "active" as const, idempotencyKey: `embed-${userId}`,
+    });
+    // 1.99 XDC from bob, 2.985 XDC from carol, anonymously; and a refunded boost that no longer counts.
+    await database.db.insert(bountyBoosts).values([boost(bob!.id, 1_990_000_000_000_000_000n, false), boost(carol!.id, 2_985_000_000_000_000_000n, true), { ...boost(bob!.id, XDC, false), status: "refunded" as const, idempotencyKey: "embed-gone" }]);
+    try {
+      running.ctx.changes.publish([`repo:${walletKit.id}`]);
+      const html = await (await fetch(url)).text();
+      const row = html.slice(html.indexOf('data-issue="1"'), html.indexOf("</li>", html.indexOf('data-issue="1"')));
+      expect(row).toMatch(/data-reward[^>]*>29\.975 XDC</);
+      expect(row).toMatch(/data-funders[^>]*>incl\. 4\.975 XDC from 2 funders</);
+      expect(row).toContain("@bob: 1.99 XDC");
+      expect(row).toContain("anonymous: 2.985 XDC");
+      expect(html).not.toContain("carol");
+      // A bounty nobody boosted shows its amount alone.
+      const other = html.slice(html.indexOf('data-issue="4"'));
+      expect(other.slice(0, other.indexOf("</li>"))).not.toContain("data-funders");
+    } finally {
+      await database.db.delete(bountyBoosts).where(eq(bountyBoosts.githubRepoId, walletKit.id));
+      await database.db.delete(users);
       running.ctx.changes.publish([`repo:${walletKit.id}`]);
     }
   });

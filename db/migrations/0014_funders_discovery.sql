@@ -99,6 +99,7 @@ CREATE TABLE `bounty_boosts` (
 CREATE UNIQUE INDEX `bounty_boosts_key_idx` ON `bounty_boosts` (`user_id`,`idempotency_key`);--> statement-breakpoint
 CREATE INDEX `bounty_boosts_issue_idx` ON `bounty_boosts` (`github_repo_id`,`issue_number`,`status`);--> statement-breakpoint
 CREATE INDEX `bounty_boosts_expiry_idx` ON `bounty_boosts` (`status`,`expires_at`);--> statement-breakpoint
+CREATE INDEX `bounty_boosts_explore_expiry_idx` ON `bounty_boosts` (`status`,`expires_at`,`github_repo_id`,`issue_number`);--> statement-breakpoint
 CREATE INDEX `bounty_boosts_user_idx` ON `bounty_boosts` (`user_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `community_bounties` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
@@ -250,8 +251,8 @@ ALTER TABLE `bounties` ADD `labels` text;--> statement-breakpoint
 ALTER TABLE `bounties` ADD `amount_key` text GENERATED ALWAYS AS (substr('0000000000000000000000000000000000000000' || amount, -40)) VIRTUAL;--> statement-breakpoint
 ALTER TABLE `bounties` ADD `paid_after_ms` integer;--> statement-breakpoint
 ALTER TABLE `bounties` ADD `paid_automatically` integer;--> statement-breakpoint
-CREATE INDEX `bounties_explore_allocated_idx` ON `bounties` (`status`,`allocated_at`,`github_repo_id`,`issue_number`);--> statement-breakpoint
-CREATE INDEX `bounties_explore_currency_idx` ON `bounties` (`status`,`currency`,`allocated_at`,`github_repo_id`,`issue_number`);--> statement-breakpoint
+CREATE INDEX `bounties_explore_allocated_idx` ON `bounties` (`status`,`allocated_at`,`github_repo_id`,`issue_number`,`labels`);--> statement-breakpoint
+CREATE INDEX `bounties_explore_currency_idx` ON `bounties` (`status`,`currency`,`allocated_at`,`github_repo_id`,`issue_number`,`labels`);--> statement-breakpoint
 CREATE INDEX `bounties_explore_amount_idx` ON `bounties` (`status`,`currency`,`amount_key`,`github_repo_id`,`issue_number`);--> statement-breakpoint
 CREATE INDEX `bounties_recipient_idx` ON `bounties` (`recipient`,`status`,`closed_at`);--> statement-breakpoint
 CREATE INDEX `bounties_closed_idx` ON `bounties` (`status`,`closed_at`);--> statement-breakpoint

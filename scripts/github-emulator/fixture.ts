@@ -57,6 +57,7 @@ export const FIXTURE_USERS: FixtureUser[] = [
   { id: 1005, login: "erin", name: "Erin Reviewer", email: "erin@example.com", persona: "Write access to issuepool-demo, not an admin" },
   { id: 1006, login: "frank", name: "Frank Fresh", email: "frank@example.com", persona: "New user, not registered yet; no repositories" },
   { id: 1007, login: "grace", name: "Grace Visitor", email: "grace@example.com", persona: "New user, not registered yet; wants to contribute" },
+  { id: 1008, login: "heidi", name: "Heidi Tipped", email: "heidi@example.com", persona: "New user, not registered yet; tipped before she has a wallet (e2e/held-tip.e2e.ts)" },
 ];
 
 export const FIXTURE_ORGS = [{ id: 2001, login: "issuepool-demo", name: "Issuepool Demo", members: { alice: "admin", bob: "member", erin: "member" } }] as const;

@@ -1,4 +1,6 @@
 import { useEffect, type ReactNode } from "react";
+import { api, type ApiResponse } from "../../lib/api.ts";
+import { createResource } from "../../lib/wallet-resource.ts";
 import { useResourceState } from "../ui/use-store.ts";
 import { decimalToUnits, formatAmount, shortAddress, shortHash } from "../../lib/format.ts";
 import { badgeClass } from "../../lib/ui.ts";
@@ -211,6 +213,39 @@ function TipRow({ tip, given }: { tip: TipEntry; given: boolean }) {
 }
 
 /**
+ * GET /api/funding/my-boosts (api/services/funding): the user's boosts, and what became of each. Here, not in
+ * lib/wallet-data.ts: that module is in every page's shell, and the repository page is at its 100 KB budget.
+ */
+type BoostEntry = ApiResponse<"getMyBoosts">["boosts"][number];
+const myBoosts = createResource(async () => (await api("/api/funding/my-boosts")).boosts, { freshMs: 15_000, retry: 1, fallbackError: "Failed to load boosts" });
+
+const REFUND_REASONS = { expired: "its expiry passed", cancelled: "you took it back", not_planned: "the issue was closed as not planned" } as const;
+
+/** A boost the user funded (issue 29): the share that went to the bounty, or came back to them and why. */
+function BoostRow({ boost }: { boost: BoostEntry }) {
+  const back = boost.status === "refunded";
+  return (
+    <TransactionRow
+      data={{ "data-boost": String(boost.id), "data-boost-status": boost.status }}
+      icon={back ? "arrowDownLeft" : "arrowUpRight"}
+      iconTone={back ? "bg-success/10 text-success" : "bg-muted"}
+      title={back ? "Boost refunded to you" : boost.status === "refunding" ? "Boost on its way back to you" : "Boost"}
+      amount={`${back ? "+" : "-"}${formatBalance(boost.amount, boost.currency)} ${boost.currency}`}
+      detail={
+        <span className="text-muted-foreground">
+          Issue #{boost.issueNumber}
+          {boost.refundReason && ` · ${REFUND_REASONS[boost.refundReason]}`}
+        </span>
+      }
+      status={boost.status}
+      createdAt={boost.fundedAt}
+      hash={null}
+      explorerUrl={null}
+    />
+  );
+}
+
+/**
  * The Transactions tab (spec sections 2 and 4): rewards received, refunds
  * and pool withdrawals (issue 11); the 10 latest purchases and
  * withdrawals with a refresh button ('Failed to load transactions' and 'Try
@@ -222,7 +257,9 @@ export function TransactionsPanel() {
   const sends = useResourceState(sentTransactions);
   const history = useResourceState(bountyHistory);
   const tips = useResourceState(myTips);
+  const boosts = useResourceState(myBoosts);
   useEffect(() => {
+    void myBoosts.load();
     void myTips.load();
     void onrampTransactions.load();
     void sentTransactions.load();
@@ -268,6 +305,19 @@ export function TransactionsPanel() {
               .map(({ tip, given }) => (
                 <TipRow key={`${given ? "g" : "r"}${tip.id}`} tip={tip} given={given} />
               ))}
+          </ul>
+        </section>
+      )}
+
+      {boosts.data && boosts.data.length > 0 && (
+        <section aria-labelledby="boosts-title" className="grid gap-3" data-boosts>
+          <h2 id="boosts-title" className="font-semibold">
+            Boosts
+          </h2>
+          <ul className="divide-y divide-border rounded-xl border border-border">
+            {boosts.data.map((boost) => (
+              <BoostRow key={boost.id} boost={boost} />
+            ))}
           </ul>
         </section>
       )}

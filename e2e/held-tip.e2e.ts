@@ -1,0 +1,49 @@
+import { expect, test, type Page } from "@playwright/test";
+import { signIn, signOut } from "./support.ts";
+
+/**
+ * A tip to someone without a wallet is held, and paid when they register (issue 29): alice tips heidi (a GitHub
+ * user of the emulator with no Issuepool account; no other journey signs her in) 1 XDC, as the Tip button does
+ * (POST /api/tips with an Idempotency-Key); alice's wallet lists it as held for @heidi. Then heidi signs in and
+ * registers, and the tip arrives: her wallet's Transactions tab lists it from @alice, confirmed, less the fee.
+ */
+async function tipRow(page: Page, direction: "given" | "received", status: string) {
+  const row = page.locator(`[data-tip-direction="${direction}"]`).first();
+  await expect(async () => {
+    await page.goto("/wallet");
+    await page.getByRole("tab", { name: "Transactions" }).click();
+    await expect(row.locator("[data-status]")).toHaveAttribute("data-status", status, { timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
+  return row;
+}
+
+test("alice's tip to heidi waits for her wallet, and reaches it when she registers", async ({ page }) => {
+  test.setTimeout(150_000);
+  await signIn(page, "alice", "/wallet");
+  const { csrfToken } = await (await page.request.get("/api/auth/csrf-token")).json();
+  const sent = await page.request.post("/api/tips", {
+    data: { login: "heidi", amount: "1", currency: "XDC" },
+    headers: { "X-CSRF-Token": csrfToken, "Idempotency-Key": `held-tip-e2e-${Date.now()}` },
+  });
+  expect(sent.ok(), await sent.text()).toBe(true);
+  const tip = await sent.json();
+  expect(tip.status).toBe("held");
+  expect(tip.message).toContain("held for @heidi");
+
+  const given = await tipRow(page, "given", "held");
+  await expect(given).toContainText("Tip to @heidi");
+  await expect(given).toContainText("-1.0000 XDC");
+  await signOut(page);
+
+  // heidi signs in for the first time and registers: the tip held for her is sent to her new wallet.
+  await signIn(page, "heidi");
+  await expect(page).toHaveURL(/\/auth\?registration=true/);
+  await page.getByRole("radio", { name: /^Contributor/ }).check();
+  await page.getByRole("button", { name: "Complete Registration" }).click();
+  await expect(page.getByRole("heading", { name: "Registration complete" })).toBeVisible();
+
+  const received = await tipRow(page, "received", "confirmed");
+  await expect(received).toContainText("Tip from @alice");
+  // 1 XDC less the contract's 0.5 % fee.
+  await expect(received).toContainText("+0.9950 XDC");
+});
