@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import type { AppContext } from "../context.ts";
+import { payoutSplits } from "../../db/schema/index.ts";
 import { listRegisteredBy } from "./repositories/list-public.ts";
 import { publicListCacheFor } from "./repositories/public-list-cache.ts";
 import { unifiedRepo } from "./repositories/public.ts";
@@ -28,6 +30,9 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
       params: exploreSearchParams,
       search: (search: ExploreSearch) => searchOpenBounties(ctx, search),
     },
+    /** Whether a repository has shared rewards to show (its page mounts their island only then: no JavaScript for nothing). */
+    hasSplits: async (repoId: number) =>
+      (await db.select({ id: payoutSplits.githubRepoId }).from(payoutSplits).where(eq(payoutSplits.githubRepoId, repoId)).limit(1)).length > 0,
     /** Sponsors' records by repository id (api/services/reliability/read.ts). */
     reliability: (repoIds: number[]) => reliabilityOf(ctx, repoIds),
     leaderboards: {

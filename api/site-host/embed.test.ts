@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join, resolve } from "node:path";
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { buildSite } from "../../testing/dev-tools.ts";
 import { configuredSiteDistDir } from "../env.ts";
 import { createMemoryLogger } from "../logger.ts";
@@ -198,7 +198,7 @@ describe("the embeddable board", () => {
       expect(other.slice(0, other.indexOf("</li>"))).not.toContain("data-funders");
     } finally {
       await database.db.delete(bountyBoosts).where(eq(bountyBoosts.githubRepoId, walletKit.id));
-      await database.db.delete(users);
+      await database.db.delete(users).where(inArray(users.id, [bob!.id, carol!.id]));
       running.ctx.changes.publish([`repo:${walletKit.id}`]);
     }
   });

@@ -22,7 +22,6 @@ import { FundingPanel } from "./funding-panel.tsx";
 import { IssuesTable, type RewardState, type ViewerRole } from "./issues-table.tsx";
 import { ClaimHowTo } from "./claim-how-to.tsx";
 import { AwaitingDecisions } from "./awaiting-decisions.tsx";
-import SharedRewards from "../splits/SharedRewards.tsx";
 import type { DecisionMode } from "./bounty-decision-dialog.tsx";
 import { Notice, useHydrated } from "./ui.tsx";
 import { Tabs } from "../ui/tabs.tsx";
@@ -31,6 +30,8 @@ import { useResource } from "./use-resource.ts";
 import { CommunityBountiesOf } from "./community-bounties.tsx";
 
 /** The dialogs load when first opened: most visits open none (issue 16: signed-in pages were heavy). */
+// Loaded only for a repository that has shared rewards (asked first, below): the page stays within its JavaScript budget.
+const SharedRewards = lazy(() => import("../splits/SharedRewards.tsx"));
 const BoostDialog = lazy(() => import("./boost-dialog.tsx").then((m) => ({ default: m.BoostDialog })));
 const SetBountyDialog = lazy(() => import("./set-bounty-dialog.tsx").then((m) => ({ default: m.SetBountyDialog })));
 const BountyDecisionDialog = lazy(() => import("./bounty-decision-dialog.tsx").then((m) => ({ default: m.BountyDecisionDialog })));
@@ -192,6 +193,16 @@ export default function RepoDetail(props: RepoDetailProps) {
   );
 
 
+  // ---- shared rewards: asked for first, their island loaded only when there are some ----
+  const [hasSplits, setHasSplits] = useState(false);
+  useEffect(() => {
+    if (!repo?.registered || repoId === null) return;
+    api<{ splits: unknown[] }>(`/api/splits/${repoId}`).then(
+      (r) => setHasSplits(r.splits.length > 0),
+      () => setHasSplits(true), // the island says what went wrong
+    );
+  }, [repo?.registered, repoId]);
+
   // ---- sections ----
   const [section, setSection] = useState<Section>("issues");
   useEffect(() => {
@@ -283,7 +294,11 @@ export default function RepoDetail(props: RepoDetailProps) {
                   {repo.registered && role === "poolmanager" && (
                     <AwaitingDecisions repo={repo} bounties={awaitingBounties(poolData)} onDecide={(issue, mode) => setDecision({ issue, mode })} />
                   )}
-                  {repo.registered && repoId !== null && <SharedRewards repoId={repoId} canEdit={role === "poolmanager"} />}
+                  {repo.registered && repoId !== null && hasSplits && (
+                    <Suspense fallback={null}>
+                      <SharedRewards repoId={repoId} canEdit={role === "poolmanager"} />
+                    </Suspense>
+                  )}
                   {repo.registered && repo.issues.length > 0 && <ClaimHowTo role={role} />}
                   {repo.registered || repo.issues.length > 0 ? (
                     <IssuesTable
