@@ -98,7 +98,6 @@ CREATE TABLE `bounty_boosts` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `bounty_boosts_key_idx` ON `bounty_boosts` (`user_id`,`idempotency_key`);--> statement-breakpoint
 CREATE INDEX `bounty_boosts_issue_idx` ON `bounty_boosts` (`github_repo_id`,`issue_number`,`status`);--> statement-breakpoint
-CREATE INDEX `bounty_boosts_expiry_idx` ON `bounty_boosts` (`status`,`expires_at`);--> statement-breakpoint
 CREATE INDEX `bounty_boosts_explore_expiry_idx` ON `bounty_boosts` (`status`,`expires_at`,`github_repo_id`,`issue_number`);--> statement-breakpoint
 CREATE INDEX `bounty_boosts_user_idx` ON `bounty_boosts` (`user_id`,`created_at`);--> statement-breakpoint
 CREATE TABLE `community_bounties` (

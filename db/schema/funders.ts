@@ -53,8 +53,8 @@ export const bountyBoosts = sqliteTable(
   (t) => [
     uniqueIndex("bounty_boosts_key_idx").on(t.userId, t.idempotencyKey),
     index("bounty_boosts_issue_idx").on(t.githubRepoId, t.issueNumber, t.status),
-    index("bounty_boosts_expiry_idx").on(t.status, t.expiresAt),
-    // /explore's "expiring" order: active boosts by expiry, in the keyset's order (docs/performance.md).
+    // The hourly refund pass (status, expiry) and /explore's "expiring" order (active boosts by expiry, in the keyset's
+    // order; docs/performance.md): one index serves both.
     index("bounty_boosts_explore_expiry_idx").on(t.status, t.expiresAt, t.githubRepoId, t.issueNumber),
     index("bounty_boosts_user_idx").on(t.userId, t.createdAt),
   ],

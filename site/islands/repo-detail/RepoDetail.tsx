@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { useStore } from "../ui/use-store.ts";
-import { api, errorMessage } from "../../lib/api.ts";
+import { api, errorMessage, type ApiResponse } from "../../lib/api.ts";
 import {
   awaitingBounties,
   isBountySet,
@@ -194,14 +194,16 @@ export default function RepoDetail(props: RepoDetailProps) {
 
 
   // ---- shared rewards: asked for first, their island loaded only when there are some ----
-  const [hasSplits, setHasSplits] = useState(false);
+  // undefined: not asked yet or none; null: the read failed (the island asks again and says what went wrong).
+  const [splits, setSplits] = useState<ApiResponse<"getIssueSplit">[] | null | undefined>(undefined);
   useEffect(() => {
     if (!repo?.registered || repoId === null) return;
-    api<{ splits: unknown[] }>(`/api/splits/${repoId}`).then(
-      (r) => setHasSplits(r.splits.length > 0),
-      () => setHasSplits(true), // the island says what went wrong
+    api<{ splits: ApiResponse<"getIssueSplit">[] }>(`/api/splits/${repoId}`).then(
+      (r) => setSplits(r.splits.length > 0 ? r.splits : undefined),
+      () => setSplits(null),
     );
   }, [repo?.registered, repoId]);
+  const hasSplits = splits !== undefined;
 
   // ---- sections ----
   const [section, setSection] = useState<Section>("issues");
@@ -296,7 +298,7 @@ export default function RepoDetail(props: RepoDetailProps) {
                   )}
                   {repo.registered && repoId !== null && hasSplits && (
                     <Suspense fallback={null}>
-                      <SharedRewards repoId={repoId} canEdit={role === "poolmanager"} />
+                      <SharedRewards repoId={repoId} canEdit={role === "poolmanager"} initial={splits ?? undefined} />
                     </Suspense>
                   )}
                   {repo.registered && repo.issues.length > 0 && <ClaimHowTo role={role} />}

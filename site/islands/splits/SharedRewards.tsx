@@ -19,8 +19,8 @@ const STATUS_TEXT: Record<Split["status"], string> = {
  * person's share and when the payout goes out (the release window); the pool manager (`canEdit`, checked again by
  * the server) edits the shares while they may. A Tip button beside each person.
  */
-export default function SharedRewards({ repoId, canEdit = false }: { repoId: number; canEdit?: boolean }) {
-  const [splits, setSplits] = useState<Split[] | null>(null);
+export default function SharedRewards({ repoId, canEdit = false, initial }: { repoId: number; canEdit?: boolean; initial?: Split[] }) {
+  const [splits, setSplits] = useState<Split[] | null>(initial ?? null);
   const [error, setError] = useState<string | null>(null);
   const load = () =>
     api<{ splits: Split[] }>(`/api/splits/${repoId}`).then(
@@ -28,7 +28,8 @@ export default function SharedRewards({ repoId, canEdit = false }: { repoId: num
       (err) => setError(errorMessage(err, "Shared rewards could not be loaded.")),
     );
   useEffect(() => {
-    void load();
+    // The repository page may already have asked (it loads this island only when there are splits).
+    if (!initial) void load();
   }, [repoId]);
 
   if (error) return <p role="alert" className="text-sm text-destructive">{error}</p>;
