@@ -62,7 +62,7 @@ export const FAQ_SECTIONS: FaqSection[] = [
     entries: [
       { q: "How do I register a repository?", a: "Sign in as a pool manager, open your profile, and under 'My GitHub Repositories (Admin)' choose Register (or 'Install App & Register' if the Issuepool GitHub App is not installed yet)." },
       { q: "Who can fund a repository?", a: "Only repository admins can fund a repository's pool, and the pool manager distributes its rewards. Issuepool checks your admin rights with GitHub on every funding." },
-      { q: "Is there a funding limit?", a: "Yes: 1000 XDC per repository over any rolling 24 hours. The funding panel shows how much remains and when the window resets." },
+      { q: "Is there a funding limit?", a: "Yes: 1000 XDC per repository over any rolling 24 hours, and 1000 XDC per funder across all pools and boosts. The funding panel shows how much remains for you and when the window resets." },
       { q: "Are private repositories shown publicly?", a: "No. Private repositories never appear on public pages, lists, badges or embeds." },
     ],
   },

@@ -78,7 +78,7 @@ export function fundingRoutes(ctx: AppContext) {
       const { repoId } = c.req.valid("param");
       await visibleRepository(ctx, repoId, c.get("user"));
       c.header("Cache-Control", "no-store");
-      return c.json(await fundingStatus(ctx, repoId));
+      return c.json(await fundingStatus(ctx, repoId, Date.now(), c.get("user")?.id));
     })
     .post(
       "/fund-roxn/:repoId",

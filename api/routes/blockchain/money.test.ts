@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import { erc20Abi, formatEther, parseEther, parseUnits, type Address } from "viem";
 import { startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, databaseDigest, type TestSession } from "../../../testing/auth.ts";
@@ -53,6 +53,16 @@ const fund = (session: TestSession, amountXdc: unknown, options: { repo?: typeof
     options.key ?? key(),
   );
 };
+
+/**
+ * Moves every XDC funding and boost so far out of the rolling 24-hour window: a test of the daily limits
+ * starts from an empty window for every repository and funder, and leaves one for the tests after it.
+ */
+const ageFundingWindow = () =>
+  stack.t.ctx.database.db
+    .update(chainTransactions)
+    .set({ createdAt: sql`${chainTransactions.createdAt} - ${25 * 3600 * 1000}` })
+    .where(inArray(chainTransactions.kind, ["fund_xdc", "boost_xdc"]));
 
 const poolInfo = async (repo = REPO) => (await call(stack.t, `/api/blockchain/pool-info/${repo.id}`)).json();
 /** A pool figure in wei: amounts are compared as integers, never as floats. */
@@ -192,6 +202,7 @@ describe("the daily funding limit", () => {
 
   test("50 concurrent fundings from one wallet: the limit is never exceeded and nonces stay contiguous", async () => {
     const repo = OTHER;
+    await ageFundingWindow();
     const results = await Promise.all(Array.from({ length: 50 }, () => fund(alice, "30", { repo })));
     const statuses = results.map((r) => r.status);
     const accepted = statuses.filter((s) => s === 200).length;
@@ -214,6 +225,30 @@ describe("the daily funding limit", () => {
     const nonces = rows.map((r) => r.nonce!).sort((a, b) => a - b);
     expect(nonces).toEqual(Array.from({ length: nonces.length }, (_, i) => nonces[0]! + i));
     expect(await stack.t.ctx.chain.client.getTransactionCount({ address: aliceWallet })).toBe(nonces.at(-1)! + 1);
+    await ageFundingWindow();
+  }, 60_000);
+
+  test("the limit also counts per funder across repositories (issue 29): 600 XDC into one pool leaves 400 for another", async () => {
+    await ageFundingWindow();
+    try {
+      expect((await fund(alice, "600", { repo: REPO })).status).toBe(200);
+      // The other repository has its whole 1000 left, the funder 400: alice sees 400, a visitor 1000.
+      const status = async (as?: TestSession) => (await call(stack.t, `/api/blockchain/repository/${OTHER.id}/funding-status`, as ? { as } : {})).json();
+      expect((await status(alice)).remainingLimitXdc).toBe("400");
+      expect((await status()).remainingLimitXdc).toBe("1000");
+      const before = await xdcPool(OTHER);
+      const refused = await fund(alice, "500", { repo: OTHER });
+      expect(refused.status).toBe(429);
+      const body = await refused.json();
+      expect(body.error).toBe("Exceeds daily funding limit");
+      expect(body.details.remainingLimit).toBe("400");
+      expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(23 * 3600);
+      expect((await fund(alice, "400", { repo: OTHER })).status).toBe(200);
+      await settle();
+      expect((await xdcPool(OTHER)) - before).toBe((parseEther("400") * 995n) / 1000n);
+    } finally {
+      await ageFundingWindow();
+    }
   }, 60_000);
 });
 

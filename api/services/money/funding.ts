@@ -12,6 +12,7 @@ import { forgetBalances, tokenAllowance, walletBalances } from "./balances.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MIN_XDC_FUNDING_EXCLUSIVE } from "./rules.ts";
 import { transactionResult, type TransactionResult } from "./transaction-result.ts";
 import { CURRENCY_INDEX, MAX_FUNDING_FEE_BPS, requireAmountStep } from "./rules.ts";
+import { funderLimitReached, funderWindow } from "../funding/funder-limit.ts";
 
 const invalidAmount = (symbol: string) =>
   new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
@@ -49,9 +50,23 @@ async function fundingWindow(db: Database, repoId: number, now: number): Promise
   return { total, oldest };
 }
 
-export async function fundingStatus(ctx: DatabaseDeps, repoId: number, now = Date.now()): Promise<FundingStatus> {
+/**
+ * The repository's window; for a signed-in funder, `remainingLimit` is the smaller of what the repository and
+ * the funder have left (the funder's 1000 XDC a day counts across pools and boosts, issue 29), and
+ * `windowEndTime` is when the binding one grows again. `currentTotal` stays the repository's.
+ */
+export async function fundingStatus(ctx: DatabaseDeps, repoId: number, now = Date.now(), funderUserId?: number): Promise<FundingStatus> {
   const { total, oldest } = await fundingWindow(ctx.database.db, repoId, now);
-  const remaining = total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - total;
+  let remaining = total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - total;
+  let windowStart = oldest;
+  if (funderUserId !== undefined) {
+    const funder = await funderWindow(ctx.database.db, funderUserId, now);
+    const funderRemaining = funder.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - funder.total;
+    if (funderRemaining < remaining) {
+      remaining = funderRemaining;
+      windowStart = funder.oldest;
+    }
+  }
   return {
     dailyLimit: Number(toXdcString(DAILY_FUNDING_LIMIT)),
     currentTotal: Number(toXdcString(total)),
@@ -59,7 +74,7 @@ export async function fundingStatus(ctx: DatabaseDeps, repoId: number, now = Dat
     dailyLimitXdc: toXdcString(DAILY_FUNDING_LIMIT),
     currentTotalXdc: toXdcString(total),
     remainingLimitXdc: toXdcString(remaining),
-    windowEndTime: oldest ? new Date(oldest.getTime() + DAILY_WINDOW_MS).toISOString() : null,
+    windowEndTime: windowStart ? new Date(windowStart.getTime() + DAILY_WINDOW_MS).toISOString() : null,
   };
 }
 
@@ -95,7 +110,8 @@ export interface FundXdcInput {
 /**
  * POST /api/blockchain/repository/{repoId}/fund. Rules (spec section 5):
  * more than 1 XDC; 0.1 XDC left for gas; within the repository's rolling
- * 24-hour limit of 1000 XDC. The limit and the wallet's spendable balance
+ * 24-hour limit of 1000 XDC, and within the funder's own 1000 XDC across
+ * pools and boosts (issue 29). The limits and the wallet's spendable balance
  * are checked again inside the write transaction that records the funding,
  * so concurrent requests cannot overrun them.
  */
@@ -139,6 +155,12 @@ export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "database"
         if (window.total + amount > DAILY_FUNDING_LIMIT) {
           const remaining = window.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - window.total;
           throw dailyLimitReached(remaining, new Date((window.oldest?.getTime() ?? now) + DAILY_WINDOW_MS));
+        }
+        // And the funder's own 1000 XDC a day across every pool and boost (issue 29).
+        const funder = await funderWindow(tx, input.user.id, now);
+        if (funder.total + amount > DAILY_FUNDING_LIMIT) {
+          const remaining = funder.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - funder.total;
+          throw funderLimitReached(remaining, new Date((funder.oldest?.getTime() ?? now) + DAILY_WINDOW_MS), now);
         }
         if (balance - (await unbroadcastSpend(tx, wallet)) < amount + GAS_RESERVE) throw insufficientForGas;
       },
