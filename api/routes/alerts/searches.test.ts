@@ -247,4 +247,12 @@ describe("Atom feeds", () => {
     expect(xml).toContain("50 XDC for acme/parsers#6 Paid parser bounty");
     expect((await t.app.request("/api/feeds/contributors/nobody-here")).status).toBe(404);
   });
+
+  test("a contributor's feed answers to the login in any case, as GitHub and /@login do", async () => {
+    const res = await t.app.request("/api/feeds/contributors/DaVe");
+    expect(res.status).toBe(200);
+    const xml = await res.text();
+    expect(xml).toContain("<title>Bounties earned by dave on Issuepool</title>");
+    expect(xml).toContain("50 XDC for acme/parsers#6 Paid parser bounty");
+  });
 });

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, repositories, users, wallets, type Currency } from "../../../db/schema/index.ts";
 import { formatExact } from "../../../lib/money-format.ts";
@@ -110,7 +110,7 @@ export async function repositoryFeed(deps: Deps, owner: string, name: string): P
 export async function contributorFeed(deps: Deps, login: string): Promise<string> {
   const db = deps.database.db;
   const { PUBLIC_URL: base } = deps.env;
-  const [user] = await db.select({ id: users.id, username: users.username }).from(users).where(eq(users.username, login)).limit(1);
+  const [user] = await db.select({ id: users.id, username: users.username }).from(users).where(sql`lower(${users.username}) = ${login.toLowerCase()}`).limit(1);
   if (!user) throw notFound("Contributor not found.");
   const addresses = (await db.select({ address: wallets.address }).from(wallets).where(eq(wallets.userId, user.id))).map((w) => w.address);
   const rows = addresses.length
