@@ -91,6 +91,22 @@ describe.if(canMount)("a full disk (an 8 MB tmpfs)", () => {
     expect(t.log.lines.some((l) => l.includes('"msg":"storage writable again"'))).toBe(true);
     expect((await t.ctx.database.client.execute("PRAGMA integrity_check")).rows[0]![0]).toBe("ok");
   }, 60_000);
+
+  test("a browser back from GitHub's sign-in is sent to the sign-in page, which says so (not the API's JSON)", async () => {
+    const start = await t.app.request("/api/auth/github?returnTo=/repos");
+    expect(start.status).toBe(302);
+    const state = new URL(start.headers.get("location")!).searchParams.get("state")!;
+    const cookie = start.headers.getSetCookie().find((h) => h.startsWith("ip_oauth_state="))!.split(";")[0]!;
+    await t.ctx.database.client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    const filler = fill(dir);
+    try {
+      const res = await t.app.request(`/api/auth/github/callback?code=any&state=${state}`, { headers: { Cookie: cookie } });
+      expect(res.status, await res.clone().text()).toBe(302);
+      expect(res.headers.get("location")).toBe("/auth?error=storage_full");
+    } finally {
+      rmSync(filler);
+    }
+  }, 60_000);
 });
 
 describe.if(canMount)("a read-only data directory at start", () => {

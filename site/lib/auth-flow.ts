@@ -52,4 +52,5 @@ export const SIGN_IN_ERRORS: Record<string, string> = {
   state_invalid: "That sign-in link has expired or was already used. Please try again.",
   github_denied: "GitHub did not accept the sign-in. Please try again.",
   github_failed: "GitHub could not be reached. Please try again in a moment.",
+  storage_full: "The platform's storage is full. Nothing was changed; please try again later.",
 };

@@ -9,6 +9,7 @@ import { clientAddress } from "../../middleware/client-address.ts";
 import { finishGitHubSignIn, SIGN_IN_ATTEMPT_TTL_MS, SignInError, startGitHubSignIn } from "../../services/auth/github-sign-in.ts";
 import { handOver } from "./vscode.ts";
 import { openVscodeRequest } from "../../services/auth/vscode-sign-in.ts";
+import { isStorageFull } from "../../../db/client.ts";
 
 const SignInQuery = z.object({
   returnTo: z.string().max(2048).optional(),
@@ -24,6 +25,14 @@ export const SIGN_IN_RATE_LIMIT = { name: "signin", perIp: 30, windowMs: 10 * 60
  */
 export function githubSignInRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
+    // Both are browser navigations: a full storage (the rate limit's count is a write, and so is the sign-in)
+    // is told on the sign-in page rather than as the API's JSON. The database layer logs the episode once;
+    // nothing was stored, so signing in again works once there is space.
+    .use(async (c, next) => {
+      await next();
+      // A new response (Hono carries the old one's headers over, cookies included, but not its JSON type).
+      if (c.error && isStorageFull(c.error)) c.res = new Response(null, { status: 302, headers: { Location: "/auth?error=storage_full" } });
+    })
     .use(rateLimit(ctx, SIGN_IN_RATE_LIMIT))
     .get(
       "/",
