@@ -79,7 +79,11 @@ const tokenAs = (currency: number, account: Account) =>
 
 async function mined(hash: Hash): Promise<TransactionReceipt> {
   const receipt = await publicClient().waitForTransactionReceipt({ hash });
-  expect(receipt.status).toBe("success");
+  // Used all its gas: out of gas; less: the contract refused it.
+  if (receipt.status !== "success") {
+    const { gas } = await publicClient().getTransaction({ hash });
+    throw new Error(`${hash} reverted, gas used ${receipt.gasUsed} of ${gas}`);
+  }
   return receipt;
 }
 
