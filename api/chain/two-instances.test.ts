@@ -59,10 +59,12 @@ beforeAll(async () => {
   await stack.registerRepository(fullName(PAY_REPO), PAY_REPO.id);
   await stack.registerRepository(fullName(FUND_REPO), FUND_REPO.id);
   await stack.chain.fund(alice.wallet, { xdc: "2000" });
-  for (const repo of [PAY_REPO, FUND_REPO]) {
+  // The payouts' pool, and a first funding of the other; with the 200 fundings below (~420 XDC) within alice's
+  // 1000 XDC a day across pools.
+  for (const [repo, amountXdc] of [[PAY_REPO, "300"], [FUND_REPO, "10"]] as const) {
     const res = await call(t, `/api/blockchain/repository/${repo.id}/fund`, {
       as: alice,
-      body: { amountXdc: "300", repositoryFullName: fullName(repo) },
+      body: { amountXdc, repositoryFullName: fullName(repo) },
       headers: { "Idempotency-Key": `two-instances-first-${repo.id}` },
     });
     expect(res.status).toBe(200);

@@ -205,6 +205,9 @@ describe("retention", () => {
   test("the log, finished messages and fanned-out events older than 30 days are pruned; pending ones stay", async () => {
     const clock = { now: Date.now() + 31 * 86_400_000 };
     const { endpoint } = await createEndpoint(t.ctx, owner, { url: hookUrl("/old"), repoId: null });
+    // A delivery of its own (so the log has an attempt whatever ran before), then one left pending.
+    await queueTestEvent(t.ctx, owner, endpoint.id);
+    await worker().sendDue();
     await queueTestEvent(t.ctx, owner, endpoint.id);
     const pendingBefore = (await t.ctx.database.db.select().from(outboundMessages).where(eq(outboundMessages.status, "pending"))).length;
     expect((await t.ctx.database.db.select().from(outboundAttempts)).length).toBeGreaterThan(0);
@@ -253,6 +256,20 @@ describe("the address guard at send time", () => {
       expect(log[0]).toMatchObject({ statusCode: null, error: `refused: ${address} is not a public address` });
     });
   }
+
+  test("an address written in the URL is checked at send time too (it is never looked up): loopback refused when not allowed", async () => {
+    // Saved while loopback was allowed (as in development), sent by a worker that does not allow it.
+    const { endpoint } = await createEndpoint(t.ctx, owner, { url: hookUrl("/literal"), repoId: null });
+    const { messageId } = await queueTestEvent(t.ctx, owner, endpoint.id);
+    await worker({ allowLoopback: false }).sendDue();
+    expect(received.some((r) => r.headers["webhook-id"] === messageId)).toBe(false);
+    const log = await deliveryLog(t.ctx, owner, endpoint.id);
+    expect(log[0]).toMatchObject({ statusCode: null, error: "refused: 127.0.0.1 is not a public address" });
+    // The same message goes once loopback is allowed again: it was kept for a retry, not dropped.
+    await t.ctx.database.db.update(outboundMessages).set({ nextAttemptAt: new Date(0) }).where(eq(outboundMessages.endpointId, endpoint.id));
+    await worker().sendDue();
+    expect(received.some((r) => r.headers["webhook-id"] === messageId)).toBe(true);
+  });
 
   test("the test event goes through the worker, not the request", async () => {
     const { endpoint, secret } = await createEndpoint(t.ctx, owner, { url: hookUrl("/test-event"), repoId: null });

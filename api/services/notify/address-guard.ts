@@ -135,6 +135,12 @@ export function guardedPost(
 ): Promise<PostResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
+  // An address written in the URL is never looked up (node:net connects to it directly), so the lookup below
+  // would not see it: it is checked here, before any connection.
+  const literal = url.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(literal) && !isAllowedAddress(literal, options.allowLoopback)) {
+    return Promise.resolve({ statusCode: null, latencyMs: latency(), error: new AddressRefused(literal).message });
+  }
   return new Promise((done) => {
     const client = url.protocol === "https:" ? https : http;
     let settled = false;
