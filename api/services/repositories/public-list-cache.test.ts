@@ -53,16 +53,22 @@ describe("the public repository list", () => {
     const cache = new PublicRepositoryListCache(t.ctx.database.db, () => clock);
     expect((await cache.list()).map((r) => r.id)).toEqual([6, 3, 5, 2, 4, 1]);
     const version = cache.version;
-    await t.ctx.database.db.insert(repositoryPools).values({ githubRepoId: 2, currency: "XDC", balance: parseEther("3"), updatedAt: new Date(clock) });
-    await t.ctx.database.db.update(repositories).set({ isPrivate: true, updatedAt: new Date(clock) }).where(eq(repositories.githubRepoId, 5));
-    expect((await cache.list()).find((r) => r.id === 2)!.pools.XDC).toBe(0n); // looked less than a second ago
-    clock += 1_000;
-    const list = await cache.list();
-    expect(list.map((r) => r.id)).toEqual([6, 3, 2, 4, 1]);
-    expect(list.find((r) => r.id === 2)!.pools.XDC).toBe(parseEther("3"));
-    expect(cache.version).toBe(version + 1);
-    clock += 1_000;
-    await cache.list();
-    expect(cache.version).toBe(version + 1); // the same rows seen again change nothing
+    try {
+      await t.ctx.database.db.insert(repositoryPools).values({ githubRepoId: 2, currency: "XDC", balance: parseEther("3"), updatedAt: new Date(clock) });
+      await t.ctx.database.db.update(repositories).set({ isPrivate: true, updatedAt: new Date(clock) }).where(eq(repositories.githubRepoId, 5));
+      expect((await cache.list()).find((r) => r.id === 2)!.pools.XDC).toBe(0n); // looked less than a second ago
+      clock += 1_000;
+      const list = await cache.list();
+      expect(list.map((r) => r.id)).toEqual([6, 3, 2, 4, 1]);
+      expect(list.find((r) => r.id === 2)!.pools.XDC).toBe(parseEther("3"));
+      expect(cache.version).toBe(version + 1);
+      clock += 1_000;
+      await cache.list();
+      expect(cache.version).toBe(version + 1); // the same rows seen again change nothing
+    } finally {
+      // The file's other test reads the list as seeded (tests run in random order).
+      await t.ctx.database.db.delete(repositoryPools).where(eq(repositoryPools.githubRepoId, 2));
+      await t.ctx.database.db.update(repositories).set({ isPrivate: false, updatedAt: new Date(clock + 1_000) }).where(eq(repositories.githubRepoId, 5));
+    }
   });
 });
