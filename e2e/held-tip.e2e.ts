@@ -19,6 +19,13 @@ async function tipRow(page: Page, direction: "given" | "received", status: strin
   return row;
 }
 
+/** Signs out and waits until it is done (from /wallet, a signed-in page, the browser goes on to /repos). */
+async function signedOut(page: Page, to?: RegExp) {
+  await signOut(page);
+  await expect(page.getByText("Signed out successfully", { exact: true })).toBeVisible();
+  if (to) await expect(page).toHaveURL(to);
+}
+
 test("alice's tip to heidi waits for her wallet, and reaches it when she registers", async ({ page }) => {
   test.setTimeout(150_000);
   await signIn(page, "alice", "/wallet");
@@ -35,7 +42,7 @@ test("alice's tip to heidi waits for her wallet, and reaches it when she registe
   const given = await tipRow(page, "given", "held");
   await expect(given).toContainText("Tip to @heidi");
   await expect(given).toContainText("-1.0000 XDC");
-  await signOut(page);
+  await signedOut(page, /\/repos$/);
 
   // heidi signs in for the first time and registers: the tip held for her is sent to her new wallet.
   await signIn(page, "heidi");
@@ -48,7 +55,7 @@ test("alice's tip to heidi waits for her wallet, and reaches it when she registe
   await expect(received).toContainText("Tip from @alice");
   // 1 XDC less the contract's 0.5 % fee.
   await expect(received).toContainText("+0.9950 XDC");
-  await signOut(page);
+  await signedOut(page, /\/repos$/);
 
   // Anonymous visitors see heidi's profile without the button.
   await page.goto("/@heidi");
@@ -66,7 +73,7 @@ test("alice's tip to heidi waits for her wallet, and reaches it when she registe
   await form.getByRole("button", { name: "Send to @heidi" }).click();
   await expect(page.locator("[data-tip-result]")).toContainText("Tip of 2 XDC");
   await expect(page.locator("[data-tip-result]")).toContainText("sent to @heidi");
-  await signOut(page);
+  await signedOut(page);
 
   await signIn(page, "heidi", "/wallet");
   await expect(async () => {

@@ -45,6 +45,8 @@ describe("PageCache", () => {
     const render = (signedIn: boolean) => async () => (signedIn ? page(`viewer${++n}`) : page(`anonymous${++n}`, "max-age=60; tags=contributors; anonymous"));
     expect(await text(await cache.getOrRender("/@carol", render(false)))).toBe("anonymous1");
     expect(cache.get("/@carol")).toBeDefined();
+    // A browser revalidates it (a sign-in in between gets the viewer's page); no shared cache keeps it.
+    expect(cache.get("/@carol")!.cacheControl).toBe("private, no-cache");
     expect(cache.get("/@carol", true)).toBeUndefined();
     expect(await text(await cache.getOrRender("/@carol", render(true), { signedIn: true }))).toBe("viewer2");
     expect(await text(await cache.getOrRender("/@carol", render(true), { signedIn: true }))).toBe("viewer3");

@@ -103,7 +103,9 @@ export class PageCache {
       const body = new Uint8Array(await response.arrayBuffer());
       const file = makeStaticFile(body, response.headers.get("content-type") ?? "text/html; charset=utf-8", {
         compress: true,
-        cacheControl: `public, max-age=${policy.maxAge}`,
+        // The anonymous visitor's copy: a browser that signs in afterwards must ask again (its ETag makes that cheap),
+        // and no shared cache may hand it to someone with a session.
+        cacheControl: policy.anonymousOnly ? "private, no-cache" : `public, max-age=${policy.maxAge}`,
         contentSecurityPolicy: response.headers.get("content-security-policy"),
       });
       // A render that began before an invalidation may show the old data: serve it to
