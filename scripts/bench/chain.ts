@@ -108,7 +108,10 @@ try {
     contributors.push(wallet!.address as Address);
   }
   // Split payouts: bob's pull requests co-authored by carol (both registered, so nothing is held), through the App's
-  // webhooks (the repository installed). Boosts: one funder per client, each with their own custodial wallet.
+  // webhooks. Boosts: one funder per client, each with their own custodial wallet. The App is installed, as on every
+  // registered repository in production (each bounty change then also updates the bot's comment, which the runs
+  // before issue 29 did not include): without it a boost asks GitHub anonymously whether the issue is open, and the
+  // emulator's anonymous rate limit answers 502 after 60 of them.
   const bob = await stack.signUp("bob", "contributor");
   const carol = await stack.signUp("carol", "contributor");
   const installed = await github.controls.install({ account: REPO.owner, repositories: "all", sender: "alice" });
