@@ -32,6 +32,7 @@ import { GitHubCatchUp } from "./services/github-events/catch-up.ts";
 import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
 import { edgeRoute } from "./middleware/edge.ts";
 import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts";
+import { hasSessionCookie } from "./middleware/cookies.ts";
 import { HEALTH_CHECK_TIMEOUT_MS, healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
@@ -192,6 +193,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
           runtime,
           trustProxy: env.TRUST_PROXY,
           locals: (c) => ({ runtime, services, viewer: () => currentViewer(ctx, c) }),
+          signedIn: hasSessionCookie(env),
         });
   const app = createApp(ctx, { site: site?.mount, extraRoutes: options.extraRoutes });
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));

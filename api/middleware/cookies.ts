@@ -24,6 +24,12 @@ const sameSite = (env: Env) => (crossSite(env) ? ("None" as const) : ("Lax" as c
 const secure = (env: Env) => isSecure(env) || crossSite(env);
 export const sessionCookieName = (env: Env) => (isSecure(env) ? "__Host-ip_session" : "ip_session");
 
+/** Whether a raw request carries a session cookie (not whether the session is valid): for the page cache, before the app. */
+export function hasSessionCookie(env: Env): (request: Request) => boolean {
+  const pattern = new RegExp(`(?:^|;\\s*)${sessionCookieName(env)}=[^;\\s]`);
+  return (request) => pattern.test(request.headers.get("cookie") ?? "");
+}
+
 export function readSessionCookie(c: Context, env: Env): string | undefined {
   return getCookie(c, sessionCookieName(env));
 }

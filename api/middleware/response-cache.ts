@@ -81,7 +81,7 @@ export function cacheKey(url: string): string {
  * path to log, and whether it is a public read that any origin may read:
  * cors.ts), or nothing.
  */
-export type EarlySource = (url: string) => { file: StaticFile; path: string; publicRead?: boolean } | undefined;
+export type EarlySource = (url: string, request: Request) => { file: StaticFile; path: string; publicRead?: boolean } | undefined;
 
 /** The public API reads, as the middleware above keys them. */
 export function publicReadsSource(cache: PageCache): EarlySource {
@@ -108,7 +108,7 @@ export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[]): (re
   return (request) => {
     if (request.method !== "GET") return undefined;
     for (const source of sources) {
-      const found = source(request.url);
+      const found = source(request.url, request);
       if (!found) continue;
       const response = respondWithFile(request, found.file);
       if (found.publicRead) {

@@ -13,10 +13,15 @@ import { openDatabase, migrateDatabase } from "../../db/client.ts";
 import { testEnv } from "../../testing/context.ts";
 import { bounties, repositories, users, wallets } from "../../db/schema/index.ts";
 import { rebuildRecords } from "../services/reliability/record.ts";
+import { createSession } from "../services/auth/sessions.ts";
+import { sessionCookieName } from "../middleware/cookies.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 let running: RunningServer;
 let base: string;
+/** Session cookies of frank (the profile's owner) and gina (another signed-in user). */
+let frankCookie: string;
+let ginaCookie: string;
 
 beforeAll(async () => {
   await buildSite({ quiet: true });
@@ -29,6 +34,9 @@ beforeAll(async () => {
     { githubRepoId: 2, fullName: "acme/engine", fullNameKey: "acme/engine", owner: "acme", name: "engine", htmlUrl: "https://github.com/acme/engine" },
   ]);
   const [frank] = await db.insert(users).values({ githubId: 501, username: "frank" }).returning();
+  const [gina] = await db.insert(users).values({ githubId: 502, username: "gina" }).returning();
+  frankCookie = `${sessionCookieName(env)}=${(await createSession(db, frank!.id)).token}`;
+  ginaCookie = `${sessionCookieName(env)}=${(await createSession(db, gina!.id)).token}`;
   const address = "0x00000000000000000000000000000000000000F1";
   await db.insert(wallets).values({ id: "w-frank", userId: frank!.id, address, privateKeySealed: "sealed", keyContextVersion: 2 });
   const at = (day: number) => new Date(Date.UTC(2026, 10, day));
@@ -44,8 +52,8 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => running?.stop());
 
-const page = async (path: string) => {
-  const res = await fetch(`${base}${path}`, { redirect: "manual" });
+const page = async (path: string, cookie?: string) => {
+  const res = await fetch(`${base}${path}`, { redirect: "manual", headers: cookie ? { Cookie: cookie } : {} });
   return { status: res.status, location: res.headers.get("location"), html: await res.text() };
 };
 const shown = (html: string) => [...html.matchAll(/data-bounty="([^"]+)"/g)].map((m) => m[1]);
@@ -102,11 +110,30 @@ describe("/leaderboard and /@{login}", () => {
     const profile = await page("/@frank");
     expect(profile.status).toBe(200);
     expect(profile.html).toContain("Done already");
-    expect(profile.html).toContain("data-tip-slot");
     expect(profile.html).not.toContain("data-wallet>");
     expect((await page("/@nobody-here")).status).toBe(404);
     expect((await page("/@bad..login")).status).toBe(404);
     // A public repository page is two segments and unaffected.
     expect((await page("/acme/rocket")).status).not.toBe(404);
+  });
+
+  test("the Tip button: for a signed-in viewer on someone else's profile only; the anonymous page (cached) ships no island", async () => {
+    const anonymous = await page("/@frank");
+    expect(anonymous.html).not.toContain("data-tip-slot");
+    expect(anonymous.html).not.toContain("astro-island");
+    // The anonymous copy is cached; a viewer with a session gets their own render, never cached.
+    const res = await fetch(`${base}/@frank`, { headers: { Cookie: ginaCookie } });
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    const other = await res.text();
+    expect(other).toContain('data-tip-slot="frank"');
+    expect(other).toContain("astro-island");
+    expect(other).toContain(`data-tip-button="frank"`);
+    const own = await page("/@frank", frankCookie);
+    expect(own.status).toBe(200);
+    expect(own.html).not.toContain("data-tip-slot");
+    // And anonymous visitors still get the anonymous page after the viewers' visits.
+    const again = await page("/@frank");
+    expect(again.html).not.toContain("data-tip-slot");
+    expect(again.html).not.toContain("astro-island");
   });
 });

@@ -21,6 +21,8 @@ export interface SiteOptions {
   /** Built per request: the services pages read data through. */
   locals: (c: Context<AppBindings>) => SiteLocals;
   trustProxy?: boolean;
+  /** Whether a request carries a session (its cookie): pages cached as the anonymous visitor's are rendered afresh for it. */
+  signedIn?: (request: Request) => boolean;
 }
 
 type AstroHandler = (request: Request, context: {
@@ -70,12 +72,12 @@ export async function createSite(options: SiteOptions): Promise<Site> {
 
   return {
     pageCache,
-    early: (url) => {
+    early: (url, request) => {
       const key = pathAndQuery(url);
       const path = pathOfKey(key);
       // "/" redirects, and /api/* and the routes mounted before the site (/dev/mail) are the app's.
       if (path === "/" || path.startsWith("/api/") || path.startsWith("/dev/")) return undefined;
-      const file = lookupStaticFile(files, path) ?? pageCache.get(key);
+      const file = lookupStaticFile(files, path) ?? pageCache.get(key, options.signedIn?.(request));
       return file && { file, path };
     },
     mount(app) {
@@ -92,7 +94,7 @@ export async function createSite(options: SiteOptions): Promise<Site> {
         if (method !== "GET" && method !== "HEAD") return render(c, c.req.raw);
         // HEAD renders as GET; the body is dropped by respondWithFile or below.
         const request = method === "HEAD" ? new Request(c.req.raw, { method: "GET" }) : c.req.raw;
-        const result = await pageCache.getOrRender(pathAndQuery(c.req.url), () => render(c, request));
+        const result = await pageCache.getOrRender(pathAndQuery(c.req.url), () => render(c, request), { signedIn: options.signedIn?.(c.req.raw) });
         if (isStaticFile(result)) return respondWithFile(c.req.raw, result);
         result.headers.delete(PAGE_CACHE_HEADER);
         return method === "HEAD" ? new Response(null, { status: result.status, headers: result.headers }) : result;

@@ -8,7 +8,8 @@ const text = (r: StaticFile | Response) => (r instanceof Response ? r.text() : n
 
 describe("parseCachePolicy", () => {
   test("reads max-age and tags", () => {
-    expect(parseCachePolicy("max-age=120; tags=repositories, repo:5")).toEqual({ maxAge: 120, tags: ["repositories", "repo:5"] });
+    expect(parseCachePolicy("max-age=120; tags=repositories, repo:5")).toEqual({ maxAge: 120, tags: ["repositories", "repo:5"], anonymousOnly: false });
+    expect(parseCachePolicy("max-age=60; tags=contributors; anonymous")).toEqual({ maxAge: 60, tags: ["contributors"], anonymousOnly: true });
     expect(parseCachePolicy("max-age=0")).toBeUndefined();
     expect(parseCachePolicy(null)).toBeUndefined();
   });
@@ -35,6 +36,37 @@ describe("PageCache", () => {
     cache.invalidate("repositories");
     expect(cache.get("/repos")).toBeUndefined();
     expect(cache.get("/faq-like")).toBeDefined();
+  });
+
+  test("a page cached as the anonymous visitor's is never served to a request with a session", async () => {
+    const cache = new PageCache();
+    let n = 0;
+    // The page as it decides: the anonymous version opts in (anonymous only), a viewer's is not cached.
+    const render = (signedIn: boolean) => async () => (signedIn ? page(`viewer${++n}`) : page(`anonymous${++n}`, "max-age=60; tags=contributors; anonymous"));
+    expect(await text(await cache.getOrRender("/@carol", render(false)))).toBe("anonymous1");
+    expect(cache.get("/@carol")).toBeDefined();
+    // A browser revalidates it (a sign-in in between gets the viewer's page); no shared cache keeps it.
+    expect(cache.get("/@carol")!.cacheControl).toBe("private, no-cache");
+    expect(cache.get("/@carol", true)).toBeUndefined();
+    expect(await text(await cache.getOrRender("/@carol", render(true), { signedIn: true }))).toBe("viewer2");
+    expect(await text(await cache.getOrRender("/@carol", render(true), { signedIn: true }))).toBe("viewer3");
+    expect(await text(await cache.getOrRender("/@carol", render(false)))).toBe("anonymous1");
+    // Other pages are shared by everyone as before.
+    await cache.getOrRender("/repos", async () => page("list", "max-age=60; tags=repositories"));
+    expect(cache.get("/repos", true)).toBeDefined();
+  });
+
+  test("a request with a session does not wait for an anonymous render in flight of a page cached as anonymous", async () => {
+    const cache = new PageCache();
+    let release!: () => void;
+    const slow = cache.getOrRender("/@dave", async () => {
+      await new Promise<void>((r) => (release = r));
+      return page("anonymous", "max-age=60; tags=contributors; anonymous");
+    });
+    const viewer = await cache.getOrRender("/@dave", async () => page("viewer"), { signedIn: true });
+    expect(await text(viewer)).toBe("viewer");
+    release();
+    expect(await text(await slow)).toBe("anonymous");
   });
 
   test("concurrent misses share one render", async () => {

@@ -9,7 +9,10 @@ import { makeStaticFile, type StaticFile } from "./static-files.ts";
  * never older than its max-age anywhere.
  *
  * Cacheable pages must not depend on who is asking: their signed-in parts are
- * islands that load after the page.
+ * islands that load after the page. Or, with `; anonymous` in the header, the
+ * cached copy is the anonymous visitor's page only: a request that carries a
+ * session is rendered afresh (the page then sets no `X-Page-Cache`), so a
+ * signed-in viewer can get parts an anonymous page must not ship (React).
  */
 export const PAGE_CACHE_HEADER = "X-Page-Cache";
 
@@ -28,11 +31,14 @@ interface Entry {
   file: StaticFile;
   expiresAt: number;
   tags: string[];
+  anonymousOnly: boolean;
 }
 
 export interface CachePolicy {
   maxAge: number;
   tags: string[];
+  /** The page is the anonymous visitor's: never served from the cache to a request with a session. */
+  anonymousOnly: boolean;
 }
 
 export function parseCachePolicy(value: string | null): CachePolicy | undefined {
@@ -40,7 +46,7 @@ export function parseCachePolicy(value: string | null): CachePolicy | undefined 
   const maxAge = Number(/max-age=(\d+)/.exec(value)?.[1]);
   if (!Number.isFinite(maxAge) || maxAge <= 0) return undefined;
   const tags = (/tags=([^;]+)/.exec(value)?.[1] ?? "").split(",").map((t) => t.trim()).filter(Boolean);
-  return { maxAge, tags };
+  return { maxAge, tags, anonymousOnly: /(^|;)\s*anonymous\s*(;|$)/.test(value) };
 }
 
 export class PageCache {
@@ -58,13 +64,15 @@ export class PageCache {
     return this.entries.size;
   }
 
-  get(key: string): StaticFile | undefined {
+  /** A fresh copy for `key`; none for a request with a session (`signedIn`) when the copy is the anonymous page. */
+  get(key: string, signedIn = false): StaticFile | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt <= this.now()) {
       this.entries.delete(key);
       return undefined;
     }
+    if (signedIn && entry.anonymousOnly) return undefined;
     return entry.file;
   }
 
@@ -73,10 +81,13 @@ export class PageCache {
    * one key share a single render. Returns the cached file, or the rendered
    * response when the page did not opt in (or failed).
    */
-  async getOrRender(key: string, render: () => Promise<Response>): Promise<StaticFile | Response> {
-    const hit = this.get(key);
+  async getOrRender(key: string, render: () => Promise<Response>, options: { signedIn?: boolean } = {}): Promise<StaticFile | Response> {
+    const hit = this.get(key, options.signedIn);
     if (hit) return hit;
-    const pending = this.inflight.get(key);
+    // A request with a session renders on its own when the page is the anonymous one's (a render in flight may be
+    // an anonymous visitor's, which it must not be given).
+    if (options.signedIn && this.entries.get(key)?.anonymousOnly) return render();
+    const pending = options.signedIn ? undefined : this.inflight.get(key);
     if (pending) return (await pending) ?? render();
 
     let share!: (file: StaticFile | undefined) => void;
@@ -92,13 +103,15 @@ export class PageCache {
       const body = new Uint8Array(await response.arrayBuffer());
       const file = makeStaticFile(body, response.headers.get("content-type") ?? "text/html; charset=utf-8", {
         compress: true,
-        cacheControl: `public, max-age=${policy.maxAge}`,
+        // The anonymous visitor's copy: a browser that signs in afterwards must ask again (its ETag makes that cheap),
+        // and no shared cache may hand it to someone with a session.
+        cacheControl: policy.anonymousOnly ? "private, no-cache" : `public, max-age=${policy.maxAge}`,
         contentSecurityPolicy: response.headers.get("content-security-policy"),
       });
       // A render that began before an invalidation may show the old data: serve it to
       // the requests that waited for it, but do not keep it.
       if (generation === this.generation) {
-        this.store(key, { file, expiresAt: this.now() + policy.maxAge * 1000, tags: policy.tags });
+        this.store(key, { file, expiresAt: this.now() + policy.maxAge * 1000, tags: policy.tags, anonymousOnly: policy.anonymousOnly });
       }
       share(file);
       return file;

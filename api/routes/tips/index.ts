@@ -42,7 +42,9 @@ export const TipView = z
     currency: Token,
     amount: Amount.meta({ description: "What the tipper gave" }),
     fee: Amount.meta({ description: "The contract's fee (0.5 %), taken from the amount: the recipient gets amount - fee" }),
-    status: z.enum(["held", "pending", "confirmed", "failed"]).meta({ description: "held: until the recipient registers (then sent)" }),
+    status: z
+      .enum(["held", "pending", "queued", "confirmed", "failed"])
+      .meta({ description: "held: until the recipient registers (then sent); queued: the contract queued its payout as an outflow (over a cap), paid when the queue runs" }),
     transactionHash: z.union([TxHash, z.null()]),
     explorerUrl: z.string().nullable(),
     createdAt: Timestamp,

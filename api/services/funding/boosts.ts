@@ -125,8 +125,13 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
   if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "Set up your Issuepool wallet before funding an issue." });
   // The chain says whether the issue has a bounty and in which currency (the database's mirror may lag behind an
   // allocation made a moment ago); a live community bounty row says it is the community's.
-  const onChain = await onChainBounty(ctx, input.issue.repoId, input.issue.issueNumber);
-  const community = await liveCommunityBounty(db, input.issue.repoId, input.issue.issueNumber);
+  // Three independent reads side by side (a boost's round trips before it is queued: scripts/bench/chain.ts).
+  const contract = fundersContractOf(ctx.chain);
+  const [onChain, community, feeBps] = await Promise.all([
+    onChainBounty(ctx, input.issue.repoId, input.issue.issueNumber),
+    liveCommunityBounty(db, input.issue.repoId, input.issue.issueNumber),
+    contract.feeBps(),
+  ]);
   const existing =
     onChain.status === "none" || onChain.status === "cancelled"
       ? undefined
@@ -136,8 +141,6 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
     throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Wrong currency", message: `This issue's bounty is in ${existing.currency}: boosts add to it in ${existing.currency}.` });
   }
 
-  const contract = fundersContractOf(ctx.chain);
-  const feeBps = await contract.feeBps();
   const { fee, share } = splitFee(gross, feeBps);
   const address = wallet.address as Address;
   await requireFunds(ctx, input.currency, address, gross);

@@ -40,13 +40,12 @@ const LEASE = "split-release";
 export async function releaseDueSplits(deps: Deps, options: { owner?: string; leaseMs?: number; now?: number } = {}): Promise<number> {
   const now = options.now ?? Date.now();
   const owner = options.owner ?? `split-release:${process.pid}`;
+  const dueWhere = or(and(eq(payoutSplits.status, "window"), lte(payoutSplits.releaseAt, new Date(now))), eq(payoutSplits.status, "releasing"));
+  // A read first: a pass with nothing due writes nothing (the lease is a durable write, and the pass may run often).
+  const [anyDue] = await deps.database.db.select({ issueNumber: payoutSplits.issueNumber }).from(payoutSplits).where(dueWhere).limit(1);
+  if (!anyDue) return 0;
   if (!(await takeLease(deps.database.db, LEASE, owner, options.leaseMs ?? 60_000, now))) return 0;
-  const due = await deps.database.db
-    .select()
-    .from(payoutSplits)
-    .where(or(and(eq(payoutSplits.status, "window"), lte(payoutSplits.releaseAt, new Date(now))), eq(payoutSplits.status, "releasing")))
-    .orderBy(asc(payoutSplits.releaseAt))
-    .limit(50);
+  const due = await deps.database.db.select().from(payoutSplits).where(dueWhere).orderBy(asc(payoutSplits.releaseAt)).limit(50);
   let worked = 0;
   for (const split of due) {
     try {

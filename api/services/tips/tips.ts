@@ -26,7 +26,7 @@ import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } 
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
-import { chainTransactions, tips, users, wallets, type ChainTransaction, type Currency, type Tip, type User } from "../../../db/schema/index.ts";
+import { chainEvents, chainTransactions, tips, users, wallets, type ChainTransaction, type Currency, type Tip, type User } from "../../../db/schema/index.ts";
 import { ApiError, ErrorCode, notFound } from "../../errors.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
@@ -69,8 +69,12 @@ export interface TipView {
   amount: string;
   /** The contract's fee (0.5 %), taken from the amount. */
   fee: string;
-  /** held (until the recipient registers), pending (on its way), confirmed, failed. */
-  status: "held" | "pending" | "confirmed" | "failed";
+  /**
+   * held (until the recipient registers), pending (on its way), queued (the contract queued its payout as an
+   * outflow: over a cap, too young, or a new address above the threshold; it reaches them when the queue runs),
+   * confirmed, failed.
+   */
+  status: "held" | "pending" | "queued" | "confirmed" | "failed";
   transactionHash: string | null;
   explorerUrl: string | null;
   createdAt: string;
@@ -287,13 +291,58 @@ export async function releaseHeldTips(ctx: TipDeps, only?: { githubUserId: numbe
   return paid;
 }
 
+/**
+ * Where a confirmed payTip left an escrowed tip: paid (TipPaid: in the payTip itself, or later when the queue ran,
+ * whose transaction then is the one that reached the recipient) or queued as an outflow (OutflowQueued in the
+ * payTip; contract v3 queues a tip payout over a cap, younger than the payout delay or to a new address above the
+ * threshold, and only executeOutflow pays it). Read from the indexed events; a payTip the indexer has not read yet
+ * is judged from its receipt when a chain client is at hand, else taken as paid.
+ */
+export interface TipDelivery {
+  state: "paid" | "queued";
+  /** The transaction that paid the recipient (undefined while queued, or when only the payTip is known). */
+  paidTxHash?: string;
+  /** When the queued outflow may run (seconds since the epoch, the contract's clock). */
+  readyAt?: bigint;
+}
+
+export async function tipDelivery(
+  deps: { database: { db: Database }; chain?: Pick<AppContext["chain"], "client"> },
+  tip: Pick<Tip, "chainTipId">,
+  payTxHash: string,
+): Promise<TipDelivery> {
+  const db = deps.database.db;
+  const events = await db
+    .select({ name: chainEvents.name, txHash: chainEvents.txHash, args: chainEvents.args })
+    .from(chainEvents)
+    .where(
+      and(
+        isNull(chainEvents.oldChain),
+        sql`(${chainEvents.name} = 'TipPaid' and json_extract(${chainEvents.args}, '$.tipId') = ${tip.chainTipId ?? "-1"})
+          or lower(${chainEvents.txHash}) = ${payTxHash.toLowerCase()}`,
+      ),
+    );
+  const paid = events.find((e) => e.name === "TipPaid");
+  if (paid) return { state: "paid", paidTxHash: paid.txHash };
+  const queued = events.find((e) => e.name === "OutflowQueued" && e.txHash.toLowerCase() === payTxHash.toLowerCase());
+  if (queued) return { state: "queued", readyAt: BigInt((JSON.parse(queued.args) as { readyAt: string }).readyAt) };
+  if (events.length > 0 || !deps.chain) return { state: "paid", paidTxHash: payTxHash };
+  // Not indexed yet: the payTip's own receipt says which.
+  const receipt = await deps.chain.client.getTransactionReceipt({ hash: payTxHash as Hex }).catch(() => undefined);
+  const logs = receipt ? parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs }) : [];
+  const outflow = logs.find((l) => l.eventName === "OutflowQueued");
+  if (outflow && !logs.some((l) => l.eventName === "TipPaid")) return { state: "queued", readyAt: (outflow.args as { readyAt: bigint }).readyAt };
+  return { state: "paid", paidTxHash: payTxHash };
+}
+
 /** The tipper's transaction failed (nothing moved), the tip is held in escrow, or its delivering transaction's state. */
-const statusOf = (tip: Tip, tx: Pick<ChainTransaction, "status"> | null, delivered: Pick<ChainTransaction, "status"> | null): TipView["status"] => {
+const statusOf = (tip: Tip, tx: Pick<ChainTransaction, "status"> | null, delivered: Pick<ChainTransaction, "status"> | null, delivery: TipDelivery | undefined): TipView["status"] => {
   if (tip.status === "failed" || tx?.status === "failed" || tx?.status === "reverted") return "failed";
   if (tip.status === "held" || (tip.escrowed && !delivered)) return "held";
   const last = tip.escrowed ? delivered : tx;
   // A payTip that failed is tried again (submitOnce): still on its way.
-  return last?.status === "confirmed" ? "confirmed" : "pending";
+  if (last?.status !== "confirmed") return "pending";
+  return delivery?.state === "queued" ? "queued" : "confirmed";
 };
 
 export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: Tip, known?: { fromLogin?: string }): Promise<TipView> {
@@ -301,9 +350,11 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
   const txOf = async (id: string | null) => (id ? ((await db.select().from(chainTransactions).where(eq(chainTransactions.id, id)).limit(1))[0] ?? null) : null);
   const [tx, delivered] = await Promise.all([txOf(tip.txId), txOf(tip.payTxId)]);
   const fromLogin = known?.fromLogin ?? (await db.select({ username: users.username }).from(users).where(eq(users.id, tip.fromUserId)).limit(1))[0]?.username ?? "";
-  const status = statusOf(tip, tx, delivered);
+  const delivery = tip.escrowed && delivered?.status === "confirmed" && delivered.txHash ? await tipDelivery(ctx, tip, delivered.txHash) : undefined;
+  const status = statusOf(tip, tx, delivered, delivery);
   const amount = `${formatExact(tip.amount, tip.currency)} ${tip.currency}`;
-  const last = tip.escrowed ? (delivered ?? tx) : tx;
+  const paidBy = delivery?.paidTxHash ? { txHash: delivery.paidTxHash } : undefined;
+  const last = tip.escrowed ? (paidBy ?? delivered ?? tx) : tx;
   const feeText = tip.fee > 0n ? ` (fee ${formatExact(tip.fee, tip.currency)} ${tip.currency})` : "";
   return {
     id: tip.id,
@@ -319,6 +370,8 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
     message:
       status === "held"
         ? `Tip of ${amount}${feeText} held for @${tip.toLogin} in the escrow: sent to their Issuepool wallet as soon as they sign in and register.`
+        : status === "queued"
+          ? `Tip of ${amount}${feeText} to @${tip.toLogin} queued by the contract's outflow limits: it reaches their wallet when the queue runs${delivery?.readyAt ? ` (from ${new Date(Number(delivery.readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC)` : ""}.`
         : status === "failed"
           ? `Tip of ${amount} to @${tip.toLogin} failed: nothing was sent.`
           : `Tip of ${amount}${feeText} sent to @${tip.toLogin}.`,

@@ -16,7 +16,7 @@ import { toXdcAddress } from "../../chain/address.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS } from "../money/rules.ts";
 import { walletOfUser } from "./custodial.ts";
-import { receivedTipTransfers } from "../tips/tips.ts";
+import { receivedTipTransfers, tipDelivery } from "../tips/tips.ts";
 import { notASplit } from "./bounty-history.ts";
 
 /** What leaves the wallet: its sends, tips and pool fundings (approvals move nothing; withdrawals come back as events). */
@@ -125,8 +125,13 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
       kind: event.name === "BountyPaid" || event.name === "BountySharePaid" ? "reward" : "withdrawal",
     };
   });
-  const tipped: WalletTransaction[] = tipsIn.map(({ tip, tx }) => ({
-    hash: tx.txHash!,
+  // An escrowed tip's payTip may have been queued by the contract (its caps): pending until the queue runs, then
+  // the transaction that ran it is the one that paid.
+  const deliveries = await Promise.all(
+    tipsIn.map(({ tip, tx }) => (tip.escrowed && tx.status === "confirmed" ? tipDelivery({ database: deps.database }, tip, tx.txHash!) : undefined)),
+  );
+  const tipped: WalletTransaction[] = tipsIn.map(({ tip, tx }, i) => ({
+    hash: deliveries[i]?.paidTxHash ?? tx.txHash!,
     isIncoming: true,
     tokenSymbol: tip.currency,
     // What arrived: the tip less the contract's fee.
@@ -134,7 +139,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
     value: tip.currency === "XDC" ? (tip.amount - tip.fee).toString() : "0",
     from: toXdcAddress(tx.fromAddress),
     to: mine,
-    status: tx.status === "confirmed" ? "confirmed" : "pending",
+    status: tx.status === "confirmed" && deliveries[i]?.state !== "queued" ? "confirmed" : "pending",
     blockNumber: tx.blockNumber,
     confirmations: tx.confirmations,
     timestamp: (tx.sentAt ?? tx.createdAt).toISOString(),

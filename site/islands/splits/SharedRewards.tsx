@@ -114,7 +114,9 @@ function SplitCard({ split, canEdit, onSaved }: { split: Split; canEdit: boolean
           {split.shares.map((share) => (
             <li key={share.githubUserId} className="flex flex-wrap items-center justify-between gap-2" data-share={share.login}>
               <span>
-                @{share.login}
+                <a className="font-medium hover:underline" href={`/@${share.login}`} data-share-profile={share.login}>
+                  @{share.login}
+                </a>
                 {share.isAuthor ? " (author)" : ""}: {share.percent} %, {share.amount} {split.currency}
                 {share.status === "held" && <span className="text-warning"> · held until they register</span>}
                 {share.status === "queued" && <span className="text-warning"> · queued by the contract (paid after its delay)</span>}
