@@ -263,11 +263,19 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   });
   const url = `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${server.port}`;
   ctx.log.info("listening", { url, publicUrl: env.PUBLIC_URL });
+  // The whole public list (GET /api/repositories/public: 100,000 repositories at 100x, seconds to build and compress)
+  // made and kept in the background, so its first client is served from the cache (docs/performance.md).
+  const warm = setTimeout(() => {
+    Promise.resolve(answer(new Request(`${url}/api/repositories/public`, { headers: { "Accept-Encoding": "gzip" } }), server))
+      .then((res) => res.arrayBuffer())
+      .catch((err) => ctx.log.debug("the public list was not made ahead", { err: (err as Error).message }));
+  }, 0);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       ctx.log.info("shutting down");
+      clearTimeout(warm);
       // Long polls and waiting chats end first, or the server would wait for them.
       await ctx.compute.stop();
       await server.stop();
