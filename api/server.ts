@@ -44,7 +44,7 @@ import { ScopingWorker } from "./workers/scoping.ts";
 import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
 import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
-import { ensureRecords } from "./services/reliability/record.ts";
+import { advanceRecentTotals, ensureRecords } from "./services/reliability/record.ts";
 
 export interface RunningServer {
   url: string;
@@ -244,6 +244,12 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (err) => ctx.log.warn("boost mirror pass failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) boostMirror.start(BOOST_MIRROR_INTERVAL_MS);
+  // The 30-day boards' totals let go of payouts as they turn 30 days old, also when no bounty is written (record.ts).
+  const recentTotals = new Periodic(
+    () => advanceRecentTotals(ctx.database.db),
+    (err) => ctx.log.warn("30-day totals pass failed", { err: (err as Error).message }),
+  );
+  if (options.workers !== false) recentTotals.start(60_000);
   // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
   const catchUp = githubCatchUpFor(ctx);
   if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
@@ -292,6 +298,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await managerReview.stop();
       await splitRelease.stop();
       await boostMirror.stop();
+      await recentTotals.stop();
       await catchUp.stop();
       ctx.mailer.close();
       ctx.database.close();
