@@ -12,7 +12,8 @@ import { awaitingDecisions, chainTransactions, contributorRecentTotals, reposito
 import { writeBounty, type ParsedEvent } from "../../chain/indexer-mirror.ts";
 import type { Database } from "../../../db/client.ts";
 import { reliabilityOf } from "./read.ts";
-import { advanceRecentTotals, rebuildRecentTotals, RECENT_PERIOD_MS } from "./record.ts";
+import { advanceRecentTotals, ensureRecords, rebuildRecentTotals, RECENT_PERIOD_MS, recentHorizon } from "./record.ts";
+import { recentTotalsHorizon } from "../../../db/schema/index.ts";
 import { contributorStandings, projectStandings } from "../money/leaderboards.ts";
 
 let t: TestContext;
@@ -164,5 +165,20 @@ describe("the 30-day boards' totals", () => {
     const afterReorg = await recentTables();
     await rebuildRecentTotals(db, new Date(later));
     expect(await recentTables()).toEqual(afterReorg);
+  });
+
+  test("a database from before the 30-day totals (records, no horizon) gets them built at start", async () => {
+    await twoPayouts();
+    await rebuildRecentTotals(db);
+    const built = await recentTables();
+    await db.delete(recentTotalsHorizon);
+    await db.delete(contributorRecentTotals);
+    await db.delete(repositoryRecentTotals);
+    // Not built: the indexer's writes leave them alone until they are.
+    await write([event("BountyAllocated", 9, Date.now())], 9);
+    expect(await recentTables()).toEqual({ wallets: [], repositories: [] });
+    await ensureRecords(db);
+    expect(await recentHorizon(db)).not.toBeNull();
+    expect(await recentTables()).toEqual(built);
   });
 });
