@@ -8,6 +8,10 @@
  * webhook came (or the hold it kept for a contributor without a wallet, or the decision it asked the pool
  * manager for) to the block that paid. It is kept as a histogram over PAID_AFTER_BUCKETS_MS; the median and the
  * 90th percentile are reported as the bucket bound they fall in ("within 15 minutes").
+ *
+ * The same writes keep the 30-day boards' totals (contributor_recent_totals, repository_recent_totals): the payouts
+ * at or after a horizon, which a pass moves on (due each minute; the indexer's writes and the server's pass run it),
+ * subtracting the payouts it passes. The boards subtract the few between the horizon and 30 days ago themselves.
  */
 import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
