@@ -62,7 +62,7 @@ describe("title search by the full-text index", () => {
   });
 
   test("read by key from the index or by walking the order: the same answer", async () => {
-    for (const q of ["q=zebrafish", "q=fish%20docs", "q=wombat", "q=nothing-here"]) {
+    for (const q of ["q=zebrafish", "q=fish%20docs", "q=wombat", "q=nothing-here", "q=zebrafish&sort=oldest", "q=zebrafish&currency=XDC&sort=largest", "q=zebrafish&limit=1"]) {
       const few = await exploreQuery(t.ctx.database.db, search(q), { titles: "few" });
       const many = await exploreQuery(t.ctx.database.db, search(q), { titles: "many" });
       expect(few).toEqual(many);
