@@ -45,7 +45,7 @@ import { ScopingWorker } from "./workers/scoping.ts";
 import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
 import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
-import { ensureRecords } from "./services/reliability/record.ts";
+import { advanceRecentTotals, ensureRecords } from "./services/reliability/record.ts";
 
 export interface RunningServer {
   url: string;
@@ -246,6 +246,12 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     (err) => ctx.log.warn("boost mirror pass failed", { err: (err as Error).message }),
   );
   if (options.workers !== false) boostMirror.start(BOOST_MIRROR_INTERVAL_MS);
+  // The 30-day boards' totals let go of payouts as they turn 30 days old, also when no bounty is written (record.ts).
+  const recentTotals = new Periodic(
+    () => advanceRecentTotals(ctx.database.db),
+    (err) => ctx.log.warn("30-day totals pass failed", { err: (err as Error).message }),
+  );
+  if (options.workers !== false) recentTotals.start(60_000);
   // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
   const catchUp = githubCatchUpFor(ctx);
   if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
@@ -265,11 +271,19 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   });
   const url = `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${server.port}`;
   ctx.log.info("listening", { url, publicUrl: env.PUBLIC_URL });
+  // The whole public list (GET /api/repositories/public: 100,000 repositories at 100x, seconds to build and compress)
+  // made and kept in the background, so its first client is served from the cache (docs/performance.md).
+  const warm = setTimeout(() => {
+    Promise.resolve(answer(new Request(`${url}/api/repositories/public`, { headers: { "Accept-Encoding": "gzip" } }), server))
+      .then((res) => res.arrayBuffer())
+      .catch((err) => ctx.log.debug("the public list was not made ahead", { err: (err as Error).message }));
+  }, 0);
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       ctx.log.info("shutting down");
+      clearTimeout(warm);
       // Long polls and waiting chats end first, or the server would wait for them.
       await ctx.compute.stop();
       await server.stop();
@@ -286,6 +300,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await managerReview.stop();
       await splitRelease.stop();
       await boostMirror.stop();
+      await recentTotals.stop();
       await catchUp.stop();
       ctx.mailer.close();
       ctx.database.close();

@@ -85,13 +85,14 @@ export async function call(t: TestContext, path: string, options: CallOptions = 
 
 /** A digest of every row of every table: equal before and after means nothing changed. */
 export async function databaseDigest(t: TestContext, ignore: string[] = ["rate_limits", "__drizzle_migrations"]): Promise<string> {
-  const tables = await t.ctx.database.db.all<{ name: string }>(
-    sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`,
+  const tables = await t.ctx.database.db.all<{ name: string; withoutRowid: number }>(
+    sql`select name, sql like '%WITHOUT ROWID%' as withoutRowid from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`,
   );
   const hasher = new Bun.CryptoHasher("sha256");
-  for (const { name } of tables) {
+  for (const { name, withoutRowid } of tables) {
     if (ignore.includes(name)) continue;
-    const rows = await t.ctx.database.client.execute(`select * from "${name}" order by rowid`);
+    // A WITHOUT ROWID table (the full-text index's shadow tables) reads in its primary key's order.
+    const rows = await t.ctx.database.client.execute(`select * from "${name}"${Number(withoutRowid) ? "" : " order by rowid"}`);
     hasher.update(name);
     hasher.update(JSON.stringify(rows.rows, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
   }

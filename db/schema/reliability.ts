@@ -55,3 +55,47 @@ export const contributorTotals = sqliteTable(
 );
 
 export type RepositoryReliability = typeof repositoryReliability.$inferSelect;
+
+/**
+ * The 30-day boards' totals (issue 30, item 6), kept as payouts happen like the all-time ones (record.ts): the sums
+ * of the payouts whose block time is at or after `recent_totals_horizon.since`. A pass moves the horizon on (the
+ * indexer's bounty writes, at most once a minute) and subtracts the payouts it passes; a board reads its top rows
+ * by index and subtracts the few payouts between the horizon and 30 days ago itself, so it is exact at any moment
+ * (docs/performance.md). No horizon row: not built yet (rebuildRecentTotals builds them).
+ */
+export const contributorRecentTotals = sqliteTable(
+  "contributor_recent_totals",
+  {
+    recipient: text("recipient").primaryKey(),
+    paidCount: integer("paid_count").notNull().default(0),
+    xdc: amount("xdc").notNull().default(sql`'0'`),
+    roxn: amount("roxn").notNull().default(sql`'0'`),
+    usdc: amount("usdc").notNull().default(sql`'0'`),
+    xdcKey: text("xdc_key").generatedAlwaysAs(sortable("xdc"), { mode: "virtual" }),
+    roxnKey: text("roxn_key").generatedAlwaysAs(sortable("roxn"), { mode: "virtual" }),
+    usdcKey: text("usdc_key").generatedAlwaysAs(sortable("usdc"), { mode: "virtual" }),
+  },
+  (t) => [index("contributor_recent_totals_board_idx").on(t.xdcKey, t.roxnKey, t.usdcKey)],
+);
+
+/** Per repository, the 30-day projects board's totals (see contributorRecentTotals): by bounties paid, then amounts. */
+export const repositoryRecentTotals = sqliteTable(
+  "repository_recent_totals",
+  {
+    githubRepoId: integer("github_repo_id").primaryKey(),
+    paidCount: integer("paid_count").notNull().default(0),
+    xdc: amount("xdc").notNull().default(sql`'0'`),
+    roxn: amount("roxn").notNull().default(sql`'0'`),
+    usdc: amount("usdc").notNull().default(sql`'0'`),
+    xdcKey: text("xdc_key").generatedAlwaysAs(sortable("xdc"), { mode: "virtual" }),
+    roxnKey: text("roxn_key").generatedAlwaysAs(sortable("roxn"), { mode: "virtual" }),
+    usdcKey: text("usdc_key").generatedAlwaysAs(sortable("usdc"), { mode: "virtual" }),
+  },
+  (t) => [index("repository_recent_totals_board_idx").on(t.paidCount, t.xdcKey, t.roxnKey, t.usdcKey)],
+);
+
+/** One row (id 1): the recent totals count the payouts made at or after `since`. */
+export const recentTotalsHorizon = sqliteTable("recent_totals_horizon", {
+  id: integer("id").primaryKey(),
+  since: timestamp("since").notNull(),
+});

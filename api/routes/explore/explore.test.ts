@@ -9,7 +9,8 @@ import { parseEther, parseUnits } from "viem";
 import { sql } from "drizzle-orm";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
-import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, repositories, type BoostStatus, type Currency } from "../../../db/schema/index.ts";
+import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, chainTransactions, repositories, type BoostStatus, type Currency } from "../../../db/schema/index.ts";
+import { settleBoosts } from "../../services/funding/boosts.ts";
 import { exploreSearchParams, parseExploreSearch } from "../../services/explore/search.ts";
 import type { ApiError } from "../../errors.ts";
 
@@ -218,6 +219,33 @@ describe("GET /api/explore", () => {
       await t.ctx.database.db.delete(bounties).where(sql`${bounties.githubRepoId} = 1 and ${bounties.issueNumber} = 13`);
       t.ctx.changes.publish(["repositories"]);
     }
+  });
+});
+
+describe("GET /api/explore: boosts", () => {
+  test("a boost becoming active or going back changes a cached answer at once (expiry, the expiring order)", async () => {
+    const db = t.ctx.database.db;
+    const query = "sort=expiring&repo=acme/rocket";
+    expect(keys((await explore(query)).body)).toEqual(["1#10", "1#11"]);
+    // A funder's boost on 1#12, expiring on day 3, its funding transaction confirmed: the mirror makes it active.
+    await db.insert(chainTransactions).values({
+      id: "fund-1-12", idempotencyKey: "fund-1-12", requestHash: "h", kind: "boost", githubRepoId: 1, issueNumber: 12, userId: visitor.user.id,
+      intent: "{}", fromAddress: "0x1", chainId: 31337, toAddress: "0x2", data: "0x", value: 0n, txHash: "0xfund112", status: "confirmed",
+    });
+    await boost(1, 12, 3, "pending");
+    try {
+      await db.update(bountyBoosts).set({ fundTxId: "fund-1-12" }).where(sql`${bountyBoosts.idempotencyKey} = ${`boost-${boostKeys}`}`);
+      expect(await settleBoosts(t.ctx)).toBeGreaterThan(0);
+      const answer = (await explore(query)).body;
+      expect(keys(answer)).toEqual(["1#12", "1#10", "1#11"]);
+      expect(answer.bounties[0].expiresAt).toBe(new Date(T0 + 3 * DAY).toISOString());
+    } finally {
+      // The other tests of this file read the expiring order, in any order (bun test --randomize).
+      await db.delete(bountyBoosts).where(sql`${bountyBoosts.idempotencyKey} = ${`boost-${boostKeys}`}`);
+      await db.delete(chainTransactions).where(sql`${chainTransactions.id} = 'fund-1-12'`);
+      t.ctx.changes.publish(["boosts"]);
+    }
+    expect(keys((await explore(query)).body)).toEqual(["1#10", "1#11"]);
   });
 });
 

@@ -8,13 +8,14 @@ import { EXPLORE_MAX_PAGE_SIZE, EXPLORE_SORTS, exploreSearchParams, parseExplore
 /**
  * GET /api/explore?q&currency&min&max&label&language&repo&unclaimed&sort&cursor&limit
  *   open bounties of the registered public repositories, a page at a time (keyset: `nextCursor`); public, the same
- *   for everyone, cached until a bounty, claim or repository changes (or 60 s). Bad parameters: 400 naming the one.
+ *   for everyone, cached until a bounty, claim, boost (its expiry, the "expiring" order) or repository changes (or
+ *   60 s). Bad parameters: 400 naming the one.
  */
 export function exploreRoutes(ctx: Pick<AppContext, "database">) {
   return new Hono<AppBindings>().get("/", async (c) => {
     const search = parseExploreSearch(new URL(c.req.url).searchParams);
     const page = await searchOpenBounties(ctx, search);
-    c.header("X-Page-Cache", "max-age=60; tags=repositories,claims");
+    c.header("X-Page-Cache", "max-age=60; tags=repositories,claims,boosts");
     return c.json({ ...exploreAnswer(page), search: exploreSearchParams(search).toString() });
   });
 }

@@ -230,9 +230,38 @@ const ORDERS: Record<ExploreSort, Order> = {
   },
 };
 
+/** The words of a title search (at most 8). */
+const wordsOf = (q: string) => q.split(/\s+/).filter(Boolean).slice(0, 8);
+
 /** Words of a title search, each a LIKE pattern with its wildcards escaped. */
 function titleWords(q: string): string[] {
-  return q.split(/\s+/).filter(Boolean).slice(0, 8).map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  return wordsOf(q).map((w) => `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+}
+
+/**
+ * The full-text query (FTS5 over explore_titles, trigram tokenizer, migration 0015) of a title search: every word of
+ * 3 characters or more as a quoted string (a substring, case-folded), all of them required. Words shorter than 3
+ * characters have no trigram: they stay LIKE tests only. Undefined when no word is long enough.
+ */
+export function titleMatchQuery(q: string | undefined): string | undefined {
+  const long = q ? wordsOf(q).filter((w) => [...w].length >= 3) : [];
+  return long.length ? long.map((w) => `"${w.replace(/"/g, '""')}"`).join(" AND ") : undefined;
+}
+
+/**
+ * At most this many titles matching the full-text query: the search reads those bounties by key and sorts them
+ * (each costs its probes); more, and walking the order's index with the LIKE tests stops sooner (a common word
+ * matches a row in every few). About sqrt(page size x open bounties) at 100x (docs/performance.md).
+ */
+export const FEW_TITLE_MATCHES = 2_000;
+
+/** The key explore_titles keeps a bounty under (its rowid; migration 0015). */
+const TITLE_KEY_SHIFT = 16_777_216;
+
+/** How many open bounties' titles match the full-text query, counted up to FEW_TITLE_MATCHES + 1 (an FTS5 index read). */
+async function countTitleMatches(db: Database, match: string): Promise<number> {
+  const rows = await db.all<{ n: number }>(sql`select count(*) as n from (select 1 from explore_titles where explore_titles match ${match} limit ${FEW_TITLE_MATCHES + 1})`);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /**
@@ -246,7 +275,12 @@ export async function searchOpenBounties(
   options: { allocatedAfter?: Date } = {},
 ): Promise<ExplorePage> {
   const order = ORDERS[search.sort];
-  const rows = await exploreQuery(deps.database.db, search, options);
+  const match = titleMatchQuery(search.q);
+  // A title search first counts its full-text matches (an index read): none, and the answer is empty at once; few,
+  // and those bounties are read by key; many, and the order's index is walked with the LIKE tests (it stops soon).
+  const matches = match === undefined ? undefined : await countTitleMatches(deps.database.db, match);
+  const titles = matches === undefined ? undefined : matches <= FEW_TITLE_MATCHES ? "few" : "many";
+  const rows = matches === 0 ? [] : await exploreQuery(deps.database.db, search, { ...options, ...(titles ? { titles } : {}) });
   const page = rows.slice(0, search.limit).map((r) => ({ ...r, labels: parseLabels(r.labels), contributors: Number(r.contributors) }));
   const last = page.at(-1);
   const nextCursor =
@@ -257,7 +291,7 @@ export async function searchOpenBounties(
 }
 
 /** The statement of a search, not yet run (its plan is in docs/performance.md: scripts/bench/explore-plans.ts prints it). */
-export function exploreQuery(db: Database, search: ExploreSearch, options: { allocatedAfter?: Date } = {}) {
+export function exploreQuery(db: Database, search: ExploreSearch, options: { allocatedAfter?: Date; titles?: "few" | "many" } = {}) {
   const order = ORDERS[search.sort];
   // What the repository must be: listed (public, active), and of the language asked for.
   const repositoryTerms = [sql`r.is_private = 0`, sql`r.is_active = 1`];
@@ -290,6 +324,14 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
   if (search.repo) conditions.push(sql`${bounties.githubRepoId} = (select github_repo_id from repositories where full_name_key = ${search.repo})`);
   if (search.unclaimed) {
     conditions.push(sql`not exists (select 1 from bounty_claims c where c.github_repo_id = "bounties"."github_repo_id" and c.issue_number = "bounties"."issue_number")`);
+  }
+  // Title words: LIKE decides (substring, ASCII case-insensitive, as always). With few full-text matches the
+  // bounties are read by key from them instead of walking the order (an absent word costs an index lookup).
+  const match = titleMatchQuery(search.q);
+  if (match !== undefined && options.titles === "few") {
+    conditions.push(
+      sql`(${bounties.githubRepoId}, ${bounties.issueNumber}) in (select rowid / ${sql.raw(String(TITLE_KEY_SHIFT))}, rowid % ${sql.raw(String(TITLE_KEY_SHIFT))} from explore_titles where explore_titles match ${match})`,
+    );
   }
   for (const word of search.q ? titleWords(search.q) : []) conditions.push(sql`${bounties.issueTitle} like ${word} escape '\\'`);
   if (options.allocatedAfter) conditions.push(gt(bounties.allocatedAt, options.allocatedAfter));

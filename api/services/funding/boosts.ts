@@ -191,7 +191,7 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
   );
   if (boostId) await db.update(bountyBoosts).set({ fundTxId: tx.id }).where(eq(bountyBoosts.id, boostId));
   forgetBalances(ctx.chain, address);
-  ctx.changes.publish([`repo:${input.issue.repoId}`, `bounty:${input.issue.repoId}:${input.issue.issueNumber}`]);
+  ctx.changes.publish(["boosts", `repo:${input.issue.repoId}`, `bounty:${input.issue.repoId}:${input.issue.issueNumber}`]);
   const sent = await ctx.outbox.untilBroadcast(tx);
   const boost = await boostByKey(db, input.user.id, input.idempotencyKey);
   return { ...(await resultOf(ctx, boost!)), txHash: sent.txHash ?? null, communityBountyId: communityId ?? boost!.communityId };
@@ -316,7 +316,7 @@ export async function settleBoosts(ctx: Pick<AppContext, "database" | "changes">
   for (const key of touched) {
     const [repoId, issueNumber] = key.split(":").map(Number) as [number, number];
     await closeCommunityBounty(db, repoId, issueNumber);
-    ctx.changes.publish([`repo:${repoId}`, `bounty:${repoId}:${issueNumber}`]);
+    ctx.changes.publish(["boosts", `repo:${repoId}`, `bounty:${repoId}:${issueNumber}`]);
   }
   return changed;
 }
@@ -400,7 +400,7 @@ export async function refundFunders(
     txId = tx.id;
   }
   await db.update(bountyBoosts).set({ refundTxId: txId }).where(inArray(bountyBoosts.id, rows.map((r) => r.id)));
-  ctx.changes.publish([`repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
+  ctx.changes.publish(["boosts", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
   return txId;
 }
 

@@ -7,9 +7,10 @@
  * projects board (its money and bounties stay; what contributors earned there
  * stays theirs on the all-time contributors board).
  */
-import { and, asc, desc, eq, gt, gte, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
-import { bounties, contributorTotals, repositories, repositoryPools, repositoryReliability, users, wallets, type Currency } from "../../../db/schema/index.ts";
+import { contributorRecentTotals, contributorTotals, repositories, repositoryPools, repositoryRecentTotals, repositoryReliability, users, wallets, type Currency } from "../../../db/schema/index.ts";
+import { payoutsBetween, rebuildRecentTotals, RECENT_PERIOD_MS, recentHorizon } from "../reliability/record.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 
 export const LEADERBOARD_SIZE = 50;
@@ -49,7 +50,7 @@ const listed = and(eq(repositories.isPrivate, false), eq(repositories.isActive, 
 /** The boards' periods: all time (the default, what the original client asks for) and the last 30 days. */
 export const LEADERBOARD_PERIODS = ["all", "30d"] as const;
 export type LeaderboardPeriod = (typeof LEADERBOARD_PERIODS)[number];
-const PERIOD_MS = 30 * 86_400_000;
+const PERIOD_MS = RECENT_PERIOD_MS;
 
 type Earned = Record<Currency, bigint>;
 const order = (a: Earned, b: Earned) =>
@@ -66,12 +67,12 @@ export interface ContributorStanding {
 
 /**
  * Contributors by what they earned: XDC first (the platform's currency), then ROXN, then USDC; the top 50.
- * All time reads the totals kept as payouts happen (contributor_totals, by its index); 30 days adds up the
- * period's payouts (bounties_closed_idx) of listed repositories.
+ * All time reads the totals kept as payouts happen (contributor_totals, by its index); 30 days the recent totals
+ * kept the same way (contributor_recent_totals). Both count the payouts of public repositories.
  */
 export async function contributorStandings(deps: { database: { db: Database } }, period: LeaderboardPeriod = "all", now = new Date()): Promise<ContributorStanding[]> {
   const db = deps.database.db;
-  if (period === "30d") return periodMemo(db, "contributors", () => contributorsInPeriod(db, now));
+  if (period === "30d") return contributorsInPeriod(db, now);
   const rows = await db
     .select({ id: users.id, username: users.username, avatarUrl: users.avatarUrl, xdc: contributorTotals.xdc, roxn: contributorTotals.roxn, usdc: contributorTotals.usdc, count: contributorTotals.paidCount })
     .from(contributorTotals)
@@ -84,54 +85,49 @@ export async function contributorStandings(deps: { database: { db: Database } },
 }
 
 /**
- * The 30-day boards add up the period's payouts (tens of thousands of rows at 100x: hundreds of ms), so each
- * process computes one at most once a minute and serves that copy meanwhile (docs/performance.md). A payout
- * shows on them within the minute; the all-time boards follow at once.
+ * The 30-day contributors board: the recent totals kept as payouts happen (contributor_recent_totals, by its index),
+ * less the payouts between their horizon and 30 days ago (few: the horizon moves on with the indexer's writes). A
+ * payout shows at once; one older than 30 days is gone at once. Exact: only the wallets with such payouts can move
+ * down, so the top 50 are within the top 50 + that many rows read (docs/performance.md).
  */
-const PERIOD_MEMO_MS = 60_000;
-const periodMemos = new WeakMap<Database, Map<string, { at: number; value: Promise<unknown> }>>();
-function periodMemo<T>(db: Database, key: string, compute: () => Promise<T>): Promise<T> {
-  let memos = periodMemos.get(db);
-  if (!memos) periodMemos.set(db, (memos = new Map()));
-  const found = memos.get(key);
-  if (found && Date.now() - found.at < PERIOD_MEMO_MS) return found.value as Promise<T>;
-  const value = compute();
-  memos.set(key, { at: Date.now(), value });
-  value.catch(() => memos.delete(key));
-  return value;
+async function contributorsInPeriod(db: Database, now: Date): Promise<ContributorStanding[]> {
+  return withRecentTotals(db, now, async (stale) => {
+    const extra = stale.wallets.size;
+    const rows = await db
+      .select({ recipient: contributorRecentTotals.recipient, id: users.id, username: users.username, avatarUrl: users.avatarUrl, xdc: contributorRecentTotals.xdc, roxn: contributorRecentTotals.roxn, usdc: contributorRecentTotals.usdc, count: contributorRecentTotals.paidCount })
+      .from(contributorRecentTotals)
+      .innerJoin(wallets, eq(wallets.address, contributorRecentTotals.recipient))
+      .innerJoin(users, eq(users.id, wallets.userId))
+      .where(gt(contributorRecentTotals.paidCount, 0))
+      .orderBy(desc(contributorRecentTotals.xdcKey), desc(contributorRecentTotals.roxnKey), desc(contributorRecentTotals.usdcKey), asc(users.id))
+      .limit(LEADERBOARD_SIZE + extra);
+    const standings = rows.map((r) => {
+      const less = stale.wallets.get(r.recipient);
+      return {
+        id: r.id, username: r.username, avatarUrl: r.avatarUrl, count: r.count - (less?.count ?? 0),
+        earned: { XDC: r.xdc - (less?.amounts.XDC ?? 0n), ROXN: r.roxn - (less?.amounts.ROXN ?? 0n), USDC: r.usdc - (less?.amounts.USDC ?? 0n) },
+      };
+    });
+    return standings.filter((e) => e.count > 0).sort((a, b) => order(a.earned, b.earned) || a.id - b.id).slice(0, LEADERBOARD_SIZE);
+  });
 }
 
-async function contributorsInPeriod(db: Database, now: Date): Promise<ContributorStanding[]> {
-  const rows = await db
-    .select({ recipient: bounties.recipient, currency: bounties.currency, amount: bounties.amount })
-    .from(bounties)
-    .crossJoin(repositories)
-    .where(and(eq(repositories.githubRepoId, bounties.githubRepoId), eq(bounties.status, "paid"), gte(bounties.closedAt, new Date(now.getTime() - PERIOD_MS)), listed));
-  const byRecipient = new Map<string, { earned: Earned; count: number }>();
-  for (const row of rows) {
-    if (!row.recipient) continue;
-    const entry = byRecipient.get(row.recipient) ?? { earned: { XDC: 0n, ROXN: 0n, USDC: 0n }, count: 0 };
-    entry.earned[row.currency] += row.amount;
-    entry.count += 1;
-    byRecipient.set(row.recipient, entry);
-  }
-  const ranked = [...byRecipient].sort(([ra, a], [rb, b]) => order(a.earned, b.earned) || ra.localeCompare(rb));
-  const result: ContributorStanding[] = [];
-  // Paid addresses without an Issuepool account take no place; read the accounts a slice at a time.
-  for (let i = 0; i < ranked.length && result.length < LEADERBOARD_SIZE; i += 200) {
-    const slice = ranked.slice(i, i + 200);
-    const people = await db
-      .select({ address: wallets.address, id: users.id, username: users.username, avatarUrl: users.avatarUrl })
-      .from(wallets)
-      .innerJoin(users, eq(users.id, wallets.userId))
-      .where(inArray(wallets.address, slice.map(([r]) => r)));
-    const byAddress = new Map(people.map((p) => [p.address, p]));
-    for (const [recipient, e] of slice) {
-      const person = byAddress.get(recipient);
-      if (person && result.length < LEADERBOARD_SIZE) result.push({ id: person.id, username: person.username, avatarUrl: person.avatarUrl, earned: e.earned, count: e.count });
+/**
+ * Runs `read` with the payouts between the recent totals' horizon and 30 days before `now` (what the totals still
+ * count but the board must not), again if the horizon moved meanwhile (a pass subtracted them itself). Totals not
+ * built yet (a database that never started a server since migration 0016) are built first, once.
+ */
+async function withRecentTotals<T>(db: Database, now: Date, read: (stale: Awaited<ReturnType<typeof payoutsBetween>>) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const horizon = await recentHorizon(db);
+    if (!horizon) {
+      await rebuildRecentTotals(db, now);
+      continue;
     }
+    const stale = await payoutsBetween(db, horizon, new Date(now.getTime() - PERIOD_MS));
+    const result = await read(stale);
+    if ((await recentHorizon(db))?.getTime() === horizon.getTime() || attempt >= 3) return result;
   }
-  return result;
 }
 
 /** The original product's contributors board (its shape: whole tokens with 2 decimals). */
@@ -166,7 +162,7 @@ export interface ProjectStanding {
 export async function projectStandings(deps: { database: { db: Database } }, period: LeaderboardPeriod = "all", now = new Date()): Promise<ProjectStanding[]> {
   const db = deps.database.db;
   let standings: Omit<ProjectStanding, "openFunds">[];
-  if (period === "30d") standings = await periodMemo(db, "projects", () => projectsInPeriod(db, now));
+  if (period === "30d") standings = await projectsInPeriod(db, now);
   else {
     const rows = await db
       .select({
@@ -193,31 +189,30 @@ export async function projectStandings(deps: { database: { db: Database } }, per
   return standings.map((s) => ({ ...s, openFunds: funds.get(s.id) ?? { XDC: 0n, ROXN: 0n, USDC: 0n } }));
 }
 
+/** The 30-day projects board: the recent totals by index, less the payouts that aged out since their horizon (as contributorsInPeriod). */
 async function projectsInPeriod(db: Database, now: Date): Promise<Omit<ProjectStanding, "openFunds">[]> {
-  const rows = await db
-    .select({ id: bounties.githubRepoId, currency: bounties.currency, amount: bounties.amount })
-    .from(bounties)
-    // CROSS JOIN: the period's payouts by bounties_closed_idx, not every payout by repository.
-    .crossJoin(repositories)
-    .where(and(eq(repositories.githubRepoId, bounties.githubRepoId), eq(bounties.status, "paid"), gte(bounties.closedAt, new Date(now.getTime() - PERIOD_MS)), listed));
-  const byRepo = new Map<number, { paid: number; paidAmounts: Earned }>();
-  for (const r of rows) {
-    const entry = byRepo.get(r.id) ?? { paid: 0, paidAmounts: { XDC: 0n, ROXN: 0n, USDC: 0n } };
-    entry.paid += 1;
-    entry.paidAmounts[r.currency] += r.amount;
-    byRepo.set(r.id, entry);
-  }
-  const top = [...byRepo].sort(([ia, a], [ib, b]) => b.paid - a.paid || order(a.paidAmounts, b.paidAmounts) || ia - ib).slice(0, LEADERBOARD_SIZE);
-  const ids = top.map(([id]) => id);
-  const info = ids.length
-    ? await db
-        .select({ id: repositories.githubRepoId, name: repositories.fullName, owner: repositories.owner, open: repositoryReliability.openCount })
-        .from(repositories)
-        .leftJoin(repositoryReliability, eq(repositoryReliability.githubRepoId, repositories.githubRepoId))
-        .where(inArray(repositories.githubRepoId, ids))
-    : [];
-  const byId = new Map(info.map((r) => [r.id, r]));
-  return top.map(([id, e]) => ({ id, name: byId.get(id)!.name, owner: byId.get(id)!.owner, open: byId.get(id)!.open ?? 0, ...e }));
+  return withRecentTotals(db, now, async (stale) => {
+    const rows = await db
+      .select({
+        id: repositories.githubRepoId, name: repositories.fullName, owner: repositories.owner,
+        open: sql<number | null>`(select open_count from repository_reliability rr where rr.github_repo_id = ${repositories.githubRepoId})`,
+        paid: repositoryRecentTotals.paidCount, xdc: repositoryRecentTotals.xdc, roxn: repositoryRecentTotals.roxn, usdc: repositoryRecentTotals.usdc,
+      })
+      .from(repositoryRecentTotals)
+      // CROSS JOIN: the totals' board index is walked in order and stops at the limit.
+      .crossJoin(repositories)
+      .where(and(eq(repositories.githubRepoId, repositoryRecentTotals.githubRepoId), listed, gt(repositoryRecentTotals.paidCount, 0)))
+      .orderBy(desc(repositoryRecentTotals.paidCount), desc(repositoryRecentTotals.xdcKey), desc(repositoryRecentTotals.roxnKey), desc(repositoryRecentTotals.usdcKey), asc(repositories.githubRepoId))
+      .limit(LEADERBOARD_SIZE + stale.repositories.size);
+    const standings = rows.map((r) => {
+      const less = stale.repositories.get(r.id);
+      return {
+        id: r.id, name: r.name, owner: r.owner, open: Number(r.open ?? 0), paid: r.paid - (less?.count ?? 0),
+        paidAmounts: { XDC: r.xdc - (less?.amounts.XDC ?? 0n), ROXN: r.roxn - (less?.amounts.ROXN ?? 0n), USDC: r.usdc - (less?.amounts.USDC ?? 0n) },
+      };
+    });
+    return standings.filter((e) => e.paid > 0).sort((a, b) => b.paid - a.paid || order(a.paidAmounts, b.paidAmounts) || a.id - b.id).slice(0, LEADERBOARD_SIZE);
+  });
 }
 
 /** The original product's projects board (its shape), with what was paid and what is open per currency. */

@@ -8,15 +8,22 @@
  * webhook came (or the hold it kept for a contributor without a wallet, or the decision it asked the pool
  * manager for) to the block that paid. It is kept as a histogram over PAID_AFTER_BUCKETS_MS; the median and the
  * 90th percentile are reported as the bucket bound they fall in ("within 15 minutes").
+ *
+ * The same writes keep the 30-day boards' totals (contributor_recent_totals, repository_recent_totals): the payouts
+ * at or after a horizon, which a pass moves on (due each minute; the indexer's writes and the server's pass run it),
+ * subtracting the payouts it passes. The boards subtract the few between the horizon and 30 days ago themselves.
  */
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, gte, lt, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import {
   awaitingDecisions,
   bounties,
   chainTransactions,
+  contributorRecentTotals,
   contributorTotals,
   heldPayouts,
+  recentTotalsHorizon,
+  repositoryRecentTotals,
   repositories,
   repositoryReliability,
   type BountyStatus,
@@ -107,6 +114,7 @@ export async function recordBountyChange(db: Database, repoId: number, before: C
   };
   count(before, -1);
   count(after, 1);
+  await recordRecentChange(db, repoId, before, after);
   // A private repository's payouts are not public: they stay off the contributors' totals.
   if (wallets.size && !(await isPrivateRepository(db, repoId))) {
     for (const [recipient, w] of wallets) await addToContributor(db, recipient, w.count, w.amounts);
@@ -196,13 +204,151 @@ export async function rebuildRecords(db: Database): Promise<{ repositories: numb
     const peopleRows = [...people.values()];
     for (let i = 0; i < peopleRows.length; i += 500) await tx.insert(contributorTotals).values(peopleRows.slice(i, i + 500));
   });
+  await rebuildRecentTotals(db);
   return { repositories: repos.size, contributors: people.size };
 }
 
 /** At start: the records are built once for a database that has bounties but no records yet. */
 export async function ensureRecords(db: Database): Promise<void> {
   const [record] = await db.select({ id: repositoryReliability.githubRepoId }).from(repositoryReliability).limit(1);
-  if (record) return;
+  if (record) {
+    // A database from before the 30-day totals (migration 0016): built once; else moved on to now.
+    if (!(await recentHorizon(db))) await rebuildRecentTotals(db);
+    else await advanceRecentTotals(db);
+    return;
+  }
   const [bounty] = await db.select({ id: bounties.githubRepoId }).from(bounties).limit(1);
   if (bounty) await rebuildRecords(db);
+  else if (!(await recentHorizon(db))) await rebuildRecentTotals(db);
+}
+
+/** The 30-day boards' period. */
+export const RECENT_PERIOD_MS = 30 * DAY;
+/** The horizon moves on when it is this far behind (a minute's payouts subtracted at a time, at most). */
+const HORIZON_STEP_MS = MINUTE;
+
+type Amounts = Record<Currency, bigint>;
+interface Moved {
+  count: number;
+  amounts: Amounts;
+}
+const zero = (): Moved => ({ count: 0, amounts: { XDC: 0n, ROXN: 0n, USDC: 0n } });
+
+/** Since when the recent totals count payouts; null while they are not built (rebuildRecentTotals builds them). */
+export async function recentHorizon(db: Database): Promise<Date | null> {
+  const [row] = await db.select({ since: recentTotalsHorizon.since }).from(recentTotalsHorizon).where(eq(recentTotalsHorizon.id, 1)).limit(1);
+  return row?.since ?? null;
+}
+
+/**
+ * The 30-day boards' side of a bounty's change: a payout at or after the horizon counts (its wallet's and its
+ * repository's recent totals), taken back when the bounty leaves 'paid'. Then the horizon moves on if it is due.
+ */
+async function recordRecentChange(db: Database, repoId: number, before: CountedBounty | undefined, after: CountedBounty | undefined): Promise<void> {
+  const horizon = await recentHorizon(db);
+  if (!horizon) return;
+  const repo = zero();
+  const wallets = new Map<string, Moved>();
+  const count = (b: CountedBounty | undefined, sign: 1 | -1) => {
+    if (!b || b.status !== "paid" || !b.closedAt || b.closedAt < horizon) return;
+    repo.count += sign;
+    repo.amounts[b.currency] += BigInt(sign) * b.amount;
+    if (!b.recipient) return;
+    const w = wallets.get(b.recipient) ?? zero();
+    w.count += sign;
+    w.amounts[b.currency] += BigInt(sign) * b.amount;
+    wallets.set(b.recipient, w);
+  };
+  count(before, -1);
+  count(after, 1);
+  await addRecent(db, "repository", repoId, repo);
+  if (wallets.size && !(await isPrivateRepository(db, repoId))) {
+    for (const [recipient, w] of wallets) await addRecent(db, "contributor", recipient, w);
+  }
+  await moveHorizon(db, horizon, new Date());
+}
+
+const isZero = (m: Moved) => m.count === 0 && m.amounts.XDC === 0n && m.amounts.ROXN === 0n && m.amounts.USDC === 0n;
+
+/** Adds `moved` to one recent-totals row; a row whose count falls to 0 goes (the tables hold the period's payees only). */
+async function addRecent(db: Database, kind: "contributor" | "repository", key: string | number, moved: Moved): Promise<void> {
+  if (isZero(moved)) return;
+  const plus = (a: bigint | undefined, b: bigint) => ((a ?? 0n) + b < 0n ? 0n : (a ?? 0n) + b);
+  if (kind === "contributor") {
+    const recipient = key as string;
+    const [row] = await db.select().from(contributorRecentTotals).where(eq(contributorRecentTotals.recipient, recipient)).limit(1);
+    const values = { paidCount: (row?.paidCount ?? 0) + moved.count, xdc: plus(row?.xdc, moved.amounts.XDC), roxn: plus(row?.roxn, moved.amounts.ROXN), usdc: plus(row?.usdc, moved.amounts.USDC) };
+    if (values.paidCount <= 0) await db.delete(contributorRecentTotals).where(eq(contributorRecentTotals.recipient, recipient));
+    else await db.insert(contributorRecentTotals).values({ recipient, ...values }).onConflictDoUpdate({ target: contributorRecentTotals.recipient, set: values });
+    return;
+  }
+  const githubRepoId = key as number;
+  const [row] = await db.select().from(repositoryRecentTotals).where(eq(repositoryRecentTotals.githubRepoId, githubRepoId)).limit(1);
+  const values = { paidCount: (row?.paidCount ?? 0) + moved.count, xdc: plus(row?.xdc, moved.amounts.XDC), roxn: plus(row?.roxn, moved.amounts.ROXN), usdc: plus(row?.usdc, moved.amounts.USDC) };
+  if (values.paidCount <= 0) await db.delete(repositoryRecentTotals).where(eq(repositoryRecentTotals.githubRepoId, githubRepoId));
+  else await db.insert(repositoryRecentTotals).values({ githubRepoId, ...values }).onConflictDoUpdate({ target: repositoryRecentTotals.githubRepoId, set: values });
+}
+
+/**
+ * The payouts made in [from, to), per repository and per wallet (a private repository's stay off the wallets', as
+ * on the all-time board): what leaves the recent totals when the horizon passes them, and what a board subtracts
+ * itself between the horizon and its 30 days (bounties_closed_idx: the range only).
+ */
+export async function payoutsBetween(db: Database, from: Date, to: Date): Promise<{ repositories: Map<number, Moved>; wallets: Map<string, Moved> }> {
+  const result = { repositories: new Map<number, Moved>(), wallets: new Map<string, Moved>() };
+  if (to <= from) return result;
+  const rows = await db
+    .select({ repoId: bounties.githubRepoId, currency: bounties.currency, amount: bounties.amount, recipient: bounties.recipient, isPrivate: sql<number | null>`(select r.is_private from repositories r where r.github_repo_id = ${bounties.githubRepoId})` })
+    .from(bounties)
+    .where(and(eq(bounties.status, "paid"), gte(bounties.closedAt, from), lt(bounties.closedAt, to)));
+  for (const b of rows) {
+    const r = result.repositories.get(b.repoId) ?? zero();
+    r.count += 1;
+    r.amounts[b.currency] += b.amount;
+    result.repositories.set(b.repoId, r);
+    if (!b.recipient || Number(b.isPrivate ?? 0) === 1) continue;
+    const w = result.wallets.get(b.recipient) ?? zero();
+    w.count += 1;
+    w.amounts[b.currency] += b.amount;
+    result.wallets.set(b.recipient, w);
+  }
+  return result;
+}
+
+const negate = (m: Moved): Moved => ({ count: -m.count, amounts: { XDC: -m.amounts.XDC, ROXN: -m.amounts.ROXN, USDC: -m.amounts.USDC } });
+
+/** Moves the horizon to 30 days before `now` when it is a step behind, subtracting the payouts it passes (in the caller's transaction). */
+async function moveHorizon(db: Database, horizon: Date, now: Date): Promise<void> {
+  const target = new Date(now.getTime() - RECENT_PERIOD_MS);
+  if (target.getTime() - horizon.getTime() < HORIZON_STEP_MS) return;
+  const leaving = await payoutsBetween(db, horizon, target);
+  for (const [repoId, m] of leaving.repositories) await addRecent(db, "repository", repoId, negate(m));
+  for (const [recipient, m] of leaving.wallets) await addRecent(db, "contributor", recipient, negate(m));
+  await db.update(recentTotalsHorizon).set({ since: target }).where(eq(recentTotalsHorizon.id, 1));
+}
+
+/** The horizon moved on now if it is due (a pass for when no bounty has been written for a while). */
+export async function advanceRecentTotals(db: Database, now = new Date()): Promise<void> {
+  const horizon = await recentHorizon(db);
+  if (!horizon || now.getTime() - RECENT_PERIOD_MS - horizon.getTime() < HORIZON_STEP_MS) return;
+  await db.transaction(async (tx) => {
+    const current = await recentHorizon(tx as unknown as Database);
+    if (current) await moveHorizon(tx as unknown as Database, current, now);
+  });
+}
+
+/** The 30-day boards' totals built from the payouts of the last 30 days (and the horizon set), in one transaction. */
+export async function rebuildRecentTotals(db: Database, now = new Date()): Promise<void> {
+  const since = new Date(now.getTime() - RECENT_PERIOD_MS);
+  await db.transaction(async (tx) => {
+    const t = tx as unknown as Database;
+    const recent = await payoutsBetween(t, since, new Date(8.64e15));
+    await t.delete(repositoryRecentTotals);
+    await t.delete(contributorRecentTotals);
+    const repoRows = [...recent.repositories].map(([githubRepoId, m]) => ({ githubRepoId, paidCount: m.count, xdc: m.amounts.XDC, roxn: m.amounts.ROXN, usdc: m.amounts.USDC }));
+    for (let i = 0; i < repoRows.length; i += 500) await t.insert(repositoryRecentTotals).values(repoRows.slice(i, i + 500));
+    const walletRows = [...recent.wallets].map(([recipient, m]) => ({ recipient, paidCount: m.count, xdc: m.amounts.XDC, roxn: m.amounts.ROXN, usdc: m.amounts.USDC }));
+    for (let i = 0; i < walletRows.length; i += 500) await t.insert(contributorRecentTotals).values(walletRows.slice(i, i + 500));
+    await t.insert(recentTotalsHorizon).values({ id: 1, since }).onConflictDoUpdate({ target: recentTotalsHorizon.id, set: { since } });
+  });
 }

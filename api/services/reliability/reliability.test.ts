@@ -8,10 +8,13 @@ import { eq } from "drizzle-orm";
 import { parseEther, type Hex } from "viem";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { call, createTestUser } from "../../../testing/auth.ts";
-import { awaitingDecisions, chainTransactions, repositories, repositoryPools, repositoryReliability } from "../../../db/schema/index.ts";
+import { awaitingDecisions, chainTransactions, contributorRecentTotals, repositories, repositoryPools, repositoryRecentTotals, repositoryReliability, wallets } from "../../../db/schema/index.ts";
 import { writeBounty, type ParsedEvent } from "../../chain/indexer-mirror.ts";
 import type { Database } from "../../../db/client.ts";
 import { reliabilityOf } from "./read.ts";
+import { advanceRecentTotals, ensureRecords, rebuildRecentTotals, RECENT_PERIOD_MS, recentHorizon } from "./record.ts";
+import { recentTotalsHorizon } from "../../../db/schema/index.ts";
+import { contributorStandings, projectStandings } from "../money/leaderboards.ts";
 
 let t: TestContext;
 let db: Database;
@@ -112,5 +115,70 @@ describe("the sponsor's record", () => {
   test("unknown or private repositories: the neutral badge, never data", async () => {
     expect(await (await call(t, "/badge/acme/nothing/reliability.json")).json()).toMatchObject({ message: "not registered" });
     expect((await call(t, `/badge/acme/${NAME}/other.svg`)).status).toBe(404);
+  });
+});
+
+describe("the 30-day boards' totals", () => {
+  const DAY = 24 * 60 * MINUTE;
+  const recentTables = async () => ({
+    wallets: await db.select({ recipient: contributorRecentTotals.recipient, n: contributorRecentTotals.paidCount, xdc: contributorRecentTotals.xdc }).from(contributorRecentTotals).orderBy(contributorRecentTotals.recipient),
+    repositories: await db.select({ id: repositoryRecentTotals.githubRepoId, n: repositoryRecentTotals.paidCount, xdc: repositoryRecentTotals.xdc }).from(repositoryRecentTotals).orderBy(repositoryRecentTotals.githubRepoId),
+  });
+  const deps = () => ({ database: { db } });
+
+  test("a payout shows at once, leaves when it is 30 days old (and when a reorganisation takes it back); rebuilt, the totals are the same", async () => {
+    await rebuildRecentTotals(db);
+    const user = await createTestUser(t, { role: "contributor" });
+    const [wallet] = await db.select().from(wallets).where(eq(wallets.userId, user.id));
+    const now = Date.now();
+    const pay = async (issueNumber: number, at: number) => {
+      await write([event("BountyAllocated", issueNumber, at - 60 * MINUTE)], issueNumber);
+      await write([event("BountyPaid", issueNumber, at, { contributor: wallet!.address })], issueNumber);
+    };
+    const mine = async (at?: number) => (await contributorStandings(deps(), "30d", at === undefined ? undefined : new Date(at))).find((s) => s.id === user.id);
+    const repo = async (at?: number) => (await projectStandings(deps(), "30d", at === undefined ? undefined : new Date(at))).find((s) => s.id === REPO);
+
+    // Paid a minute ago: on both boards at once (no minute's copy of the board read just before).
+    expect(await mine()).toBeUndefined();
+    expect(await repo()).toBeUndefined();
+    await pay(1, now - MINUTE);
+    expect((await mine())?.earned.XDC).toBe(parseEther("2"));
+    expect((await repo())?.paid).toBe(1);
+    // Paid 29 days and 23 hours ago: on the boards now, gone an hour and a bit later, whether or not the horizon moved.
+    await pay(2, now - RECENT_PERIOD_MS + 60 * MINUTE);
+    expect(await mine()).toMatchObject({ count: 2, earned: { XDC: parseEther("4") } });
+    const later = now + 2 * 60 * MINUTE;
+    expect(await mine(later)).toMatchObject({ count: 1, earned: { XDC: parseEther("2") } });
+    expect((await repo(later))?.paid).toBe(1);
+    await advanceRecentTotals(db, new Date(later));
+    expect(await mine(later)).toMatchObject({ count: 1, earned: { XDC: parseEther("2") } });
+    const incremental = await recentTables();
+    expect(incremental.wallets.find((w) => w.recipient === wallet!.address)).toMatchObject({ n: 1, xdc: parseEther("2") });
+    await rebuildRecentTotals(db, new Date(later));
+    expect(await recentTables()).toEqual(incremental);
+    // A payout older than the period (an indexer catching up) never counts; a reorganisation takes one back.
+    await pay(3, later - RECENT_PERIOD_MS - DAY);
+    expect(await mine(later)).toMatchObject({ count: 1 });
+    await writeBounty(db, [], times, BigInt(REPO), 1n, Number(block), { removeWhenNone: true });
+    expect(await mine(later)).toBeUndefined();
+    expect(await repo(later)).toBeUndefined();
+    const afterReorg = await recentTables();
+    await rebuildRecentTotals(db, new Date(later));
+    expect(await recentTables()).toEqual(afterReorg);
+  });
+
+  test("a database from before the 30-day totals (records, no horizon) gets them built at start", async () => {
+    await twoPayouts();
+    await rebuildRecentTotals(db);
+    const built = await recentTables();
+    await db.delete(recentTotalsHorizon);
+    await db.delete(contributorRecentTotals);
+    await db.delete(repositoryRecentTotals);
+    // Not built: the indexer's writes leave them alone until they are.
+    await write([event("BountyAllocated", 9, Date.now())], 9);
+    expect(await recentTables()).toEqual({ wallets: [], repositories: [] });
+    await ensureRecords(db);
+    expect(await recentHorizon(db)).not.toBeNull();
+    expect(await recentTables()).toEqual(built);
   });
 });

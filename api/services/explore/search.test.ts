@@ -1,0 +1,101 @@
+/**
+ * /explore's title search through the full-text index (migration 0015: FTS5, trigram, over open bounties' titles,
+ * kept by triggers): the same matches as the LIKE tests it narrows (substring, case-insensitive, every word), a word
+ * nobody has answers empty from the index, and the index follows a title change, a bounty leaving 'open' and
+ * coming back, an upsert and a delete. Rows are written straight into the database (what the indexer mirrors).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { and, eq, sql } from "drizzle-orm";
+import { parseEther } from "viem";
+import { createTestContext, type TestContext } from "../../../testing/context.ts";
+import { bounties, repositories } from "../../../db/schema/index.ts";
+import { exploreQuery, parseExploreSearch, searchOpenBounties, titleMatchQuery } from "./search.ts";
+
+let t: TestContext;
+const T0 = Date.UTC(2026, 10, 1);
+
+const search = (query: string) => parseExploreSearch(new URLSearchParams(query));
+async function found(query: string): Promise<string[]> {
+  return (await searchOpenBounties(t.ctx, search(query))).bounties.map((b) => `${b.repoId}#${b.issueNumber}`);
+}
+/** What the index holds for a bounty (its rowid is github_repo_id * 2^24 + issue_number). */
+async function indexed(repoId: number, issueNumber: number): Promise<string[]> {
+  const rows = await t.ctx.database.db.all<{ title: string }>(sql`select title from explore_titles where rowid = ${repoId * 16_777_216 + issueNumber}`);
+  return rows.map((r) => r.title);
+}
+async function bounty(repoId: number, issueNumber: number, title: string | null, status: "open" | "paid" = "open") {
+  await t.ctx.database.db.insert(bounties).values({
+    githubRepoId: repoId, issueNumber, currency: "XDC", amount: parseEther("5"), status, allocatedTx: `0xa${repoId}${issueNumber}`,
+    allocatedAt: new Date(T0 + issueNumber * 1000), issueTitle: title, updatedBlock: 1,
+  });
+}
+const where = (repoId: number, issueNumber: number) => and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, issueNumber));
+
+beforeAll(async () => {
+  t = await createTestContext();
+  await t.ctx.database.db.insert(repositories).values({ githubRepoId: 7, fullName: "acme/zoo", fullNameKey: "acme/zoo", owner: "acme", name: "zoo", htmlUrl: "https://github.com/acme/zoo" });
+  await bounty(7, 1, "Refactor the Zebrafish importer");
+  await bounty(7, 2, "Zebrafish docs: fix a typo");
+  await bounty(7, 3, "Wombat 100% coverage");
+  await bounty(7, 4, "Zebrafish payout", "paid");
+  await bounty(7, 5, null);
+});
+afterAll(() => t.close());
+
+describe("title search by the full-text index", () => {
+  test("every word, as a substring, in any case; a word nobody has is an empty page", async () => {
+    expect(await found("q=zebrafish")).toEqual(["7#2", "7#1"]);
+    expect(await found("q=ZEBRA")).toEqual(["7#2", "7#1"]);
+    expect(await found("q=ebrafi%20IMPORT")).toEqual(["7#1"]);
+    expect(await found("q=zebrafish%20wombat")).toEqual([]);
+    expect(await found("q=okapi")).toEqual([]);
+    // A quote in a word is a character of the word, not FTS5 syntax; LIKE wildcards stay characters.
+    expect(await found('q=zebra"fish')).toEqual([]);
+    expect(await found("q=100%25")).toEqual(["7#3"]);
+    expect(await found("q=0%25%20cov")).toEqual(["7#3"]);
+    // Words under 3 characters have no trigram: LIKE alone decides them (with the longer words, from the index).
+    expect(await found("q=a%20zebrafish")).toEqual(["7#2", "7#1"]);
+    expect(await found("q=ty%20zebrafish")).toEqual(["7#2"]);
+    expect(await found("q=qx")).toEqual([]);
+    expect(titleMatchQuery("ty zebra\"fish importer")).toBe('"zebra""fish" AND "importer"');
+    expect(titleMatchQuery("a bc")).toBeUndefined();
+  });
+
+  test("read by key from the index or by walking the order: the same answer", async () => {
+    for (const q of ["q=zebrafish", "q=fish%20docs", "q=wombat", "q=nothing-here", "q=zebrafish&sort=oldest", "q=zebrafish&currency=XDC&sort=largest", "q=zebrafish&limit=1"]) {
+      const few = await exploreQuery(t.ctx.database.db, search(q), { titles: "few" });
+      const many = await exploreQuery(t.ctx.database.db, search(q), { titles: "many" });
+      expect(few).toEqual(many);
+    }
+  });
+
+  test("the index follows the bounty: a title change, leaving 'open' and coming back, an upsert, a delete", async () => {
+    const db = t.ctx.database.db;
+    await bounty(7, 20, "Teach the okapi to count");
+    expect(await found("q=okapi")).toEqual(["7#20"]);
+    await db.update(bounties).set({ issueTitle: "Teach the tapir to count" }).where(where(7, 20));
+    expect(await found("q=okapi")).toEqual([]);
+    expect(await found("q=tapir")).toEqual(["7#20"]);
+    expect(await indexed(7, 20)).toEqual(["Teach the tapir to count"]);
+    // Paid: out of the index (explore shows open bounties only).
+    await db.update(bounties).set({ status: "paid", paidTx: "0xp" }).where(where(7, 20));
+    expect(await indexed(7, 20)).toEqual([]);
+    expect(await found("q=tapir")).toEqual([]);
+    // A new allocation on the same issue (the indexer's upsert): open again, under its new title.
+    await db
+      .insert(bounties)
+      .values({ githubRepoId: 7, issueNumber: 20, currency: "XDC", amount: parseEther("1"), status: "open", allocatedTx: "0xnew", allocatedAt: new Date(T0), issueTitle: "Tapir again", updatedBlock: 2 })
+      .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: { status: "open", allocatedTx: "0xnew", issueTitle: "Tapir again", paidTx: null } });
+    expect(await indexed(7, 20)).toEqual(["Tapir again"]);
+    expect(await found("q=tapir")).toEqual(["7#20"]);
+    // An unrelated column written: the index row stays as it is (the trigger runs only on a change that matters).
+    await db.update(bounties).set({ updatedBlock: 3 }).where(where(7, 20));
+    expect(await indexed(7, 20)).toEqual(["Tapir again"]);
+    await db.delete(bounties).where(where(7, 20));
+    expect(await indexed(7, 20)).toEqual([]);
+    expect(await found("q=tapir")).toEqual([]);
+    // A paid bounty and one without a title were never in it.
+    expect(await indexed(7, 4)).toEqual([]);
+    expect(await indexed(7, 5)).toEqual([]);
+  });
+});
