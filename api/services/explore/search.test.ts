@@ -46,6 +46,8 @@ beforeAll(async () => {
   await bounty(7, 7, "ui: dark mode");
   await bounty(7, 8, "C# bindings");
   await bounty(7, 9, "Build a guild");
+  // Holds "zeb" and "ish", the index terms of "zebrafish", but not the word: the index narrows, LIKE decides.
+  await bounty(7, 10, "Zebu and catfish");
 });
 afterAll(() => t.close());
 
@@ -55,6 +57,7 @@ describe("title search by the full-text index", () => {
     expect(await found("q=ZEBRA")).toEqual(["7#2", "7#1"]);
     expect(await found("q=ebrafi%20IMPORT")).toEqual(["7#1"]);
     expect(await found("q=zebrafish%20wombat")).toEqual([]);
+    expect(await found("q=zebu%20catfish")).toEqual(["7#10"]);
     expect(await found("q=okapi")).toEqual([]);
     // A quote in a word is a character of the word, not FTS5 syntax; LIKE wildcards stay characters.
     expect(await found('q=zebra"fish')).toEqual([]);
@@ -65,7 +68,8 @@ describe("title search by the full-text index", () => {
     expect(await found("q=a%20zebrafish")).toEqual(["7#2"]);
     expect(await found("q=ty%20zebrafish")).toEqual([]);
     expect(await found("q=qx")).toEqual([]);
-    expect(titleMatchQuery("ty zebra\"fish importer")).toBe('"zebra""fish" AND "importer"');
+    expect(titleMatchQuery("ty zebra\"fish importer ish")).toBe('"zeb" AND "ish" AND "imp" AND "ter"');
+    expect(titleMatchQuery('a"b')).toBe('"a""b"');
     expect(titleMatchQuery("a bc")).toBeUndefined();
     expect(shortWordsQuery("a zebrafish b\"")).toBe('"a" AND "b"""');
     expect(shortWordsQuery("zebrafish")).toBeUndefined();
