@@ -14,7 +14,7 @@ for (const query of ["", "sort=oldest", "currency=XDC", "currency=XDC&min=10&max
   const search = parseExploreSearch(new URLSearchParams(query));
   const reading = await titleReading(database.db, search.q);
   const titles = reading?.titles === "none" ? undefined : reading?.titles;
-  const built = exploreQuery(database.db, search, titles ? { titles } : {}).toSQL();
+  const built = exploreQuery(database.db, search, { ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) }).toSQL();
   const plan = await database.client.execute({ sql: `EXPLAIN QUERY PLAN ${built.sql}`, args: built.params as never });
   console.log(`\n/explore?${query}${reading ? ` (full-text matches, counted up to 2,001: ${JSON.stringify(reading.counts)}: ${reading.titles})` : ""}`);
   for (const row of plan.rows) console.log(`  ${row.detail}`);
