@@ -2,7 +2,9 @@
  * /explore's title search through the full-text index (migration 0015: FTS5, trigram, over open bounties' titles,
  * kept by triggers): the same matches as the LIKE tests it narrows (substring, case-insensitive, every word), a word
  * nobody has answers empty from the index, and the index follows a title change, a bounty leaving 'open' and
- * coming back, an upsert and a delete. Rows are written straight into the database (what the indexer mirrors).
+ * coming back, an upsert and a delete. A word of 1 or 2 characters is read from the whole-word index (migration
+ * 0017, unicode61) and must be a whole word of the title; the trigram index is asked for each long word's first and
+ * last trigram (a superset), LIKE deciding. Rows are written straight into the database (what the indexer mirrors).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
