@@ -4,20 +4,19 @@
  */
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client.ts";
-import { exploreQuery, FEW_TITLE_MATCHES, parseExploreSearch, titleMatchQuery } from "../../api/services/explore/search.ts";
+import { exploreQuery, parseExploreSearch, titleReading } from "../../api/services/explore/search.ts";
 
 const file = process.argv[2];
 if (!file) throw new Error("usage: bun scripts/bench/explore-plans.ts <libSQL file>");
 const database = await openDatabase(`file:${file}`);
-for (const query of ["", "sort=oldest", "currency=XDC", "currency=XDC&min=10&max=200", "currency=XDC&sort=largest", "label=bug", "language=Rust", "label=bug&language=Rust", "currency=XDC&label=bug&language=Rust", "sort=expiring", "repo=org-1/project-1", "unclaimed=1", "q=wallet", "q=wallet parser signing"]) {
+for (const query of ["", "sort=oldest", "currency=XDC", "currency=XDC&min=10&max=200", "currency=XDC&sort=largest", "label=bug", "language=Rust", "label=bug&language=Rust", "currency=XDC&label=bug&language=Rust", "sort=expiring", "repo=org-1/project-1", "unclaimed=1", "q=wallet", "q=wallet parser signing", "q=qx", "q=ui", "q=ui wallet"]) {
   // A title search reads by key from the full-text index when it has few matches (what searchOpenBounties decides).
   const search = parseExploreSearch(new URLSearchParams(query));
-  const match = titleMatchQuery(search.q);
-  const matches = match ? (await database.db.all<{ n: number }>(sql`select count(*) as n from (select 1 from explore_titles where explore_titles match ${match} limit ${FEW_TITLE_MATCHES + 1})`))[0]!.n : 0;
-  const titles = match ? (matches <= FEW_TITLE_MATCHES ? "few" : "many") : undefined;
-  const built = exploreQuery(database.db, search, titles ? { titles } : {}).toSQL();
+  const reading = await titleReading(database.db, search.q);
+  const titles = reading?.titles === "none" ? undefined : reading?.titles;
+  const built = exploreQuery(database.db, search, { ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) }).toSQL();
   const plan = await database.client.execute({ sql: `EXPLAIN QUERY PLAN ${built.sql}`, args: built.params as never });
-  console.log(`\n/explore?${query}${titles ? ` (${matches > FEW_TITLE_MATCHES ? "more than " + FEW_TITLE_MATCHES : matches} full-text matches: ${titles})` : ""}`);
+  console.log(`\n/explore?${query}${reading ? ` (full-text matches, counted up to 2,001: ${JSON.stringify(reading.counts)}: ${reading.titles})` : ""}`);
   for (const row of plan.rows) console.log(`  ${row.detail}`);
 }
 for (const [label, statement] of [

@@ -209,7 +209,9 @@ async function main(seconds: number, repositoryCount: number): Promise<void> {
     rows.push(await timed("explore: title words (common)", many(30, (i) => explore(`q=${WORDS[i % WORDS.length]}`))));
     rows.push(await timed("explore: a title word no bounty has (full-text index)", many(30, (i) => explore(`q=zzzz-nothing-${i}`))));
     rows.push(await timed("explore: three common title words together", many(30, (i) => explore(`q=${WORDS[i % WORDS.length]}%20${WORDS[(i + 7) % WORDS.length]}%20${WORDS[(i + 13) % WORDS.length]}`))));
-    rows.push(await timed("explore: a 2-letter word no bounty has (no trigram: walks)", many(3, (i) => explore(`q=q${"xyz"[i]}`))));
+    rows.push(await timed("explore: two common title words together (walks)", many(30, (i) => explore(`q=${WORDS[i % WORDS.length]}%20${WORDS[(i + 7) % WORDS.length]}`))));
+    rows.push(await timed("explore: a 2-letter word no bounty has (whole-word index)", many(30, (i) => explore(`q=q${"xyzjkv"[i % 6]}`))));
+    rows.push(await timed("explore: a 2-letter word and a common word", many(30, (i) => explore(`q=${"xyz"[i % 3]}q%20${WORDS[i % WORDS.length]}`))));
     rows.push(await timed("explore: reliability of a page's 24 repositories", many(50, () => () => reliabilityOf(deps, Array.from({ length: 24 }, () => 20_000_000 + Math.floor(random() * repositoryCount))))));
     rows.push(await timed("leaderboard: contributors, all time", many(20, () => () => contributorStandings(deps, "all"))));
     rows.push(await timed("leaderboard: contributors, 30 days", many(20, () => () => contributorStandings(deps, "30d"))));

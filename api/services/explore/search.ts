@@ -239,30 +239,80 @@ function titleWords(q: string): string[] {
 }
 
 /**
- * The full-text query (FTS5 over explore_titles, trigram tokenizer, migration 0015) of a title search: every word of
- * 3 characters or more as a quoted string (a substring, case-folded), all of them required. Words shorter than 3
- * characters have no trigram: they stay LIKE tests only. Undefined when no word is long enough.
+ * The full-text query (FTS5 over explore_titles, trigram tokenizer, migration 0015) of a title search's words of 3
+ * characters or more: for each word its first and last trigram, each a term of its own, all required. A title holding
+ * the word holds both, so the matches are a superset of the LIKE tests' (which decide); terms, not the word as a
+ * phrase: a phrase checks every trigram's positions, which for three common words together cost 16-23 ms at 100x
+ * against 4 ms (docs/performance.md). Undefined when no word is long enough (shorter ones go to shortWordsQuery).
  */
 export function titleMatchQuery(q: string | undefined): string | undefined {
-  const long = q ? wordsOf(q).filter((w) => [...w].length >= 3) : [];
-  return long.length ? long.map((w) => `"${w.replace(/"/g, '""')}"`).join(" AND ") : undefined;
+  const terms = new Set<string>();
+  for (const word of q ? wordsOf(q) : []) {
+    const chars = [...word];
+    if (chars.length < 3) continue;
+    terms.add(chars.slice(0, 3).join(""));
+    terms.add(chars.slice(-3).join(""));
+  }
+  return terms.size ? [...terms].map(quoted).join(" AND ") : undefined;
 }
 
 /**
- * At most this many titles matching the full-text query: the search reads those bounties by key and sorts them
+ * The full-text query (FTS5 over explore_title_words, unicode61 tokenizer: whole words, case-folded; migration 0017)
+ * of a title search's words of 1 or 2 characters: each must be a whole word of the title (it decides, with the LIKE
+ * test too: "ui" finds "UI polish", no longer "build"). A word of punctuation only ("++") is no word: it matches
+ * nothing. Undefined when no word is that short.
+ */
+export function shortWordsQuery(q: string | undefined): string | undefined {
+  const short = q ? wordsOf(q).filter((w) => [...w].length < 3) : [];
+  return short.length ? short.map(quoted).join(" AND ") : undefined;
+}
+
+const quoted = (word: string) => `"${word.replace(/"/g, '""')}"`;
+
+/**
+ * At most this many titles matching a full-text query: the search reads those bounties by key and sorts them
  * (each costs its probes); more, and walking the order's index with the LIKE tests stops sooner (a common word
  * matches a row in every few). About sqrt(page size x open bounties) at 100x (docs/performance.md).
  */
 export const FEW_TITLE_MATCHES = 2_000;
 
-/** The key explore_titles keeps a bounty under (its rowid; migration 0015). */
+/** The key explore_titles and explore_title_words keep a bounty under (their rowid; migrations 0015, 0017). */
 const TITLE_KEY_SHIFT = 16_777_216;
 
-/** How many open bounties' titles match the full-text query, counted up to FEW_TITLE_MATCHES + 1 (an FTS5 index read). */
-async function countTitleMatches(db: Database, match: string): Promise<number> {
-  const rows = await db.all<{ n: number }>(sql`select count(*) as n from (select 1 from explore_titles where explore_titles match ${match} limit ${FEW_TITLE_MATCHES + 1})`);
-  return Number(rows[0]?.n ?? 0);
+/**
+ * How many open bounties' titles match a full-text query, counted up to FEW_TITLE_MATCHES + 1 (an FTS5 index read),
+ * and their keys (a JSON array of rowids): when few, the search reads those bounties by them without matching again.
+ */
+async function countMatches(db: Database, table: "explore_titles" | "explore_title_words", match: string): Promise<{ n: number; keys: string }> {
+  const rows = await db.all<{ n: number; keys: string }>(
+    sql`select count(*) as n, json_group_array(rowid) as keys from (select rowid from ${sql.identifier(table)} where ${sql.identifier(table)} match ${match} limit ${FEW_TITLE_MATCHES + 1})`,
+  );
+  return { n: Number(rows[0]?.n ?? 0), keys: rows[0]?.keys ?? "[]" };
 }
+
+/**
+ * How a title search reads: "few" (read the bounties by key from explore_titles' matches), "few-words" (from
+ * explore_title_words' matches), "many" (walk the order's index, testing each row), or "none" (some word matches no
+ * title: the answer is empty). Undefined without title words. `counts`: what each index counted (for the plans);
+ * `keys`: the matches read by key when few (a JSON array of rowids).
+ */
+export async function titleReading(
+  db: Database,
+  q: string | undefined,
+): Promise<{ titles: TitleReading | "none"; counts: { titles?: number; words?: number }; keys?: string } | undefined> {
+  const long = titleMatchQuery(q);
+  const short = shortWordsQuery(q);
+  if (long === undefined && short === undefined) return undefined;
+  const words = short === undefined ? undefined : await countMatches(db, "explore_title_words", short);
+  const titles = long === undefined || words?.n === 0 ? undefined : await countMatches(db, "explore_titles", long);
+  const counts = { ...(words ? { words: words.n } : {}), ...(titles ? { titles: titles.n } : {}) };
+  if (words?.n === 0 || titles?.n === 0) return { titles: "none", counts };
+  const fewest = Math.min(words?.n ?? Infinity, titles?.n ?? Infinity);
+  if (fewest > FEW_TITLE_MATCHES) return { titles: "many", counts };
+  return fewest === titles?.n ? { titles: "few", counts, keys: titles.keys } : { titles: "few-words", counts, keys: words!.keys };
+}
+
+export type TitleReading = "few" | "few-words" | "many";
 
 /**
  * One page of open bounties matching `search`. `allocatedAfter`: only bounties allocated after that time (what
@@ -275,12 +325,12 @@ export async function searchOpenBounties(
   options: { allocatedAfter?: Date } = {},
 ): Promise<ExplorePage> {
   const order = ORDERS[search.sort];
-  const match = titleMatchQuery(search.q);
-  // A title search first counts its full-text matches (an index read): none, and the answer is empty at once; few,
-  // and those bounties are read by key; many, and the order's index is walked with the LIKE tests (it stops soon).
-  const matches = match === undefined ? undefined : await countTitleMatches(deps.database.db, match);
-  const titles = matches === undefined ? undefined : matches <= FEW_TITLE_MATCHES ? "few" : "many";
-  const rows = matches === 0 ? [] : await exploreQuery(deps.database.db, search, { ...options, ...(titles ? { titles } : {}) });
+  // A title search first counts its full-text matches (index reads): none, and the answer is empty at once; few,
+  // and those bounties are read by key; many, and the order's index is walked with the tests (it stops soon).
+  const reading = await titleReading(deps.database.db, search.q);
+  const titles = reading?.titles;
+  const rows =
+    titles === "none" ? [] : await exploreQuery(deps.database.db, search, { ...options, ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) });
   const page = rows.slice(0, search.limit).map((r) => ({ ...r, labels: parseLabels(r.labels), contributors: Number(r.contributors) }));
   const last = page.at(-1);
   const nextCursor =
@@ -291,7 +341,7 @@ export async function searchOpenBounties(
 }
 
 /** The statement of a search, not yet run (its plan is in docs/performance.md: scripts/bench/explore-plans.ts prints it). */
-export function exploreQuery(db: Database, search: ExploreSearch, options: { allocatedAfter?: Date; titles?: "few" | "many" } = {}) {
+export function exploreQuery(db: Database, search: ExploreSearch, options: { allocatedAfter?: Date; titles?: TitleReading; titleKeys?: string } = {}) {
   const order = ORDERS[search.sort];
   // What the repository must be: listed (public, active), and of the language asked for.
   const repositoryTerms = [sql`r.is_private = 0`, sql`r.is_active = 1`];
@@ -325,12 +375,24 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
   if (search.unclaimed) {
     conditions.push(sql`not exists (select 1 from bounty_claims c where c.github_repo_id = "bounties"."github_repo_id" and c.issue_number = "bounties"."issue_number")`);
   }
-  // Title words: LIKE decides (substring, ASCII case-insensitive, as always). With few full-text matches the
-  // bounties are read by key from them instead of walking the order (an absent word costs an index lookup).
+  // Title words: LIKE decides (substring, ASCII case-insensitive, as always), and a word of 1 or 2 characters must
+  // also be a whole word of the title (explore_title_words decides it). With few full-text matches the bounties are
+  // read by key from them instead of walking the order (an absent word costs an index lookup); walking, a short
+  // word is tested on each row by a rowid lookup in explore_title_words.
   const match = titleMatchQuery(search.q);
-  if (match !== undefined && options.titles === "few") {
+  const short = shortWordsQuery(search.q);
+  const key = sql`"bounties"."github_repo_id" * ${sql.raw(String(TITLE_KEY_SHIFT))} + "bounties"."issue_number"`;
+  // Read by key: from the keys the count found (titleReading), else by matching again.
+  const readByKey = (table: string, query: string) =>
+    options.titleKeys !== undefined
+      ? sql`(${bounties.githubRepoId}, ${bounties.issueNumber}) in (select value / ${sql.raw(String(TITLE_KEY_SHIFT))}, value % ${sql.raw(String(TITLE_KEY_SHIFT))} from json_each(${options.titleKeys}))`
+      : sql`(${bounties.githubRepoId}, ${bounties.issueNumber}) in (select rowid / ${sql.raw(String(TITLE_KEY_SHIFT))}, rowid % ${sql.raw(String(TITLE_KEY_SHIFT))} from ${sql.identifier(table)} where ${sql.identifier(table)} match ${query})`;
+  if (match !== undefined && options.titles === "few") conditions.push(readByKey("explore_titles", match));
+  if (short !== undefined) {
     conditions.push(
-      sql`(${bounties.githubRepoId}, ${bounties.issueNumber}) in (select rowid / ${sql.raw(String(TITLE_KEY_SHIFT))}, rowid % ${sql.raw(String(TITLE_KEY_SHIFT))} from explore_titles where explore_titles match ${match})`,
+      options.titles === "few-words"
+        ? readByKey("explore_title_words", short)
+        : sql`exists (select 1 from explore_title_words w where w.explore_title_words match ${short} and w.rowid = ${key})`,
     );
   }
   for (const word of search.q ? titleWords(search.q) : []) conditions.push(sql`${bounties.issueTitle} like ${word} escape '\\'`);
