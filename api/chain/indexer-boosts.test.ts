@@ -6,14 +6,15 @@
  * its open and queued bounties, and a rebuild from the stored events after a reorganisation gives the same.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { createWalletClient, http, parseEther, type Hex, type PrivateKeyAccount } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { bounties, repositories, repositoryPools } from "../../db/schema/index.ts";
+import { bounties, chainTransactions, repositories, repositoryPools } from "../../db/schema/index.ts";
 import { anvilAccounts } from "../../scripts/lib/anvil.ts";
 import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { RewardsIndexer } from "./indexer.ts";
+import { completeDueRefunds } from "../services/money/refunds.ts";
 
 let chain: TestChain;
 let t: TestContext;
@@ -162,5 +163,36 @@ describe("the mirror of boosted bounties", () => {
     await boost(bob!, 3n, "1");
     await mirrorEqualsChain("after the reorganisation");
   }, 120_000);
-});
 
+  test("a requested cancellation of the pool's share (a claimed bounty) is completed by the hourly pass as requested, not as a whole", async () => {
+    const repoId = 4302n;
+    const db = t.ctx.database.db;
+    const [, operator, , , , alice, , , , erin] = accounts;
+    await db.insert(repositories).values({ githubRepoId: Number(repoId), fullName: "o/claimed", fullNameKey: "o/claimed", owner: "o", name: "claimed", htmlUrl: "http://gh/o/claimed" });
+    const indexer = new RewardsIndexer({ db, chain: t.ctx.chain, log: t.ctx.log });
+    const rewards = chain.deployment.repoRewards;
+    const details = () => t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [repoId, 1n] });
+    await send(operator!, "fundPoolXdc", [repoId, 50], parseEther("10"));
+    await send(operator!, "allocateBounty", [repoId, 1n, 0, parseEther("3")]);
+    await send(alice!, "boostXdc", [repoId, 1n, 0n, 50], parseEther("2"));
+    await send(operator!, "claimBounty", [repoId, 1n, erin!.address]);
+    // The pool manager's cancel of the pool's part on a claimed bounty: only requested, visible on-chain.
+    await send(operator!, "cancelPoolShare", [repoId, 1n]);
+    expect((await details()).cancelWhole).toBe(false);
+    const delay = (await t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "CLAIM_CANCEL_DELAY" })) as bigint;
+    await chain.rpc("evm_increaseTime", [Number(delay) + 1]);
+    await chain.rpc("evm_mine");
+    await indexer.catchUp();
+    expect(await completeDueRefunds(t.ctx)).toBe(1);
+    const [sent] = await db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "cancel_bounty"), eq(chainTransactions.githubRepoId, Number(repoId))));
+    expect((await t.ctx.outbox.waitForSettled(sent!.id, 20_000)).status).toBe("confirmed");
+    // Done as requested: the pool has its share back, the bounty stays open on alice's share.
+    const after = await details();
+    expect({ status: STATUS[after.status], poolShare: after.poolShare, boosted: after.boosted, cancelReadyAt: after.cancelReadyAt }).toEqual({ status: "open", poolShare: 0n, boosted: parseEther("1.99"), cancelReadyAt: 0n });
+    const [xdc] = await t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [repoId] });
+    expect(xdc).toBe(parseEther("9.95"));
+    await indexer.catchUp();
+    const [row] = await db.select().from(bounties).where(eq(bounties.githubRepoId, Number(repoId)));
+    expect({ status: row?.status, amount: row?.amount }).toEqual({ status: "open", amount: 0n });
+  }, 60_000);
+});

@@ -495,8 +495,10 @@ function isUnique(err: unknown): boolean {
  * with `cancelPoolShare`, which takes the pool's share back and leaves the bounty
  * open on its funders' shares (a community bounty); without them, `cancelBounty`
  * ends it as before. A funder's share that lands between the check and the
- * cancellation is refunded by the hourly pass (refundDueBoosts). Closing the issue
- * as not planned still cancels everything (github-events/issues.ts).
+ * cancellation is refunded by the hourly pass (refundDueBoosts). A bounty awaiting
+ * their decision (its issue is closed) ends as a whole, and the hourly pass refunds
+ * every funder; closing the issue as not planned with nobody on it still cancels
+ * everything at once (github-events/issues.ts).
  */
 export async function cancelBounty(
   ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "indexer">,
@@ -520,14 +522,17 @@ export async function cancelBounty(
       if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
       const shares = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
       if (shares.poolShare === 0n) throw conflict("The pool has nothing on this bounty: it is its funders' (each can take their own share back).", "Nothing of the pool's");
-      poolShareOnly = shares.boosted > 0n;
+      // Awaiting the pool manager's decision means the issue is closed: the whole bounty ends then, and the hourly pass
+      // refunds every funder (refundDueBoosts). A cancellation requested earlier (a claimed bounty) is completed as requested.
+      const awaiting = await isAwaiting(ctx, input.repoId, input.issueNumber);
+      poolShareOnly = shares.cancelReadyAt > 0n ? !shares.cancelWhole : shares.boosted > 0n && !awaiting;
       const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
       if (hold) throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it can no longer be cancelled.`, "Bounty held");
       if (await liveSplit(ctx, input.repoId, input.issueNumber)) throw conflict("A merged pull request earned this bounty and it is being shared among its authors: it can no longer be cancelled.", "Bounty being shared");
       // The contract's own record too (RepoRewards v2): a claimed bounty is refunded only after a visible delay.
       const onChainClaims = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
       // Awaiting the pool manager's decision (the issue is closed): cancelling is one of the two decisions, whoever registered.
-      if (!(await isAwaiting(ctx, input.repoId, input.issueNumber))) {
+      if (!awaiting) {
         const claims = await ctx.database.db
           .select({ userId: bountyClaims.userId })
           .from(bountyClaims)
