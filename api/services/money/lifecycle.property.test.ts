@@ -4,27 +4,39 @@ import { and, eq, inArray } from "drizzle-orm";
 import { erc20Abi, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { bounties, chainEvents, chainTransactions, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
-import { onChainBounty, onChainPool } from "./bounties.ts";
+import { bounties, bountyBoosts, chainEvents, chainTransactions, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { onChainPool } from "./bounties.ts";
+import { refundDueBoosts, settleBoosts } from "../funding/boosts.ts";
 import { bountyStates } from "./bounty-state.ts";
 
 /**
  * The money lifecycle as a property (issue 11), driven through the HTTP API
  * and the GitHub webhooks the emulator sends, never the contract directly:
  * random sequences of fund / allocate / register / close / reopen / merge /
- * release / cancel / withdraw / sign up, in XDC, ROXN and USDC. After each
- * step, once the platform has settled (webhooks processed, outbox empty,
- * indexer caught up):
- * - the contract holds exactly the pools plus the open bounties, and the
- *   platform's states split those open bounties into open, claimed,
- *   awaiting and held, nothing left over;
- * - nothing is paid twice (one BountyPaid per issue, one live payout row);
- * - the database's mirror (pools, bounties) equals the chain.
+ * release / cancel / withdraw / sign up, and (issue 29) boosts by two funders
+ * (bob with an expiry, dave without) and the hourly refund pass after their
+ * expiry, in XDC, ROXN and USDC. After each step, once the platform has
+ * settled (webhooks processed, outbox empty, indexer caught up):
+ * - the contract holds exactly the pools plus every bounty's pool share and
+ *   funders' shares still owed (open: the whole bounty; cancelled: the
+ *   funders' shares not yet refunded), which is the contract's own `owed`;
+ *   the platform's states split the open bounties into open, claimed,
+ *   awaiting, held and community (funders' shares alone), nothing left over;
+ * - nothing is paid twice (one BountyPaid per issue, one live payout row),
+ *   and each funder got back exactly what their refunded boosts hold;
+ * - the database's mirror (pools with their locked pool's shares, bounties as
+ *   docs/design.md defines their amount, the funders' active shares) equals
+ *   the chain.
  * Runs are kept small (a loaded 2-core machine, ~1-2 minutes).
  */
 let stack: TestStack;
 let alice: TestSession & { wallet: Address };
 let bob: TestSession & { wallet: Address };
+let dave: TestSession & { wallet: Address };
+/** How far the runs moved the chain's clock ahead of this machine's (expiries are on the chain's clock). */
+let chainAheadMs = 0;
+const DAY = 24 * 3600_000;
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
 const CURRENCIES: Currency[] = ["XDC", "ROXN", "USDC"];
 /** GitHub users with no Issuepool account at the start: merges and releases to them are held until they sign up. */
@@ -50,6 +62,12 @@ beforeAll(async () => {
   for (const token of ["roxn", "usdc"]) {
     expect((await money(alice, `/api/blockchain/approve-${token}`, { amount: "5000" })).status).toBe(200);
   }
+  // The funders: bob (also the contributor) and dave, in all three currencies.
+  dave = await stack.signUp("dave", "contributor");
+  for (const funder of [bob, dave]) {
+    await stack.chain.fund(funder.wallet, { xdc: "500", roxn: "500", usdc: "500" });
+    for (const token of ["roxn", "usdc"]) expect((await money(funder, `/api/blockchain/approve-${token}`, { amount: "500" })).status).toBe(200);
+  }
 }, 120_000);
 afterAll(() => stack?.stop());
 
@@ -67,6 +85,8 @@ const Command = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("cancel" as const), slot }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("withdraw" as const), currency, amount: fc.constantFrom("0.5", "1") }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("signUp" as const), login: fc.constantFrom(...NEWCOMERS) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("boost" as const), slot, funder: fc.constantFrom("bob" as const, "dave" as const), currency, amount: fc.constantFrom("1", "2.5") }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("expire" as const) }) },
 );
 type Command = typeof Command extends fc.Arbitrary<infer T> ? T : never;
 
@@ -141,6 +161,27 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
       seen.add(`withdraw ${res.status}`);
       return;
     }
+    case "boost": {
+      // bob's boosts expire two days on (a later one extends his share's expiry); dave's never do.
+      const expiresAt = command.funder === "bob" ? new Date(Date.now() + chainAheadMs + 2 * DAY).toISOString() : undefined;
+      const res = await call(stack.t, `/api/funding/issues/alice/xdc-explorer-lite/${await issueAt(command.slot)}/boosts`, {
+        as: command.funder === "bob" ? bob : dave,
+        body: { currency: command.currency, amount: command.amount, ...(expiresAt ? { expiresAt } : {}) },
+        headers: { "Idempotency-Key": key() },
+      });
+      // Refused when the issue is closed, the bounty paid or in another currency: never a 5xx.
+      expect(res.status, await res.clone().text()).toBeLessThan(500);
+      seen.add(`boost ${res.status}`);
+      return;
+    }
+    case "expire": {
+      // Three days on, by the chain's clock; then the hourly pass.
+      await stack.chain.rpc("evm_increaseTime", [3 * 24 * 3600]);
+      await stack.chain.rpc("evm_mine");
+      chainAheadMs += 3 * DAY;
+      seen.add(`expiry refunds ${await refundDueBoosts(stack.t.ctx, Date.now() + chainAheadMs)}`);
+      return;
+    }
     case "signUp": {
       if (signedUp.has(command.login)) return;
       signedUp.add(command.login);
@@ -167,33 +208,59 @@ async function settle() {
   await stack.t.ctx.indexer.catchUp();
 }
 
+const STATUS = ["none", "open", "paid", "cancelled", "queued"] as const;
+
 async function checkInvariants() {
   const { ctx } = stack.t;
   const db = ctx.database.db;
   const contract = ctx.chain.config.contracts.rewards;
+  await settleBoosts(ctx);
   const held: Record<Currency, bigint> = {
     XDC: await ctx.chain.client.getBalance({ address: contract }),
     ROXN: await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.roxn, abi: erc20Abi, functionName: "balanceOf", args: [contract] }),
     USDC: await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.usdc, abi: erc20Abi, functionName: "balanceOf", args: [contract] }),
   };
   const pool = await onChainPool(ctx, LITE.id);
+  /** Open and queued bounties (pool's share + funders' shares), and cancelled bounties' funders' shares not yet refunded. */
+  const owedByBounties: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
   const openOnChain: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
+  const lockedOfPool: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
   const byState: Record<string, Record<Currency, bigint>> = {};
   const mirrorRows = await db.select().from(bounties).where(eq(bounties.githubRepoId, LITE.id));
+  const boostRows = await db.select().from(bountyBoosts).where(eq(bountyBoosts.githubRepoId, LITE.id));
   const stateOf = await bountyStates(ctx, mirrorRows);
   for (const number of issues) {
-    const chain = await onChainBounty(ctx, LITE.id, number);
+    const d = await ctx.chain.client.readContract({ address: contract, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(LITE.id), BigInt(number)] });
+    const status = STATUS[d.status]!;
+    const currency = CURRENCIES[d.currency]!;
     const mirror = mirrorRows.find((b) => b.issueNumber === number);
-    // The mirror equals the chain.
-    if (chain.status === "none") expect(mirror).toBeUndefined();
-    else expect({ status: mirror?.status, amount: mirror?.amount, currency: mirror?.currency }).toEqual({ status: chain.status, amount: chain.amount, currency: chain.currency });
-    if (chain.status === "open") {
-      openOnChain[chain.currency] += chain.amount;
-      const { state } = stateOf(mirror!);
-      expect(["open", "claimed", "awaiting", "held"]).toContain(state);
-      (byState[state] ??= { XDC: 0n, ROXN: 0n, USDC: 0n })[chain.currency] += chain.amount;
+    // The mirror equals the chain (bounties.amount: the pool's share while open, the whole payout once paid). A
+    // bounty the pool has no share in this round (boosts alone, or a round after the pool's bounty ended) has no
+    // row, or the row of the pool's ended bounty.
+    const pooledRound = mirror && !(mirror.status === "cancelled" && status !== "cancelled");
+    if (status === "none") expect(mirror).toBeUndefined();
+    else if (!pooledRound) expect({ number, poolShare: d.poolShare }).toEqual({ number, poolShare: 0n });
+    else {
+      const amount = status === "open" ? d.poolShare : status === "cancelled" ? mirror!.amount : d.amount;
+      expect({ number, status: mirror!.status, amount: mirror!.amount, currency: mirror!.currency }).toEqual({ number, status, amount, currency });
     }
-    seen.add(chain.status === "open" ? stateOf(mirror!).state : chain.status);
+    if (status === "open" || status === "queued") {
+      owedByBounties[currency] += d.amount;
+      lockedOfPool[currency] += d.poolShare;
+    }
+    if (status === "cancelled") owedByBounties[currency] += d.boosted;
+    if (status === "open") {
+      openOnChain[currency] += d.amount;
+      const state = pooledRound && mirror!.status === "open" ? stateOf(mirror!).state : "community";
+      expect(["open", "claimed", "awaiting", "held", "community"]).toContain(state);
+      (byState[state] ??= { XDC: 0n, ROXN: 0n, USDC: 0n })[currency] += d.amount;
+      seen.add(state);
+    } else seen.add(status);
+    // The funders' mirror: the active (or refunding) shares are what the contract still holds for them.
+    const mine = boostRows.filter((b) => b.issueNumber === number);
+    const live = mine.filter((b) => b.status === "active" || b.status === "refunding").reduce((sum, b) => sum + b.amount, 0n);
+    if (status === "open" || status === "queued" || status === "cancelled") expect({ number, funders: live }).toEqual({ number, funders: d.boosted });
+    if (status === "paid") expect({ number, funders: live }).toEqual({ number, funders: 0n });
     // Nothing paid twice.
     const paid = await db.select().from(chainEvents).where(and(eq(chainEvents.name, "BountyPaid"), eq(chainEvents.repoId, LITE.id), eq(chainEvents.issueNumber, number)));
     expect(paid.length).toBeLessThanOrEqual(1);
@@ -202,24 +269,51 @@ async function checkInvariants() {
       .from(chainTransactions)
       .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, number), eq(chainTransactions.status, "confirmed")));
     expect(livePayouts.length).toBeLessThanOrEqual(1);
+    // Each funder got back exactly what their refunded boosts hold, never more.
+    const refunds = await db.select().from(chainEvents).where(and(eq(chainEvents.name, "BoostRefunded"), eq(chainEvents.repoId, LITE.id), eq(chainEvents.issueNumber, number)));
+    for (const funder of new Set(mine.map((b) => b.funderAddress.toLowerCase()))) {
+      const back = refunds.filter((e) => (JSON.parse(e.args) as { funder: string }).funder.toLowerCase() === funder).reduce((sum, e) => sum + BigInt((JSON.parse(e.args) as { amount: string }).amount), 0n);
+      const refunded = mine.filter((b) => b.funderAddress.toLowerCase() === funder && b.status === "refunded").reduce((sum, b) => sum + b.amount, 0n);
+      expect({ number, funder, back }).toEqual({ number, funder, back: refunded });
+    }
   }
   for (const c of CURRENCIES) {
-    // The contract holds the pools and the open bounties, and nothing else (fees left at funding time).
-    expect(held[c]).toBe(pool[c] + openOnChain[c]);
+    // The contract holds the pools, the bounties and the funders' shares it owes, and nothing else (fees left at funding time).
+    expect({ c, held: held[c] }).toEqual({ c, held: pool[c] + owedByBounties[c] });
+    const owed = await ctx.chain.client.readContract({ address: contract, abi: RepoRewardsAbi, functionName: "owed", args: [CURRENCIES.indexOf(c)] });
+    expect({ c, owed }).toEqual({ c, owed: held[c] });
     // The platform's states account for every open bounty, each in one state.
     const split = Object.values(byState).reduce((sum, s) => sum + s[c], 0n);
     expect(split).toBe(openOnChain[c]);
     const [mirrorPool] = await db.select().from(repositoryPools).where(and(eq(repositoryPools.githubRepoId, LITE.id), eq(repositoryPools.currency, c)));
     expect(mirrorPool?.balance ?? 0n).toBe(pool[c]);
-    expect(mirrorPool?.allocated ?? 0n).toBe(openOnChain[c]);
+    expect({ c, locked: mirrorPool?.allocated ?? 0n }).toEqual({ c, locked: lockedOfPool[c] });
   }
 }
 
-test("any sequence of fund, allocate, register, close, reopen, merge, release, cancel, withdraw and sign-up keeps the money accounted for", async () => {
+test("any sequence of fund, allocate, register, close, reopen, merge, release, cancel, withdraw, sign-up, boosts and expiries keeps the money accounted for", async () => {
   // Some money in each pool to start, so allocations are not all refused.
   for (const [c, amount] of [["XDC", "20"], ["ROXN", "20"], ["USDC", "20"]] as const) await run({ kind: "fund", currency: c, amount }, []);
   await settle();
   await checkInvariants();
+  // One sequence every run goes through: the pool manager cancels the pool's part of a boosted bounty (the funders'
+  // shares stay: a community bounty on the pool's row), another funder adds to it, a merged fix pays it all.
+  const prelude: Command[] = [
+    { kind: "allocate", slot: 0, currency: "XDC", amount: "1.5" },
+    { kind: "boost", slot: 0, funder: "bob", currency: "XDC", amount: "1" },
+    { kind: "cancel", slot: 0 },
+    { kind: "boost", slot: 0, funder: "dave", currency: "XDC", amount: "2.5" },
+    { kind: "merge", slot: 0, author: "bob" },
+  ];
+  const preludeIssues: number[] = [];
+  for (const command of prelude) {
+    await run(command, preludeIssues);
+    await settle();
+    await checkInvariants();
+  }
+  const [preludeRow] = await stack.t.ctx.database.db.select().from(bounties).where(and(eq(bounties.githubRepoId, LITE.id), eq(bounties.issueNumber, preludeIssues[0]!)));
+  // Paid the whole: bob's and dave's shares (the pool's share went back to the pool).
+  expect({ status: preludeRow?.status, amount: preludeRow?.amount }).toEqual({ status: "paid", amount: 995_000_000_000_000_000n + 2_487_500_000_000_000_000n });
   let steps = 0;
   await fc.assert(
     fc.asyncProperty(fc.array(Command, { minLength: 4, maxLength: 12 }), async (commands) => {
