@@ -8,6 +8,7 @@ import { bounties, bountyBoosts, chainEvents, chainTransactions, repositoryPools
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { onChainPool } from "./bounties.ts";
 import { refundDueBoosts, settleBoosts } from "../funding/boosts.ts";
+import { releaseDueSplits } from "../splits/release.ts";
 import { bountyStates } from "./bounty-state.ts";
 
 /**
@@ -16,15 +17,20 @@ import { bountyStates } from "./bounty-state.ts";
  * random sequences of fund / allocate / register / close / reopen / merge /
  * release / cancel / withdraw / sign up, and (issue 29) boosts by two funders
  * (bob with an expiry, dave without) and the hourly refund pass after their
- * expiry, in XDC, ROXN and USDC. After each step, once the platform has
+ * expiry, merges co-authored through `Co-authored-by:` trailers (the split's
+ * release window, then its payout or its shares held for newcomers), and tips
+ * (held in escrow for newcomers, paid when they sign up), in XDC, ROXN and
+ * USDC. After each step, once the platform has
  * settled (webhooks processed, outbox empty, indexer caught up):
  * - the contract holds exactly the pools plus every bounty's pool share and
  *   funders' shares still owed (open: the whole bounty; cancelled: the
- *   funders' shares not yet refunded), which is the contract's own `owed`;
+ *   funders' shares not yet refunded) and the escrowed tips, which is the
+ *   contract's own `owed`;
  *   the platform's states split the open bounties into open, claimed,
  *   awaiting, held and community (funders' shares alone), nothing left over;
  * - nothing is paid twice (one BountyPaid per issue, one live payout row),
- *   and each funder got back exactly what their refunded boosts hold;
+ *   and each funder got back exactly what their refunded boosts hold; a split
+ *   payout's shares sum to the bounty paid, one each; a tip is paid once;
  * - the database's mirror (pools with their locked pool's shares, bounties as
  *   docs/design.md defines their amount, the funders' active shares) equals
  *   the chain.
@@ -37,6 +43,10 @@ let dave: TestSession & { wallet: Address };
 /** How far the runs moved the chain's clock ahead of this machine's (expiries are on the chain's clock). */
 let chainAheadMs = 0;
 const DAY = 24 * 3600_000;
+/** The split release window (short, so a run's "release" command can pass it). */
+const WINDOW_MS = 60_000;
+/** The emulator's GitHub ids, for co-authors' no-reply addresses. */
+const GITHUB_IDS: Record<string, number> = { carol: 1003, dave: 1004, erin: 1005, frank: 1006 };
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
 const CURRENCIES: Currency[] = ["XDC", "ROXN", "USDC"];
 /** GitHub users with no Issuepool account at the start: merges and releases to them are held until they sign up. */
@@ -51,7 +61,7 @@ const key = () => `lifecycle-${n++}-${Date.now()}`;
 const money = (s: TestSession, path: string, body: Record<string, unknown>) => call(stack.t, path, { as: s, body, headers: { "Idempotency-Key": key() } });
 
 beforeAll(async () => {
-  stack = await startTestStack({ workers: true });
+  stack = await startTestStack({ workers: true, env: { SPLIT_RELEASE_WINDOW_MS: String(WINDOW_MS) } });
   alice = await stack.signUp("alice", "poolmanager");
   bob = await stack.signUp("bob", "contributor");
   await stack.chain.fund(alice.wallet, { xdc: "5000", roxn: "5000", usdc: "5000" });
@@ -80,7 +90,9 @@ const Command = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("register" as const), slot }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("close" as const), slot, reason: fc.constantFrom("completed" as const, "not_planned" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("reopen" as const), slot }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("merge" as const), slot, author: fc.constantFrom("bob", ...NEWCOMERS) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("merge" as const), slot, author: fc.constantFrom("bob", ...NEWCOMERS), coAuthor: fc.constantFrom(null, null, "dave", "erin", "carol") }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("releaseSplits" as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("tip" as const), from: fc.constantFrom("bob" as const, "dave" as const), to: fc.constantFrom("alice", ...NEWCOMERS), currency, amount: fc.constantFrom("1", "2") }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("release" as const), slot, to: fc.constantFrom("bob", ...NEWCOMERS) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("cancel" as const), slot }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("withdraw" as const), currency, amount: fc.constantFrom("0.5", "1") }) },
@@ -139,7 +151,9 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
     }
     case "merge": {
       const number = await issueAt(command.slot);
-      const pr = await stack.github.controls.openPullRequest({ repo: LITE.fullName, author: command.author, title: `Fix #${number}`, body: `Fixes #${number}`, head: `${command.author}:fix-${key()}` });
+      const coAuthor = "coAuthor" in command ? command.coAuthor : null;
+      const commits = coAuthor ? [{ message: `Fix\n\nCo-authored-by: ${coAuthor} <${GITHUB_IDS[coAuthor]}+${coAuthor}@users.noreply.github.com>` }] : undefined;
+      const pr = await stack.github.controls.openPullRequest({ repo: LITE.fullName, author: command.author, title: `Fix #${number}`, body: `Fixes #${number}`, head: `${command.author}:fix-${key()}`, ...(commits ? { commits } : {}) });
       await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number: (pr.pull_request as { number: number }).number, actor: "alice" });
       return;
     }
@@ -182,6 +196,17 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
       seen.add(`expiry refunds ${await refundDueBoosts(stack.t.ctx, Date.now() + chainAheadMs)}`);
       return;
     }
+    case "releaseSplits": {
+      // The release pass once every open window has passed.
+      seen.add(`splits released ${await releaseDueSplits(stack.t.ctx, { now: Date.now() + WINDOW_MS + 1000, owner: "test" })}`);
+      return;
+    }
+    case "tip": {
+      const res = await call(stack.t, "/api/tips", { as: command.from === "bob" ? bob : dave, body: { login: command.to, amount: command.amount, currency: command.currency }, headers: { "Idempotency-Key": key() } });
+      expect(res.status, await res.clone().text()).toBeLessThan(500);
+      seen.add(`tip ${res.status}${res.ok ? ` ${(await res.json()).status}` : ""}`);
+      return;
+    }
     case "signUp": {
       if (signedUp.has(command.login)) return;
       signedUp.add(command.login);
@@ -204,7 +229,12 @@ async function settle() {
     },
     30_000,
     "settled",
-  );
+  ).catch(async (err) => {
+    // Say what is stuck.
+    const stuckTxs = await db.select().from(chainTransactions).where(inArray(chainTransactions.status, ["queued", "signed", "sent"]));
+    const stuckDeliveries = await db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.status, ["pending", "processing"]));
+    throw new Error(`${(err as Error).message}: ${JSON.stringify({ txs: stuckTxs.map((t) => ({ kind: t.kind, status: t.status, issue: t.issueNumber, intent: t.intent })), deliveries: stuckDeliveries.map((d) => ({ event: d.event, status: d.status, error: (d as { lastError?: string }).lastError })) })}`);
+  });
   await stack.t.ctx.indexer.catchUp();
 }
 
@@ -252,7 +282,7 @@ async function checkInvariants() {
     if (status === "open") {
       openOnChain[currency] += d.amount;
       const state = pooledRound && mirror!.status === "open" ? stateOf(mirror!).state : "community";
-      expect(["open", "claimed", "awaiting", "held", "community"]).toContain(state);
+      expect(["open", "claimed", "awaiting", "held", "releasing", "community"]).toContain(state);
       (byState[state] ??= { XDC: 0n, ROXN: 0n, USDC: 0n })[currency] += d.amount;
       seen.add(state);
     } else seen.add(status);
@@ -269,6 +299,14 @@ async function checkInvariants() {
       .from(chainTransactions)
       .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, number), eq(chainTransactions.status, "confirmed")));
     expect(livePayouts.length).toBeLessThanOrEqual(1);
+    // A split payout: one share per recipient, summing to the bounty paid.
+    const shares = await db.select().from(chainEvents).where(and(eq(chainEvents.name, "BountySharePaid"), eq(chainEvents.repoId, LITE.id), eq(chainEvents.issueNumber, number)));
+    if (shares.length) {
+      const args = shares.map((e) => JSON.parse(e.args) as { recipient: string; amount: string });
+      expect(new Set(args.map((a) => a.recipient.toLowerCase())).size).toBe(args.length);
+      expect(args.reduce((sum, a) => sum + BigInt(a.amount), 0n)).toBe(BigInt((JSON.parse(paid[0]!.args) as { amount: string }).amount));
+      seen.add("split paid");
+    }
     // Each funder got back exactly what their refunded boosts hold, never more.
     const refunds = await db.select().from(chainEvents).where(and(eq(chainEvents.name, "BoostRefunded"), eq(chainEvents.repoId, LITE.id), eq(chainEvents.issueNumber, number)));
     for (const funder of new Set(mine.map((b) => b.funderAddress.toLowerCase()))) {
@@ -277,9 +315,19 @@ async function checkInvariants() {
       expect({ number, funder, back }).toEqual({ number, funder, back: refunded });
     }
   }
+  // Escrowed tips (held for a GitHub user, or queued to their wallet); each paid at most once.
+  const escrowedTips: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
+  const tipCount = (await ctx.chain.client.readContract({ address: contract, abi: RepoRewardsAbi, functionName: "nextTipId" })) as bigint;
+  for (let id = 1n; id <= tipCount; id++) {
+    const tip = await ctx.chain.client.readContract({ address: contract, abi: RepoRewardsAbi, functionName: "getTip", args: [id] });
+    if (tip.status === 1 || tip.status === 2) escrowedTips[CURRENCIES[tip.currency]!] += tip.amount;
+    seen.add(`tip status ${tip.status}`);
+  }
+  const tipsPaid = (await db.select().from(chainEvents).where(eq(chainEvents.name, "TipPaid"))).map((e) => (JSON.parse(e.args) as { tipId: string }).tipId);
+  expect(new Set(tipsPaid).size).toBe(tipsPaid.length);
   for (const c of CURRENCIES) {
-    // The contract holds the pools, the bounties and the funders' shares it owes, and nothing else (fees left at funding time).
-    expect({ c, held: held[c] }).toEqual({ c, held: pool[c] + owedByBounties[c] });
+    // The contract holds the pools, the bounties and the funders' shares it owes, the escrowed tips, and nothing else (fees left at funding time).
+    expect({ c, held: held[c] }).toEqual({ c, held: pool[c] + owedByBounties[c] + escrowedTips[c] });
     const owed = await ctx.chain.client.readContract({ address: contract, abi: RepoRewardsAbi, functionName: "owed", args: [CURRENCIES.indexOf(c)] });
     expect({ c, owed }).toEqual({ c, owed: held[c] });
     // The platform's states account for every open bounty, each in one state.
@@ -291,7 +339,7 @@ async function checkInvariants() {
   }
 }
 
-test("any sequence of fund, allocate, register, close, reopen, merge, release, cancel, withdraw, sign-up, boosts and expiries keeps the money accounted for", async () => {
+test("any sequence of fund, allocate, register, close, reopen, merge (co-authored or not), release, cancel, withdraw, sign-up, boosts, expiries, split releases and tips keeps the money accounted for", async () => {
   // Some money in each pool to start, so allocations are not all refused.
   for (const [c, amount] of [["XDC", "20"], ["ROXN", "20"], ["USDC", "20"]] as const) await run({ kind: "fund", currency: c, amount }, []);
   await settle();
@@ -303,7 +351,7 @@ test("any sequence of fund, allocate, register, close, reopen, merge, release, c
     { kind: "boost", slot: 0, funder: "bob", currency: "XDC", amount: "1" },
     { kind: "cancel", slot: 0 },
     { kind: "boost", slot: 0, funder: "dave", currency: "XDC", amount: "2.5" },
-    { kind: "merge", slot: 0, author: "bob" },
+    { kind: "merge", slot: 0, author: "bob", coAuthor: null },
   ];
   const preludeIssues: number[] = [];
   for (const command of prelude) {
@@ -325,7 +373,7 @@ test("any sequence of fund, allocate, register, close, reopen, merge, release, c
         steps++;
       }
     }),
-    { numRuns: 25, endOnFailure: true },
+    { numRuns: 25, endOnFailure: true, ...(process.env.LIFECYCLE_SEED ? { seed: Number(process.env.LIFECYCLE_SEED) } : {}) },
   );
   console.log(`lifecycle property: ${steps} steps over ${issues.length} issues; reached ${[...seen].sort().join(", ")}`);
   expect(steps).toBeGreaterThan(0);
