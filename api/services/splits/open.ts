@@ -74,7 +74,8 @@ export async function openSplit(
         authorGithubId: author.id,
         authorLogin: author.login,
         currency: bounty.currency,
-        amount: bounty.amount,
+        // The whole bounty (pool's share + funders' shares) as the chain states it: the mirror's amount is the pool's share.
+        amount: input.onChain?.amount ?? bounty.amount,
         releaseAt: new Date(now + deps.env.SPLIT_RELEASE_WINDOW_MS),
         unresolved: JSON.stringify(input.unresolved),
         createdAt: new Date(now),

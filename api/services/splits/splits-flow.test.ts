@@ -285,4 +285,17 @@ describe("a merged pull request with co-authors", () => {
     await releaseDueSplits(stack.t.ctx, { now: Date.now() + WINDOW_MS + 1000, owner: "test" });
     expect(await payoutsOf(issue)).toHaveLength(1);
   }, 90_000);
+
+  test("the window shows the shares of the whole bounty: the pool's share and the funders' shares", async () => {
+    const issue = await bountiedIssue("Boosted and shared", "3");
+    const boosted = await call(stack.t, `/api/funding/issues/alice/xdc-explorer-lite/${issue}/boosts`, { as: alice, body: { currency: "XDC", amount: "2" }, headers: { "Idempotency-Key": key() } });
+    expect(boosted.status, await boosted.clone().text()).toBe(200);
+    const details = () => stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(LITE.id), BigInt(issue)] });
+    await eventually(async () => ((await details()).boosted > 0n ? true : undefined), 20_000, "the boost on-chain");
+    // dave never signs up in this file: his share would be held, so this split pays nobody in the other tests' passes.
+    await coAuthoredMerge(issue, "Co-authored-by: Dave Newcomer <1004+dave@users.noreply.github.com>");
+    const split = await (await splitOfIssue(issue)).json();
+    expect(split).toMatchObject({ currency: "XDC", amount: "4.99" });
+    expect(split.shares.map((s: { login: string; amount: string }) => [s.login, s.amount])).toEqual([["bob", "2.495"], ["dave", "2.495"]]);
+  }, 60_000);
 });
