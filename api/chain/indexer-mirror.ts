@@ -1,37 +1,92 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import { labelsColumn } from "../services/explore/search.ts";
-import { payoutFacts, recordBountyChange } from "../services/reliability/record.ts";
+import { payoutFacts, recordBountyChange, type CountedBounty } from "../services/reliability/record.ts";
 import { bounties, chainEvents, chainTransactions, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
 
 /**
- * How the rewards contract's events become the database's mirror (api/chain/indexer.ts reads them): a bounty is
- * the state its last event states (each bounty event carries the whole of it), a pool is what the contract's own
- * view says plus what its open bounties lock. The same writes serve a batch of new events and a rebuild from the
- * stored events after a reorganisation.
+ * How the rewards contract's events become the database's mirror (api/chain/indexer.ts reads them). A bounty
+ * row is the pool's bounty on an issue: it starts with the pool's allocation (BountyAllocated) and follows the
+ * contract's bounty from there, event by event, from the row as it was (a batch) or from the issue's last
+ * allocation (a rebuild from the stored events after a reorganisation). A pool is what the contract's own view
+ * says plus what its bounties lock of it. The same writes serve a batch of new events and a rebuild.
+ *
+ * What `bounties.amount` means (docs/design.md, "The bounty's amount in the mirror"), as every reader uses it:
+ * - open: the pool's share on the issue (0 once the pool manager took it back with `cancelPoolShare`: the bounty
+ *   stays open on its funders' shares). The funders' active shares (bounty_boosts) are on top of it: the total
+ *   shown is amount + boosted (api/services/funding/funders-read.ts);
+ * - queued or paid: the whole payout (pool's share + funders' shares), as OutflowQueued and BountyPaid carry it,
+ *   the funders' shares being part of the payout (the contributors' totals count it);
+ * - cancelled: the pool's share that went back to the pool (0 when it had gone back before).
+ * A bounty funded by boosts alone (a community bounty, api/services/funding/community.ts) has no row: the pool
+ * has nothing on it. The pool's locked amount (repository_pools.allocated) is the pool's shares of its open and
+ * queued bounties, as the contract's getBountyDetails(...).poolShare states them.
  */
 export const CURRENCY_BY_INDEX: Currency[] = ["XDC", "ROXN", "USDC"];
 /**
- * A bounty's status after each of its events. A payout over the contract's
- * daily cap is queued (OutflowQueued, then BountyPaid when it runs, or
- * OutflowCancelled when the guardian drops it and the bounty is open again);
- * withdrawals' outflow events carry issue number 0 and touch no bounty.
+ * The events that move a pool's bounty. A payout over the contract's daily cap (or young money, or a new
+ * address) is queued (OutflowQueued, then BountyPaid when it runs, or OutflowCancelled when the guardian drops
+ * it and the bounty is open again); withdrawals' outflow events carry issue number 0 and touch no bounty, tips'
+ * carry repository 0. BountyBoosted, BoostRefunded and BountySharePaid leave the pool's share as it is (the
+ * funders' shares are bounty_boosts' rows; a split's shares sum to BountyPaid's amount).
  */
-const STATUS_AFTER: Record<string, BountyStatus> = {
-  BountyAllocated: "open",
-  BountyPaid: "paid",
-  BountyCancelled: "cancelled",
-  OutflowQueued: "queued",
-  OutflowCancelled: "open",
-};
-const BOUNTY_EVENTS = Object.keys(STATUS_AFTER);
+const BOUNTY_EVENTS = ["BountyAllocated", "PoolShareCancelled", "OutflowQueued", "OutflowCancelled", "BountyPaid", "BountyCancelled"];
 
 export type ParsedEvent = { eventName: string; args: unknown; transactionHash: Hex; blockNumber: bigint; logIndex: number };
 
+/** A bounty row as the events make it. */
+interface Mirrored {
+  status: BountyStatus;
+  currency: Currency;
+  /** As `bounties.amount` means it (above). */
+  amount: bigint;
+  /** The pool's share the contract holds for it (getBountyDetails' poolShare while open or queued). */
+  poolShare: bigint;
+  recipient: string | null;
+  /** The allocation that started the row, when it is among the events folded. */
+  allocated?: ParsedEvent;
+  /** Whether `allocated` joined an open bounty of the same row (its pool's share had been taken back). */
+  joined?: boolean;
+  paid?: ParsedEvent;
+  closed?: ParsedEvent;
+}
+
+type EventArgs = { currency: number; amount: bigint; contributor?: Address; to?: Address };
+
+/** The row after one event; events of a bounty the pool has no row for (cancelled, or boosts only) change nothing until it allocates. */
+function step(state: Mirrored | undefined, e: ParsedEvent): Mirrored | undefined {
+  const args = e.args as EventArgs;
+  if (e.eventName === "BountyAllocated") {
+    const currency = CURRENCY_BY_INDEX[args.currency]!;
+    return { status: "open", currency, amount: args.amount, poolShare: args.amount, recipient: null, allocated: e, joined: state?.status === "open" };
+  }
+  if (!state || state.status === "cancelled") return state;
+  switch (e.eventName) {
+    case "PoolShareCancelled":
+      return { ...state, amount: 0n, poolShare: 0n };
+    case "OutflowQueued":
+      return { ...state, status: "queued", amount: args.amount, recipient: args.to ?? null };
+    case "OutflowCancelled":
+      return { ...state, status: "open", amount: state.poolShare, recipient: null };
+    case "BountyPaid":
+      return { ...state, status: "paid", amount: args.amount, recipient: args.contributor ?? null, paid: e, closed: e };
+    case "BountyCancelled":
+      return { ...state, status: "cancelled", amount: state.poolShare, poolShare: 0n, recipient: null, closed: e };
+    default:
+      return state;
+  }
+}
+
+const ofIssue = (e: ParsedEvent, repoId: bigint, issueNumber: bigint) => {
+  const args = e.args as { repoId?: bigint; issueNumber?: bigint };
+  return BOUNTY_EVENTS.includes(e.eventName) && args.repoId === repoId && args.issueNumber === issueNumber;
+};
+
 /**
- * Writes an issue's bounty as its last event in `events` states (the whole history, or a batch: every bounty event
- * carries the bounty's currency and amount, and the contributor when paid); removes it when `events` hold none.
+ * Writes an issue's bounty as `events` leave it: a batch of new events (all issues'; this issue's are applied in
+ * order to the row as it is), or with `removeWhenNone` the issue's stored history from its last allocation (a
+ * rebuild: applied from nothing; the row goes when they hold no allocation).
  */
 export async function writeBounty(
   tx: Database,
@@ -42,9 +97,7 @@ export async function writeBounty(
   updatedBlock: number,
   options: { removeWhenNone?: boolean } = {},
 ): Promise<void> {
-  // A bounty's state after the batch is what its last event says: the contract emits one event for every
-  // change of a bounty, carrying its currency and amount (and the contributor, when paid).
-  const last = lastEvent(events, BOUNTY_EVENTS, repoId, issueNumber);
+  const mine = events.filter((e) => ofIssue(e, repoId, issueNumber));
   const where = and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, Number(issueNumber)));
   // The sponsor's record moves by the difference (api/services/reliability/record.ts).
   const [before] = await tx
@@ -52,24 +105,46 @@ export async function writeBounty(
     .from(bounties)
     .where(where)
     .limit(1);
-  if (!last) {
-    if (options.removeWhenNone) {
-      await tx.delete(bounties).where(where);
-      await recordBountyChange(tx, Number(repoId), before, undefined);
-    }
+  if (options.removeWhenNone && !mine.some((e) => e.eventName === "BountyAllocated")) {
+    await tx.delete(bounties).where(where);
+    await recordBountyChange(tx, Number(repoId), before, undefined);
     return;
   }
-  const { currency: currencyIndex, amount, contributor, to: queuedTo } = last.args as { currency: number; amount: bigint; contributor?: Address; to?: Address };
-  const status = STATUS_AFTER[last.eventName]!;
-  const allocated = lastEvent(events, "BountyAllocated", repoId, issueNumber);
-  const paid = lastEvent(events, "BountyPaid", repoId, issueNumber);
-  const closedEvent = paid ?? lastEvent(events, "BountyCancelled", repoId, issueNumber);
-  const intent = allocated ? await allocationIntent(tx, allocated.transactionHash) : undefined;
+  if (!mine.length) return;
+  // Where the fold starts: nothing (a rebuild), or the row as it is (its pool's share is its amount while open; a
+  // queued row's is read from the stored events before this batch, for a payout the guardian may drop).
+  let state: Mirrored | undefined =
+    options.removeWhenNone || !before
+      ? undefined
+      : {
+          status: before.status,
+          currency: before.currency,
+          amount: before.amount,
+          poolShare: before.status === "open" ? before.amount : before.status === "queued" ? await storedPoolShare(tx, repoId, issueNumber, mine[0]) : 0n,
+          recipient: before.recipient,
+        };
+  // The record counts each row as it ends: a bounty cancelled and allocated again in one batch is two rows.
+  let counted: CountedBounty | undefined = before;
+  for (const e of mine) {
+    const next = step(state, e);
+    if (next?.allocated === e && !next.joined && state) {
+      // A new row replaces one that ended (cancelled): that one stays counted as it ended.
+      const closedAt = state.closed ? (blockTimes.get(state.closed.blockNumber) ?? null) : (before?.closedAt ?? null);
+      await recordBountyChange(tx, Number(repoId), counted, countedOf(state, closedAt));
+      counted = undefined;
+    }
+    state = next;
+  }
+  if (!state) return;
+  const status = state.status;
+  const allocated = state.allocated;
+  const paid = state.paid;
+  const closedEvent = state.closed;
   const values = {
-    currency: CURRENCY_BY_INDEX[currencyIndex]!,
-    amount,
+    currency: state.currency,
+    amount: state.amount,
     status,
-    recipient: status === "paid" ? (contributor ?? null) : status === "queued" ? (queuedTo ?? null) : null,
+    recipient: status === "paid" || status === "queued" ? state.recipient : null,
     updatedBlock,
     updatedAt: new Date(),
     ...(closedEvent ? { closedAt: blockTimes.get(closedEvent.blockNumber) ?? new Date() } : {}),
@@ -79,13 +154,17 @@ export async function writeBounty(
   const samePayout = before?.status === "paid" && paid && before.paidTx === paid.transactionHash;
   const facts =
     status !== "paid" || !paid
-      ? { paidAfterMs: null, paidAutomatically: null }
+      ? status === "paid" && before?.status === "paid"
+        ? { paidAfterMs: before.paidAfterMs, paidAutomatically: before.paidAutomatically }
+        : { paidAfterMs: null, paidAutomatically: null }
       : samePayout
         ? { paidAfterMs: before.paidAfterMs, paidAutomatically: before.paidAutomatically }
         : await payoutFacts(tx, { repoId: Number(repoId), issueNumber: Number(issueNumber), paidTx: paid.transactionHash, paidAt: blockTimes.get(paid.blockNumber) ?? new Date() });
   Object.assign(values, facts);
   if (allocated) {
-    // A new allocation (also after a cancellation) starts a fresh row.
+    // A new allocation (also after a cancellation) starts a fresh row; one that joins the open bounty its pool's
+    // share had left updates the row to it.
+    const intent = await allocationIntent(tx, allocated.transactionHash);
     const fresh = {
       ...values,
       allocatedTx: allocated.transactionHash,
@@ -100,26 +179,43 @@ export async function writeBounty(
       .insert(bounties)
       .values({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), ...fresh })
       .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: fresh });
-    // A new allocation replaces the row of an earlier, cancelled bounty: that one stays counted as it ended.
-    const replaced = before && before.allocatedTx !== allocated.transactionHash;
-    await recordBountyChange(tx, Number(repoId), replaced ? undefined : before, { status, currency: values.currency, amount, recipient: values.recipient, ...facts, closedAt: fresh.closedAt });
-  } else {
+    await recordBountyChange(tx, Number(repoId), counted, { status, currency: values.currency, amount: values.amount, recipient: values.recipient, ...facts, closedAt: fresh.closedAt });
+  } else if (before) {
     await tx.update(bounties).set(values).where(where);
-    if (before) {
-      await recordBountyChange(tx, Number(repoId), before, { status, currency: values.currency, amount, recipient: values.recipient, ...facts, closedAt: values.closedAt ?? before.closedAt });
-    }
+    await recordBountyChange(tx, Number(repoId), counted, { status, currency: values.currency, amount: values.amount, recipient: values.recipient, ...facts, closedAt: values.closedAt ?? before.closedAt });
   }
 }
 
-/** A repository's pool as the contract states it, with what its open bounties lock. */
+function countedOf(state: Mirrored, closedAt: Date | null): CountedBounty {
+  return { status: state.status, currency: state.currency, amount: state.amount, recipient: state.status === "paid" || state.status === "queued" ? state.recipient : null, paidAfterMs: null, paidAutomatically: null, closedAt };
+}
+
+/**
+ * The pool's share of an issue's bounty as the stored events state it (before `until`, when given): what a queued
+ * payout's bounty gives back to open when the guardian drops it, and what it locks of its pool meanwhile.
+ */
+async function storedPoolShare(tx: Database, repoId: bigint, issueNumber: bigint, until?: ParsedEvent): Promise<bigint> {
+  const stored = await tx
+    .select()
+    .from(chainEvents)
+    .where(and(isNull(chainEvents.oldChain), eq(chainEvents.repoId, Number(repoId)), eq(chainEvents.issueNumber, Number(issueNumber))))
+    .orderBy(asc(chainEvents.blockNumber), asc(chainEvents.logIndex));
+  const before = until ? stored.filter((e) => e.blockNumber < Number(until.blockNumber) || (e.blockNumber === Number(until.blockNumber) && e.logIndex < until.logIndex)) : stored;
+  let state: Mirrored | undefined;
+  for (const e of before.map(parsedFromStored)) if (ofIssue(e, repoId, issueNumber)) state = step(state, e);
+  return state && (state.status === "open" || state.status === "queued") ? state.poolShare : 0n;
+}
+
+/** A repository's pool as the contract states it, with what its open and queued bounties lock of it (their pool's shares). */
 export async function writePool(tx: Database, repoId: bigint, [xdc, roxn, usdc]: readonly [bigint, bigint, bigint]): Promise<void> {
-  const open = await tx
-    .select({ currency: bounties.currency, amount: bounties.amount })
+  const live = await tx
+    .select({ issueNumber: bounties.issueNumber, status: bounties.status, currency: bounties.currency, amount: bounties.amount })
     .from(bounties)
     .where(and(eq(bounties.githubRepoId, Number(repoId)), inArray(bounties.status, ["open", "queued"])));
-  const locked = (c: Currency) => open.filter((b) => b.currency === c).reduce((sum, b) => sum + b.amount, 0n);
+  const locked: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
+  for (const b of live) locked[b.currency] += b.status === "open" ? b.amount : await storedPoolShare(tx, repoId, BigInt(b.issueNumber));
   for (const [currency, balance] of [["XDC", xdc], ["ROXN", roxn], ["USDC", usdc]] as [Currency, bigint][]) {
-    const set = { balance, allocated: locked(currency), updatedAt: new Date() };
+    const set = { balance, allocated: locked[currency], updatedAt: new Date() };
     await tx
       .insert(repositoryPools)
       .values({ githubRepoId: Number(repoId), currency, ...set })

@@ -157,12 +157,79 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     // Nothing paid twice: another pass, and each boost has exactly one confirmed refund.
     await refundDueBoosts(stack.t.ctx, Date.now() + 3 * DAY);
     expect((await balance(carolAddress)) - carolBefore).toBe(parseEther("2.985"));
-    const refunds = await stack.t.ctx.database.db
-      .select()
-      .from(chainTransactions)
-      .where(and(eq(chainTransactions.kind, "refund_boost"), eq(chainTransactions.issueNumber, issue), eq(chainTransactions.status, "confirmed")));
-    expect(refunds).toHaveLength(2);
+    // (The boost row turns refunded from the indexed event, which can come before the outbox marks its transaction confirmed.)
+    const confirmedRefunds = () =>
+      stack.t.ctx.database.db
+        .select()
+        .from(chainTransactions)
+        .where(and(eq(chainTransactions.kind, "refund_boost"), eq(chainTransactions.issueNumber, issue), eq(chainTransactions.status, "confirmed")));
+    await eventually(async () => ((await confirmedRefunds()).length >= 2 ? true : undefined), 30_000, "both refunds confirmed");
+    expect(await confirmedRefunds()).toHaveLength(2);
   }, 120_000);
+
+  test("the pool manager's cancel of a boosted bounty takes back the pool's share only; a not-planned closure then refunds the funder exactly", async () => {
+    const issue = await openIssue("Cancel only the pool's part");
+    const details = async () => stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(LITE.id), BigInt(issue)] });
+    const poolInfo = async () => (await call(stack.t, `/api/blockchain/pool-info/${LITE.id}`)).json();
+    expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${issue}`, { bountyAmount: "5", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
+    await eventually(async () => ((await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).status === 200 ? true : undefined), 30_000, "bounty mirrored");
+    expect((await boost(carol, issue, { currency: "XDC", amount: "2" })).status).toBe(200);
+    await until(issue, "carol's boost active", (rows) => rows.length === 1 && rows[0]!.status === "active");
+    const poolBefore = parseEther((await poolInfo()).xdcPoolRewards);
+
+    const cancelled = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName });
+    expect(cancelled.status).toBe(200);
+    expect((await cancelled.json()).message).toContain("the funders' shares stay on the issue");
+    // On-chain: still open, on carol's share alone; the pool has its 5 XDC back.
+    const after = await details();
+    expect({ status: after.status, poolShare: after.poolShare, boosted: after.boosted, amount: after.amount }).toEqual({ status: 1, poolShare: 0n, boosted: parseEther("1.99"), amount: parseEther("1.99") });
+    expect(await shareOnChain(issue, carolAddress)).toBe(parseEther("1.99"));
+    expect((await boostRows(issue))[0]!.status).toBe("active");
+    // The mirror says the same: the pool's share is 0, the funders' shares on top; the pool holds the 5 XDC again.
+    const info = await poolInfo();
+    expect(parseEther(info.xdcPoolRewards) - poolBefore).toBe(parseEther("5"));
+    expect(info.issues.find((b: { issueId: number }) => b.issueId === issue)).toMatchObject({ status: "open", xdcAmount: "0", boosted: "1.99" });
+    // Nothing of the pool's is left to cancel.
+    expect((await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName })).status).toBe(409);
+
+    // Closed as not planned: the whole bounty ends and carol gets exactly her share back, once.
+    const carolBefore = await balance(carolAddress);
+    await stack.github.controls.closeIssue({ repo: LITE.fullName, number: issue, reason: "not_planned", actor: "alice" });
+    await until(issue, "carol refunded", (rows) => rows[0]?.status === "refunded");
+    expect((await balance(carolAddress)) - carolBefore).toBe(parseEther("1.99"));
+    expect((await details()).status).toBe(3);
+    await refundDueBoosts(stack.t.ctx, Date.now() + 3 * DAY);
+    expect((await balance(carolAddress)) - carolBefore).toBe(parseEther("1.99"));
+    expect(parseEther((await poolInfo()).xdcPoolRewards) - poolBefore).toBe(parseEther("5"));
+  }, 120_000);
+
+  test("closed as not planned, reopened, boosted again (a new round on-chain), closed as not planned again: the funder is refunded", async () => {
+    const issue = await openIssue("Twice not planned");
+    expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${issue}`, { bountyAmount: "1", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
+    await eventually(async () => ((await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).status === 200 ? true : undefined), 30_000, "bounty mirrored");
+    const status = async () => (await stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBounty", args: [BigInt(LITE.id), BigInt(issue)] }))[2];
+    await stack.github.controls.closeIssue({ repo: LITE.fullName, number: issue, reason: "not_planned", actor: "alice" });
+    await eventually(async () => ((await status()) === 3 ? true : undefined), 30_000, "first cancellation");
+    await stack.github.controls.reopenIssue({ repo: LITE.fullName, number: issue, actor: "alice" });
+    expect((await boost(carol, issue, { currency: "XDC", amount: "2" })).status).toBe(200);
+    await until(issue, "carol's boost active", (rows) => rows.length === 1 && rows[0]!.status === "active");
+    const carolBefore = await balance(carolAddress);
+    await stack.github.controls.closeIssue({ repo: LITE.fullName, number: issue, reason: "not_planned", actor: "alice" });
+    await until(issue, "carol refunded", (rows) => rows[0]?.status === "refunded");
+    expect((await balance(carolAddress)) - carolBefore).toBe(parseEther("1.99"));
+    expect(await status()).toBe(3);
+  }, 120_000);
+
+  test("the pool manager's cancel of a bounty without boosts ends it, as before", async () => {
+    const issue = await openIssue("Cancel a plain bounty");
+    expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${issue}`, { bountyAmount: "1", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
+    await eventually(async () => ((await call(stack.t, `/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).status === 200 ? true : undefined), 30_000, "bounty mirrored");
+    const cancelled = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName });
+    expect(cancelled.status).toBe(200);
+    expect((await cancelled.json()).message).toBe("Bounty cancelled; the amount is back in the pool");
+    const [, , status] = await stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBounty", args: [BigInt(LITE.id), BigInt(issue)] });
+    expect(status).toBe(3);
+  }, 60_000);
 
   test("the first boost of an issue without a bounty opens a community bounty in its currency; its funder takes it back", async () => {
     const issue = await openIssue("Export as CSV");

@@ -74,10 +74,12 @@ export async function handleIssues(ctx: Pick<AppContext, "env" | "database" | "l
     .select({ allocatedTx: bounties.allocatedTx })
     .from(bounties)
     .where(and(eq(bounties.githubRepoId, repo.id), eq(bounties.issueNumber, issue.number)));
+  // The contract's round too: boosts may start a new bounty after the pool's one ended (the mirror keeps its row).
+  const { round } = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(repo.id), BigInt(issue.number)] });
   const { tx } = await ctx.outbox.submitOnce({
     userId: null,
-    // One cancellation per allocation: a bounty set again later can be cancelled again.
-    idempotencyKey: `not-planned:${repo.id}:${issue.number}:${mirror?.allocatedTx ?? "unknown"}`,
+    // One cancellation per allocation and round: a bounty set again later can be cancelled again.
+    idempotencyKey: `not-planned:${repo.id}:${issue.number}:${mirror?.allocatedTx ?? "unknown"}:${round}`,
     request: { repoId: repo.id, issueNumber: issue.number },
     kind: "cancel_bounty",
     githubRepoId: repo.id,

@@ -1,3 +1,4 @@
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { eq } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
@@ -102,7 +103,9 @@ export async function handlePullRequest(ctx: Pick<AppContext, "env" | "database"
     // Co-authors share it: a release window opens instead of paying now (asked of GitHub once per pull request).
     people ??= await peopleOfPullRequest(ctx, repository, { number: pr.number, author: { id: pr.user.id, login: pr.user.login } });
     if (people.people.length > 1) {
-      await openSplit(ctx, { repository, issueNumber: issue.number, pullNumber: pr.number, people: people.people, unresolved: people.unresolved });
+      // The chain's round binds the split of a bounty funded by boosts alone (no pool's row in the mirror).
+      const { round } = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(repository.githubRepoId), BigInt(issue.number)] });
+      await openSplit(ctx, { repository, issueNumber: issue.number, pullNumber: pr.number, people: people.people, unresolved: people.unresolved, onChain: { currency: bounty.currency, amount: bounty.amount, round } });
       continue;
     }
     if (!wallet) {

@@ -6,6 +6,7 @@ import { eventually, startTestStack, type TestStack } from "../../../testing/sta
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions } from "../../../db/schema/index.ts";
 import { startMailSink, type MailSink } from "../../../testing/dev-tools.ts";
+import { refundDueBoosts } from "../funding/boosts.ts";
 
 /**
  * Bounties awaiting the pool manager's decision (issue 11): an issue closed
@@ -191,6 +192,39 @@ describe("closed as not planned while a contributor works on it", () => {
     expect(second.status).toBe(409);
     expect((await second.json()).message).toBe("There is no open bounty on this issue.");
   }, 90_000);
+
+  test("with a funder on it: the pool manager's cancel of the closed issue's bounty ends it as a whole (not the pool's share only), and the funder gets exactly their share back", async () => {
+    const issue = await bountiedIssue("Dropped with a funder on it");
+    const carol = await stack.signUp("carol", "contributor");
+    await stack.chain.fund(carol.wallet, { xdc: "20" });
+    const boosted = await call(stack.t, `/api/funding/issues/alice/xdc-explorer-lite/${issue}/boosts`, { as: carol, body: { currency: "XDC", amount: "2" }, headers: { "Idempotency-Key": key() } });
+    expect(boosted.status, await boosted.clone().text()).toBe(200);
+    const { client, config } = stack.t.ctx.chain;
+    const details = () => client.readContract({ address: config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(LITE.id), BigInt(issue)] });
+    await eventually(async () => ((await details()).boosted > 0n ? true : undefined), 20_000, "carol's boost on-chain");
+    await bobWorksOn(issue);
+    await eventually(async () => ((await client.readContract({ address: config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(LITE.id), BigInt(issue)] })).length > 0 ? true : undefined), 20_000, "bob's claim on-chain");
+    await stack.github.controls.closeIssue({ repo: LITE.fullName, number: issue, reason: "not_planned", actor: "alice" });
+    await waitState(issue, "awaiting");
+    const before = await xdcPool();
+    const requested = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName });
+    expect(requested.status, await requested.clone().text()).toBe(200);
+    expect((await details()).cancelWhole).toBe(true);
+    const delay = (await client.readContract({ address: config.contracts.rewards, abi: RepoRewardsAbi, functionName: "CLAIM_CANCEL_DELAY" })) as bigint;
+    await stack.chain.rpc("evm_increaseTime", [Number(delay) + 1]);
+    await stack.chain.rpc("evm_mine");
+    const cancelled = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName });
+    expect(cancelled.status, await cancelled.clone().text()).toBe(200);
+    expect((await cancelled.json()).message).toBe("Bounty cancelled; the amount is back in the pool");
+    expect((await details()).status).toBe(3);
+    await eventually(async () => ((await xdcPool()) === before + parseEther("3") ? true : undefined), 20_000, "back in the pool");
+    // The hourly pass refunds carol exactly her share, once.
+    const carolBefore = await client.getBalance({ address: carol.wallet });
+    await refundDueBoosts(stack.t.ctx);
+    await eventually(async () => ((await client.getBalance({ address: carol.wallet })) - carolBefore === parseEther("1.99") ? true : undefined), 20_000, "carol refunded");
+    await refundDueBoosts(stack.t.ctx);
+    expect((await client.getBalance({ address: carol.wallet })) - carolBefore).toBe(parseEther("1.99"));
+  }, 120_000);
 
   test("with nobody on it, it goes straight back to the pool", async () => {
     const issue = await bountiedIssue("Dropped, nobody on it");

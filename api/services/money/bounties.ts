@@ -490,7 +490,15 @@ function isUnique(err: unknown): boolean {
  * Beyond the spec, so money is never stuck: the pool manager can cancel an
  * unpaid bounty back to the pool while nobody has registered to work on it,
  * or when it awaits their decision (its issue closed); never one held for
- * the person who earned it.
+ * the person who earned it. The pool manager cancels the pool's part (issue 29):
+ * a bounty with funders' shares on it (the contract's `boosted`) is cancelled
+ * with `cancelPoolShare`, which takes the pool's share back and leaves the bounty
+ * open on its funders' shares (a community bounty); without them, `cancelBounty`
+ * ends it as before. A funder's share that lands between the check and the
+ * cancellation is refunded by the hourly pass (refundDueBoosts). A bounty awaiting
+ * their decision (its issue is closed) ends as a whole, and the hourly pass refunds
+ * every funder; closing the issue as not planned with nobody on it still cancels
+ * everything at once (github-events/issues.ts).
  */
 export async function cancelBounty(
   ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "indexer">,
@@ -507,16 +515,24 @@ export async function cancelBounty(
       await refuseWhileSettling(ctx, input.repoId, input.issueNumber);
       /** Someone claimed it on-chain: v2 only records the request; the hourly pass returns it after the delay (refunds.ts). */
       let refundRequest = false;
+      /** Funders' shares are on it: only the pool's share goes back (cancelPoolShare). */
+      let poolShareOnly = false;
       // First whether there is anything to cancel, then whether someone works on it.
       const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
       if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
+      const shares = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
+      if (shares.poolShare === 0n) throw conflict("The pool has nothing on this bounty: it is its funders' (each can take their own share back).", "Nothing of the pool's");
+      // Awaiting the pool manager's decision means the issue is closed: the whole bounty ends then, and the hourly pass
+      // refunds every funder (refundDueBoosts). A cancellation requested earlier (a claimed bounty) is completed as requested.
+      const awaiting = await isAwaiting(ctx, input.repoId, input.issueNumber);
+      poolShareOnly = shares.cancelReadyAt > 0n ? !shares.cancelWhole : shares.boosted > 0n && !awaiting;
       const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
       if (hold) throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it can no longer be cancelled.`, "Bounty held");
       if (await liveSplit(ctx, input.repoId, input.issueNumber)) throw conflict("A merged pull request earned this bounty and it is being shared among its authors: it can no longer be cancelled.", "Bounty being shared");
       // The contract's own record too (RepoRewards v2): a claimed bounty is refunded only after a visible delay.
       const onChainClaims = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
       // Awaiting the pool manager's decision (the issue is closed): cancelling is one of the two decisions, whoever registered.
-      if (!(await isAwaiting(ctx, input.repoId, input.issueNumber))) {
+      if (!awaiting) {
         const claims = await ctx.database.db
           .select({ userId: bountyClaims.userId })
           .from(bountyClaims)
@@ -542,20 +558,23 @@ export async function cancelBounty(
         kind: "cancel_bounty",
         githubRepoId: input.repoId,
         issueNumber: input.issueNumber,
-        intent: { repoId: input.repoId, issueNumber: input.issueNumber, refundRequest },
+        intent: { repoId: input.repoId, issueNumber: input.issueNumber, refundRequest, poolShareOnly },
         signer: { kind: "operator" },
         to: ctx.chain.config.contracts.rewards,
-        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
+        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: poolShareOnly ? "cancelPoolShare" : "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
         },
         { replayChecked: true },
       );
       return submitted;
     });
   }
-  const requested = (JSON.parse(tx.intent) as { refundRequest?: boolean }).refundRequest === true;
+  const intent = JSON.parse(tx.intent) as { refundRequest?: boolean; poolShareOnly?: boolean };
+  const requested = intent.refundRequest === true;
   const messages = requested
-    ? { pending: "Refund request submitted", confirmed: "Refund requested: a contributor claimed this bounty, so it returns to the pool after the contract's delay", failedTitle: "Failed to cancel bounty" }
-    : { pending: "Cancellation submitted", confirmed: "Bounty cancelled; the amount is back in the pool", failedTitle: "Failed to cancel bounty" };
+    ? { pending: "Refund request submitted", confirmed: `Refund requested: a contributor claimed this bounty, so ${intent.poolShareOnly ? "the pool's share" : "it"} returns to the pool after the contract's delay`, failedTitle: "Failed to cancel bounty" }
+    : intent.poolShareOnly
+      ? { pending: "Cancellation submitted", confirmed: "The pool's share is back in the pool; the funders' shares stay on the issue as a community bounty", failedTitle: "Failed to cancel bounty" }
+      : { pending: "Cancellation submitted", confirmed: "Bounty cancelled; the amount is back in the pool", failedTitle: "Failed to cancel bounty" };
   const settled = await ctx.outbox.waitForSettled(tx, BOUNTY_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return transactionResult(ctx, settled, messages);

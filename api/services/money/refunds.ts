@@ -25,8 +25,11 @@ export async function completeDueRefunds(ctx: Pick<AppContext, "database" | "cha
   for (const { repoId, issueNumber } of requested) {
     if (repoId === null || issueNumber === null) continue;
     const read = { address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi } as const;
-    const readyAt = await ctx.chain.client.readContract({ ...read, functionName: "cancelReadyAt", args: [BigInt(repoId), BigInt(issueNumber)] });
+    const { cancelReadyAt: readyAt, cancelWhole } = await ctx.chain.client.readContract({ ...read, functionName: "getBountyDetails", args: [BigInt(repoId), BigInt(issueNumber)] });
     if (readyAt === 0n || readyAt > nowSeconds) continue;
+    // The same call that requested it (v3): cancelBounty for the whole bounty, cancelPoolShare for the pool's share
+    // (the other would request anew and restart the delay).
+    const functionName = cancelWhole ? "cancelBounty" : "cancelPoolShare";
     await ctx.outbox.submitOnce({
       userId: null,
       idempotencyKey: `refund:${repoId}:${issueNumber}:${readyAt}`,
@@ -37,7 +40,7 @@ export async function completeDueRefunds(ctx: Pick<AppContext, "database" | "cha
       intent: { repoId, issueNumber, reason: "requested refund of a claimed bounty, delay over" },
       signer: { kind: "operator" },
       to: ctx.chain.config.contracts.rewards,
-      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "cancelBounty", args: [BigInt(repoId), BigInt(issueNumber)] }),
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName, args: [BigInt(repoId), BigInt(issueNumber)] }),
     });
     sent++;
   }

@@ -13,7 +13,7 @@
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { bounties, chainTransactions, payoutSplits, payoutSplitShares, type PayoutSplit, type Repository } from "../../../db/schema/index.ts";
+import { bounties, chainTransactions, payoutSplits, payoutSplitShares, type Currency, type PayoutSplit, type Repository } from "../../../db/schema/index.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { notFound } from "../../errors.ts";
@@ -29,13 +29,32 @@ type Deps = Pick<AppContext, "database" | "env" | "log" | "changes">;
  */
 export async function openSplit(
   deps: Deps,
-  input: { repository: Pick<Repository, "githubRepoId">; issueNumber: number; pullNumber: number; people: GitHubPerson[]; unresolved: CoAuthorTrailer[]; now?: number },
+  input: {
+    repository: Pick<Repository, "githubRepoId">;
+    issueNumber: number;
+    pullNumber: number;
+    people: GitHubPerson[];
+    unresolved: CoAuthorTrailer[];
+    now?: number;
+    /**
+     * The open bounty as the chain states it, with its round. A bounty the pool has no share in this round (funded by
+     * boosts alone: a community bounty, or a round boosts started after the pool's bounty ended) has no open row in the
+     * mirror (docs/design.md): its split is bound to its on-chain round instead of an allocation.
+     */
+    onChain?: { currency: Currency; amount: bigint; round: bigint };
+  },
 ): Promise<PayoutSplit | undefined> {
   const db = deps.database.db;
   const repoId = input.repository.githubRepoId;
-  const [bounty] = await db.select().from(bounties).where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, input.issueNumber))).limit(1);
+  const [row] = await db.select().from(bounties).where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, input.issueNumber))).limit(1);
+  const bounty =
+    row?.status === "open"
+      ? row
+      : input.onChain && (!row || row.status === "cancelled")
+        ? { allocatedTx: `round:${input.onChain.round}`, currency: input.onChain.currency, amount: input.onChain.amount }
+        : undefined;
   // The indexer mirrors the allocation from its confirmed block; the webhook is retried until it has.
-  if (!bounty || bounty.status !== "open") throw new Error(`split: no open bounty mirrored for ${repoId}#${input.issueNumber} yet`);
+  if (!bounty) throw new Error(`split: no open bounty mirrored for ${repoId}#${input.issueNumber} yet`);
   const author = input.people[0]!;
   const now = input.now ?? Date.now();
   const opened = await db.transaction(async (tx) => {
@@ -55,7 +74,8 @@ export async function openSplit(
         authorGithubId: author.id,
         authorLogin: author.login,
         currency: bounty.currency,
-        amount: bounty.amount,
+        // The whole bounty (pool's share + funders' shares) as the chain states it: the mirror's amount is the pool's share.
+        amount: input.onChain?.amount ?? bounty.amount,
         releaseAt: new Date(now + deps.env.SPLIT_RELEASE_WINDOW_MS),
         unresolved: JSON.stringify(input.unresolved),
         createdAt: new Date(now),

@@ -259,4 +259,43 @@ describe("a merged pull request with co-authors", () => {
     expect(await payoutsOf(issue)).toHaveLength(1);
   }, 120_000);
 
+
+  test("a merge co-authored on a bounty funded by boosts alone (no pool's bounty) is shared too, once", async () => {
+    const frank = await stack.signUp("frank", "contributor");
+    const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: "Community fix", author: "alice" });
+    const issue = (opened.issue as { number: number }).number;
+    const boosted = await call(stack.t, `/api/funding/issues/alice/xdc-explorer-lite/${issue}/boosts`, { as: alice, body: { currency: "XDC", amount: "4" }, headers: { "Idempotency-Key": key() } });
+    expect(boosted.status, await boosted.clone().text()).toBe(200);
+    const details = () => stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(LITE.id), BigInt(issue)] });
+    await eventually(async () => ((await details()).boosted > 0n ? true : undefined), 20_000, "the boost on-chain");
+    await stack.t.ctx.indexer.catchUp();
+    // The merge's delivery opens the split (it was retried forever: the split looked for the pool's mirrored bounty).
+    await coAuthoredMerge(issue, "Co-authored-by: Frank Fresh <1006+frank@users.noreply.github.com>");
+    expect((await splitOfIssue(issue)).status).toBe(200);
+    expect(await payoutsOf(issue)).toHaveLength(0);
+    const [tx] = await eventually(async () => {
+      await releaseDueSplits(stack.t.ctx, { now: Date.now() + WINDOW_MS + 1000, owner: "test" });
+      const rows = await payoutsOf(issue);
+      return rows[0]?.status === "confirmed" ? rows : undefined;
+    }, 30_000, "split payout confirmed");
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([
+      { recipient: bob.wallet.toLowerCase(), amount: parseEther("1.99") },
+      { recipient: frank.wallet.toLowerCase(), amount: parseEther("1.99") },
+    ]);
+    await releaseDueSplits(stack.t.ctx, { now: Date.now() + WINDOW_MS + 1000, owner: "test" });
+    expect(await payoutsOf(issue)).toHaveLength(1);
+  }, 90_000);
+
+  test("the window shows the shares of the whole bounty: the pool's share and the funders' shares", async () => {
+    const issue = await bountiedIssue("Boosted and shared", "3");
+    const boosted = await call(stack.t, `/api/funding/issues/alice/xdc-explorer-lite/${issue}/boosts`, { as: alice, body: { currency: "XDC", amount: "2" }, headers: { "Idempotency-Key": key() } });
+    expect(boosted.status, await boosted.clone().text()).toBe(200);
+    const details = () => stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(LITE.id), BigInt(issue)] });
+    await eventually(async () => ((await details()).boosted > 0n ? true : undefined), 20_000, "the boost on-chain");
+    // dave never signs up in this file: his share would be held, so this split pays nobody in the other tests' passes.
+    await coAuthoredMerge(issue, "Co-authored-by: Dave Newcomer <1004+dave@users.noreply.github.com>");
+    const split = await (await splitOfIssue(issue)).json();
+    expect(split).toMatchObject({ currency: "XDC", amount: "4.99" });
+    expect(split.shares.map((s: { login: string; amount: string }) => [s.login, s.amount])).toEqual([["bob", "2.495"], ["dave", "2.495"]]);
+  }, 60_000);
 });
