@@ -71,6 +71,7 @@ describe.if(canMount)("a full disk (an 8 MB tmpfs)", () => {
     // Every page of the log moved into the database file, so the next write must grow the log: the disk is asked.
     await t.ctx.database.client.execute("PRAGMA wal_checkpoint(TRUNCATE)");
     const before = await databaseDigest(t);
+    const linesBefore = t.log.lines.length; // the file's other tests log their own episodes (random order)
     const filler = fill(dir);
 
     for (let i = 0; i < 3; i++) {
@@ -78,7 +79,7 @@ describe.if(canMount)("a full disk (an 8 MB tmpfs)", () => {
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: STORAGE_FULL_MESSAGE });
     }
-    const logged = t.log.lines.map((l) => JSON.parse(l) as { level: string; msg: string });
+    const logged = t.log.lines.slice(linesBefore).map((l) => JSON.parse(l) as { level: string; msg: string });
     expect(logged.filter((l) => l.msg === "unhandled error")).toEqual([]);
     const warnings = logged.filter((l) => (l.level === "warn" || l.level === "error") && l.msg !== "request");
     expect(warnings.map((l) => l.msg)).toEqual(["storage full: writes are refused (503) until space returns"]);
@@ -106,6 +107,9 @@ describe.if(canMount)("a full disk (an 8 MB tmpfs)", () => {
     } finally {
       rmSync(filler);
     }
+    // With space again the next write succeeds and ends the episode (the file's other tests start without one).
+    expect((await t.app.request("/api/auth/github?returnTo=/repos")).status).toBe(302);
+    expect(t.log.lines.some((l) => l.includes('"msg":"storage writable again"'))).toBe(true);
   }, 60_000);
 });
 

@@ -148,7 +148,8 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
         installationId: installed.get(repo.owner) ?? null,
         registeredByUserId: alice,
         registeredAt,
-        updatedAt: registeredAt,
+        // Written now: the kept public list catches up on rows by this time (registeredAt tells the demo's story).
+        updatedAt: new Date(),
         githubCreatedAt: new Date(now - repo.createdDaysAgo * DAY_MS),
         githubUpdatedAt: registeredAt,
         defaultBranch: "main",

@@ -71,4 +71,25 @@ describe("the public repository list", () => {
       await t.ctx.database.db.update(repositories).set({ isPrivate: false, updatedAt: new Date(clock + 1_000) }).where(eq(repositories.githubRepoId, 5));
     }
   });
+  test("a repository written with an old updated_at while the list was kept comes in with its first pool change", async () => {
+    let clock = Date.now();
+    const cache = new PublicRepositoryListCache(t.ctx.database.db, () => clock);
+    await cache.list();
+    const db = t.ctx.database.db;
+    // As the demo seed wrote them before: the row's time is its story's (30 days ago), after the list was built.
+    const old = new Date(clock - 30 * 86_400_000);
+    await db.insert(repositories).values({
+      githubRepoId: 40, fullName: "acme/late", fullNameKey: "acme/late", owner: "acme", name: "late", htmlUrl: "https://github.com/x",
+      registeredAt: old, updatedAt: old,
+    });
+    try {
+      await db.insert(repositoryPools).values({ githubRepoId: 40, currency: "XDC", balance: parseEther("5"), updatedAt: new Date(clock) });
+      clock += 1_000;
+      const late = (await cache.list()).find((r) => r.id === 40);
+      expect(late?.pools.XDC).toBe(parseEther("5"));
+    } finally {
+      await db.delete(repositoryPools).where(eq(repositoryPools.githubRepoId, 40));
+      await db.delete(repositories).where(eq(repositories.githubRepoId, 40));
+    }
+  });
 });

@@ -93,6 +93,20 @@ export class PublicRepositoryListCache {
       this.entries.set(r.id, { id: r.id, githubRepoFullName: r.fullName, description: r.description, pools: entry?.pools ?? zero(), registeredAt: r.registeredAt });
       moved = true;
     }
+    // A pool that changed on a repository the list does not hold: the repository may have been written with an
+    // older `updated_at` than this look reaches (a row imported or seeded with its history's time) while the list
+    // was being built. It is read here, so its first pool change brings it in.
+    const unknown = [...new Set(pools.map((p) => p.id))].filter((id) => !this.entries.has(id) && !repos.some((r) => r.id === id));
+    for (let i = 0; i < unknown.length; i += CHUNK) {
+      const found = await this.db
+        .select({ id: repositories.githubRepoId, fullName: repositories.fullName, description: repositories.description, registeredAt: repositories.registeredAt })
+        .from(repositories)
+        .where(and(inArray(repositories.githubRepoId, unknown.slice(i, i + CHUNK)), eq(repositories.isPrivate, false), eq(repositories.isActive, true)));
+      for (const r of found) {
+        this.entries.set(r.id, { id: r.id, githubRepoFullName: r.fullName, description: r.description, pools: zero(), registeredAt: r.registeredAt });
+        moved = true;
+      }
+    }
     const poolIds = [...new Set([...pools.map((p) => p.id), ...repos.map((r) => r.id)])].filter((id) => this.entries.has(id));
     for (let i = 0; i < poolIds.length; i += CHUNK) {
       const slice = poolIds.slice(i, i + CHUNK);
