@@ -2,8 +2,8 @@ import { and, asc, eq, inArray, isNull } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import { labelsColumn } from "../services/explore/search.ts";
-import { payoutFacts, recordBountyChange, type CountedBounty } from "../services/reliability/record.ts";
-import { bounties, chainEvents, chainTransactions, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
+import { payoutFacts, recordBountyChange, type CountedBounty, type PayoutShare } from "../services/reliability/record.ts";
+import { bounties, bountyShares, chainEvents, chainTransactions, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
 
 /**
  * How the rewards contract's events become the database's mirror (api/chain/indexer.ts reads them). A bounty
@@ -105,9 +105,13 @@ export async function writeBounty(
     .from(bounties)
     .where(where)
     .limit(1);
+  // A split payout's shares, as the row was: a reorganisation that takes the payout back takes back every share.
+  const beforeShares = before?.status === "paid" ? await sharesOfRow(tx, repoId, issueNumber) : [];
+  const counted0: CountedBounty | undefined = before && { ...before, shares: beforeShares };
   if (options.removeWhenNone && !mine.some((e) => e.eventName === "BountyAllocated")) {
     await tx.delete(bounties).where(where);
-    await recordBountyChange(tx, Number(repoId), before, undefined);
+    await writeShares(tx, repoId, issueNumber, undefined, []);
+    await recordBountyChange(tx, Number(repoId), counted0, undefined);
     return;
   }
   if (!mine.length) return;
@@ -124,13 +128,16 @@ export async function writeBounty(
           recipient: before.recipient,
         };
   // The record counts each row as it ends: a bounty cancelled and allocated again in one batch is two rows.
-  let counted: CountedBounty | undefined = before;
+  let counted: CountedBounty | undefined = counted0;
   for (const e of mine) {
     const next = step(state, e);
     if (next?.allocated === e && !next.joined && state) {
       // A new row replaces one that ended (cancelled): that one stays counted as it ended.
       const closedAt = state.closed ? (blockTimes.get(state.closed.blockNumber) ?? null) : (before?.closedAt ?? null);
-      await recordBountyChange(tx, Number(repoId), counted, countedOf(state, closedAt));
+      // A paid one (a new round after the payout) keeps its shares as counted.
+      const ended = countedOf(state, closedAt);
+      if (ended.status === "paid") ended.shares = state.paid ? await storedShares(tx, repoId, issueNumber, state.paid.transactionHash) : beforeShares;
+      await recordBountyChange(tx, Number(repoId), counted, ended);
       counted = undefined;
     }
     state = next;
@@ -161,6 +168,10 @@ export async function writeBounty(
         ? { paidAfterMs: before.paidAfterMs, paidAutomatically: before.paidAutomatically }
         : await payoutFacts(tx, { repoId: Number(repoId), issueNumber: Number(issueNumber), paidTx: paid.transactionHash, paidAt: blockTimes.get(paid.blockNumber) ?? new Date() });
   Object.assign(values, facts);
+  // A split payout's shares: its BountySharePaid events (stored before the bounties are written); a row paid before
+  // this batch keeps its own.
+  const shares = status !== "paid" ? [] : paid && !samePayout ? await storedShares(tx, repoId, issueNumber, paid.transactionHash) : beforeShares;
+  if (allocated || before) await writeShares(tx, repoId, issueNumber, values.currency, shares);
   if (allocated) {
     // A new allocation (also after a cancellation) starts a fresh row; one that joins the open bounty its pool's
     // share had left updates the row to it.
@@ -179,15 +190,45 @@ export async function writeBounty(
       .insert(bounties)
       .values({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), ...fresh })
       .onConflictDoUpdate({ target: [bounties.githubRepoId, bounties.issueNumber], set: fresh });
-    await recordBountyChange(tx, Number(repoId), counted, { status, currency: values.currency, amount: values.amount, recipient: values.recipient, ...facts, closedAt: fresh.closedAt });
+    await recordBountyChange(tx, Number(repoId), counted, { status, currency: values.currency, amount: values.amount, recipient: values.recipient, shares, ...facts, closedAt: fresh.closedAt });
   } else if (before) {
     await tx.update(bounties).set(values).where(where);
-    await recordBountyChange(tx, Number(repoId), counted, { status, currency: values.currency, amount: values.amount, recipient: values.recipient, ...facts, closedAt: values.closedAt ?? before.closedAt });
+    await recordBountyChange(tx, Number(repoId), counted, { status, currency: values.currency, amount: values.amount, recipient: values.recipient, shares, ...facts, closedAt: values.closedAt ?? before.closedAt });
   }
 }
 
 function countedOf(state: Mirrored, closedAt: Date | null): CountedBounty {
   return { status: state.status, currency: state.currency, amount: state.amount, recipient: state.status === "paid" || state.status === "queued" ? state.recipient : null, paidAfterMs: null, paidAutomatically: null, closedAt };
+}
+
+/** The shares the mirror keeps for an issue's paid bounty (none: not a split payout). */
+async function sharesOfRow(tx: Database, repoId: bigint, issueNumber: bigint): Promise<PayoutShare[]> {
+  return tx
+    .select({ recipient: bountyShares.recipient, amount: bountyShares.amount })
+    .from(bountyShares)
+    .where(and(eq(bountyShares.githubRepoId, Number(repoId)), eq(bountyShares.issueNumber, Number(issueNumber))));
+}
+
+/** A payout's shares as its stored BountySharePaid events state them (a recipient named twice gets the sum). */
+async function storedShares(tx: Database, repoId: bigint, issueNumber: bigint, paidTx: Hex): Promise<PayoutShare[]> {
+  const stored = await tx
+    .select()
+    .from(chainEvents)
+    .where(and(isNull(chainEvents.oldChain), eq(chainEvents.txHash, paidTx), eq(chainEvents.name, "BountySharePaid"), eq(chainEvents.repoId, Number(repoId)), eq(chainEvents.issueNumber, Number(issueNumber))))
+    .orderBy(asc(chainEvents.logIndex));
+  const byRecipient = new Map<string, bigint>();
+  for (const e of stored.map(parsedFromStored)) {
+    const args = e.args as { recipient: string; amount: bigint };
+    byRecipient.set(args.recipient, (byRecipient.get(args.recipient) ?? 0n) + args.amount);
+  }
+  return [...byRecipient].map(([recipient, amount]) => ({ recipient, amount }));
+}
+
+/** Replaces the issue's shares with `shares` (none: not a paid split payout). */
+async function writeShares(tx: Database, repoId: bigint, issueNumber: bigint, currency: Currency | undefined, shares: PayoutShare[]): Promise<void> {
+  await tx.delete(bountyShares).where(and(eq(bountyShares.githubRepoId, Number(repoId)), eq(bountyShares.issueNumber, Number(issueNumber))));
+  if (!currency || !shares.length) return;
+  await tx.insert(bountyShares).values(shares.map((s) => ({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), currency, recipient: s.recipient, amount: s.amount })));
 }
 
 /**

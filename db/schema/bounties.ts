@@ -59,6 +59,24 @@ export const bounties = sqliteTable(
 
 export type Bounty = typeof bounties.$inferSelect;
 
+/**
+ * A split payout's shares (issue 29: a co-authored merge paid with payBountySplit), one row per recipient, as its
+ * BountySharePaid events state them; kept by the indexer with the bounty row while it is paid. The row's amount is
+ * the whole payout and its recipient the first: the contributors' totals, profiles and feeds credit these shares
+ * instead (a payout without rows here credits the row's recipient with the whole amount).
+ */
+export const bountyShares = sqliteTable(
+  "bounty_shares",
+  {
+    githubRepoId: integer("github_repo_id").notNull(),
+    issueNumber: integer("issue_number").notNull(),
+    recipient: text("recipient").notNull(),
+    currency: text("currency", { enum: CURRENCIES }).notNull(),
+    amount: amount("amount").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.githubRepoId, t.issueNumber, t.recipient] }), index("bounty_shares_recipient_idx").on(t.recipient)],
+);
+
 /** Contributors who chose Contribute on an issue (spec: POST /api/blockchain/register). */
 export const bountyClaims = sqliteTable(
   "bounty_claims",

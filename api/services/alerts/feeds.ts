@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { bounties, repositories, users, wallets, type Currency } from "../../../db/schema/index.ts";
+import { bounties, bountyShares, repositories, users, wallets, type Currency } from "../../../db/schema/index.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 import { notFound } from "../../errors.ts";
 import { describeSearch, matchingBounties, parseSearch, canonicalQuery } from "./search.ts";
@@ -106,22 +106,36 @@ export async function repositoryFeed(deps: Deps, owner: string, name: string): P
   });
 }
 
-/** What a contributor was paid, newest first (public repositories only). */
+/** What a contributor was paid, newest first (public repositories only); a split payout with their share (bounty_shares). */
 export async function contributorFeed(deps: Deps, login: string): Promise<string> {
   const db = deps.database.db;
   const { PUBLIC_URL: base } = deps.env;
   const [user] = await db.select({ id: users.id, username: users.username }).from(users).where(sql`lower(${users.username}) = ${login.toLowerCase()}`).limit(1);
   if (!user) throw notFound("Contributor not found.");
   const addresses = (await db.select({ address: wallets.address }).from(wallets).where(eq(wallets.userId, user.id))).map((w) => w.address);
-  const rows = addresses.length
+  const notSplit = sql`not exists (select 1 from ${bountyShares} s where s.github_repo_id = ${bounties.githubRepoId} and s.issue_number = ${bounties.issueNumber})`;
+  const whole = addresses.length
     ? await db
         .select({ bounty: bounties, fullName: repositories.fullName })
         .from(bounties)
         .innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId))
-        .where(and(eq(bounties.status, "paid"), inArray(bounties.recipient, addresses), eq(repositories.isPrivate, false)))
+        .where(and(eq(bounties.status, "paid"), inArray(bounties.recipient, addresses), eq(repositories.isPrivate, false), notSplit))
         .orderBy(desc(bounties.closedAt))
         .limit(FEED_SIZE)
     : [];
+  const shared = addresses.length
+    ? (
+        await db
+          .select({ bounty: bounties, fullName: repositories.fullName, share: bountyShares.amount })
+          .from(bountyShares)
+          .innerJoin(bounties, and(eq(bounties.githubRepoId, bountyShares.githubRepoId), eq(bounties.issueNumber, bountyShares.issueNumber)))
+          .innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId))
+          .where(and(eq(bounties.status, "paid"), inArray(bountyShares.recipient, addresses), eq(repositories.isPrivate, false)))
+          .orderBy(desc(bounties.closedAt))
+          .limit(FEED_SIZE)
+      ).map(({ bounty, fullName, share }) => ({ bounty: { ...bounty, amount: share }, fullName }))
+    : [];
+  const rows = [...whole, ...shared].sort((a, b) => (b.bounty.closedAt?.getTime() ?? 0) - (a.bounty.closedAt?.getTime() ?? 0)).slice(0, FEED_SIZE);
   return atomFeed({
     id: tagUri(base, `contributor/${user.id}`),
     title: `Bounties earned by ${user.username} on Issuepool`,

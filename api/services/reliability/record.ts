@@ -13,11 +13,12 @@
  * at or after a horizon, which a pass moves on (due each minute; the indexer's writes and the server's pass run it),
  * subtracting the payouts it passes. The boards subtract the few between the horizon and 30 days ago themselves.
  */
-import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import {
   awaitingDecisions,
   bounties,
+  bountyShares,
   chainTransactions,
   contributorRecentTotals,
   contributorTotals,
@@ -49,6 +50,23 @@ export interface CountedBounty {
   paidAfterMs: number | null;
   paidAutomatically: boolean | null;
   closedAt: Date | null;
+  /** A split payout's shares (bounty_shares): each recipient is credited their share, not the first the whole. */
+  shares?: PayoutShare[];
+}
+
+/** One recipient's share of a split payout. */
+export interface PayoutShare {
+  recipient: string;
+  amount: bigint;
+}
+
+/**
+ * Who a paid bounty credits, and with what: a split payout's recipients their shares, any other payout its recipient
+ * the whole amount. The sponsor's record counts the payout once, whole.
+ */
+export function creditsOf(b: { amount: bigint; recipient: string | null; shares?: PayoutShare[] }): PayoutShare[] {
+  if (b.shares?.length) return b.shares;
+  return b.recipient ? [{ recipient: b.recipient, amount: b.amount }] : [];
 }
 
 /**
@@ -103,11 +121,11 @@ export async function recordBountyChange(db: Database, repoId: number, before: C
         const bucket = bucketOf(b.paidAfterMs);
         delta.buckets.set(bucket, (delta.buckets.get(bucket) ?? 0) + sign);
       }
-      if (b.recipient) {
-        const w = wallets.get(b.recipient) ?? { count: 0, amounts: { XDC: 0n, ROXN: 0n, USDC: 0n } };
+      for (const share of creditsOf(b)) {
+        const w = wallets.get(share.recipient) ?? { count: 0, amounts: { XDC: 0n, ROXN: 0n, USDC: 0n } };
         w.count += sign;
-        w.amounts[b.currency] += BigInt(sign) * b.amount;
-        wallets.set(b.recipient, w);
+        w.amounts[b.currency] += BigInt(sign) * share.amount;
+        wallets.set(share.recipient, w);
       }
     }
     if (b.status === "cancelled") delta.cancelled += sign;
@@ -168,11 +186,12 @@ async function addToContributor(db: Database, recipient: string, count: number, 
 export async function rebuildRecords(db: Database): Promise<{ repositories: number; contributors: number }> {
   const rows = await db
     .select({
-      repoId: bounties.githubRepoId, status: bounties.status, currency: bounties.currency, amount: bounties.amount, recipient: bounties.recipient,
+      repoId: bounties.githubRepoId, issueNumber: bounties.issueNumber, status: bounties.status, currency: bounties.currency, amount: bounties.amount, recipient: bounties.recipient,
       paidAfterMs: bounties.paidAfterMs, paidAutomatically: bounties.paidAutomatically, closedAt: bounties.closedAt, isPrivate: repositories.isPrivate,
     })
     .from(bounties)
     .leftJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId));
+  const shares = await sharesByBounty(db);
   const repos = new Map<number, typeof repositoryReliability.$inferInsert & { histogram: number[] }>();
   const people = new Map<string, typeof contributorTotals.$inferInsert>();
   for (const b of rows) {
@@ -188,13 +207,15 @@ export async function rebuildRecords(db: Database): Promise<{ repositories: numb
     if (b.currency === "XDC") r.paidXdc! += b.amount;
     else if (b.currency === "ROXN") r.paidRoxn! += b.amount;
     else r.paidUsdc! += b.amount;
-    if (!b.recipient || b.isPrivate) continue;
-    const p = people.get(b.recipient) ?? { recipient: b.recipient, paidCount: 0, xdc: 0n, roxn: 0n, usdc: 0n };
-    people.set(b.recipient, p);
-    p.paidCount! += 1;
-    if (b.currency === "XDC") p.xdc! += b.amount;
-    else if (b.currency === "ROXN") p.roxn! += b.amount;
-    else p.usdc! += b.amount;
+    if (b.isPrivate) continue;
+    for (const share of creditsOf({ ...b, shares: shares.get(`${b.repoId}/${b.issueNumber}`) })) {
+      const p = people.get(share.recipient) ?? { recipient: share.recipient, paidCount: 0, xdc: 0n, roxn: 0n, usdc: 0n };
+      people.set(share.recipient, p);
+      p.paidCount! += 1;
+      if (b.currency === "XDC") p.xdc! += share.amount;
+      else if (b.currency === "ROXN") p.roxn! += share.amount;
+      else p.usdc! += share.amount;
+    }
   }
   await db.transaction(async (tx) => {
     await tx.delete(repositoryReliability);
@@ -253,11 +274,12 @@ async function recordRecentChange(db: Database, repoId: number, before: CountedB
     if (!b || b.status !== "paid" || !b.closedAt || b.closedAt < horizon) return;
     repo.count += sign;
     repo.amounts[b.currency] += BigInt(sign) * b.amount;
-    if (!b.recipient) return;
-    const w = wallets.get(b.recipient) ?? zero();
-    w.count += sign;
-    w.amounts[b.currency] += BigInt(sign) * b.amount;
-    wallets.set(b.recipient, w);
+    for (const share of creditsOf(b)) {
+      const w = wallets.get(share.recipient) ?? zero();
+      w.count += sign;
+      w.amounts[b.currency] += BigInt(sign) * share.amount;
+      wallets.set(share.recipient, w);
+    }
   };
   count(before, -1);
   count(after, 1);
@@ -298,19 +320,38 @@ export async function payoutsBetween(db: Database, from: Date, to: Date): Promis
   const result = { repositories: new Map<number, Moved>(), wallets: new Map<string, Moved>() };
   if (to <= from) return result;
   const rows = await db
-    .select({ repoId: bounties.githubRepoId, currency: bounties.currency, amount: bounties.amount, recipient: bounties.recipient, isPrivate: sql<number | null>`(select r.is_private from repositories r where r.github_repo_id = ${bounties.githubRepoId})` })
+    .select({ repoId: bounties.githubRepoId, issueNumber: bounties.issueNumber, currency: bounties.currency, amount: bounties.amount, recipient: bounties.recipient, isPrivate: sql<number | null>`(select r.is_private from repositories r where r.github_repo_id = ${bounties.githubRepoId})` })
     .from(bounties)
     .where(and(eq(bounties.status, "paid"), gte(bounties.closedAt, from), lt(bounties.closedAt, to)));
+  const shares = rows.length ? await sharesByBounty(db, rows) : new Map<string, PayoutShare[]>();
   for (const b of rows) {
     const r = result.repositories.get(b.repoId) ?? zero();
     r.count += 1;
     r.amounts[b.currency] += b.amount;
     result.repositories.set(b.repoId, r);
-    if (!b.recipient || Number(b.isPrivate ?? 0) === 1) continue;
-    const w = result.wallets.get(b.recipient) ?? zero();
-    w.count += 1;
-    w.amounts[b.currency] += b.amount;
-    result.wallets.set(b.recipient, w);
+    if (Number(b.isPrivate ?? 0) === 1) continue;
+    for (const share of creditsOf({ ...b, shares: shares.get(`${b.repoId}/${b.issueNumber}`) })) {
+      const w = result.wallets.get(share.recipient) ?? zero();
+      w.count += 1;
+      w.amounts[b.currency] += share.amount;
+      result.wallets.set(share.recipient, w);
+    }
+  }
+  return result;
+}
+
+/** The split payouts' shares by "repoId/issueNumber" (of the bounties given, or all). */
+async function sharesByBounty(db: Database, of?: { repoId: number; issueNumber: number }[]): Promise<Map<string, PayoutShare[]>> {
+  // By repository when they are few (a minute's payouts), else all (a rebuild): split payouts are the rare ones.
+  const repoIds = of ? [...new Set(of.map((b) => b.repoId))] : [];
+  const rows = await db
+    .select({ repoId: bountyShares.githubRepoId, issueNumber: bountyShares.issueNumber, recipient: bountyShares.recipient, amount: bountyShares.amount })
+    .from(bountyShares)
+    .where(of && repoIds.length <= 500 ? inArray(bountyShares.githubRepoId, repoIds) : undefined);
+  const result = new Map<string, PayoutShare[]>();
+  for (const r of rows) {
+    const key = `${r.repoId}/${r.issueNumber}`;
+    result.set(key, [...(result.get(key) ?? []), { recipient: r.recipient, amount: r.amount }]);
   }
   return result;
 }

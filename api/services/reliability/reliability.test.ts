@@ -4,15 +4,15 @@
  * The bounty writes run through the indexer's own mirror function with the events the contract emits.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { parseEther, type Hex } from "viem";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { call, createTestUser } from "../../../testing/auth.ts";
-import { awaitingDecisions, chainTransactions, contributorRecentTotals, repositories, repositoryPools, repositoryRecentTotals, repositoryReliability, wallets } from "../../../db/schema/index.ts";
+import { awaitingDecisions, chainEvents, chainTransactions, contributorRecentTotals, contributorTotals, repositories, repositoryPools, repositoryRecentTotals, repositoryReliability, wallets } from "../../../db/schema/index.ts";
 import { writeBounty, type ParsedEvent } from "../../chain/indexer-mirror.ts";
 import type { Database } from "../../../db/client.ts";
 import { reliabilityOf } from "./read.ts";
-import { advanceRecentTotals, ensureRecords, rebuildRecentTotals, RECENT_PERIOD_MS, recentHorizon } from "./record.ts";
+import { advanceRecentTotals, ensureRecords, rebuildRecentTotals, rebuildRecords, RECENT_PERIOD_MS, recentHorizon } from "./record.ts";
 import { recentTotalsHorizon } from "../../../db/schema/index.ts";
 import { contributorStandings, projectStandings } from "../money/leaderboards.ts";
 
@@ -180,5 +180,33 @@ describe("the 30-day boards' totals", () => {
     await ensureRecords(db);
     expect(await recentHorizon(db)).not.toBeNull();
     expect(await recentTables()).toEqual(built);
+  });
+});
+
+describe("a split payout (issue 29)", () => {
+  test("each recipient is credited their share; a reorganisation takes every share back; a rebuild gives the same", async () => {
+    const [b1, b2] = ["0x00000000000000000000000000000000000000b1", "0x00000000000000000000000000000000000000b2"];
+    const totals = async () => (await db.select().from(contributorTotals).where(inArray(contributorTotals.recipient, [b1, b2])).orderBy(contributorTotals.recipient)).map((r) => [r.recipient, r.paidCount, r.xdc]);
+    await write([event("BountyAllocated", 1, T0)], 1);
+    const paid = event("BountyPaid", 1, T0 + MINUTE, { contributor: b1 });
+    // The shares are read from the stored events of the payout's transaction (stored before the bounty is written).
+    for (const [i, recipient] of [b1, b2].entries()) {
+      await db.insert(chainEvents).values({
+        chainId: 31337, blockNumber: Number(paid.blockNumber), txHash: paid.transactionHash, logIndex: 10 + i, name: "BountySharePaid", repoId: REPO, issueNumber: 1,
+        args: JSON.stringify({ repoId: String(REPO), issueNumber: "1", currency: 0, amount: parseEther("1").toString(), recipient }),
+      });
+    }
+    await write([paid], 1);
+    expect(await totals()).toEqual([[b1, 1, parseEther("1")], [b2, 1, parseEther("1")]]);
+    const [repoRecord] = await db.select().from(repositoryReliability).where(eq(repositoryReliability.githubRepoId, REPO));
+    expect(repoRecord).toMatchObject({ paidCount: 1, paidXdc: parseEther("2") });
+    await rebuildRecords(db);
+    expect(await totals()).toEqual([[b1, 1, parseEther("1")], [b2, 1, parseEther("1")]]);
+    // The block that paid is gone: rebuilt from its allocation, both shares leave the totals.
+    await db.delete(chainEvents).where(eq(chainEvents.txHash, paid.transactionHash));
+    await write([event("BountyAllocated", 1, T0)], 1, { removeWhenNone: true });
+    expect(await totals()).toEqual([[b1, 0, 0n], [b2, 0, 0n]]);
+    await rebuildRecords(db);
+    expect(await totals()).toEqual([]);
   });
 });

@@ -3,11 +3,12 @@
  * (repository, issue, amount, date, transaction), the repositories they contributed to, what they work on now.
  * Public facts only: payouts and claims on public repositories; the wallet address only when its owner chose to
  * show it (users.show_wallet_address). Reads by index: the user by lower(username), their payouts by
- * bounties_recipient_idx, their claims by primary key.
+ * bounties_recipient_idx and their shares of split payouts by bounty_shares_recipient_idx (a co-authored merge's
+ * payout is listed under each recipient with their share), their claims by primary key.
  */
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
-import { bounties, bountyClaims, contributorTotals, repositories, users, wallets, type Currency } from "../../../db/schema/index.ts";
+import { bounties, bountyClaims, bountyShares, contributorTotals, repositories, users, wallets, type Currency } from "../../../db/schema/index.ts";
 import { notFound } from "../../errors.ts";
 
 const EARNED_SHOWN = 50;
@@ -25,6 +26,9 @@ export interface PublicProfile {
   workingOn: { repository: string; issueNumber: number; title: string | null; url: string | null; currency: Currency; amount: bigint }[];
 }
 
+/** A paid bounty that is not a split payout (a split's recipients are credited by their bounty_shares rows). */
+export const notSplit = sql`not exists (select 1 from ${bountyShares} s where s.github_repo_id = ${bounties.githubRepoId} and s.issue_number = ${bounties.issueNumber})`;
+
 export async function publicProfile(deps: { database: { db: Database } }, login: string): Promise<PublicProfile> {
   const db = deps.database.db;
   const [person] = await db
@@ -35,7 +39,7 @@ export async function publicProfile(deps: { database: { db: Database } }, login:
     .limit(1);
   if (!person) throw notFound("No contributor by that name.");
   const listed = eq(repositories.isPrivate, false);
-  const [earned, totals, workingOn] = await Promise.all([
+  const [whole, shared, totals, workingOn] = await Promise.all([
     person.address
       ? db
           .select({
@@ -44,7 +48,20 @@ export async function publicProfile(deps: { database: { db: Database } }, login:
           })
           .from(bounties)
           .innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId))
-          .where(and(eq(bounties.recipient, person.address), eq(bounties.status, "paid"), listed))
+          .where(and(eq(bounties.recipient, person.address), eq(bounties.status, "paid"), listed, notSplit))
+          .orderBy(desc(bounties.closedAt))
+          .limit(EARNED_SHOWN)
+      : [],
+    person.address
+      ? db
+          .select({
+            repository: repositories.fullName, issueNumber: bounties.issueNumber, title: bounties.issueTitle, url: bounties.issueUrl,
+            currency: bounties.currency, amount: bountyShares.amount, paidAt: bounties.closedAt, txHash: bounties.paidTx,
+          })
+          .from(bountyShares)
+          .innerJoin(bounties, and(eq(bounties.githubRepoId, bountyShares.githubRepoId), eq(bounties.issueNumber, bountyShares.issueNumber)))
+          .innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId))
+          .where(and(eq(bountyShares.recipient, person.address), eq(bounties.status, "paid"), listed))
           .orderBy(desc(bounties.closedAt))
           .limit(EARNED_SHOWN)
       : [],
@@ -58,6 +75,7 @@ export async function publicProfile(deps: { database: { db: Database } }, login:
       .orderBy(desc(bountyClaims.createdAt))
       .limit(EARNED_SHOWN),
   ]);
+  const earned = [...whole, ...shared].sort((a, b) => (b.paidAt?.getTime() ?? 0) - (a.paidAt?.getTime() ?? 0)).slice(0, EARNED_SHOWN);
   const total = totals[0];
   return {
     login: person.username,
