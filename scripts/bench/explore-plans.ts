@@ -16,7 +16,7 @@ for (const query of ["", "sort=oldest", "currency=XDC", "currency=XDC&min=10&max
   const titles = reading?.titles === "none" ? undefined : reading?.titles;
   const built = exploreQuery(database.db, search, { ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) }).toSQL();
   const plan = await database.client.execute({ sql: `EXPLAIN QUERY PLAN ${built.sql}`, args: built.params as never });
-  console.log(`\n/explore?${query}${reading ? ` (full-text matches, counted up to 2,001: ${JSON.stringify(reading.counts)}: ${reading.titles})` : ""}`);
+  console.log(`\n/explore?${query}${reading ? ` (full-text matches, counted up to 5,001: ${JSON.stringify(reading.counts)}: ${reading.titles})` : ""}`);
   for (const row of plan.rows) console.log(`  ${row.detail}`);
 }
 for (const [label, statement] of [

@@ -11,7 +11,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { parseEther } from "viem";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { bounties, repositories } from "../../../db/schema/index.ts";
-import { exploreQuery, parseExploreSearch, searchOpenBounties, shortWordsQuery, titleMatchQuery } from "./search.ts";
+import { exploreQuery, parseExploreSearch, searchOpenBounties, shortWordsQuery, titleMatchQuery, titleReading, type TitleCutoffs } from "./search.ts";
 
 let t: TestContext;
 const T0 = Date.UTC(2026, 10, 1);
@@ -103,6 +103,38 @@ describe("title search by the full-text index", () => {
       const many = await exploreQuery(t.ctx.database.db, search(q), { titles: "many" });
       expect([q, few]).toEqual([q, many]);
     }
+  });
+
+  test("above the cut-offs, every path answers the same: by key, walking with the keys, walking with LIKE (every page)", async () => {
+    const db = t.ctx.database.db;
+    await db.insert(repositories).values({ githubRepoId: 8, fullName: "acme/den", fullNameKey: "acme/den", owner: "acme", name: "den", htmlUrl: "https://github.com/acme/den" });
+    // 30 titles with "quokka", half of them with "tunnel" too; allocation times tie in pairs (the keyset's ties).
+    for (let n = 1; n <= 30; n++) {
+      await db.insert(bounties).values({
+        githubRepoId: 8, issueNumber: n, currency: n % 3 ? "XDC" : "USDC", amount: parseEther(String(n % 7 + 1)), status: "open", allocatedTx: `0xq${n}`,
+        allocatedAt: new Date(T0 + Math.floor(n / 2) * 1000), issueTitle: n % 2 ? `Quokka tunnel ${n}` : `quokka den ${n}`, updatedBlock: 1,
+      });
+    }
+    const paths = { byKey: { byKey: 1_000, keyedWalk: 1_000 }, keyedWalk: { byKey: 0, keyedWalk: 1_000 }, walk: { byKey: 0, keyedWalk: 0 } } satisfies Record<string, TitleCutoffs>;
+    expect((await titleReading(db, "quokka", paths.byKey))?.titles).toBe("few");
+    expect(await titleReading(db, "quokka", paths.keyedWalk)).toMatchObject({ titles: "many", keys: expect.any(String) });
+    expect((await titleReading(db, "quokka", paths.walk))?.keys).toBeUndefined();
+    const pages = async (query: string, cutoffs: TitleCutoffs) => {
+      const seen: unknown[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Awaited<ReturnType<typeof searchOpenBounties>> = await searchOpenBounties(t.ctx, search(`${query}${cursor ? `&cursor=${cursor}` : ""}`), { titleCutoffs: cutoffs });
+        seen.push(page);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    for (const q of ["q=quokka&limit=4", "q=quokka%20TUNNEL&limit=3", "q=quokka&sort=oldest&limit=5", "q=quokka&currency=XDC&sort=largest&limit=4", "q=okka%20den", "q=quokka%20a"]) {
+      const walked = await pages(q, paths.walk);
+      expect([q, await pages(q, paths.byKey)]).toEqual([q, walked]);
+      expect([q, await pages(q, paths.keyedWalk)]).toEqual([q, walked]);
+    }
+    expect(((await pages("q=quokka&limit=4", paths.walk)) as { bounties: unknown[] }[]).flatMap((p) => p.bounties)).toHaveLength(30);
   });
 
   test("the index follows the bounty: a title change, leaving 'open' and coming back, an upsert, a delete", async () => {

@@ -270,46 +270,57 @@ export function shortWordsQuery(q: string | undefined): string | undefined {
 const quoted = (word: string) => `"${word.replace(/"/g, '""')}"`;
 
 /**
- * At most this many titles matching a full-text query: the search reads those bounties by key and sorts them
- * (each costs its probes); more, and walking the order's index with the LIKE tests stops sooner (a common word
- * matches a row in every few). About sqrt(page size x open bounties) at 100x (docs/performance.md).
+ * How a title search reads by its full-text matches' count (docs/performance.md, "Explore at 100x"):
+ * - up to `byKey`: those bounties are read by key and sorted (each match costs its row and probes, ~7 us at 100x);
+ * - up to `keyedWalk`: the order's index is walked and each entry tested against the matches' keys before its row is
+ *   read (~0.3 us an entry; the keys' set costs ~0.4 us a key), so only matches' rows are read;
+ * - more: the order's index is walked with the LIKE tests on each row (a common word matches a row in every few).
+ * The search counts matches up to `keyedWalk` + 1. Tests pass small ones to take every path on small data.
  */
-export const FEW_TITLE_MATCHES = 2_000;
+export interface TitleCutoffs {
+  byKey: number;
+  keyedWalk: number;
+}
+export const TITLE_CUTOFFS: TitleCutoffs = { byKey: 500, keyedWalk: 5_000 };
 
 /** The key explore_titles and explore_title_words keep a bounty under (their rowid; migrations 0015, 0017). */
 const TITLE_KEY_SHIFT = 16_777_216;
 
 /**
- * How many open bounties' titles match a full-text query, counted up to FEW_TITLE_MATCHES + 1 (an FTS5 index read),
- * and their keys (a JSON array of rowids): when few, the search reads those bounties by them without matching again.
+ * How many open bounties' titles match a full-text query, counted up to `limit` (an FTS5 index read), and their keys
+ * (a JSON array of rowids): the search reads those bounties by them, or tests the walk's entries against them,
+ * without matching again.
  */
-async function countMatches(db: Database, table: "explore_titles" | "explore_title_words", match: string): Promise<{ n: number; keys: string }> {
+async function countMatches(db: Database, table: "explore_titles" | "explore_title_words", match: string, limit: number): Promise<{ n: number; keys: string }> {
   const rows = await db.all<{ n: number; keys: string }>(
-    sql`select count(*) as n, json_group_array(rowid) as keys from (select rowid from ${sql.identifier(table)} where ${sql.identifier(table)} match ${match} limit ${FEW_TITLE_MATCHES + 1})`,
+    sql`select count(*) as n, json_group_array(rowid) as keys from (select rowid from ${sql.identifier(table)} where ${sql.identifier(table)} match ${match} limit ${limit})`,
   );
   return { n: Number(rows[0]?.n ?? 0), keys: rows[0]?.keys ?? "[]" };
 }
 
 /**
  * How a title search reads: "few" (read the bounties by key from explore_titles' matches), "few-words" (from
- * explore_title_words' matches), "many" (walk the order's index, testing each row), or "none" (some word matches no
- * title: the answer is empty). Undefined without title words. `counts`: what each index counted (for the plans);
- * `keys`: the matches read by key when few (a JSON array of rowids).
+ * explore_title_words' matches), "many" (walk the order's index: with `keys`, each entry tested against them; without,
+ * each row by the LIKE tests), or "none" (some word matches no title: the answer is empty). Undefined without title
+ * words. `counts`: what each index counted (for the plans); `keys`: the matches (a JSON array of rowids).
  */
 export async function titleReading(
   db: Database,
   q: string | undefined,
+  cutoffs: TitleCutoffs = TITLE_CUTOFFS,
 ): Promise<{ titles: TitleReading | "none"; counts: { titles?: number; words?: number }; keys?: string } | undefined> {
   const long = titleMatchQuery(q);
   const short = shortWordsQuery(q);
   if (long === undefined && short === undefined) return undefined;
-  const words = short === undefined ? undefined : await countMatches(db, "explore_title_words", short);
-  const titles = long === undefined || words?.n === 0 ? undefined : await countMatches(db, "explore_titles", long);
+  const limit = Math.max(cutoffs.byKey, cutoffs.keyedWalk) + 1;
+  const words = short === undefined ? undefined : await countMatches(db, "explore_title_words", short, limit);
+  const titles = long === undefined || words?.n === 0 ? undefined : await countMatches(db, "explore_titles", long, limit);
   const counts = { ...(words ? { words: words.n } : {}), ...(titles ? { titles: titles.n } : {}) };
   if (words?.n === 0 || titles?.n === 0) return { titles: "none", counts };
   const fewest = Math.min(words?.n ?? Infinity, titles?.n ?? Infinity);
-  if (fewest > FEW_TITLE_MATCHES) return { titles: "many", counts };
-  return fewest === titles?.n ? { titles: "few", counts, keys: titles.keys } : { titles: "few-words", counts, keys: words!.keys };
+  const keys = fewest === titles?.n ? titles.keys : words!.keys;
+  if (fewest <= cutoffs.byKey) return fewest === titles?.n ? { titles: "few", counts, keys } : { titles: "few-words", counts, keys };
+  return fewest <= cutoffs.keyedWalk ? { titles: "many", counts, keys } : { titles: "many", counts };
 }
 
 export type TitleReading = "few" | "few-words" | "many";
@@ -322,15 +333,16 @@ export type TitleReading = "few" | "few-words" | "many";
 export async function searchOpenBounties(
   deps: { database: { db: Database } },
   search: ExploreSearch,
-  options: { allocatedAfter?: Date } = {},
+  options: { allocatedAfter?: Date; titleCutoffs?: TitleCutoffs } = {},
 ): Promise<ExplorePage> {
   const order = ORDERS[search.sort];
   // A title search first counts its full-text matches (index reads): none, and the answer is empty at once; few,
   // and those bounties are read by key; many, and the order's index is walked with the tests (it stops soon).
-  const reading = await titleReading(deps.database.db, search.q);
+  const reading = await titleReading(deps.database.db, search.q, options.titleCutoffs);
   const titles = reading?.titles;
+  const allocatedAfter = options.allocatedAfter ? { allocatedAfter: options.allocatedAfter } : {};
   const rows =
-    titles === "none" ? [] : await exploreQuery(deps.database.db, search, { ...options, ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) });
+    titles === "none" ? [] : await exploreQuery(deps.database.db, search, { ...allocatedAfter, ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) });
   const page = rows.slice(0, search.limit).map((r) => ({ ...r, labels: parseLabels(r.labels), contributors: Number(r.contributors) }));
   const last = page.at(-1);
   const nextCursor =
@@ -388,6 +400,13 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
       ? sql`(${bounties.githubRepoId}, ${bounties.issueNumber}) in (select value / ${sql.raw(String(TITLE_KEY_SHIFT))}, value % ${sql.raw(String(TITLE_KEY_SHIFT))} from json_each(${options.titleKeys}))`
       : sql`(${bounties.githubRepoId}, ${bounties.issueNumber}) in (select rowid / ${sql.raw(String(TITLE_KEY_SHIFT))}, rowid % ${sql.raw(String(TITLE_KEY_SHIFT))} from ${sql.identifier(table)} where ${sql.identifier(table)} match ${query})`;
   if (match !== undefined && options.titles === "few") conditions.push(readByKey("explore_titles", match));
+  // Walking with the matches' keys (more than a few, not too many): each entry of the order's index is tested against
+  // them before its row is read (unary +: a filter on the walk, not a read by key), so only the matches' rows are read.
+  if (options.titles === "many" && options.titleKeys !== undefined) {
+    conditions.push(
+      sql`(+${bounties.githubRepoId}, +${bounties.issueNumber}) in (select value / ${sql.raw(String(TITLE_KEY_SHIFT))}, value % ${sql.raw(String(TITLE_KEY_SHIFT))} from json_each(${options.titleKeys}))`,
+    );
+  }
   if (short !== undefined) {
     conditions.push(
       options.titles === "few-words"
@@ -411,6 +430,29 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
     search.sort === "expiring"
       ? sql<Date | null>`${bountyBoosts.expiresAt}`.mapWith(bountyBoosts.expiresAt)
       : sql<Date | null>`(select min(x.expires_at) from bounty_boosts x where x.github_repo_id = "bounties"."github_repo_id" and x.issue_number = "bounties"."issue_number" and x.status = 'active')`.mapWith(bountyBoosts.expiresAt);
+  // "expiring" walks the active boosts by expiry (bounty_boosts_explore_expiry_idx), each bounty once: at its
+  // earliest expiring boost (ties by boost id), its bounty read by primary key. The others read bounties alone.
+  const earliestBoost = and(
+    eq(bountyBoosts.githubRepoId, bounties.githubRepoId),
+    eq(bountyBoosts.issueNumber, bounties.issueNumber),
+    eq(bountyBoosts.status, "active"),
+    sql`${bountyBoosts.expiresAt} is not null`,
+    sql`not exists (select 1 from bounty_boosts o where o.github_repo_id = "bounty_boosts"."github_repo_id" and o.issue_number = "bounty_boosts"."issue_number" and o.status = 'active' and o.expires_at is not null and (o.expires_at < "bounty_boosts"."expires_at" or (o.expires_at = "bounty_boosts"."expires_at" and o.id < "bounty_boosts"."id")))`,
+  );
+  const ordered = [by(order.key), by(order.repoId), by(order.issueNumber)];
+  // Read by key (few title matches): every match is read and sorted, so the page is chosen first by its keys alone
+  // (the filters and the order's columns), and only the page's rows compute their columns (repository, language,
+  // expiry, contributors), read again by primary key: 2,352 matches cost their probes, not their columns too.
+  const byKey = options.titles === "few" || options.titles === "few-words";
+  if (byKey) {
+    const keys = db.select({ repoId: bounties.githubRepoId, issueNumber: bounties.issueNumber }).from(bounties);
+    const page = (search.sort === "expiring" ? keys.innerJoin(bountyBoosts, earliestBoost) : keys)
+      .where(and(...conditions))
+      .orderBy(...ordered)
+      .limit(search.limit + 1);
+    conditions.length = 0;
+    conditions.push(sql`(${bounties.githubRepoId}, ${bounties.issueNumber}) in ${page}`);
+  }
   const select = db
     .select({
       repoId: bounties.githubRepoId,
@@ -427,24 +469,10 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
       contributors: sql<number>`(select count(*) from bounty_claims c where c.github_repo_id = "bounties"."github_repo_id" and c.issue_number = "bounties"."issue_number")`,
     })
     .from(bounties);
-  // "expiring" walks the active boosts by expiry (bounty_boosts_explore_expiry_idx), each bounty once: at its
-  // earliest expiring boost (ties by boost id), its bounty read by primary key. The others read bounties alone.
-  const joined =
-    search.sort === "expiring"
-      ? select.innerJoin(
-          bountyBoosts,
-          and(
-            eq(bountyBoosts.githubRepoId, bounties.githubRepoId),
-            eq(bountyBoosts.issueNumber, bounties.issueNumber),
-            eq(bountyBoosts.status, "active"),
-            sql`${bountyBoosts.expiresAt} is not null`,
-            sql`not exists (select 1 from bounty_boosts o where o.github_repo_id = "bounty_boosts"."github_repo_id" and o.issue_number = "bounty_boosts"."issue_number" and o.status = 'active' and o.expires_at is not null and (o.expires_at < "bounty_boosts"."expires_at" or (o.expires_at = "bounty_boosts"."expires_at" and o.id < "bounty_boosts"."id")))`,
-          ),
-        )
-      : select;
+  const joined = search.sort === "expiring" ? select.innerJoin(bountyBoosts, earliestBoost) : select;
   return joined
     .where(and(...conditions))
-    .orderBy(by(order.key), by(order.repoId), by(order.issueNumber))
+    .orderBy(...ordered)
     .limit(search.limit + 1);
 }
 
