@@ -72,23 +72,30 @@ describe("PageCache", () => {
   test("concurrent misses share one render", async () => {
     const cache = new PageCache();
     let renders = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
     const render = async () => {
       renders++;
-      await Bun.sleep(20);
+      await gate; // still rendering while the other nine ask
       return page("shared", "max-age=60");
     };
-    const results = await Promise.all(Array.from({ length: 10 }, () => cache.getOrRender("/x", render)));
+    const asked = Array.from({ length: 10 }, () => cache.getOrRender("/x", render));
+    release();
+    const results = await Promise.all(asked);
     expect(renders).toBe(1);
     for (const r of results) expect(await text(r)).toBe("shared");
   });
 
   test("a render that straddles an invalidation is served but not kept", async () => {
     const cache = new PageCache();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
     const pending = cache.getOrRender("/repos", async () => {
-      await Bun.sleep(20);
+      await gate; // the invalidation comes while this render runs
       return page("stale?", "max-age=60; tags=repositories");
     });
     cache.invalidate("repositories");
+    release();
     expect(await text(await pending)).toBe("stale?");
     expect(cache.get("/repos")).toBeUndefined();
   });
