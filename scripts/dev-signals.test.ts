@@ -17,9 +17,9 @@ import { CHAIN_SAVE_INTERVAL_MS, previousCopyOf, unusableBecause } from "./lib/c
 // The first start builds the site if needed and deploys the contracts: allow for a slow machine.
 const FIRST_START_MS = 180_000;
 
-async function startNpmStartFresh() {
+async function startNpmStartFresh(extraEnv: Record<string, string> = {}) {
   const dataDir = await makeTempDir("issuepool-signals-");
-  const run = await startNpmStart(dataDir, await freeDevPorts(), FIRST_START_MS);
+  const run = await startNpmStart(dataDir, await freeDevPorts(), FIRST_START_MS, extraEnv);
   const children = processesOf(dataDir, run.chainRpcUrl);
   try {
     expect(processesMentioning(`--port ${new URL(run.chainRpcUrl).port} `)).toHaveLength(1); // anvil, found by its port
@@ -28,7 +28,7 @@ async function startNpmStartFresh() {
     run.kill(); // the test's own clean-up never gets this run
     throw err;
   }
-  return { npm: run.npm, dataDir, health: `${run.url}/api/health`, children, emulator: `${run.emulatorUrl}/`, chainRpcUrl: run.chainRpcUrl };
+  return { npm: run.npm, run, dataDir, health: `${run.url}/api/health`, children, emulator: `${run.emulatorUrl}/`, chainRpcUrl: run.chainRpcUrl };
 }
 
 describe("stopping npm start by its PID", () => {
@@ -48,6 +48,26 @@ describe("stopping npm start by its PID", () => {
       }
     }, 300_000);
   }
+});
+
+describe("a supervisor that started npm start in a process group of its own dies (a test runner killed from outside)", () => {
+  test("STOP_WITH_PID names it: npm start, the server and anvil stop by themselves", async () => {
+    // The supervisor: any process of ours that we can end. Nobody signals npm start's group after it is gone.
+    const supervisor = Bun.spawn(["sleep", "600"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+    let started: Awaited<ReturnType<typeof startNpmStartFresh>> | undefined;
+    try {
+      started = await startNpmStartFresh({ STOP_WITH_PID: String(supervisor.pid) });
+      supervisor.kill("SIGKILL");
+      await supervisor.exited;
+      // The watch looks twice a second; a clean stop as on SIGTERM follows (requests end, the chain is saved).
+      await started.run.gone(30_000);
+      expect(await answers(started.health)).toBe(false);
+      expect(await answers(started.emulator)).toBe(false);
+    } finally {
+      supervisor.kill("SIGKILL");
+      started?.run.kill();
+    }
+  }, FIRST_START_MS + 60_000);
 });
 
 describe("signalling npm start's process group (a terminal's Ctrl-C, a supervisor)", () => {

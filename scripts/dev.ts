@@ -45,6 +45,7 @@ import { localChain } from "../api/chain/config.ts";
 import { assertWritableDataDir } from "../api/data-dir.ts";
 import { startDemoNode } from "./lib/demo-node.ts";
 import { anyCopyExists } from "./lib/chain-state.ts";
+import { parseStopWithPid, stopWhenGone } from "./lib/stop-when-gone.ts";
 
 export interface DevStack {
   env: Env;
@@ -327,25 +328,6 @@ function banner(stack: DevStack): string {
   ].join("\n");
 }
 
-/**
- * `npm start` runs this under npm (and a shell). A process manager stopping the platform signals the top process
- * only; if that one dies without passing the signal on, this process is re-parented and would keep the server and
- * anvil running. So once its parent is gone, it stops everything itself, as on SIGTERM.
- */
-function stopWhenOrphaned(stop: () => Promise<void>, log: ReturnType<typeof createLogger>): void {
-  const parent = process.ppid;
-  const timer = setInterval(() => {
-    if (process.ppid === parent) return;
-    clearInterval(timer);
-    log.info("parent process gone: stopping", { parent });
-    stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  }, 500);
-  timer.unref();
-}
-
 if (import.meta.main) {
   try {
     // Signals are handled from the first moment (a process manager may stop us while we seed): they stop whatever
@@ -356,7 +338,7 @@ if (import.meta.main) {
     let stopping: Promise<void> | undefined;
     const stopOnce = () => (stopping ??= stopStarted());
     stopOnSignals(stopOnce, log);
-    stopWhenOrphaned(stopOnce, log);
+    stopWhenGone(stopOnce, log, { watchedPid: parseStopWithPid(process.env.STOP_WITH_PID) });
     const stack = await startDevStack({ registerStop: (stop) => (stopStarted = stop) });
     console.log(banner(stack));
   } catch (err) {

@@ -83,7 +83,7 @@ export async function startNpmStart(dataDir: string, ports: DevPorts, timeoutMs:
   const fd = openSync(outputFile, "a");
   const npm = Bun.spawn(["npm", "start"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(ports.port), DEV_GITHUB_PORT: String(ports.githubPort), DATA_DIR: dataDir, LOG_LEVEL: "warn", ...extraEnv },
+    env: { ...process.env, PORT: String(ports.port), DEV_GITHUB_PORT: String(ports.githubPort), DATA_DIR: dataDir, LOG_LEVEL: "warn", STOP_WITH_PID: String(process.pid), ...extraEnv },
     stdin: "ignore",
     stdout: fd,
     stderr: fd,
