@@ -376,18 +376,8 @@ export async function tipDelivery(
   tip: Pick<Tip, "chainTipId">,
   payTxHash: string,
 ): Promise<TipDelivery> {
-  const db = deps.database.db;
-  const events = await db
-    .select({ name: chainEvents.name, txHash: chainEvents.txHash, args: chainEvents.args })
-    .from(chainEvents)
-    .where(
-      and(
-        isNull(chainEvents.oldChain),
-        sql`(${chainEvents.name} = 'TipPaid' and json_extract(${chainEvents.args}, '$.tipId') = ${tip.chainTipId ?? "-1"})
-          or lower(${chainEvents.txHash}) = ${payTxHash.toLowerCase()}
-          or (${chainEvents.repoId} = 0 and ${chainEvents.issueNumber} = ${Number(tip.chainTipId ?? -1)} and ${chainEvents.name} = 'OutflowCancelled')`,
-      ),
-    );
+  const events = await tipDeliveryEvents(deps.database.db, tip, payTxHash);
+
   const paid = events.find((e) => e.name === "TipPaid");
   if (paid) return { state: "paid", paidTxHash: paid.txHash };
   const queued = events.find((e) => e.name === "OutflowQueued" && e.txHash.toLowerCase() === payTxHash.toLowerCase());
@@ -404,6 +394,27 @@ export async function tipDelivery(
   const outflow = logs.find((l) => l.eventName === "OutflowQueued");
   if (outflow && !logs.some((l) => l.eventName === "TipPaid")) return { state: "queued", readyAt: (outflow.args as { readyAt: bigint }).readyAt };
   return { state: "paid", paidTxHash: payTxHash };
+}
+
+/**
+ * The events that say where an escrowed tip's payTip left it: its TipPaid, the payTip's own events, and the
+ * guardian's OutflowCancelled of a tip's outflow (repository 0, the tip's escrow id as the issue number). Each term
+ * is read by an index (0019_tip_delivery_indexes: chain_events_tip_paid_idx, chain_events_tx_lower_idx,
+ * chain_events_repo_idx), so a wallet history with many escrowed tips costs an index probe per tip, not a scan of
+ * chain_events each (tips-queued.test.ts checks the plan).
+ */
+export function tipDeliveryEvents(db: Database, tip: Pick<Tip, "chainTipId">, payTxHash: string) {
+  return db
+    .select({ name: chainEvents.name, txHash: chainEvents.txHash, args: chainEvents.args })
+    .from(chainEvents)
+    .where(
+      and(
+        isNull(chainEvents.oldChain),
+        sql`((${chainEvents.name} = 'TipPaid' and (${chainEvents.args} ->> '$.tipId') = ${tip.chainTipId ?? "-1"})
+          or lower(${chainEvents.txHash}) = ${payTxHash.toLowerCase()}
+          or (${chainEvents.repoId} = 0 and ${chainEvents.issueNumber} = ${Number(tip.chainTipId ?? -1)} and ${chainEvents.name} = 'OutflowCancelled'))`,
+      ),
+    );
 }
 
 /** The tipper's transaction failed (nothing moved), the tip is held in escrow, or its delivering transaction's state. */
