@@ -15,8 +15,10 @@ import { bounties, bountyBoosts, communityBounties, repositories, users } from "
  * beside the pool's bounty again, as when a pool joins an open community bounty.
  */
 export async function openCommunityBountiesLeftByPool(db: Database): Promise<number[]> {
+  // Run every second (settleBoosts): read from the active boosts (bounty_boosts_explore_expiry_idx), each issue's
+  // bounty by primary key; unary + keeps SQLite from walking every open bounty by bounties_status_idx instead.
   const left = await db
-    .select({
+    .selectDistinct({
       repoId: bounties.githubRepoId,
       issueNumber: bounties.issueNumber,
       currency: bounties.currency,
@@ -26,13 +28,14 @@ export async function openCommunityBountiesLeftByPool(db: Database): Promise<num
       name: repositories.name,
       htmlUrl: repositories.htmlUrl,
     })
-    .from(bounties)
+    .from(bountyBoosts)
+    .innerJoin(bounties, and(eq(bounties.githubRepoId, bountyBoosts.githubRepoId), eq(bounties.issueNumber, bountyBoosts.issueNumber)))
     .innerJoin(repositories, eq(repositories.githubRepoId, bounties.githubRepoId))
     .where(
       and(
-        eq(bounties.status, "open"),
+        eq(bountyBoosts.status, "active"),
+        sql`+${bounties.status} = 'open'`,
         sql`${bounties.amount} = '0'`,
-        sql`exists (select 1 from bounty_boosts x where x.github_repo_id = ${bounties.githubRepoId} and x.issue_number = ${bounties.issueNumber} and x.status = 'active')`,
         sql`not exists (select 1 from community_bounties c where c.github_repo_id = ${bounties.githubRepoId} and c.issue_number = ${bounties.issueNumber} and c.status not in ('refunded', 'expired'))`,
       ),
     );
