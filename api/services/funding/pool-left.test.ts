@@ -70,6 +70,9 @@ describe("a bounty its pool manager left to its funders", () => {
     // /explore: listed once with the funders' total; the pool's boosted bounty keeps its own; the emptied one is not on offer.
     const explore = await get(`/api/explore?repo=acme/left`);
     expect(explore.bounties.map((b: { issueNumber: number; amount: string }) => [b.issueNumber, b.amount]).sort()).toEqual([[1, "3.5"], [2, "5"]]);
+    // The original client's list of the repository's (pool) bounties leaves it to the community list: no bounty of 0.
+    const pooled = await get(`/api/public/repositories/${REPO}/bounties`);
+    expect(pooled.bounties.map((b: { issueId: string; amount: string }) => [b.issueId, b.amount])).toEqual([["2", "5"]]);
     // The pool's row stays the pool's 0 (its locked amount and paid totals never count the funders' shares twice).
     const [pool] = await db.select().from(bounties).where(and(eq(bounties.githubRepoId, REPO), eq(bounties.issueNumber, 1)));
     expect(pool?.amount).toBe(0n);

@@ -326,13 +326,16 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
 
 /**
  * GET /api/public/repositories/{githubRepoId}/bounties, the original product's public bounty list: every bounty
- * set on a registered public repository's issues, open and paid (cancelled ones went back to the pool), with the
+ * set on a registered public repository's issues, open and paid (cancelled ones went back to the pool; one left to
+ * its funders is a community bounty), with the
  * original's status names (Created: set and open; Distributed: paid) and amounts in whole tokens, the currency
  * not used "0.0" (`currency` and `amount` beside them name ROXN/USDC, which `isRoxn` cannot).
  */
 export async function publicRepositoryBounties(ctx: DatabaseDeps, repoId: number) {
   const repository = await publicRepository(ctx, { repoId });
-  const rows = (await repositoryBounties(ctx, repoId)).sort((a, b) => a.issueNumber - b.issueNumber);
+  // An open bounty the pool has nothing on (its pool manager took the share back: cancelPoolShare) is its funders'
+  // community bounty now, listed by /api/community-bounties with their total, not here as a pool bounty of 0.
+  const rows = (await repositoryBounties(ctx, repoId)).filter((b) => b.status !== "open" || b.amount > 0n).sort((a, b) => a.issueNumber - b.issueNumber);
   return {
     bounties: rows.map((b) => ({
       issueId: String(b.issueNumber),
