@@ -6,7 +6,7 @@ import { configuredSiteDistDir } from "../env.ts";
 import { createMemoryLogger } from "../logger.ts";
 import { startServer, type RunningServer } from "../server.ts";
 import { openDatabase, migrateDatabase, type DatabaseHandle } from "../../db/client.ts";
-import { bounties, bountyBoosts, repositories, users, wallets } from "../../db/schema/index.ts";
+import { bounties, bountyBoosts, bountyShares, repositories, users, wallets } from "../../db/schema/index.ts";
 import { insertTestRepositories } from "../../testing/fixtures.ts";
 import { testEnv } from "../../testing/context.ts";
 import { fixtureRepo } from "../../testing/dev-tools.ts";
@@ -24,6 +24,7 @@ let running: RunningServer;
 let database: DatabaseHandle;
 let base: string;
 const DORA_ADDRESS = "0x00000000000000000000000000000000000000D0";
+const ERIN_ADDRESS = "0x00000000000000000000000000000000000000E1";
 
 const bounty = (issueNumber: number, amount: bigint, title: string, currency: "XDC" | "ROXN" = "XDC") => ({
   githubRepoId: walletKit.id,
@@ -54,6 +55,14 @@ beforeAll(async () => {
   await database.db.insert(bounties).values([
     { ...bounty(7, 40n * XDC, "Paid to dora"), status: "paid", recipient: DORA_ADDRESS, paidTx: "0x07", closedAt: new Date(Date.UTC(2026, 10, 3)) },
     { ...bounty(8, 10n * XDC, "Paid to a stranger"), status: "paid", recipient: "0x00000000000000000000000000000000000000E8", paidTx: "0x08", closedAt: new Date(Date.UTC(2026, 10, 2)) },
+  ]);
+  // A co-authored merge's split payout: the row names its first recipient with the whole; bounty_shares holds each share.
+  const [erin] = await database.db.insert(users).values({ githubId: 90_402, username: "erin" }).returning();
+  await database.db.insert(wallets).values({ id: "w-erin", userId: erin!.id, address: ERIN_ADDRESS, privateKeySealed: "sealed", keyContextVersion: 2 });
+  await database.db.insert(bounties).values({ ...bounty(9, 10n * XDC, "Paid to two co-authors"), status: "paid", recipient: DORA_ADDRESS, paidTx: "0x09", closedAt: new Date(Date.UTC(2026, 10, 4)) });
+  await database.db.insert(bountyShares).values([
+    { githubRepoId: walletKit.id, issueNumber: 9, currency: "XDC", recipient: ERIN_ADDRESS, amount: 4n * XDC },
+    { githubRepoId: walletKit.id, issueNumber: 9, currency: "XDC", recipient: DORA_ADDRESS, amount: 6n * XDC },
   ]);
   await database.db.insert(repositories).values({
     githubRepoId: privateNotes.id,
@@ -111,6 +120,24 @@ describe("the embeddable board", () => {
     expect(html).toContain("a contributor");
     expect(html).not.toContain(DORA_ADDRESS);
     expect(html).not.toContain("<script");
+  });
+
+  test("a split payout names each recipient with their own share: the embed, the page's data (issue 29)", async () => {
+    const html = await (await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit?probe=split`)).text();
+    const item = /<li[^>]*data-issue="9"[^>]*>([\s\S]*?)<\/li>/.exec(html)?.[1] ?? "";
+    const text = item.replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim();
+    expect(text).toContain("10 XDC");
+    expect(text).toContain("shared: @dora 6 XDC, @erin 4 XDC");
+    expect(item).toMatch(/<a href="\/@erin" target="_blank" rel="noopener"[^>]*>@erin<\/a>/);
+    expect(html).not.toContain(ERIN_ADDRESS);
+    // A payout to one recipient is unchanged: the whole amount, to them.
+    const single = /<li[^>]*data-issue="7"[^>]*>([\s\S]*?)<\/li>/.exec(html)?.[1]?.replace(/<[^>]+>/g, "").replace(/\s+/g, " ") ?? "";
+    expect(single).toContain("to @dora");
+    const data = (await (await fetch(`${base}/api/public/unified-repo/issuepool-demo/xdc-wallet-kit`)).json()) as { recentPayouts: { issueNumber: number; amount: string; login: string | null; recipients: unknown }[] };
+    const split = data.recentPayouts.find((p) => p.issueNumber === 9);
+    expect(split).toMatchObject({ amount: "10", login: "dora", recipients: [{ login: "dora", amount: "6" }, { login: "erin", amount: "4" }] });
+    expect(data.recentPayouts.find((p) => p.issueNumber === 7)?.recipients).toEqual([{ login: "dora", amount: "40" }]);
+    expect(data.recentPayouts.find((p) => p.issueNumber === 8)?.recipients).toEqual([{ login: null, amount: "10" }]);
   });
 
   test("the public repository page links the recipients' profiles, rendered on the server", async () => {

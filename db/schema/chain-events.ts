@@ -28,6 +28,12 @@ export const chainEvents = sqliteTable(
   (t) => [
     uniqueIndex("chain_events_log_idx").on(t.chainId, t.txHash, t.logIndex).where(sql`${t.oldChain} is null`),
     index("chain_events_repo_idx").on(t.repoId, t.blockNumber),
+    // Where an escrowed tip's payTip left it (api/services/tips/tips.ts, tipDeliveryEvents): its TipPaid by the
+    // tip's id, and the payTip's events by hash (compared lower-cased), each read by index for every tip a wallet
+    // history or a tips list shows.
+    // (`->>`, not json_extract(): drizzle-kit splits an index expression at its commas.)
+    index("chain_events_tip_paid_idx").on(t.name, sql`(${t.args} ->> '$.tipId')`),
+    index("chain_events_tx_lower_idx").on(sql`lower(${t.txHash})`),
   ],
 );
 

@@ -141,7 +141,8 @@ export const UnifiedRepository = z.object({
   otherRewards: z.array(z.object({ issueNumber: z.number().int(), amount: Amount, currency: Token })).meta({ description: "ROXN and USDC bounties" }),
   recentPayouts: z.array(z.object({
     issueNumber: z.number().int(), title: z.string(), currency: Token, amount: Amount,
-    login: z.string().nullable().meta({ description: "The recipient's GitHub login (profile /@{login}) when the paid wallet is a user's; null otherwise" }),
+    login: z.string().nullable().meta({ description: "The recipient's GitHub login (profile /@{login}) when the paid wallet is a user's; null otherwise (a split payout: its first recipient's)" }),
+    recipients: z.array(z.object({ login: z.string().nullable(), amount: Amount })).meta({ description: "Each recipient with their own share: one with the whole amount, or a co-authored merge's split (summing to amount)" }),
     paidAt: Timestamp.nullable(),
   })).optional().meta({ description: "The latest paid bounties, newest first (at most 5), with their recipients' logins" }),
   stats: z.object({

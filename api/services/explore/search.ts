@@ -13,7 +13,7 @@
  * Amounts are compared only within one currency: an amount range and the "largest" order need `currency`,
  * because the platform invents no exchange rate.
  */
-import { and, asc, desc, eq, gt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../../db/client.ts";
 import { bounties, bountyBoosts, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
@@ -343,13 +343,31 @@ export async function searchOpenBounties(
   const allocatedAfter = options.allocatedAfter ? { allocatedAfter: options.allocatedAfter } : {};
   const rows =
     titles === "none" ? [] : await exploreQuery(deps.database.db, search, { ...allocatedAfter, ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) });
-  const page = rows.slice(0, search.limit).map((r) => ({ ...r, labels: parseLabels(r.labels), contributors: Number(r.contributors) }));
+  const funders = await fundersTotals(deps.database.db, rows.slice(0, search.limit).filter((r) => r.amount === 0n));
+  const page = rows
+    .slice(0, search.limit)
+    .map((r) => ({ ...r, amount: r.amount === 0n ? (funders.get(`${r.repoId}:${r.issueNumber}`) ?? 0n) : r.amount, labels: parseLabels(r.labels), contributors: Number(r.contributors) }));
   const last = page.at(-1);
   const nextCursor =
     rows.length > search.limit && last
       ? encodeCursor({ sort: search.sort, key: order.keyOf(last), repoId: last.repoId, issueNumber: last.issueNumber })
       : null;
   return { bounties: page, nextCursor };
+}
+
+/**
+ * The funders' total of bounties the pool left to them (pool's share 0, after cancelPoolShare): listed with it, as the
+ * community bounty they are (api/services/funding/pool-left.ts). Summed here: SQLite's sum() of TEXT amounts is a float.
+ */
+async function fundersTotals(db: Database, rows: { repoId: number; issueNumber: number }[]): Promise<Map<string, bigint>> {
+  const out = new Map<string, bigint>();
+  if (!rows.length) return out;
+  const shares = await db
+    .select({ repoId: bountyBoosts.githubRepoId, issueNumber: bountyBoosts.issueNumber, amount: bountyBoosts.amount })
+    .from(bountyBoosts)
+    .where(and(eq(bountyBoosts.status, "active"), inArray(sql`${bountyBoosts.githubRepoId} || ':' || ${bountyBoosts.issueNumber}`, rows.map((r) => `${r.repoId}:${r.issueNumber}`))));
+  for (const s of shares) out.set(`${s.repoId}:${s.issueNumber}`, (out.get(`${s.repoId}:${s.issueNumber}`) ?? 0n) + s.amount);
+  return out;
 }
 
 /** The statement of a search, not yet run (its plan is in docs/performance.md: scripts/bench/explore-plans.ts prints it). */
@@ -364,7 +382,8 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
     // A correlated probe by primary key, not a join: SQLite would build a Bloom filter over every repository for a
     // join (a scan of 100,000 rows per query), and might start from the repositories and sort every open bounty.
     sql`exists (select 1 from repositories r where r.github_repo_id = "bounties"."github_repo_id" and ${sql.join(repositoryTerms, sql` and `)})`,
-    sql`${bounties.amount} <> '0'`,
+    // A pool's share of 0 is a bounty its pool manager left to its funders (cancelPoolShare): on offer while a share is on it.
+    sql`(${bounties.amount} <> '0' or exists (select 1 from bounty_boosts x where x.github_repo_id = "bounties"."github_repo_id" and x.issue_number = "bounties"."issue_number" and x.status = 'active'))`,
     // Not on offer: awaiting its pool manager's decision (this allocation), or held for a GitHub user who earned it.
     sql`not exists (select 1 from awaiting_decisions a where a.github_repo_id = "bounties"."github_repo_id" and a.issue_number = "bounties"."issue_number" and a.allocated_tx = "bounties"."allocated_tx")`,
     sql`not exists (select 1 from held_payouts h where h.github_repo_id = "bounties"."github_repo_id" and h.issue_number = "bounties"."issue_number" and h.released_at is null)`,

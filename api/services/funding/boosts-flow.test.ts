@@ -191,6 +191,13 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     expect(info.issues.find((b: { issueId: number }) => b.issueId === issue)).toMatchObject({ status: "open", xdcAmount: "0", boosted: "1.99" });
     // Nothing of the pool's is left to cancel.
     expect((await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${issue}`, { githubRepoFullName: LITE.fullName })).status).toBe(409);
+    // A community bounty from now on, as a first boost on an issue without a bounty opens one: the original client's
+    // list and /explore show it once, with carol's share (not the pool's 0).
+    const communityOf = async () =>
+      ((await (await call(stack.t, `/api/community-bounties?limit=100&repo=${LITE.fullName}`)).json()).bounties as { githubIssueNumber: number; amount: string; status: string; createdByGithubUsername: string }[]).filter((b) => b.githubIssueNumber === issue);
+    expect(await communityOf()).toEqual([expect.objectContaining({ amount: "1.99000000", status: "funded", createdByGithubUsername: "carol" })]);
+    const explored = await (await call(stack.t, `/api/explore?limit=100&repo=${LITE.fullName.toLowerCase()}`)).json();
+    expect(explored.bounties.filter((b: { issueNumber: number }) => b.issueNumber === issue).map((b: { amount: string }) => b.amount)).toEqual(["1.99"]);
 
     // Closed as not planned: the whole bounty ends and carol gets exactly her share back, once.
     const carolBefore = await balance(carolAddress);
@@ -201,6 +208,8 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     await refundDueBoosts(stack.t.ctx, Date.now() + 3 * DAY);
     expect((await balance(carolAddress)) - carolBefore).toBe(parseEther("1.99"));
     expect(parseEther((await poolInfo()).xdcPoolRewards) - poolBefore).toBe(parseEther("5"));
+    // Every share gone back: the community bounty is over too.
+    expect((await communityOf()).map((b) => b.status)).toEqual(["refunded"]);
   }, 120_000);
 
   test("closed as not planned, reopened, boosted again (a new round on-chain), closed as not planned again: the funder is refunded", async () => {

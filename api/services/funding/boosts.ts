@@ -30,6 +30,7 @@ import { BOOST_KIND, funderLimitReached, funderWindow } from "./funder-limit.ts"
 
 export { funderLimitReached, funderWindow };
 import { fundersContractOf } from "./funders-contract.ts";
+import { openCommunityBountiesLeftByPool } from "./pool-left.ts";
 import { defineIntentKind } from "./intent-kinds.ts";
 import { fundableIssue, type IssueRef } from "./issue-lookup.ts";
 import { onChainBounty } from "../money/bounties.ts";
@@ -318,6 +319,8 @@ export async function settleBoosts(ctx: Pick<AppContext, "database" | "changes">
     await closeCommunityBounty(db, repoId, issueNumber);
     ctx.changes.publish(["boosts", `repo:${repoId}`, `bounty:${repoId}:${issueNumber}`]);
   }
+  // A bounty its pool manager left to its funders (cancelPoolShare) is a community bounty from then on.
+  if ((await openCommunityBountiesLeftByPool(db)).length) ctx.changes.publish(["boosts"]);
   return changed;
 }
 

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
-import { bounties, repositories, repositoryPools, users, wallets, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
+import { bounties, bountyShares, repositories, repositoryPools, users, wallets, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
 import { badRequest, notFound } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { toXdcAddress } from "../../chain/address.ts";
@@ -134,7 +134,18 @@ export interface UnifiedRepo {
    * The latest paid bounties (newest first, at most RECENT_PAYOUTS), each with its recipient's GitHub login when the
    * paid wallet belongs to a signed-up user (their profile is /@{login}); never the address itself.
    */
-  recentPayouts?: { issueNumber: number; title: string; currency: Currency; amount: string; login: string | null; paidAt: string | null }[];
+  recentPayouts?: {
+    issueNumber: number;
+    title: string;
+    currency: Currency;
+    /** The whole payout. */
+    amount: string;
+    /** The first recipient's login (a split payout's first share). */
+    login: string | null;
+    /** Each recipient with their own share (one: the whole amount; several: a co-authored merge's split, from bounty_shares). */
+    recipients: { login: string | null; amount: string }[];
+    paidAt: string | null;
+  }[];
   stats: {
     claims: number;
     rewardsPaid: number;
@@ -160,6 +171,25 @@ async function loginsOfAddresses(ctx: DatabaseDeps, addresses: string[]): Promis
     .innerJoin(users, eq(users.id, wallets.userId))
     .where(inArray(wallets.address, addresses));
   return new Map(rows.map((r) => [r.address, r.login]));
+}
+
+/**
+ * The shares of split payouts among `paid` (the mirror's bounty_shares, docs/design.md), by issue: the row's own
+ * recipient first, then by amount (largest first). A payout without shares is not here (its recipient got it all).
+ */
+async function payoutShares(ctx: DatabaseDeps, repoId: number, paid: Bounty[]): Promise<Map<number, { recipient: string; amount: bigint }[]>> {
+  const out = new Map<number, { recipient: string; amount: bigint }[]>();
+  if (!paid.length) return out;
+  const rows = await ctx.database.db
+    .select({ issueNumber: bountyShares.issueNumber, recipient: bountyShares.recipient, amount: bountyShares.amount })
+    .from(bountyShares)
+    .where(and(eq(bountyShares.githubRepoId, repoId), inArray(bountyShares.issueNumber, paid.map((b) => b.issueNumber))));
+  for (const r of rows) out.set(r.issueNumber, [...(out.get(r.issueNumber) ?? []), { recipient: r.recipient, amount: r.amount }]);
+  for (const b of paid) {
+    const same = (a: string) => a.toLowerCase() === b.recipient?.toLowerCase();
+    out.get(b.issueNumber)?.sort((x, y) => Number(same(y.recipient)) - Number(same(x.recipient)) || (y.amount > x.amount ? 1 : y.amount < x.amount ? -1 : 0));
+  }
+  return out;
 }
 
 const zero: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
@@ -235,7 +265,9 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
     .slice()
     .sort((a, b) => (b.closedAt?.getTime() ?? 0) - (a.closedAt?.getTime() ?? 0) || b.issueNumber - a.issueNumber)
     .slice(0, RECENT_PAYOUTS);
-  const logins = await loginsOfAddresses(ctx, [...new Set(recent.flatMap((b) => (b.recipient ? [b.recipient] : [])))]);
+  const shares = await payoutShares(ctx, repoId, recent);
+  const recipientsOf = (b: Bounty) => shares.get(b.issueNumber) ?? (b.recipient ? [{ recipient: b.recipient, amount: b.amount }] : []);
+  const logins = await loginsOfAddresses(ctx, [...new Set(recent.flatMap((b) => recipientsOf(b).map((r) => r.recipient)))]);
 
   return {
     registered: true,
@@ -276,6 +308,7 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
       currency: b.currency,
       amount: decimal(b.amount, b.currency),
       login: (b.recipient && logins.get(b.recipient)) ?? null,
+      recipients: recipientsOf(b).map((r) => ({ login: logins.get(r.recipient) ?? null, amount: decimal(r.amount, b.currency) })),
       paidAt: b.closedAt?.toISOString() ?? null,
     })),
     stats: {
@@ -293,13 +326,16 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
 
 /**
  * GET /api/public/repositories/{githubRepoId}/bounties, the original product's public bounty list: every bounty
- * set on a registered public repository's issues, open and paid (cancelled ones went back to the pool), with the
+ * set on a registered public repository's issues, open and paid (cancelled ones went back to the pool; one left to
+ * its funders is a community bounty), with the
  * original's status names (Created: set and open; Distributed: paid) and amounts in whole tokens, the currency
  * not used "0.0" (`currency` and `amount` beside them name ROXN/USDC, which `isRoxn` cannot).
  */
 export async function publicRepositoryBounties(ctx: DatabaseDeps, repoId: number) {
   const repository = await publicRepository(ctx, { repoId });
-  const rows = (await repositoryBounties(ctx, repoId)).sort((a, b) => a.issueNumber - b.issueNumber);
+  // An open bounty the pool has nothing on (its pool manager took the share back: cancelPoolShare) is its funders'
+  // community bounty now, listed by /api/community-bounties with their total, not here as a pool bounty of 0.
+  const rows = (await repositoryBounties(ctx, repoId)).filter((b) => b.status !== "open" || b.amount > 0n).sort((a, b) => a.issueNumber - b.issueNumber);
   return {
     bounties: rows.map((b) => ({
       issueId: String(b.issueNumber),

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { parseEther, type Address } from "viem";
+import { createWalletClient, http, parseEther, type Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { chainTransactions } from "../../../db/schema/index.ts";
+import { chainTransactions, tips } from "../../../db/schema/index.ts";
 import { executeDueOutflows } from "../money/refunds.ts";
 import { releaseHeldTips } from "./tips.ts";
 
@@ -86,5 +88,59 @@ describe("a tip queued behind the contract's outflow caps", () => {
     expect((await tipsOf(carol)).received.find((t: { id: number }) => t.id === held.id)).toMatchObject({ status: "confirmed", transactionHash: execution.txHash });
     const paid = (await historyOf(carol)).filter((t) => t.kind === "tip" && t.isIncoming);
     expect(paid).toEqual([expect.objectContaining({ status: "confirmed", hash: execution.txHash, tokenSymbol: "XDC" })]);
+  }, 120_000);
+
+  test("dropped by the guardian, it reads as held again and is paid again once to the recipient's wallet", async () => {
+    const res = await call(stack.t, "/api/tips", { as: bob, body: { login: "dave", amount: "3", currency: "XDC" }, headers: { "Idempotency-Key": "dropped-tip" } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const held = await res.json();
+    await settle();
+    const dave = await stack.signUp("dave", "contributor");
+    const payTips = () => stack.t.ctx.database.db.select().from(chainTransactions).where(eq(chainTransactions.kind, "pay_tip"));
+    const mine = async () => (await payTips()).filter((p) => (JSON.parse(p.intent) as { tipId: number }).tipId === held.id);
+    await eventually(async () => {
+      await releaseHeldTips(stack.t.ctx);
+      await settle({ index: false });
+      const [pay] = await mine();
+      return pay?.status === "confirmed" ? pay : undefined;
+    }, 30_000, "payTip confirmed");
+    await stack.t.ctx.indexer.catchUp();
+    const tipsOf = async (session: TestSession) => (await call(stack.t, "/api/tips", { as: session })).json();
+    const historyOf = async (session: TestSession) => (await (await call(stack.t, "/api/wallet/transactions?limit=20", { as: session })).json()).transactions as { kind: string; isIncoming: boolean; status: string; hash: string }[];
+    expect((await tipsOf(dave)).received.find((t: { id: number }) => t.id === held.id)).toMatchObject({ status: "queued" });
+
+    // The guardian drops the queued payout: the contract holds the tip in the escrow again.
+    const outflow = (await stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "nextOutflowId" })) as bigint;
+    const guardian = createWalletClient({ account: privateKeyToAccount(stack.chain.guardianKey), chain: stack.t.ctx.chain.config.chain, transport: http(stack.chain.anvil.rpcUrl) });
+    await stack.t.ctx.chain.client.waitForTransactionReceipt({ hash: await guardian.writeContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "cancelOutflow", args: [outflow] }) });
+    await stack.t.ctx.indexer.catchUp();
+    const given = (await tipsOf(bob)).given.find((t: { id: number }) => t.id === held.id);
+    const received = (await tipsOf(dave)).received.find((t: { id: number }) => t.id === held.id);
+    expect(given).toMatchObject({ status: "held" });
+    expect(received).toMatchObject({ status: "held" });
+    expect(received.message).toContain("guardian");
+    expect((await historyOf(dave)).filter((t) => t.kind === "tip" && t.isIncoming).map((t) => t.status)).toEqual(["pending"]);
+
+    // The platform pays it again, once per drop, whatever is retried.
+    await releaseHeldTips(stack.t.ctx);
+    await releaseHeldTips(stack.t.ctx);
+    const again = await mine();
+    expect(again.map((p) => p.idempotencyKey).sort()).toEqual([`tip-pay:${held.id}`, `tip-pay:${held.id}:dropped:${outflow}`]);
+    const [row] = await stack.t.ctx.database.db.select().from(tips).where(eq(tips.id, held.id));
+    expect(row?.payTxId).toBe(again.find((p) => p.idempotencyKey.includes("dropped"))!.id);
+    await settle();
+    expect(await releaseHeldTips(stack.t.ctx)).toBe(0);
+    expect(await mine()).toHaveLength(2);
+    // Queued again (over the cap); the queue runs; dave is paid exactly once.
+    expect((await tipsOf(dave)).received.find((t: { id: number }) => t.id === held.id)).toMatchObject({ status: "queued" });
+    await stack.chain.rpc("evm_increaseTime", [2 * 24 * 3600 + 60]);
+    await stack.chain.rpc("evm_mine");
+    await stack.t.ctx.indexer.catchUp();
+    expect(await executeDueOutflows(stack.t.ctx)).toBe(1);
+    await settle();
+    expect(await balance(dave.wallet)).toBe(parseEther("2.985"));
+    expect(await executeDueOutflows(stack.t.ctx)).toBe(0);
+    expect((await tipsOf(bob)).given.find((t: { id: number }) => t.id === held.id)).toMatchObject({ status: "confirmed" });
+    expect((await historyOf(dave)).filter((t) => t.kind === "tip" && t.isIncoming).map((t) => t.status)).toEqual(["confirmed"]);
   }, 120_000);
 });

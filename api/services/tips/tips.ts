@@ -13,7 +13,10 @@
  *                               GitHub id (key `tip:<id>`); when they
  *                               register, the operator's `payTip` (key
  *                               `tip-pay:<id>`) sends it to their wallet
- *                               -> sent. Unclaimed for 30 days, the tipper
+ *                               -> sent. A payTip the contract queued and
+ *                               the guardian dropped is paid again, once
+ *                               per drop (`tip-pay:<id>:dropped:<outflow>`).
+ *                               Unclaimed for 30 days, the tipper
  *                               can take it back (the contract's refundTip).
  * Tokens need an allowance: an approval (key `tip-approve:<id>`) goes first.
  * Exactly once: one tip row per (tipper, request key), one outbox row per
@@ -288,7 +291,68 @@ export async function releaseHeldTips(ctx: TipDeps, only?: { githubUserId: numbe
       ctx.log.warn("held tip not paid yet; retried on the next pass", { tipId: tip.id, err: (err as Error).message });
     }
   }
-  return paid;
+  return paid + (await repayDroppedTips(ctx, only));
+}
+
+/**
+ * A payTip the contract queued and the guardian dropped (cancelOutflow: the tip is Held in the escrow again, its
+ * recipient cleared) is paid again, as a dropped bounty payout opens its bounty again to be paid: a new payTip to
+ * the recipient's registered wallet, through the outbox under `tip-pay:<id>:dropped:<outflow id>`, so once per
+ * drop whatever is retried (a second drop of the new payout is a new outflow id, paid once more). Only a drop of
+ * the tip's current payTip counts: one the platform already paid again is done. Found from the indexed
+ * OutflowCancelled events of tips (repository 0, the tip's escrow id as the issue number: few rows).
+ */
+async function repayDroppedTips(ctx: TipDeps, only?: { githubUserId: number }): Promise<number> {
+  const db = ctx.database.db;
+  const cancelled = await db
+    .select({ args: chainEvents.args, chainTipId: chainEvents.issueNumber })
+    .from(chainEvents)
+    .where(and(eq(chainEvents.repoId, 0), eq(chainEvents.name, "OutflowCancelled"), isNull(chainEvents.oldChain)));
+  if (!cancelled.length) return 0;
+  const candidates = await db
+    .select({ tip: tips, payHash: chainTransactions.txHash, address: wallets.address })
+    .from(tips)
+    .innerJoin(chainTransactions, eq(chainTransactions.id, tips.payTxId))
+    .innerJoin(users, eq(users.githubId, tips.toGithubId))
+    .innerJoin(wallets, eq(wallets.userId, users.id))
+    .where(
+      and(
+        eq(tips.escrowed, true),
+        eq(tips.status, "sent"),
+        inArray(tips.chainTipId, [...new Set(cancelled.map((c) => String(c.chainTipId)))]),
+        only ? eq(tips.toGithubId, only.githubUserId) : undefined,
+      ),
+    );
+  let sent = 0;
+  for (const { tip, payHash, address } of candidates) {
+    if (!payHash) continue;
+    const [queued] = await db
+      .select({ args: chainEvents.args })
+      .from(chainEvents)
+      .where(and(eq(chainEvents.txHash, payHash), eq(chainEvents.name, "OutflowQueued"), isNull(chainEvents.oldChain)))
+      .limit(1);
+    const outflow = queued ? (JSON.parse(queued.args) as { id: string }).id : undefined;
+    if (!outflow || !cancelled.some((c) => String(c.chainTipId) === tip.chainTipId && (JSON.parse(c.args) as { id: string }).id === outflow)) continue;
+    try {
+      const { tx } = await ctx.outbox.submitOnce({
+        userId: null,
+        idempotencyKey: `tip-pay:${tip.id}:dropped:${outflow}`,
+        request: { tipId: tip.id, chainTipId: tip.chainTipId, dropped: outflow },
+        kind: "pay_tip",
+        intent: { tipId: tip.id, chainTipId: tip.chainTipId, currency: tip.currency, to: address, toLogin: tip.toLogin, amount: (tip.amount - tip.fee).toString(), droppedOutflow: outflow },
+        signer: { kind: "operator" },
+        to: ctx.chain.config.contracts.rewards,
+        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payTip", args: [BigInt(tip.chainTipId!), address as Address] }),
+      });
+      await db.update(tips).set({ payTxId: tx.id, sentAt: new Date() }).where(eq(tips.id, tip.id));
+      ctx.log.info("tip paid again after the guardian dropped its queued payout", { tipId: tip.id, outflow });
+      ctx.changes.publish([`tips:${tip.toGithubId}`]);
+      sent++;
+    } catch (err) {
+      ctx.log.warn("dropped tip not paid again yet; retried on the next pass", { tipId: tip.id, err: (err as Error).message });
+    }
+  }
+  return sent;
 }
 
 /**
@@ -299,7 +363,8 @@ export async function releaseHeldTips(ctx: TipDeps, only?: { githubUserId: numbe
  * is judged from its receipt when a chain client is at hand, else taken as paid.
  */
 export interface TipDelivery {
-  state: "paid" | "queued";
+  /** dropped: the guardian cancelled the queued outflow (cancelOutflow): the tip is held in the escrow again. */
+  state: "paid" | "queued" | "dropped";
   /** The transaction that paid the recipient (undefined while queued, or when only the payTip is known). */
   paidTxHash?: string;
   /** When the queued outflow may run (seconds since the epoch, the contract's clock). */
@@ -311,21 +376,17 @@ export async function tipDelivery(
   tip: Pick<Tip, "chainTipId">,
   payTxHash: string,
 ): Promise<TipDelivery> {
-  const db = deps.database.db;
-  const events = await db
-    .select({ name: chainEvents.name, txHash: chainEvents.txHash, args: chainEvents.args })
-    .from(chainEvents)
-    .where(
-      and(
-        isNull(chainEvents.oldChain),
-        sql`(${chainEvents.name} = 'TipPaid' and json_extract(${chainEvents.args}, '$.tipId') = ${tip.chainTipId ?? "-1"})
-          or lower(${chainEvents.txHash}) = ${payTxHash.toLowerCase()}`,
-      ),
-    );
+  const events = await tipDeliveryEvents(deps.database.db, tip, payTxHash);
+
   const paid = events.find((e) => e.name === "TipPaid");
   if (paid) return { state: "paid", paidTxHash: paid.txHash };
   const queued = events.find((e) => e.name === "OutflowQueued" && e.txHash.toLowerCase() === payTxHash.toLowerCase());
-  if (queued) return { state: "queued", readyAt: BigInt((JSON.parse(queued.args) as { readyAt: string }).readyAt) };
+  if (queued) {
+    const outflow = (JSON.parse(queued.args) as { id: string }).id;
+    // Tips' outflows carry repository 0 and the tip's id as the issue number.
+    if (events.some((e) => e.name === "OutflowCancelled" && (JSON.parse(e.args) as { id: string }).id === outflow)) return { state: "dropped" };
+    return { state: "queued", readyAt: BigInt((JSON.parse(queued.args) as { readyAt: string }).readyAt) };
+  }
   if (events.length > 0 || !deps.chain) return { state: "paid", paidTxHash: payTxHash };
   // Not indexed yet: the payTip's own receipt says which.
   const receipt = await deps.chain.client.getTransactionReceipt({ hash: payTxHash as Hex }).catch(() => undefined);
@@ -335,6 +396,27 @@ export async function tipDelivery(
   return { state: "paid", paidTxHash: payTxHash };
 }
 
+/**
+ * The events that say where an escrowed tip's payTip left it: its TipPaid, the payTip's own events, and the
+ * guardian's OutflowCancelled of a tip's outflow (repository 0, the tip's escrow id as the issue number). Each term
+ * is read by an index (0019_tip_delivery_indexes: chain_events_tip_paid_idx, chain_events_tx_lower_idx,
+ * chain_events_repo_idx), so a wallet history with many escrowed tips costs an index probe per tip, not a scan of
+ * chain_events each (tips-queued.test.ts checks the plan).
+ */
+export function tipDeliveryEvents(db: Database, tip: Pick<Tip, "chainTipId">, payTxHash: string) {
+  return db
+    .select({ name: chainEvents.name, txHash: chainEvents.txHash, args: chainEvents.args })
+    .from(chainEvents)
+    .where(
+      and(
+        isNull(chainEvents.oldChain),
+        sql`((${chainEvents.name} = 'TipPaid' and (${chainEvents.args} ->> '$.tipId') = ${tip.chainTipId ?? "-1"})
+          or lower(${chainEvents.txHash}) = ${payTxHash.toLowerCase()}
+          or (${chainEvents.repoId} = 0 and ${chainEvents.issueNumber} = ${Number(tip.chainTipId ?? -1)} and ${chainEvents.name} = 'OutflowCancelled'))`,
+      ),
+    );
+}
+
 /** The tipper's transaction failed (nothing moved), the tip is held in escrow, or its delivering transaction's state. */
 const statusOf = (tip: Tip, tx: Pick<ChainTransaction, "status"> | null, delivered: Pick<ChainTransaction, "status"> | null, delivery: TipDelivery | undefined): TipView["status"] => {
   if (tip.status === "failed" || tx?.status === "failed" || tx?.status === "reverted") return "failed";
@@ -342,6 +424,8 @@ const statusOf = (tip: Tip, tx: Pick<ChainTransaction, "status"> | null, deliver
   const last = tip.escrowed ? delivered : tx;
   // A payTip that failed is tried again (submitOnce): still on its way.
   if (last?.status !== "confirmed") return "pending";
+  // Dropped by the guardian: back in the escrow until the platform's next payTip (releaseHeldTips) is on its way.
+  if (delivery?.state === "dropped") return "held";
   return delivery?.state === "queued" ? "queued" : "confirmed";
 };
 
@@ -368,7 +452,9 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
     explorerUrl: last?.txHash ? explorerTxUrl(ctx.chain.config.network, last.txHash) : null,
     createdAt: tip.createdAt.toISOString(),
     message:
-      status === "held"
+      delivery?.state === "dropped"
+        ? `Tip of ${amount}${feeText} to @${tip.toLogin} held in the escrow again: the contract's guardian stopped its queued payout. Issuepool sends it to their wallet again.`
+        : status === "held"
         ? `Tip of ${amount}${feeText} held for @${tip.toLogin} in the escrow: sent to their Issuepool wallet as soon as they sign in and register.`
         : status === "queued"
           ? `Tip of ${amount}${feeText} to @${tip.toLogin} queued by the contract's outflow limits: it reaches their wallet when the queue runs${delivery?.readyAt ? ` (from ${new Date(Number(delivery.readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC)` : ""}.`

@@ -139,7 +139,8 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
     value: tip.currency === "XDC" ? (tip.amount - tip.fee).toString() : "0",
     from: toXdcAddress(tx.fromAddress),
     to: mine,
-    status: tx.status === "confirmed" && deliveries[i]?.state !== "queued" ? "confirmed" : "pending",
+    // Queued, or dropped by the guardian and back in the escrow (paid again: releaseHeldTips): not arrived yet.
+    status: tx.status === "confirmed" && deliveries[i]?.state !== "queued" && deliveries[i]?.state !== "dropped" ? "confirmed" : "pending",
     blockNumber: tx.blockNumber,
     confirmations: tx.confirmations,
     timestamp: (tx.sentAt ?? tx.createdAt).toISOString(),
