@@ -85,7 +85,11 @@ describe("GET /api/explore", () => {
     const anonymous = await explore("");
     expect(anonymous.status).toBe(200);
     expect(keys(anonymous.body)).toEqual(["2#21", "2#20", "1#12", "1#11", "1#10"]);
-    expect(anonymous.body.bounties[3]).toMatchObject({ repository: "acme/rocket", language: "TypeScript", currency: "XDC", amount: "50", contributors: 1 });
+    // The whole bounty (issue 29): the pool's 50 XDC and a funder's active 1 XDC.
+    expect(anonymous.body.bounties[3]).toMatchObject({ repository: "acme/rocket", language: "TypeScript", currency: "XDC", amount: "51", boosted: "1", contributors: 1 });
+    // Two active boosts count twice; a refunded one not at all.
+    expect(anonymous.body.bounties[4]).toMatchObject({ issueNumber: 10, amount: "7", boosted: "2" });
+    expect(anonymous.body.bounties[2]).toMatchObject({ issueNumber: 12, amount: "20", boosted: "0" });
     expect(anonymous.body.bounties[4].labels).toEqual(["bug", "good first issue"]);
     // Each bounty with its own repository and its own contributors (a subquery not tied to its row would not).
     expect(anonymous.body.bounties[0]).toMatchObject({ repository: "acme/engine", language: "Rust", contributors: 0 });

@@ -13,7 +13,7 @@
  * Amounts are compared only within one currency: an amount range and the "largest" order need `currency`,
  * because the platform invents no exchange rate.
  */
-import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../../db/client.ts";
 import { bounties, bountyBoosts, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
@@ -72,8 +72,10 @@ export interface ExploreBounty {
   url: string | null;
   labels: string[];
   currency: Currency;
-  /** Smallest unit; formatted at the edge. */
+  /** The whole bounty: the pool's share plus the funders' active shares. Smallest unit; formatted at the edge. */
   amount: bigint;
+  /** The funders' active shares in `amount` (all of it for a bounty the pool left to its funders). */
+  boosted: bigint;
   allocatedAt: Date;
   /** The earliest expiry of its active boosts (when a funder's share goes back); null when none expires. */
   expiresAt: Date | null;
@@ -343,21 +345,25 @@ export async function searchOpenBounties(
   const allocatedAfter = options.allocatedAfter ? { allocatedAfter: options.allocatedAfter } : {};
   const rows =
     titles === "none" ? [] : await exploreQuery(deps.database.db, search, { ...allocatedAfter, ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) });
-  const funders = await fundersTotals(deps.database.db, rows.slice(0, search.limit).filter((r) => r.amount === 0n));
-  const page = rows
-    .slice(0, search.limit)
-    .map((r) => ({ ...r, amount: r.amount === 0n ? (funders.get(`${r.repoId}:${r.issueNumber}`) ?? 0n) : r.amount, labels: parseLabels(r.labels), contributors: Number(r.contributors) }));
+  const funders = await fundersTotals(deps.database.db, rows.slice(0, search.limit));
+  const page = rows.slice(0, search.limit).map((r) => {
+    const boosted = funders.get(`${r.repoId}:${r.issueNumber}`) ?? 0n;
+    return { ...r, amount: r.amount + boosted, boosted, labels: parseLabels(r.labels), contributors: Number(r.contributors) };
+  });
   const last = page.at(-1);
+  // The order's key is the pool's share (bounties.amount_key), not the total shown.
   const nextCursor =
     rows.length > search.limit && last
-      ? encodeCursor({ sort: search.sort, key: order.keyOf(last), repoId: last.repoId, issueNumber: last.issueNumber })
+      ? encodeCursor({ sort: search.sort, key: order.keyOf({ ...last, amount: last.amount - last.boosted }), repoId: last.repoId, issueNumber: last.issueNumber })
       : null;
   return { bounties: page, nextCursor };
 }
 
 /**
- * The funders' total of bounties the pool left to them (pool's share 0, after cancelPoolShare): listed with it, as the
- * community bounty they are (api/services/funding/pool-left.ts). Summed here: SQLite's sum() of TEXT amounts is a float.
+ * The funders' active shares of each listed bounty (issue 29: the total shown wherever the bounty shows is the pool's
+ * share plus these; a bounty the pool left to its funders, after cancelPoolShare, is theirs alone and listed as the
+ * community bounty it is: api/services/funding/pool-left.ts). Read by bounty_boosts_issue_idx, one probe per row.
+ * Summed here: SQLite's sum() of TEXT amounts is a float.
  */
 async function fundersTotals(db: Database, rows: { repoId: number; issueNumber: number }[]): Promise<Map<string, bigint>> {
   const out = new Map<string, bigint>();
@@ -365,7 +371,7 @@ async function fundersTotals(db: Database, rows: { repoId: number; issueNumber: 
   const shares = await db
     .select({ repoId: bountyBoosts.githubRepoId, issueNumber: bountyBoosts.issueNumber, amount: bountyBoosts.amount })
     .from(bountyBoosts)
-    .where(and(eq(bountyBoosts.status, "active"), inArray(sql`${bountyBoosts.githubRepoId} || ':' || ${bountyBoosts.issueNumber}`, rows.map((r) => `${r.repoId}:${r.issueNumber}`))));
+    .where(or(...rows.map((r) => and(eq(bountyBoosts.githubRepoId, r.repoId), eq(bountyBoosts.issueNumber, r.issueNumber), eq(bountyBoosts.status, "active")))));
   for (const s of shares) out.set(`${s.repoId}:${s.issueNumber}`, (out.get(`${s.repoId}:${s.issueNumber}`) ?? 0n) + s.amount);
   return out;
 }

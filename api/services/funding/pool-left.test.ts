@@ -67,9 +67,9 @@ describe("a bounty its pool manager left to its funders", () => {
     const funders = await get(`/api/funding/issues/acme/left/1`);
     expect(funders.funders?.map((f: { funder: string; amount: string }) => [f.funder, f.amount]) ?? funders).toEqual([[alice.username, "2"], [bob.username, "1.5"]]);
 
-    // /explore: listed once with the funders' total; the pool's boosted bounty keeps its own; the emptied one is not on offer.
+    // /explore: listed once with the funders' total; the pool's boosted bounty with its whole total (pool 5 + alice's 1); the emptied one is not on offer.
     const explore = await get(`/api/explore?repo=acme/left`);
-    expect(explore.bounties.map((b: { issueNumber: number; amount: string }) => [b.issueNumber, b.amount]).sort()).toEqual([[1, "3.5"], [2, "5"]]);
+    expect(explore.bounties.map((b: { issueNumber: number; amount: string }) => [b.issueNumber, b.amount]).sort()).toEqual([[1, "3.5"], [2, "6"]]);
     // The original client's list of the repository's (pool) bounties leaves it to the community list: no bounty of 0.
     const pooled = await get(`/api/public/repositories/${REPO}/bounties`);
     expect(pooled.bounties.map((b: { issueId: string; amount: string }) => [b.issueId, b.amount])).toEqual([["2", "5"]]);
