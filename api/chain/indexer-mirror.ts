@@ -168,9 +168,10 @@ export async function writeBounty(
         ? { paidAfterMs: before.paidAfterMs, paidAutomatically: before.paidAutomatically }
         : await payoutFacts(tx, { repoId: Number(repoId), issueNumber: Number(issueNumber), paidTx: paid.transactionHash, paidAt: blockTimes.get(paid.blockNumber) ?? new Date() });
   Object.assign(values, facts);
-  // A split payout's shares: its BountySharePaid events (stored before the bounties are written); a row paid before
-  // this batch keeps its own.
-  const shares = status !== "paid" ? [] : paid && !samePayout ? await storedShares(tx, repoId, issueNumber, paid.transactionHash) : beforeShares;
+  // A split payout's shares: its BountySharePaid events (stored before the bounties are written), and its held shares
+  // paid since (a rebuild of the same payout reads them again: a reorganisation may have taken such a payment back);
+  // a row paid before this batch keeps its own.
+  const shares = status !== "paid" ? [] : paid ? await storedShares(tx, repoId, issueNumber, paid.transactionHash) : beforeShares;
   if (allocated || before) await writeShares(tx, repoId, issueNumber, values.currency, shares);
   if (allocated) {
     // A new allocation (also after a cancellation) starts a fresh row; one that joins the open bounty its pool's
