@@ -59,10 +59,12 @@ export type PayoutSplit = typeof payoutSplits.$inferSelect;
  *   escrowed  no wallet: the split's payout (txId) paid the others and put
  *             this share in the contract's escrow for their GitHub id; paid
  *             to their wallet when they register
+ *   returned  escrowed, never claimed: after 30 days the pool manager (or
+ *             the operator) returned it to the repository's pool on-chain
  *   paid      nothing to pay (a zero share)
- * (text column: the new status needs no migration)
+ * (text column: the new statuses need no migration)
  */
-export const SHARE_STATUSES = ["pending", "held", "escrowed", "paying", "paid"] as const;
+export const SHARE_STATUSES = ["pending", "held", "escrowed", "paying", "returned", "paid"] as const;
 export type ShareStatus = (typeof SHARE_STATUSES)[number];
 
 export const payoutSplitShares = sqliteTable(

@@ -104,9 +104,10 @@ export interface SplitShareView {
   isAuthor: boolean;
   /**
    * pending (window), held (no wallet yet: in the contract's escrow for their GitHub id once the others were paid,
-   * paid to their wallet when they register), paying, queued (the contract delays the payout), paid.
+   * paid to their wallet when they register), paying, queued (the contract delays the payout), paid, returned (held,
+   * never claimed, and returned to the repository's pool after 30 days).
    */
-  status: "pending" | "held" | "paying" | "queued" | "paid";
+  status: "pending" | "held" | "paying" | "queued" | "paid" | "returned";
   transactionHash: string | null;
   explorerUrl: string | null;
 }

@@ -212,6 +212,9 @@ async function releaseHeldSplits(deps: Deps, only?: { githubUserId: number }): P
   return worked;
 }
 
+/** The contract's TipStatus.Refunded: for a held share, returned to its repository's pool. */
+const TIP_REFUNDED = 4;
+
 export const heldSharePayKey = (repoId: number, issueNumber: number, githubUserId: number) => `split-share:${repoId}:${issueNumber}:${githubUserId}`;
 
 /**
@@ -238,6 +241,20 @@ export async function payEscrowedShares(deps: Deps, only?: { githubUserId: numbe
       if (payout.status !== "confirmed" || !payout.txHash || payout.blockNumber === null) continue;
       const tipId = await heldShareTipId(deps, share, payout.txHash as Hex, payout.blockNumber);
       if (tipId === undefined) continue;
+      if (!(await deps.outbox.findByKey(null, heldSharePayKey(share.githubRepoId, share.issueNumber, share.githubUserId)))) {
+        // Nothing sent for it yet: unclaimed past the contract's refund delay, the pool manager may have returned it to
+        // the pool (HeldShareReturned). Then there is nothing to pay, and no payTip is tried (it would only revert).
+        const tip = await deps.chain.client.readContract({ address: deps.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getTip", args: [tipId] });
+        if (tip.status === TIP_REFUNDED) {
+          await db
+            .update(payoutSplitShares)
+            .set({ status: "returned" })
+            .where(and(sharesWhere(share), eq(payoutSplitShares.githubUserId, share.githubUserId), eq(payoutSplitShares.status, "escrowed")));
+          deps.log.info("held split share was returned to the repository's pool before its person registered", { repoId: share.githubRepoId, issue: share.issueNumber, login: share.githubLogin });
+          deps.changes.publish([`repo:${share.githubRepoId}`, `bounty:${share.githubRepoId}:${share.issueNumber}`]);
+          continue;
+        }
+      }
       const { tx } = await deps.outbox.submitOnce({
         userId: null,
         idempotencyKey: heldSharePayKey(share.githubRepoId, share.issueNumber, share.githubUserId),

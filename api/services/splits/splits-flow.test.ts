@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray, like } from "drizzle-orm";
-import { parseEther, parseEventLogs, type Address } from "viem";
+import { encodeFunctionData, parseEther, parseEventLogs, type Address } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
@@ -253,7 +253,7 @@ describe("a merged pull request with co-authors", () => {
     expect(done.shares.map((s: { status: string }) => s.status)).toEqual(["paid", "paid"]);
   }, 120_000);
 
-  test("a co-author who never registers does not hold up the author: bob is paid his share, dave's waits in the escrow for him", async () => {
+  test("a co-author who does not register does not hold up the author: bob is paid his share, dave's waits in the escrow for him, 30 days, then may go back to the pool", async () => {
     const issue = await bountiedIssue("Held for dave", "3");
     await coAuthoredMerge(issue, "Co-authored-by: Dave <dave@example.com>");
     const split = await (await splitOfIssue(issue)).json();
@@ -273,6 +273,33 @@ describe("a merged pull request with co-authors", () => {
     await releaseHeldShares(stack.t.ctx);
     expect(await payoutsOf(issue)).toHaveLength(1);
     expect(await heldSharePayments(issue)).toHaveLength(0);
+
+    // Unclaimed for 30 days (the chain's clock), it may go back to the repository's pool, and only there.
+    const tipId = (await sharesHeldBy(tx!.txHash!))[0]!.tipId;
+    const rewards = stack.t.ctx.chain.config.contracts.rewards;
+    const poolBefore = (await stack.t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [BigInt(LITE.id)] }))[0];
+    await stack.chain.rpc("evm_increaseTime", [30 * 24 * 3600 + 1]);
+    await stack.chain.rpc("evm_mine");
+    const { tx: returned } = await stack.t.ctx.outbox.submit({
+      userId: null,
+      idempotencyKey: `return-held-share-${issue}`,
+      request: { issue },
+      kind: "return_held_share",
+      intent: { tipId: tipId.toString() },
+      signer: { kind: "operator" },
+      to: rewards,
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "refundTip", args: [tipId] }),
+    });
+    expect((await stack.t.ctx.outbox.waitForSettled(returned.id, 30_000)).status).toBe("confirmed");
+    const poolAfter = (await stack.t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [BigInt(LITE.id)] }))[0];
+    expect(poolAfter - poolBefore).toBe(parseEther("1.5"));
+    // dave registers later: nothing is left to pay him, and no payment is tried.
+    await stack.signUp("dave", "contributor");
+    await releaseHeldShares(stack.t.ctx);
+    await releaseHeldShares(stack.t.ctx, { githubUserId: 1004 });
+    expect(await heldSharePayments(issue)).toHaveLength(0);
+    const after = await (await splitOfIssue(issue)).json();
+    expect(after.shares.map((s: { login: string; status: string }) => [s.login, s.status])).toEqual([["bob", "paid"], ["dave", "returned"]]);
   }, 120_000);
 
   test("a merge co-authored by erin (with a wallet) pays bob and erin 50/50 after the configured window", async () => {
@@ -330,7 +357,7 @@ describe("a merged pull request with co-authors", () => {
     expect(boosted.status, await boosted.clone().text()).toBe(200);
     const details = () => stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(LITE.id), BigInt(issue)] });
     await eventually(async () => ((await details()).boosted > 0n ? true : undefined), 20_000, "the boost on-chain");
-    // dave never signs up in this file: when another test's pass releases this split, his share is held in the escrow.
+    // dave signs up only in the test before (after his share there went back to the pool).
     await coAuthoredMerge(issue, "Co-authored-by: Dave Newcomer <1004+dave@users.noreply.github.com>");
     const split = await (await splitOfIssue(issue)).json();
     expect(split).toMatchObject({ currency: "XDC", amount: "4.99" });
