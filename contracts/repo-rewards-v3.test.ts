@@ -529,6 +529,155 @@ describe("split payouts", () => {
   });
 });
 
+describe("split payouts with held shares (a co-author without a wallet)", () => {
+  const CAROL = 777n;
+  const TIP_HELD = 1;
+  const TIP_QUEUED = 2;
+  const TIP_PAID = 3;
+  const TIP_REFUNDED = 4;
+
+  async function oldBounty(amount: bigint): Promise<void> {
+    await fundPool(amount * 2n);
+    await mined(rewardsAs(manager).write.allocateBounty([REPO, ISSUE, XDC, amount]));
+    await passTime(HOUR);
+  }
+
+  async function heldSplit(): Promise<{ receipt: TransactionReceipt; tipId: bigint }> {
+    const receipt = await mined(rewardsAs(operator).write.payBountySplitHeld([REPO, ISSUE, [contributor.address], [parseEther("6")], [CAROL], [parseEther("4")]]));
+    const [{ tipId }] = eventArgs(receipt, "BountyShareHeld") as unknown as [{ tipId: bigint }];
+    return { receipt, tipId };
+  }
+
+  test("pays the address parts now, escrows the held part for its GitHub user; the escrow still holds what it owes", async () => {
+    await oldBounty(parseEther("10"));
+    const before = await xdcOf(contributor.address);
+    const { receipt, tipId } = await heldSplit();
+    expect(eventArgs(receipt, "BountySharePaid")).toEqual([{ repoId: REPO, issueNumber: ISSUE, currency: XDC, amount: parseEther("6"), recipient: contributor.address }]);
+    expect(eventArgs(receipt, "BountyShareHeld")).toEqual([{ repoId: REPO, issueNumber: ISSUE, currency: XDC, amount: parseEther("4"), githubUserId: CAROL, tipId }]);
+    // The total is the whole bounty: the mirror and the contributors' records count both shares.
+    expect(eventArgs(receipt, "BountyPaid")).toEqual([
+      { repoId: REPO, issueNumber: ISSUE, currency: XDC, amount: parseEther("10"), contributor: contributor.address, by: operator.address },
+    ]);
+    expect(await xdcOf(contributor.address)).toBe(before + parseEther("6"));
+    expect((await details()).status).toBe(PAID);
+    expect(await rewardsAs(admin).read.getTip([tipId])).toMatchObject({ tipper: "0x0000000000000000000000000000000000000000", status: TIP_HELD, githubUserId: CAROL, amount: parseEther("4") });
+    const held = await rewardsAs(admin).read.getHeldShare([tipId]);
+    expect([held.repoId, held.issueNumber]).toEqual([REPO, ISSUE]);
+    // What is left in the pool (20 XDC less the fee, less the bounty) and carol's 4 XDC.
+    expect(await owedXdc()).toBe(net(parseEther("20")) - parseEther("10") + parseEther("4"));
+    await expectHeldIsOwed();
+    await expectRevert(rewardsAs(admin).write.sweepExcess([XDC, admin.address]), "ZeroAmount");
+    await expectRevert(rewardsAs(operator).write.payBountySplitHeld([REPO, ISSUE, [contributor.address], [parseEther("6")], [CAROL], [parseEther("4")]]), "BountyNotOpen");
+  });
+
+  test("the held share is paid once, by the operator only, to the address its user registers", async () => {
+    await oldBounty(parseEther("10"));
+    const { tipId } = await heldSplit();
+    await expectRevert(rewardsAs(outsider).write.payTip([tipId, outsider.address]), "AccessControlUnauthorizedAccount");
+    await expectRevert(rewardsAs(manager).write.payTip([tipId, manager.address]), "AccessControlUnauthorizedAccount");
+    // Old money (the bounty's) to an address below the new-recipient threshold: at once.
+    const carol = freshAddress();
+    const paid = await mined(rewardsAs(operator).write.payTip([tipId, carol]));
+    expect(eventArgs(paid, "TipPaid")).toEqual([{ tipId, recipient: carol, currency: XDC, amount: parseEther("4"), by: operator.address }]);
+    expect(await xdcOf(carol)).toBe(parseEther("4"));
+    expect((await rewardsAs(admin).read.getTip([tipId])).status).toBe(TIP_PAID);
+    await expectRevert(rewardsAs(operator).write.payTip([tipId, carol]), "UnknownTip");
+    await expectRevert(rewardsAs(operator).write.refundTip([tipId]), "UnknownTip");
+    expect(await xdcOf(carol)).toBe(parseEther("4"));
+    expect(await owedXdc()).toBe(net(parseEther("20")) - parseEther("10"));
+    await expectHeldIsOwed();
+  });
+
+  test("a held share above the threshold to a new address waits the window in the queue, counted against its repository's cap", async () => {
+    await oldBounty(parseEther("300"));
+    const receipt = await mined(rewardsAs(operator).write.payBountySplitHeld([REPO, ISSUE, [contributor.address], [parseEther("50")], [CAROL], [parseEther("250")]]));
+    const [{ tipId }] = eventArgs(receipt, "BountyShareHeld") as unknown as [{ tipId: bigint }];
+    const [, , repoUsedBefore] = await rewardsAs(admin).read.caps([XDC, REPO]);
+    const carol = freshAddress();
+    const queued = await mined(rewardsAs(operator).write.payTip([tipId, carol]));
+    const [{ id }] = eventArgs(queued, "OutflowQueued") as unknown as [{ id: bigint }];
+    const [, , repoUsedAfter] = await rewardsAs(admin).read.caps([XDC, REPO]);
+    expect(repoUsedAfter - repoUsedBefore).toBe(parseEther("250"));
+    expect((await rewardsAs(admin).read.getTip([tipId])).status).toBe(TIP_QUEUED);
+    await expectRevert(rewardsAs(outsider).write.executeOutflow([id]), "NotReady");
+    await passTime(HOUR);
+    await mined(rewardsAs(outsider).write.executeOutflow([id]));
+    expect(await xdcOf(carol)).toBe(parseEther("250"));
+    await expectHeldIsOwed();
+  });
+
+  test("refuses held parts that do not sum, zero or duplicate users, zero amounts, no address part, too many parts, a caller other than the operator", async () => {
+    await oldBounty(parseEther("10"));
+    const rewards = rewardsAs(operator);
+    const a = contributor.address;
+    await expectRevert(rewards.write.payBountySplitHeld([REPO, ISSUE, [a], [parseEther("6")], [CAROL], [parseEther("3")]]), "SplitInvalid", [parseEther("10"), parseEther("9")]);
+    await expectRevert(rewards.write.payBountySplitHeld([REPO, ISSUE, [a], [parseEther("6")], [0n], [parseEther("4")]]), "ZeroAmount");
+    await expectRevert(rewards.write.payBountySplitHeld([REPO, ISSUE, [a], [parseEther("6")], [CAROL, 5n], [parseEther("4"), 0n]]), "ZeroAmount");
+    await expectRevert(rewards.write.payBountySplitHeld([REPO, ISSUE, [a], [parseEther("6")], [CAROL, CAROL], [parseEther("2"), parseEther("2")]]), "DuplicateHeldUser", [CAROL]);
+    await expectRevert(rewards.write.payBountySplitHeld([REPO, ISSUE, [], [], [CAROL], [parseEther("10")]]), "SplitInvalid");
+    await expectRevert(rewards.write.payBountySplitHeld([REPO, ISSUE, [a], [parseEther("6")], [CAROL], []]), "SplitInvalid");
+    const many = Array.from({ length: 20 }, (_, i) => BigInt(i + 1));
+    await expectRevert(rewards.write.payBountySplitHeld([REPO, ISSUE, [a], [1n], many, many.map(() => 1n)]), "SplitInvalid");
+    await expectRevert(rewardsAs(manager).write.payBountySplitHeld([REPO, ISSUE, [a], [parseEther("6")], [CAROL], [parseEther("4")]]), "AccessControlUnauthorizedAccount");
+    expect((await details()).status).toBe(OPEN);
+  });
+
+  test("when the address part must wait, the whole split waits: the held part is escrowed only when it runs; the guardian's cancel reopens the bounty whole", async () => {
+    // Young money: allocated now.
+    await fundPool(parseEther("20"));
+    await mined(rewardsAs(manager).write.allocateBounty([REPO, ISSUE, XDC, parseEther("10")]));
+    const split = [REPO, ISSUE, [contributor.address], [parseEther("6")], [CAROL], [parseEther("4")]] as const;
+    const receipt = await mined(rewardsAs(operator).write.payBountySplitHeld(split));
+    expect(eventArgs(receipt, "BountyShareHeld")).toEqual([]);
+    const [{ id, amount }] = eventArgs(receipt, "OutflowQueued") as unknown as [{ id: bigint; amount: bigint }];
+    expect(amount).toBe(parseEther("10"));
+    expect(await rewardsAs(admin).read.getOutflowHeldShares([id])).toEqual([[CAROL], [parseEther("4")]]);
+    expect(await rewardsAs(admin).read.nextTipId()).toBe(0n);
+    await mined(rewardsAs(guardian).write.cancelOutflow([id]));
+    expect((await details()).status).toBe(OPEN);
+    expect((await details()).amount).toBe(parseEther("10"));
+    expect(await rewardsAs(admin).read.getOutflowHeldShares([id])).toEqual([[], []]);
+    await expectHeldIsOwed();
+    const again = await mined(rewardsAs(operator).write.payBountySplitHeld(split));
+    const [{ id: second }] = eventArgs(again, "OutflowQueued") as unknown as [{ id: bigint }];
+    await passTime(HOUR);
+    const before = await xdcOf(contributor.address);
+    const run = await mined(rewardsAs(outsider).write.executeOutflow([second]));
+    const [{ tipId }] = eventArgs(run, "BountyShareHeld") as unknown as [{ tipId: bigint }];
+    expect(eventArgs(run, "BountyPaid")).toHaveLength(1);
+    expect(await xdcOf(contributor.address)).toBe(before + parseEther("6"));
+    expect((await rewardsAs(admin).read.getTip([tipId])).amount).toBe(parseEther("4"));
+    expect(await owedXdc()).toBe(net(parseEther("20")) - parseEther("10") + parseEther("4"));
+    await expectHeldIsOwed();
+    // Its money is as old as the bounty's: paid at once to a known address.
+    expect(eventArgs(await mined(rewardsAs(operator).write.payTip([tipId, contributor.address])), "TipPaid")).toHaveLength(1);
+    await expectHeldIsOwed();
+  });
+
+  test("unclaimed after TIP_REFUND_DELAY, a held share goes back to its repository's pool (manager or operator), never elsewhere", async () => {
+    await oldBounty(parseEther("10"));
+    const { tipId } = await heldSplit();
+    await expectRevert(rewardsAs(manager).write.refundTip([tipId]), "NotReady");
+    await passTime(30 * DAY);
+    await expectRevert(rewardsAs(outsider).write.refundTip([tipId]), "NotTipper", [tipId, outsider.address]);
+    const [poolBefore] = await rewardsAs(admin).read.getPool([REPO]);
+    const owedBefore = await owedXdc();
+    const managerBefore = await xdcOf(manager.address);
+    const returned = await mined(rewardsAs(manager).write.refundTip([tipId]));
+    expect(eventArgs(returned, "HeldShareReturned")).toEqual([{ tipId, repoId: REPO, issueNumber: ISSUE, currency: XDC, amount: parseEther("4"), by: manager.address }]);
+    expect(eventArgs(returned, "TipRefunded")).toEqual([]);
+    const [poolAfter] = await rewardsAs(admin).read.getPool([REPO]);
+    expect(poolAfter - poolBefore).toBe(parseEther("4"));
+    expect(await owedXdc()).toBe(owedBefore);
+    // Nothing left the escrow (the manager paid only gas).
+    expect(await xdcOf(manager.address)).toBeLessThanOrEqual(managerBefore);
+    expect((await rewardsAs(admin).read.getTip([tipId])).status).toBe(TIP_REFUNDED);
+    await expectRevert(rewardsAs(operator).write.payTip([tipId, contributor.address]), "UnknownTip");
+    await expectRevert(rewardsAs(operator).write.refundTip([tipId]), "UnknownTip");
+    await expectHeldIsOwed();
+  });
+});
+
 describe("tips", () => {
   test("a direct tip goes to the recipient minus the fee; nothing stays in escrow", async () => {
     const [recipientBefore, feeBefore] = [await xdcOf(contributor.address), await xdcOf(feeCollector.address)];

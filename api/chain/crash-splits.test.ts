@@ -6,13 +6,15 @@
  * operator's nonces without a gap or a repeat.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, like } from "drizzle-orm";
 import { parseEther, parseEventLogs, type Address } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { chainTransactions, repositories, type ChainTransaction } from "../../db/schema/index.ts";
+import { chainTransactions, payoutSplitShares, repositories, users, wallets, type ChainTransaction } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../testing/dev-tools.ts";
 import { submitAllocation } from "../services/money/bounties.ts";
 import { openSplit } from "../services/splits/open.ts";
+import { releaseDueSplits } from "../services/splits/release.ts";
+import { newCustodialWallet } from "../services/wallets/custodial.ts";
 import { call, type TestSession } from "../../testing/auth.ts";
 import { consecutive, countBy, killMidFlight, sentOnChain, settleInProcess } from "../../testing/crash.ts";
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";
@@ -137,5 +139,90 @@ describe("SIGKILL in the middle of split payouts", () => {
     expect((await client.getBalance({ address: carol.wallet })) - since.carol).toBe(total / 2n);
     const paid = parseEventLogs({ abi: RepoRewardsAbi, logs, eventName: "BountyPaid" });
     expect(paid.map((e) => Number(e.args.issueNumber)).sort((a, b) => a - b)).toEqual([...issues].sort((a, b) => a - b));
+  }, 600_000);
+  test("shares held for a co-author without a wallet are each paid to her exactly once when she registers, across a SIGKILL", async () => {
+    const SPLITS = 3;
+    const amount = (i: number) => `3.${String(i + 10).padStart(2, "0")}`;
+    const client = stack.t.ctx.chain.client;
+    const db = stack.t.ctx.database.db;
+    // erin (GitHub id 1005 in the emulator's fixture) has not signed up yet.
+    const erin = { id: 1005, login: "erin" };
+    const issues: number[] = [];
+    for (let i = 0; i < SPLITS; i++) issues.push(Number((await stack.github.controls.openIssue({ repo: FULL_NAME, title: `Held share ${i}`, author: "alice" })).issue.number));
+    for (const [i, issueNumber] of issues.entries()) {
+      await submitAllocation(stack.t.ctx, {
+        userId: alice.user.id,
+        idempotencyKey: `crash-held-allocate-${issueNumber}`,
+        request: { issueNumber },
+        repoId: REPO.id,
+        issueNumber,
+        currency: "XDC",
+        amount: amount(i),
+        issue: { title: `Held share ${i}`, html_url: `${stack.github.webUrl}/${FULL_NAME}/issues/${issueNumber}` },
+      });
+    }
+    await settleInProcess(stack);
+    await stack.t.ctx.indexer.catchUp();
+    for (const [i, issueNumber] of issues.entries()) {
+      const people = [{ id: bob.user.githubId, login: "bob" }, erin];
+      await openSplit(stack.t.ctx, { repository: { githubRepoId: REPO.id }, issueNumber, pullNumber: 800 + i, people, unresolved: [], now: Date.now() - stack.t.ctx.env.SPLIT_RELEASE_WINDOW_MS - 1_000 });
+    }
+    // Released in this process (once the earlier test's servers' release lease is over): bob paid, erin's halves
+    // escrowed for her GitHub id.
+    const escrowedShares = () => db.select().from(payoutSplitShares).where(and(eq(payoutSplitShares.githubUserId, erin.id), inArray(payoutSplitShares.issueNumber, issues)));
+    await eventually(async () => {
+      await releaseDueSplits(stack.t.ctx, { owner: "crash-held-test", leaseMs: 1_000 });
+      return (await escrowedShares()).every((s) => s.status === "escrowed") ? true : undefined;
+    }, RELEASE_LEASE_MS + 3 * setupMs + 10_000, "held shares escrowed");
+    await settleInProcess(stack);
+    const escrowed = await escrowedShares();
+    const owedToErin = escrowed.reduce((sum, s) => sum + s.amount!, 0n);
+    expect(owedToErin).toBe(issues.reduce((sum, _, i) => sum + parseEther(amount(i)) / 2n, 0n));
+
+    // She registers: her user and wallet are written (what registration commits first); the process that would pay
+    // her at once is the server's, which dies while the payments are on their way.
+    const [user] = await db.insert(users).values({ githubId: erin.id, username: erin.login, email: "erin@example.com", role: "contributor", isProfileComplete: true }).returning();
+    const wallet = await newCustodialWallet(stack.t.ctx, user!.id);
+    await db.insert(wallets).values(wallet);
+    const erinAddress = wallet.address as Address;
+    const payments = () => db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "pay_tip"), like(chainTransactions.idempotencyKey, `split-share:${REPO.id}:%:${erin.id}%`)));
+    const since = {
+      firstNonce: await client.getTransactionCount({ address: stack.t.ctx.chain.operator.address }),
+      firstBlock: (await client.getBlockNumber({ cacheTime: 0 })) + 1n,
+    };
+    server = await stack.spawn({});
+    await stack.chain.rpc("evm_setAutomine", [false]);
+    let atKill: ChainTransaction[];
+    try {
+      atKill = await killMidFlight(server, payments, SPLITS, Math.max(5_000, setupMs), (rows) => rows.some((r) => r.status === "sent"));
+    } finally {
+      await stack.chain.rpc("evm_setAutomine", [true]);
+    }
+    await stack.chain.rpc("evm_mine");
+    expect(atKill.length).toBeGreaterThan(0);
+    expect(atKill.some((r) => r.status !== "confirmed")).toBe(true);
+
+    // A new process finishes (its webhook worker's pass pays what registration left), within three setups' time.
+    server = await stack.spawn({});
+    const deadline = Date.now() + SIGNER_LEASE_MS + 3 * setupMs + 10_000;
+    await eventually(async () => {
+      const rows = await payments();
+      return rows.length === SPLITS && rows.every((r) => r.status === "confirmed") ? true : undefined;
+    }, deadline - Date.now(), "every held share paid");
+    await server.kill();
+    server = undefined;
+
+    expect(countBy(await payments())).toEqual({ confirmed: SPLITS });
+    const sent = await sentOnChain(client, stack.t.ctx.chain.operator.address, since.firstBlock);
+    expect(sent.map((x) => x.nonce).sort((a, b) => a - b)).toEqual(consecutive(since.firstNonce, sent.length));
+    const logs = await client.getLogs({ address: stack.t.ctx.chain.config.contracts.rewards, fromBlock: since.firstBlock });
+    const tipPaid = parseEventLogs({ abi: RepoRewardsAbi, logs, eventName: "TipPaid" });
+    // Each held share once, to her wallet, and nothing else to her.
+    expect(tipPaid).toHaveLength(SPLITS);
+    expect(new Set(tipPaid.map((e) => e.args.tipId)).size).toBe(SPLITS);
+    expect(tipPaid.every((e) => e.args.recipient.toLowerCase() === erinAddress.toLowerCase())).toBe(true);
+    expect(await client.getBalance({ address: erinAddress })).toBe(owedToErin);
+    const shares = await db.select().from(payoutSplitShares).where(and(eq(payoutSplitShares.githubUserId, erin.id), inArray(payoutSplitShares.issueNumber, issues)));
+    expect(shares.map((s) => s.status)).toEqual(issues.map(() => "paying"));
   }, 600_000);
 });

@@ -8,8 +8,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { createWalletClient, http, parseEther, type Hex, type PrivateKeyAccount } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
-import { bounties, chainTransactions, repositories, repositoryPools } from "../../db/schema/index.ts";
+import { bounties, bountyShares, chainTransactions, contributorTotals, repositories, repositoryPools } from "../../db/schema/index.ts";
 import { anvilAccounts } from "../../scripts/lib/anvil.ts";
 import { startTestChain, type TestChain } from "../../testing/chain.ts";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
@@ -162,6 +163,51 @@ describe("the mirror of boosted bounties", () => {
     await mirrorEqualsChain("rebuilt after the reorganisation");
     await boost(bob!, 3n, "1");
     await mirrorEqualsChain("after the reorganisation");
+  }, 120_000);
+
+  test("a split's held share is credited to the wallet it is paid to (not before); a reorganisation that takes the payment back takes the credit back", async () => {
+    const repoId = 4303n;
+    const db = t.ctx.database.db;
+    const [, operator, , , , alice, , , , erin] = accounts;
+    await db.insert(repositories).values({ githubRepoId: Number(repoId), fullName: "o/held", fullNameKey: "o/held", owner: "o", name: "held", htmlUrl: "http://gh/o/held" });
+    const indexer = new RewardsIndexer({ db, chain: t.ctx.chain, log: t.ctx.log });
+    const rewards = chain.deployment.repoRewards;
+    const op = (fn: string, ...args: unknown[]) => send(operator!, fn, args);
+    const carol = privateKeyToAccount(generatePrivateKey()).address;
+    const credits = async () =>
+      (await db.select({ recipient: bountyShares.recipient, amount: bountyShares.amount }).from(bountyShares).where(eq(bountyShares.githubRepoId, Number(repoId))))
+        .map((r) => `${r.recipient.toLowerCase()} ${r.amount}`)
+        .sort();
+    const carolTotal = async () => (await db.select().from(contributorTotals).where(eq(contributorTotals.recipient, carol)))[0]?.xdc ?? 0n;
+    await send(alice!, "fundPoolXdc", [repoId, 50], parseEther("10"));
+    await op("allocateBounty", repoId, 1n, 0, parseEther("4"));
+    await chain.rpc("evm_increaseTime", [PAYOUT_DELAY + 1]);
+    await chain.rpc("evm_mine");
+    await op("payBountySplitHeld", repoId, 1n, [erin!.address], [parseEther("1")], [777n], [parseEther("3")]);
+    await indexer.catchUp();
+    const [row] = await db.select().from(bounties).where(and(eq(bounties.githubRepoId, Number(repoId)), eq(bounties.issueNumber, 1)));
+    expect([row!.status, row!.amount]).toEqual(["paid", parseEther("4")]);
+    expect(await credits()).toEqual([`${erin!.address.toLowerCase()} ${parseEther("1")}`]);
+    const tipId = (await t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "nextTipId" })) as bigint;
+    const snapshot = (await chain.rpc("evm_snapshot")) as string;
+    await op("payTip", tipId, carol);
+    await indexer.catchUp();
+    expect(await credits()).toEqual([`${carol.toLowerCase()} ${parseEther("3")}`, `${erin!.address.toLowerCase()} ${parseEther("1")}`].sort());
+    expect(await carolTotal()).toBe(parseEther("3"));
+    // Read again (a second pass over the same events) changes nothing.
+    await indexer.catchUp();
+    expect(await carolTotal()).toBe(parseEther("3"));
+    // The payment's block is replaced: its credit goes with it.
+    await chain.rpc("evm_revert", [snapshot]);
+    await chain.rpc("evm_mine");
+    await chain.rpc("evm_mine");
+    await indexer.catchUp();
+    expect(await credits()).toEqual([`${erin!.address.toLowerCase()} ${parseEther("1")}`]);
+    expect(await carolTotal()).toBe(0n);
+    await op("payTip", tipId, carol);
+    await indexer.catchUp();
+    expect(await credits()).toEqual([`${carol.toLowerCase()} ${parseEther("3")}`, `${erin!.address.toLowerCase()} ${parseEther("1")}`].sort());
+    expect(await carolTotal()).toBe(parseEther("3"));
   }, 120_000);
 
   test("a requested cancellation of the pool's share (a claimed bounty) is completed by the hourly pass as requested, not as a whole", async () => {

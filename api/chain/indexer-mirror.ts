@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import { labelsColumn } from "../services/explore/search.ts";
@@ -168,9 +168,10 @@ export async function writeBounty(
         ? { paidAfterMs: before.paidAfterMs, paidAutomatically: before.paidAutomatically }
         : await payoutFacts(tx, { repoId: Number(repoId), issueNumber: Number(issueNumber), paidTx: paid.transactionHash, paidAt: blockTimes.get(paid.blockNumber) ?? new Date() });
   Object.assign(values, facts);
-  // A split payout's shares: its BountySharePaid events (stored before the bounties are written); a row paid before
-  // this batch keeps its own.
-  const shares = status !== "paid" ? [] : paid && !samePayout ? await storedShares(tx, repoId, issueNumber, paid.transactionHash) : beforeShares;
+  // A split payout's shares: its BountySharePaid events (stored before the bounties are written), and its held shares
+  // paid since (a rebuild of the same payout reads them again: a reorganisation may have taken such a payment back);
+  // a row paid before this batch keeps its own.
+  const shares = status !== "paid" ? [] : paid ? await storedShares(tx, repoId, issueNumber, paid.transactionHash) : beforeShares;
   if (allocated || before) await writeShares(tx, repoId, issueNumber, values.currency, shares);
   if (allocated) {
     // A new allocation (also after a cancellation) starts a fresh row; one that joins the open bounty its pool's
@@ -209,19 +210,69 @@ async function sharesOfRow(tx: Database, repoId: bigint, issueNumber: bigint): P
     .where(and(eq(bountyShares.githubRepoId, Number(repoId)), eq(bountyShares.issueNumber, Number(issueNumber))));
 }
 
-/** A payout's shares as its stored BountySharePaid events state them (a recipient named twice gets the sum). */
+/**
+ * A payout's shares as its stored BountySharePaid events state them (a recipient named twice gets the sum), with
+ * each share it held in escrow for a person without a wallet (BountyShareHeld) once the operator paid it to the
+ * wallet they registered (the held tip's TipPaid): credited to that wallet from then on, to nobody before.
+ */
 async function storedShares(tx: Database, repoId: bigint, issueNumber: bigint, paidTx: Hex): Promise<PayoutShare[]> {
   const stored = await tx
     .select()
     .from(chainEvents)
-    .where(and(isNull(chainEvents.oldChain), eq(chainEvents.txHash, paidTx), eq(chainEvents.name, "BountySharePaid"), eq(chainEvents.repoId, Number(repoId)), eq(chainEvents.issueNumber, Number(issueNumber))))
+    .where(and(isNull(chainEvents.oldChain), eq(chainEvents.txHash, paidTx), inArray(chainEvents.name, ["BountySharePaid", "BountyShareHeld"]), eq(chainEvents.repoId, Number(repoId)), eq(chainEvents.issueNumber, Number(issueNumber))))
     .orderBy(asc(chainEvents.logIndex));
+  const held = stored.filter((e) => e.name === "BountyShareHeld").map((e) => (JSON.parse(e.args) as { tipId: string }).tipId);
+  const paidHeld = new Map<string, string>();
+  if (held.length) {
+    const tipPaid = await tx
+      .select({ args: chainEvents.args })
+      .from(chainEvents)
+      .where(and(isNull(chainEvents.oldChain), eq(chainEvents.name, "TipPaid"), inArray(sql`json_extract(${chainEvents.args}, '$.tipId')`, held)));
+    for (const row of tipPaid) {
+      const args = JSON.parse(row.args) as { tipId: string; recipient: string };
+      paidHeld.set(args.tipId, args.recipient);
+    }
+  }
   const byRecipient = new Map<string, bigint>();
   for (const e of stored.map(parsedFromStored)) {
-    const args = e.args as { recipient: string; amount: bigint };
-    byRecipient.set(args.recipient, (byRecipient.get(args.recipient) ?? 0n) + args.amount);
+    const args = e.args as { recipient?: string; amount: bigint; tipId?: bigint };
+    const recipient = e.eventName === "BountySharePaid" ? args.recipient : paidHeld.get(String(args.tipId));
+    if (!recipient) continue;
+    byRecipient.set(recipient, (byRecipient.get(recipient) ?? 0n) + args.amount);
   }
   return [...byRecipient].map(([recipient, amount]) => ({ recipient, amount }));
+}
+
+/**
+ * A batch's TipPaid events that pay held shares of split payouts (a co-author who registered after the payout):
+ * the paid bounty's shares are written again, now crediting them, and the contributors' records move by the
+ * difference. Idempotent (the shares are recomputed from the stored events), so a payout and its held share's
+ * payment in one batch are credited once.
+ */
+export async function writePaidHeldShares(tx: Database, events: ParsedEvent[]): Promise<void> {
+  const tipIds = events.filter((e) => e.eventName === "TipPaid").map((e) => String((e.args as { tipId: bigint }).tipId));
+  if (!tipIds.length) return;
+  const held = await tx
+    .selectDistinct({ repoId: chainEvents.repoId, issueNumber: chainEvents.issueNumber, txHash: chainEvents.txHash })
+    .from(chainEvents)
+    .where(and(isNull(chainEvents.oldChain), eq(chainEvents.name, "BountyShareHeld"), inArray(sql`json_extract(${chainEvents.args}, '$.tipId')`, tipIds)));
+  for (const { repoId, issueNumber, txHash } of held) {
+    // Only registered repositories have a row (unregistered ones are not mirrored).
+    if (repoId === null || issueNumber === null) continue;
+    const [row] = await tx
+      .select()
+      .from(bounties)
+      .where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, issueNumber)))
+      .limit(1);
+    if (!row || row.status !== "paid" || row.paidTx?.toLowerCase() !== txHash.toLowerCase()) continue;
+    const before = await sharesOfRow(tx, BigInt(repoId), BigInt(issueNumber));
+    const after = await storedShares(tx, BigInt(repoId), BigInt(issueNumber), row.paidTx as Hex);
+    const key = (shares: PayoutShare[]) => JSON.stringify(shares.map((s) => [s.recipient, s.amount.toString()]).sort());
+    if (key(before) === key(after)) continue;
+    await writeShares(tx, BigInt(repoId), BigInt(issueNumber), row.currency, after);
+    const counted = { status: row.status, currency: row.currency, amount: row.amount, recipient: row.recipient, paidAfterMs: row.paidAfterMs, paidAutomatically: row.paidAutomatically, closedAt: row.closedAt };
+    await recordBountyChange(tx, repoId, { ...counted, shares: before }, { ...counted, shares: after });
+  }
 }
 
 /** Replaces the issue's shares with `shares` (none: not a paid split payout). */

@@ -12,7 +12,7 @@ import { Periodic } from "../workers/periodic.ts";
 import { blockAt, highestIntact } from "./block-check.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError } from "./errors.ts";
-import { CURRENCY_BY_INDEX, parsedFromStored, writeBounty, writePool } from "./indexer-mirror.ts";
+import { CURRENCY_BY_INDEX, parsedFromStored, writeBounty, writePaidHeldShares, writePool } from "./indexer-mirror.ts";
 import { CHAIN_EVENT_TYPES, recordBountyEvent } from "../services/notify/events.ts";
 
 export { CURRENCY_BY_INDEX } from "./indexer-mirror.ts";
@@ -176,6 +176,8 @@ export class RewardsIndexer {
           if (!registered.has(repoId)) continue;
           await writeBounty(tx as unknown as Database, events, blockTimes, repoId, issueNumber, Number(to));
         }
+        // A held split share paid later (its TipPaid names no repository): its bounty's shares credit its wallet now.
+        await writePaidHeldShares(tx as unknown as Database, events);
         // What integrators hear of (issue 30): one event row each, in this transaction; delivery runs apart.
         for (const event of events) {
           const type = CHAIN_EVENT_TYPES[event.eventName];
@@ -243,9 +245,20 @@ export class RewardsIndexer {
       .select({ repoId: chainEvents.repoId, issueNumber: chainEvents.issueNumber })
       .from(chainEvents)
       .where(and(live, gt(chainEvents.blockNumber, ancestor)));
-    const repoIds = [...new Set(orphaned.flatMap((e) => (e.repoId === null ? [] : [e.repoId])))];
+    // An orphaned payment of a held split share (TipPaid names no repository) takes its credit back: its bounty is rebuilt too.
+    const orphanedTipIds = (
+      await db.select({ args: chainEvents.args }).from(chainEvents).where(and(live, gt(chainEvents.blockNumber, ancestor), eq(chainEvents.name, "TipPaid")))
+    ).map((e) => (JSON.parse(e.args) as { tipId: string }).tipId);
+    const heldShares = orphanedTipIds.length
+      ? await db
+          .select({ repoId: chainEvents.repoId, issueNumber: chainEvents.issueNumber })
+          .from(chainEvents)
+          .where(and(live, eq(chainEvents.name, "BountyShareHeld"), inArray(sql`json_extract(${chainEvents.args}, '$.tipId')`, orphanedTipIds)))
+      : [];
+    const touchedIssues = [...orphaned, ...heldShares];
+    const repoIds = [...new Set(touchedIssues.flatMap((e) => (e.repoId === null ? [] : [e.repoId])))];
     const issues = new Map<string, { repoId: number; issueNumber: number }>();
-    for (const e of orphaned) if (e.repoId !== null && e.issueNumber) issues.set(`${e.repoId}:${e.issueNumber}`, { repoId: e.repoId, issueNumber: e.issueNumber });
+    for (const e of touchedIssues) if (e.repoId !== null && e.issueNumber) issues.set(`${e.repoId}:${e.issueNumber}`, { repoId: e.repoId, issueNumber: e.issueNumber });
     const registered = new Set(
       repoIds.length ? (await db.select({ id: repositories.githubRepoId }).from(repositories).where(inArray(repositories.githubRepoId, repoIds))).map((r) => r.id) : [],
     );

@@ -296,7 +296,7 @@ contract RepoRewards is RepoRewardsBase {
         uint256[] memory amounts = new uint256[](1);
         recipients[0] = contributor;
         amounts[0] = _bounties[repoId][issueNumber].amount;
-        _payout(repoId, issueNumber, recipients, amounts, OutflowKind.Payout);
+        _payout(repoId, issueNumber, recipients, amounts, new uint256[](0), new uint256[](0), OutflowKind.Payout);
     }
 
     /// @notice A manager or the operator pays the open bounty to several recipients (distinct, at most
@@ -309,7 +309,25 @@ contract RepoRewards is RepoRewardsBase {
         address[] calldata recipients,
         uint256[] calldata amounts
     ) external nonReentrant whenNotPaused onlyManagerOrOperator(repoId) {
-        _payout(repoId, issueNumber, recipients, amounts, OutflowKind.SplitPayout);
+        _payout(repoId, issueNumber, recipients, amounts, new uint256[](0), new uint256[](0), OutflowKind.SplitPayout);
+    }
+
+    /// @notice The operator pays a split whose people without a wallet are held: the address parts as
+    ///         payBountySplit (same caps and waits, counted on them alone), each held part escrowed as a
+    ///         held tip for its GitHub user id (BountyShareHeld), paid by the operator only to the address
+    ///         that user registers (payTip: counted against the repository's cap, never before the bounty's
+    ///         money was payable), or returned to the repository's pool after TIP_REFUND_DELAY (refundTip).
+    ///         All parts (at least one address) sum exactly to the bounty; if the address parts must wait,
+    ///         the whole split waits in the queue and the held parts are escrowed when it runs.
+    function payBountySplitHeld(
+        uint256 repoId,
+        uint256 issueNumber,
+        address[] calldata recipients,
+        uint256[] calldata amounts,
+        uint256[] calldata heldUsers,
+        uint256[] calldata heldAmounts
+    ) external nonReentrant whenNotPaused onlyRole(OPERATOR_ROLE) {
+        _payout(repoId, issueNumber, recipients, amounts, heldUsers, heldAmounts, OutflowKind.SplitPayout);
     }
 
     /// @notice Ends the whole bounty (e.g. the issue closed as not planned): the pool's share goes back to
@@ -363,13 +381,15 @@ contract RepoRewards is RepoRewardsBase {
             emit OutflowExecuted(id);
             _send(outflow.currency, outflow.to, outflow.amount);
         } else {
-            _bounties[outflow.repoId][outflow.issueNumber].status = BountyStatus.Paid;
+            Bounty storage bounty = _bounties[outflow.repoId][outflow.issueNumber];
+            bounty.status = BountyStatus.Paid;
             address[] memory recipients = _splitRecipients[id];
             uint256[] memory amounts = _splitAmounts[id];
-            delete _splitRecipients[id];
-            delete _splitAmounts[id];
+            uint256[] memory heldUsers = _splitHeldUsers[id];
+            uint256[] memory heldAmounts = _splitHeldAmounts[id];
+            _dropSplit(id);
             emit OutflowExecuted(id);
-            _sendShares(outflow.repoId, outflow.issueNumber, outflow.currency, recipients, amounts, outflow.kind);
+            _sendShares(outflow.repoId, outflow.issueNumber, bounty, recipients, amounts, heldUsers, heldAmounts, outflow.kind);
         }
     }
 
@@ -390,72 +410,9 @@ contract RepoRewards is RepoRewardsBase {
             Bounty storage bounty = _bounties[outflow.repoId][outflow.issueNumber];
             bounty.status = BountyStatus.Open;
             bounty.recipient = address(0);
-            delete _splitRecipients[id];
-            delete _splitAmounts[id];
+            _dropSplit(id);
         }
         emit OutflowCancelled(id, outflow.repoId, outflow.issueNumber, outflow.currency, outflow.amount, msg.sender);
-    }
-
-    function isPoolManager(uint256 repoId, address account) external view returns (bool) {
-        return _isManager(repoId, account);
-    }
-
-    function poolManagers(uint256 repoId) external view returns (address[] memory) {
-        return _managers[repoId].values;
-    }
-
-    /// @return readyAt When the operator's proposal can be completed; 0: none.
-    function pendingPoolManager(uint256 repoId, address manager) external view returns (uint256) {
-        return _pendingManagers[repoId][manager];
-    }
-
-    function claimants(uint256 repoId, uint256 issueNumber) external view returns (address[] memory) {
-        return _claimants[repoId][issueNumber].values;
-    }
-
-    function getPool(uint256 repoId) external view returns (uint256 xdcPool, uint256 roxnPool, uint256 usdcPool) {
-        uint256[3] storage balances = _pools[repoId];
-        return (balances[0], balances[1], balances[2]);
-    }
-
-    /// @notice As v2: amount is the whole bounty (pool's share + funders' shares). A cancelled bounty keeps
-    ///         its last currency and amount for the record.
-    function getBounty(uint256 repoId, uint256 issueNumber)
-        external
-        view
-        returns (Currency currency, uint256 amount, BountyStatus status, address recipient)
-    {
-        Bounty storage bounty = _bounties[repoId][issueNumber];
-        return (bounty.currency, bounty.amount, bounty.status, bounty.recipient);
-    }
-
-    /// @return readyAt When a requested cancellation of the claimed bounty can run; 0: none requested.
-    function cancelReadyAt(uint256 repoId, uint256 issueNumber) external view returns (uint256) {
-        return _bounties[repoId][issueNumber].cancelReadyAt;
-    }
-
-    function getOutflow(uint256 id) external view returns (Outflow memory) {
-        return _queue[id];
-    }
-
-    /// @notice What the contract owes in `currency`: pools + open bounties + funders' shares to refund +
-    ///         escrowed tips + queued outflows.
-    function owed(Currency currency) external view returns (uint256) {
-        return _owed[uint8(currency)];
-    }
-
-    /// @return perRepo The per-repository cap per rolling day.
-    /// @return total The cap over all repositories per rolling day.
-    /// @return repoUsed What went out of `repoId` within the last CAP_WINDOW.
-    /// @return totalUsed What went out in total within the last CAP_WINDOW.
-    function caps(Currency currency, uint256 repoId)
-        external
-        view
-        returns (uint256 perRepo, uint256 total, uint256 repoUsed, uint256 totalUsed)
-    {
-        RateLimiter.SlidingWindow storage repoCap = _repoCaps[uint8(currency)];
-        RateLimiter.SlidingWindow storage totalCap = _totalCaps[uint8(currency)];
-        return (repoCap._limit, totalCap._limit, repoCap.used(bytes32(repoId)), totalCap.used(0));
     }
 
     // ---- Internals ----
@@ -489,16 +446,52 @@ contract RepoRewards is RepoRewardsBase {
         uint256 issueNumber,
         address[] memory recipients,
         uint256[] memory amounts,
+        uint256[] memory heldUsers,
+        uint256[] memory heldAmounts,
         OutflowKind kind
     ) private {
         Bounty storage bounty = _openBounty(repoId, issueNumber);
-        uint256 n = recipients.length;
-        if (n == 0 || n > MAX_SPLIT_RECIPIENTS || amounts.length != n) revert SplitInvalid(n, amounts.length);
-        Currency currency = bounty.currency;
+        if (
+            recipients.length == 0 || recipients.length + heldUsers.length > MAX_SPLIT_RECIPIENTS
+                || amounts.length != recipients.length || heldAmounts.length != heldUsers.length
+        ) revert SplitInvalid(recipients.length + heldUsers.length, amounts.length + heldAmounts.length);
+        (uint256 sum, uint256 readyAt) = _checkShares(repoId, issueNumber, bounty, recipients, amounts);
+        // Held parts leave nothing now: the caps count what goes out (payTip counts the rest when it goes).
+        bool within = _withinCaps(repoId, bounty.currency, sum);
+        sum += _heldSum(heldUsers, heldAmounts);
+        if (sum != bounty.amount) revert SplitInvalid(bounty.amount, sum);
+        bounty.recipient = recipients[0];
+        bounty.cancelReadyAt = 0;
+        if (within && readyAt == 0) {
+            // Effects before the transfers, so a re-entering recipient finds it Paid.
+            bounty.status = BountyStatus.Paid;
+            _owed[uint8(bounty.currency)] -= sum;
+            _sendShares(repoId, issueNumber, bounty, recipients, amounts, heldUsers, heldAmounts, kind);
+        } else {
+            bounty.status = BountyStatus.Queued;
+            uint256 id = _enqueue(
+                Outflow(repoId, issueNumber, sum, recipients[0], 0, bounty.currency, kind), _queuedUntil(within, readyAt)
+            );
+            _splitRecipients[id] = recipients;
+            _splitAmounts[id] = amounts;
+            if (heldUsers.length > 0) {
+                _splitHeldUsers[id] = heldUsers;
+                _splitHeldAmounts[id] = heldAmounts;
+            }
+        }
+    }
+
+    /// @return sum What the address parts pay.
+    /// @return readyAt When they may go (0: at once), as _waitUntil says for each.
+    function _checkShares(
+        uint256 repoId,
+        uint256 issueNumber,
+        Bounty storage bounty,
+        address[] memory recipients,
+        uint256[] memory amounts
+    ) private view returns (uint256 sum, uint256 readyAt) {
         bool checkClaims = _claimants[repoId][issueNumber].values.length > 0 && !hasRole(OPERATOR_ROLE, msg.sender);
-        uint256 sum;
-        uint256 readyAt;
-        for (uint256 i = 0; i < n; i++) {
+        for (uint256 i = 0; i < recipients.length; i++) {
             address to = recipients[i];
             _checkRecipient(to);
             if (amounts[i] == 0) revert ZeroAmount();
@@ -509,48 +502,26 @@ contract RepoRewards is RepoRewardsBase {
                 revert NotClaimant(repoId, issueNumber, to);
             }
             sum += amounts[i];
-            readyAt = _waitUntil(bounty.payableAt, readyAt, currency, to, amounts[i]);
-        }
-        if (sum != bounty.amount) revert SplitInvalid(bounty.amount, sum);
-        bounty.recipient = recipients[0];
-        bounty.cancelReadyAt = 0;
-        bool within = _withinCaps(repoId, currency, sum);
-        if (within && readyAt == 0) {
-            // Effects before the transfers, so a re-entering recipient finds it Paid.
-            bounty.status = BountyStatus.Paid;
-            _owed[uint8(currency)] -= sum;
-            _sendShares(repoId, issueNumber, currency, recipients, amounts, kind);
-        } else {
-            bounty.status = BountyStatus.Queued;
-            uint256 id = _enqueue(
-                Outflow(repoId, issueNumber, sum, recipients[0], 0, currency, kind), _queuedUntil(within, readyAt)
-            );
-            _splitRecipients[id] = recipients;
-            _splitAmounts[id] = amounts;
+            readyAt = _waitUntil(bounty.payableAt, readyAt, bounty.currency, to, amounts[i]);
         }
     }
 
-    /// @dev Emits the payout's events and sends each share; the bounty is already Paid and its amount off `_owed`.
-    function _sendShares(
-        uint256 repoId,
-        uint256 issueNumber,
-        Currency currency,
-        address[] memory recipients,
-        uint256[] memory amounts,
-        OutflowKind kind
-    ) private {
-        uint256 total;
-        for (uint256 i = 0; i < recipients.length; i++) {
-            total += amounts[i];
-            _paidBefore[recipients[i]] = true;
-            if (kind == OutflowKind.SplitPayout) {
-                emit BountySharePaid(repoId, issueNumber, currency, amounts[i], recipients[i]);
+    /// @dev Held parts: distinct non-zero GitHub user ids with amounts > 0.
+    function _heldSum(uint256[] memory heldUsers, uint256[] memory heldAmounts) private pure returns (uint256 sum) {
+        for (uint256 i = 0; i < heldUsers.length; i++) {
+            if (heldUsers[i] == 0 || heldAmounts[i] == 0) revert ZeroAmount();
+            for (uint256 j = 0; j < i; j++) {
+                if (heldUsers[j] == heldUsers[i]) revert DuplicateHeldUser(heldUsers[i]);
             }
+            sum += heldAmounts[i];
         }
-        emit BountyPaid(repoId, issueNumber, currency, total, recipients[0], msg.sender);
-        for (uint256 i = 0; i < recipients.length; i++) {
-            _send(currency, recipients[i], amounts[i]);
-        }
+    }
+
+    function _dropSplit(uint256 id) private {
+        delete _splitRecipients[id];
+        delete _splitAmounts[id];
+        delete _splitHeldUsers[id];
+        delete _splitHeldAmounts[id];
     }
 
     /// @return Whether the cancellation may run now; else it was requested (claimed bounty) and must wait.

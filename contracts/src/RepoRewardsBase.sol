@@ -111,6 +111,15 @@ abstract contract RepoRewardsBase is AccessControlDefaultAdminRules, Pausable, R
         uint256 amount;
     }
 
+    /// @dev A bounty share held in escrow (as a Tip whose tipper is address(0)) for a GitHub user without a
+    ///      wallet: paid by the operator to the address the user registers (payTip), never before the
+    ///      bounty's money was payable (payableAt), counted against the repository's cap.
+    struct HeldShare {
+        uint256 repoId;
+        uint256 issueNumber;
+        uint64 payableAt;
+    }
+
     /// @dev A payout, split payout, escrowed tip payout or withdrawal waiting in the queue.
     ///      issueNumber is 0 for a withdrawal and the tip id for a tip (repoId 0).
     struct Outflow {
@@ -195,6 +204,11 @@ abstract contract RepoRewardsBase is AccessControlDefaultAdminRules, Pausable, R
     uint256 public nextTipId;
     /// @notice Admin operations scheduled by the hash of their calldata.
     mapping(bytes32 id => uint256 readyAt) public scheduledAt;
+    /// @dev A queued split payout's held parts: GitHub user ids without a wallet and their amounts.
+    mapping(uint256 id => uint256[]) internal _splitHeldUsers;
+    mapping(uint256 id => uint256[]) internal _splitHeldAmounts;
+    /// @dev The bounty a held share (a Tip without a tipper) came from.
+    mapping(uint256 tipId => HeldShare) internal _heldShares;
 
     // ---- Events (v2) ----
 
@@ -281,6 +295,20 @@ abstract contract RepoRewardsBase is AccessControlDefaultAdminRules, Pausable, R
     event BountySharePaid(
         uint256 indexed repoId, uint256 indexed issueNumber, Currency currency, uint256 amount, address indexed recipient
     );
+    /// @notice One share of a split payout held in escrow for a GitHub user without a wallet, under `tipId`
+    ///         (paid with TipPaid when they register; followed, like BountySharePaid, by BountyPaid with the total).
+    event BountyShareHeld(
+        uint256 indexed repoId,
+        uint256 indexed issueNumber,
+        Currency currency,
+        uint256 amount,
+        uint256 indexed githubUserId,
+        uint256 tipId
+    );
+    /// @notice A held bounty share nobody claimed went back to its repository's pool (TIP_REFUND_DELAY after it was held).
+    event HeldShareReturned(
+        uint256 indexed tipId, uint256 indexed repoId, uint256 issueNumber, Currency currency, uint256 amount, address by
+    );
     event Tipped(
         address indexed tipper, address indexed recipient, Currency currency, uint256 gross, uint256 fee, uint256 net
     );
@@ -329,6 +357,7 @@ abstract contract RepoRewardsBase is AccessControlDefaultAdminRules, Pausable, R
     error BoostsOutstanding(uint256 repoId, uint256 issueNumber, uint256 boosted);
     error SplitInvalid(uint256 total, uint256 sum);
     error DuplicateRecipient(address recipient);
+    error DuplicateHeldUser(uint256 githubUserId);
     error UnknownTip(uint256 tipId, TipStatus status);
     error NotTipper(uint256 tipId, address account);
     error ImportClosed();
@@ -479,6 +508,43 @@ abstract contract RepoRewardsBase is AccessControlDefaultAdminRules, Pausable, R
 
     function _token(Currency currency) internal view returns (IERC20) {
         return currency == Currency.ROXN ? roxn : usdc;
+    }
+
+    /// @dev Emits a payout's events and sends each share; the bounty is already Paid and its whole amount off
+    ///      `_owed`. Held parts become held tips (owed again until paid or returned), maturing when the
+    ///      bounty's money did (its payableAt).
+    function _sendShares(
+        uint256 repoId,
+        uint256 issueNumber,
+        Bounty storage bounty,
+        address[] memory recipients,
+        uint256[] memory amounts,
+        uint256[] memory heldUsers,
+        uint256[] memory heldAmounts,
+        OutflowKind kind
+    ) internal {
+        Currency currency = bounty.currency;
+        uint256 total;
+        for (uint256 i = 0; i < recipients.length; i++) {
+            total += amounts[i];
+            _paidBefore[recipients[i]] = true;
+            if (kind == OutflowKind.SplitPayout) {
+                emit BountySharePaid(repoId, issueNumber, currency, amounts[i], recipients[i]);
+            }
+        }
+        for (uint256 i = 0; i < heldUsers.length; i++) {
+            uint256 amount = heldAmounts[i];
+            uint256 tipId = ++nextTipId;
+            _tips[tipId] = Tip(address(0), uint64(block.timestamp), currency, TipStatus.Held, address(0), heldUsers[i], amount);
+            _heldShares[tipId] = HeldShare(repoId, issueNumber, bounty.payableAt);
+            _owed[uint8(currency)] += amount;
+            total += amount;
+            emit BountyShareHeld(repoId, issueNumber, currency, amount, heldUsers[i], tipId);
+        }
+        emit BountyPaid(repoId, issueNumber, currency, total, recipients[0], msg.sender);
+        for (uint256 i = 0; i < recipients.length; i++) {
+            _send(currency, recipients[i], amounts[i]);
+        }
     }
 
     function _checkRecipient(address to) internal view {

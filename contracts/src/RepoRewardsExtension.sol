@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {RateLimiter} from "@openzeppelin/contracts/utils/RateLimiter.sol";
 import {RepoRewardsBase} from "./RepoRewardsBase.sol";
 
 /// @title RepoRewards v3's boosts, tips, v2 import and v3 views
@@ -11,6 +12,7 @@ import {RepoRewardsBase} from "./RepoRewardsBase.sol";
 /// @dev Same storage layout as RepoRewards (both inherit RepoRewardsBase, which alone declares state).
 contract RepoRewardsExtension is RepoRewardsBase {
     using SafeERC20 for IERC20;
+    using RateLimiter for RateLimiter.SlidingWindow;
 
     address private immutable _self = address(this);
 
@@ -196,8 +198,12 @@ contract RepoRewardsExtension is RepoRewardsBase {
         Tip storage tip = _tips[tipId];
         if (tip.status != TipStatus.Held) revert UnknownTip(tipId, tip.status);
         tip.recipient = to;
-        uint256 readyAt = _waitUntil(tip.createdAt + payoutDelay, 0, tip.currency, to, tip.amount);
-        bool within = _withinCaps(0, tip.currency, tip.amount);
+        // A held bounty share: its bounty's money age and its repository's cap; a tip: its own age, "repository 0".
+        bool share = tip.tipper == address(0);
+        HeldShare storage held = _heldShares[tipId];
+        uint256 readyAt =
+            _waitUntil(share ? held.payableAt : tip.createdAt + payoutDelay, 0, tip.currency, to, tip.amount);
+        bool within = _withinCaps(share ? held.repoId : 0, tip.currency, tip.amount);
         if (within && readyAt == 0) {
             tip.status = TipStatus.Paid;
             _owed[uint8(tip.currency)] -= tip.amount;
@@ -211,16 +217,92 @@ contract RepoRewardsExtension is RepoRewardsBase {
     }
 
     /// @notice The tipper (or the operator on their behalf) takes a held tip back, TIP_REFUND_DELAY after it was made.
+    ///         A held bounty share has no tipper: TIP_REFUND_DELAY after it was held, the operator or a pool
+    ///         manager of its repository returns it to that repository's pool (HeldShareReturned); it never goes
+    ///         to any other address than its GitHub user's.
     function refundTip(uint256 tipId) external onlyDelegated nonReentrant whenNotPaused {
         Tip storage tip = _tips[tipId];
         if (tip.status != TipStatus.Held) revert UnknownTip(tipId, tip.status);
-        if (msg.sender != tip.tipper && !hasRole(OPERATOR_ROLE, msg.sender)) revert NotTipper(tipId, msg.sender);
+        address tipper = tip.tipper;
+        uint256 repoId = _heldShares[tipId].repoId;
+        bool allowed = tipper == address(0) ? _isManager(repoId, msg.sender) : msg.sender == tipper;
+        if (!allowed && !hasRole(OPERATOR_ROLE, msg.sender)) revert NotTipper(tipId, msg.sender);
         uint256 readyAt = tip.createdAt + TIP_REFUND_DELAY;
         if (block.timestamp < readyAt) revert NotReady(readyAt);
         tip.status = TipStatus.Refunded;
+        if (tipper == address(0)) {
+            // Still owed, now as the pool's.
+            _pools[repoId][uint8(tip.currency)] += tip.amount;
+            emit HeldShareReturned(tipId, repoId, _heldShares[tipId].issueNumber, tip.currency, tip.amount, msg.sender);
+            return;
+        }
         _owed[uint8(tip.currency)] -= tip.amount;
-        emit TipRefunded(tipId, tip.tipper, tip.currency, tip.amount, msg.sender);
-        _send(tip.currency, tip.tipper, tip.amount);
+        emit TipRefunded(tipId, tipper, tip.currency, tip.amount, msg.sender);
+        _send(tip.currency, tipper, tip.amount);
+    }
+
+    // Views of v2 (moved here from RepoRewards for its size; the same ABI at the same address).
+
+    function isPoolManager(uint256 repoId, address account) external view returns (bool) {
+        return _isManager(repoId, account);
+    }
+
+    function poolManagers(uint256 repoId) external view returns (address[] memory) {
+        return _managers[repoId].values;
+    }
+
+    /// @return readyAt When the operator's proposal can be completed; 0: none.
+    function pendingPoolManager(uint256 repoId, address manager) external view returns (uint256) {
+        return _pendingManagers[repoId][manager];
+    }
+
+    function claimants(uint256 repoId, uint256 issueNumber) external view returns (address[] memory) {
+        return _claimants[repoId][issueNumber].values;
+    }
+
+    function getPool(uint256 repoId) external view returns (uint256 xdcPool, uint256 roxnPool, uint256 usdcPool) {
+        uint256[3] storage balances = _pools[repoId];
+        return (balances[0], balances[1], balances[2]);
+    }
+
+    /// @notice As v2: amount is the whole bounty (pool's share + funders' shares). A cancelled bounty keeps
+    ///         its last currency and amount for the record.
+    function getBounty(uint256 repoId, uint256 issueNumber)
+        external
+        view
+        returns (Currency currency, uint256 amount, BountyStatus status, address recipient)
+    {
+        Bounty storage bounty = _bounties[repoId][issueNumber];
+        return (bounty.currency, bounty.amount, bounty.status, bounty.recipient);
+    }
+
+    /// @return readyAt When a requested cancellation of the claimed bounty can run; 0: none requested.
+    function cancelReadyAt(uint256 repoId, uint256 issueNumber) external view returns (uint256) {
+        return _bounties[repoId][issueNumber].cancelReadyAt;
+    }
+
+    function getOutflow(uint256 id) external view returns (Outflow memory) {
+        return _queue[id];
+    }
+
+    /// @notice What the contract owes in `currency`: pools + open bounties + funders' shares to refund +
+    ///         escrowed tips + queued outflows.
+    function owed(Currency currency) external view returns (uint256) {
+        return _owed[uint8(currency)];
+    }
+
+    /// @return perRepo The per-repository cap per rolling day.
+    /// @return total The cap over all repositories per rolling day.
+    /// @return repoUsed What went out of `repoId` within the last CAP_WINDOW.
+    /// @return totalUsed What went out in total within the last CAP_WINDOW.
+    function caps(Currency currency, uint256 repoId)
+        external
+        view
+        returns (uint256 perRepo, uint256 total, uint256 repoUsed, uint256 totalUsed)
+    {
+        RateLimiter.SlidingWindow storage repoCap = _repoCaps[uint8(currency)];
+        RateLimiter.SlidingWindow storage totalCap = _totalCaps[uint8(currency)];
+        return (repoCap._limit, totalCap._limit, repoCap.used(bytes32(repoId)), totalCap.used(0));
     }
 
     /// @notice Everything about a bounty: its shares, when it pays at once, a requested cancellation, its funders.
@@ -263,6 +345,16 @@ contract RepoRewardsExtension is RepoRewardsBase {
     /// @notice A queued split payout's recipients and amounts (a queued single payout: its one recipient).
     function getOutflowShares(uint256 id) external view returns (address[] memory, uint256[] memory) {
         return (_splitRecipients[id], _splitAmounts[id]);
+    }
+
+    /// @notice A queued split payout's held parts: GitHub user ids and their amounts (escrowed when it runs).
+    function getOutflowHeldShares(uint256 id) external view returns (uint256[] memory, uint256[] memory) {
+        return (_splitHeldUsers[id], _splitHeldAmounts[id]);
+    }
+
+    /// @notice The bounty a held share (a tip without a tipper) came from, and when its money was payable.
+    function getHeldShare(uint256 tipId) external view returns (HeldShare memory) {
+        return _heldShares[tipId];
     }
 
     /// @notice Whether this contract ever paid `account` a bounty or a tip (payouts to new addresses above the threshold wait).

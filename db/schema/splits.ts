@@ -49,10 +49,22 @@ export type PayoutSplit = typeof payoutSplits.$inferSelect;
 /**
  * One person's share of a split: a weight (1 each by default, basis points
  * when the pool manager set percentages), then, once released, the exact
- * amount and how it went: paid (an outbox payout under the key
- * `split-share:<repo>:<issue>:<githubUserId>`) or held until they register.
+ * amount and how it went:
+ *   pending   has a wallet, about to be paid with the split's payout
+ *   paying    in the split's payout (txId), or, for a share that was
+ *             escrowed, in the operator's `payTip` to the wallet its person
+ *             registered (txId, outbox key `split-share:<repo>:<issue>:<githubUserId>`)
+ *   held      no wallet, and nobody with a share has one: the whole split
+ *             waits (nothing sent)
+ *   escrowed  no wallet: the split's payout (txId) paid the others and put
+ *             this share in the contract's escrow for their GitHub id; paid
+ *             to their wallet when they register
+ *   returned  escrowed, never claimed: after 30 days the pool manager (or
+ *             the operator) returned it to the repository's pool on-chain
+ *   paid      nothing to pay (a zero share)
+ * (text column: the new statuses need no migration)
  */
-export const SHARE_STATUSES = ["pending", "held", "paying", "paid"] as const;
+export const SHARE_STATUSES = ["pending", "held", "escrowed", "paying", "returned", "paid"] as const;
 export type ShareStatus = (typeof SHARE_STATUSES)[number];
 
 export const payoutSplitShares = sqliteTable(

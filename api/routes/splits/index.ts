@@ -63,7 +63,7 @@ export const SplitView = z
         percent: z.string().meta({ description: "e.g. \"50\", \"33.33\"" }),
         amount: Amount.meta({ description: "Exact; the rounding remainder (wei) goes to the pull request's author" }),
         isAuthor: z.boolean(),
-        status: z.enum(["pending", "held", "paying", "queued", "paid"]).meta({ description: "queued: the contract delays the split payout (over a cap, young money, a new recipient above the threshold)" }),
+        status: z.enum(["pending", "held", "paying", "queued", "paid", "returned"]).meta({ description: "held: no wallet yet (in the contract's escrow for their GitHub account once the others were paid; paid to their wallet when they register). queued: the contract delays the payout (over a cap, young money, a new recipient above the threshold). returned: held, never claimed, returned to the repository's pool after 30 days" }),
         transactionHash: z.union([TxHash, z.null()]),
         explorerUrl: z.string().nullable(),
       }),

@@ -69,7 +69,7 @@ export const SendQuote = z.object({
 export const SendMax = z.object({ token: Token, amount: Amount, fee: Amount, reserve: Amount });
 export const SendResult = TransactionResult.extend({ id: z.string(), token: Token, to: z.string(), amount: Amount });
 export const BountyHistoryEntry = z.object({
-  id: z.string(), kind: z.enum(["reward", "withdrawal", "refund"]), currency: Token, amount: Amount,
+  id: z.string(), kind: z.enum(["reward", "held", "withdrawal", "refund"]), currency: Token, amount: Amount,
   repository: z.string().nullable(), issueNumber: z.number().int().nullable(), issueTitle: z.string().nullable(), issueUrl: z.string().nullable(),
   transactionHash: TxHash, explorerUrl: z.string().nullable(), createdAt: Timestamp,
 });

@@ -131,7 +131,7 @@ function sharedStatus(split: SplitView, txLink: (hash: string | null) => string)
   const when = `${split.releaseAt.slice(0, 16).replace("T", " ")} UTC`;
   const shares = split.shares
     .map((s) => {
-      const state = s.status === "paid" ? ` paid (transaction ${txLink(s.transactionHash)})` : s.status === "held" ? " held until they register on Issuepool" : s.status === "paying" ? " being paid" : s.status === "queued" ? " queued by the contract (paid after its delay)" : "";
+      const state = s.status === "paid" ? ` paid (transaction ${txLink(s.transactionHash)})` : s.status === "held" ? " held until they register on Issuepool" : s.status === "paying" ? " being paid" : s.status === "queued" ? " queued by the contract (paid after its delay)" : s.status === "returned" ? " unclaimed for 30 days, returned to the repository's pool" : "";
       return `- @${s.login}${s.isAuthor ? " (author)" : ""}: ${s.percent} %, ${s.amount} ${split.currency}${state}`;
     })
     .join("\n");

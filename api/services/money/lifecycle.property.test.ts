@@ -299,13 +299,13 @@ async function checkInvariants() {
       .from(chainTransactions)
       .where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, number), eq(chainTransactions.status, "confirmed")));
     expect(livePayouts.length).toBeLessThanOrEqual(1);
-    // A split payout: one share per recipient, summing to the bounty paid.
-    const shares = await db.select().from(chainEvents).where(and(eq(chainEvents.name, "BountySharePaid"), eq(chainEvents.repoId, LITE.id), eq(chainEvents.issueNumber, number)));
+    // A split payout: one share per recipient (paid, or held in escrow for a newcomer's GitHub id), summing to the bounty paid.
+    const shares = await db.select().from(chainEvents).where(and(inArray(chainEvents.name, ["BountySharePaid", "BountyShareHeld"]), eq(chainEvents.repoId, LITE.id), eq(chainEvents.issueNumber, number)));
     if (shares.length) {
-      const args = shares.map((e) => JSON.parse(e.args) as { recipient: string; amount: string });
-      expect(new Set(args.map((a) => a.recipient.toLowerCase())).size).toBe(args.length);
+      const args = shares.map((e) => JSON.parse(e.args) as { recipient?: string; githubUserId?: string; amount: string });
+      expect(new Set(args.map((a) => a.recipient?.toLowerCase() ?? `github:${a.githubUserId}`)).size).toBe(args.length);
       expect(args.reduce((sum, a) => sum + BigInt(a.amount), 0n)).toBe(BigInt((JSON.parse(paid[0]!.args) as { amount: string }).amount));
-      seen.add("split paid");
+      seen.add(shares.some((e) => e.name === "BountyShareHeld") ? "split paid with a held share" : "split paid");
     }
     // Each funder got back exactly what their refunded boosts hold, never more.
     const refunds = await db.select().from(chainEvents).where(and(eq(chainEvents.name, "BoostRefunded"), eq(chainEvents.repoId, LITE.id), eq(chainEvents.issueNumber, number)));

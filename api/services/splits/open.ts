@@ -13,7 +13,8 @@
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { bounties, chainTransactions, payoutSplits, payoutSplitShares, type Currency, type PayoutSplit, type Repository } from "../../../db/schema/index.ts";
+import { bounties, chainTransactions, payoutSplits, payoutSplitShares, type Currency, type PayoutSplit, type PayoutSplitShare, type Repository } from "../../../db/schema/index.ts";
+import { tipDelivery } from "../tips/tips.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { notFound } from "../../errors.ts";
@@ -101,8 +102,12 @@ export interface SplitShareView {
   percent: string;
   amount: string;
   isAuthor: boolean;
-  /** pending (window), held (no wallet yet), paying, queued (the contract delays the split payout), paid. */
-  status: "pending" | "held" | "paying" | "queued" | "paid";
+  /**
+   * pending (window), held (no wallet yet: in the contract's escrow for their GitHub id once the others were paid,
+   * paid to their wallet when they register), paying, queued (the contract delays the payout), paid, returned (held,
+   * never claimed, and returned to the repository's pool after 30 days).
+   */
+  status: "pending" | "held" | "paying" | "queued" | "paid" | "returned";
   transactionHash: string | null;
   explorerUrl: string | null;
 }
@@ -126,7 +131,7 @@ export interface SplitView {
 export async function splitView(deps: Pick<AppContext, "database" | "chain">, split: PayoutSplit): Promise<SplitView> {
   const db = deps.database.db;
   const shares = await db
-    .select({ share: payoutSplitShares, txStatus: chainTransactions.status, txHash: chainTransactions.txHash })
+    .select({ share: payoutSplitShares, txStatus: chainTransactions.status, txHash: chainTransactions.txHash, txKind: chainTransactions.kind, txIntent: chainTransactions.intent })
     .from(payoutSplitShares)
     .leftJoin(chainTransactions, eq(chainTransactions.id, payoutSplitShares.txId))
     .where(and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber)))
@@ -149,18 +154,38 @@ export async function splitView(deps: Pick<AppContext, "database" | "chain">, sp
     status: split.status,
     releaseAt: split.releaseAt.toISOString(),
     custom: split.setBy !== null,
-    shares: shares.map(({ share, txStatus, txHash }, i) => ({
+    shares: await Promise.all(shares.map(async ({ share, txStatus, txHash, txKind, txIntent }, i) => ({
       login: share.githubLogin,
       githubUserId: share.githubUserId,
       percent: bpsToPercent((BigInt(share.weight) * 10_000n) / (total || 1n)),
       amount: toDecimalString(share.amount ?? projected[i]!.amount, decimals),
       isAuthor: share.githubUserId === split.authorGithubId,
-      status: share.status === "paying" && txStatus === "confirmed" ? (queued ? "queued" : "paid") : share.status,
+      status: await shareStatus(deps, share.status, txStatus, txHash, txKind === "pay_tip" ? txIntent : null, queued),
       transactionHash: txHash ?? null,
       explorerUrl: txHash ? explorerTxUrl(deps.chain.config.network, txHash) : null,
-    })),
+    }))),
     unresolved: JSON.parse(split.unresolved) as CoAuthorTrailer[],
   };
+}
+
+/**
+ * A share's state as shown: an escrowed share is held (for its person, in the contract); a share in a confirmed
+ * payout is paid, or queued when the contract queued it (the split's payout: the mirror's bounty is queued; an
+ * escrowed share's payTip: its TipPaid is not there yet).
+ */
+async function shareStatus(
+  deps: Pick<AppContext, "database" | "chain">,
+  status: PayoutSplitShare["status"],
+  txStatus: string | null,
+  txHash: string | null,
+  payTipIntent: string | null,
+  splitQueued: boolean,
+): Promise<SplitShareView["status"]> {
+  if (status === "escrowed") return "held";
+  if (status !== "paying" || txStatus !== "confirmed") return status;
+  if (payTipIntent === null || !txHash) return splitQueued ? "queued" : "paid";
+  const { chainTipId } = JSON.parse(payTipIntent) as { chainTipId: string };
+  return (await tipDelivery(deps, { chainTipId }, txHash)).state;
 }
 
 export async function splitOf(deps: Pick<AppContext, "database">, repoId: number, issueNumber: number): Promise<PayoutSplit | undefined> {

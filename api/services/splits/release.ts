@@ -13,22 +13,29 @@
  *      rerun after a crash finds the row instead of sending again (a new
  *      attempt only after the last one failed or reverted, which moved
  *      nothing), and the contract refuses to pay a bounty twice;
- *   4. a person without a wallet is held: as the contract pays a split
- *      whole, the payout waits (the money stays in the escrow) until every
- *      person with a share has registered, and goes out at the last one's
- *      registration (or the next pass). The pool manager may still change
- *      the shares of a held split (set-shares.ts), e.g. to leave out someone
- *      who never registers.
+ *   4. a person without a wallet does not hold up the others: the payout is
+ *      `payBountySplitHeld`, which pays the people with a wallet and puts
+ *      each other share in the contract's escrow for its GitHub user id
+ *      (a held tip; share status `escrowed`). When they register, the
+ *      operator's `payTip` (outbox key `split-share:<repo>:<issue>:<user>`,
+ *      payEscrowedShares) sends it to their wallet, once: the key finds the
+ *      row after a crash and the contract refuses to pay a tip twice.
+ *      Unclaimed for TIP_REFUND_DELAY (30 days), the pool manager may return
+ *      it to the repository's pool (never to anyone else). Only when nobody
+ *      with a share has a wallet does the whole split wait (`held`, nothing
+ *      sent) until the first registers; the pool manager may still change
+ *      the shares of such a split (set-shares.ts).
  * The pass is leased, so one process at a time runs it.
  */
-import { and, asc, eq, inArray, lte, or } from "drizzle-orm";
-import type { Address } from "viem";
+import { and, asc, desc, eq, gte, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { parseEventLogs, type Address, type Hex } from "viem";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { AppContext } from "../../context.ts";
-import { payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
+import { chainEvents, payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
 import { takeLease } from "../../workers/lease.ts";
 import { onChainBounty } from "../money/bounties.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
-import { splitPayoutData } from "./chain.ts";
+import { heldSharePayData, splitPayoutData } from "./chain.ts";
 import { splitAmount } from "./shares.ts";
 
 type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
@@ -103,20 +110,25 @@ async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise
     const parts = splitAmount(bounty.amount, ordered.map((s) => ({ key: s.githubUserId, weight: BigInt(s.weight) })), split.authorGithubId);
     const paid = parts.filter((p) => p.amount > 0n);
     const missing = paid.filter((p) => !addresses.has(p.key));
+    // Nobody to pay now: the whole split waits for the first registration (nothing leaves the escrow).
+    const holdAll = missing.length === paid.length;
     await db.transaction(async (tx) => {
       await tx.update(payoutSplits).set({ amount: bounty.amount, currency: bounty.currency, updatedAt: new Date(now) }).where(splitWhere(split));
       for (const part of parts) {
-        const status = part.amount === 0n ? "paid" : addresses.has(part.key) ? "pending" : "held";
+        const status = part.amount === 0n ? "paid" : addresses.has(part.key) ? "pending" : holdAll ? "held" : "escrowed";
         await tx.update(payoutSplitShares).set({ amount: part.amount, status }).where(and(sharesWhere(split), eq(payoutSplitShares.githubUserId, part.key)));
       }
     });
-    if (missing.length) {
-      deps.log.info("split held until everyone with a share has a wallet", { repoId: split.githubRepoId, issue: split.issueNumber, waitingFor: ordered.filter((s) => missing.some((m) => m.key === s.githubUserId)).map((s) => s.githubLogin) });
+    const loginOf = (key: number) => ordered.find((s) => s.githubUserId === key)!.githubLogin;
+    if (holdAll) {
+      deps.log.info("split held until someone with a share has a wallet", { repoId: split.githubRepoId, issue: split.issueNumber, waitingFor: missing.map((m) => loginOf(m.key)) });
       deps.changes.publish(["repositories", `repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
       return true;
     }
-    const recipients = paid.map((p) => addresses.get(p.key)! as Address);
-    const amounts = paid.map((p) => p.amount);
+    const payable = paid.filter((p) => addresses.has(p.key));
+    const recipients = payable.map((p) => addresses.get(p.key)! as Address);
+    const amounts = payable.map((p) => p.amount);
+    const held = missing.map((p) => ({ githubUserId: p.key, amount: p.amount }));
     const { tx } = await deps.outbox.submitOnce({
       userId: null,
       idempotencyKey: splitPayoutKey(split.githubRepoId, split.issueNumber),
@@ -131,15 +143,16 @@ async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise
         contributor: recipients[0],
         recipients,
         amounts: amounts.map(String),
-        logins: paid.map((p) => ordered.find((s) => s.githubUserId === p.key)!.githubLogin),
+        logins: payable.map((p) => loginOf(p.key)),
+        ...(held.length ? { held: held.map((h) => ({ githubUserId: h.githubUserId, login: loginOf(h.githubUserId), amount: h.amount.toString() })) } : {}),
         reason: `pull request #${split.pullNumber} merged, shared`,
       },
       signer: { kind: "operator" },
       to: deps.chain.config.contracts.rewards,
-      data: splitPayoutData({ repoId: split.githubRepoId, issueNumber: split.issueNumber, recipients, amounts }),
+      data: splitPayoutData({ repoId: split.githubRepoId, issueNumber: split.issueNumber, recipients, amounts, held }),
     });
     await recordPayout(deps, split, tx.id, now);
-    deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, recipients: paid.length });
+    deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, recipients: payable.length, escrowed: held.length });
     return true;
   }
   // Sent before a crash (or by a concurrent pass): only the bookkeeping is left.
@@ -150,6 +163,8 @@ async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise
 async function recordPayout(deps: Deps, split: PayoutSplit, txId: string, now: number): Promise<void> {
   await deps.database.db.transaction(async (tx) => {
     await tx.update(payoutSplitShares).set({ status: "paying", txId }).where(and(sharesWhere(split), eq(payoutSplitShares.status, "pending")));
+    // An escrowed share's first transaction is the payout that put it in the escrow (its payTip comes later).
+    await tx.update(payoutSplitShares).set({ txId }).where(and(sharesWhere(split), eq(payoutSplitShares.status, "escrowed"), isNull(payoutSplitShares.txId)));
     await tx.update(payoutSplits).set({ status: "released", releasedAt: new Date(now), updatedAt: new Date(now) }).where(and(splitWhere(split), eq(payoutSplits.status, "releasing")));
   });
   deps.changes.publish(["repositories", `repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);
@@ -170,10 +185,15 @@ async function walletOfGitHubUser(deps: Pick<AppContext, "database">, githubUser
 }
 
 /**
- * Pays the held splits whose last person without a wallet now has one (only those with a share for
- * `githubUserId` when given): run on registration and each webhook pass. The release pass would too.
+ * Pays what waited for a registration (only `githubUserId`'s when given): the escrowed shares of people who now
+ * have a wallet (payEscrowedShares), and the splits held whole because nobody with a share had one. Run on
+ * registration and each webhook pass.
  */
 export async function releaseHeldShares(deps: Deps, only?: { githubUserId: number }): Promise<number> {
+  return (await payEscrowedShares(deps, only)) + (await releaseHeldSplits(deps, only));
+}
+
+async function releaseHeldSplits(deps: Deps, only?: { githubUserId: number }): Promise<number> {
   const held = await deps.database.db
     .selectDistinct({ split: payoutSplits })
     .from(payoutSplitShares)
@@ -190,4 +210,108 @@ export async function releaseHeldShares(deps: Deps, only?: { githubUserId: numbe
     }
   }
   return worked;
+}
+
+/** The contract's TipStatus.Refunded: for a held share, returned to its repository's pool. */
+const TIP_REFUNDED = 4;
+
+export const heldSharePayKey = (repoId: number, issueNumber: number, githubUserId: number) => `split-share:${repoId}:${issueNumber}:${githubUserId}`;
+
+/**
+ * The operator pays each escrowed share whose person now has a wallet to that wallet (`payTip`), once: one outbox
+ * row per share under its key (a rerun after a crash finds it; a new attempt only after one failed or reverted,
+ * which moved nothing), and the contract pays a held tip only once. A share whose payout is not confirmed yet, or
+ * was queued by the contract and has not run (no BountyShareHeld yet), waits for the next pass.
+ */
+export async function payEscrowedShares(deps: Deps, only?: { githubUserId: number }): Promise<number> {
+  const db = deps.database.db;
+  const due = await db
+    .select({ share: payoutSplitShares, address: wallets.address })
+    .from(payoutSplitShares)
+    .innerJoin(payoutSplits, and(eq(payoutSplits.githubRepoId, payoutSplitShares.githubRepoId), eq(payoutSplits.issueNumber, payoutSplitShares.issueNumber)))
+    .innerJoin(users, eq(users.githubId, payoutSplitShares.githubUserId))
+    .innerJoin(wallets, eq(wallets.userId, users.id))
+    .where(and(eq(payoutSplitShares.status, "escrowed"), eq(payoutSplits.status, "released"), only ? eq(payoutSplitShares.githubUserId, only.githubUserId) : undefined))
+    .limit(100);
+  let paid = 0;
+  for (const { share, address } of due) {
+    try {
+      if (!share.txId || share.amount === null) continue;
+      const payout = await deps.outbox.get(share.txId);
+      if (payout.status !== "confirmed" || !payout.txHash || payout.blockNumber === null) continue;
+      const tipId = await heldShareTipId(deps, share, payout.txHash as Hex, payout.blockNumber);
+      if (tipId === undefined) continue;
+      if (!(await deps.outbox.findByKey(null, heldSharePayKey(share.githubRepoId, share.issueNumber, share.githubUserId)))) {
+        // Nothing sent for it yet: unclaimed past the contract's refund delay, the pool manager may have returned it to
+        // the pool (HeldShareReturned). Then there is nothing to pay, and no payTip is tried (it would only revert).
+        const tip = await deps.chain.client.readContract({ address: deps.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getTip", args: [tipId] });
+        if (tip.status === TIP_REFUNDED) {
+          await db
+            .update(payoutSplitShares)
+            .set({ status: "returned" })
+            .where(and(sharesWhere(share), eq(payoutSplitShares.githubUserId, share.githubUserId), eq(payoutSplitShares.status, "escrowed")));
+          deps.log.info("held split share was returned to the repository's pool before its person registered", { repoId: share.githubRepoId, issue: share.issueNumber, login: share.githubLogin });
+          deps.changes.publish([`repo:${share.githubRepoId}`, `bounty:${share.githubRepoId}:${share.issueNumber}`]);
+          continue;
+        }
+      }
+      const { tx } = await deps.outbox.submitOnce({
+        userId: null,
+        idempotencyKey: heldSharePayKey(share.githubRepoId, share.issueNumber, share.githubUserId),
+        request: { repoId: share.githubRepoId, issueNumber: share.issueNumber, githubUserId: share.githubUserId, chainTipId: tipId.toString() },
+        kind: "pay_tip",
+        intent: {
+          repoId: share.githubRepoId,
+          issueNumber: share.issueNumber,
+          chainTipId: tipId.toString(),
+          share: true,
+          to: address,
+          toLogin: share.githubLogin,
+          amount: share.amount.toString(),
+          reason: "held share of a split payout, paid on registration",
+        },
+        signer: { kind: "operator" },
+        to: deps.chain.config.contracts.rewards,
+        data: heldSharePayData(tipId, address as Address),
+      });
+      await db
+        .update(payoutSplitShares)
+        .set({ status: "paying", txId: tx.id })
+        .where(and(sharesWhere(share), eq(payoutSplitShares.githubUserId, share.githubUserId), eq(payoutSplitShares.status, "escrowed")));
+      deps.log.info("held split share paid to its registered wallet", { repoId: share.githubRepoId, issue: share.issueNumber, login: share.githubLogin, tx: tx.txHash });
+      deps.changes.publish(["repositories", `repo:${share.githubRepoId}`, `bounty:${share.githubRepoId}:${share.issueNumber}`]);
+      paid++;
+    } catch (err) {
+      deps.log.warn("held split share not paid yet; retried on the next pass", { repoId: share.githubRepoId, issue: share.issueNumber, login: share.githubLogin, err: (err as Error).message });
+    }
+  }
+  return paid;
+}
+
+/**
+ * The escrow's tip id of a held share: the BountyShareHeld for its person in the payout's own receipt, or, when
+ * the contract queued the payout, in the transaction that ran it (the indexer's events, from the payout's block on).
+ */
+async function heldShareTipId(deps: Deps, share: PayoutSplitShare, payoutHash: Hex, payoutBlock: number): Promise<bigint | undefined> {
+  const receipt = await deps.chain.client.getTransactionReceipt({ hash: payoutHash });
+  const mine = (args: { repoId: bigint; issueNumber: bigint; githubUserId: bigint }) =>
+    args.repoId === BigInt(share.githubRepoId) && args.issueNumber === BigInt(share.issueNumber) && args.githubUserId === BigInt(share.githubUserId);
+  const own = parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs, eventName: "BountyShareHeld" }).find((e) => mine(e.args));
+  if (own) return own.args.tipId;
+  const [later] = await deps.database.db
+    .select({ args: chainEvents.args })
+    .from(chainEvents)
+    .where(
+      and(
+        isNull(chainEvents.oldChain),
+        eq(chainEvents.name, "BountyShareHeld"),
+        eq(chainEvents.repoId, share.githubRepoId),
+        eq(chainEvents.issueNumber, share.issueNumber),
+        gte(chainEvents.blockNumber, payoutBlock),
+        sql`json_extract(${chainEvents.args}, '$.githubUserId') = ${String(share.githubUserId)}`,
+      ),
+    )
+    .orderBy(desc(chainEvents.blockNumber), desc(chainEvents.logIndex))
+    .limit(1);
+  return later ? BigInt((JSON.parse(later.args) as { tipId: string }).tipId) : undefined;
 }

@@ -90,8 +90,8 @@ export async function setSplitShares(
 }
 
 /**
- * While the window is open; and after it while the split is held (someone with a share has no wallet yet, so
- * nothing was paid): the pool manager can then leave out a person who never registers, so no money waits forever.
+ * While the window is open; and after it while the split waits whole (nobody with a share has a wallet yet, so
+ * nothing was paid). A split that paid its people with a wallet holds the others' shares in the escrow for them.
  */
 const changeable = (split: PayoutSplit, now: number) => (split.status === "window" && split.releaseAt.getTime() > now) || split.status === "releasing";
 

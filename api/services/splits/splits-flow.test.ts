@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { and, eq, inArray } from "drizzle-orm";
-import { parseEther, parseEventLogs, type Address } from "viem";
+import { and, eq, inArray, like } from "drizzle-orm";
+import { encodeFunctionData, parseEther, parseEventLogs, type Address } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
-import { releaseDueSplits } from "./release.ts";
+import { bountyShares, chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
+import { releaseDueSplits, releaseHeldShares } from "./release.ts";
 
 /**
  * Shared rewards over HTTP and webhooks against the emulator (issue 29, item 4): a merged pull request with
@@ -28,6 +28,19 @@ const payouts = (issue: number) =>
 
 const payoutsOf = (issue: number) =>
   stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, issue), eq(chainTransactions.kind, "pay_bounty")));
+/** The operator's payments of an issue's held split shares (payTip, on registration). */
+const heldSharePayments = (issue: number) =>
+  stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "pay_tip"), like(chainTransactions.idempotencyKey, `split-share:${LITE.id}:${issue}:%`)));
+/** The mirror's credits of an issue's split payout (bounty_shares). */
+const creditsOf = async (issue: number) =>
+  (await stack.t.ctx.database.db.select({ recipient: bountyShares.recipient, amount: bountyShares.amount }).from(bountyShares).where(and(eq(bountyShares.githubRepoId, LITE.id), eq(bountyShares.issueNumber, issue))))
+    .map((r) => ({ recipient: r.recipient.toLowerCase() === bob.wallet.toLowerCase() ? bob.wallet : r.recipient.toLowerCase() === carol?.wallet.toLowerCase() ? carol.wallet : r.recipient, amount: r.amount }))
+    .sort((x, y) => x.recipient.localeCompare(y.recipient));
+/** The shares a split payout's transaction held in escrow, from its BountyShareHeld events. */
+async function sharesHeldBy(hash: string) {
+  const receipt = await stack.t.ctx.chain.client.getTransactionReceipt({ hash: hash as `0x${string}` });
+  return parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs, eventName: "BountyShareHeld" }).map((e) => ({ githubUserId: e.args.githubUserId, amount: e.args.amount, tipId: e.args.tipId }));
+}
 /** Who a split payout's transaction paid, from its BountySharePaid events. */
 async function sharesPaidBy(hash: string) {
   const receipt = await stack.t.ctx.chain.client.getTransactionReceipt({ hash: hash as `0x${string}` });
@@ -168,7 +181,7 @@ describe("a merged pull request with co-authors", () => {
     expect((await splitOfIssue(issue)).status).toBe(404);
   }, 90_000);
 
-  test("after the window: held while carol has no wallet, then bob and carol are paid 50/50 once, when she registers", async () => {
+  test("after the window bob is paid his half at once while carol (no wallet) has hers held in the escrow; she registers and is paid once", async () => {
     const issue = await bountiedIssue("Released", "4");
     await coAuthoredMerge(issue);
     const split = await (await splitOfIssue(issue)).json();
@@ -176,65 +189,117 @@ describe("a merged pull request with co-authors", () => {
     await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt) - 1, owner: "test" });
     expect((await (await splitOfIssue(issue)).json()).status).toBe("window");
     await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt), owner: "test" });
-    const held = await (await splitOfIssue(issue)).json();
-    expect(held.status).toBe("releasing");
-    expect(held.shares.map((s: { login: string; status: string; amount: string }) => [s.login, s.status, s.amount])).toEqual([["bob", "pending", "2"], ["carol", "held", "2"]]);
-    expect(await payoutsOf(issue)).toHaveLength(0);
-    expect(await eventually(async () => (await botComments(issue)).find((b) => b.includes("held until they register")), 15_000, "held comment")).toContain("@carol: 50 %, 2 XDC held");
-    // Passes meanwhile pay nothing.
-    await releaseDueSplits(stack.t.ctx, { owner: "test" });
-    expect(await payoutsOf(issue)).toHaveLength(0);
-
-    carol = await stack.signUp("carol", "contributor");
+    // Bob is not held up by carol: one payout pays him and escrows her share for her GitHub id (1003).
     const [tx] = await eventually(async () => {
-      await releaseDueSplits(stack.t.ctx, { owner: "test" });
       const rows = await payoutsOf(issue);
       return rows[0]?.status === "confirmed" ? rows : undefined;
     }, 30_000, "split payout confirmed");
-    expect(await sharesPaidBy(tx!.txHash!)).toEqual([
-      { recipient: bob.wallet.toLowerCase(), amount: parseEther("2") },
-      { recipient: carol.wallet.toLowerCase(), amount: parseEther("2") },
-    ]);
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([{ recipient: bob.wallet.toLowerCase(), amount: parseEther("2") }]);
+    const escrowed = await sharesHeldBy(tx!.txHash!);
+    expect(escrowed.map(({ githubUserId, amount }) => ({ githubUserId, amount }))).toEqual([{ githubUserId: 1003n, amount: parseEther("2") }]);
+    const tipId = escrowed[0]!.tipId;
+    const released = await (await splitOfIssue(issue)).json();
+    expect(released.status).toBe("released");
+    expect(released.shares.map((s: { login: string; status: string; amount: string }) => [s.login, s.status, s.amount])).toEqual([["bob", "paid", "2"], ["carol", "held", "2"]]);
+    expect(await eventually(async () => (await botComments(issue)).find((b) => b.includes("held until they register")), 15_000, "held comment")).toContain("@carol: 50 %, 2 XDC held");
     await stack.t.ctx.indexer.catchUp();
     await eventually(async () => ((await bountyOf(issue)).status === "paid" ? true : undefined), 20_000, "mirrored paid");
-    // Each one's wallet history shows their own share, not the total.
-    for (const [who, session] of [["bob", bob], ["carol", carol]] as const) {
-      const history = (await (await call(stack.t, "/api/wallet/bounty-history?limit=50", { as: session })).json()).entries as { kind: string; amount: string; issueNumber: number }[];
-      expect(history.filter((e) => e.issueNumber === issue), who).toEqual([expect.objectContaining({ kind: "reward", amount: "2" })]);
-      const transactions = (await (await call(stack.t, "/api/wallet/transactions?limit=50", { as: session })).json()).transactions as { kind: string; hash: string; tokenAmount: string }[];
-      expect(transactions.filter((t) => t.hash === tx!.txHash), who).toEqual([expect.objectContaining({ kind: "reward", tokenAmount: "2" })]);
-    }
-    // Nothing twice: later passes, a redelivered merge, the catch-up of closes.
+    // Credited: bob now; carol once she is paid (her wallet is not known before).
+    expect(await creditsOf(issue)).toEqual([{ recipient: bob.wallet, amount: parseEther("2") }]);
+    // Passes meanwhile pay nothing more.
     await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    await releaseHeldShares(stack.t.ctx);
+    expect(await payoutsOf(issue)).toHaveLength(1);
+    expect(await heldSharePayments(issue)).toHaveLength(0);
+
+    carol = await stack.signUp("carol", "contributor");
+    const [pay] = await eventually(async () => {
+      await releaseHeldShares(stack.t.ctx);
+      const rows = await heldSharePayments(issue);
+      return rows[0]?.status === "confirmed" ? rows : undefined;
+    }, 30_000, "held share paid");
+    const receipt = await stack.t.ctx.chain.client.getTransactionReceipt({ hash: pay!.txHash! as `0x${string}` });
+    expect(parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs, eventName: "TipPaid" }).map((e) => [e.args.tipId, e.args.recipient.toLowerCase(), e.args.amount])).toEqual([
+      [tipId, carol.wallet.toLowerCase(), parseEther("2")],
+    ]);
+    const tip = await stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getTip", args: [tipId] });
+    expect(tip.status).toBe(3);
+    await stack.t.ctx.indexer.catchUp();
+    expect(await creditsOf(issue)).toEqual([
+      { recipient: bob.wallet, amount: parseEther("2") },
+      { recipient: carol.wallet, amount: parseEther("2") },
+    ].sort((x, y) => x.recipient.localeCompare(y.recipient)));
+    // Each one's wallet history shows their own share, not the total; carol's shows it held, then paid.
+    const bobHistory = (await (await call(stack.t, "/api/wallet/bounty-history?limit=50", { as: bob })).json()).entries as { kind: string; amount: string; issueNumber: number }[];
+    expect(bobHistory.filter((e) => e.issueNumber === issue)).toEqual([expect.objectContaining({ kind: "reward", amount: "2" })]);
+    const bobTransactions = (await (await call(stack.t, "/api/wallet/transactions?limit=50", { as: bob })).json()).transactions as { kind: string; hash: string; tokenAmount: string }[];
+    expect(bobTransactions.filter((t) => t.hash === tx!.txHash)).toEqual([expect.objectContaining({ kind: "reward", tokenAmount: "2" })]);
+    const carolHistory = (await (await call(stack.t, "/api/wallet/bounty-history?limit=50", { as: carol })).json()).entries as { kind: string; amount: string; issueNumber: number | null; transactionHash: string }[];
+    expect(carolHistory.filter((e) => e.issueNumber === issue || e.transactionHash === pay!.txHash)).toEqual([
+      expect.objectContaining({ kind: "reward", amount: "2", transactionHash: pay!.txHash }),
+      expect.objectContaining({ kind: "held", amount: "2", issueNumber: issue, transactionHash: tx!.txHash }),
+    ]);
+    const carolTransactions = (await (await call(stack.t, "/api/wallet/transactions?limit=50", { as: carol })).json()).transactions as { kind: string; hash: string; tokenAmount: string }[];
+    expect(carolTransactions.filter((t) => t.hash === pay!.txHash)).toEqual([expect.objectContaining({ kind: "reward", tokenAmount: "2" })]);
+    // Nothing twice: later passes, a redelivered merge, another registration pass.
+    await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    await releaseHeldShares(stack.t.ctx);
+    await releaseHeldShares(stack.t.ctx, { githubUserId: 1003 });
     await stack.t.ctx.webhooks.runOnce();
     expect(await payoutsOf(issue)).toHaveLength(1);
+    expect(await heldSharePayments(issue)).toHaveLength(1);
     const done = await (await splitOfIssue(issue)).json();
     expect(done.status).toBe("released");
     expect(done.shares.map((s: { status: string }) => s.status)).toEqual(["paid", "paid"]);
   }, 120_000);
 
-  test("a split held for a co-author who never registers: the pool manager leaves them out and bob is paid the whole, once", async () => {
+  test("a co-author who does not register does not hold up the author: bob is paid his share, dave's waits in the escrow for him, 30 days, then may go back to the pool", async () => {
     const issue = await bountiedIssue("Held for dave", "3");
     await coAuthoredMerge(issue, "Co-authored-by: Dave <dave@example.com>");
     const split = await (await splitOfIssue(issue)).json();
     await releaseDueSplits(stack.t.ctx, { now: Date.parse(split.releaseAt), owner: "test" });
-    const held = await (await splitOfIssue(issue)).json();
-    expect(held.shares.map((s: { login: string; status: string }) => [s.login, s.status])).toEqual([["bob", "pending"], ["dave", "held"]]);
-    // Past the window, but nothing was paid: the pool manager may still change the shares (and only they).
-    const put = (as: TestSession, shares: { login: string; percent: string }[]) => call(stack.t, `/api/splits/${LITE.id}/${issue}`, { as, method: "PUT", body: { shares } });
-    expect((await put(bob, [{ login: "bob", percent: "100" }])).status).toBe(403);
-    const changed = await put(alice, [{ login: "bob", percent: "100" }]);
-    expect(changed.status, await changed.clone().text()).toBe(200);
     const [tx] = await eventually(async () => {
-      await releaseDueSplits(stack.t.ctx, { owner: "test" });
       const rows = await payoutsOf(issue);
       return rows[0]?.status === "confirmed" ? rows : undefined;
     }, 30_000, "split payout confirmed");
-    expect(await sharesPaidBy(tx!.txHash!)).toEqual([{ recipient: bob.wallet.toLowerCase(), amount: parseEther("3") }]);
-    // Paid: the shares are fixed now.
-    expect((await put(alice, [{ login: "bob", percent: "50" }, { login: "dave", percent: "50" }])).status).toBe(409);
+    expect(await sharesPaidBy(tx!.txHash!)).toEqual([{ recipient: bob.wallet.toLowerCase(), amount: parseEther("1.5") }]);
+    expect((await sharesHeldBy(tx!.txHash!)).map((h) => h.amount)).toEqual([parseEther("1.5")]);
+    const held = await (await splitOfIssue(issue)).json();
+    expect(held.shares.map((s: { login: string; status: string }) => [s.login, s.status])).toEqual([["bob", "paid"], ["dave", "held"]]);
+    // Paid: the shares are fixed now (dave's is his; unclaimed for 30 days it may only go back to the pool).
+    const put = (as: TestSession, shares: { login: string; percent: string }[]) => call(stack.t, `/api/splits/${LITE.id}/${issue}`, { as, method: "PUT", body: { shares } });
+    expect((await put(alice, [{ login: "bob", percent: "100" }])).status).toBe(409);
     await releaseDueSplits(stack.t.ctx, { owner: "test" });
+    await releaseHeldShares(stack.t.ctx);
     expect(await payoutsOf(issue)).toHaveLength(1);
+    expect(await heldSharePayments(issue)).toHaveLength(0);
+
+    // Unclaimed for 30 days (the chain's clock), it may go back to the repository's pool, and only there.
+    const tipId = (await sharesHeldBy(tx!.txHash!))[0]!.tipId;
+    const rewards = stack.t.ctx.chain.config.contracts.rewards;
+    const poolBefore = (await stack.t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [BigInt(LITE.id)] }))[0];
+    await stack.chain.rpc("evm_increaseTime", [30 * 24 * 3600 + 1]);
+    await stack.chain.rpc("evm_mine");
+    const { tx: returned } = await stack.t.ctx.outbox.submit({
+      userId: null,
+      idempotencyKey: `return-held-share-${issue}`,
+      request: { issue },
+      kind: "return_held_share",
+      intent: { tipId: tipId.toString() },
+      signer: { kind: "operator" },
+      to: rewards,
+      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "refundTip", args: [tipId] }),
+    });
+    expect((await stack.t.ctx.outbox.waitForSettled(returned.id, 30_000)).status).toBe("confirmed");
+    const poolAfter = (await stack.t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [BigInt(LITE.id)] }))[0];
+    expect(poolAfter - poolBefore).toBe(parseEther("1.5"));
+    // dave registers later: nothing is left to pay him, and no payment is tried.
+    await stack.signUp("dave", "contributor");
+    await releaseHeldShares(stack.t.ctx);
+    await releaseHeldShares(stack.t.ctx, { githubUserId: 1004 });
+    expect(await heldSharePayments(issue)).toHaveLength(0);
+    const after = await (await splitOfIssue(issue)).json();
+    expect(after.shares.map((s: { login: string; status: string }) => [s.login, s.status])).toEqual([["bob", "paid"], ["dave", "returned"]]);
   }, 120_000);
 
   test("a merge co-authored by erin (with a wallet) pays bob and erin 50/50 after the configured window", async () => {
@@ -292,7 +357,7 @@ describe("a merged pull request with co-authors", () => {
     expect(boosted.status, await boosted.clone().text()).toBe(200);
     const details = () => stack.t.ctx.chain.client.readContract({ address: stack.t.ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(LITE.id), BigInt(issue)] });
     await eventually(async () => ((await details()).boosted > 0n ? true : undefined), 20_000, "the boost on-chain");
-    // dave never signs up in this file: his share would be held, so this split pays nobody in the other tests' passes.
+    // dave signs up only in the test before (after his share there went back to the pool).
     await coAuthoredMerge(issue, "Co-authored-by: Dave Newcomer <1004+dave@users.noreply.github.com>");
     const split = await (await splitOfIssue(issue)).json();
     expect(split).toMatchObject({ currency: "XDC", amount: "4.99" });

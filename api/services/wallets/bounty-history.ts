@@ -14,7 +14,8 @@ import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { walletOfUser } from "./custodial.ts";
 
-export type HistoryKind = "reward" | "withdrawal" | "refund";
+/** held: a share of a split payout kept in the escrow for the user (no wallet yet); its reward follows when paid. */
+export type HistoryKind = "reward" | "held" | "withdrawal" | "refund";
 
 export interface HistoryEntry {
   id: string;
@@ -33,6 +34,9 @@ export interface HistoryEntry {
 /** A BountyPaid that is not the total of a split payout (whose shares are BountySharePaid events of the same transaction). */
 export const notASplit = sql`not exists (select 1 from ${chainEvents} s where s.tx_hash = ${chainEvents.txHash} and s.name = 'BountySharePaid')`;
 
+/** A TipPaid that pays a split payout's held share (a BountyShareHeld with its tip id): a reward, not a tip. */
+export const paysHeldShare = sql`exists (select 1 from ${chainEvents} h where h.name = 'BountyShareHeld' and h.old_chain is null and json_extract(h.args, '$.tipId') = json_extract(${chainEvents.args}, '$.tipId'))`;
+
 export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">, user: User, limit: number): Promise<HistoryEntry[]> {
   const db = ctx.database.db;
   const wallet = await walletOfUser(db, user.id);
@@ -46,8 +50,11 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
           and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`, notASplit),
           and(eq(chainEvents.name, "BountySharePaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`),
           and(eq(chainEvents.name, "PoolWithdrawn"), sql`lower(json_extract(${chainEvents.args}, '$.to')) = ${address}`),
+          and(eq(chainEvents.name, "TipPaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`, paysHeldShare),
         ]
       : []),
+    // Held for them before they had a wallet (the repository and issue are the event's own).
+    and(eq(chainEvents.name, "BountyShareHeld"), sql`json_extract(${chainEvents.args}, '$.githubUserId') = ${String(user.githubId)}`),
     ...(mine.length ? [and(eq(chainEvents.name, "BountyCancelled"), inArray(chainEvents.repoId, mine.map((r) => r.id)))] : []),
   ];
   if (conditions.length === 0) return [];
@@ -62,7 +69,14 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
   return rows.map(({ event, repository, issueTitle, issueUrl }) => {
     const args = JSON.parse(event.args) as { currency: number | string; amount: string };
     const currency = CURRENCY_BY_INDEX[Number(args.currency)] ?? "XDC";
-    const kind: HistoryKind = event.name === "BountyPaid" || event.name === "BountySharePaid" ? "reward" : event.name === "PoolWithdrawn" ? "withdrawal" : "refund";
+    const kind: HistoryKind =
+      event.name === "BountyPaid" || event.name === "BountySharePaid" || event.name === "TipPaid"
+        ? "reward"
+        : event.name === "BountyShareHeld"
+          ? "held"
+          : event.name === "PoolWithdrawn"
+            ? "withdrawal"
+            : "refund";
     return {
       id: `${event.txHash}:${event.logIndex}`,
       kind,

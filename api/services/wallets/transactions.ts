@@ -17,7 +17,7 @@ import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS } from "../money/rules.ts";
 import { walletOfUser } from "./custodial.ts";
 import { receivedTipTransfers, tipDelivery } from "../tips/tips.ts";
-import { notASplit } from "./bounty-history.ts";
+import { notASplit, paysHeldShare } from "./bounty-history.ts";
 
 /** What leaves the wallet: its sends, tips and pool fundings (approvals move nothing; withdrawals come back as events). */
 const OUTGOING_KINDS = ["send_xdc", "send_token", "tip_xdc", "tip_token", "fund_xdc", "fund_roxn", "fund_usdc"] as const;
@@ -74,6 +74,8 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
             and(eq(chainEvents.name, "BountyPaid"), sql`lower(json_extract(${chainEvents.args}, '$.contributor')) = ${address}`, notASplit),
             and(eq(chainEvents.name, "BountySharePaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`),
             and(eq(chainEvents.name, "PoolWithdrawn"), sql`lower(json_extract(${chainEvents.args}, '$.to')) = ${address}`),
+            // A split payout's share held for them until they registered, paid then with payTip.
+            and(eq(chainEvents.name, "TipPaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`, paysHeldShare),
           ),
         ),
       )
@@ -122,7 +124,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
       blockNumber: event.blockNumber,
       confirmations: 0,
       timestamp: (event.blockTime ?? event.createdAt).toISOString(),
-      kind: event.name === "BountyPaid" || event.name === "BountySharePaid" ? "reward" : "withdrawal",
+      kind: event.name === "PoolWithdrawn" ? "withdrawal" : "reward",
     };
   });
   // An escrowed tip's payTip may have been queued by the contract (its caps): pending until the queue runs, then

@@ -120,6 +120,7 @@ function SplitCard({ split, canEdit, onSaved }: { split: Split; canEdit: boolean
                 {share.isAuthor ? " (author)" : ""}: {share.percent} %, {share.amount} {split.currency}
                 {share.status === "held" && <span className="text-warning"> · held until they register</span>}
                 {share.status === "queued" && <span className="text-warning"> · queued by the contract (paid after its delay)</span>}
+                {share.status === "returned" && <span className="text-muted-foreground"> · unclaimed for 30 days, returned to the pool</span>}
                 {share.status === "paid" && share.explorerUrl && (
                   <>
                     {" · "}

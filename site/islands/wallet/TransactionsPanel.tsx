@@ -152,11 +152,12 @@ function SendRow({ tx }: { tx: SentTransaction }) {
   );
 }
 
-const HISTORY_TITLES = { reward: "Reward received", withdrawal: "Pool withdrawal", refund: "Bounty refunded to pool" } as const;
+const HISTORY_TITLES = { reward: "Reward received", held: "Reward share held in escrow for you", withdrawal: "Pool withdrawal", refund: "Bounty refunded to pool" } as const;
 
 /** Money the platform moved for this user (issue 11): a bounty paid to them, a pool withdrawal, a bounty back to their pool. */
 function HistoryRow({ entry }: { entry: BountyHistoryEntry }) {
-  const incoming = entry.kind !== "refund";
+  // A held share has not arrived yet: no "+" until its reward entry.
+  const incoming = entry.kind !== "refund" && entry.kind !== "held";
   return (
     <TransactionRow
       data={{ "data-history-entry": entry.id, "data-history-kind": entry.kind }}
