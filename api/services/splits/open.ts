@@ -185,7 +185,9 @@ async function shareStatus(
   if (status !== "paying" || txStatus !== "confirmed") return status;
   if (payTipIntent === null || !txHash) return splitQueued ? "queued" : "paid";
   const { chainTipId } = JSON.parse(payTipIntent) as { chainTipId: string };
-  return (await tipDelivery(deps, { chainTipId }, txHash)).state;
+  const { state } = await tipDelivery(deps, { chainTipId }, txHash);
+  // Dropped by the guardian: held in the escrow again, until the platform pays it again (release.ts, repayDroppedShares).
+  return state === "dropped" ? "held" : state;
 }
 
 export async function splitOf(deps: Pick<AppContext, "database">, repoId: number, issueNumber: number): Promise<PayoutSplit | undefined> {

@@ -31,7 +31,7 @@ import { and, asc, desc, eq, gte, inArray, isNull, lte, or, sql } from "drizzle-
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { AppContext } from "../../context.ts";
-import { chainEvents, payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
+import { chainEvents, chainTransactions, payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
 import { takeLease } from "../../workers/lease.ts";
 import { onChainBounty } from "../money/bounties.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
@@ -190,7 +190,85 @@ async function walletOfGitHubUser(deps: Pick<AppContext, "database">, githubUser
  * registration and each webhook pass.
  */
 export async function releaseHeldShares(deps: Deps, only?: { githubUserId: number }): Promise<number> {
-  return (await payEscrowedShares(deps, only)) + (await releaseHeldSplits(deps, only));
+  return (await payEscrowedShares(deps, only)) + (await repayDroppedShares(deps, only)) + (await releaseHeldSplits(deps, only));
+}
+
+/**
+ * A held share's payTip that the contract queued (over the repository's cap, or its money younger than the payout
+ * delay, or a first payment to a new address above the threshold: usual for a wallet just registered) and the guardian
+ * dropped (cancelOutflow: the share is held in the escrow again, its recipient cleared) is paid again to the person's
+ * registered wallet, as a dropped tip is (tips.ts): under `split-share:<repo>:<issue>:<user>:dropped:<outflow id>`, so
+ * once per drop whatever is retried, and only for a drop of the share's current payTip. Found from the indexed
+ * OutflowCancelled events of escrow outflows (repository 0, the escrow id as the issue number: few rows).
+ */
+async function repayDroppedShares(deps: Deps, only?: { githubUserId: number }): Promise<number> {
+  const db = deps.database.db;
+  const cancelled = await db
+    .select({ args: chainEvents.args, chainTipId: chainEvents.issueNumber })
+    .from(chainEvents)
+    .where(and(eq(chainEvents.repoId, 0), eq(chainEvents.name, "OutflowCancelled"), isNull(chainEvents.oldChain)));
+  if (!cancelled.length) return 0;
+  const drops = new Set(cancelled.map((c) => `${c.chainTipId}:${(JSON.parse(c.args) as { id: string }).id}`));
+  const candidates = await db
+    .select({ share: payoutSplitShares, pay: chainTransactions, address: wallets.address })
+    .from(payoutSplitShares)
+    .innerJoin(chainTransactions, eq(chainTransactions.id, payoutSplitShares.txId))
+    .innerJoin(users, eq(users.githubId, payoutSplitShares.githubUserId))
+    .innerJoin(wallets, eq(wallets.userId, users.id))
+    .where(
+      and(
+        eq(payoutSplitShares.status, "paying"),
+        eq(chainTransactions.kind, "pay_tip"),
+        eq(chainTransactions.status, "confirmed"),
+        inArray(sql`json_extract(${chainTransactions.intent}, '$.chainTipId')`, [...new Set(cancelled.map((c) => String(c.chainTipId)))]),
+        only ? eq(payoutSplitShares.githubUserId, only.githubUserId) : undefined,
+      ),
+    );
+  let sent = 0;
+  for (const { share, pay, address } of candidates) {
+    if (!pay.txHash || share.amount === null) continue;
+    const intent = JSON.parse(pay.intent) as { chainTipId: string };
+    const [queued] = await db
+      .select({ args: chainEvents.args })
+      .from(chainEvents)
+      .where(and(eq(chainEvents.txHash, pay.txHash), eq(chainEvents.name, "OutflowQueued"), isNull(chainEvents.oldChain)))
+      .limit(1);
+    const outflow = queued ? (JSON.parse(queued.args) as { id: string }).id : undefined;
+    if (!outflow || !drops.has(`${intent.chainTipId}:${outflow}`)) continue;
+    try {
+      const key = `${heldSharePayKey(share.githubRepoId, share.issueNumber, share.githubUserId)}:dropped:${outflow}`;
+      const { tx } = await deps.outbox.submitOnce({
+        userId: null,
+        idempotencyKey: key,
+        request: { repoId: share.githubRepoId, issueNumber: share.issueNumber, githubUserId: share.githubUserId, chainTipId: intent.chainTipId, dropped: outflow },
+        kind: "pay_tip",
+        intent: {
+          repoId: share.githubRepoId,
+          issueNumber: share.issueNumber,
+          chainTipId: intent.chainTipId,
+          share: true,
+          to: address,
+          toLogin: share.githubLogin,
+          amount: share.amount.toString(),
+          reason: "held share of a split payout, paid again after the guardian dropped its queued payment",
+          droppedOutflow: outflow,
+        },
+        signer: { kind: "operator" },
+        to: deps.chain.config.contracts.rewards,
+        data: heldSharePayData(BigInt(intent.chainTipId), address as Address),
+      });
+      await db
+        .update(payoutSplitShares)
+        .set({ txId: tx.id })
+        .where(and(sharesWhere(share), eq(payoutSplitShares.githubUserId, share.githubUserId), eq(payoutSplitShares.txId, pay.id)));
+      deps.log.info("held split share paid again after the guardian dropped its queued payment", { repoId: share.githubRepoId, issue: share.issueNumber, login: share.githubLogin, outflow });
+      deps.changes.publish([`repo:${share.githubRepoId}`, `bounty:${share.githubRepoId}:${share.issueNumber}`]);
+      sent++;
+    } catch (err) {
+      deps.log.warn("dropped held split share not paid again yet; retried on the next pass", { repoId: share.githubRepoId, issue: share.issueNumber, login: share.githubLogin, err: (err as Error).message });
+    }
+  }
+  return sent;
 }
 
 async function releaseHeldSplits(deps: Deps, only?: { githubUserId: number }): Promise<number> {
