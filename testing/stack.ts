@@ -143,3 +143,24 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
     await Bun.sleep(50);
   }
 }
+
+/**
+ * The usual start of an issue-29 flow test: `manager` installs the GitHub App on all their repositories (finished in
+ * the app, as the setup page does), registers `repo` and funds its pool with `xdc` XDC from their wallet; the
+ * indexer has read it. Throws if any step is refused.
+ */
+export async function registerFundedRepository(stack: TestStack, manager: TestSession, repo: { id: number; fullName: string }, xdc: string): Promise<void> {
+  const account = repo.fullName.split("/")[0]!;
+  const installed = await stack.github.controls.install({ account, repositories: "all", sender: account });
+  const installationId = (installed.installation as { id: number }).id;
+  const steps: [string, Record<string, unknown>, Record<string, string>?][] = [
+    ["/api/github/app/finalize-installation", { installationId }],
+    ["/api/repositories/register", { githubRepoId: repo.id, githubRepoFullName: repo.fullName }],
+    [`/api/blockchain/repository/${repo.id}/fund`, { amountXdc: xdc, repositoryFullName: repo.fullName }, { "Idempotency-Key": `fund-${repo.id}-${crypto.randomUUID()}` }],
+  ];
+  for (const [path, body, headers] of steps) {
+    const res = await call(stack.t, path, { as: manager, body, ...(headers ? { headers } : {}) });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  }
+  await stack.t.ctx.indexer.catchUp();
+}

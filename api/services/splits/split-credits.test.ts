@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray } from "drizzle-orm";
 import { parseEther, type Address } from "viem";
-import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { eventually, registerFundedRepository, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, contributorRecentTotals, contributorTotals, repositoryReliability, webhookDeliveries } from "../../../db/schema/index.ts";
 import { releaseDueSplits } from "./release.ts";
@@ -39,12 +39,7 @@ beforeAll(async () => {
   bob = await stack.signUp("bob", "contributor");
   carol = await stack.signUp("carol", "contributor");
   await stack.chain.fund(alice.wallet, { xdc: "100" });
-  const installed = await stack.github.controls.install({ account: "alice", repositories: "all", sender: "alice" });
-  const installationId = (installed.installation as { id: number }).id;
-  expect((await call(stack.t, "/api/github/app/finalize-installation", { as: alice, body: { installationId } })).status).toBe(200);
-  expect((await (await call(stack.t, "/api/repositories/register", { as: alice, body: { githubRepoId: LITE.id, githubRepoFullName: LITE.fullName } })).json()).success).toBe(true);
-  expect((await money(alice, `/api/blockchain/repository/${LITE.id}/fund`, { amountXdc: "20", repositoryFullName: LITE.fullName })).status).toBe(200);
-  await stack.t.ctx.indexer.catchUp();
+  await registerFundedRepository(stack, alice, LITE, "20");
 }, 120_000);
 afterAll(() => stack?.stop());
 

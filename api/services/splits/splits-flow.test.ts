@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray, like } from "drizzle-orm";
 import { encodeFunctionData, parseEther, parseEventLogs, type Address } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { eventually, registerFundedRepository, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bountyShares, chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
 import { releaseDueSplits, releaseHeldShares } from "./release.ts";
@@ -94,12 +94,7 @@ beforeAll(async () => {
   alice = await stack.signUp("alice", "poolmanager");
   bob = await stack.signUp("bob", "contributor");
   await stack.chain.fund(alice.wallet, { xdc: "100" });
-  const installed = await stack.github.controls.install({ account: "alice", repositories: "all", sender: "alice" });
-  const installationId = (installed.installation as { id: number }).id;
-  expect((await call(stack.t, "/api/github/app/finalize-installation", { as: alice, body: { installationId } })).status).toBe(200);
-  expect((await (await call(stack.t, "/api/repositories/register", { as: alice, body: { githubRepoId: LITE.id, githubRepoFullName: LITE.fullName } })).json()).success).toBe(true);
-  expect((await money(alice, `/api/blockchain/repository/${LITE.id}/fund`, { amountXdc: "50", repositoryFullName: LITE.fullName })).status).toBe(200);
-  await stack.t.ctx.indexer.catchUp();
+  await registerFundedRepository(stack, alice, LITE, "50");
 }, 120_000);
 afterAll(() => stack?.stop());
 
