@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
-import { workerLeases } from "../../../db/schema/index.ts";
+import { eq } from "drizzle-orm";
+import { payoutSplits, workerLeases } from "../../../db/schema/index.ts";
+import { withBountyLock } from "../money/pool-guard.ts";
 import { releaseDueSplits } from "./release.ts";
 
 /**
@@ -18,5 +20,48 @@ describe("releaseDueSplits", () => {
   test("with nothing due: returns 0 and takes no lease", async () => {
     expect(await releaseDueSplits(t.ctx)).toBe(0);
     expect(await t.ctx.database.db.select().from(workerLeases)).toEqual([]);
+  });
+
+  test("splits of different bounties are released side by side: one whose bounty is locked does not hold up the next", async () => {
+    const db = t.ctx.database.db;
+    const now = Date.now();
+    const split = (issueNumber: number, releaseAt: number) => ({
+      githubRepoId: 601,
+      issueNumber,
+      allocatedTx: `0xalloc${issueNumber}`,
+      pullNumber: 100 + issueNumber,
+      authorGithubId: 1,
+      authorLogin: "bob",
+      currency: "XDC" as const,
+      amount: 10n ** 18n,
+      releaseAt: new Date(releaseAt),
+    });
+    // Issue 1's window ended first, so a pass one split after another would wait for its lock before touching issue 2.
+    await db.insert(payoutSplits).values([split(1, now - 2_000), split(2, now - 1_000)]);
+    let unlock!: () => void;
+    const locked = new Promise<void>((resolve) => (unlock = resolve));
+    let lockTaken!: () => void;
+    const taken = new Promise<void>((resolve) => (lockTaken = resolve));
+    const holder = withBountyLock(t.ctx, 601, 1, async () => {
+      lockTaken();
+      await locked;
+    });
+    await taken;
+    const pass = releaseDueSplits(t.ctx, { now, owner: "test" });
+    try {
+      const statusOf = async (issueNumber: number) => (await db.select({ status: payoutSplits.status }).from(payoutSplits).where(eq(payoutSplits.issueNumber, issueNumber)))[0]!.status;
+      const deadline = Date.now() + 30_000;
+      // Issue 2's split is claimed (and worked on: this context has no chain, so its payout fails and is retried later)
+      // while issue 1's bounty is still locked.
+      while ((await statusOf(2)) === "window") {
+        if (Date.now() > deadline) throw new Error("issue 2's split was not claimed while issue 1's bounty was locked");
+        await Bun.sleep(5);
+      }
+      expect(await statusOf(2)).toBe("releasing");
+    } finally {
+      unlock();
+      await holder;
+      await pass;
+    }
   });
 });

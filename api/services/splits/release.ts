@@ -19,13 +19,16 @@
  *      registration (or the next pass). The pool manager may still change
  *      the shares of a held split (set-shares.ts), e.g. to leave out someone
  *      who never registers.
- * The pass is leased, so one process at a time runs it.
+ * The pass is leased, so one process at a time runs it; within a pass, the
+ * splits of different bounties are released side by side (each split is one
+ * bounty: its claim and its lock are its own).
  */
 import { and, asc, eq, inArray, lte, or } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
 import { takeLease } from "../../workers/lease.ts";
+import { eachWithLimit } from "../../workers/slots.ts";
 import { onChainBounty } from "../money/bounties.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
 import { splitPayoutData } from "./chain.ts";
@@ -35,6 +38,8 @@ type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes"
 
 export const splitPayoutKey = (repoId: number, issueNumber: number) => `split-payout:${repoId}:${issueNumber}`;
 const LEASE = "split-release";
+/** Splits released side by side in one pass. */
+export const RELEASE_CONCURRENCY = 8;
 
 /** One pass: every split whose window is over is claimed and paid (or held). Returns how many it worked on. */
 export async function releaseDueSplits(deps: Deps, options: { owner?: string; leaseMs?: number; now?: number } = {}): Promise<number> {
@@ -46,14 +51,14 @@ export async function releaseDueSplits(deps: Deps, options: { owner?: string; le
   if (!anyDue) return 0;
   if (!(await takeLease(deps.database.db, LEASE, owner, options.leaseMs ?? 60_000, now))) return 0;
   const due = await deps.database.db.select().from(payoutSplits).where(dueWhere).orderBy(asc(payoutSplits.releaseAt)).limit(50);
+  // Splits of different bounties side by side, each under its own bounty's lock (releaseSplit): with many merges at
+  // once, one after another they queued behind each other's chain read and outbox row (docs/performance.md).
+  const results = await eachWithLimit(due, RELEASE_CONCURRENCY, (split) => releaseSplit(deps, split, now));
   let worked = 0;
-  for (const split of due) {
-    try {
-      if (await releaseSplit(deps, split, now)) worked++;
-    } catch (err) {
-      deps.log.warn("split release failed; retried on the next pass", { repoId: split.githubRepoId, issue: split.issueNumber, err: (err as Error).message });
-    }
-  }
+  results.forEach((result, i) => {
+    if (result.status === "fulfilled") worked += result.value ? 1 : 0;
+    else deps.log.warn("split release failed; retried on the next pass", { repoId: due[i]!.githubRepoId, issue: due[i]!.issueNumber, err: (result.reason as Error).message });
+  });
   return worked;
 }
 
