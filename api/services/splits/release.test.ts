@@ -3,7 +3,9 @@ import { createTestContext, type TestContext } from "../../../testing/context.ts
 import { eq } from "drizzle-orm";
 import { payoutSplits, workerLeases } from "../../../db/schema/index.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
-import { releaseDueSplits } from "./release.ts";
+import { MIN_RELEASE_INTERVAL_MS, releaseDueSplits, releaseInterval, releaseWhenWindowsEnd } from "./release.ts";
+import { SPLIT_OPENED_TAG } from "./open.ts";
+import { ChangeFeed } from "../../changes.ts";
 
 /**
  * The release pass runs often (every minute by default, every 100 ms in the chain bench): a pass with no split due
@@ -63,5 +65,40 @@ describe("releaseDueSplits", () => {
       await holder;
       await pass;
     }
+  });
+});
+
+describe("when the release pass runs", () => {
+  test("every interval, or every window when shorter, never more often than the floor (a 1 ms window read the database every millisecond)", () => {
+    expect(releaseInterval({ SPLIT_RELEASE_INTERVAL_MS: 60_000, SPLIT_RELEASE_WINDOW_MS: 24 * 3_600_000 })).toBe(60_000);
+    expect(releaseInterval({ SPLIT_RELEASE_INTERVAL_MS: 60_000, SPLIT_RELEASE_WINDOW_MS: 4_000 })).toBe(4_000);
+    expect(releaseInterval({ SPLIT_RELEASE_INTERVAL_MS: 100, SPLIT_RELEASE_WINDOW_MS: 1 })).toBe(MIN_RELEASE_INTERVAL_MS);
+  });
+
+  test("a window shorter than the interval: the pass is nudged when a split's window ends, not at its next tick", async () => {
+    const changes = new ChangeFeed();
+    let nudges = 0;
+    const stop = releaseWhenWindowsEnd(changes, { nudge: () => nudges++ }, 5, 100);
+    try {
+      changes.publish(["repositories"]);
+      changes.publish(["repo:1", SPLIT_OPENED_TAG]);
+      const deadline = Date.now() + 10_000;
+      while (nudges === 0) {
+        if (Date.now() > deadline) throw new Error("no nudge");
+        await Bun.sleep(2);
+      }
+      expect(nudges).toBe(1);
+    } finally {
+      stop();
+    }
+    // Stopped: a split opened later nudges nothing; a window as long as the interval needs no nudge at all.
+    changes.publish([SPLIT_OPENED_TAG]);
+    let long = 0;
+    const none = releaseWhenWindowsEnd(changes, { nudge: () => long++ }, 100, 100);
+    changes.publish([SPLIT_OPENED_TAG]);
+    await Bun.sleep(120);
+    none();
+    expect(nudges).toBe(1);
+    expect(long).toBe(0);
   });
 });
