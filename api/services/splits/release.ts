@@ -26,7 +26,7 @@
 import { and, asc, eq, inArray, lte, or } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import { payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
+import { payoutSplits, payoutSplitShares, users, wallets, type ChainTransaction, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
 import { takeLease } from "../../workers/lease.ts";
 import { eachWithLimit } from "../../workers/slots.ts";
 import { onChainBounty } from "../money/bounties.ts";
@@ -55,12 +55,17 @@ export async function releaseDueSplits(deps: Deps, options: { owner?: string; le
   const due = await deps.database.db.select().from(payoutSplits).where(dueWhere).orderBy(asc(payoutSplits.releaseAt)).limit(50);
   // Splits of different bounties side by side, each under its own bounty's lock (releaseSplit): with many merges at
   // once, one after another they queued behind each other's chain read and outbox row (docs/performance.md).
-  const results = await eachWithLimit(due, RELEASE_CONCURRENCY, (split) => releaseSplit(deps, split, now));
+  const queued: ChainTransaction[] = [];
+  const results = await eachWithLimit(due, RELEASE_CONCURRENCY, (split) => releaseSplit(deps, split, now, queued));
   let worked = 0;
   results.forEach((result, i) => {
     if (result.status === "fulfilled") worked += result.value ? 1 : 0;
     else deps.log.warn("split release failed; retried on the next pass", { repoId: due[i]!.githubRepoId, issue: due[i]!.issueNumber, err: (result.reason as Error).message });
   });
+  // The payouts were only queued under their bounties' locks (the next holder sees a queued payout as one on its way):
+  // sent here together, in one signing pass rather than one pass each while holding the lock. The outbox's own pass
+  // sends any this one does not (a crash, a busy node).
+  await Promise.allSettled(queued.map((tx) => deps.outbox.untilBroadcast(tx)));
   return worked;
 }
 
@@ -97,7 +102,7 @@ const splitWhere = (split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">) =>
 const sharesWhere = (split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">) => and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber));
 
 /** Claims (window -> releasing) and pays a split, or holds it. True when it did something. */
-async function releaseSplit(deps: Deps, found: PayoutSplit, now: number): Promise<boolean> {
+async function releaseSplit(deps: Deps, found: PayoutSplit, now: number, queued?: ChainTransaction[]): Promise<boolean> {
   const db = deps.database.db;
   let split = found;
   if (split.status === "window") {
@@ -111,10 +116,11 @@ async function releaseSplit(deps: Deps, found: PayoutSplit, now: number): Promis
   }
   // Under the bounty's lock, which a pool manager's change of a held split's shares takes too (set-shares.ts):
   // the shares read here are the shares paid.
-  return withBountyLock(deps, split.githubRepoId, split.issueNumber, () => payOrHold(deps, split, now));
+  return withBountyLock(deps, split.githubRepoId, split.issueNumber, () => payOrHold(deps, split, now, queued));
 }
 
-async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise<boolean> {
+/** Pays (or holds) a claimed split; with `queued`, its payout is only queued and added there for the caller to send. */
+async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number, queued?: ChainTransaction[]): Promise<boolean> {
   const db = deps.database.db;
   const [split] = await db.select().from(payoutSplits).where(splitWhere(claimed));
   if (!split || split.status !== "releasing") return false;
@@ -173,9 +179,10 @@ async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise
       signer: { kind: "operator" },
       to: deps.chain.config.contracts.rewards,
       data: splitPayoutData({ repoId: split.githubRepoId, issueNumber: split.issueNumber, recipients, amounts }),
-    });
+    }, { queueOnly: Boolean(queued) });
+    queued?.push(tx);
     await recordPayout(deps, split, tx.id, now);
-    deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, recipients: paid.length });
+    deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, txId: tx.id, recipients: paid.length });
     return true;
   }
   // Sent before a crash (or by a concurrent pass): only the bookkeeping is left.
