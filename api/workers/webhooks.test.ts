@@ -165,3 +165,34 @@ test("one pass: deliveries of different issues side by side, of one issue in the
   const statuses = await db.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(inArray(webhookDeliveries.id, rows.map((r) => r.id)));
   expect(statuses.every((r) => r.status === "done")).toBe(true);
 });
+
+test("a delivery that arrives while a pass runs is taken by that pass at once, not after the pass's slowest delivery", async () => {
+  const db = t.ctx.database.db;
+  const issue = (deliveryId: string, number: number) => ({ source: "github" as const, deliveryId, event: "issues", payload: JSON.stringify({ action: "closed", repository: { id: 502 }, issue: { number } }) });
+  await db.insert(webhookDeliveries).values([issue("mid-slow", 1), issue("mid-quick", 2)]);
+  const slow = gate();
+  const started: string[] = [];
+  const worker = new WebhookWorker({
+    db,
+    log: t.log,
+    handlers: {
+      github: async (delivery) => {
+        started.push(delivery.deliveryId);
+        if (delivery.deliveryId === "mid-slow") await slow.opened;
+        return "done";
+      },
+    },
+  });
+  const pass = worker.runOnce();
+  try {
+    await until(() => started.includes("mid-quick"));
+    // Arrives now (the route stores it and nudges the worker); the slow delivery is still running.
+    await db.insert(webhookDeliveries).values(issue("mid-late", 3));
+    worker.nudge();
+    await until(() => started.includes("mid-late"));
+    expect(started.slice(0, 2).sort()).toEqual(["mid-quick", "mid-slow"]);
+  } finally {
+    slow.open();
+  }
+  expect(await pass).toBe(3);
+});

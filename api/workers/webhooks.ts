@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, lte, or } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, notInArray, or } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
@@ -13,6 +13,9 @@ export type WebhookHandler = (delivery: WebhookDelivery) => Promise<WebhookOutco
 
 /** Deliveries processed side by side in one pass (each in its lanes' order). */
 export const WEBHOOK_CONCURRENCY = 8;
+/** A pass stops taking new deliveries after this many or this long, so the after-pass work is never put off for long. */
+const PASS_MAX_DELIVERIES = 200;
+const PASS_MAX_MS = 5_000;
 /** More `#N` than this in a pull request's text: it runs alone rather than hold that many lanes. */
 const MAX_REFERENCES = 50;
 
@@ -106,11 +109,48 @@ export class WebhookWorker implements BackgroundWorker {
     },
   ) {}
 
-  /** Processes every due delivery once; returns how many it took. */
+  /**
+   * Processes the due deliveries, and those that come due while it runs (looked for each time one finishes or one
+   * arrives, so a merge that arrives mid-pass does not wait for the pass's slowest delivery), up to PASS_MAX_DELIVERIES or
+   * PASS_MAX_MS; then the after-pass work. Returns how many it took.
+   */
   async runOnce(limit = 20): Promise<number> {
-    const { db } = this.deps;
+    const lanes = new LaneRunner(Math.max(1, this.deps.concurrency ?? WEBHOOK_CONCURRENCY), (id) => this.process(id), this.deps.log);
+    // A delivery that arrives meanwhile (nudge) makes the pass look again at once.
+    this.duringPass = () => lanes.wakeUp();
+    try {
+      return await this.passInLanes(lanes, limit);
+    } finally {
+      this.duringPass = undefined;
+    }
+  }
+
+  private duringPass?: () => void;
+
+  private async passInLanes(lanes: LaneRunner, limit: number): Promise<number> {
+    const seen = new Set<number>();
+    const started = Date.now();
+    for (;;) {
+      const taking = seen.size < PASS_MAX_DELIVERIES && Date.now() - started < PASS_MAX_MS;
+      const due = taking ? await this.due(limit, seen) : [];
+      for (const delivery of due) {
+        seen.add(delivery.id);
+        lanes.add(delivery);
+      }
+      if (!lanes.active) break;
+      if (!taking) {
+        await lanes.settled();
+        break;
+      }
+      await lanes.nextSettled();
+    }
+    await this.deps.afterPass?.();
+    return seen.size;
+  }
+
+  private due(limit: number, seen: Set<number>): Promise<Pick<WebhookDelivery, "id" | "source" | "event" | "payload">[]> {
     const now = new Date(this.now());
-    const due = await db
+    return this.deps.db
       .select({ id: webhookDeliveries.id, source: webhookDeliveries.source, event: webhookDeliveries.event, payload: webhookDeliveries.payload })
       .from(webhookDeliveries)
       .where(
@@ -119,48 +159,12 @@ export class WebhookWorker implements BackgroundWorker {
           inArray(webhookDeliveries.source, Object.keys(this.deps.handlers) as WebhookDelivery["source"][]),
           lte(webhookDeliveries.nextAttemptAt, now),
           or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, now)),
+          // Taken by this pass already (waiting in a lane, or finished with a retry not due yet).
+          seen.size ? notInArray(webhookDeliveries.id, [...seen]) : undefined,
         ),
       )
       .orderBy(asc(webhookDeliveries.id))
       .limit(limit);
-    await this.processInLanes(due);
-    await this.deps.afterPass?.();
-    return due.length;
-  }
-
-  /**
-   * Each delivery starts once the earlier ones that share a lane with it have
-   * finished (a lane-less one once all earlier ones have, and all later ones
-   * wait for it), at most `concurrency` at once. A delivery after one whose
-   * processing threw (the database, not its handler: a handler's failure is
-   * recorded as a retry) waits for the next pass.
-   */
-  private async processInLanes(due: Pick<WebhookDelivery, "id" | "source" | "event" | "payload">[]): Promise<void> {
-    const slots = new Slots(Math.max(1, this.deps.concurrency ?? WEBHOOK_CONCURRENCY));
-    const lastInLane = new Map<string, Promise<boolean>>();
-    let barrier: Promise<boolean> = Promise.resolve(true);
-    const all: Promise<boolean>[] = [];
-    for (const delivery of due) {
-      const lanes = webhookLanes(delivery);
-      const after = lanes ? [barrier, ...lanes.flatMap((lane) => lastInLane.get(lane) ?? [])] : [...all];
-      const run = Promise.all(after).then(async (earlier) => {
-        if (earlier.includes(false)) return false;
-        return slots.run(() => this.process(delivery.id)).then(
-          () => true,
-          (err) => {
-            this.deps.log.warn("webhook delivery not processed; retried on the next pass", { id: delivery.id, err: (err as Error).message });
-            return false;
-          },
-        );
-      });
-      if (lanes) for (const lane of lanes) lastInLane.set(lane, run);
-      else {
-        barrier = run;
-        lastInLane.clear();
-      }
-      all.push(run);
-    }
-    await Promise.all(all);
   }
 
   async process(id: number): Promise<void> {
@@ -212,8 +216,9 @@ export class WebhookWorker implements BackgroundWorker {
     return this.deps.now?.() ?? Date.now();
   }
 
-  /** A delivery arrived: process soon rather than at the next tick. */
+  /** A delivery arrived: process soon rather than at the next tick (in the pass running now, if there is one). */
   nudge(): void {
+    this.duringPass?.();
     this.worker.nudge();
   }
 
@@ -223,5 +228,77 @@ export class WebhookWorker implements BackgroundWorker {
 
   stop(): Promise<void> {
     return this.worker.stop();
+  }
+}
+
+/**
+ * Runs deliveries in their lanes (webhookLanes): each starts once the earlier
+ * ones that share a lane with it have finished (a lane-less one once all
+ * earlier ones have, and all later ones wait for it), at most `size` at once.
+ * A delivery after one whose processing threw (the database, not its handler:
+ * a handler's failure is recorded as a retry) waits for the next pass.
+ */
+class LaneRunner {
+  private readonly slots: Slots;
+  private readonly lastInLane = new Map<string, Promise<boolean>>();
+  private barrier: Promise<boolean> = Promise.resolve(true);
+  private readonly all: Promise<boolean>[] = [];
+  /** Added and not finished yet. */
+  active = 0;
+  private wake?: () => void;
+
+  constructor(
+    size: number,
+    private readonly process: (id: number) => Promise<void>,
+    private readonly log: Logger,
+  ) {
+    this.slots = new Slots(size);
+  }
+
+  add(delivery: Pick<WebhookDelivery, "id" | "source" | "event" | "payload">): void {
+    const lanes = webhookLanes(delivery);
+    const after = lanes ? [this.barrier, ...lanes.flatMap((lane) => this.lastInLane.get(lane) ?? [])] : [...this.all];
+    this.active++;
+    const run = Promise.all(after)
+      .then(async (earlier) => {
+        if (earlier.includes(false)) return false;
+        return this.slots.run(() => this.process(delivery.id)).then(
+          () => true,
+          (err) => {
+            this.log.warn("webhook delivery not processed; retried on the next pass", { id: delivery.id, err: (err as Error).message });
+            return false;
+          },
+        );
+      })
+      .finally(() => {
+        this.active--;
+        this.wake?.();
+      });
+    if (lanes) for (const lane of lanes) this.lastInLane.set(lane, run);
+    else {
+      this.barrier = run;
+      this.lastInLane.clear();
+    }
+    this.all.push(run);
+  }
+
+  /** Ends a `nextSettled` wait now (new deliveries to look for). */
+  wakeUp(): void {
+    this.wake?.();
+  }
+
+  /** Resolves when the next added delivery finishes, or on `wakeUp` (at once when none is running). */
+  nextSettled(): Promise<void> {
+    if (!this.active) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.wake = () => {
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  async settled(): Promise<void> {
+    await Promise.all(this.all);
   }
 }
