@@ -6,6 +6,7 @@ import { eventually, startTestStack, type TestStack } from "../../../testing/sta
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
 import { releaseDueSplits } from "./release.ts";
+import { markAwaiting } from "../money/awaiting.ts";
 
 /**
  * Shared rewards over HTTP and webhooks against the emulator (issue 29, item 4): a merged pull request with
@@ -315,5 +316,15 @@ describe("the release pass", () => {
     }
     // And paid once each, to both.
     await eventually(async () => ((await Promise.all(issues.map(payoutsOf))).every((rows) => rows[0]?.status === "confirmed") ? true : undefined), 30_000, "both confirmed");
+  }, 90_000);
+});
+
+describe("a bounty being shared", () => {
+  test("is not made to await the pool manager's decision (the issue's close can open the split itself, then ask)", async () => {
+    const issue = await bountiedIssue("Shared, then closed", "2");
+    await coAuthoredMerge(issue);
+    expect((await (await splitOfIssue(issue)).json()).status).toBe("window");
+    expect(await markAwaiting(stack.t.ctx, { repoId: LITE.id, issueNumber: issue, reason: "closed_completed" })).toBe(false);
+    expect(await bountyOf(issue)).toMatchObject({ status: "open", state: "releasing" });
   }, 90_000);
 });
