@@ -135,13 +135,14 @@ export async function submitAllocation(
   const bountyThen = onChainBounty(ctx, input.repoId, input.issueNumber, snapshot.block);
   bountyThen.catch(() => undefined); // awaited under the lock (or not at all: a replay)
   const queued = await withPoolLock(ctx, input.repoId, async () => {
-    const earlier = await ctx.outbox.replay(input.userId, input.idempotencyKey, input.request);
-    if (earlier) return earlier;
-    const [pending, inFlight, boostedSince] = await Promise.all([
+    // One round of reads, side by side (the section's length is how many rounds it waits for the database).
+    const [earlier, pending, inFlight, boostedSince] = await Promise.all([
+      ctx.outbox.replay(input.userId, input.idempotencyKey, input.request),
       poolDebitsAfter(ctx, input.repoId, input.currency, snapshot),
       pendingAllocation(ctx, input.repoId, input.issueNumber, snapshot.block),
       boostsAfter(ctx, input.repoId, input.issueNumber, snapshot.block),
     ]);
+    if (earlier) return earlier;
     // A boost may have opened a community bounty on this issue since the block: then the bounty as it is now.
     const current = boostedSince ? await onChainBounty(ctx, input.repoId, input.issueNumber) : await bountyThen;
     const pool = snapshot.pool;
