@@ -36,7 +36,7 @@ import { hasSessionCookie } from "./middleware/cookies.ts";
 import { HEALTH_CHECK_TIMEOUT_MS, healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
 import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
-import { releaseDueSplits, releaseHeldShares } from "./services/splits/release.ts";
+import { releaseDueSplits, releaseHeldShares, releaseInterval, releaseWhenWindowsEnd } from "./services/splits/release.ts";
 import { releaseHeldTips } from "./services/tips/tips.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
 import { upgradeWalletKeyContexts } from "./services/wallets/custodial.ts";
@@ -239,7 +239,9 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     () => releaseDueSplits(ctx, { leaseMs: Math.max(10_000, env.SPLIT_RELEASE_INTERVAL_MS * 3) }),
     (err) => ctx.log.warn("split release pass failed", { err: (err as Error).message }),
   );
-  if (options.workers !== false) splitRelease.start(Math.min(env.SPLIT_RELEASE_INTERVAL_MS, env.SPLIT_RELEASE_WINDOW_MS));
+  const releaseEvery = releaseInterval(env);
+  const stopReleaseKicks = options.workers !== false ? releaseWhenWindowsEnd(ctx.changes, splitRelease, env.SPLIT_RELEASE_WINDOW_MS, releaseEvery) : undefined;
+  if (options.workers !== false) splitRelease.start(releaseEvery);
   // Funders' shares follow their transactions and the indexed events (api/services/funding/boosts.ts; conditional writes, any process).
   const boostMirror = new Periodic(
     () => settleBoosts(ctx).then(() => undefined),
@@ -298,6 +300,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await botComments?.stop();
       await watcher?.stop();
       await managerReview.stop();
+      stopReleaseKicks?.();
       await splitRelease.stop();
       await boostMirror.stop();
       await recentTotals.stop();

@@ -231,11 +231,12 @@ export class Outbox {
    * sends once, but if an earlier attempt failed or reverted, tries again
    * under the next key (`key#2`, `key#3`, ...) instead of replaying the failure.
    */
-  async submitOnce(req: OutboxRequest, options: { timeoutMs?: number } = {}): Promise<{ tx: ChainTransaction; replayed: boolean }> {
+  async submitOnce(req: OutboxRequest, options: { timeoutMs?: number; /** Only the row: the caller drives it later (`untilBroadcast`). */ queueOnly?: boolean } = {}): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     for (let attempt = 1; attempt < 100; attempt++) {
       const key = attempt === 1 ? req.idempotencyKey : `${req.idempotencyKey}#${attempt}`;
       const existing = await this.findByKey(req.userId, key);
       if (existing && (existing.status === "failed" || existing.status === "reverted")) continue;
+      if (options.queueOnly) return this.enqueue({ ...req, idempotencyKey: key });
       return this.submit({ ...req, idempotencyKey: key }, options);
     }
     throw new Error(`outbox: too many failed attempts for ${req.idempotencyKey}`);

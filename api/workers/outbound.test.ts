@@ -11,7 +11,7 @@ import { Webhook } from "standardwebhooks";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { eventually } from "../../testing/stack.ts";
 import { createTestUser } from "../../testing/auth.ts";
-import { outboundAttempts, outboundMessages, repositories, type User } from "../../db/schema/index.ts";
+import { outboundAttempts, outboundMessages, repositories, workerLeases, type User } from "../../db/schema/index.ts";
 import { createEndpoint, deliveryLog, queueTestEvent } from "../services/notify/endpoints.ts";
 import { recordBountyEvent } from "../services/notify/events.ts";
 import { OutboundWorker, type OutboundDeps } from "./outbound.ts";
@@ -278,5 +278,24 @@ describe("the address guard at send time", () => {
     await worker().sendDue();
     const got = received.find((r) => r.headers["webhook-id"] === messageId)!;
     expect((new Webhook(secret).verify(got.body, got.headers) as { type: string }).type).toBe("webhook.test");
+  });
+});
+
+describe("an idle pass", () => {
+  test("reads, and writes nothing: the fan-out's lease is not taken when no event waits (it was taken and dropped every pass)", async () => {
+    const db = t.ctx.database.db;
+    while ((await worker().fanOut()) > 0);
+    // An expired lease of another process: taking the lease would overwrite it, and dropping it would delete it.
+    await db.insert(workerLeases).values({ name: "outbound-fanout", owner: "another-process", until: new Date(Date.now() - 1_000) });
+    try {
+      await worker().runOnce();
+      expect(await db.select({ owner: workerLeases.owner }).from(workerLeases).where(eq(workerLeases.name, "outbound-fanout"))).toEqual([{ owner: "another-process" }]);
+      // With an event waiting, the pass takes the lease (and drops it once done).
+      await event();
+      await worker().runOnce();
+      expect(await db.select().from(workerLeases).where(eq(workerLeases.name, "outbound-fanout"))).toEqual([]);
+    } finally {
+      await db.delete(workerLeases).where(eq(workerLeases.name, "outbound-fanout"));
+    }
   });
 });

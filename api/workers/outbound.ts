@@ -101,10 +101,14 @@ export class OutboundWorker implements BackgroundWorker {
     const yieldToPayments = async () => {
       while (this.deps.paymentsInFlight && Date.now() < deferUntil && (await this.deps.paymentsInFlight())) await Bun.sleep(50);
     };
-    await yieldToPayments();
-    await this.fanOut();
+    // Reads first: an idle pass (most of them: one a second) writes nothing and does not wait for payments.
+    if (await this.eventsWaiting()) {
+      await yieldToPayments();
+      await this.fanOut();
+    }
     let sent = 0;
     for (;;) {
+      if (!(await this.messagesDue())) return sent;
       await yieldToPayments();
       const batch = await this.sendDue();
       sent += batch;
@@ -125,9 +129,28 @@ export class OutboundWorker implements BackgroundWorker {
     await db.delete(bountyEvents).where(and(isNotNull(bountyEvents.fannedOutAt), lt(bountyEvents.fannedOutAt, before)));
   }
 
-  /** Events recorded since the last pass become messages; returns how many events it took. */
+  private async eventsWaiting(): Promise<boolean> {
+    const [event] = await this.deps.db.select({ id: bountyEvents.id }).from(bountyEvents).where(isNull(bountyEvents.fannedOutAt)).limit(1);
+    return Boolean(event);
+  }
+
+  private async messagesDue(): Promise<boolean> {
+    const now = new Date(this.now());
+    const [message] = await this.deps.db
+      .select({ id: outboundMessages.id })
+      .from(outboundMessages)
+      .where(and(eq(outboundMessages.status, "pending"), lte(outboundMessages.nextAttemptAt, now), or(isNull(outboundMessages.leaseUntil), lt(outboundMessages.leaseUntil, now))))
+      .limit(1);
+    return Boolean(message);
+  }
+
+  /**
+   * Events recorded since the last pass become messages; returns how many events it took. The lease (a durable
+   * write, and its release another) is taken only when an event waits.
+   */
   async fanOut(limit = 200): Promise<number> {
     const { db } = this.deps;
+    if (!(await this.eventsWaiting())) return 0;
     if (!(await takeLease(db, FANOUT_LEASE, this.owner, OUTBOUND_LEASE_MS, this.now()))) return 0;
     try {
       const events = await db.select().from(bountyEvents).where(isNull(bountyEvents.fannedOutAt)).orderBy(asc(bountyEvents.id)).limit(limit);

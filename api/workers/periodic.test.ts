@@ -75,3 +75,28 @@ test("a pass that failed for a full storage is not reported each time (the datab
   await worker.stop();
   expect(errors.map((e) => (e as Error).message)).toEqual(["boom"]);
 });
+
+test("a nudge during a pass starts the next pass when it ends, not after the interval (work that arrived mid-pass)", async () => {
+  let passes = 0;
+  const first = gate();
+  const release = gate();
+  const second = gate();
+  const worker = new Periodic(async () => {
+    passes++;
+    if (passes === 1) {
+      first.open();
+      await release.opened;
+    }
+    if (passes === 2) second.open();
+  }, () => {});
+  worker.start(3_600_000); // an hour between passes: only the nudge can start pass 2
+  try {
+    await first.opened;
+    worker.nudge(); // while pass 1 runs
+    release.open();
+    await second.opened;
+    expect(passes).toBe(2);
+  } finally {
+    await worker.stop();
+  }
+});

@@ -2,7 +2,9 @@ import { isStorageFull } from "../../db/client.ts";
 
 /**
  * A background loop (the outbox, the indexer, the webhook worker): runs a
- * pass, waits `intervalMs` (less when nudged), and again, until stopped. A
+ * pass, waits `intervalMs` (less when nudged; a nudge during a pass starts
+ * the next one as soon as it ends, as the pass may have missed that work),
+ * and again, until stopped. A
  * failed pass is reported (unless the storage was full) and the loop goes
  * on. `stop()` returns once the pass in progress, if any, has finished.
  */
@@ -11,6 +13,8 @@ export class Periodic {
   private pass?: Promise<void>;
   private timer?: ReturnType<typeof setTimeout>;
   private wake?: () => void;
+  /** A nudge that came while a pass ran: that pass may have missed the work, so the next one starts at once. */
+  private nudged = false;
 
   constructor(
     /** One pass; `running()` turns false when the loop is being stopped (for passes that loop themselves). */
@@ -26,7 +30,9 @@ export class Periodic {
 
   /** Work arrived: run the next pass now rather than at the end of the wait. */
   nudge(): void {
-    this.wake?.();
+    if (!this.running) return;
+    if (this.wake) this.wake();
+    else this.nudged = true;
   }
 
   async stop(): Promise<void> {
@@ -38,6 +44,7 @@ export class Periodic {
 
   private async loop(intervalMs: number): Promise<void> {
     while (this.running) {
+      this.nudged = false;
       // A full storage fails every pass of every loop until space returns: the database layer logs that once per
       // episode (db/client.ts, StorageWatch), so the loops do not repeat it each second.
       this.pass = this.runPass(() => this.running).then(
@@ -46,6 +53,7 @@ export class Periodic {
       );
       await this.pass;
       if (!this.running) return;
+      if (this.nudged) continue;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         this.timer = setTimeout(resolve, intervalMs);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
-import { DEFAULT_WEBHOOK_RETRY, nextWebhookAttempt, WebhookWorker } from "./webhooks.ts";
+import { DEFAULT_WEBHOOK_RETRY, nextWebhookAttempt, WebhookWorker, webhookLanes, type WebhookDelivery } from "./webhooks.ts";
 
 /**
  * A failing delivery is retried for its whole window (72 hours by default,
@@ -74,3 +74,125 @@ test("a delivery that keeps failing is retried until its window is over, then fa
   expect((await row(b!.id)).status).toBe("failed");
   expect(t.log.lines.some((l) => l.includes("webhook processing given up after its retry window"))).toBe(true);
 }, 60_000);
+
+test("a delivery's lanes: its issue or pull request, and the issues a pull request's text mentions; none: it runs alone", () => {
+  const lanes = (event: string, payload: unknown, source: WebhookDelivery["source"] = "github") => webhookLanes({ source, event, payload: JSON.stringify(payload) });
+  expect(lanes("issues", { action: "closed", repository: { id: 7 }, issue: { number: 12 } })).toEqual(["7#12"]);
+  expect(lanes("issue_comment", { repository: { id: 7 }, issue: { number: 40 } })).toEqual(["7#40"]);
+  expect(lanes("pull_request", { repository: { id: 7 }, pull_request: { number: 40, title: "Fix #12", body: "Fixes #12, closes #13" } })).toEqual(["7#40", "7#12", "7#13"]);
+  expect(lanes("installation", { installation: { id: 1 } })).toBeUndefined();
+  expect(lanes("repository", { repository: { id: 7 } })).toBeUndefined();
+  expect(lanes("issues", { repository: { id: 7 } })).toBeUndefined();
+  expect(webhookLanes({ source: "github", event: "issues", payload: "{not json" })).toBeUndefined();
+  expect(lanes("issues", { repository: { id: 7 }, issue: { number: 12 } }, "onramp")).toBeUndefined();
+  const many = Array.from({ length: 60 }, (_, i) => `#${i + 1}`).join(" ");
+  expect(lanes("pull_request", { repository: { id: 7 }, pull_request: { number: 99, body: many } })).toBeUndefined();
+});
+
+/** A promise the test opens by hand. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("condition not met in 30 s");
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+test("one pass: deliveries of different issues side by side, of one issue in their order, one without an issue alone; at most `concurrency` at once", async () => {
+  const db = t.ctx.database.db;
+  const issue = (deliveryId: string, number: number) => ({ deliveryId, event: "issues", payload: JSON.stringify({ action: "closed", repository: { id: 501 }, issue: { number } }) });
+  const rows = await db
+    .insert(webhookDeliveries)
+    .values(
+      [issue("lane-a1", 1), issue("lane-b", 2), issue("lane-a2", 1), issue("lane-c", 3), { deliveryId: "lane-install", event: "installation", payload: "{}" }, issue("lane-d", 4)].map((r) => ({
+        source: "github" as const,
+        ...r,
+      })),
+    )
+    .returning();
+  const started: string[] = [];
+  const finished: string[] = [];
+  const gates = new Map(rows.map((r) => [r.deliveryId, gate()]));
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const worker = new WebhookWorker({
+    db,
+    log: t.log,
+    concurrency: 2,
+    handlers: {
+      github: async (delivery) => {
+        started.push(delivery.deliveryId);
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
+        await gates.get(delivery.deliveryId)!.opened;
+        inFlight--;
+        finished.push(delivery.deliveryId);
+        return "done";
+      },
+    },
+  });
+  const pass = worker.runOnce();
+  // Issue 1's first delivery and issue 2's run side by side; issue 3 waits for a slot, issue 1's second for its first
+  // (and then for a slot: issue 3 was waiting for one before it).
+  await until(() => started.length === 2);
+  expect(started).toEqual(["lane-a1", "lane-b"]);
+  gates.get("lane-a1")!.open();
+  await until(() => started.length === 3);
+  expect(started[2]).toBe("lane-c");
+  gates.get("lane-b")!.open();
+  await until(() => started.length === 4);
+  expect(started[3]).toBe("lane-a2");
+  // The installation waits for every earlier delivery; the one after it waits for the installation.
+  gates.get("lane-a2")!.open();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(started).not.toContain("lane-install");
+  gates.get("lane-c")!.open();
+  await until(() => started.length === 5);
+  expect(started[4]).toBe("lane-install");
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(started).not.toContain("lane-d");
+  gates.get("lane-install")!.open();
+  await until(() => started.length === 6);
+  gates.get("lane-d")!.open();
+  expect(await pass).toBe(6);
+  expect(mostInFlight).toBe(2);
+  expect(finished.indexOf("lane-a1")).toBeLessThan(started.indexOf("lane-a2"));
+  const statuses = await db.select({ status: webhookDeliveries.status }).from(webhookDeliveries).where(inArray(webhookDeliveries.id, rows.map((r) => r.id)));
+  expect(statuses.every((r) => r.status === "done")).toBe(true);
+});
+
+test("a delivery that arrives while a pass runs is taken by that pass at once, not after the pass's slowest delivery", async () => {
+  const db = t.ctx.database.db;
+  const issue = (deliveryId: string, number: number) => ({ source: "github" as const, deliveryId, event: "issues", payload: JSON.stringify({ action: "closed", repository: { id: 502 }, issue: { number } }) });
+  await db.insert(webhookDeliveries).values([issue("mid-slow", 1), issue("mid-quick", 2)]);
+  const slow = gate();
+  const started: string[] = [];
+  const worker = new WebhookWorker({
+    db,
+    log: t.log,
+    handlers: {
+      github: async (delivery) => {
+        started.push(delivery.deliveryId);
+        if (delivery.deliveryId === "mid-slow") await slow.opened;
+        return "done";
+      },
+    },
+  });
+  const pass = worker.runOnce();
+  try {
+    await until(() => started.includes("mid-quick"));
+    // Arrives now (the route stores it and nudges the worker); the slow delivery is still running.
+    await db.insert(webhookDeliveries).values(issue("mid-late", 3));
+    worker.nudge();
+    await until(() => started.includes("mid-late"));
+    expect(started.slice(0, 2).sort()).toEqual(["mid-quick", "mid-slow"]);
+  } finally {
+    slow.open();
+  }
+  expect(await pass).toBe(3);
+});

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { erc20Abi, formatEther, parseEther, parseUnits, type Address } from "viem";
+import { encodeFunctionData, erc20Abi, formatEther, parseEther, parseUnits, type Address } from "viem";
+import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { poolDebitsAfter, poolLockWaiters, poolSnapshot, withPoolLock } from "../../services/money/pool-guard.ts";
 import { startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, databaseDigest, type TestSession } from "../../../testing/auth.ts";
 import { securityCases } from "../../../testing/security.ts";
@@ -621,6 +623,71 @@ describe("bounties racing for one pool (issue 25)", () => {
     for (const r of answers.filter((r) => r.status === 400)) expect((await r.json()).message).toMatch(/^Amount cannot exceed available XDC pool balance/);
     const sent = (await allocations()).filter((r) => !before.has(r.id));
     expect(sent.map((r) => r.status)).toEqual(["confirmed"]);
+  }, 60_000);
+
+  test("a debit mined while an allocation waits for the pool's lock (its chain figures were read before, at a block) is counted: the allocation the pool no longer covers is refused (400), nothing sent", async () => {
+    expect((await fund(alice, "10", { repo: TOOLS })).status).toBe(200);
+    await settle();
+    const pool = await xdcPool(TOOLS);
+    // Mined meanwhile: all but 6 XDC and a fraction (the next tests allocate a few); waiting: 7 XDC, which the pool it read covers.
+    const most = (pool / parseEther("1") - 6n) * parseEther("1");
+    const asked = "7";
+    const [mined, waiting] = [await openToolsIssue("Allocated by another process meanwhile"), await openToolsIssue("Waiting for the pool")];
+    const before = new Set((await allocations()).map((r) => r.id));
+    const ctx = stack.t.ctx;
+    let answer: Response | undefined;
+    // The test holds the pool's lock (another request of the pool, or another process): the allocation reads the
+    // chain, then waits for it. Meanwhile a debit of most of the pool is queued and mined, after the block it read.
+    await withPoolLock(ctx, TOOLS.id, async () => {
+      const request = allocate(waiting, asked).then((res) => (answer = res));
+      for (const deadline = Date.now() + 30_000; poolLockWaiters(TOOLS.id) === 0; await Bun.sleep(5)) {
+        if (Date.now() > deadline || answer) throw new Error(`the allocation did not wait for the pool's lock (${answer?.status})`);
+      }
+      const { tx } = await ctx.outbox.submit({
+        userId: null,
+        idempotencyKey: `test-mined-meanwhile-${mined}`,
+        request: { test: mined },
+        kind: "allocate_bounty",
+        githubRepoId: TOOLS.id,
+        issueNumber: mined,
+        intent: { repoId: TOOLS.id, issueNumber: mined, currency: "XDC", amount: most.toString(), issueTitle: "Allocated meanwhile", issueUrl: "" },
+        signer: { kind: "operator" },
+        to: ctx.chain.config.contracts.rewards,
+        data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "allocateBounty", args: [BigInt(TOOLS.id), BigInt(mined), 0, most] }),
+      });
+      expect((await ctx.outbox.waitForSettled(tx, 30_000)).status).toBe("confirmed");
+      void request;
+    });
+    for (const deadline = Date.now() + 30_000; !answer; await Bun.sleep(5)) if (Date.now() > deadline) throw new Error("no answer");
+    expect(answer.status, await answer.clone().text()).toBe(400);
+    expect((await answer.json()).message).toMatch(/^Amount cannot exceed available XDC pool balance/);
+    const sent = (await allocations()).filter((r) => !before.has(r.id));
+    expect(sent.map((r) => r.issueNumber)).toEqual([mined]);
+  }, 60_000);
+
+  test("what the pool at a block does not show: a debit mined by then is not counted again (even before the outbox records its block), one after it is", async () => {
+    await settle();
+    const db = stack.t.ctx.database.db;
+    const issue = await openToolsIssue("Counted once");
+    expect((await allocate(issue, "1")).status).toBe(200);
+    const [row] = (await allocations()).filter((r) => r.issueNumber === issue);
+    expect(row!.status).toBe("confirmed");
+    // The outbox has not looked at its receipt yet: sent, no block recorded. Mined before the snapshot's block, so in its pool.
+    await db.update(chainTransactions).set({ status: "sent", blockNumber: null }).where(eq(chainTransactions.id, row!.id));
+    try {
+      const after = await poolSnapshot(stack.t.ctx, TOOLS.id);
+      expect(after.settledBy.has(row!.id)).toBe(true);
+      expect(await poolDebitsAfter(stack.t.ctx, TOOLS.id, "XDC", after)).toBe(0n);
+      // A snapshot from before it was mined: the pool then did not show it, so it counts, once.
+      const before = { ...after, block: BigInt(row!.blockNumber ?? 0) - 1n, settledBy: new Set<string>() };
+      expect(await poolDebitsAfter(stack.t.ctx, TOOLS.id, "XDC", before)).toBe(parseEther("1"));
+    } finally {
+      await db.update(chainTransactions).set({ status: row!.status, blockNumber: row!.blockNumber }).where(eq(chainTransactions.id, row!.id));
+    }
+    // Confirmed with its block recorded: counted only against a snapshot older than that block.
+    const recorded = await poolSnapshot(stack.t.ctx, TOOLS.id);
+    expect(await poolDebitsAfter(stack.t.ctx, TOOLS.id, "XDC", recorded)).toBe(0n);
+    expect(await poolDebitsAfter(stack.t.ctx, TOOLS.id, "XDC", { ...recorded, block: BigInt(row!.blockNumber!) - 1n })).toBe(parseEther("1"));
   }, 60_000);
 
   test("a Release and a Cancel of one bounty at once: one transaction goes to the chain, the other is the platform's 409", async () => {

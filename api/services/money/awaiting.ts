@@ -17,6 +17,7 @@
  * bounty paid or held by then is no longer awaiting and no e-mail goes out.
  */
 import { recordBountyEvent } from "../notify/events.ts";
+import { liveSplit } from "../splits/live.ts";
 import { and, eq, inArray, isNull, lt, ne, notInArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import {
@@ -84,7 +85,10 @@ export async function markAwaiting(ctx: Pick<AppContext, "database" | "log" | "i
     bounty = await openBounty();
   }
   if (!bounty) return false;
+  // Owed already: a payout on its way, a hold, or a split (the close's own path can open one for a merged fix just
+  // before: splits/open.ts; the chain bench's log showed such bounties marked awaiting).
   if ((await hasLivePayout(ctx, input.repoId, input.issueNumber)) || (await hasHold(ctx, input.repoId, input.issueNumber))) return false;
+  if (await liveSplit(ctx, input.repoId, input.issueNumber)) return false;
   const values = { githubRepoId: input.repoId, issueNumber: input.issueNumber, allocatedTx: bounty.allocatedTx, reason: input.reason };
   await db
     .insert(awaitingDecisions)

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
 import { recordClaimEvent } from "../notify/events.ts";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
@@ -21,7 +21,7 @@ import { isAwaiting } from "./awaiting.ts";
 import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
 import { holdPayout } from "../github-events/holds.ts";
 import { liveSplit } from "../splits/live.ts";
-import { pendingPoolDebits, withBountyLock, withPoolLock } from "./pool-guard.ts";
+import { poolDebitsAfter, poolSnapshot, withBountyLock, withPoolLock } from "./pool-guard.ts";
 import { fundersOfIssues, type IssueFunders } from "../funding/funders-read.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
@@ -126,12 +126,26 @@ export async function submitAllocation(
   requireAmountStep(amount, input.currency);
   // Checked and queued under the pool's lock, counting what is already on its way out of the pool and any allocation
   // of this issue not yet mined: of concurrent allocations only those the pool covers are sent, the rest get the
-  // platform's 400/409 and cost nobody gas (issue 25).
-  return withPoolLock(ctx, input.repoId, async () => {
-    const earlier = await ctx.outbox.replay(input.userId, input.idempotencyKey, input.request);
+  // platform's 400/409 and cost nobody gas (issue 25). Only the row is written under the lock: the next holder counts
+  // it as a debit on its way from the moment it exists (queued), so its signing and broadcast wait outside (they were
+  // two thirds of the lock's time: allocations into one pool queued behind each other's signing pass).
+  // The chain's figures are read before the lock, at one block (pool-guard.ts, PoolSnapshot): under the lock, only
+  // the database is read, and what happened on-chain since that block is counted from the outbox's rows.
+  const snapshot = await poolSnapshot(ctx, input.repoId);
+  const bountyThen = onChainBounty(ctx, input.repoId, input.issueNumber, snapshot.block);
+  bountyThen.catch(() => undefined); // awaited under the lock (or not at all: a replay)
+  const queued = await withPoolLock(ctx, input.repoId, async () => {
+    // One round of reads, side by side (the section's length is how many rounds it waits for the database).
+    const [earlier, pending, inFlight, boostedSince] = await Promise.all([
+      ctx.outbox.replay(input.userId, input.idempotencyKey, input.request),
+      poolDebitsAfter(ctx, input.repoId, input.currency, snapshot),
+      pendingAllocation(ctx, input.repoId, input.issueNumber, snapshot.block),
+      boostsAfter(ctx, input.repoId, input.issueNumber, snapshot.block),
+    ]);
     if (earlier) return earlier;
-    const [pending, inFlight] = await Promise.all([pendingPoolDebits(ctx, input.repoId, input.currency), pendingAllocation(ctx, input.repoId, input.issueNumber)]);
-    const [current, pool] = await Promise.all([onChainBounty(ctx, input.repoId, input.issueNumber), onChainPool(ctx, input.repoId)]); // after: see pendingPoolDebits
+    // A boost may have opened a community bounty on this issue since the block: then the bounty as it is now.
+    const current = boostedSince ? await onChainBounty(ctx, input.repoId, input.issueNumber) : await bountyThen;
+    const pool = snapshot.pool;
     if (current.status === "open" || current.status === "paid") {
       throw conflict(
         `A bounty of ${formatExact(current.amount, current.currency)} ${current.currency} is already assigned. You cannot change it.`,
@@ -145,7 +159,7 @@ export async function submitAllocation(
     if (amount > available) {
       throw invalid(`Amount cannot exceed available ${input.currency} pool balance (${formatAmount(available > 0n ? available : 0n, input.currency, 4)} ${input.currency})`);
     }
-    const { tx } = await ctx.outbox.submit({
+    const { tx } = await ctx.outbox.enqueue({
       userId: input.userId,
       idempotencyKey: input.idempotencyKey,
       request: input.request,
@@ -169,9 +183,10 @@ export async function submitAllocation(
         functionName: "allocateBounty",
         args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
       }),
-    }, { replayChecked: true });
+    }, undefined, { replayChecked: true });
     return tx;
   });
+  return ctx.outbox.untilBroadcast(queued);
 }
 
 interface GitHubIssue {
@@ -201,8 +216,11 @@ async function refuseWhileSettling(ctx: DatabaseDeps, repoId: number, issueNumbe
   if (row) throw conflict(row.kind === "pay_bounty" ? "This bounty is already being paid." : "This bounty is already being cancelled.", "Bounty settling");
 }
 
-/** An allocation of this issue on its way to the chain (queued, signed or sent), if any. */
-async function pendingAllocation(ctx: DatabaseDeps, repoId: number, issueNumber: number): Promise<{ currency: Currency; amount: bigint } | undefined> {
+/**
+ * An allocation of this issue on its way to the chain (queued, signed or sent), or confirmed after `block` (the block
+ * the bounty was read at does not show it), if any.
+ */
+async function pendingAllocation(ctx: DatabaseDeps, repoId: number, issueNumber: number, block: bigint): Promise<{ currency: Currency; amount: bigint } | undefined> {
   const [row] = await ctx.database.db
     .select({ intent: chainTransactions.intent })
     .from(chainTransactions)
@@ -212,13 +230,31 @@ async function pendingAllocation(ctx: DatabaseDeps, repoId: number, issueNumber:
         eq(chainTransactions.githubRepoId, repoId),
         eq(chainTransactions.issueNumber, issueNumber),
         isNull(chainTransactions.oldChain),
-        notInArray(chainTransactions.status, ["confirmed", "failed", "reverted"]),
+        or(notInArray(chainTransactions.status, ["confirmed", "failed", "reverted"]), and(eq(chainTransactions.status, "confirmed"), gt(chainTransactions.blockNumber, Number(block)))),
       ),
     )
     .limit(1);
   if (!row) return undefined;
   const intent = JSON.parse(row.intent) as { currency: Currency; amount: string };
   return { currency: intent.currency, amount: BigInt(intent.amount) };
+}
+
+/** Whether a boost of this issue may have reached the chain after `block` (sent or mined with no block recorded, or after it). */
+async function boostsAfter(ctx: DatabaseDeps, repoId: number, issueNumber: number, block: bigint): Promise<boolean> {
+  const [row] = await ctx.database.db
+    .select({ id: chainTransactions.id })
+    .from(chainTransactions)
+    .where(
+      and(
+        eq(chainTransactions.kind, "boost"),
+        eq(chainTransactions.githubRepoId, repoId),
+        eq(chainTransactions.issueNumber, issueNumber),
+        isNull(chainTransactions.oldChain),
+        or(inArray(chainTransactions.status, ["signed", "sent"]), and(eq(chainTransactions.status, "confirmed"), gt(chainTransactions.blockNumber, Number(block)))),
+      ),
+    )
+    .limit(1);
+  return Boolean(row);
 }
 
 /** The issue, if it is an open issue (not a pull request) of the repository. */
@@ -242,12 +278,14 @@ export interface OnChainBounty {
   recipient: Address;
 }
 
-export async function onChainBounty(ctx: Pick<AppContext, "chain">, repoId: number, issueNumber: number): Promise<OnChainBounty> {
+/** The bounty as the chain states it now, or at `block`. */
+export async function onChainBounty(ctx: Pick<AppContext, "chain">, repoId: number, issueNumber: number, block?: bigint): Promise<OnChainBounty> {
   const [currency, amount, status, recipient] = (await ctx.chain.client.readContract({
     address: ctx.chain.config.contracts.rewards,
     abi: RepoRewardsAbi,
     functionName: "getBounty",
     args: [BigInt(repoId), BigInt(issueNumber)],
+    ...(block === undefined ? {} : { blockNumber: block }),
   })) as readonly [number, bigint, number, Address];
   return { currency: CURRENCY_BY_INDEX[currency]!, amount, status: (["none", "open", "paid", "cancelled", "queued"] as const)[status]!, recipient };
 }

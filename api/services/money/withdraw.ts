@@ -16,9 +16,8 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
-import { onChainPool } from "./bounties.ts";
 import { CURRENCY_INDEX, GAS_RESERVE, requireAmountStep } from "./rules.ts";
-import { pendingPoolDebits, withPoolLock } from "./pool-guard.ts";
+import { poolDebitsAfter, poolSnapshot, withPoolLock } from "./pool-guard.ts";
 import { transactionResult, withQueuedOutflow, type TransactionResult } from "./transaction-result.ts";
 
 const WITHDRAW_WAIT_MS = 12_000;
@@ -63,13 +62,15 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   const amountText = toDecimalString(amount, TOKEN_DECIMALS[currency]);
   // Check and queue under the pool's lock, counting debits already queued: of concurrent withdrawals only those the
   // pool covers are sent, the rest get this 400 (issue 25).
-  const { tx } = await withPoolLock(ctx, repository.githubRepoId, async () => {
-    const pending = await pendingPoolDebits(ctx, repository.githubRepoId, currency); // first: see pendingPoolDebits
-    const pool = (await onChainPool(ctx, repository.githubRepoId))[currency] - pending;
+  // Only the row is written under the lock (the next holder counts it from then on); its broadcast waits outside.
+  // The pool read before the lock at one block, what the outbox took out since counted under it (PoolSnapshot).
+  const snapshot = await poolSnapshot(ctx, repository.githubRepoId);
+  const { tx: queued } = await withPoolLock(ctx, repository.githubRepoId, async () => {
+    const pool = snapshot.pool[currency] - (await poolDebitsAfter(ctx, repository.githubRepoId, currency, snapshot));
     if (amount > pool) {
       throw invalid(`Amount cannot exceed available ${currency} pool balance (${formatAmount(pool > 0n ? pool : 0n, currency, 4)} ${currency})`);
     }
-    return ctx.outbox.submit(
+    return ctx.outbox.enqueue(
       {
         userId: input.user.id,
         idempotencyKey: input.idempotencyKey,
@@ -85,9 +86,11 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
           args: [BigInt(repository.githubRepoId), CURRENCY_INDEX[currency], amount, address],
         }),
       },
+      undefined,
       { replayChecked: true },
     );
   });
+  const tx = await ctx.outbox.untilBroadcast(queued);
   const settled = await ctx.outbox.waitForSettled(tx, WITHDRAW_WAIT_MS);
   if (settled.status === "confirmed") await ctx.indexer.catchUp();
   return { ...(await withQueuedOutflow(ctx, settled, transactionResult(ctx, settled, messages), "Withdrawal")), currency, amount: amountText };

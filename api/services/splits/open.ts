@@ -23,6 +23,9 @@ import { bpsToPercent, splitAmount } from "./shares.ts";
 
 type Deps = Pick<AppContext, "database" | "env" | "log" | "changes">;
 
+/** Published with a split opened: a release window shorter than the release pass's interval is released when it ends (release.ts). */
+export const SPLIT_OPENED_TAG = "split-opened";
+
 /**
  * Opens the split of one issue's bounty for a merged pull request (idempotent: a redelivered merge, or the
  * catch-up pass, finds the split already there). Bound to the bounty's allocation: a split left from an earlier
@@ -90,7 +93,7 @@ export async function openSplit(
   });
   if (opened) {
     deps.log.info("split opened for a co-authored pull request", { repoId, issue: input.issueNumber, pr: input.pullNumber, people: input.people.map((p) => p.login) });
-    deps.changes.publish(["repositories", `repo:${repoId}`, `bounty:${repoId}:${input.issueNumber}`]);
+    deps.changes.publish(["repositories", `repo:${repoId}`, `bounty:${repoId}:${input.issueNumber}`, SPLIT_OPENED_TAG]);
   }
   return opened;
 }

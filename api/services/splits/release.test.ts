@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
-import { workerLeases } from "../../../db/schema/index.ts";
-import { releaseDueSplits } from "./release.ts";
+import { eq } from "drizzle-orm";
+import { payoutSplits, workerLeases } from "../../../db/schema/index.ts";
+import { withBountyLock } from "../money/pool-guard.ts";
+import { MIN_RELEASE_INTERVAL_MS, releaseDueSplits, releaseInterval, releaseWhenWindowsEnd } from "./release.ts";
+import { SPLIT_OPENED_TAG } from "./open.ts";
+import { ChangeFeed } from "../../changes.ts";
 
 /**
  * The release pass runs often (every minute by default, every 100 ms in the chain bench): a pass with no split due
@@ -18,5 +22,83 @@ describe("releaseDueSplits", () => {
   test("with nothing due: returns 0 and takes no lease", async () => {
     expect(await releaseDueSplits(t.ctx)).toBe(0);
     expect(await t.ctx.database.db.select().from(workerLeases)).toEqual([]);
+  });
+
+  test("splits of different bounties are released side by side: one whose bounty is locked does not hold up the next", async () => {
+    const db = t.ctx.database.db;
+    const now = Date.now();
+    const split = (issueNumber: number, releaseAt: number) => ({
+      githubRepoId: 601,
+      issueNumber,
+      allocatedTx: `0xalloc${issueNumber}`,
+      pullNumber: 100 + issueNumber,
+      authorGithubId: 1,
+      authorLogin: "bob",
+      currency: "XDC" as const,
+      amount: 10n ** 18n,
+      releaseAt: new Date(releaseAt),
+    });
+    // Issue 1's window ended first, so a pass one split after another would wait for its lock before touching issue 2.
+    await db.insert(payoutSplits).values([split(1, now - 2_000), split(2, now - 1_000)]);
+    let unlock!: () => void;
+    const locked = new Promise<void>((resolve) => (unlock = resolve));
+    let lockTaken!: () => void;
+    const taken = new Promise<void>((resolve) => (lockTaken = resolve));
+    const holder = withBountyLock(t.ctx, 601, 1, async () => {
+      lockTaken();
+      await locked;
+    });
+    await taken;
+    const pass = releaseDueSplits(t.ctx, { now, owner: "test" });
+    try {
+      const statusOf = async (issueNumber: number) => (await db.select({ status: payoutSplits.status }).from(payoutSplits).where(eq(payoutSplits.issueNumber, issueNumber)))[0]!.status;
+      const deadline = Date.now() + 30_000;
+      // Issue 2's split is claimed (and worked on: this context has no chain, so its payout fails and is retried later)
+      // while issue 1's bounty is still locked.
+      while ((await statusOf(2)) === "window") {
+        if (Date.now() > deadline) throw new Error("issue 2's split was not claimed while issue 1's bounty was locked");
+        await Bun.sleep(5);
+      }
+      expect(await statusOf(2)).toBe("releasing");
+    } finally {
+      unlock();
+      await holder;
+      await pass;
+    }
+  });
+});
+
+describe("when the release pass runs", () => {
+  test("every interval, or every window when shorter, never more often than the floor (a 1 ms window read the database every millisecond)", () => {
+    expect(releaseInterval({ SPLIT_RELEASE_INTERVAL_MS: 60_000, SPLIT_RELEASE_WINDOW_MS: 24 * 3_600_000 })).toBe(60_000);
+    expect(releaseInterval({ SPLIT_RELEASE_INTERVAL_MS: 60_000, SPLIT_RELEASE_WINDOW_MS: 4_000 })).toBe(4_000);
+    expect(releaseInterval({ SPLIT_RELEASE_INTERVAL_MS: 100, SPLIT_RELEASE_WINDOW_MS: 1 })).toBe(MIN_RELEASE_INTERVAL_MS);
+  });
+
+  test("a window shorter than the interval: the pass is nudged when a split's window ends, not at its next tick", async () => {
+    const changes = new ChangeFeed();
+    let nudges = 0;
+    const stop = releaseWhenWindowsEnd(changes, { nudge: () => nudges++ }, 5, 100);
+    try {
+      changes.publish(["repositories"]);
+      changes.publish(["repo:1", SPLIT_OPENED_TAG]);
+      const deadline = Date.now() + 10_000;
+      while (nudges === 0) {
+        if (Date.now() > deadline) throw new Error("no nudge");
+        await Bun.sleep(2);
+      }
+      expect(nudges).toBe(1);
+    } finally {
+      stop();
+    }
+    // Stopped: a split opened later nudges nothing; a window as long as the interval needs no nudge at all.
+    changes.publish([SPLIT_OPENED_TAG]);
+    let long = 0;
+    const none = releaseWhenWindowsEnd(changes, { nudge: () => long++ }, 100, 100);
+    changes.publish([SPLIT_OPENED_TAG]);
+    await Bun.sleep(120);
+    none();
+    expect(nudges).toBe(1);
+    expect(long).toBe(0);
   });
 });

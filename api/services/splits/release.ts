@@ -25,23 +25,30 @@
  *      with a share has a wallet does the whole split wait (`held`, nothing
  *      sent) until the first registers; the pool manager may still change
  *      the shares of such a split (set-shares.ts).
- * The pass is leased, so one process at a time runs it.
+ * The pass is leased, so one process at a time runs it; within a pass, the
+ * splits of different bounties are released side by side (each split is one
+ * bounty: its claim and its lock are its own).
  */
 import { and, asc, desc, eq, gte, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { AppContext } from "../../context.ts";
-import { chainEvents, chainTransactions, payoutSplits, payoutSplitShares, users, wallets, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
+import { chainEvents, chainTransactions, payoutSplits, payoutSplitShares, users, wallets, type ChainTransaction, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
 import { takeLease } from "../../workers/lease.ts";
+import { eachWithLimit } from "../../workers/slots.ts";
 import { onChainBounty } from "../money/bounties.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
 import { heldSharePayData, splitPayoutData } from "./chain.ts";
 import { splitAmount } from "./shares.ts";
+import { SPLIT_OPENED_TAG } from "./open.ts";
+import type { ChangeFeed } from "../../changes.ts";
 
 type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
 
 export const splitPayoutKey = (repoId: number, issueNumber: number) => `split-payout:${repoId}:${issueNumber}`;
 const LEASE = "split-release";
+/** Splits released side by side in one pass. */
+export const RELEASE_CONCURRENCY = 8;
 
 /** One pass: every split whose window is over is claimed and paid (or held). Returns how many it worked on. */
 export async function releaseDueSplits(deps: Deps, options: { owner?: string; leaseMs?: number; now?: number } = {}): Promise<number> {
@@ -53,22 +60,56 @@ export async function releaseDueSplits(deps: Deps, options: { owner?: string; le
   if (!anyDue) return 0;
   if (!(await takeLease(deps.database.db, LEASE, owner, options.leaseMs ?? 60_000, now))) return 0;
   const due = await deps.database.db.select().from(payoutSplits).where(dueWhere).orderBy(asc(payoutSplits.releaseAt)).limit(50);
+  // Splits of different bounties side by side, each under its own bounty's lock (releaseSplit): with many merges at
+  // once, one after another they queued behind each other's chain read and outbox row (docs/performance.md).
+  const queued: ChainTransaction[] = [];
+  const results = await eachWithLimit(due, RELEASE_CONCURRENCY, (split) => releaseSplit(deps, split, now, queued));
   let worked = 0;
-  for (const split of due) {
-    try {
-      if (await releaseSplit(deps, split, now)) worked++;
-    } catch (err) {
-      deps.log.warn("split release failed; retried on the next pass", { repoId: split.githubRepoId, issue: split.issueNumber, err: (err as Error).message });
-    }
-  }
+  results.forEach((result, i) => {
+    if (result.status === "fulfilled") worked += result.value ? 1 : 0;
+    else deps.log.warn("split release failed; retried on the next pass", { repoId: due[i]!.githubRepoId, issue: due[i]!.issueNumber, err: (result.reason as Error).message });
+  });
+  // The payouts were only queued under their bounties' locks (the next holder sees a queued payout as one on its way):
+  // sent here together, in one signing pass rather than one pass each while holding the lock. The outbox's own pass
+  // sends any this one does not (a crash, a busy node).
+  await Promise.allSettled(queued.map((tx) => deps.outbox.untilBroadcast(tx)));
   return worked;
+}
+
+/** The release pass never runs more often than this (a 1 ms window made it read the database a thousand times a second). */
+export const MIN_RELEASE_INTERVAL_MS = 100;
+
+/** How often the release pass runs: the configured interval, or the window when shorter (tests, demos), not below the floor. */
+export function releaseInterval(env: { SPLIT_RELEASE_INTERVAL_MS: number; SPLIT_RELEASE_WINDOW_MS: number }): number {
+  return Math.min(env.SPLIT_RELEASE_INTERVAL_MS, Math.max(env.SPLIT_RELEASE_WINDOW_MS, MIN_RELEASE_INTERVAL_MS));
+}
+
+/**
+ * A window shorter than the pass's interval (the chain bench's 1 ms) ends before the next pass would come: the pass
+ * is nudged when it ends, instead of the split waiting up to a whole interval. Returns what stops it.
+ */
+export function releaseWhenWindowsEnd(changes: ChangeFeed, pass: { nudge(): void }, windowMs: number, intervalMs: number): () => void {
+  if (windowMs >= intervalMs) return () => {};
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const unsubscribe = changes.subscribe((tags) => {
+    if (!tags.includes(SPLIT_OPENED_TAG)) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      pass.nudge();
+    }, windowMs + 1);
+    timers.add(timer);
+  });
+  return () => {
+    unsubscribe();
+    for (const timer of timers) clearTimeout(timer);
+  };
 }
 
 const splitWhere = (split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">) => and(eq(payoutSplits.githubRepoId, split.githubRepoId), eq(payoutSplits.issueNumber, split.issueNumber));
 const sharesWhere = (split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">) => and(eq(payoutSplitShares.githubRepoId, split.githubRepoId), eq(payoutSplitShares.issueNumber, split.issueNumber));
 
 /** Claims (window -> releasing) and pays a split, or holds it. True when it did something. */
-async function releaseSplit(deps: Deps, found: PayoutSplit, now: number): Promise<boolean> {
+async function releaseSplit(deps: Deps, found: PayoutSplit, now: number, queued?: ChainTransaction[]): Promise<boolean> {
   const db = deps.database.db;
   let split = found;
   if (split.status === "window") {
@@ -82,10 +123,11 @@ async function releaseSplit(deps: Deps, found: PayoutSplit, now: number): Promis
   }
   // Under the bounty's lock, which a pool manager's change of a held split's shares takes too (set-shares.ts):
   // the shares read here are the shares paid.
-  return withBountyLock(deps, split.githubRepoId, split.issueNumber, () => payOrHold(deps, split, now));
+  return withBountyLock(deps, split.githubRepoId, split.issueNumber, () => payOrHold(deps, split, now, queued));
 }
 
-async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise<boolean> {
+/** Pays (or holds) a claimed split; with `queued`, its payout is only queued and added there for the caller to send. */
+async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number, queued?: ChainTransaction[]): Promise<boolean> {
   const db = deps.database.db;
   const [split] = await db.select().from(payoutSplits).where(splitWhere(claimed));
   if (!split || split.status !== "releasing") return false;
@@ -150,9 +192,10 @@ async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number): Promise
       signer: { kind: "operator" },
       to: deps.chain.config.contracts.rewards,
       data: splitPayoutData({ repoId: split.githubRepoId, issueNumber: split.issueNumber, recipients, amounts, held }),
-    });
+    }, { queueOnly: Boolean(queued) });
+    queued?.push(tx);
     await recordPayout(deps, split, tx.id, now);
-    deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, recipients: payable.length, escrowed: held.length });
+    deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, txId: tx.id, recipients: payable.length, escrowed: held.length });
     return true;
   }
   // Sent before a crash (or by a concurrent pass): only the bookkeeping is left.

@@ -6,6 +6,7 @@ import { eventually, registerFundedRepository, startTestStack, type TestStack } 
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bountyShares, chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
 import { releaseDueSplits, releaseHeldShares } from "./release.ts";
+import { markAwaiting } from "../money/awaiting.ts";
 
 /**
  * Shared rewards over HTTP and webhooks against the emulator (issue 29, item 4): a merged pull request with
@@ -358,4 +359,32 @@ describe("a merged pull request with co-authors", () => {
     expect(split).toMatchObject({ currency: "XDC", amount: "4.99" });
     expect(split.shares.map((s: { login: string; amount: string }) => [s.login, s.amount])).toEqual([["bob", "2.495"], ["dave", "2.495"]]);
   }, 60_000);
+});
+
+describe("the release pass", () => {
+  test("queues each payout under its bounty's lock and sends them after, together: when the pass returns, every payout is on the chain's way", async () => {
+    carol ??= await stack.signUp("carol", "contributor");
+    const issues = [await bountiedIssue("Released together 1", "2"), await bountiedIssue("Released together 2", "2")];
+    for (const issue of issues) await coAuthoredMerge(issue);
+    const releaseAt = Math.max(...(await Promise.all(issues.map(async (issue) => Date.parse((await (await splitOfIssue(issue)).json()).releaseAt)))));
+    await releaseDueSplits(stack.t.ctx, { now: releaseAt, owner: "test" });
+    for (const issue of issues) {
+      const rows = await payoutsOf(issue);
+      expect(rows).toHaveLength(1);
+      expect(["sent", "confirmed"]).toContain(rows[0]!.status);
+      expect(rows[0]!.txHash).toBeTruthy();
+    }
+    // And paid once each, to both.
+    await eventually(async () => ((await Promise.all(issues.map(payoutsOf))).every((rows) => rows[0]?.status === "confirmed") ? true : undefined), 30_000, "both confirmed");
+  }, 90_000);
+});
+
+describe("a bounty being shared", () => {
+  test("is not made to await the pool manager's decision (the issue's close can open the split itself, then ask)", async () => {
+    const issue = await bountiedIssue("Shared, then closed", "2");
+    await coAuthoredMerge(issue);
+    expect((await (await splitOfIssue(issue)).json()).status).toBe("window");
+    expect(await markAwaiting(stack.t.ctx, { repoId: LITE.id, issueNumber: issue, reason: "closed_completed" })).toBe(false);
+    expect(await bountyOf(issue)).toMatchObject({ status: "open", state: "releasing" });
+  }, 90_000);
 });
