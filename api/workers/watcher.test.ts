@@ -66,7 +66,13 @@ describe("the escrow watcher", () => {
 
     // The stolen key, used from elsewhere: the outbox never sent these.
     const thief = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(1)), chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
-    const send = async (data: Hex) => t.ctx.chain.client.waitForTransactionReceipt({ hash: await thief.sendTransaction({ to: rewards(), data }) });
+    // Gas set, not estimated: an estimate made in one second and mined in the next can miss the caps' new checkpoint
+    // (one more storage write) and run out, and a reverted theft shows no outflow (as the adversarial test found).
+    const send = async (data: Hex) => {
+      const receipt = await t.ctx.chain.client.waitForTransactionReceipt({ hash: await thief.sendTransaction({ to: rewards(), data, gas: 1_000_000n }) });
+      expect(receipt.status).toBe("success");
+      return receipt;
+    };
     await send(call("allocateBounty", [repoId, 2n, 0, parseEther("3")]));
     const stolen = await send(call("payBounty", [repoId, 2n, thief.account.address]));
 
@@ -109,14 +115,16 @@ describe("the escrow watcher", () => {
     // A tipper's tip held for GitHub user 4242: money coming in, no outflow.
     const tipper = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(6)), chain: chainConfig, transport: http(chain.anvil.rpcUrl) });
     await client.waitForTransactionReceipt({
-      hash: await tipper.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "escrowTipXdc", args: [4242n, 50], value: parseEther("5") }),
+      hash: await tipper.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "escrowTipXdc", args: [4242n, 50], value: parseEther("5"), gas: 1_000_000n }),
     });
     expect(await w.runOnce()).toEqual([]);
     const tipId = await client.readContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "nextTipId" });
     const thief = createWalletClient({ account: privateKeyToAccount(anvilPrivateKey(1)), chain: chainConfig, transport: http(chain.anvil.rpcUrl) });
     const stolen = await client.waitForTransactionReceipt({
-      hash: await thief.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "payTip", args: [tipId, thief.account.address] }),
+      // Gas set, not estimated (see the first test): a theft that ran out of gas would show nothing to find.
+      hash: await thief.writeContract({ address: rewards(), abi: RepoRewardsAbi, functionName: "payTip", args: [tipId, thief.account.address], gas: 1_000_000n }),
     });
+    expect(stolen.status).toBe("success");
     const findings = await w.runOnce();
     expect(findings.map((f) => ({ kind: f.kind, txHash: f.txHash }))).toEqual([{ kind: "unknown-outflow", txHash: stolen.transactionHash }]);
     expect(await paused()).toBe(true);
