@@ -36,8 +36,10 @@ const accounts = anvilAccounts(10);
 
 async function send(account: PrivateKeyAccount, functionName: string, args: unknown[], value?: bigint): Promise<Hex> {
   const wallet = createWalletClient({ account, chain: t.ctx.chain.config.chain, transport: http(chain.anvil.rpcUrl) });
+  // Gas set, not estimated: a payout estimated in one second and mined in the next can miss the caps' new checkpoint
+  // (one more storage write) and run out of gas on a loaded machine.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const hash = await wallet.writeContract({ address: chain.deployment.repoRewards, abi: RepoRewardsAbi, functionName: functionName as any, args: args as any, value } as any);
+  const hash = await wallet.writeContract({ address: chain.deployment.repoRewards, abi: RepoRewardsAbi, functionName: functionName as any, args: args as any, value, gas: 3_000_000n } as any);
   const receipt = await t.ctx.chain.client.waitForTransactionReceipt({ hash, pollingInterval: 10 });
   expect(receipt.status).toBe("success");
   return hash;
