@@ -610,9 +610,16 @@ describe("bounties racing for one pool (issue 25)", () => {
     money(alice, `/api/blockchain/allocate-bounty/${TOOLS.id}/${issue}`, { githubRepoFullName: `${TOOLS.owner}/${TOOLS.name}`, bountyAmount: amount, isRoxn: false });
   const allocations = async () =>
     stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "allocate_bounty"), eq(chainTransactions.githubRepoId, TOOLS.id)));
+  /** The tests share the pool and run in any order: each tops it up to what it needs first. */
+  const ensurePool = async (xdc: string) => {
+    await settle();
+    if ((await xdcPool(TOOLS)) >= parseEther(xdc)) return;
+    expect((await fund(alice, "10", { repo: TOOLS })).status).toBe(200);
+    await settle();
+  };
 
   test("20 concurrent bounties each worth most of the pool: one is sent, the platform refuses the other 19 (400), exactly one transaction", async () => {
-    await settle();
+    await ensurePool("4");
     const pool = await xdcPool(TOOLS);
     const amount = formatEther(((pool * 3n) / 4n / parseEther("1")) * parseEther("1"));
     const issues = await Promise.all(Array.from({ length: 20 }, (_, i) => openToolsIssue(`Racing for the pool ${i}`)));
@@ -666,7 +673,7 @@ describe("bounties racing for one pool (issue 25)", () => {
   }, 60_000);
 
   test("what the pool at a block does not show: a debit mined by then is not counted again (even before the outbox records its block), one after it is", async () => {
-    await settle();
+    await ensurePool("2");
     const db = stack.t.ctx.database.db;
     const issue = await openToolsIssue("Counted once");
     expect((await allocate(issue, "1")).status).toBe(200);
@@ -691,7 +698,7 @@ describe("bounties racing for one pool (issue 25)", () => {
   }, 60_000);
 
   test("a Release and a Cancel of one bounty at once: one transaction goes to the chain, the other is the platform's 409", async () => {
-    await settle();
+    await ensurePool("2");
     const issue = await openToolsIssue("Released and cancelled at once");
     expect((await allocate(issue, "1")).status).toBe(200);
     await settle();
@@ -708,7 +715,7 @@ describe("bounties racing for one pool (issue 25)", () => {
   }, 60_000);
 
   test("two bounties on one issue at once (two keys): one is sent, the platform refuses the other (409), one transaction", async () => {
-    await settle();
+    await ensurePool("3");
     const issue = await openToolsIssue("Set twice at once");
     const answers = await Promise.all([allocate(issue, "1"), allocate(issue, "2")]);
     expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
