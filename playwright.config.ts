@@ -83,6 +83,8 @@ export default defineConfig({
       LOG_FILE: join(process.env.E2E_DATA_DIR, "server.log"),
       // Every browser of the run signs in from 127.0.0.1: one address standing for many people.
       RATE_LIMIT_PER_IP_FACTOR: "20",
+      // The platform stops by itself if this runner dies without stopping it (killed from outside: nobody left to).
+      STOP_WITH_PID: String(process.pid),
       E2E: "1",
       // Every answer the site receives is checked against the API document; e2e/teardown.ts reads the log.
       CHECK_API_ANSWERS: "1",
