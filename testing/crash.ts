@@ -13,9 +13,36 @@ export async function settleInProcess(stack: ProcessStack, timeoutMs = 60_000): 
   for (const row of await stack.t.ctx.database.db.select().from(chainTransactions)) {
     if (row.status === "queued" || row.status === "signed" || row.status === "sent") {
       const settled = await stack.t.ctx.outbox.waitForSettled(row.id, timeoutMs);
-      if (settled.status !== "confirmed") throw new Error(`setup transaction ${row.kind} ended ${settled.status}: ${settled.error}`);
+      if (settled.status !== "confirmed") {
+        const rows = await stack.t.ctx.database.db.select().from(chainTransactions);
+        throw new Error(`setup transaction ${row.kind} ended ${settled.status}: ${settled.error}\n${await whyNotSettled(stack.t.ctx.chain.client, rows)}`);
+      }
     }
   }
+}
+
+/**
+ * What the node says of the rows a test found stuck (sent or signed, not confirmed): each one's nonce and hash, whether
+ * the node knows the transaction or has its receipt, and each signer's mined and pending counts. For the failure
+ * message: rows left `sent` for longer than the re-broadcast time were seen under load and not yet explained.
+ */
+export async function whyNotSettled(client: PublicClient, rows: ChainTransaction[]): Promise<string> {
+  const stuck = rows.filter((r) => r.status === "sent" || r.status === "signed" || r.status === "queued").slice(0, 20);
+  const lines: string[] = [];
+  const signers = new Set(stuck.map((r) => r.fromAddress));
+  for (const from of signers) {
+    const [latest, pending] = await Promise.all([
+      client.getTransactionCount({ address: from as Address, blockTag: "latest" }).catch((err: Error) => err.message),
+      client.getTransactionCount({ address: from as Address, blockTag: "pending" }).catch((err: Error) => err.message),
+    ]);
+    lines.push(`signer ${from}: latest ${latest}, pending ${pending}`);
+  }
+  for (const row of stuck) {
+    const known = row.txHash ? await client.getTransaction({ hash: row.txHash as Hex }).then(() => "known", () => "unknown") : "no hash";
+    const receipt = row.txHash ? await client.getTransactionReceipt({ hash: row.txHash as Hex }).then((r) => `mined in ${r.blockNumber}`, () => "no receipt") : "";
+    lines.push(`${row.status} ${row.kind} nonce ${row.nonce} ${row.txHash ?? ""} sentAt ${row.sentAt?.toISOString() ?? "-"}: ${known}, ${receipt}`);
+  }
+  return lines.join("\n");
 }
 
 export const countBy = (rows: ChainTransaction[]) =>

@@ -24,7 +24,7 @@ import { submitAllocation } from "../services/money/bounties.ts";
 import { call, createTestUser, type TestSession } from "../../testing/auth.ts";
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";
 import { eventually } from "../../testing/stack.ts";
-import { countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess } from "../../testing/crash.ts";
+import { countBy, killMidFlight, retryUntilConfirmed, sentOnChain, settleInProcess, whyNotSettled } from "../../testing/crash.ts";
 import { createChainAccess } from "./clients.ts";
 import { Outbox, SIGNER_LEASE_MS } from "./outbox.ts";
 
@@ -180,8 +180,8 @@ async function killAndRecover(): Promise<void> {
     },
     Math.max(0, deadline - Date.now()),
     "every payout confirmed",
-  ).catch(() => {
-    throw new Error(`not all payouts confirmed: ${JSON.stringify(countBy(last))}`);
+  ).catch(async () => {
+    throw new Error(`not all payouts confirmed: ${JSON.stringify(countBy(last))}\n${await whyNotSettled(client, last)}`);
   });
   const doneAt = Date.now();
   await server.stop();
