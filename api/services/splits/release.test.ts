@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { payoutSplits, workerLeases } from "../../../db/schema/index.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
 import { MIN_RELEASE_INTERVAL_MS, releaseDueSplits, releaseInterval, releaseWhenWindowsEnd } from "./release.ts";
@@ -20,6 +20,9 @@ afterAll(() => t?.close());
 
 describe("releaseDueSplits", () => {
   test("with nothing due: returns 0 and takes no lease", async () => {
+    // The other tests' passes (any order) leave their lease row until it lapses: none before this pass.
+    await t.ctx.database.db.delete(workerLeases);
+    await t.ctx.database.db.delete(payoutSplits).where(inArray(payoutSplits.status, ["window", "releasing"]));
     expect(await releaseDueSplits(t.ctx)).toBe(0);
     expect(await t.ctx.database.db.select().from(workerLeases)).toEqual([]);
   });
