@@ -47,6 +47,9 @@ test("a contributor chooses to show their wallet address on their public profile
   await expect(page).toHaveURL(/\/@bob$/);
   await expect(page.locator("[data-wallet]")).toHaveText(/^xdc[0-9a-fA-F]{40}$/);
   await page.goto("/profile");
+  // The settings load after the page: until then the box reads unchecked, and unchecking it would do nothing.
+  await expect(box).toBeEnabled();
+  await expect(box).toBeChecked();
   await box.uncheck();
   await expect(page.locator("li[data-toast-type]").filter({ hasText: "hidden from your public profile" })).toBeVisible();
   // The server drops its copy at once; a browser may keep the page it saw for its 60 s (a public page), so look at
