@@ -3,7 +3,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, formatEther, parseEther, parseUnits, type Address } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { poolDebitsAfter, poolLockWaiters, poolSnapshot, withPoolLock } from "../../services/money/pool-guard.ts";
-import { startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, databaseDigest, type TestSession } from "../../../testing/auth.ts";
 import { securityCases } from "../../../testing/security.ts";
 import { bountyClaims, chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
@@ -647,9 +647,10 @@ describe("bounties racing for one pool (issue 25)", () => {
     // chain, then waits for it. Meanwhile a debit of most of the pool is queued and mined, after the block it read.
     await withPoolLock(ctx, TOOLS.id, async () => {
       const request = allocate(waiting, asked).then((res) => (answer = res));
-      for (const deadline = Date.now() + 30_000; poolLockWaiters(TOOLS.id) === 0; await Bun.sleep(5)) {
-        if (Date.now() > deadline || answer) throw new Error(`the allocation did not wait for the pool's lock (${answer?.status})`);
-      }
+      await eventually(async () => {
+        if (answer) throw new Error(`the allocation did not wait for the pool's lock (${answer.status})`);
+        return poolLockWaiters(TOOLS.id) > 0 ? true : undefined;
+      }, 30_000, "the allocation waiting for the pool's lock");
       const { tx } = await ctx.outbox.submit({
         userId: null,
         idempotencyKey: `test-mined-meanwhile-${mined}`,
@@ -665,7 +666,8 @@ describe("bounties racing for one pool (issue 25)", () => {
       expect((await ctx.outbox.waitForSettled(tx, 30_000)).status).toBe("confirmed");
       void request;
     });
-    for (const deadline = Date.now() + 30_000; !answer; await Bun.sleep(5)) if (Date.now() > deadline) throw new Error("no answer");
+    await eventually(async () => (answer ? true : undefined), 30_000, "the allocation's answer");
+    if (!answer) throw new Error("no answer");
     expect(answer.status, await answer.clone().text()).toBe(400);
     expect((await answer.json()).message).toMatch(/^Amount cannot exceed available XDC pool balance/);
     const sent = (await allocations()).filter((r) => !before.has(r.id));

@@ -44,7 +44,6 @@ test("a burst of requests for one pool: one at a time, in order, on one lock row
         owners.add(row!.owner);
         expect(row!.until.getTime()).toBeGreaterThan(Date.now());
         othersGotIt.push(await otherProcessTakes());
-        await Bun.sleep(1);
         inside--;
       }),
     ),
