@@ -324,6 +324,21 @@ test("the hourly code limit is titled as a limit, with the time to wait", async 
   await page.keyboard.press("Escape");
 });
 
+test("until the page's script has run, the wallet's buttons are disabled rather than dead", async ({ page }) => {
+  // Under load a click could land on the server-rendered button before React took it over, and nothing
+  // happened (CI, stop 34: no on-ramp tab opened). Holding the island's script back shows that state.
+  await signIn(page, "carol", "/wallet");
+  await page.route("**/_astro/**/*.js", (route) => route.abort());
+  await page.reload();
+  for (const name of ["Buy XDC with INR", "Withdraw XDC to INR", "Send", "Export to MetaMask"]) {
+    await expect(page.getByRole("button", { name, exact: true })).toBeDisabled();
+  }
+  await page.unroute("**/_astro/**/*.js");
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Buy XDC with INR" })).toBeEnabled();
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeEnabled();
+});
+
 test("a purchase abandoned on the provider's page after choosing the amount is listed with that amount, as Initiated (issue 27)", async ({ page }) => {
   // carol: no other journey reads her on-ramp orders.
   await signIn(page, "carol", "/wallet");

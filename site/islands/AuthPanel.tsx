@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from "react";
 import { useStore } from "./ui/use-store.ts";
+import { useHydrated } from "./ui/use-hydrated.ts";
 import { $sessionReady, $user, watchSession, type SessionUser } from "../stores/session.ts";
 import { toast } from "../stores/toast.ts";
 import { api, ApiRequestError } from "../lib/api.ts";
@@ -29,8 +30,7 @@ export default function AuthPanel(props: AuthPanelProps) {
   const ready = useStore($sessionReady, false);
   // The server renders the loading state; the session may already be known when this hydrates (the header loads
   // it first), so the first client render must match the server's and the real state follows after mounting.
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const hydrated = useHydrated();
   useEffect(() => watchSession(), []);
 
   useEffect(() => {

@@ -23,7 +23,8 @@ import { IssuesTable, type RewardState, type ViewerRole } from "./issues-table.t
 import { ClaimHowTo } from "./claim-how-to.tsx";
 import { AwaitingDecisions } from "./awaiting-decisions.tsx";
 import type { DecisionMode } from "./bounty-decision-dialog.tsx";
-import { Notice, useHydrated } from "./ui.tsx";
+import { Notice } from "./ui.tsx";
+import { useHydrated } from "../ui/use-hydrated.ts";
 import { Tabs } from "../ui/tabs.tsx";
 import { AdminAccess, Count, Frame, LoadFailed, LoadingSkeleton, NotRegistered, PullRequests, RepoHeader, Unavailable } from "./sections.tsx";
 import { useResource } from "./use-resource.ts";

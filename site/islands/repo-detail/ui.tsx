@@ -2,13 +2,6 @@ import { useEffect, useRef, useState, type ReactNode } from "react";
 import { setupTooltips } from "../../lib/tooltip.ts";
 import { Icon } from "../ui/icon.tsx";
 
-/** True after the first client render: server HTML and the first render must agree. */
-export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
-}
-
 // ---- Tooltips (spec section 9: 700 ms open delay, 300 ms skip delay) ----
 
 /**
