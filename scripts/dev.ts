@@ -14,18 +14,16 @@ import { refundDueBoosts } from "../api/services/funding/boosts.ts";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createServer } from "node:net";
-import { createWalletClient, http, parseEther, parseUnits, type Address } from "viem";
 import { buildSite } from "./build-site.ts";
 import { ConfigError, configuredDataDir, isProduction, loadEnv, type Env } from "../api/env.ts";
 import { createLogger, logDestination, type Logger } from "../api/logger.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
-import { anvilAccounts, anvilPrivateKey, LOCAL_CHAIN_ID, startAnvil } from "./lib/anvil.ts";
+import { anvilPrivateKey, LOCAL_CHAIN_ID, startAnvil } from "./lib/anvil.ts";
 import { eq } from "drizzle-orm";
 import { deployLocalContracts } from "./deploy-contracts.ts";
 import { startGitHubEmulator, type GitHubEmulator } from "./github-emulator/index.ts";
-import { RoxnAbi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
 import { seedDemo, type SeedChain } from "./seed-demo.ts";
 import type { Hono } from "hono";
 import type { AppBindings } from "../api/context.ts";
@@ -44,6 +42,7 @@ import {
 import { localChain } from "../api/chain/config.ts";
 import { assertWritableDataDir } from "../api/data-dir.ts";
 import { startDemoNode } from "./lib/demo-node.ts";
+import { anvilRpc, localFunder } from "./lib/local-funds.ts";
 import { anyCopyExists } from "./lib/chain-state.ts";
 import { parseStopWithPid, stopWhenGone } from "./lib/stop-when-gone.ts";
 
@@ -265,15 +264,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     };
 
     if (options.seed !== false) {
-      const [deployer] = anvilAccounts(1);
-      const funder = createWalletClient({ account: deployer!, chain, transport: http(anvil.rpcUrl) });
-      const seedChain: SeedChain = {
-        async fund(address: Address, amounts) {
-          if (amounts.xdc) await rpc(anvil.rpcUrl, "anvil_setBalance", [address, `0x${parseEther(amounts.xdc).toString(16)}`]);
-          if (amounts.roxn) await funder.writeContract({ address: deployment.roxn, abi: RoxnAbi, functionName: "mint", args: [address, parseEther(amounts.roxn)] });
-          if (amounts.usdc) await funder.writeContract({ address: deployment.usdc, abi: TestUsdcAbi, functionName: "mint", args: [address, parseUnits(amounts.usdc, 6)] });
-        },
-      };
+      const seedChain: SeedChain = { fund: localFunder(anvil.rpcUrl, chain, deployment) };
       await seedDemo(server.ctx, { github, chain: seedChain, log: (m) => log.info(m) });
     }
     // The demo compute node (docs/compute-network.md): a real node agent process, paired to alice, so the chat answers.
@@ -301,12 +292,7 @@ async function forgetOldChain(database: DatabaseHandle, rpcUrl: string, log: Log
   log.info("contracts were deployed afresh: cleared the mirror of the previous chain");
 }
 
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-  if (body.error) throw new Error(body.error.message);
-  return body.result;
-}
+const rpc = anvilRpc;
 
 function banner(stack: DevStack): string {
   const users = FIXTURE_USERS.map((u) => `    ${u.login.padEnd(8)} ${u.persona}`).join("\n");

@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import { createWalletClient, http, parseEther, parseUnits, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { anvilAccounts, anvilPrivateKey, startAnvil, type Anvil, type AnvilOptions } from "../scripts/lib/anvil.ts";
 import { deployLocalContracts, type DeployOptions, type DeployResult } from "../scripts/deploy-contracts.ts";
-import { RoxnAbi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
+import { anvilRpc, localFunder } from "../scripts/lib/local-funds.ts";
 import { makeTempDir } from "./context.ts";
 import { localChain } from "../api/chain/config.ts";
 
@@ -41,17 +41,7 @@ export async function startTestChain(
     newRecipientThresholds: options.newRecipientThresholds,
     deploymentsFile: join(dir, "deployments.json"),
   });
-  const wallet = createWalletClient({ account: deployer!, chain, transport: http(anvil.rpcUrl) });
-  const rpc = async (method: string, params: unknown[] = []) => {
-    const res = await fetch(anvil.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    });
-    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(body.error.message);
-    return body.result;
-  };
+  const rpc = (method: string, params: unknown[] = []) => anvilRpc(anvil.rpcUrl, method, params);
   return {
     anvil,
     deployment,
@@ -67,16 +57,7 @@ export async function startTestChain(
     },
     guardianKey: anvilPrivateKey(4),
     adminKey: anvilPrivateKey(3),
-    async fund(address, amounts) {
-      if (amounts.xdc) await rpc("anvil_setBalance", [address, `0x${parseEther(amounts.xdc).toString(16)}`]);
-      if (amounts.roxn) {
-        await wallet.writeContract({ address: deployment.roxn, abi: RoxnAbi, functionName: "mint", args: [address, parseEther(amounts.roxn)] });
-      }
-      if (amounts.usdc) {
-        const units = parseUnits(amounts.usdc, 6);
-        await wallet.writeContract({ address: deployment.usdc, abi: TestUsdcAbi, functionName: "mint", args: [address, units] });
-      }
-    },
+    fund: localFunder(anvil.rpcUrl, chain, deployment),
     rpc,
     stop: () => anvil.stop(),
   };
