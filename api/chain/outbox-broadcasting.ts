@@ -2,7 +2,9 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { TransactionNotFoundError, TransactionReceiptNotFoundError, type Hex } from "viem";
 import { chainTransactions, walletNonces, workerLeases, type ChainTransaction } from "../../db/schema/index.ts";
 import { describeChainError, isNonceTooLow, isPermanentBroadcastError } from "./errors.ts";
-import { updateRow, type OutboxDeps } from "./outbox-signing.ts";
+import type { Database } from "../../db/client.ts";
+import type { ChainAccess } from "./clients.ts";
+import type { OutboxDeps } from "./outbox-signing.ts";
 
 /**
  * The outbox's second step (api/chain/outbox.ts has the whole machine):
@@ -47,15 +49,13 @@ export class OutboxBroadcasting {
     const sent: ChainTransaction[] = [];
     try {
       for (const [index, row] of rows.entries()) {
-        const outcome = await this.sendSigned(row);
+        const outcome = await sendStored(this.deps.chain, row);
         if (outcome.kind === "sent") {
           sent.push(row);
           continue;
         }
         if (outcome.kind === "nonce-used") {
-          // Someone else used this nonce (a key exported and used elsewhere): this transaction can never be mined.
-          await updateRow(this.deps.db, row.id, { status: "failed", nonce: null, error: `nonce ${row.nonce} was used by another transaction` });
-          await db.delete(walletNonces).where(eq(walletNonces.key, `${row.chainId}:${row.fromAddress}`));
+          await failNonceUsed(db, row, "signed");
           continue;
         }
         await this.refused(row, rows.slice(index + 1), ours, leaseName, outcome.error);
@@ -78,26 +78,6 @@ export class OutboxBroadcasting {
         const byId = new Map(sent.map((r) => [r.id, r]));
         for (const { id } of marked) this.justSent.set(id, { row: { ...byId.get(id)!, status: "sent", sentAt: now, updatedAt: now }, at });
       }
-    }
-  }
-
-  /** Sends one stored raw transaction; a node that already has it (or mined it) counts as sent. */
-  private async sendSigned(row: ChainTransaction): Promise<{ kind: "sent" } | { kind: "nonce-used" } | { kind: "refused"; error: unknown }> {
-    const { chain } = this.deps;
-    try {
-      await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex });
-      return { kind: "sent" };
-    } catch (err) {
-      // Only the node saying "not found" means not found: a lookup that fails leaves the row signed, to be retried.
-      const notFound = (lookupError: unknown) => {
-        if (lookupError instanceof TransactionNotFoundError || lookupError instanceof TransactionReceiptNotFoundError) return null;
-        throw lookupError;
-      };
-      if (await chain.client.getTransaction({ hash: row.txHash as Hex }).catch(notFound)) return { kind: "sent" };
-      if (await chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(notFound)) return { kind: "sent" };
-      if (isNonceTooLow(err)) return { kind: "nonce-used" };
-      if (!isPermanentBroadcastError(err)) throw err;
-      return { kind: "refused", error: err };
     }
   }
 
@@ -145,3 +125,50 @@ export class OutboxBroadcasting {
     );
   }
 }
+
+export type SendOutcome = { kind: "sent" } | { kind: "nonce-used" } | { kind: "refused"; error: unknown };
+
+/**
+ * Sends one stored raw transaction; a node that already has it (or mined it) counts as sent. Throws when the node
+ * could not be asked (the row is left as it is, to be retried). Used for the first broadcast and for the receipt
+ * pass's re-broadcast of a transaction the node lost (outbox-confirming.ts).
+ */
+export async function sendStored(chain: ChainAccess, row: ChainTransaction): Promise<SendOutcome> {
+  try {
+    await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex });
+    return { kind: "sent" };
+  } catch (err) {
+    // Only the node saying "not found" means not found: a lookup that fails leaves the row as it is, to be retried.
+    const notFound = (lookupError: unknown) => {
+      if (lookupError instanceof TransactionNotFoundError || lookupError instanceof TransactionReceiptNotFoundError) return null;
+      throw lookupError;
+    };
+    if (await chain.client.getTransaction({ hash: row.txHash as Hex }).catch(notFound)) return { kind: "sent" };
+    if (await chain.client.getTransactionReceipt({ hash: row.txHash as Hex }).catch(notFound)) return { kind: "sent" };
+    if (isNonceTooLow(err)) return { kind: "nonce-used" };
+    if (!isPermanentBroadcastError(err)) throw err;
+    return { kind: "refused", error: err };
+  }
+}
+
+/**
+ * Someone else used this row's nonce (a key exported and used elsewhere) and the node has neither the transaction
+ * nor its receipt: it can never be mined. The row fails (if it is still `from`), and the signer's stored next nonce
+ * is forgotten, so the next signing starts from the chain's count.
+ */
+export async function failNonceUsed(db: Database, row: ChainTransaction, from: "signed" | "sent"): Promise<boolean> {
+  return db.transaction(
+    async (tx) => {
+      const result = await tx
+        .update(chainTransactions)
+        .set({ status: "failed", nonce: null, error: nonceUsedError(row), updatedAt: new Date() })
+        .where(and(eq(chainTransactions.id, row.id), eq(chainTransactions.status, from)));
+      if (!result.rowsAffected) return false;
+      await tx.delete(walletNonces).where(eq(walletNonces.key, `${row.chainId}:${row.fromAddress}`));
+      return true;
+    },
+    { behavior: "immediate" },
+  );
+}
+
+export const nonceUsedError = (row: Pick<ChainTransaction, "nonce">) => `nonce ${row.nonce} was used by another transaction`;

@@ -3,12 +3,21 @@ import type { Hex } from "viem";
 import { chainTransactions, type ChainTransaction } from "../../db/schema/index.ts";
 import { NextRun } from "../workers/next-run.ts";
 import type { OutboxDeps } from "./outbox-signing.ts";
+import { failNonceUsed, sendStored } from "./outbox-broadcasting.ts";
+import { describeChainError } from "./errors.ts";
 
 /**
  * The outbox's third step (api/chain/outbox.ts has the whole machine):
  *
  *   sent    -- its receipt, with enough confirmations                 -> confirmed | reverted
  *           -- no receipt after REBROADCAST_AFTER_MS (the node lost it) -> sent (the same bytes again)
+ *           -- sent again: "nonce too low", and the node has neither
+ *              the transaction nor its receipt (the nonce was used by
+ *              another transaction, which can never be undone)      -> failed
+ *
+ * A re-broadcast the node refuses for another reason leaves the row sent
+ * (tried again REBROADCAST_AFTER_MS later) and is logged with the node's
+ * answer: a row that cannot leave `sent` is never silent.
  *
  * One receipt pass looks at every sent row of the chain (the receipts asked
  * side by side) and writes the settled ones together, each write
@@ -29,7 +38,7 @@ export class OutboxConfirming {
   /** The rows the last receipt pass left sent (its view of them). */
   private stillSent = new Map<string, ChainTransaction>();
 
-  constructor(private readonly deps: Pick<OutboxDeps, "db" | "chain">) {
+  constructor(private readonly deps: Pick<OutboxDeps, "db" | "chain" | "log">) {
     this.passes = new NextRun(() => this.runReceiptPass(), { minGapMs: deps.chain.config.pollingIntervalMs / 2 });
   }
 
@@ -76,6 +85,7 @@ export class OutboxConfirming {
     ]);
     const updates: { row: ChainTransaction; fields: Partial<typeof chainTransactions.$inferInsert> }[] = [];
     const lost: ChainTransaction[] = [];
+    const nonceUsed: ChainTransaction[] = [];
     sent.forEach((row, i) => {
       const receipt = receipts[i];
       if (!receipt) {
@@ -105,11 +115,34 @@ export class OutboxConfirming {
     });
     // Lost from the node's pool (a restart, say): the same signed transaction again.
     for (const row of lost) {
-      await chain.client.sendRawTransaction({ serializedTransaction: row.rawTx as Hex }).catch(() => undefined);
+      const outcome = await sendStored(chain, row).catch((error: unknown) => ({ kind: "unreachable" as const, error }));
+      if (outcome.kind === "nonce-used") {
+        nonceUsed.push(row);
+        continue;
+      }
+      if (outcome.kind !== "sent") {
+        this.deps.log.warn("outbox: a sent transaction the node has lost was not taken again; retrying later", {
+          id: row.id,
+          nonce: row.nonce,
+          txHash: row.txHash,
+          err: describeChainError(outcome.error),
+        });
+      }
       updates.push({ row, fields: { sentAt: new Date() } });
+    }
+    for (const row of nonceUsed) {
+      if (!(await failNonceUsed(db, row, "sent"))) continue;
+      this.deps.log.error("outbox: a sent transaction's nonce was used by another transaction; it can never be mined and failed", {
+        id: row.id,
+        nonce: row.nonce,
+        txHash: row.txHash,
+      });
+      const failed = await db.select().from(chainTransactions).where(eq(chainTransactions.id, row.id));
+      if (failed[0]) this.recentlySettled.set(row.id, { row: failed[0], at: Date.now() });
     }
     // What this pass saw still waiting (with what it learnt), so the requests waiting on those rows need not read them.
     const stillSent = new Map(sent.map((row) => [row.id, row]));
+    for (const row of nonceUsed) stillSent.delete(row.id);
     for (const { row, fields } of updates) {
       if (fields.status) stillSent.delete(row.id);
       else stillSent.set(row.id, { ...row, ...fields } as ChainTransaction);

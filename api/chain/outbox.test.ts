@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { eq, inArray, like } from "drizzle-orm";
-import { createPublicClient, encodeFunctionData, http, type Address, type PublicClient } from "viem";
+import { and, eq, inArray, like } from "drizzle-orm";
+import { createPublicClient, createWalletClient, encodeFunctionData, http, type Address, type Hex, type PublicClient } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { createTestUser } from "../../testing/auth.ts";
 import { startTestChain, type TestChain } from "../../testing/chain.ts";
@@ -325,6 +326,47 @@ describe("the node forgets a sent transaction (docs/money-faults.md)", () => {
       expect(mined.nonce).toBe(start);
     } finally {
       await chain.rpc("evm_setAutomine", [true]);
+    }
+  });
+
+  /**
+   * The node lost the transaction and, meanwhile, its nonce was used by another one of the same key (the key
+   * exported and used elsewhere). The re-broadcast is refused as "nonce too low" and the node knows neither the
+   * transaction nor a receipt: it can never be mined, so the row fails with the reason instead of staying sent for
+   * ever (the node's refusal was thrown away before).
+   */
+  test("a lost transaction whose nonce another transaction took fails, with the reason, instead of staying sent", async () => {
+    const start = await operatorNonce();
+    await chain.rpc("evm_setAutomine", [false]);
+    let sentId: string | undefined;
+    try {
+      const { tx } = await t.ctx.outbox.submit(setManager(701n, "0x00000000000000000000000000000000000000f2"), { timeoutMs: 0 });
+      const sent = await t.ctx.outbox.advance(tx.id);
+      sentId = sent.id;
+      expect(sent).toMatchObject({ status: "sent", nonce: start });
+      await chain.rpc("anvil_dropAllTransactions");
+      await chain.rpc("evm_setAutomine", [true]);
+      // The same key, elsewhere: a plain transfer at the row's nonce, mined.
+      const elsewhere = createWalletClient({ account: privateKeyToAccount(chain.env.OPERATOR_PRIVATE_KEY as Hex), transport: http(chain.anvil.rpcUrl) });
+      const other = await elsewhere.sendTransaction({ chain: null, to: "0x00000000000000000000000000000000000000f3", value: 1n, nonce: start });
+      await t.ctx.chain.client.waitForTransactionReceipt({ hash: other, pollingInterval: 50 });
+      expect(await operatorNonce()).toBe(start + 1);
+
+      await t.ctx.database.db
+        .update(chainTransactions)
+        .set({ sentAt: new Date(Date.now() - REBROADCAST_AFTER_MS - 1_000) })
+        .where(eq(chainTransactions.id, sent.id));
+      const settled = await t.ctx.outbox.waitForSettled(sent.id, 10_000);
+      expect(settled).toMatchObject({ status: "failed", error: `nonce ${start} was used by another transaction` });
+      expect(t.log.lines.some((l) => l.includes("nonce was used by another transaction") && l.includes(sent.id))).toBe(true);
+      // The next transaction is signed at the chain's count, not after the failed row's nonce: no gap.
+      const { tx: next } = await t.ctx.outbox.submit(setManager(702n, "0x00000000000000000000000000000000000000f4"));
+      expect((await t.ctx.outbox.waitForSettled(next.id, 10_000)).status).toBe("confirmed");
+      expect((await t.ctx.outbox.get(next.id)).nonce).toBe(start + 1);
+    } finally {
+      await chain.rpc("evm_setAutomine", [true]);
+      // Still sent (the test failed before the row did): no later test's receipt pass should trip over it.
+      if (sentId) await t.ctx.database.db.update(chainTransactions).set({ status: "failed", error: "left by a failed test" }).where(and(eq(chainTransactions.id, sentId), eq(chainTransactions.status, "sent")));
     }
   });
 });
