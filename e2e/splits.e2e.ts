@@ -39,6 +39,9 @@ test("a merge co-authored by carol pays bob and carol 50/50 after the release wi
   const pull = ((await pr.json()).pull_request as { number: number }).number;
   expect((await page.request.post(`${emulator}/_emulator/pulls/merge`, { data: { repo: LITE.fullName, number: pull, actor: "alice" } })).ok()).toBe(true);
 
+  // The merge's webhook is handled in the background: the split exists once its API answers (a reload before that
+  // showed no card, and nothing reloads the page by itself; red locally under load).
+  await expect.poll(async () => (await page.request.get(`/api/splits/${LITE.id}/${issue}`)).status(), { timeout: 20_000 }).toBe(200);
   // The repository page shows the split in its window: each share and when it is paid.
   await page.reload();
   const card = page.locator(`[data-split="${issue}"]`);

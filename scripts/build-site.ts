@@ -38,7 +38,9 @@ export async function buildSite(options: { force?: boolean; quiet?: boolean } = 
   const started = performance.now();
   const proc = Bun.spawn([process.execPath, "--bun", join(ROOT, "node_modules", "astro", "bin", "astro.mjs"), "build"], {
     cwd: ROOT,
-    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
+    // Always the production bundle: under `bun test` NODE_ENV is "test", and a site built from a test then shipped
+    // React's development build (131 KB gzip instead of ~60; page-weight journeys red after a local `bun test site`).
+    env: { ...process.env, NODE_ENV: "production", ASTRO_TELEMETRY_DISABLED: "1" },
     stdout: options.quiet ? "pipe" : "inherit",
     stderr: "inherit",
   });

@@ -143,3 +143,17 @@ describe("the production entry", () => {
     expect(output).toContain('"msg":"stopped"');
   });
 });
+
+describe("the built site", () => {
+  // bun test runs with NODE_ENV=test, and a site built from a test (this file's beforeAll, after a source change)
+  // shipped React's development build: 131 KB gzip instead of ~60, over every page's JavaScript budget.
+  test("ships React's production build, whoever built it", async () => {
+    const dir = join(ROOT, "dist", "client", "_astro");
+    const react = [...new Bun.Glob("react.*.js").scanSync(dir)];
+    expect(react).toHaveLength(1);
+    const source = await Bun.file(join(dir, react[0]!)).text();
+    // A warning only React's development build carries.
+    expect(source.includes("is deprecated in plain JavaScript React classes"), `${react[0]} is React's development build`).toBe(false);
+    expect(Bun.gzipSync(new TextEncoder().encode(source)).length).toBeLessThan(80_000);
+  });
+});

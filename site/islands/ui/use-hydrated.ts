@@ -1,12 +1,17 @@
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
+
+const noSubscription = () => () => {};
 
 /**
- * True after the first client render: server HTML and the first render must
- * agree. Buttons whose work needs the island's script stay disabled until
- * then, so a click before hydration is never silently lost.
+ * False while React hydrates the server's HTML, true from then on: server
+ * HTML and the first render must agree, and a component mounted after
+ * hydration (a dialog opening) is true from its first render, so it can take
+ * focus at once. (React reads the server snapshot only while hydrating.)
  */
 export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
 }

@@ -9,7 +9,6 @@ import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
-import { useHydrated } from "../ui/use-hydrated.ts";
 
 /**
  * The dialogs load when opened (or when the pointer or focus reaches their
@@ -32,8 +31,6 @@ export const qrValue = (address: string) => `xdc:${address.replace(/^xdc/i, "")}
 export function XdcWalletPanel(props: { address: string; userId: number; returnTo: ReturnPage; onSent: () => void; compact?: boolean }) {
   const info = useResourceState(walletInfo);
   const usdc = useResourceState(usdcBalance(props.userId));
-  // The server renders these buttons; until the script runs a click would do nothing.
-  const hydrated = useHydrated();
   const [opening, setOpening] = useState<"buy" | "sell" | null>(null);
   const [dialog, setDialog] = useState<"send" | "export" | null>(null);
   const closeDialog = (open: boolean) => !open && setDialog(null);
@@ -106,16 +103,16 @@ export function XdcWalletPanel(props: { address: string; userId: number; returnT
         </div>
 
         <div className="grid grid-cols-1 gap-2 min-[420px]:grid-cols-2">
-          <Button onClick={() => onramp("buy")} disabled={!hydrated || !props.address || opening !== null}>
+          <Button onClick={() => onramp("buy")} disabled={!props.address || opening !== null}>
             {opening === "buy" ? <Spinner className="h-4 w-4" /> : <Icon name="arrowDownLeft" />} Buy XDC with INR
           </Button>
-          <Button variant="secondary" onClick={() => onramp("sell")} disabled={!hydrated || !canWithdraw || opening !== null}>
+          <Button variant="secondary" onClick={() => onramp("sell")} disabled={!canWithdraw || opening !== null}>
             {opening === "sell" ? <Spinner className="h-4 w-4" /> : <Icon name="arrowUpRight" />} Withdraw XDC to INR
           </Button>
-          <Button variant="outline" disabled={!hydrated} onClick={() => setDialog("send")} onPointerEnter={loadSend} onFocus={loadSend}>
+          <Button variant="outline" onClick={() => setDialog("send")} onPointerEnter={loadSend} onFocus={loadSend}>
             <Icon name="send" /> Send
           </Button>
-          <Button variant="outline" disabled={!hydrated} onClick={() => setDialog("export")} onPointerEnter={loadExport} onFocus={loadExport}>
+          <Button variant="outline" onClick={() => setDialog("export")} onPointerEnter={loadExport} onFocus={loadExport}>
             <Icon name="key" /> Export to MetaMask
           </Button>
           <Suspense fallback={null}>
