@@ -28,7 +28,7 @@ let dataDir: string;
 beforeAll(async () => {
   [local, apothem] = await Promise.all([startAnvil(), startAnvil({ chainId: xdcTestnet.id })]);
   dataDir = mkdtempSync(join(tmpdir(), "issuepool-deploy-"));
-});
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all([local?.stop(), apothem?.stop()]);

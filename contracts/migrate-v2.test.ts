@@ -28,7 +28,7 @@ let dataDir: string;
 beforeAll(async () => {
   chain = await startAnvil();
   dataDir = mkdtempSync(join(tmpdir(), "issuepool-migrate-"));
-});
+}, 120_000);
 
 afterAll(async () => {
   await chain?.stop();

@@ -165,7 +165,7 @@ beforeAll(async () => {
     await mined(roxnAs(admin).write.mint([account.address, 10n ** 24n]));
     await mined(roxnAs(account).write.approve([contracts.repoRewards, maxUint256]));
   }
-});
+}, 120_000);
 
 afterAll(async () => {
   await chain?.stop();

@@ -179,7 +179,7 @@ beforeAll(async () => {
     await mined(await tokenAs(c, manager).write.approve([contracts.repoRewards, maxUint256]));
   }
   await fundAll();
-});
+}, 120_000);
 
 afterAll(async () => {
   await chain?.stop();

@@ -791,7 +791,7 @@ beforeAll(async () => {
     }
   }
   initialBalances = new Map(await Promise.all(PASSIVE.map(async (address) => [address, await balancesOf(address)] as const)));
-});
+}, 120_000);
 
 afterAll(async () => {
   await chain?.stop();

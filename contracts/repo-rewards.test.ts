@@ -173,7 +173,7 @@ beforeAll(async () => {
     await mined(await tokenAs(ROXN, account).write.approve([contracts.repoRewards, maxUint256]));
     await mined(await tokenAs(USDC, account).write.approve([contracts.repoRewards, maxUint256]));
   }
-});
+}, 120_000);
 
 afterAll(async () => {
   await chain?.stop();

@@ -76,7 +76,7 @@ beforeAll(async () => {
     feeCollector: feeCollector.address,
     deploymentsFile: join(dataDir, "deployments.json"),
   });
-});
+}, 120_000);
 
 // Each test starts from the fresh deployment: what one test mints or grants is gone for the next.
 let snapshot: Hex;

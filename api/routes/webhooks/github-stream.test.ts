@@ -21,7 +21,7 @@ let server: ServerProcess;
 beforeAll(async () => {
   stack = await startProcessStack();
   server = await stack.spawn();
-});
+}, 120_000);
 afterAll(async () => {
   await stack?.stop();
 });

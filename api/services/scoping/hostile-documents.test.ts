@@ -58,7 +58,7 @@ describe("the hostile corpus, uploaded", () => {
     t = await createTestContext({ fileDatabase: true });
     md = await requirementsMarkdown();
     normal = { pdf: await markdownToPdf(md), docx: await markdownToDocx(md) };
-  });
+  }, 120_000);
   afterAll(() => t?.close());
 
   async function uploadAndWork(bytes: Uint8Array, name: string) {
