@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { chainTransactions, type ChainTransaction } from "../../db/schema/index.ts";
 import { NextRun } from "../workers/next-run.ts";
 import type { OutboxDeps } from "./outbox-signing.ts";
@@ -113,9 +113,21 @@ export class OutboxConfirming {
         },
       });
     });
-    // Lost from the node's pool (a restart, say): the same signed transaction again.
+    // Lost from the node's pool (a restart, say): the same signed transaction again. Never quiet: a transaction with
+    // no receipt for this long is news, and the signer's mined count says whether it waits behind an earlier nonce.
+    const minedCounts = new Map<string, Promise<number | string>>();
     for (const row of lost) {
       const outcome = await sendStored(chain, row).catch((error: unknown) => ({ kind: "unreachable" as const, error }));
+      if (!minedCounts.has(row.fromAddress)) {
+        minedCounts.set(row.fromAddress, chain.client.getTransactionCount({ address: row.fromAddress as Address, blockTag: "latest" }).catch((err: unknown) => describeChainError(err)));
+      }
+      this.deps.log.warn("outbox: no receipt after the re-broadcast delay; the same transaction was sent again", {
+        id: row.id,
+        nonce: row.nonce,
+        txHash: row.txHash,
+        outcome: outcome.kind,
+        signerMined: await minedCounts.get(row.fromAddress),
+      });
       if (outcome.kind === "nonce-used") {
         nonceUsed.push(row);
         continue;
