@@ -3,7 +3,7 @@ import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import { labelsColumn } from "../services/explore/search.ts";
 import { payoutFacts, recordBountyChange, type CountedBounty, type PayoutShare } from "../services/reliability/record.ts";
-import { bounties, bountyShares, chainEvents, chainTransactions, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
+import { bounties, bountyShares, chainEvents, chainTransactions, payoutSplitShares, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
 
 /**
  * How the rewards contract's events become the database's mirror (api/chain/indexer.ts reads them). A bounty
@@ -272,6 +272,29 @@ export async function writePaidHeldShares(tx: Database, events: ParsedEvent[]): 
     await writeShares(tx, BigInt(repoId), BigInt(issueNumber), row.currency, after);
     const counted = { status: row.status, currency: row.currency, amount: row.amount, recipient: row.recipient, paidAfterMs: row.paidAfterMs, paidAutomatically: row.paidAutomatically, closedAt: row.closedAt };
     await recordBountyChange(tx, repoId, { ...counted, shares: before }, { ...counted, shares: after });
+  }
+}
+
+/**
+ * A batch's HeldShareReturned events: an unclaimed held share of a split payout went back to its repository's pool
+ * (the pool manager's return, api/services/splits/return-share.ts, or the contract called directly). Its share row
+ * reads `returned` from then on, and nothing will try to pay it (release.ts pays escrowed shares only). The pool's
+ * balance moves with the pool row the batch reads anyway.
+ */
+export async function writeReturnedHeldShares(tx: Database, events: ParsedEvent[]): Promise<void> {
+  const tipIds = events.filter((e) => e.eventName === "HeldShareReturned").map((e) => String((e.args as { tipId: bigint }).tipId));
+  if (!tipIds.length) return;
+  const held = await tx
+    .select({ repoId: chainEvents.repoId, issueNumber: chainEvents.issueNumber, args: chainEvents.args })
+    .from(chainEvents)
+    .where(and(isNull(chainEvents.oldChain), eq(chainEvents.name, "BountyShareHeld"), inArray(sql`json_extract(${chainEvents.args}, '$.tipId')`, tipIds)));
+  for (const { repoId, issueNumber, args } of held) {
+    if (repoId === null || issueNumber === null) continue;
+    const { githubUserId } = JSON.parse(args) as { githubUserId: string };
+    await tx
+      .update(payoutSplitShares)
+      .set({ status: "returned" })
+      .where(and(eq(payoutSplitShares.githubRepoId, repoId), eq(payoutSplitShares.issueNumber, issueNumber), eq(payoutSplitShares.githubUserId, Number(githubUserId)), eq(payoutSplitShares.status, "escrowed")));
   }
 }
 

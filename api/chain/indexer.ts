@@ -12,7 +12,7 @@ import { Periodic } from "../workers/periodic.ts";
 import { blockAt, highestIntact } from "./block-check.ts";
 import type { ChainAccess } from "./clients.ts";
 import { describeChainError } from "./errors.ts";
-import { CURRENCY_BY_INDEX, parsedFromStored, writeBounty, writePaidHeldShares, writePool } from "./indexer-mirror.ts";
+import { CURRENCY_BY_INDEX, parsedFromStored, writeBounty, writePaidHeldShares, writePool, writeReturnedHeldShares } from "./indexer-mirror.ts";
 import { CHAIN_EVENT_TYPES, recordBountyEvent } from "../services/notify/events.ts";
 
 export { CURRENCY_BY_INDEX } from "./indexer-mirror.ts";
@@ -178,6 +178,8 @@ export class RewardsIndexer {
         }
         // A held split share paid later (its TipPaid names no repository): its bounty's shares credit its wallet now.
         await writePaidHeldShares(tx as unknown as Database, events);
+        // A held split share nobody claimed, returned to its pool: its share row says so now.
+        await writeReturnedHeldShares(tx as unknown as Database, events);
         // What integrators hear of (issue 30): one event row each, in this transaction; delivery runs apart.
         for (const event of events) {
           const type = CHAIN_EVENT_TYPES[event.eventName];

@@ -98,6 +98,7 @@ describe("the API document", () => {
       "POST /api/wallet/send",
       "POST /api/funding/issues/{owner}/{name}/{issueNumber}/boosts",
       "POST /api/tips",
+      "POST /api/splits/{repoId}/{issueNumber}/shares/{login}/return",
     ];
     const withKey = operations()
       .filter((o) => o.operation.parameters?.some((p) => p.in === "header" && p.name === "Idempotency-Key"))

@@ -58,6 +58,7 @@ export const FIXTURE_USERS: FixtureUser[] = [
   { id: 1006, login: "frank", name: "Frank Fresh", email: "frank@example.com", persona: "New user, not registered yet; no repositories" },
   { id: 1007, login: "grace", name: "Grace Visitor", email: "grace@example.com", persona: "New user, not registered yet; wants to contribute" },
   { id: 1008, login: "heidi", name: "Heidi Tipped", email: "heidi@example.com", persona: "New user, not registered yet; tipped before she has a wallet (e2e/held-tip.e2e.ts)" },
+  { id: 1009, login: "ivan", name: "Ivan Away", email: "ivan@example.com", persona: "Never registers; co-author whose held share goes back to the pool (e2e/held-share-return.e2e.ts)" },
 ];
 
 export const FIXTURE_ORGS = [{ id: 2001, login: "issuepool-demo", name: "Issuepool Demo", members: { alice: "admin", bob: "member", erin: "member" } }] as const;

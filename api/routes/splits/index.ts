@@ -1,13 +1,15 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { ANONYMOUS, declareRoute, json, SESSION_WRITE } from "../../openapi/declare.ts";
-import { Amount, Timestamp, TxHash } from "../../openapi/shapes.ts";
+import { ANONYMOUS, declareRoute, IdempotencyHeaders, json, SESSION_WRITE } from "../../openapi/declare.ts";
+import { Amount, Timestamp, TransactionResult, TxHash } from "../../openapi/shapes.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
 import { issueSplit, repositorySplits } from "../../services/splits/open.ts";
 import { setSplitSharesAsManager } from "../../services/splits/set-shares.ts";
+import { returnHeldShare } from "../../services/splits/return-share.ts";
+import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { MAX_SPLIT_PEOPLE } from "../../services/splits/split-command.ts";
 
 /**
@@ -15,9 +17,12 @@ import { MAX_SPLIT_PEOPLE } from "../../services/splits/split-command.ts";
  * GET /api/splits/{repoId}                  the repository's splits (window open, being paid, paid) -> { splits }
  * GET /api/splits/{repoId}/{issueNumber}    one issue's split                                        -> SplitView
  * PUT /api/splits/{repoId}/{issueNumber}    { shares: [{ login, percent }] } the pool manager, during the window -> SplitView
+ * POST /api/splits/{repoId}/{issueNumber}/shares/{login}/return   the pool manager returns an unclaimed held share
+ *                                           to the repository's pool, 30 days after it was held -> TransactionResult
  */
 const RepoParam = z.object({ repoId: z.coerce.number().int().positive() });
 const IssueParam = RepoParam.extend({ issueNumber: z.coerce.number().int().positive() });
+const ShareParam = IssueParam.extend({ login: z.string().regex(/^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/) });
 const SharesBody = z.object({
   shares: z
     .array(z.object({ login: z.string().min(1).max(40), percent: z.string().max(6) }))
@@ -42,6 +47,11 @@ export function splitRoutes(ctx: AppContext) {
       const { user } = requireSession(c);
       const { repoId, issueNumber } = c.req.valid("param");
       return c.json(await setSplitSharesAsManager(ctx, { user, repoId, issueNumber, shares: c.req.valid("json").shares }));
+    })
+    .post("/:repoId/:issueNumber/shares/:login/return", rateLimit(ctx, SPLIT_WRITE_RATE_LIMIT), validate("param", ShareParam), async (c) => {
+      const { user } = requireSession(c);
+      const { repoId, issueNumber, login } = c.req.valid("param");
+      return c.json(await returnHeldShare(ctx, { user, repoId, issueNumber, login, idempotencyKey: await idempotencyKeyFor(ctx, c, user.id) }));
     });
 }
 
@@ -64,6 +74,8 @@ export const SplitView = z
         amount: Amount.meta({ description: "Exact; the rounding remainder (wei) goes to the pull request's author" }),
         isAuthor: z.boolean(),
         status: z.enum(["pending", "held", "paying", "queued", "paid", "returned"]).meta({ description: "held: no wallet yet (in the contract's escrow for their GitHub account once the others were paid; paid to their wallet when they register). queued: the contract delays the payout (over a cap, young money, a new recipient above the threshold). returned: held, never claimed, returned to the repository's pool after 30 days" }),
+        returnableAt: z.union([Timestamp, z.null()]).meta({ description: "A held share: from when the pool manager may return it, unclaimed, to the repository's pool (30 days after it was held); null otherwise" }),
+        returnable: z.boolean().meta({ description: "returnableAt has come by the chain's clock (the contract's): the pool manager may return the share now" }),
         transactionHash: z.union([TxHash, z.null()]),
         explorerUrl: z.string().nullable(),
       }),
@@ -90,5 +102,11 @@ export const splitsApi = [
     summary: "The pool manager sets the shares during the release window: any GitHub people, percentages summing to 100 (409 once the window is over)",
     request: { params: IssueParam, body: { content: { "application/json": { schema: SharesBody } }, required: true } },
     responses: { 200: json("The split as set", SplitView) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/splits/{repoId}/{issueNumber}/shares/{login}/return", operationId: "returnHeldShare", tags: ["blockchain"], security: SESSION_WRITE,
+    summary: "The pool manager returns a share held for a person who never registered to the repository's pool, 30 days after it was held (the contract's refundTip; it can go nowhere else). 409 before then, while it is being paid to its person, or when nothing is held",
+    request: { params: ShareParam, headers: IdempotencyHeaders },
+    responses: { 200: json("Submitted or confirmed (a replay answers the first result)", TransactionResult) },
   }),
 ];

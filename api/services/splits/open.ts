@@ -20,6 +20,7 @@ import { explorerTxUrl } from "../../chain/config.ts";
 import { notFound } from "../../errors.ts";
 import type { CoAuthorTrailer, GitHubPerson } from "./co-authors.ts";
 import { bpsToPercent, splitAmount } from "./shares.ts";
+import { heldShareReturnableAt } from "./held-share-return-time.ts";
 
 type Deps = Pick<AppContext, "database" | "env" | "log" | "changes">;
 
@@ -111,6 +112,10 @@ export interface SplitShareView {
    * never claimed, and returned to the repository's pool after 30 days).
    */
   status: "pending" | "held" | "paying" | "queued" | "paid" | "returned";
+  /** A share held in the escrow: from when the pool manager may return it to the pool, unclaimed (null otherwise). */
+  returnableAt: string | null;
+  /** That time has come by the chain's clock (which the contract goes by): the pool manager may return it now. */
+  returnable: boolean;
   transactionHash: string | null;
   explorerUrl: string | null;
 }
@@ -147,6 +152,14 @@ export async function splitView(deps: Pick<AppContext, "database" | "chain">, sp
   const total = weights.reduce((sum, w) => sum + w.weight, 0n);
   const projected = weights.length ? splitAmount(split.amount, weights, split.authorGithubId) : [];
   const decimals = TOKEN_DECIMALS[split.currency];
+  // The contract goes by the chain's clock, not this server's: read once, and only when a share is held.
+  let chainNow: Promise<number> | undefined;
+  const returnTime = async (share: PayoutSplitShare): Promise<{ returnableAt: string | null; returnable: boolean }> => {
+    const at = share.status === "escrowed" ? await heldShareReturnableAt(deps, share) : null;
+    if (!at) return { returnableAt: null, returnable: false };
+    chainNow ??= deps.chain.client.getBlock({ blockTag: "latest" }).then((b) => Number(b.timestamp) * 1000, () => Date.now());
+    return { returnableAt: at.toISOString(), returnable: at.getTime() <= (await chainNow) };
+  };
   return {
     repoId: split.githubRepoId,
     issueNumber: split.issueNumber,
@@ -164,6 +177,7 @@ export async function splitView(deps: Pick<AppContext, "database" | "chain">, sp
       amount: toDecimalString(share.amount ?? projected[i]!.amount, decimals),
       isAuthor: share.githubUserId === split.authorGithubId,
       status: await shareStatus(deps, share.status, txStatus, txHash, txKind === "pay_tip" ? txIntent : null, queued),
+      ...(await returnTime(share)),
       transactionHash: txHash ?? null,
       explorerUrl: txHash ? explorerTxUrl(deps.chain.config.network, txHash) : null,
     }))),

@@ -413,7 +413,7 @@ export async function payEscrowedShares(deps: Deps, only?: { githubUserId: numbe
  * The escrow's tip id of a held share: the BountyShareHeld for its person in the payout's own receipt, or, when
  * the contract queued the payout, in the transaction that ran it (the indexer's events, from the payout's block on).
  */
-async function heldShareTipId(deps: Deps, share: PayoutSplitShare, payoutHash: Hex, payoutBlock: number): Promise<bigint | undefined> {
+export async function heldShareTipId(deps: Pick<AppContext, "database" | "chain">, share: PayoutSplitShare, payoutHash: Hex, payoutBlock: number): Promise<bigint | undefined> {
   const receipt = await deps.chain.client.getTransactionReceipt({ hash: payoutHash });
   const mine = (args: { repoId: bigint; issueNumber: bigint; githubUserId: bigint }) =>
     args.repoId === BigInt(share.githubRepoId) && args.issueNumber === BigInt(share.issueNumber) && args.githubUserId === BigInt(share.githubUserId);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray, like } from "drizzle-orm";
-import { encodeFunctionData, parseEther, parseEventLogs, type Address } from "viem";
+import { parseEther, parseEventLogs, type Address } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { eventually, registerFundedRepository, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
@@ -249,7 +249,7 @@ describe("a merged pull request with co-authors", () => {
     expect(done.shares.map((s: { status: string }) => s.status)).toEqual(["paid", "paid"]);
   }, 120_000);
 
-  test("a co-author who does not register does not hold up the author: bob is paid his share, dave's waits in the escrow for him, 30 days, then may go back to the pool", async () => {
+  test("a co-author who does not register does not hold up the author: bob is paid his share, dave's waits in the escrow for him, 30 days, then the pool manager returns it to the pool", async () => {
     const issue = await bountiedIssue("Held for dave", "3");
     await coAuthoredMerge(issue, "Co-authored-by: Dave <dave@example.com>");
     const split = await (await splitOfIssue(issue)).json();
@@ -270,25 +270,37 @@ describe("a merged pull request with co-authors", () => {
     expect(await payoutsOf(issue)).toHaveLength(1);
     expect(await heldSharePayments(issue)).toHaveLength(0);
 
-    // Unclaimed for 30 days (the chain's clock), it may go back to the repository's pool, and only there.
-    const tipId = (await sharesHeldBy(tx!.txHash!))[0]!.tipId;
+    // Unclaimed for 30 days (the chain's clock), the pool manager may return it to the repository's pool, and only there.
     const rewards = stack.t.ctx.chain.config.contracts.rewards;
     const poolBefore = (await stack.t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [BigInt(LITE.id)] }))[0];
+    const returnShare = (as: TestSession, login: string) => call(stack.t, `/api/splits/${LITE.id}/${issue}/shares/${login}/return`, { as, method: "POST", headers: { "Idempotency-Key": key() } });
+    await stack.t.ctx.indexer.catchUp(); // the held share's BountyShareHeld, mirrored: when it was held
+    const mirrored = await (await splitOfIssue(issue)).json();
+    const dave = mirrored.shares.find((s: { login: string }) => s.login === "dave");
+    const heldAt = Date.parse(dave.returnableAt) - 30 * 24 * 3600 * 1000;
+    expect(Math.abs(heldAt - Date.now())).toBeLessThan(10 * 60_000); // held just now: returnable 30 days on
+    expect(dave.returnable).toBe(false);
+    expect(mirrored.shares.find((s: { login: string }) => s.login === "bob")).toMatchObject({ returnableAt: null, returnable: false });
+    const early = await returnShare(alice, "dave");
+    expect(early.status).toBe(409);
+    expect(await early.json()).toMatchObject({ error: "Not due yet", message: expect.stringMatching(/^@dave's share can go back to the pool from \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC, 30 days after it was held\.$/) });
     await stack.chain.rpc("evm_increaseTime", [30 * 24 * 3600 + 1]);
     await stack.chain.rpc("evm_mine");
-    const { tx: returned } = await stack.t.ctx.outbox.submit({
-      userId: null,
-      idempotencyKey: `return-held-share-${issue}`,
-      request: { issue },
-      kind: "return_held_share",
-      intent: { tipId: tipId.toString() },
-      signer: { kind: "operator" },
-      to: rewards,
-      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "refundTip", args: [tipId] }),
-    });
-    expect((await stack.t.ctx.outbox.waitForSettled(returned.id, 30_000)).status).toBe("confirmed");
+    expect((await (await splitOfIssue(issue)).json()).shares.find((s: { login: string }) => s.login === "dave").returnable).toBe(true);
+    // Only the pool manager: not bob, whose share it is not either.
+    expect((await returnShare(bob, "dave")).status).toBe(403);
+    expect((await returnShare(alice, "bob")).status).toBe(409); // bob's was paid: nothing of it is held
+    const res = await returnShare(alice, "dave");
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "confirmed", message: "@dave's unclaimed share is back in the repository's pool" });
     const poolAfter = (await stack.t.ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getPool", args: [BigInt(LITE.id)] }))[0];
     expect(poolAfter - poolBefore).toBe(parseEther("1.5"));
+    // Shown as returned at once (the indexer's HeldShareReturned), before dave ever registers; a second return finds nothing.
+    const returnedView = await (await splitOfIssue(issue)).json();
+    expect(returnedView.shares.map((s: { login: string; status: string; returnableAt: string | null }) => [s.login, s.status, s.returnableAt])).toEqual([["bob", "paid", null], ["dave", "returned", null]]);
+    const again = await returnShare(alice, "dave");
+    expect(again.status).toBe(409);
+    expect((await again.json()).error).toBe("Nothing held");
     // dave registers later: nothing is left to pay him, and no payment is tried.
     await stack.signUp("dave", "contributor");
     await releaseHeldShares(stack.t.ctx);

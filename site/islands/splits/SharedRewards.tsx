@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import { api, errorMessage, type ApiResponse } from "../../lib/api.ts";
+import { api, errorMessage, newIdempotencyKey, type ApiResponse } from "../../lib/api.ts";
+import { toast } from "../../stores/toast.ts";
 import { buttonClass, cardClass, inputClass } from "../../lib/ui.ts";
 import TipButton from "../tips/TipButton.tsx";
 
@@ -53,7 +54,23 @@ function SplitCard({ split, canEdit, onSaved }: { split: Split; canEdit: boolean
   const [editing, setEditing] = useState<Row[] | null>(null);
   const [saving, setSaving] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
+  /** The held share the pool manager is asked to confirm returning, with the key of that one action (sent again on a retry). */
+  const [returning, setReturning] = useState<{ login: string; key: string; busy: boolean } | null>(null);
   const editable = canEdit && (split.status === "window" || (split.status === "releasing" && split.shares.some((s) => s.status === "held")));
+
+  const returnShare = async (login: string, key: string) => {
+    setReturning({ login, key, busy: true });
+    setMessage(null);
+    try {
+      const result = await api<ApiResponse<"returnHeldShare">>(`/api/splits/${split.repoId}/${split.issueNumber}/shares/${encodeURIComponent(login)}/return`, { method: "POST", idempotencyKey: key });
+      toast({ type: "success", title: "Share returned", message: result.message });
+      onSaved(await api<Split>(`/api/splits/${split.repoId}/${split.issueNumber}`));
+      setReturning(null);
+    } catch (err) {
+      setMessage(errorMessage(err, "The share could not be returned to the pool."));
+      setReturning({ login, key, busy: false });
+    }
+  };
   const sum = editing?.reduce((total, r) => total + (Number(r.percent) || 0), 0) ?? 0;
 
   const save = async () => {
@@ -119,6 +136,9 @@ function SplitCard({ split, canEdit, onSaved }: { split: Split; canEdit: boolean
                 </a>
                 {share.isAuthor ? " (author)" : ""}: {share.percent} %, {share.amount} {split.currency}
                 {share.status === "held" && <span className="text-warning"> · held until they register</span>}
+                {share.status === "held" && canEdit && share.returnableAt && !share.returnable && (
+                  <span className="text-muted-foreground" data-share-returnable-at> (unclaimed, it may go back to the pool from {when(share.returnableAt)})</span>
+                )}
                 {share.status === "queued" && <span className="text-warning"> · queued by the contract (paid after its delay)</span>}
                 {share.status === "returned" && <span className="text-muted-foreground"> · unclaimed for 30 days, returned to the pool</span>}
                 {share.status === "paid" && share.explorerUrl && (
@@ -129,7 +149,26 @@ function SplitCard({ split, canEdit, onSaved }: { split: Split; canEdit: boolean
                 )}
                 {share.status === "paid" && !share.explorerUrl && " · paid"}
               </span>
-              <TipButton login={share.login} />
+              <span className="flex flex-wrap items-center gap-2">
+                {share.status === "held" && canEdit && share.returnable && (
+                  returning?.login === share.login ? (
+                    <span className="flex flex-wrap items-center gap-2" data-return-confirm={share.login}>
+                      <span>Return @{share.login}'s {share.amount} {split.currency} to the pool? It can go nowhere else.</span>
+                      <button type="button" className={buttonClass("default", "sm")} disabled={returning.busy} onClick={() => void returnShare(share.login, returning.key)}>
+                        {returning.busy ? "Returning…" : "Return"}
+                      </button>
+                      <button type="button" className={buttonClass("ghost", "sm")} disabled={returning.busy} onClick={() => setReturning(null)}>
+                        Cancel
+                      </button>
+                    </span>
+                  ) : (
+                    <button type="button" className={buttonClass("outline", "sm")} onClick={() => setReturning({ login: share.login, key: newIdempotencyKey(), busy: false })} data-return-share={share.login}>
+                      Return to pool
+                    </button>
+                  )
+                )}
+                <TipButton login={share.login} />
+              </span>
             </li>
           ))}
           {split.unresolved.length > 0 && (
