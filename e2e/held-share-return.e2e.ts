@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { parseEther } from "viem";
-import { signIn } from "./support.ts";
+import { bountiedIssue, mergeCoAuthoredFix, signIn } from "./support.ts";
 
 /**
  * Never keep unclaimed money (issue 29): bob's pull request, co-authored by ivan, who never registers, is paid 50/50
@@ -10,37 +10,13 @@ import { signIn } from "./support.ts";
  * a month on the chain's clock would make other journeys' boosts due early.
  */
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
-const emulator = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
 const MONTH_SECONDS = 30 * 86_400;
 
 test("ivan never registers: thirty days on, alice returns his held share to the pool from the repository page", async ({ page }) => {
   test.setTimeout(150_000);
-  const opened = await page.request.post(`${emulator}/_emulator/issues`, { data: { repo: LITE.fullName, title: `Shared with ivan ${Date.now()}`, author: "alice" } });
-  expect(opened.ok()).toBe(true);
-  const issue = ((await opened.json()).issue as { number: number }).number;
-
   await signIn(page, "alice", `/repos/${LITE.fullName}`);
-  const { csrfToken } = await (await page.request.get("/api/auth/csrf-token")).json();
-  const allocated = await page.request.post(`/api/blockchain/allocate-bounty/${LITE.id}/${issue}`, {
-    data: { bountyAmount: "2", currency: "XDC", githubRepoFullName: LITE.fullName },
-    headers: { "X-CSRF-Token": csrfToken, "Idempotency-Key": `held-return-e2e-${issue}-${Date.now()}` },
-  });
-  expect(allocated.ok(), await allocated.text()).toBe(true);
-  await expect.poll(async () => (await page.request.get(`/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).status(), { timeout: 20_000 }).toBe(200);
-
-  const pr = await page.request.post(`${emulator}/_emulator/pulls`, {
-    data: {
-      repo: LITE.fullName,
-      author: "bob",
-      title: `Fix #${issue}`,
-      body: `Fixes #${issue}`,
-      head: `bob:with-ivan-${issue}`,
-      commits: [{ message: "Fix it\n\nCo-authored-by: Ivan Away <1009+ivan@users.noreply.github.com>" }],
-    },
-  });
-  expect(pr.ok()).toBe(true);
-  const pull = ((await pr.json()).pull_request as { number: number }).number;
-  expect((await page.request.post(`${emulator}/_emulator/pulls/merge`, { data: { repo: LITE.fullName, number: pull, actor: "alice" } })).ok()).toBe(true);
+  const issue = await bountiedIssue(page, LITE, "Shared with ivan", "2");
+  await mergeCoAuthoredFix(page, LITE, issue, "Co-authored-by: Ivan Away <1009+ivan@users.noreply.github.com>");
 
   // After the window: bob paid, ivan's half held for him (the held share's event mirrored: it says from when it may go back).
   const shares = async () =>

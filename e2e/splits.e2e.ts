@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signIn } from "./support.ts";
+import { bountiedIssue, mergeCoAuthoredFix, signIn } from "./support.ts";
 
 /**
  * Shared rewards (issue 29, item 4): bob's pull request, co-authored by carol, fixes alice's bountied issue; the
@@ -7,37 +7,13 @@ import { signIn } from "./support.ts";
  * page, and after it bob and carol are paid 50/50. On a fresh issue of alice/xdc-explorer-lite (its XDC pool).
  */
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
-const emulator = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
 
 test("a merge co-authored by carol pays bob and carol 50/50 after the release window", async ({ page }, testInfo) => {
   test.setTimeout(120_000);
-  const opened = await page.request.post(`${emulator}/_emulator/issues`, { data: { repo: LITE.fullName, title: `Shared fix ${Date.now()}`, author: "alice" } });
-  expect(opened.ok()).toBe(true);
-  const issue = ((await opened.json()).issue as { number: number }).number;
-
   await signIn(page, "alice", `/repos/${LITE.fullName}`);
-  const { csrfToken } = await (await page.request.get("/api/auth/csrf-token")).json();
-  const allocated = await page.request.post(`/api/blockchain/allocate-bounty/${LITE.id}/${issue}`, {
-    data: { bountyAmount: "4", currency: "XDC", githubRepoFullName: LITE.fullName },
-    headers: { "X-CSRF-Token": csrfToken, "Idempotency-Key": `splits-e2e-${issue}-${Date.now()}` },
-  });
-  expect(allocated.ok(), await allocated.text()).toBe(true);
-  await expect.poll(async () => (await page.request.get(`/api/blockchain/issue-bounty/${LITE.id}/${issue}`)).status(), { timeout: 20_000 }).toBe(200);
-
-  // bob's pull request, one of its commits co-authored by carol (her GitHub no-reply address), merged by alice.
-  const pr = await page.request.post(`${emulator}/_emulator/pulls`, {
-    data: {
-      repo: LITE.fullName,
-      author: "bob",
-      title: `Fix #${issue}`,
-      body: `Fixes #${issue}`,
-      head: `bob:shared-${issue}`,
-      commits: [{ message: "Fix the explorer\n\nCo-authored-by: Carol Private <1003+carol@users.noreply.github.com>" }],
-    },
-  });
-  expect(pr.ok()).toBe(true);
-  const pull = ((await pr.json()).pull_request as { number: number }).number;
-  expect((await page.request.post(`${emulator}/_emulator/pulls/merge`, { data: { repo: LITE.fullName, number: pull, actor: "alice" } })).ok()).toBe(true);
+  const issue = await bountiedIssue(page, LITE, "Shared fix", "4");
+  // bob's pull request, its commit co-authored by carol (her GitHub no-reply address), merged by alice.
+  await mergeCoAuthoredFix(page, LITE, issue, "Co-authored-by: Carol Private <1003+carol@users.noreply.github.com>");
 
   // The merge's webhook is handled in the background: the split exists once its API answers (a reload before that
   // showed no card, and nothing reloads the page by itself; red locally under load).

@@ -82,3 +82,34 @@ export async function contrastRatio(locator: Locator): Promise<number> {
     return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
   });
 }
+
+const emulatorUrl = () => `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
+
+/**
+ * A fresh issue of `repo` (opened on the GitHub emulator by alice) with an XDC bounty of `amount` set through the API
+ * by the pool manager signed in on `page`, once the mirror shows it. Returns the issue's number.
+ */
+export async function bountiedIssue(page: Page, repo: { id: number; fullName: string }, title: string, amount: string): Promise<number> {
+  const opened = await page.request.post(`${emulatorUrl()}/_emulator/issues`, { data: { repo: repo.fullName, title: `${title} ${Date.now()}`, author: "alice" } });
+  expect(opened.ok()).toBe(true);
+  const issue = ((await opened.json()).issue as { number: number }).number;
+  const { csrfToken } = await (await page.request.get("/api/auth/csrf-token")).json();
+  const allocated = await page.request.post(`/api/blockchain/allocate-bounty/${repo.id}/${issue}`, {
+    data: { bountyAmount: amount, currency: "XDC", githubRepoFullName: repo.fullName },
+    headers: { "X-CSRF-Token": csrfToken, "Idempotency-Key": `e2e-bounty-${repo.id}-${issue}-${Date.now()}` },
+  });
+  expect(allocated.ok(), await allocated.text()).toBe(true);
+  await expect.poll(async () => (await page.request.get(`/api/blockchain/issue-bounty/${repo.id}/${issue}`)).status(), { timeout: 20_000 }).toBe(200);
+  return issue;
+}
+
+/** bob's pull request fixing `issue`, its one commit carrying `trailers` (e.g. Co-authored-by), merged by alice on the emulator. */
+export async function mergeCoAuthoredFix(page: Page, repo: { fullName: string }, issue: number, trailers: string): Promise<number> {
+  const pr = await page.request.post(`${emulatorUrl()}/_emulator/pulls`, {
+    data: { repo: repo.fullName, author: "bob", title: `Fix #${issue}`, body: `Fixes #${issue}`, head: `bob:fix-${issue}-${Date.now()}`, commits: [{ message: `Fix #${issue}\n\n${trailers}` }] },
+  });
+  expect(pr.ok()).toBe(true);
+  const pull = ((await pr.json()).pull_request as { number: number }).number;
+  expect((await page.request.post(`${emulatorUrl()}/_emulator/pulls/merge`, { data: { repo: repo.fullName, number: pull, actor: "alice" } })).ok()).toBe(true);
+  return pull;
+}

@@ -29,7 +29,7 @@
  * splits of different bounties are released side by side (each split is one
  * bounty: its claim and its lock are its own).
  */
-import { and, asc, desc, eq, gte, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { parseEventLogs, type Address, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { AppContext } from "../../context.ts";
@@ -41,6 +41,7 @@ import { withBountyLock } from "../money/pool-guard.ts";
 import { heldSharePayData, splitPayoutData } from "./chain.ts";
 import { splitAmount } from "./shares.ts";
 import { SPLIT_OPENED_TAG } from "./open.ts";
+import { heldShareEvent } from "./held-share-return-time.ts";
 import type { ChangeFeed } from "../../changes.ts";
 
 type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
@@ -419,20 +420,6 @@ export async function heldShareTipId(deps: Pick<AppContext, "database" | "chain"
     args.repoId === BigInt(share.githubRepoId) && args.issueNumber === BigInt(share.issueNumber) && args.githubUserId === BigInt(share.githubUserId);
   const own = parseEventLogs({ abi: RepoRewardsAbi, logs: receipt.logs, eventName: "BountyShareHeld" }).find((e) => mine(e.args));
   if (own) return own.args.tipId;
-  const [later] = await deps.database.db
-    .select({ args: chainEvents.args })
-    .from(chainEvents)
-    .where(
-      and(
-        isNull(chainEvents.oldChain),
-        eq(chainEvents.name, "BountyShareHeld"),
-        eq(chainEvents.repoId, share.githubRepoId),
-        eq(chainEvents.issueNumber, share.issueNumber),
-        gte(chainEvents.blockNumber, payoutBlock),
-        sql`json_extract(${chainEvents.args}, '$.githubUserId') = ${String(share.githubUserId)}`,
-      ),
-    )
-    .orderBy(desc(chainEvents.blockNumber), desc(chainEvents.logIndex))
-    .limit(1);
+  const later = await heldShareEvent(deps, share, payoutBlock);
   return later ? BigInt((JSON.parse(later.args) as { tipId: string }).tipId) : undefined;
 }
