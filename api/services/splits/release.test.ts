@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, jest, test } from "bun:test";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { eq, inArray } from "drizzle-orm";
 import { payoutSplits, workerLeases } from "../../../db/schema/index.ts";
@@ -6,6 +6,7 @@ import { withBountyLock } from "../money/pool-guard.ts";
 import { MIN_RELEASE_INTERVAL_MS, releaseDueSplits, releaseInterval, releaseWhenWindowsEnd } from "./release.ts";
 import { SPLIT_OPENED_TAG } from "./open.ts";
 import { ChangeFeed } from "../../changes.ts";
+import { eventually } from "../../../testing/stack.ts";
 
 /**
  * The release pass runs often (every minute by default, every 100 ms in the chain bench): a pass with no split due
@@ -55,13 +56,9 @@ describe("releaseDueSplits", () => {
     const pass = releaseDueSplits(t.ctx, { now, owner: "test" });
     try {
       const statusOf = async (issueNumber: number) => (await db.select({ status: payoutSplits.status }).from(payoutSplits).where(eq(payoutSplits.issueNumber, issueNumber)))[0]!.status;
-      const deadline = Date.now() + 30_000;
       // Issue 2's split is claimed (and worked on: this context has no chain, so its payout fails and is retried later)
       // while issue 1's bounty is still locked.
-      while ((await statusOf(2)) === "window") {
-        if (Date.now() > deadline) throw new Error("issue 2's split was not claimed while issue 1's bounty was locked");
-        await Bun.sleep(5);
-      }
+      await eventually(async () => (await statusOf(2)) !== "window", 30_000, "issue 2's split claimed while issue 1's bounty was locked");
       expect(await statusOf(2)).toBe("releasing");
     } finally {
       unlock();
@@ -78,29 +75,30 @@ describe("when the release pass runs", () => {
     expect(releaseInterval({ SPLIT_RELEASE_INTERVAL_MS: 100, SPLIT_RELEASE_WINDOW_MS: 1 })).toBe(MIN_RELEASE_INTERVAL_MS);
   });
 
-  test("a window shorter than the interval: the pass is nudged when a split's window ends, not at its next tick", async () => {
+  // On a fake clock: what is asserted is when the timers fire, not how fast this machine runs them.
+  test("a window shorter than the interval: the pass is nudged when a split's window ends, not at its next tick", () => {
+    jest.useFakeTimers();
     const changes = new ChangeFeed();
     let nudges = 0;
-    const stop = releaseWhenWindowsEnd(changes, { nudge: () => nudges++ }, 5, 100);
+    let long = 0;
     try {
+      const stop = releaseWhenWindowsEnd(changes, { nudge: () => nudges++ }, 5, 100);
       changes.publish(["repositories"]);
       changes.publish(["repo:1", SPLIT_OPENED_TAG]);
-      const deadline = Date.now() + 10_000;
-      while (nudges === 0) {
-        if (Date.now() > deadline) throw new Error("no nudge");
-        await Bun.sleep(2);
-      }
+      jest.advanceTimersByTime(5);
+      expect(nudges).toBe(0); // the window has not ended yet
+      jest.advanceTimersByTime(1);
       expect(nudges).toBe(1);
-    } finally {
       stop();
+      // Stopped: a split opened later nudges nothing; a window as long as the interval needs no nudge at all.
+      changes.publish([SPLIT_OPENED_TAG]);
+      const none = releaseWhenWindowsEnd(changes, { nudge: () => long++ }, 100, 100);
+      changes.publish([SPLIT_OPENED_TAG]);
+      jest.advanceTimersByTime(1_000);
+      none();
+    } finally {
+      jest.useRealTimers();
     }
-    // Stopped: a split opened later nudges nothing; a window as long as the interval needs no nudge at all.
-    changes.publish([SPLIT_OPENED_TAG]);
-    let long = 0;
-    const none = releaseWhenWindowsEnd(changes, { nudge: () => long++ }, 100, 100);
-    changes.publish([SPLIT_OPENED_TAG]);
-    await Bun.sleep(120);
-    none();
     expect(nudges).toBe(1);
     expect(long).toBe(0);
   });
