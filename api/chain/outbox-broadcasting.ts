@@ -171,4 +171,4 @@ export async function failNonceUsed(db: Database, row: ChainTransaction, from: "
   );
 }
 
-export const nonceUsedError = (row: Pick<ChainTransaction, "nonce">) => `nonce ${row.nonce} was used by another transaction`;
+const nonceUsedError = (row: Pick<ChainTransaction, "nonce">) => `nonce ${row.nonce} was used by another transaction`;

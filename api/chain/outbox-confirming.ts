@@ -121,26 +121,17 @@ export class OutboxConfirming {
       if (!minedCounts.has(row.fromAddress)) {
         minedCounts.set(row.fromAddress, chain.client.getTransactionCount({ address: row.fromAddress as Address, blockTag: "latest" }).catch((err: unknown) => describeChainError(err)));
       }
+      // One line per re-broadcast; a refusal (other than a used nonce, failed below) is retried REBROADCAST_AFTER_MS later.
       this.deps.log.warn("outbox: no receipt after the re-broadcast delay; the same transaction was sent again", {
         id: row.id,
         nonce: row.nonce,
         txHash: row.txHash,
         outcome: outcome.kind,
+        ...("error" in outcome ? { err: describeChainError(outcome.error) } : {}),
         signerMined: await minedCounts.get(row.fromAddress),
       });
-      if (outcome.kind === "nonce-used") {
-        nonceUsed.push(row);
-        continue;
-      }
-      if (outcome.kind !== "sent") {
-        this.deps.log.warn("outbox: a sent transaction the node has lost was not taken again; retrying later", {
-          id: row.id,
-          nonce: row.nonce,
-          txHash: row.txHash,
-          err: describeChainError(outcome.error),
-        });
-      }
-      updates.push({ row, fields: { sentAt: new Date() } });
+      if (outcome.kind === "nonce-used") nonceUsed.push(row);
+      else updates.push({ row, fields: { sentAt: new Date() } });
     }
     for (const row of nonceUsed) {
       if (!(await failNonceUsed(db, row, "sent"))) continue;
