@@ -33,7 +33,7 @@ describe("the API skeleton", () => {
     expect(body).toEqual({
       error: "Not Found",
       message: "No API endpoint at DELETE /api/nope/deeper",
-      code: "NOT_FOUND",
+      code: "not_found",
       requestId: expect.any(String),
     });
   });
@@ -57,7 +57,7 @@ describe("the API skeleton", () => {
       body: JSON.stringify({ pad: "x".repeat(2000) }),
     });
     expect(declared.status).toBe(413);
-    expect((await declared.json()).code).toBe("PAYLOAD_TOO_LARGE");
+    expect((await declared.json()).code).toBe("payload_too_large");
 
     const chunks = [new Uint8Array(800), new Uint8Array(800)];
     const streamed = await t.app.request("/api/anything", {
@@ -133,7 +133,7 @@ describe("input errors never become 500", () => {
     const res = await app.request("/echo", { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
     expect(res.status).toBe(400);
     const body = await res.json();
-    expect(body.code).toBe("MALFORMED_JSON");
+    expect(body.code).toBe("malformed_json");
     expect(body.message).toBe("The request body is not valid JSON.");
   });
 
@@ -141,7 +141,7 @@ describe("input errors never become 500", () => {
     const res = await app.request("/echo", { method: "POST", headers: { "content-type": "application/json" }, body: '{"amount":5}' });
     expect(res.status).toBe(400);
     const body = await res.json();
-    expect(body.code).toBe("VALIDATION_FAILED");
+    expect(body.code).toBe("validation_failed");
     expect(body.message).toStartWith("amount:");
   });
 
@@ -156,7 +156,7 @@ describe("input errors never become 500", () => {
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(text).not.toContain("hunter2");
-    expect(JSON.parse(text)).toMatchObject({ error: "Internal Server Error", message: "An error occurred", code: "INTERNAL" });
+    expect(JSON.parse(text)).toMatchObject({ error: "Internal Server Error", message: "An error occurred", code: "internal" });
     // the details go to the log, with the request id, for the operator
     const logged = log.lines.map((l) => JSON.parse(l)).find((l) => l.msg === "unhandled error");
     expect(logged.requestId).toBe(res.headers.get("x-request-id"));

@@ -77,7 +77,7 @@ describe.if(canMount)("a full disk (an 8 MB tmpfs)", () => {
     for (let i = 0; i < 3; i++) {
       const res = await register();
       expect(res.status).toBe(503);
-      expect(await res.json()).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: STORAGE_FULL_MESSAGE });
+      expect(await res.json()).toMatchObject({ code: "storage_full", message: STORAGE_FULL_MESSAGE });
     }
     const logged = t.log.lines.slice(linesBefore).map((l) => JSON.parse(l) as { level: string; msg: string });
     expect(logged.filter((l) => l.msg === "unhandled error")).toEqual([]);

@@ -1,7 +1,7 @@
 import { zValidator } from "@hono/zod-validator";
 import type { ValidationTargets } from "hono";
 import type { ZodType } from "zod";
-import { ApiError, ErrorCode } from "./errors.ts";
+import { DomainError, ErrorCode } from "./errors.ts";
 
 /**
  * `zValidator` with our error shape: the first problem, named by field, in a
@@ -14,7 +14,7 @@ export function validate<T extends ZodType, Target extends keyof ValidationTarge
     const first = issues[0];
     const field = first?.path.join(".");
     const message = first ? (field ? `${field}: ${first.message}` : first.message) : "Invalid input";
-    throw new ApiError({
+    throw new DomainError({
       code: ErrorCode.VALIDATION_FAILED,
       error: "Invalid input",
       message,

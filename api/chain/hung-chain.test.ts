@@ -57,7 +57,7 @@ test("a chain call times out with the XDC network answer, logged as a warning wi
   const res = await call(t, "/api/blockchain/usdc-allowance", { as: bob });
   const elapsed = performance.now() - started;
   expect(res.status).toBe(503);
-  expect(await res.json()).toMatchObject({ code: "SERVICE_UNAVAILABLE", message: "Could not reach the XDC network. Please try again in a moment." });
+  expect(await res.json()).toMatchObject({ code: "chain_unavailable", message: "Could not reach the XDC network. Please try again in a moment." });
   // Two tries of the configured timeout (viem retries once), and some slack for a loaded machine: not 20 s.
   expect(elapsed).toBeLessThan(RPC_TIMEOUT_MS * 2 + 3000);
 

@@ -77,7 +77,7 @@ describe("the transaction outbox", () => {
   test("the same key for a different request is refused", async () => {
     await t.ctx.outbox.submit(setManager(3n, "0x00000000000000000000000000000000000000a3", "reused"));
     await expect(t.ctx.outbox.submit(setManager(4n, "0x00000000000000000000000000000000000000a4", "reused"))).rejects.toMatchObject({
-      code: "UNPROCESSABLE",
+      code: "idempotency_conflict",
     });
   });
 

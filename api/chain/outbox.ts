@@ -4,7 +4,7 @@ import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
 import { chainTransactions, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
 import { hashToken, randomToken } from "../crypto/tokens.ts";
-import { ApiError, ErrorCode } from "../errors.ts";
+import { DomainError, ErrorCode } from "../errors.ts";
 import { describeChainError } from "./errors.ts";
 import { WalletKeyError } from "../services/wallets/custodial.ts";
 import { LeaseHolder } from "../workers/lease.ts";
@@ -70,8 +70,8 @@ export const SIGNER_LEASE_MS = 10_000;
 const BATCH_LIMIT = 50;
 
 export const idempotencyConflict = () =>
-  new ApiError({
-    code: ErrorCode.UNPROCESSABLE,
+  new DomainError({
+    code: ErrorCode.IDEMPOTENCY_CONFLICT,
     error: "Idempotency Key Reused",
     message: "This idempotency key was already used for a different request.",
   });

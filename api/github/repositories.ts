@@ -1,6 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { User } from "../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../errors.ts";
+import { DomainError, ErrorCode } from "../errors.ts";
 import { userGitHubToken } from "../services/auth/github-sign-in.ts";
 import { createGitHubClient, GitHubApiError } from "./client.ts";
 
@@ -24,7 +24,7 @@ export interface GitHubRepo {
 }
 
 export const githubUnavailable = (cause?: unknown) =>
-  new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "GitHub Unavailable", message: "Failed to fetch repository details from GitHub", cause });
+  new DomainError({ code: ErrorCode.GITHUB_UNAVAILABLE, error: "GitHub Unavailable", message: "Failed to fetch repository details from GitHub", cause });
 
 /**
  * A repository as the signed-in user sees it on GitHub, with their
@@ -32,15 +32,15 @@ export const githubUnavailable = (cause?: unknown) =>
  */
 export async function repositoryAsUser(ctx: Pick<AppContext, "env" | "keyring">, user: User, fullName: string): Promise<GitHubRepo> {
   const token = await userGitHubToken(ctx, user);
-  if (!token) throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
+  if (!token) throw new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
   try {
     return await createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }).get<GitHubRepo>(`/repos/${encodeFullName(fullName)}`);
   } catch (err) {
     if (err instanceof GitHubApiError && err.status === 404) {
-      throw new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
+      throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
     }
     if (err instanceof GitHubApiError && err.status === 401) {
-      throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Your GitHub sign-in has expired. Sign in again." });
+      throw new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Your GitHub sign-in has expired. Sign in again." });
     }
     throw githubUnavailable();
   }
@@ -49,6 +49,6 @@ export async function repositoryAsUser(ctx: Pick<AppContext, "env" | "keyring">,
 /** `owner/name` with each part URL-encoded; anything else is refused. */
 export function encodeFullName(fullName: string): string {
   const match = /^([A-Za-z0-9-]{1,39})\/([A-Za-z0-9._-]{1,100})$/.exec(fullName);
-  if (!match) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid repository", message: "Repository owner and name are required" });
+  if (!match) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid repository", message: "Repository owner and name are required" });
   return `${encodeURIComponent(match[1]!)}/${encodeURIComponent(match[2]!)}`;
 }

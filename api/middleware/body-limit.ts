@@ -1,6 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
-import { ApiError, ErrorCode } from "../errors.ts";
+import { DomainError, ErrorCode } from "../errors.ts";
 
 /**
  * Rejects bodies over `maxBytes` with 413 in the one error shape, before a
@@ -10,7 +10,7 @@ export function limitBody(maxBytes: number, except: string[] = []): MiddlewareHa
   const limit = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw new ApiError({
+      throw new DomainError({
         code: ErrorCode.PAYLOAD_TOO_LARGE,
         error: "Payload Too Large",
         message: `The request body is larger than the limit of ${formatBytes(maxBytes)}.`,

@@ -1,12 +1,12 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppBindings, AppContext } from "../context.ts";
-import { ApiError, ErrorCode } from "../errors.ts";
+import { DomainError, ErrorCode } from "../errors.ts";
 import { verifyCsrfToken } from "../services/auth/csrf.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export const csrfRefused = (message: string) =>
-  new ApiError({ code: ErrorCode.CSRF_FAILED, error: "Forbidden", message });
+  new DomainError({ code: ErrorCode.CSRF_FAILED, error: "Forbidden", message });
 
 /**
  * Anti-forgery for every state-changing request made with a session cookie:

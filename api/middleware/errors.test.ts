@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ContractFunctionRevertedError, HttpRequestError, TimeoutError, CallExecutionError, parseAbi } from "viem";
-import { toApiError } from "./errors.ts";
+import { toDomainError } from "./errors.ts";
+import { httpStatusOf } from "../errors.ts";
 import { GitHubApiError } from "../github/client.ts";
 import { createTestContext, type TestContext } from "../../testing/context.ts";
 import { call, createTestUser, signInAs } from "../../testing/auth.ts";
@@ -8,22 +9,22 @@ import { call, createTestUser, signInAs } from "../../testing/auth.ts";
 describe("upstream failures", () => {
   test("an unreachable or silent chain is 503 'Network unavailable', also when wrapped", () => {
     const down = new HttpRequestError({ url: "http://127.0.0.1:9", details: "ECONNREFUSED" });
-    expect([toApiError(down).status, toApiError(down).title]).toEqual([503, "Network unavailable"]);
-    expect(toApiError(new TimeoutError({ body: {}, url: "http://127.0.0.1:9" })).status).toBe(503);
-    expect(toApiError(new CallExecutionError(down, {})).status).toBe(503);
+    expect([httpStatusOf(toDomainError(down)), toDomainError(down).title]).toEqual([503, "Network unavailable"]);
+    expect(httpStatusOf(toDomainError(new TimeoutError({ body: {}, url: "http://127.0.0.1:9" })))).toBe(503);
+    expect(httpStatusOf(toDomainError(new CallExecutionError(down, {})))).toBe(503);
   });
 
   test("a revert is not an outage", () => {
     const reverted = new ContractFunctionRevertedError({ abi: parseAbi(["function f()"]), functionName: "f" });
-    expect(toApiError(reverted).status).toBe(500);
+    expect(httpStatusOf(toDomainError(reverted))).toBe(500);
   });
 
   test("GitHub down or rate limited is 502; other GitHub answers are the caller's to handle", () => {
-    const unreachable = toApiError(new GitHubApiError(0, "unreachable", null, false));
-    expect([unreachable.status, unreachable.title]).toEqual([502, "GitHub Unavailable"]);
-    expect(toApiError(new GitHubApiError(503, "down", null, false)).status).toBe(502);
-    expect(toApiError(new GitHubApiError(403, "rate limit", null, true)).status).toBe(502);
-    expect(toApiError(new GitHubApiError(404, "Not Found", null, false)).status).toBe(500);
+    const unreachable = toDomainError(new GitHubApiError(0, "unreachable", null, false));
+    expect([httpStatusOf(unreachable), unreachable.title]).toEqual([502, "GitHub Unavailable"]);
+    expect(httpStatusOf(toDomainError(new GitHubApiError(503, "down", null, false)))).toBe(502);
+    expect(httpStatusOf(toDomainError(new GitHubApiError(403, "rate limit", null, true)))).toBe(502);
+    expect(httpStatusOf(toDomainError(new GitHubApiError(404, "Not Found", null, false)))).toBe(500);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppBindings, AppContext } from "../context.ts";
-import { ApiError, ErrorCode } from "../errors.ts";
+import { DomainError, ErrorCode } from "../errors.ts";
 import { hashToken } from "../crypto/tokens.ts";
 import { stableJson } from "../chain/outbox.ts";
 
@@ -13,7 +13,7 @@ import { stableJson } from "../chain/outbox.ts";
 export function requireIdempotencyKey(c: Context): string {
   const key = c.req.header("idempotency-key")?.trim();
   if (!key || !/^[A-Za-z0-9_.:-]{8,128}$/.test(key)) {
-    throw new ApiError({
+    throw new DomainError({
       code: ErrorCode.BAD_REQUEST,
       error: "Idempotency-Key required",
       message: "This request needs an Idempotency-Key header of 8 to 128 letters, digits, '-', '_', '.' or ':'.",

@@ -1,11 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppBindings, AppContext } from "../context.ts";
-import { ApiError, ErrorCode } from "../errors.ts";
+import { DomainError, ErrorCode } from "../errors.ts";
 import { consumeRateLimit, type RateLimitPolicy } from "../services/auth/rate-limit.ts";
 import { clientAddress } from "./client-address.ts";
 
-export function tooManyRequests(retryAfterSeconds: number): ApiError {
-  return new ApiError({
+export function tooManyRequests(retryAfterSeconds: number): DomainError {
+  return new DomainError({
     code: ErrorCode.RATE_LIMITED,
     error: "Too Many Requests",
     message: `Too many attempts. Try again in ${retryAfterSeconds} seconds.`,

@@ -3,7 +3,7 @@ import type { AppBindings, AppContext } from "../context.ts";
 import { validateSessionToken } from "../services/auth/sessions.ts";
 import { validateVscodeToken } from "../services/auth/vscode.ts";
 import { clearSessionCookies, readSessionCookie } from "./cookies.ts";
-import { ApiError, ErrorCode, unauthorized } from "../errors.ts";
+import { DomainError, ErrorCode, unauthorized } from "../errors.ts";
 import type { User } from "../../db/schema/index.ts";
 
 /** The one write an editor token may make: signing itself out. */
@@ -49,7 +49,7 @@ export function loadSession(ctx: Pick<AppContext, "env" | "database">): Middlewa
 }
 
 const invalidEditorToken = () =>
-  new ApiError({
+  new DomainError({
     code: ErrorCode.UNAUTHORIZED,
     error: "Unauthorized",
     message: "This editor token is expired or was revoked. Sign in again from VS Code.",

@@ -2,7 +2,7 @@ import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { open, readFile, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiError, ErrorCode } from "../errors.ts";
+import { DomainError, ErrorCode } from "../errors.ts";
 
 /** Bodies up to this size (by Content-Length) are read without a place in the gate. */
 export const LARGE_BODY_BYTES = 1024 * 1024;
@@ -45,7 +45,7 @@ export interface SignedBodyOptions {
   signatureHex: string;
   maxBytes: number;
   gate: BodyGate;
-  invalid: () => ApiError;
+  invalid: () => DomainError;
 }
 
 /**
@@ -61,12 +61,12 @@ export interface SignedBodyOptions {
  */
 export async function readSignedBody(request: Request, options: SignedBodyOptions): Promise<Uint8Array> {
   const tooLarge = () =>
-    new ApiError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: `The request body is larger than the limit of ${Math.round(options.maxBytes / 1048576)} MB.` });
+    new DomainError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: `The request body is larger than the limit of ${Math.round(options.maxBytes / 1048576)} MB.` });
   const header = request.headers.get("content-length");
   const declared = header !== null && /^\d+$/.test(header) ? Number(header) : undefined;
   if (declared !== undefined && declared > options.maxBytes) throw tooLarge();
   const busy = () =>
-    new ApiError({
+    new DomainError({
       code: ErrorCode.SERVICE_UNAVAILABLE,
       error: "Service Unavailable",
       message: "Too many large webhook deliveries at once. Retry shortly.",

@@ -143,7 +143,7 @@ describe("responses are checked against the document", () => {
     expect(apiConformance().problems("GET", "/api/user/role", 201, { role: null })).toEqual(["GET /api/user/role → 201 (GET /api/user/role): the API document declares no JSON response for status 201"]);
     expect(apiConformance().problems("GET", "/api/no-such-thing", 200, {})[0]).toContain("no operation in the API document");
     // Errors answer the shared shape at any status; a wrong one fails.
-    expect(apiConformance().problems("POST", "/api/wallet/send", 429, { error: "Too Many Requests", message: "Wait.", code: "RATE_LIMITED", requestId: "r" })).toEqual([]);
+    expect(apiConformance().problems("POST", "/api/wallet/send", 429, { error: "Too Many Requests", message: "Wait.", code: "rate_limited", requestId: "r" })).toEqual([]);
     expect(apiConformance().problems("POST", "/api/wallet/send", 429, { message: "Wait." })).not.toEqual([]);
   });
 
@@ -157,7 +157,7 @@ describe("responses are checked against the document", () => {
     expect(sendProblems({ ...send, secret: "x" }).length).toBeGreaterThan(declared.length);
     expect(sendProblems({ ...send, secret: "x" }).join()).toContain("secret");
     // The error shape is closed as well.
-    expect(check.problems("POST", "/api/wallet/send", 429, { error: "Too Many Requests", message: "Wait.", code: "RATE_LIMITED", requestId: "r", stack: "at …" }).join()).toContain("(stack)");
+    expect(check.problems("POST", "/api/wallet/send", 429, { error: "Too Many Requests", message: "Wait.", code: "rate_limited", requestId: "r", stack: "at …" }).join()).toContain("(stack)");
     // The published document stays open (clients ignore fields they do not know): only the check is strict.
     expect(JSON.stringify(apiDocument())).not.toContain("unevaluatedProperties");
   });

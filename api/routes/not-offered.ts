@@ -1,4 +1,4 @@
-import { ApiError, ErrorCode } from "../errors.ts";
+import { DomainError, ErrorCode } from "../errors.ts";
 
 /**
  * Calls the original product's client makes that this platform does not offer (docs/api.md, "Clients of the
@@ -10,8 +10,8 @@ const NOT_OFFERED: [RegExp, string][] = [
   [/^\/api\/(referrals?|subscriptions?|courses?|promotional(-tasks?)?|promo(-tasks?)?)(\/|$)/, "This platform does not offer referrals, subscriptions, courses or promotional tasks."],
 ];
 
-export function notOffered(method: string, path: string): ApiError | undefined {
+export function notOffered(method: string, path: string): DomainError | undefined {
   const found = NOT_OFFERED.find(([pattern]) => pattern.test(path));
   if (!found) return undefined;
-  return new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: `${found[1]} (${method} ${path})` });
+  return new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: `${found[1]} (${method} ${path})` });
 }

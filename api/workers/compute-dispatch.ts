@@ -2,7 +2,7 @@ import type { Database } from "../../db/client.ts";
 import type { ComputeNode, User } from "../../db/schema/index.ts";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
-import { ApiError, ErrorCode, conflict } from "../errors.ts";
+import { DomainError, ErrorCode, conflict } from "../errors.ts";
 import { NETWORK_FAILED_MESSAGE, type AgentSettings, type LeasedTask } from "../../lib/compute.ts";
 import {
   claimTask,
@@ -59,8 +59,8 @@ export function computeSettings(env: Env): ComputeSettings {
 }
 
 /** 503 when no node is online, 504 when none answered in time: the spec's one sentence either way. */
-export const networkUnavailable = () => new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "No compute node online", message: NETWORK_FAILED_MESSAGE });
-export const networkFailed = () => new ApiError({ code: ErrorCode.GATEWAY_TIMEOUT, error: "No answer from the network", message: NETWORK_FAILED_MESSAGE });
+export const networkUnavailable = () => new DomainError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "No compute node online", message: NETWORK_FAILED_MESSAGE });
+export const networkFailed = () => new DomainError({ code: ErrorCode.GATEWAY_TIMEOUT, error: "No answer from the network", message: NETWORK_FAILED_MESSAGE });
 
 interface Waiter {
   node: ComputeNode;

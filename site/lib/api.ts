@@ -84,7 +84,7 @@ export async function api<T = never, const P extends string = string, M extends 
   if (response.status === 403 && refreshCsrf && options.method && options.method !== "GET") {
     const body = await response.clone().json().catch(() => null);
     // A token from an earlier session: fetch this session's token and try once more.
-    if (body?.code === "CSRF_FAILED") {
+    if (body?.code === "csrf_failed") {
       csrfToken = await refreshCsrf();
       return parse<A>(await send(path, options));
     }

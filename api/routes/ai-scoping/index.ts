@@ -5,7 +5,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { ApiError, badRequest, ErrorCode, unauthorized } from "../../errors.ts";
+import { DomainError, badRequest, ErrorCode, unauthorized } from "../../errors.ts";
 import { validate } from "../../validate.ts";
 import { enforceRateLimit } from "../../middleware/rate-limit.ts";
 import { createScopingJob, getScopingJob, listScopingJobs, SCOPING_MAX_UPLOAD_BYTES } from "../../services/scoping/jobs.ts";
@@ -50,7 +50,7 @@ export function aiScopingRoutes(ctx: AppContext) {
   const limitUpload = bodyLimit({
     maxSize: SCOPING_MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD,
     onError: () => {
-      throw new ApiError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: "The document is larger than 5 MB. Upload a smaller file or its text." });
+      throw new DomainError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: "The document is larger than 5 MB. Upload a smaller file or its text." });
     },
   });
   return new Hono<AppBindings>()
@@ -73,7 +73,7 @@ export function aiScopingRoutes(ctx: AppContext) {
         const document = form.document;
         if (!(document instanceof File)) throw badRequest('Choose a document to upload (form field "document").');
         if (document.size > SCOPING_MAX_UPLOAD_BYTES)
-          throw new ApiError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: "The document is larger than 5 MB. Upload a smaller file or its text." });
+          throw new DomainError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: "The document is larger than 5 MB. Upload a smaller file or its text." });
         if (document.size === 0) throw badRequest("The document is empty.");
         const job = await createScopingJob(ctx, c.get("user")!, { fileName: document.name, bytes: new Uint8Array(await document.arrayBuffer()) });
         return c.json(job, 202);

@@ -114,7 +114,7 @@ describe("registration rate limit", () => {
     expect(statuses.slice(0, 10).every((s) => s === 409)).toBe(true);
     expect(statuses.slice(10)).toEqual([429, 429]);
     expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await last!.json()).code).toBe("RATE_LIMITED");
+    expect((await last!.json()).code).toBe("rate_limited");
   });
 });
 

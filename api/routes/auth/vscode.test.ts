@@ -53,7 +53,7 @@ const asEditor = (token: string, path = "/api/auth/user", init: RequestInit = {}
 async function expectRefused(res: Response, userId: number, tokensBefore: number) {
   expect(res.status).toBe(400);
   const body = await res.json();
-  expect(body).toMatchObject({ error: "invalid_grant", code: "BAD_REQUEST" });
+  expect(body).toMatchObject({ error: "invalid_grant", code: "bad_request" });
   expect(JSON.stringify(body)).not.toContain("ipv_");
   expect(await tokensOf(userId)).toHaveLength(tokensBefore);
 }
@@ -301,7 +301,7 @@ describe("editor tokens: read only, and the editor signs itself out", () => {
     for (const token of ["ipv_unknown", expired.token, "not-ours"]) {
       const res = await asEditor(token, "/api/wallet/info");
       expect(res.status).toBe(401);
-      expect((await res.json()).code).toBe("UNAUTHORIZED");
+      expect((await res.json()).code).toBe("unauthorized");
     }
   });
 

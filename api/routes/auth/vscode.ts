@@ -15,7 +15,7 @@ import {
   setVscodeRequestCookie,
   VSCODE_SIGNED_IN_PATH,
 } from "../../middleware/cookies.ts";
-import { ApiError, ErrorCode, badRequest, unauthorized } from "../../errors.ts";
+import { DomainError, ErrorCode, badRequest, unauthorized } from "../../errors.ts";
 import { revokeVscodeToken, revokeVscodeTokens } from "../../services/auth/vscode.ts";
 import {
   CHALLENGE_PATTERN,
@@ -114,7 +114,7 @@ export function vscodeRoutes(ctx: AppContext) {
           if (!(err instanceof VscodeGrantError)) throw err;
           c.get("log").warn("editor code refused", { reason: err.reason });
           // One answer for every refusal: which check failed is for our log, not for whoever holds the code.
-          throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "invalid_grant", message: "This sign-in code is not valid any more. Sign in again from VS Code." });
+          throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "invalid_grant", message: "This sign-in code is not valid any more. Sign in again from VS Code." });
         }
       },
     )

@@ -7,7 +7,7 @@ import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { roxnAllowance, tokenAllowance } from "../../services/money/balances.ts";
 import { approveRoxn, approveToken, fundingStatus, fundRepositoryRoxn, fundRepositoryUsdc, fundRepositoryXdc } from "../../services/money/funding.ts";
@@ -101,7 +101,7 @@ export function fundingRoutes(ctx: AppContext) {
     .post("/approve-roxn", validate("json", ApproveBody), async (c) => {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
-      if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+      if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
       return c.json(await approveRoxn(ctx, { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: await idempotencyKeyFor(ctx, c, user.id) }));
     })
     .post(
@@ -125,7 +125,7 @@ export function fundingRoutes(ctx: AppContext) {
     .post("/approve-usdc", validate("json", ApproveBody), async (c) => {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
-      if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+      if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
       return c.json(await approveToken(ctx, "USDC", { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: await idempotencyKeyFor(ctx, c, user.id) }));
     })
     .get("/usdc-allowance", async (c) => {

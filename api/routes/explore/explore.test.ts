@@ -12,7 +12,7 @@ import { call, createTestUser, signInAs, type TestSession } from "../../../testi
 import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, chainTransactions, repositories, type BoostStatus, type Currency } from "../../../db/schema/index.ts";
 import { settleBoosts } from "../../services/funding/boosts.ts";
 import { exploreSearchParams, parseExploreSearch } from "../../services/explore/search.ts";
-import type { ApiError } from "../../errors.ts";
+import { httpStatusOf, type DomainError } from "../../errors.ts";
 
 let t: TestContext;
 let visitor: TestSession;
@@ -268,7 +268,7 @@ describe("the search module", () => {
       parseExploreSearch(new URLSearchParams("currency=EUR"));
       throw new Error("not refused");
     } catch (err) {
-      expect((err as ApiError).status).toBe(400);
+      expect(httpStatusOf(err as DomainError)).toBe(400);
     }
   });
 });

@@ -7,7 +7,7 @@ import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { COMMUNITY_STATUSES, CURRENCIES } from "../../../db/schema/index.ts";
 import {
   claimCommunityBounty,
@@ -58,7 +58,7 @@ const ClaimBody = z.object({ prNumber: z.number().int().positive(), prUrl: z.str
 
 function bountyId(raw: string): number {
   const id = /^\d{1,12}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id) || id <= 0) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid bounty ID", message: "Invalid bounty ID" });
+  if (!Number.isSafeInteger(id) || id <= 0) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid bounty ID", message: "Invalid bounty ID" });
   return id;
 }
 
@@ -71,7 +71,7 @@ export function communityRoutes(ctx: AppContext) {
       const id = c.req.valid("param").id;
       if (id !== "leaderboard") return c.json({ bounty: await communityBountyById(ctx, bountyId(id)) });
       const query = LeaderboardQuery.safeParse(c.req.query());
-      if (!query.success) throw new ApiError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid input", message: `limit: ${query.error.issues[0]?.message ?? "invalid"}` });
+      if (!query.success) throw new DomainError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid input", message: `limit: ${query.error.issues[0]?.message ?? "invalid"}` });
       return c.json({ leaderboard: await communityLeaderboard(ctx, query.data.limit) });
     })
     .post("/", rateLimit(ctx, COMMUNITY_CREATE_RATE_LIMIT), validate("json", CreateBody), async (c) => {

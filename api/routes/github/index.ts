@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { AppBindings, AppContext, GitHubDeps } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { clientForRepository, openIssues } from "../../github/data.ts";
 import { finalizeInstallation } from "../../services/repositories/installations.ts";
@@ -67,7 +67,7 @@ export const STALE_HEADER = "X-Data-Stale";
 /** Open issues of a registered public repository, optionally those carrying any of `labels` (comma-separated). */
 export async function labelledPublicIssues(ctx: GitHubDeps, fullName: string, labels?: string) {
   const registered = await repositoryByFullName(ctx, fullName);
-  if (!registered || registered.isPrivate) throw new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
+  if (!registered || registered.isPrivate) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
   const client = await clientForRepository(ctx, registered, null);
   const issues = await openIssues(ctx, registered.fullName, registered.githubRepoId, client).catch((err) => {
     if (err instanceof GitHubApiError) throw failedFromGitHub();

@@ -7,7 +7,7 @@ import { securityCases } from "../../../testing/security.ts";
 import { moneyIntents } from "../../../db/schema/index.ts";
 import { createMoneyIntent, intentUrl, INTENT_TTL_MS } from "../../services/funding/intents.ts";
 import { defineIntentKind } from "../../services/funding/intent-kinds.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 
 /** A kind of this test's own: counts confirmations, fails when asked to (to show the intent is released). */
 const done: { userId: number; key: string; note: string }[] = [];
@@ -18,7 +18,7 @@ defineIntentKind("test-note", {
   async confirm(_ctx, { user, payload, idempotencyKey }) {
     if (failNext) {
       failNext = false;
-      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient balance", message: "Not enough XDC." });
+      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient balance", message: "Not enough XDC." });
     }
     done.push({ userId: user.id, key: idempotencyKey, note: payload.note });
     return { result: `note:${done.length}`, message: "Noted.", link: null };

@@ -6,7 +6,7 @@ import { Timestamp } from "../../openapi/shapes.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { confirmMoneyIntent, readMoneyIntent } from "../../services/funding/intents.ts";
 import { intentKind } from "../../services/funding/intent-kinds.ts";
 // Each kind registers itself where it is built; importing it here makes sure it is registered.
@@ -24,7 +24,7 @@ const TokenParam = z.object({ token: z.string().min(16).max(200) });
 
 function kindOf(name: string) {
   const kind = intentKind(name);
-  if (!kind) throw new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "This confirmation link does not exist or is not yours." });
+  if (!kind) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "This confirmation link does not exist or is not yours." });
   return kind;
 }
 

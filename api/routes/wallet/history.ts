@@ -6,7 +6,7 @@ import type { Address } from "viem";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireUser } from "../../middleware/session.ts";
-import { ApiError, ErrorCode, notFound } from "../../errors.ts";
+import { DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { walletBalances } from "../../services/money/balances.ts";
@@ -31,7 +31,7 @@ export function walletHistoryRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json([]);
       const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
-        throw new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet balances" });
+        throw new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet balances" });
       });
       const address = toXdcAddress(wallet.address);
       const network = ctx.chain.config.network.name;

@@ -6,7 +6,7 @@ import type { Address } from "viem";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
-import { ApiError, ErrorCode, notFound } from "../../errors.ts";
+import { DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { toXdcAddress, parseAddress } from "../../chain/address.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { walletBalances } from "../../services/money/balances.ts";
@@ -15,7 +15,7 @@ import { IdParam } from "../params.ts";
 
 const ConfirmWalletBody = z.object({ address: z.string().max(64) });
 
-const walletInfoFailed = (cause: unknown) => new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet info", cause });
+const walletInfoFailed = (cause: unknown) => new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet info", cause });
 
 /**
  * GET  /api/wallet/info                 address, balance (XDC), tokenBalance (ROXN) as integer strings in wei (the spec's
@@ -51,12 +51,12 @@ export function walletRoutes(ctx: AppContext) {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) {
-        throw new ApiError({ code: ErrorCode.CONFLICT, error: "No wallet", message: "Complete your registration to create your XDC wallet." });
+        throw new DomainError({ code: ErrorCode.CONFLICT, error: "No wallet", message: "Complete your registration to create your XDC wallet." });
       }
       const given = parseAddress(c.req.valid("json").address);
-      if (!given) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter a valid XDC address (xdc… or 0x…)." });
+      if (!given) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter a valid XDC address (xdc… or 0x…)." });
       if (given !== wallet.address) {
-        throw new ApiError({ code: ErrorCode.CONFLICT, error: "Wallet already set", message: "Your account already has a different wallet address." });
+        throw new DomainError({ code: ErrorCode.CONFLICT, error: "Wallet already set", message: "Your account already has a different wallet address." });
       }
       return c.json({ success: true, address: toXdcAddress(wallet.address) });
     })
@@ -67,7 +67,7 @@ export function walletRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json({ balance: "0" });
       const balances = await walletBalances(ctx.chain, wallet.address as Address).catch((err) => {
-        throw new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch USDC balance", cause: err });
+        throw new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch USDC balance", cause: err });
       });
       return c.json({ balance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC) });
     });

@@ -3,7 +3,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { and, eq } from "drizzle-orm";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { webhookDeliveries } from "../../../db/schema/index.ts";
 import { BodyGate, readSignedBody } from "../../middleware/signed-body.ts";
 
@@ -24,7 +24,7 @@ export const GITHUB_WEBHOOK_LARGE_READS = 2;
  */
 export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
   const invalidSignature = () =>
-    new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is missing or does not match." });
+    new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is missing or does not match." });
   // Everything that can be checked without the body is checked before a byte of it is read: a request without a
   // well-formed signature is refused at once, however large (or endless) its body.
   const headersFirst: MiddlewareHandler<AppBindings> = async (c, next) => {
@@ -32,7 +32,7 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
     const event = c.req.header("x-github-event");
     const deliveryId = c.req.header("x-github-delivery");
     if (!event || !deliveryId || deliveryId.length > 100) {
-      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Bad webhook", message: "X-GitHub-Event and X-GitHub-Delivery are required." });
+      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Bad webhook", message: "X-GitHub-Event and X-GitHub-Delivery are required." });
     }
     await next();
   };
@@ -54,7 +54,7 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
       // GitHub's payloads are objects; anything else (an array, a number, null) is not a delivery.
       if (!payload || typeof payload !== "object" || Array.isArray(payload)) throw new Error("not an object");
     } catch {
-      throw new ApiError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The webhook body is not a JSON object." });
+      throw new DomainError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The webhook body is not a JSON object." });
     }
     const inserted = await ctx.database.db
       .insert(webhookDeliveries)

@@ -4,7 +4,7 @@
  * digests, feeds): a search is parsed from the URL's parameters (strictly: a bad value is a 400 that says
  * which), written back to canonical parameters (the shareable URL), and run.
  *
- *   parseExploreSearch(URLSearchParams) -> ExploreSearch        (throws ApiError 400)
+ *   parseExploreSearch(URLSearchParams) -> ExploreSearch        (throws DomainError 400)
  *   exploreSearchParams(ExploreSearch)  -> URLSearchParams      (canonical: defaults left out, fixed order)
  *   searchOpenBounties(deps, search, { allocatedAfter? }) -> { bounties, nextCursor }
  *

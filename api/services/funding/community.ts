@@ -4,7 +4,7 @@ import { encodeFunctionData } from "viem";
 import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { bountyBoosts, chainTransactions, communityBounties, type CommunityBounty, type CommunityStatus, type Currency, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { clientForRepository } from "../../github/data.ts";
@@ -159,7 +159,7 @@ export async function communityBountyById(ctx: Pick<AppContext, "database" | "ch
   return (await objects(ctx.database.db, [row]))[0]!;
 }
 
-const notFound = () => new ApiError({ code: ErrorCode.NOT_FOUND, error: "Bounty not found", message: "Bounty not found" });
+const notFound = () => new DomainError({ code: ErrorCode.NOT_FOUND, error: "Bounty not found", message: "Bounty not found" });
 
 /** Completed bounties by their claimer: count and totals per currency (2 decimals). */
 export async function communityLeaderboard(ctx: Pick<AppContext, "database" | "changes">, limit: number) {
@@ -191,13 +191,13 @@ export async function createCommunityBounty(
   input: { user: User; owner: string; name: string; issueNumber: number; title: string; description?: string; amount: string; currency: Currency },
 ): Promise<CommunityBountyObject> {
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
-  if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Wallet required", message: "Set up your Issuepool wallet before creating a bounty." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Wallet required", message: "Set up your Issuepool wallet before creating a bounty." });
   const parsed = parseAmount(input.amount, TOKEN_DECIMALS[input.currency]);
-  if (!parsed.ok || parsed.value === 0n) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid input", message: "amount: enter a valid amount" });
+  if (!parsed.ok || parsed.value === 0n) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid input", message: "amount: enter a valid amount" });
   const issue = await fundableIssue(ctx, { owner: input.owner, name: input.name, issueNumber: input.issueNumber, user: input.user });
   const db = ctx.database.db;
   const existing = await liveCommunityBounty(db, issue.repoId, issue.issueNumber);
-  if (existing) throw new ApiError({ code: ErrorCode.CONFLICT, error: "Bounty already exists", message: `This issue already has a community bounty (#${existing.id}): boost it instead.` });
+  if (existing) throw new DomainError({ code: ErrorCode.CONFLICT, error: "Bounty already exists", message: `This issue already has a community bounty (#${existing.id}): boost it instead.` });
   const [row] = await db
     .insert(communityBounties)
     .values({
@@ -223,8 +223,8 @@ export async function payCommunityBounty(ctx: AppContext, input: { user: User; i
   const db = ctx.database.db;
   const [row] = await db.select().from(communityBounties).where(eq(communityBounties.id, input.id)).limit(1);
   if (!row) throw notFound();
-  if (row.createdByUserId !== input.user.id) throw new ApiError({ code: ErrorCode.FORBIDDEN, error: "Only bounty creator can pay", message: "Only bounty creator can pay" });
-  if (row.status !== "pending_payment") throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Bounty is not awaiting payment", message: `This bounty is ${row.status.replace("_", " ")}.` });
+  if (row.createdByUserId !== input.user.id) throw new DomainError({ code: ErrorCode.FORBIDDEN, error: "Only bounty creator can pay", message: "Only bounty creator can pay" });
+  if (row.status !== "pending_payment") throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Bounty is not awaiting payment", message: `This bounty is ${row.status.replace("_", " ")}.` });
   const issue = await fundableIssue(ctx, { owner: row.repoOwner, name: row.repoName, issueNumber: row.issueNumber, user: input.user });
   const gross = row.requestedAmount ?? 0n;
   const result = await boostIssue(ctx, { user: input.user, issue, currency: row.currency, amount: toDecimalString(gross, TOKEN_DECIMALS[row.currency]), idempotencyKey: `community-pay:${row.id}:${input.idempotencyKey}` });
@@ -246,9 +246,9 @@ export async function claimCommunityBounty(ctx: AppContext, input: { user: User;
   await settleBoosts(ctx);
   const [row] = await db.select().from(communityBounties).where(eq(communityBounties.id, input.id)).limit(1);
   if (!row) throw notFound();
-  if (row.status !== "funded") throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Bounty is not open for claims", message: `This bounty is ${row.status.replace("_", " ")}.` });
+  if (row.status !== "funded") throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Bounty is not open for claims", message: `This bounty is ${row.status.replace("_", " ")}.` });
   const wallet = await walletOfUser(db, input.user.id);
-  if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Wallet required", message: "Set up your Issuepool wallet to be paid." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Wallet required", message: "Set up your Issuepool wallet to be paid." });
   const client = await clientForRepository(ctx, null, input.user);
   const answer = await client
     .post<{ data?: { repository?: { pullRequest?: { merged: boolean; author: { login: string } | null; closingIssuesReferences: { nodes: { number: number; repository: { databaseId: number } }[] } } | null } } }>("/graphql", {
@@ -267,13 +267,13 @@ export async function claimCommunityBounty(ctx: AppContext, input: { user: User;
         : pull.author?.login.toLowerCase() !== input.user.username.toLowerCase()
           ? "Only the pull request's author can claim this bounty."
           : undefined;
-  if (refusal) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Claim not verified", message: refusal });
+  if (refusal) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Claim not verified", message: refusal });
   const claimed = await db
     .update(communityBounties)
     .set({ status: "claimed", claimedByUserId: input.user.id, claimedByLogin: input.user.username, claimedPrNumber: input.prNumber, claimedPrUrl: input.prUrl, claimedAt: new Date(), payoutRecipient: wallet.address, updatedAt: new Date() })
     .where(and(eq(communityBounties.id, row.id), eq(communityBounties.status, "funded")))
     .returning();
-  if (!claimed.length) throw new ApiError({ code: ErrorCode.CONFLICT, error: "Already claimed", message: "Someone claimed this bounty first." });
+  if (!claimed.length) throw new DomainError({ code: ErrorCode.CONFLICT, error: "Already claimed", message: "Someone claimed this bounty first." });
   const { tx } = await ctx.outbox.submitOnce({
     userId: null,
     idempotencyKey: `community-payout:${row.id}`,

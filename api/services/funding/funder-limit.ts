@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, notInArray } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { chainTransactions, type Currency } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 import { DAILY_WINDOW_MS } from "../money/rules.ts";
@@ -32,8 +32,8 @@ export async function funderWindow(db: Database, userId: number, now: number): P
   };
 }
 
-export function funderLimitReached(remaining: bigint, resetAt: Date, now = Date.now()): ApiError {
-  return new ApiError({
+export function funderLimitReached(remaining: bigint, resetAt: Date, now = Date.now()): DomainError {
+  return new DomainError({
     code: ErrorCode.RATE_LIMITED,
     error: "Exceeds daily funding limit",
     message: `Daily funding limit reached: ${formatExact(remaining, "XDC")} XDC left today across pools and boosts.`,

@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { moneyIntents, type MoneyIntent } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { hashToken, hmacBase64url } from "../../crypto/tokens.ts";
 
 /**
@@ -52,9 +52,9 @@ export function intentUrl(publicUrl: string, token: string): string {
   return `${publicUrl.replace(/\/+$/, "")}/confirm/${encodeURIComponent(token)}`;
 }
 
-const notFound = () => new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "This confirmation link does not exist or is not yours." });
-const expired = () => new ApiError({ code: ErrorCode.GONE, error: "Link expired", message: "This confirmation link has expired. Ask again with a new comment." });
-const used = () => new ApiError({ code: ErrorCode.GONE, error: "Link already used", message: "This confirmation link has already been used." });
+const notFound = () => new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "This confirmation link does not exist or is not yours." });
+const expired = () => new DomainError({ code: ErrorCode.GONE, error: "Link expired", message: "This confirmation link has expired. Ask again with a new comment." });
+const used = () => new DomainError({ code: ErrorCode.GONE, error: "Link already used", message: "This confirmation link has already been used." });
 
 function view(row: MoneyIntent): MoneyIntentView {
   return { id: row.id, kind: row.kind, githubUserId: row.githubUserId, payload: JSON.parse(row.payload), source: row.source, createdAt: row.createdAt, expiresAt: row.expiresAt };

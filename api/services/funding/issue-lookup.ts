@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { repositories, type Repository, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { clientForRepository } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable, type GitHubRepo } from "../../github/repositories.ts";
@@ -35,12 +35,12 @@ export async function fundableIssue(
   if (!repository) {
     try {
       const repo = await client.get<GitHubRepo>(`/repos/${encoded}`);
-      if (repo.private) throw new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
+      if (repo.private) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
       repoId = repo.id;
       canonical = repo.full_name;
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      if (err instanceof GitHubApiError && err.status === 404) throw new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
+      if (err instanceof DomainError) throw err;
+      if (err instanceof GitHubApiError && err.status === 404) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
       throw githubUnavailable(err);
     }
   }

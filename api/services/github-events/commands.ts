@@ -3,7 +3,7 @@ import { recordClaimEvent } from "../notify/events.ts";
 import type { AppContext } from "../../context.ts";
 import { bountyClaims, repositories, users, CURRENCIES, type Currency, type Repository } from "../../../db/schema/index.ts";
 import type { WebhookOutcome } from "../../workers/webhooks.ts";
-import { ApiError } from "../../errors.ts";
+import { isRefusal } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { encodeFullName } from "../../github/repositories.ts";
@@ -123,7 +123,7 @@ export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database
     if (settled.status === "failed" || settled.status === "reverted") return reply("The bounty could not be set on-chain. Please try again from Issuepool.");
     return "done";
   } catch (err) {
-    if (err instanceof ApiError && err.status < 500) return reply(err.message);
+    if (isRefusal(err)) return reply(err.message);
     throw err;
   }
 }

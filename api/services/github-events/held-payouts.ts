@@ -19,7 +19,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { heldPayouts, users, wallets } from "../../../db/schema/index.ts";
-import { ApiError } from "../../errors.ts";
+import { ErrorCode, hasCode } from "../../errors.ts";
 import { onChainBounty, payBounty } from "../money/bounties.ts";
 // The hold itself lives in holds.ts (money/bounties.ts holds too, and this file pays through it): re-exported for callers.
 export { holdPayout } from "./holds.ts";
@@ -66,7 +66,7 @@ export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "cha
         released++;
       } catch (err) {
         // Paid or being paid already (a concurrent release, or by hand): the hold is done all the same.
-        if (!(err instanceof ApiError && (err.status === 409 || err.status === 422))) throw err;
+        if (!hasCode(err, ErrorCode.ALREADY_PAID, ErrorCode.BOUNTY_SETTLING, ErrorCode.IDEMPOTENCY_CONFLICT)) throw err;
       }
     }
     await db

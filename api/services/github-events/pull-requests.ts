@@ -4,7 +4,7 @@ import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { repositories, users, type Repository } from "../../../db/schema/index.ts";
 import type { WebhookOutcome } from "../../workers/webhooks.ts";
-import { ApiError } from "../../errors.ts";
+import { ErrorCode, hasCode } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { forgetCached } from "../../github/cache.ts";
 import { issuesCacheKey } from "../../github/data.ts";
@@ -126,7 +126,7 @@ export async function handlePullRequest(ctx: Pick<AppContext, "env" | "database"
       ctx.log.info("bounty payout submitted for a merged fix", { repoId: repo.id, issue: issue.number, pr: pr.number, tx: tx.txHash });
     } catch (err) {
       // Already paid or being paid (by hand, or for another merged pull request): nothing more to send.
-      if (err instanceof ApiError && (err.status === 409 || err.status === 422)) continue;
+      if (hasCode(err, ErrorCode.ALREADY_PAID, ErrorCode.BOUNTY_SETTLING, ErrorCode.IDEMPOTENCY_CONFLICT)) continue;
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { payoutSplits, users, type Repository } from "../../../db/schema/index.ts";
-import { ApiError } from "../../errors.ts";
+import { isRefusal } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { createMoneyIntent, INTENT_TTL_MS, intentUrl } from "../funding/intents.ts";
 import { setSplitShares } from "../splits/set-shares.ts";
@@ -46,7 +46,7 @@ export async function handleSplitComment(ctx: Pick<AppContext, "database" | "env
       const view = await setSplitShares(ctx, { userId: user.id, repoId, issueNumber: split.issueNumber, entries: command.entries, lookup });
       done.push(`#${split.issueNumber}: ${view.shares.map((s) => `@${s.login} ${s.percent} % (${s.amount} ${view.currency})`).join(", ")}, paid after ${view.releaseAt.slice(0, 16).replace("T", " ")} UTC`);
     } catch (err) {
-      if (err instanceof ApiError && err.status < 500) return on.reply(err.message);
+      if (isRefusal(err)) return on.reply(err.message);
       throw err;
     }
   }

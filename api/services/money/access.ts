@@ -3,7 +3,7 @@ import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
 import { repositories, type Repository, type User, type Wallet } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode, forbidden, notFound } from "../../errors.ts";
+import { DomainError, ErrorCode, forbidden, notFound } from "../../errors.ts";
 import { repositoryAsUser } from "../../github/repositories.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
@@ -69,18 +69,18 @@ export async function requireManagedRepository(
 ): Promise<ManagedRepository> {
   if (user.role !== "poolmanager") throw forbidden("Only pool managers can manage repository funds and bounties.");
   if (!input.fullName && !input.orRegisteredName) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "Repository details missing." });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "Repository details missing." });
   }
   const repository = await registeredRepository(ctx, input.repoId);
   const fullName = input.fullName || repository.fullName;
   if (repository.fullNameKey !== fullName.toLowerCase()) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "The repository name does not match this repository." });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "The repository name does not match this repository." });
   }
   const onGitHub = await repositoryAsUser(ctx, user, repository.fullName);
   if (onGitHub.id !== repository.githubRepoId) throw notFound("Repository not found.");
   if (!onGitHub.permissions?.admin) throw forbidden(adminRefusal(input.action));
   const wallet = await walletOfUser(ctx.database.db, user.id);
-  if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   return { repository, wallet };
 }
 
@@ -101,7 +101,7 @@ export async function ensurePoolManager(ctx: ChainSendDeps, repoId: number, addr
   const now = BigInt(Math.floor(Date.now() / 1000));
   if (readyAt > 0n && readyAt > now) {
     if (options.wait === false) return;
-    throw new ApiError({
+    throw new DomainError({
       code: ErrorCode.CONFLICT,
       error: "Pool manager rights pending",
       message: `Your pool manager rights on-chain take effect on ${new Date(Number(readyAt) * 1000).toUTCString()}: the contract makes every new manager wait, so a stolen platform key cannot appoint one at once.`,
@@ -122,7 +122,7 @@ export async function ensurePoolManager(ctx: ChainSendDeps, repoId: number, addr
   });
   const settled = await outbox.waitForSettled(tx, timeoutMs);
   if (settled.status !== "confirmed") {
-    throw new ApiError({
+    throw new DomainError({
       code: ErrorCode.SERVICE_UNAVAILABLE,
       error: "Blockchain Busy",
       message: "Could not set you as pool manager on-chain yet. Please try again in a moment.",

@@ -4,7 +4,7 @@ import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyClaims, chainTransactions, heldPayouts, repositoryPools, users, wallets, type Bounty, type ChainTransaction, type Currency, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode, conflict, notFound } from "../../errors.ts";
+import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { recordClaimOnChain } from "./claims.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
@@ -28,7 +28,7 @@ const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).
 
 const BOUNTY_WAIT_MS = 12_000; // the client gives up at 15 s (spec section 7)
 
-const invalid = (message: string) => new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+const invalid = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
 
 export interface AllocateInput {
   user: User;
@@ -213,7 +213,7 @@ async function refuseWhileSettling(ctx: DatabaseDeps, repoId: number, issueNumbe
       ),
     )
     .limit(1);
-  if (row) throw conflict(row.kind === "pay_bounty" ? "This bounty is already being paid." : "This bounty is already being cancelled.", "Bounty settling");
+  if (row) throw conflict(row.kind === "pay_bounty" ? "This bounty is already being paid." : "This bounty is already being cancelled.", "Bounty settling", ErrorCode.BOUNTY_SETTLING);
 }
 
 /**
@@ -266,8 +266,8 @@ export async function openIssue(client: GitHubClient, fullName: string, number: 
     if (err instanceof GitHubApiError && err.status === 404) throw notFound(`Issue #${number} was not found in ${fullName}.`);
     throw githubUnavailable();
   }
-  if (issue.pull_request) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Not an issue", message: `#${number} is a pull request, not an issue.` });
-  if (issue.state !== "open") throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Issue closed", message: `Issue #${number} is closed.` });
+  if (issue.pull_request) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Not an issue", message: `#${number} is a pull request, not an issue.` });
+  if (issue.state !== "open") throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Issue closed", message: `Issue #${number} is closed.` });
   return issue;
 }
 
@@ -405,11 +405,11 @@ export async function distributeBounty(
     let login: { id: number; login: string } | null = null;
     if (input.contributorLogin) {
       if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(input.contributorLogin)) {
-        throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid login", message: "Enter the contributor's GitHub login." });
+        throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid login", message: "Enter the contributor's GitHub login." });
       }
     } else {
       address = parseAddress(input.contributorAddress ?? "") ?? null;
-      if (!address) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
+      if (!address) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
     }
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "payBounty" });
     if (input.contributorLogin) {
@@ -422,7 +422,7 @@ export async function distributeBounty(
       if (known) address = known.address as Address;
       else login = await githubUser(ctx, input.user, input.contributorLogin);
     } else if (!(await walletOwner(ctx.database.db).get({ address: address! }))) {
-      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
+      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
     }
     // Decided under the bounty's lock with any payout or cancellation of this bounty on its way: of a Release and a
     // Cancel (or two Releases) sent at once, one goes to the chain and the other gets the platform's 409 (issue 25).
@@ -469,7 +469,7 @@ async function githubUser(ctx: Pick<AppContext, "env" | "keyring">, manager: Use
     throw githubUnavailable();
   }
   if (found.type && found.type !== "User") {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Not a person", message: `@${found.login} is an organization: choose a person's GitHub login.` });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Not a person", message: `@${found.login} is an organization: choose a person's GitHub login.` });
   }
   return { id: found.id, login: found.login };
 }
@@ -511,7 +511,7 @@ export async function payBounty(
     return tx;
   } catch (err) {
     if (isUnique(err)) {
-      throw conflict("This bounty has already been paid.", "Already paid");
+      throw conflict("This bounty has already been paid.", "Already paid", ErrorCode.ALREADY_PAID);
     }
     throw err;
   }
@@ -624,11 +624,11 @@ export async function cancelBounty(
  */
 export async function registerContribution(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "changes">, input: { user: User; repoId: number; issueNumber: number }) {
   if (input.user.role !== "contributor") {
-    throw new ApiError({ code: ErrorCode.FORBIDDEN, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
+    throw new DomainError({ code: ErrorCode.FORBIDDEN, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
   }
   const repository = await registeredRepository(ctx, input.repoId);
   const [wallet] = await ctx.database.db.select().from(wallets).where(eq(wallets.userId, input.user.id)).limit(1);
-  if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   // Only an open issue of this repository: a claim on any other number is junk, and would block cancelling a bounty set there later.
   const token = await userGitHubToken(ctx, input.user);
   await openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }), repository.fullName, input.issueNumber);

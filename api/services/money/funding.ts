@@ -3,7 +3,7 @@ import { encodeFunctionData, erc20Abi, type Address } from "viem";
 import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { chainTransactions, type User, type Wallet } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { parseAmount, toDecimalString, toXdcString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
@@ -15,7 +15,7 @@ import { CURRENCY_INDEX, MAX_FUNDING_FEE_BPS, requireAmountStep } from "./rules.
 import { funderLimitReached, funderWindow } from "../funding/funder-limit.ts";
 
 const invalidAmount = (symbol: string) =>
-  new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
+  new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
 
 /**
  * GET /api/blockchain/repository/{id}/funding-status. The spec's clients read dailyLimit, currentTotal and
@@ -78,10 +78,10 @@ export async function fundingStatus(ctx: DatabaseDeps, repoId: number, now = Dat
   };
 }
 
-function dailyLimitReached(remaining: bigint, resetAt: Date): ApiError {
+function dailyLimitReached(remaining: bigint, resetAt: Date): DomainError {
   const remainingText = formatAmount(remaining, "XDC");
   const when = `${resetAt.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-  return new ApiError({
+  return new DomainError({
     code: ErrorCode.RATE_LIMITED,
     error: "Exceeds daily funding limit",
     message: `Daily funding limit reached. Remaining: ${remainingText} XDC. Limit resets at ${when}.`,
@@ -125,14 +125,14 @@ export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "database"
   if (!parsed.ok || parsed.value === 0n) throw invalidAmount("XDC");
   const amount = parsed.value;
   if (amount <= MIN_XDC_FUNDING_EXCLUSIVE) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
   }
   const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, action: "fund" });
   const balance = await ctx.chain.client.getBalance({ address: wallet.address as Address, blockTag: "pending" });
   if (balance < amount) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
   }
-  const insufficientForGas = new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
+  const insufficientForGas = new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
   if (balance < amount + GAS_RESERVE) throw insufficientForGas;
   await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address, undefined, { wait: false });
 
@@ -207,7 +207,7 @@ async function fundRepositoryToken(
 
   const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
   if (!parsed.ok || parsed.value === 0n) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
   }
   const amount = parsed.value;
   requireAmountStep(amount, token);
@@ -216,14 +216,14 @@ async function fundRepositoryToken(
   const [balances, allowance] = await Promise.all([walletBalances(ctx.chain, address, { fresh: true }), tokenAllowance(ctx.chain, token, address)]);
   const balance = token === "ROXN" ? balances.roxn : balances.usdc;
   if (amount > balance) {
-    throw new ApiError({
+    throw new DomainError({
       code: ErrorCode.BAD_REQUEST,
       error: `Insufficient ${token} Balance`,
       message: `Your ${token} balance is ${formatAmount(balance, token)} ${token}.`,
     });
   }
   if (amount > allowance) {
-    throw new ApiError({
+    throw new DomainError({
       code: ErrorCode.BAD_REQUEST,
       error: `Insufficient ${token} allowance`,
       message: `Approve ${token} before adding it to the pool.`,
@@ -272,7 +272,7 @@ export async function approveToken(
   if (!tx) {
     const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
     if (!parsed.ok || parsed.value === 0n) {
-      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
+      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
     }
     requireAmountStep(parsed.value, token);
     const tokenAddress = token === "ROXN" ? ctx.chain.config.contracts.roxn : ctx.chain.config.contracts.usdc;

@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { Hex } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { chainTransactions, workerLeases, type Currency } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 
 /** Long enough for a balance read and an outbox row on a busy machine; a crashed holder's lock frees itself after it. */
@@ -110,7 +110,7 @@ async function takeLockRow(ctx: DatabaseDeps, name: string): Promise<HeldRow> {
       .returning({ owner: workerLeases.owner });
     if (taken[0]?.owner === owner) return { owner, takenAt: now.getTime() };
     if (Date.now() > deadline) {
-      throw new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Pool busy", message: "Another change to this pool is in progress. Try again in a moment.", headers: { "Retry-After": "2" } });
+      throw new DomainError({ code: ErrorCode.POOL_BUSY, error: "Pool busy", message: "Another change to this pool is in progress. Try again in a moment.", headers: { "Retry-After": "2" } });
     }
     await Bun.sleep(10 + Math.random() * (RETRY_MAX_MS - 10));
   }

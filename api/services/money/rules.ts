@@ -1,5 +1,5 @@
 import type { Currency } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 
 /** Business constants of spec section 9, in the smallest unit. */
 export const XDC = 10n ** 18n;
@@ -37,6 +37,6 @@ export const CURRENCY_INDEX: Record<Currency, number> = { XDC: 0, ROXN: 1, USDC:
 export function requireAmountStep(amount: bigint, currency: Currency): void {
   const step = AMOUNT_STEP[currency];
   if (amount % step.units !== 0n) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `${currency} amounts have at most ${step.decimals} decimal places.` });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `${currency} amounts have at most ${step.decimals} decimal places.` });
   }
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context.ts";
 import type { ChainTransaction } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { parseEventLogs, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
@@ -39,7 +39,7 @@ export async function withQueuedOutflow(ctx: Pick<AppContext, "chain">, tx: Chai
  */
 export function transactionResult(ctx: Pick<AppContext, "chain">, tx: ChainTransaction, messages: { pending: string; confirmed: string; failedTitle: string }): TransactionResult {
   if (tx.status === "failed" || tx.status === "reverted") {
-    throw new ApiError({
+    throw new DomainError({
       code: ErrorCode.UNPROCESSABLE,
       error: messages.failedTitle,
       message: explainFailure(tx.error),
@@ -47,7 +47,7 @@ export function transactionResult(ctx: Pick<AppContext, "chain">, tx: ChainTrans
     });
   }
   if (!tx.txHash) {
-    throw new ApiError({
+    throw new DomainError({
       code: ErrorCode.SERVICE_UNAVAILABLE,
       error: messages.failedTitle,
       message: "The network is busy: your request is queued and will be sent shortly.",

@@ -11,7 +11,7 @@
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { CURRENCIES, type Currency, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
@@ -22,7 +22,7 @@ import { transactionResult, withQueuedOutflow, type TransactionResult } from "./
 
 const WITHDRAW_WAIT_MS = 12_000;
 
-const invalid = (message: string) => new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+const invalid = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
 
 export interface WithdrawInput {
   user: User;
@@ -43,7 +43,7 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   }
 
   if (typeof input.currency !== "string" || !(CURRENCIES as readonly string[]).includes(input.currency)) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid currency", message: "Choose XDC, ROXN or USDC." });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid currency", message: "Choose XDC, ROXN or USDC." });
   }
   const currency = input.currency as Currency;
   const parsed = parseAmount(input.amount, TOKEN_DECIMALS[currency]);
@@ -55,7 +55,7 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   const address = wallet.address as Address;
   const gas = await ctx.chain.client.getBalance({ address, blockTag: "pending" });
   if (gas < GAS_RESERVE / 10n) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Keep at least 0.01 XDC in your wallet to pay for the withdrawal's gas." });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Keep at least 0.01 XDC in your wallet to pay for the withdrawal's gas." });
   }
   await ensurePoolManager(ctx, repository.githubRepoId, address);
 

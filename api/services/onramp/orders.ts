@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { chainTransactions, onrampTransactions, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { randomToken } from "../../crypto/tokens.ts";
@@ -32,13 +32,13 @@ export async function startOnrampOrder(
   input: { user: User; kind: OnrampKind; returnTo?: ReturnPage },
 ): Promise<{ url: string; id: string }> {
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
-  if (!wallet) throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   if (input.kind === "sell") {
     const balances = await walletBalances(ctx.chain, wallet.address as Address, { fresh: true }).catch(() => {
-      throw new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Network unavailable", message: "Could not read your XDC balance. Please try again." });
+      throw new DomainError({ code: ErrorCode.CHAIN_UNAVAILABLE, error: "Network unavailable", message: "Could not read your XDC balance. Please try again." });
     });
     if (balances.xdc === 0n) {
-      throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: "You have no XDC to withdraw." });
+      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: "You have no XDC to withdraw." });
     }
   }
   const type = input.kind === "buy" ? "onramp" : "offramp";

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { onrampTransactions, webhookDeliveries, type ChainTransaction } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { forgetBalances } from "../money/balances.ts";
@@ -46,7 +46,7 @@ const LEASE_MS = 60_000;
 export const SALE_ORDER_MAX_AGE_MS = 24 * 3600 * 1000;
 
 export const invalidSignature = () =>
-  new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is not valid." });
+  new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is not valid." });
 
 export async function receiveOnrampWebhook(
   ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">,
@@ -57,12 +57,12 @@ export async function receiveOnrampWebhook(
   try {
     json = JSON.parse(input.rawBody);
   } catch {
-    throw new ApiError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The request body is not valid JSON." });
+    throw new DomainError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The request body is not valid JSON." });
   }
   const parsed = OnrampWebhookPayload.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    throw new ApiError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid input", message: `${first?.path.join(".") ?? "body"}: ${first?.message ?? "invalid"}` });
+    throw new DomainError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid input", message: `${first?.path.join(".") ?? "body"}: ${first?.message ?? "invalid"}` });
   }
   const payload = parsed.data;
   const deliveryId = `${payload.orderId}:${payload.status}:${hashToken(input.rawBody).slice(0, 32)}`;

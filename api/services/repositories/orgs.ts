@@ -9,7 +9,7 @@
 import { inArray } from "drizzle-orm";
 import type { AppContext, GitHubDeps } from "../../context.ts";
 import { repositories, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode, forbidden } from "../../errors.ts";
+import { DomainError, ErrorCode, forbidden } from "../../errors.ts";
 import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../github/client.ts";
 import type { GitHubRepo } from "../../github/repositories.ts";
 import { CACHE_AGE, cachedGitHub } from "../../github/cache.ts";
@@ -39,12 +39,12 @@ export interface OrgRepository {
 
 async function clientFor(ctx: Pick<AppContext, "env" | "keyring">, user: User): Promise<GitHubClient> {
   const token = await userGitHubToken(ctx, user);
-  if (!token) throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "GitHub token not available: sign in with GitHub again." });
+  if (!token) throw new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "GitHub token not available: sign in with GitHub again." });
   return createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token });
 }
 
 const failed = (err: unknown) =>
-  new ApiError({
+  new DomainError({
     code: err instanceof GitHubApiError && err.status === 401 ? ErrorCode.UNAUTHORIZED : ErrorCode.BAD_GATEWAY,
     error: "Failed to fetch GitHub organizations",
     message: "Failed to fetch GitHub organizations",

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { repositories, type Repository, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode, forbidden, notFound } from "../../errors.ts";
+import { DomainError, ErrorCode, forbidden, notFound } from "../../errors.ts";
 import { repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
 import { appInstallUrl } from "../../github/app-auth.ts";
 import { installationForRepository, upsertInstallation } from "./installations.ts";
@@ -24,7 +24,7 @@ export type RegisterResult =
   | { success: false; installUrl: string; message: string };
 
 export const requiresAdmin = () =>
-  new ApiError({ code: ErrorCode.FORBIDDEN, error: "Requires Admin", message: "You need admin rights on this repository on GitHub to register it." });
+  new DomainError({ code: ErrorCode.FORBIDDEN, error: "Requires Admin", message: "You need admin rights on this repository on GitHub to register it." });
 
 /**
  * POST /api/repositories/register. The pool manager must be an admin of the

@@ -1,7 +1,7 @@
 import { inArray } from "drizzle-orm";
 import type { GitHubDeps } from "../../context.ts";
 import { repositories, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
 import { clientForRepository, openIssues } from "../../github/data.ts";
@@ -33,7 +33,7 @@ export interface UserRepository {
 export async function userRepositories(ctx: GitHubDeps, user: User, options: { refresh?: boolean } = {}): Promise<{ repositories: UserRepository[]; stale: boolean }> {
   if (options.refresh) await forgetCached(ctx, userRepositoriesCacheKey(user.id));
   const token = await userGitHubToken(ctx, user);
-  if (!token) throw new ApiError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
+  if (!token) throw new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
   const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token });
   let cached;
   try {
@@ -61,7 +61,7 @@ export async function userRepositories(ctx: GitHubDeps, user: User, options: { r
       }));
     });
   } catch (err) {
-    throw new ApiError({
+    throw new DomainError({
       code: err instanceof GitHubApiError && err.status === 401 ? ErrorCode.UNAUTHORIZED : ErrorCode.BAD_GATEWAY,
       error: "Failed to fetch GitHub repositories",
       message: "Failed to fetch GitHub repositories",
@@ -78,7 +78,7 @@ export async function userRepositories(ctx: GitHubDeps, user: User, options: { r
 }
 
 export const failedFromGitHub = () =>
-  new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to fetch repository details from GitHub", message: "Failed to fetch repository details from GitHub" });
+  new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to fetch repository details from GitHub", message: "Failed to fetch repository details from GitHub" });
 
 /**
  * GET /api/github/repos/{owner}/{name}: a repository as the signed-in user
@@ -88,7 +88,7 @@ export const failedFromGitHub = () =>
 export async function repositoryForUser(ctx: GitHubDeps, user: User | null, fullName: string) {
   const repo = user
     ? await repositoryAsUser(ctx, user, fullName).catch((err) => {
-        if (err instanceof ApiError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
+        if (err instanceof DomainError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
         throw err;
       })
     : await publicRepositoryOnGitHub(ctx, fullName);
@@ -124,7 +124,7 @@ export type RepositoryForUser = Awaited<ReturnType<typeof repositoryForUser>>;
 async function publicRepositoryOnGitHub(ctx: GitHubDeps, fullName: string): Promise<GitHubRepo> {
   const registered = await repositoryByFullName(ctx, fullName);
   const client = await clientForRepository(ctx, registered?.isPrivate ? null : registered, null);
-  const notFound = () => new ApiError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
+  const notFound = () => new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
   const repo = await client.get<GitHubRepo>(`/repos/${encodeFullName(fullName)}`).catch((err) => {
     if (err instanceof GitHubApiError && err.status === 404) throw notFound();
     throw failedFromGitHub();

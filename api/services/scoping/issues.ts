@@ -1,7 +1,7 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { scopingIssues, type Currency, type User } from "../../../db/schema/index.ts";
-import { ApiError, badRequest, conflict, ErrorCode } from "../../errors.ts";
+import { DomainError, badRequest, conflict, ErrorCode } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
@@ -119,7 +119,7 @@ export async function createIssuesFromPlan(ctx: Pick<AppContext, "env" | "databa
           labels: label ? [label] : [],
         });
       } catch (err) {
-        if (err instanceof GitHubApiError && err.status < 500) throw new ApiError({ code: ErrorCode.FORBIDDEN, error: "GitHub refused", message: `GitHub refused to open the issue: ${err.message}` });
+        if (err instanceof GitHubApiError && err.status < 500) throw new DomainError({ code: ErrorCode.FORBIDDEN, error: "GitHub refused", message: `GitHub refused to open the issue: ${err.message}` });
         throw githubUnavailable();
       }
     }
@@ -210,4 +210,4 @@ function issueBody(plan: Plan, task: PlanTask, numbers: Map<number, number>, fil
   ].join("\n");
 }
 
-const invalidAmount = (message: string) => new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+const invalidAmount = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });

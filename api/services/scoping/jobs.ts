@@ -3,7 +3,7 @@ import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import type { User } from "../../../db/schema/index.ts";
 import { scopingJobs } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode, notFound } from "../../errors.ts";
+import { DomainError, ErrorCode, notFound } from "../../errors.ts";
 import type { Plan } from "../../../lib/scoping.ts";
 import { detectFormat, DocumentError, extractDocument } from "./extract.ts";
 import { DOCUMENT_FAILURE_PREFIX, textSha256 } from "./document-error.ts";
@@ -55,7 +55,7 @@ export async function createScopingJob(ctx: Pick<AppContext, "env" | "database" 
     extracted = format === "pdf" || format === "docx" ? { format, text: "", document: Buffer.from(upload.bytes) } : await extractDocument(upload.bytes);
   } catch (err) {
     if (!(err instanceof DocumentError)) throw err;
-    throw new ApiError({
+    throw new DomainError({
       code: err.kind === "unsupported" ? ErrorCode.UNSUPPORTED_MEDIA_TYPE : err.kind === "too-long" ? ErrorCode.PAYLOAD_TOO_LARGE : ErrorCode.UNPROCESSABLE,
       error: err.kind === "unsupported" ? "Unsupported Media Type" : "Document not readable",
       message: err.message,

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { payoutSplits, payoutSplitShares, type PayoutSplit, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode, conflict, notFound } from "../../errors.ts";
+import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
 import { requireManagedRepository } from "../money/access.ts";
@@ -15,7 +15,7 @@ import { validateSplit, type SplitEntry } from "./split-command.ts";
 
 type Deps = Pick<AppContext, "database" | "env" | "log" | "changes" | "chain" | "outbox">;
 
-const invalidSplit = (message: string) => new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid split", message });
+const invalidSplit = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid split", message });
 
 /**
  * Sets the shares of a split during its release window. Who: the pool

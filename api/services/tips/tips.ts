@@ -30,7 +30,7 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { chainEvents, chainTransactions, tips, users, wallets, type ChainTransaction, type Currency, type Tip, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode, notFound } from "../../errors.ts";
+import { DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
@@ -50,7 +50,7 @@ type TipDeps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "chang
 export const MIN_TIP = MIN_BOUNTY;
 export const TIP_KINDS = ["tip_xdc", "tip_token"] as const;
 
-const tipError = (error: string, message: string) => new ApiError({ code: ErrorCode.BAD_REQUEST, error, message });
+const tipError = (error: string, message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error, message });
 
 export interface TipInput {
   user: User;

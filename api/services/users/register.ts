@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { users, wallets, type Role, type User } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { newCustodialWallet, walletOfUser } from "../wallets/custodial.ts";
 import { audit } from "../audit.ts";
 import { releaseHeldPayouts } from "../github-events/held-payouts.ts";
@@ -9,7 +9,7 @@ import { releaseHeldShares } from "../splits/release.ts";
 import { releaseHeldTips } from "../tips/tips.ts";
 import { toUserObject, type UserObject } from "./user-object.ts";
 
-export const ALREADY_REGISTERED = new ApiError({
+export const ALREADY_REGISTERED = new DomainError({
   code: ErrorCode.CONFLICT,
   error: "Registration Error",
   message: "User already has a wallet address registered.",

@@ -3,7 +3,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import type { User, Wallet } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { unsealText } from "../../crypto/envelope.ts";
 import { exportCodeMail, keyExportedMail } from "../../mail/templates.ts";
@@ -41,7 +41,7 @@ export interface ExportData {
 }
 
 const noWallet = () =>
-  new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
 
 async function requireWallet(ctx: DatabaseDeps, user: User): Promise<Wallet> {
   const wallet = await walletOfUser(ctx.database.db, user.id);
@@ -51,7 +51,7 @@ async function requireWallet(ctx: DatabaseDeps, user: User): Promise<Wallet> {
 
 function requireEmail(user: User): string {
   if (!user.email) {
-    throw new ApiError({ code: ErrorCode.BAD_REQUEST, error: "No e-mail address", message: "Add an e-mail address to your profile to receive the code." });
+    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No e-mail address", message: "Add an e-mail address to your profile to receive the code." });
   }
   return user.email;
 }
@@ -72,7 +72,7 @@ export async function requestKeyExportCode(ctx: Pick<AppContext, "database" | "a
 }
 
 const invalidPublicKey = () =>
-  new ApiError({
+  new DomainError({
     code: ErrorCode.BAD_REQUEST,
     error: "Invalid public key",
     message: "ephemeralPublicKey must be a P-256 public key: the raw uncompressed point (65 bytes), base64-encoded.",

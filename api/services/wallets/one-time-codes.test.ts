@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { createTestUser } from "../../../testing/auth.ts";
 import { oneTimeCodes, type User } from "../../../db/schema/index.ts";
-import { ApiError } from "../../errors.ts";
+import { DomainError, httpStatusOf } from "../../errors.ts";
 import { CODE_TTL_MS, consumeCode, generateCode, issueCode, maskEmail } from "./one-time-codes.ts";
 
 let t: TestContext;
@@ -19,7 +19,7 @@ const refusal = async (promise: Promise<unknown>) => {
   try {
     await promise;
   } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, error: err.title, message: err.message, details: err.details };
+    if (err instanceof DomainError) return { status: httpStatusOf(err), error: err.title, message: err.message, details: err.details };
     throw err;
   }
   throw new Error("expected a refusal");
@@ -102,9 +102,9 @@ describe("one-time codes", () => {
     const results = await Promise.allSettled(Array.from({ length: 6 }, () => issueCode(t.ctx, { userId: user.id, purpose: "export", subject: "w" })));
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(3);
     const refused = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
-    expect(refused.reason).toBeInstanceOf(ApiError);
-    expect((refused.reason as ApiError).status).toBe(429);
-    expect(Number((refused.reason as ApiError).headers?.["Retry-After"])).toBeGreaterThan(3500);
+    expect(refused.reason).toBeInstanceOf(DomainError);
+    expect(httpStatusOf(refused.reason as DomainError)).toBe(429);
+    expect(Number((refused.reason as DomainError).headers?.["Retry-After"])).toBeGreaterThan(3500);
     // Another purpose has its own count; an hour later the user may ask again.
     await issueCode(t.ctx, { userId: user.id, purpose: "send", subject: "s" });
     await issueCode(t.ctx, { userId: user.id, purpose: "export", subject: "w", now: Date.now() + 3600_000 + 1000 });

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, isNull } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { oneTimeCodes } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { constantTimeEqualStrings, hmacBase64url } from "../../crypto/tokens.ts";
 
 /**
@@ -135,7 +135,7 @@ export function waitText(retryAfterSeconds: number): string {
 
 /** Titled as the limit it is: nothing failed (issue 16: the site showed it under 'Failed to send OTP'). */
 export const tooManyCodes = (retryAfterSeconds: number) =>
-  new ApiError({
+  new DomainError({
     code: ErrorCode.RATE_LIMITED,
     error: "Too many codes requested",
     message: `You asked for ${CODE_REQUESTS_PER_HOUR} codes in the last hour. Try again in ${waitText(retryAfterSeconds)}.`,
@@ -144,10 +144,10 @@ export const tooManyCodes = (retryAfterSeconds: number) =>
   });
 
 export const codeMissing = () =>
-  new ApiError({ code: ErrorCode.BAD_REQUEST, error: "Invalid code", message: "This code is invalid, used or expired. Request a new code." });
+  new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid code", message: "This code is invalid, used or expired. Request a new code." });
 
 export const wrongCode = (attemptsLeft: number) =>
-  new ApiError({
+  new DomainError({
     code: ErrorCode.BAD_REQUEST,
     error: "Invalid code",
     message: `The code is not correct. ${attemptsLeft} ${attemptsLeft === 1 ? "attempt" : "attempts"} left.`,
@@ -155,7 +155,7 @@ export const wrongCode = (attemptsLeft: number) =>
   });
 
 export const codeLocked = () =>
-  new ApiError({
+  new DomainError({
     code: ErrorCode.RATE_LIMITED,
     error: "Too many attempts",
     message: "Too many wrong codes: this code is locked. Request a new code.",
@@ -164,7 +164,7 @@ export const codeLocked = () =>
 
 /** The spec's text when the e-mail with the code cannot be sent. */
 export const otpMailFailed = (cause?: unknown) =>
-  new ApiError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to send OTP", message: "Failed to send OTP", cause });
+  new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to send OTP", message: "Failed to send OTP", cause });
 
 /** b***@example.com: enough to recognise the address, not to harvest it. */
 export function maskEmail(email: string): string {

@@ -2,7 +2,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from "viem";
 import type { AppContext } from "../../context.ts";
 import { chainTransactions, type ChainTransaction, type User, type Wallet } from "../../../db/schema/index.ts";
-import { ApiError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS, type TokenSymbol } from "../../chain/amounts.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
@@ -78,7 +78,7 @@ export interface SendResult extends TransactionResult {
 }
 
 const sendError = (error: string, message: string, details?: Record<string, unknown>) =>
-  new ApiError({ code: ErrorCode.BAD_REQUEST, error, message, details });
+  new DomainError({ code: ErrorCode.BAD_REQUEST, error, message, details });
 
 const invalidAmount = (symbol: string) => sendError("Invalid Amount", `Please enter a valid ${symbol} amount.`);
 
@@ -131,7 +131,7 @@ async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wa
     unbroadcastXdc(ctx.database.db, wallet),
     token === "XDC" ? undefined : walletBalances(ctx.chain, wallet.address as Address, { fresh: true }),
   ]).catch((err) => {
-    if (err instanceof ApiError) throw err;
+    if (err instanceof DomainError) throw err;
     throw chainUnavailable(err);
   });
   const xdcAvailable = pending > unbroadcast ? pending - unbroadcast : 0n;
@@ -191,7 +191,7 @@ async function estimateFee(
   } catch (err) {
     if (isPermanentEstimateError(err)) {
       ctx.log.info("send refused by the estimate", { userId: user.id, token, err: describeChainError(err) });
-      throw new ApiError({ code: ErrorCode.UNPROCESSABLE, error: "Send Failed", message: "The network refused this transfer: nothing was sent." });
+      throw new DomainError({ code: ErrorCode.UNPROCESSABLE, error: "Send Failed", message: "The network refused this transfer: nothing was sent." });
     }
     throw chainUnavailable(err);
   }
@@ -237,7 +237,7 @@ export async function quoteMaxSend(ctx: Pick<AppContext, "database" | "log" | "c
 const MAX_ESTIMATE_RECIPIENT: Address = "0x000000000000000000000000000000000000dEaD";
 
 const chainUnavailable = (cause: unknown) =>
-  new ApiError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "Network unavailable", message: "Could not reach the XDC network. Please try again in a moment.", cause });
+  new DomainError({ code: ErrorCode.CHAIN_UNAVAILABLE, error: "Network unavailable", message: "Could not reach the XDC network. Please try again in a moment.", cause });
 
 /** What the one-time code of a send is bound to: the exact token, recipient and amount. */
 const sendSubject = (send: Pick<CheckedSend, "token" | "recipient" | "amount">) => `${send.token}:${send.recipient}:${send.amount}`;
