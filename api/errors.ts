@@ -56,6 +56,7 @@ export const ErrorCode = {
   NOT_DUE: "not_due",
   CLAIM_NOT_VERIFIED: "claim_not_verified",
   CLAIM_NOT_NEEDED: "claim_not_needed",
+  POOL_BOUNTY: "pool_bounty",
   ISSUE_CLOSED: "issue_closed",
   NOT_AN_ISSUE: "not_an_issue",
   // Money: the request's machinery.
@@ -119,6 +120,7 @@ export const codeToStatus: Record<ErrorCode, ContentfulStatusCode> = {
   not_due: 409,
   claim_not_verified: 400,
   claim_not_needed: 409,
+  pool_bounty: 409,
   issue_closed: 400,
   not_an_issue: 400,
   idempotency_conflict: 422,

@@ -42,7 +42,8 @@ const schemas = {
     /** Commit messages (with any `Co-authored-by:` trailers), authored by the pull request's author unless `author` says otherwise. */
     commits: z.array(z.object({ message: z.string().min(1), author: login.optional() })).optional(),
   }),
-  mergePullRequest: z.object({ repo, number, actor: login.optional() }),
+  /** `at`: when GitHub records the merge (ISO, not in the future), for tests of a pull request merged long ago. */
+  mergePullRequest: z.object({ repo, number, actor: login.optional(), at: z.iso.datetime().optional() }),
   closePullRequest: z.object({ repo, number, actor: login.optional() }),
   renameRepository: z.object({ repo, name: z.string().min(1), actor: login.optional() }),
   transferRepository: z.object({ repo, newOwner: login, actor: login.optional() }),
@@ -150,8 +151,8 @@ export function createControls({ world, actions, webhooks }: EmulatorContext): E
       return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base, commits: input.commits }));
     },
     async mergePullRequest(raw) {
-      const { repo: r, issue, actor } = withIssue("mergePullRequest", raw);
-      return pullResult(r, actions.mergePull({ repo: r, issue, actor }));
+      const { repo: r, issue, actor, input } = withIssue("mergePullRequest", raw);
+      return pullResult(r, actions.mergePull({ repo: r, issue, actor, at: input.at }));
     },
     async closePullRequest(raw) {
       const { repo: r, issue, actor } = withIssue("closePullRequest", raw);

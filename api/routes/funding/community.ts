@@ -97,7 +97,8 @@ export function communityRoutes(ctx: AppContext) {
     .post("/:id/claim", rateLimit(ctx, COMMUNITY_CLAIM_RATE_LIMIT), validate("param", IdParam), validate("json", ClaimBody), async (c) => {
       const { user } = requireSession(c);
       const body = c.req.valid("json");
-      return c.json(await claimCommunityBounty(ctx, { user, id: bountyId(c.req.valid("param").id), prNumber: body.prNumber, prUrl: body.prUrl }));
+      // prUrl is accepted (the original client sends it) and never stored: the address GitHub reports is.
+      return c.json(await claimCommunityBounty(ctx, { user, id: bountyId(c.req.valid("param").id), prNumber: body.prNumber }));
     });
 }
 
