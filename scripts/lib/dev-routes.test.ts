@@ -37,14 +37,14 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 /** A POST as another site's page makes it: the browser adds the site's cookie only if it has one and SameSite allows. */
-const crossSite = (path: string, init: { body: string; contentType: string; cookie?: string }) =>
+const crossSite = async (path: string, init: { body: string; contentType: string; cookie?: string }) =>
   t.app.request(path, {
     method: "POST",
     body: init.body,
     headers: { "Content-Type": init.contentType, Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site", ...(init.cookie ? { Cookie: init.cookie } : {}) },
   });
 
-async function unchanged(send: () => Promise<Response>, status: number) {
+async function unchanged(send: () => Response | Promise<Response>, status: number) {
   const before = await databaseDigest(t);
   const steps = clockSteps.length;
   const res = await send();
