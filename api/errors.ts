@@ -17,6 +17,8 @@ export const ErrorCode = {
   BAD_REQUEST: "bad_request",
   VALIDATION_FAILED: "validation_failed",
   MALFORMED_JSON: "malformed_json",
+  /** A search parameter holding a control character (C0, DEL, C1): refused before it reaches the full-text index. */
+  INVALID_SEARCH_TEXT: "invalid_search_text",
   UNAUTHORIZED: "unauthorized",
   FORBIDDEN: "forbidden",
   CSRF_FAILED: "csrf_failed",
@@ -84,6 +86,7 @@ export const codeToStatus: Record<ErrorCode, ContentfulStatusCode> = {
   bad_request: 400,
   validation_failed: 400,
   malformed_json: 400,
+  invalid_search_text: 400,
   unauthorized: 401,
   forbidden: 403,
   csrf_failed: 403,

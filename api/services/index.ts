@@ -8,6 +8,7 @@ import { exploreSearchParams, parseExploreSearch, searchOpenBounties, type Explo
 import { reliabilityOf } from "./reliability/read.ts";
 import { contributorStandings, projectStandings, type LeaderboardPeriod } from "./money/leaderboards.ts";
 import { publicProfile } from "./users/public-profile.ts";
+import { hasCode, isRefusal } from "../errors.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
@@ -24,9 +25,19 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
       /** Everything the public repository page shows (real figures, never private repositories). */
       unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),
     },
-    /** /explore (api/services/explore/search.ts): parse throws the API's 400 on a bad parameter. */
+    /**
+     * /explore (api/services/explore/search.ts): a search, or the sentence that says which parameter is wrong (the
+     * page answers it with 400). The page never sees the error type: a refusal is data here, anything else throws.
+     */
     explore: {
-      parse: parseExploreSearch,
+      parse: (params: URLSearchParams): { search: ExploreSearch; problem?: undefined } | { search?: undefined; problem: string } => {
+        try {
+          return { search: parseExploreSearch(params) };
+        } catch (err) {
+          if (isRefusal(err)) return { problem: err.message };
+          throw err;
+        }
+      },
       params: exploreSearchParams,
       search: (search: ExploreSearch) => searchOpenBounties(ctx, search),
     },
@@ -40,8 +51,12 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
       projects: (period: LeaderboardPeriod) => projectStandings(ctx, period),
     },
     contributors: {
-      /** Throws the API's 404 for an unknown login. */
-      profile: (login: string) => publicProfile(ctx, login),
+      /** null for an unknown login (the page answers 404). */
+      profile: (login: string) =>
+        publicProfile(ctx, login).catch((err: unknown) => {
+          if (hasCode(err, "not_found")) return null;
+          throw err;
+        }),
     },
   };
 }

@@ -24,3 +24,4 @@ export * from "./funders.ts";
 export * from "./alerts.ts";
 export * from "./reliability.ts";
 export * from "./commitments.ts";
+export * from "./repository-visibility.ts";

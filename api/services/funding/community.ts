@@ -13,6 +13,7 @@ import { bountyFacts } from "../payouts/facts.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { boostIssue, liveCommunityBounty, settleBoosts } from "./boosts.ts";
 import { fundableIssue } from "./issue-lookup.ts";
+import { communityBountyShown, refreshCommunityVisibility } from "./community-visibility.ts";
 
 /**
  * Community bounties (issue 29, items 2 and 8): an issue funded by boosts alone, on a registered repository
@@ -137,35 +138,57 @@ async function objects(db: Database, rows: CommunityBounty[]): Promise<Community
   return rows.map((r) => bountyObject(r, totals.get(r.id)));
 }
 
+/** What the public reads need: the database, and GitHub for the visibility of repositories without the App. */
+type ReadDeps = Pick<AppContext, "database" | "changes" | "env" | "log" | "keyring">;
+
+/**
+ * The public list. Community bounties of a repository that is private, deleted or no longer readable are left
+ * out (community-visibility.ts: the webhook's flag, or GitHub asked again when its last answer is stale).
+ */
 export async function listCommunityBounties(
-  ctx: Pick<AppContext, "database" | "changes">,
+  ctx: ReadDeps,
   query: { limit: number; offset: number; status?: CommunityStatus; currency?: Currency; repo?: string; creator?: string },
 ): Promise<{ bounties: CommunityBountyObject[]; total: number; limit: number; offset: number }> {
   await settleBoosts(ctx);
-  const where = [];
+  await refreshCommunityVisibility(ctx);
+  const where = [communityBountyShown()];
   if (query.status) where.push(eq(communityBounties.status, query.status));
   if (query.currency) where.push(eq(communityBounties.currency, query.currency));
   if (query.creator) where.push(eq(communityBounties.createdByLogin, query.creator));
   if (query.repo) where.push(sql`${communityBounties.repoOwner} || '/' || ${communityBounties.repoName} = ${query.repo}`);
-  const filter = where.length ? and(...where) : undefined;
+  const filter = and(...where);
   const db = ctx.database.db;
   const [{ count } = { count: 0 }] = await db.select({ count: sql<number>`count(*)` }).from(communityBounties).where(filter);
   const rows = await db.select().from(communityBounties).where(filter).orderBy(desc(communityBounties.createdAt), desc(communityBounties.id)).limit(query.limit).offset(query.offset);
   return { bounties: await objects(db, rows), total: Number(count), limit: query.limit, offset: query.offset };
 }
 
-export async function communityBountyById(ctx: Pick<AppContext, "database" | "changes">, id: number): Promise<CommunityBountyObject> {
+/**
+ * One community bounty. `publicAnswer` (GET /api/community-bounties/{id}): one of a repository that is private,
+ * deleted or no longer readable is not found, as if it never existed. Without it (the answer to its creator's
+ * payment or its claimant's claim) it is read as it is.
+ */
+export async function communityBountyById(ctx: ReadDeps, id: number, options: { publicAnswer?: boolean } = {}): Promise<CommunityBountyObject> {
   await settleBoosts(ctx);
-  const [row] = await ctx.database.db.select().from(communityBounties).where(eq(communityBounties.id, id)).limit(1);
+  if (options.publicAnswer) {
+    const [found] = await ctx.database.db.select({ repoId: communityBounties.githubRepoId }).from(communityBounties).where(eq(communityBounties.id, id)).limit(1);
+    if (found) await refreshCommunityVisibility(ctx, { repoIds: [found.repoId] });
+  }
+  const [row] = await ctx.database.db
+    .select()
+    .from(communityBounties)
+    .where(and(eq(communityBounties.id, id), options.publicAnswer ? communityBountyShown() : undefined))
+    .limit(1);
   if (!row) throw notFound();
   return (await objects(ctx.database.db, [row]))[0]!;
 }
 
 const notFound = () => new DomainError({ code: ErrorCode.NOT_FOUND, error: "Bounty not found", message: "Bounty not found" });
 
-/** Completed bounties by their claimer: count and totals per currency (2 decimals). */
-export async function communityLeaderboard(ctx: Pick<AppContext, "database" | "changes">, limit: number) {
-  const rows = await ctx.database.db.select().from(communityBounties).where(eq(communityBounties.status, "completed"));
+/** Completed bounties by their claimer: count and totals per currency (2 decimals); hidden repositories' left out. */
+export async function communityLeaderboard(ctx: ReadDeps, limit: number) {
+  await refreshCommunityVisibility(ctx);
+  const rows = await ctx.database.db.select().from(communityBounties).where(and(eq(communityBounties.status, "completed"), communityBountyShown()));
   const totals = await totalsOf(ctx.database.db, rows);
   const by = new Map<string, { githubUsername: string; bountiesCompleted: number; sums: Record<Currency, bigint> }>();
   for (const row of rows) {

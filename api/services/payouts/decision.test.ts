@@ -15,7 +15,7 @@ const bob = { id: 1002, login: "bob" };
 const carol = { id: 1003, login: "carol" };
 const mallory = { id: 1666, login: "mallory" };
 
-function facts(over: Partial<BountyFacts> & { chain?: Partial<BountyFacts["chain"]> } = {}): BountyFacts {
+function facts(over: Omit<Partial<BountyFacts>, "chain"> & { chain?: Partial<BountyFacts["chain"]> } = {}): BountyFacts {
   const { chain, ...rest } = over;
   return {
     repoId: 5003,
