@@ -7,9 +7,8 @@
  *      the issue closed and not reopened since, its author and co-authors;
  *   2. under the bounty's lock, the bounty's facts (facts.ts) and the decision;
  *   3. due: the commitment is recorded for the round (the first one stands), then its effect, once:
- *      co-authors -> a split with its release window (splits/open.ts; the people with a wallet are also
- *      recorded on-chain as claimants, so that a funder holding an exported key cannot take their share back
- *      within the window); one person with a wallet -> the payout row; without -> held for them;
+ *      co-authors -> a split with its release window (splits/open.ts); one person with a wallet -> the payout
+ *      row; without -> held for them;
  *   4. after the lock, the payout row is sent.
  * Every step is idempotent: the same pull request asked again (a redelivered webhook, a retried claim) finds
  * the commitment and the same rows.
@@ -22,7 +21,6 @@ import { clientForRepository } from "../../github/data.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import type { GitHubClient } from "../../github/client.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
-import { recordClaimOnChain } from "../money/claims.ts";
 import { holdPayout } from "../github-events/holds.ts";
 import { openSplit } from "../splits/open.ts";
 import { walletOfGitHubUser } from "../wallets/custodial.ts";
@@ -75,11 +73,6 @@ export async function settleMergedFix(ctx: Deps, input: MergedFixInput): Promise
         unresolved: people.unresolved,
         onChain: { currency: facts.chain.currency, amount: facts.chain.amount, round: BigInt(facts.chain.round) },
       });
-      // On-chain claimants: within the window, a funder's withdrawal (even with an exported key) waits the contract's delay.
-      for (const person of payees) {
-        const address = await walletOfGitHubUser(ctx.database.db, person.id);
-        if (address) await recordClaimOnChain(ctx, { repoId, issueNumber, contributor: address as Address });
-      }
       return { outcome: "split", fix, split };
     }
     const author = payees[0]!;
