@@ -9,7 +9,9 @@ import type { IndexerPort, RewardsIndexer } from "./chain/indexer.ts";
 import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { PageCache } from "./site-host/page-cache.ts";
-import type { BackgroundWorker, ComputeDispatch, DocumentExtractor } from "./workers/ports.ts";
+import type { BackgroundWorker, ComputeDispatch, DigestPort, DocumentExtractor, WebhookPort } from "./workers/ports.ts";
+import type { StartupRepair } from "./startup.ts";
+import type { ChainReconciler } from "./chain/outbox-reconciling.ts";
 
 /**
  * Everything a request handler may reach, built once at start (api/server.ts,
@@ -38,11 +40,11 @@ export interface AppContext {
   /** Public API answers kept in memory (see middleware/response-cache.ts). */
   responseCache: PageCache;
   /** Processes stored webhook deliveries. */
-  webhooks: BackgroundWorker;
+  webhooks: WebhookPort;
   /** Fans bounty events out to integrators' webhook endpoints and delivers them (docs/webhooks.md). */
   outbound: BackgroundWorker;
   /** Sends the daily digest of saved searches. */
-  digest: BackgroundWorker;
+  digest: DigestPort;
   /** Works AI scoping jobs (docs/ai-scoping.md). */
   scoping: BackgroundWorker;
   /** Reads uploaded documents off the event loop. */
@@ -51,6 +53,8 @@ export interface AppContext {
   compute: ComputeDispatch;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
+  /** The start-up check against the chain (api/startup.ts): money requests wait for it. */
+  startup: StartupRepair;
 }
 
 /**
@@ -74,6 +78,8 @@ export type ChainSendDeps = Pick<AppContext, "chain" | "outbox">;
 export interface RootContext extends AppContext {
   outbox: Outbox;
   indexer: RewardsIndexer;
+  /** The platform's beliefs checked against the chain (its passes are the schedule's). */
+  reconciler: ChainReconciler;
 }
 
 export interface HealthCheckResult {

@@ -111,6 +111,7 @@ export class Outbox {
   readonly workerId = `w-${randomToken(6)}`;
   /** The background pass (`runOnce`), for the rows no request is waiting for. */
   private readonly worker = new Periodic(
+    "outbox",
     () => this.runOnce(),
     (err) => this.deps.log.warn("outbox worker pass failed", { err: describeChainError(err) }),
   );

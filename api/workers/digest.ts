@@ -53,16 +53,20 @@ export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export class DigestWorker implements BackgroundWorker {
   private readonly owner = `digest-${randomToken(8)}`;
   private readonly loop = new Periodic(
+    "digest",
     () => this.runOnce(),
     (err) => this.deps.log.warn("digest pass failed", { err: (err as Error).message }),
   );
 
   constructor(private readonly deps: DigestDeps) {}
 
-  /** Sends today's digests still due (none before the configured hour); returns how many users it handled. */
-  async runOnce(): Promise<number> {
-    const now = this.now();
-    if (new Date(now).getUTCHours() < this.deps.hourUtc) return 0;
+  /**
+   * Sends today's digests still due (none before the configured hour); returns how many users it handled. `asOf`:
+   * as of that moment, whatever its hour (the development server's digest "as of tomorrow": scripts/lib/dev-routes.ts).
+   */
+  async runOnce(asOf?: { now: number }): Promise<number> {
+    const now = asOf?.now ?? this.now();
+    if (!asOf && new Date(now).getUTCHours() < this.deps.hourUtc) return 0;
     const { db } = this.deps;
     if (!(await takeLease(db, "digest", this.owner, DIGEST_LEASE_MS, now))) return 0;
     try {

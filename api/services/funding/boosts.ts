@@ -416,8 +416,10 @@ export async function refundFunders(
  * The hourly pass: shares whose expiry has passed by the chain's clock go back to their funders; refunds a
  * crash interrupted (rows refunding without their transaction) are sent again under the same key.
  */
-export async function refundDueBoosts(ctx: Deps, now = Date.now()): Promise<number> {
-  await settleBoosts(ctx, now);
+export async function refundDueBoosts(ctx: Deps, asOf?: number): Promise<number> {
+  // Expiries are on the chain's clock (a local chain's may run ahead of this machine's).
+  const now = asOf ?? Number(await fundersContractOf(ctx.chain).now()) * 1000;
+  await settleBoosts(ctx);
   const db = ctx.database.db;
   const candidates = await db
     .select()

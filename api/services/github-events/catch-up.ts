@@ -49,6 +49,7 @@ export class GitHubCatchUp {
   private readonly checkedUntil = new Map<number, number>();
   private readonly owner = `catch-up:${crypto.randomUUID()}`;
   private readonly loop = new Periodic(
+    "github-catch-up",
     () => this.runOnce(),
     (err) => this.deps.log.warn("GitHub catch-up pass failed", { err: (err as Error).message }),
   );

@@ -1,0 +1,15 @@
+import type { AppContext } from "../../context.ts";
+import { GitHubCatchUp } from "./catch-up.ts";
+import { handleIssues } from "./issues.ts";
+
+/** The GitHub catch-up pass (catch-up.ts), handling each close it finds as the issues delivery would (issues.ts). */
+export function githubCatchUp(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "indexer" | "changes">, options: { now?: () => number } = {}): GitHubCatchUp {
+  return new GitHubCatchUp({
+    db: ctx.database.db,
+    log: ctx.log,
+    env: ctx.env,
+    now: options.now,
+    issueClosed: (repository, issue) =>
+      handleIssues(ctx, { action: "closed", repository: { id: repository.githubRepoId }, issue: { number: issue.number, state_reason: issue.state_reason ?? null } }),
+  });
+}
