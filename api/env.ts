@@ -146,7 +146,7 @@ const EnvSchema = z.object({
   /**
    * A money lock's lease (a pool's or a bounty's, api/services/money/pool-guard.ts): renewed every third of it while
    * its holder works, so it lapses this long after a holder stops (crashed, frozen); a request waits 1.6 times it for
-   * the lock before it answers 503 `Pool busy`, and a holder keeps it at most 12 times it.
+   * the lock before it answers 503 `Pool busy`, and a holder keeps it at most 6 times it.
    */
   MONEY_LOCK_MS: z.coerce.number().int().min(300).max(60_000).default(5_000),
   /**

@@ -137,8 +137,8 @@ test("a holder that lost the lock (it lapsed and another process took it) writes
   expect(await lockRow()).toBeUndefined();
 });
 
-test("the times of a lock follow its lease: renewed every third, waited for 1.6 leases, kept at most 12, handed on for a fifth", () => {
-  expect(moneyLockTimes(5_000)).toEqual({ leaseMs: 5_000, renewEveryMs: 5_000 / 3, waitMs: 8_000, maxHoldMs: 60_000, handOffMs: 1_000 });
+test("the times of a lock follow its lease: renewed every third, waited for 1.6 leases, kept at most 6, handed on for a fifth", () => {
+  expect(moneyLockTimes(5_000)).toEqual({ leaseMs: 5_000, renewEveryMs: 5_000 / 3, waitMs: 8_000, maxHoldMs: 30_000, handOffMs: 1_000 });
 });
 
 test("a bounty's lock is its own: held, it does not hold up its pool's lock or another bounty's, and a lost one answers that the bounty is busy", async () => {

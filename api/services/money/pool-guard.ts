@@ -21,7 +21,7 @@ import { KeptLease, type LeaseReader } from "../../workers/lease.ts";
  *     (its process froze past the lease, the database did not take its renewals, it outlived its bound) writes
  *     nothing: it gets 503 `Pool busy` (its retry then gets the answer for the state as it is now), no transaction
  *     is signed, and the other holder's row is the only one;
- *   - bounded: a holder keeps it at most MONEY_LOCK_MS x 12 (then it lapses, and the fence refuses that holder).
+ *   - bounded: a holder keeps it at most MONEY_LOCK_MS x 6 (then it lapses, and the fence refuses that holder).
  */
 export interface MoneyLock {
   /**
@@ -42,8 +42,11 @@ export function moneyLockTimes(leaseMs: number) {
     renewEveryMs: leaseMs / 3,
     /** How long a request waits for the lock (8 s by default): longer than a lease, so a crashed holder's lock is waited out. */
     waitMs: leaseMs * 1.6,
-    /** A holder renews for at most this long (60 s by default): one stuck for good frees the lock. */
-    maxHoldMs: leaseMs * 12,
+    /**
+     * A holder renews for at most this long (30 s by default: its work under the lock is a few database reads, chain
+     * reads that give up after two tries of CHAIN_RPC_TIMEOUT_MS, and its outbox row): one stuck for good frees the lock.
+     */
+    maxHoldMs: leaseMs * 6,
     /**
      * A lease is handed from one request of this process to the next queued one for at most this long after it was
      * taken (1 s by default), so that other processes get their turn.
