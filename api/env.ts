@@ -144,6 +144,12 @@ const EnvSchema = z.object({
   /** How long one chain RPC call may take before it fails as "could not reach the XDC network" (a hung node; retried once). */
   CHAIN_RPC_TIMEOUT_MS: positiveInt.default(10_000),
   /**
+   * A money lock's lease (a pool's or a bounty's, api/services/money/pool-guard.ts): renewed every third of it while
+   * its holder works, so it lapses this long after a holder stops (crashed, frozen); a request waits 1.6 times it for
+   * the lock before it answers 503 `Pool busy`, and a holder keeps it at most 6 times it.
+   */
+  MONEY_LOCK_MS: z.coerce.number().int().min(300).max(60_000).default(5_000),
+  /**
    * How many blocks back the platform re-checks its beliefs against the chain (api/chain/outbox-reconciling.ts):
    * confirmed transactions' blocks and the indexer's blocks. XDC (XDPoS 2.0) commits a block once three more with
    * quorum certificates follow it; the default of 100 blocks (about 3 minutes on XDC) leaves a wide margin, and locally

@@ -107,7 +107,7 @@ export async function allocateBounty(ctx: Pick<AppContext, "env" | "database" | 
  * open.
  */
 export async function submitAllocation(
-  ctx: Pick<AppContext, "database" | "chain" | "outbox">,
+  ctx: Pick<AppContext, "env" | "database" | "chain" | "outbox">,
   input: {
     userId: number | null;
     idempotencyKey: string;
@@ -138,7 +138,7 @@ export async function submitAllocation(
   const snapshot = await poolSnapshot(ctx, input.repoId);
   const bountyThen = onChainBounty(ctx, input.repoId, input.issueNumber, snapshot.block);
   bountyThen.catch(() => undefined); // awaited under the lock (or not at all: a replay)
-  const queued = await withPoolLock(ctx, input.repoId, async () => {
+  const queued = await withPoolLock(ctx, input.repoId, async (lock) => {
     // One round of reads, side by side (the section's length is how many rounds it waits for the database).
     const [earlier, pending, inFlight, boostedSince] = await Promise.all([
       ctx.outbox.replay(input.userId, input.idempotencyKey, input.request),
@@ -187,7 +187,7 @@ export async function submitAllocation(
         functionName: "allocateBounty",
         args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
       }),
-    }, undefined, { replayChecked: true });
+    }, undefined, { replayChecked: true, fence: lock.fence });
     return tx;
   });
   return ctx.outbox.untilBroadcast(queued);
@@ -426,7 +426,7 @@ export async function distributeBounty(
     // Decided under the bounty's lock with any payout or cancellation of this bounty on its way: of a Release and a
     // Cancel (or two Releases) sent at once, one goes to the chain and the other gets the platform's 409 (issue 25).
     let unpaid: FixFacts | undefined;
-    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (): Promise<ChainTransaction | HeldResult | undefined> => {
+    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock): Promise<ChainTransaction | HeldResult | undefined> => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       const decision = decide(await bountyFacts(ctx, input.repoId, input.issueNumber, { withMoney: known.fixes.length > 0 }), { kind: "release", recipient, fixes: known.fixes });
@@ -448,7 +448,7 @@ export async function distributeBounty(
           explorerUrl: null,
         };
       }
-      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true, queueOnly: true });
+      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true, queueOnly: true, fence: lock.fence });
     });
     if (!decided) {
       // The fix's own payout, carried out now (the lock is free again); the pool manager is told why theirs is refused.
@@ -506,7 +506,8 @@ export async function cancelBounty(
     // A merged fix whose webhook was lost (an outage) is not overtaken by a cancellation: asked of GitHub first.
     const known = await fixesOfIssue(ctx, input.repoId, input.issueNumber);
     // Under the bounty's lock, like a Release: a payout or cancellation of this bounty on its way refuses this one (409).
-    tx = await withBountyLock(ctx, input.repoId, input.issueNumber, async () => {
+    // Only the row is written under it, fenced (the next holder sees it settling from then on); it is sent after.
+    const queued = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock) => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       // The one payout decision: nothing settling, open, not earned by anyone (held, shared, committed, a merged fix).
@@ -543,7 +544,7 @@ export async function cancelBounty(
           refundRequest = false;
         }
       }
-      const { tx: submitted } = await ctx.outbox.submit(
+      const { tx: submitted } = await ctx.outbox.enqueue(
         {
         userId: input.user.id,
         idempotencyKey: input.idempotencyKey,
@@ -556,10 +557,12 @@ export async function cancelBounty(
         to: ctx.chain.config.contracts.rewards,
         data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: poolShareOnly ? "cancelPoolShare" : "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
         },
-        { replayChecked: true },
+        undefined,
+        { replayChecked: true, fence: lock.fence },
       );
       return submitted;
     });
+    tx = await ctx.outbox.untilBroadcast(queued);
   }
   const intent = JSON.parse(tx.intent) as { refundRequest?: boolean; poolShareOnly?: boolean };
   const requested = intent.refundRequest === true;
