@@ -1,4 +1,5 @@
 import type { Server } from "bun";
+import { systemClock } from "./clock.ts";
 import { watcherFor } from "./workers/watcher.ts";
 import { Periodic } from "./workers/periodic.ts";
 import { reviewAllPoolManagers } from "./services/money/managers.ts";
@@ -120,6 +121,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   const indexer = new RewardsIndexer({ db: database.db, chain, log, onChange: (tags) => changes.publish(tags) });
   const ctx: RootContext = {
     env,
+    clock: systemClock,
     database,
     log,
     keyring,
