@@ -1,4 +1,5 @@
 import type { Env } from "./env.ts";
+import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { Keyring } from "./crypto/keyring.ts";
@@ -23,6 +24,8 @@ import type { ChainReconciler } from "./chain/outbox-reconciling.ts";
  */
 export interface AppContext {
   env: Env;
+  /** The platform's time for the rules measured in it (the daily funding limits); the system's outside tests. */
+  clock: Clock;
   database: DatabaseHandle;
   log: Logger;
   /** Master keys for secrets at rest (wallet keys, GitHub tokens). */

@@ -1,4 +1,5 @@
 import type { Server } from "bun";
+import { systemClock } from "./clock.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { RootContext } from "./context.ts";
 import type { Env } from "./env.ts";
@@ -138,6 +139,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   const extractor = new Extractor();
   const ctx: RootContext = {
     env,
+    clock: systemClock,
     database,
     log,
     keyring,

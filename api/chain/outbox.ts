@@ -62,6 +62,11 @@ export interface OutboxRequest {
   to: Address;
   data: Hex;
   value?: bigint;
+  /**
+   * When the request was checked against the daily limits (api/services/money/limits.ts): the row counts in the
+   * rolling windows from this instant, the same one its guard measured them at. Default: the database's time.
+   */
+  createdAt?: Date;
 }
 
 /** A signer's pass holds this lease; a pass takes far less, and a crashed process's lease lapses after it. */
@@ -178,6 +183,7 @@ export class Outbox {
           toAddress: req.to,
           data: req.data,
           value: req.value ?? 0n,
+          ...(req.createdAt ? { createdAt: req.createdAt } : {}),
         })
         // Only the same key is a replay; any other unique rule (one payout per issue) must fail loudly.
         .onConflictDoNothing({ target: [chainTransactions.requester, chainTransactions.idempotencyKey] })
@@ -433,7 +439,8 @@ const rowByKey = preparedQuery((db) =>
     .prepare(),
 );
 
-const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
+/** The scope of a requester's idempotency keys (the `requester` column): `user:<id>`, or `platform`. */
+export const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
 
 /** Not yet accepted by a node: the signer's passes move it. */
 const isUnsent = (tx: ChainTransaction) => tx.status === "queued" || tx.status === "signed";

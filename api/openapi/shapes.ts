@@ -53,6 +53,17 @@ export const TransactionResult = z
   })
   .openapi("TransactionResult");
 
+/** One daily funding limit's figure (api/services/money/limits.ts; docs/api.md, "Daily funding limits"). */
+export const LimitFigure = z
+  .object({
+    scope: z.enum(["repository", "funder"]).meta({ description: "repository: XDC pool fundings into this repository by anyone; funder: the person's XDC pool fundings and XDC boosts" }),
+    dailyLimitXdc: Amount,
+    usedXdc: Amount.meta({ description: "What counts in the rolling 24 h window now (pending transactions included)" }),
+    remainingXdc: Amount.meta({ description: "dailyLimitXdc − usedXdc, never below 0" }),
+    resetsAt: orNull(Timestamp).meta({ description: "When the oldest counted amount leaves the window and the figure grows; null when nothing counts" }),
+  })
+  .openapi("LimitFigure");
+
 /** Per currency, as decimals. */
 export const PerCurrency = z.object({ XDC: Amount, ROXN: Amount, USDC: Amount }).openapi("AmountsPerCurrency");
 

@@ -24,11 +24,9 @@ import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "../money/balances.ts";
-import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MAX_FUNDING_FEE_BPS } from "../money/rules.ts";
-import { checkExpiry, parseBoostAmount, splitFee } from "./boost-rules.ts";
-import { BOOST_KIND, funderLimitReached, funderWindow } from "./funder-limit.ts";
-
-export { funderLimitReached, funderWindow };
+import { GAS_RESERVE, MAX_FUNDING_FEE_BPS } from "../money/rules.ts";
+import { enforceLimits } from "../money/limits.ts";
+import { BOOST_KIND, checkExpiry, parseBoostAmount, splitFee } from "./boost-rules.ts";
 import { fundersContractOf } from "./funders-contract.ts";
 import { openCommunityBountiesLeftByPool } from "./pool-left.ts";
 import { defineIntentKind } from "./intent-kinds.ts";
@@ -56,8 +54,8 @@ export type { IssueRef };
  * to the funder's address, by the operator through the outbox under the key `boost-refund:<id>` (replays and
  * restarts re-find the same transaction; the contract refuses a second refund of a share). The row moves to
  * `refunding` before the transaction is queued, so a crash in between leaves a row the next pass finishes.
- * The daily funding limit (1000 XDC, rolling 24 h) counts per funder across pool fundings and boosts, inside
- * the write transaction that queues the boost.
+ * The daily funding limit (1000 XDC, rolling 24 h) counts per funder across pool fundings and XDC boosts, checked
+ * by money/limits.ts inside the write transaction that queues the boost.
  */
 
 type Deps = Pick<AppContext, "database" | "outbox" | "chain" | "changes" | "log">;
@@ -117,7 +115,7 @@ export interface BoostResult {
  * Adds the user's boost to an open issue (the caller has checked with GitHub that the issue is open and is an
  * issue). A replay of the same key answers the first boost.
  */
-export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now()): Promise<BoostResult> {
+export async function boostIssue(ctx: Deps & Pick<AppContext, "clock">, input: BoostInput, now = ctx.clock.now()): Promise<BoostResult> {
   const db = ctx.database.db;
   const earlier = await boostByKey(db, input.user.id, input.idempotencyKey);
   if (earlier) return resultOf(ctx, earlier);
@@ -166,15 +164,12 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
       intent: { repoId: input.issue.repoId, issueNumber: input.issue.issueNumber, currency: input.currency, amount: gross.toString(), share: share.toString(), funder: address },
       signer: { kind: "wallet", wallet },
       ...call,
+      // The row counts in the funder's daily window from the instant the limit was checked at.
+      createdAt: new Date(now),
     },
     async (txDb) => {
-      if (input.currency === "XDC") {
-        const window = await funderWindow(txDb, input.user.id, now);
-        if (window.total + gross > DAILY_FUNDING_LIMIT) {
-          const remaining = window.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - window.total;
-          throw funderLimitReached(remaining, new Date((window.oldest?.getTime() ?? now) + DAILY_WINDOW_MS), now);
-        }
-      }
+      // The funder's 1000 XDC a day across pools and boosts (limits.ts); token boosts have no daily limit.
+      if (input.currency === "XDC") await enforceLimits(txDb, { kind: "boost_xdc", userId: input.user.id }, gross, now);
       communityId = existing?.source === "pool" ? null : await ensureCommunityBounty(txDb, input.issue, input.currency, input.user);
       const [row] = await txDb
         .insert(bountyBoosts)

@@ -8,6 +8,7 @@ import { Spinner } from "../ui/spinner.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { serverMessage, useActionKey } from "./actions.ts";
 import { inputClass } from "../../lib/ui.ts";
+import { decimalToUnits, formatAmount } from "../../lib/format.ts";
 
 type Currency = "XDC" | "ROXN" | "USDC";
 type Terms = ApiResponse<"getFundingTerms">;
@@ -105,6 +106,13 @@ export function BoostDialog(props: { repo: RepoView; issue: RepoIssue | null; bo
           whoever fixes the issue, or comes back to you: after your expiry date, if the issue is closed as not planned, or when you take it back while nobody has claimed the
           issue. {bounty ? "" : "This issue has no bounty yet: your boost starts a community bounty."}
         </p>
+        {currency === "XDC" && terms?.funderLimit && (
+          // The figure the server checks an XDC boost against (money/limits.ts): the funder's own, across pools and boosts.
+          <p className="text-xs text-muted-foreground" data-boost-limit>
+            You can boost up to {formatAmount(decimalToUnits(terms.funderLimit.remainingXdc, "XDC") ?? 0n, "XDC")} XDC today: your own limit of{" "}
+            {formatAmount(decimalToUnits(terms.funderLimit.dailyLimitXdc, "XDC") ?? 0n, "XDC")} XDC a day across all pools and boosts.
+          </p>
+        )}
       </div>
     </Dialog>
   );
