@@ -393,6 +393,11 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
     // Not on offer: awaiting its pool manager's decision (this allocation), or held for a GitHub user who earned it.
     sql`not exists (select 1 from awaiting_decisions a where a.github_repo_id = "bounties"."github_repo_id" and a.issue_number = "bounties"."issue_number" and a.allocated_tx = "bounties"."allocated_tx")`,
     sql`not exists (select 1 from held_payouts h where h.github_repo_id = "bounties"."github_repo_id" and h.issue_number = "bounties"."issue_number" and h.released_at is null)`,
+    // Nor a bounty whose fix is merged (issue 38): shared among its people (release window open, or shares being paid),
+    // or paid and not yet mirrored as paid (bounty-state.ts: only open and claimed are advertised). Primary-key and
+    // partial-index probes (payout_splits, chain_tx_one_payout_idx: its terms are the index's).
+    sql`not exists (select 1 from payout_splits s where s.github_repo_id = "bounties"."github_repo_id" and s.issue_number = "bounties"."issue_number" and s.status in ('window', 'releasing'))`,
+    sql`not exists (select 1 from chain_transactions p where p.github_repo_id = "bounties"."github_repo_id" and p.issue_number = "bounties"."issue_number" and p.kind = 'pay_bounty' and p.status not in ('failed', 'reverted') and p.old_chain is null)`,
   ];
   if (search.currency) conditions.push(eq(bounties.currency, search.currency));
   // Unary + keeps SQLite from reading an amount range by index and sorting it: a range matches a large share of a

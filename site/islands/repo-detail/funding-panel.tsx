@@ -331,7 +331,7 @@ function FundingLimits({ status }: { status: FundingStatus | undefined }) {
   );
 }
 
-const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", releasing: "Being shared (release window)", queued: "Payout queued (over the daily limit)", paid: "Paid", cancelled: "Cancelled" } as const;
+const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", releasing: "Being shared (release window)", paying: "Being paid", queued: "Payout queued (over the daily limit)", paid: "Paid", cancelled: "Cancelled" } as const;
 
 function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null | undefined; issues: RepoIssue[]; explorerUrl: string }) {
   // Paid bounties are done: they leave this list (they are in the Rewards figures and the contributor's wallet history).
