@@ -119,7 +119,8 @@ export const BountyObject = z
     awaitingReason: z.enum(AWAITING_REASONS).nullable(),
     issueTitle: z.string().nullable(),
     issueUrl: z.string().nullable(),
-    boosted: z.string().optional().meta({ description: "The funders' active shares, decimal, on top of the amount (issue 29)" }),
-    funders: z.array(BountyFunder).optional(),
+    total: Amount.meta({ description: "The whole bounty: the pool's share (xdcAmount, roxnAmount or usdcAmount) plus the funders' active shares (boosted); the figure every page shows" }),
+    boosted: Amount.meta({ description: "The funders' active shares, decimal, on top of the pool's share (issue 29)" }),
+    funders: z.array(BountyFunder),
   })
   .openapi("Bounty");

@@ -76,6 +76,8 @@ export interface ExploreBounty {
   amount: bigint;
   /** The funders' active shares in `amount` (all of it for a bounty the pool left to its funders). */
   boosted: bigint;
+  /** How many funders' active shares `boosted` is made of. */
+  funders: number;
   allocatedAt: Date;
   /** The earliest expiry of its active boosts (when a funder's share goes back); null when none expires. */
   expiresAt: Date | null;
@@ -347,8 +349,8 @@ export async function searchOpenBounties(
     titles === "none" ? [] : await exploreQuery(deps.database.db, search, { ...allocatedAfter, ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) });
   const funders = await fundersTotals(deps.database.db, rows.slice(0, search.limit));
   const page = rows.slice(0, search.limit).map((r) => {
-    const boosted = funders.get(`${r.repoId}:${r.issueNumber}`) ?? 0n;
-    return { ...r, amount: r.amount + boosted, boosted, labels: parseLabels(r.labels), contributors: Number(r.contributors) };
+    const { amount: boosted, count } = funders.get(`${r.repoId}:${r.issueNumber}`) ?? { amount: 0n, count: 0 };
+    return { ...r, amount: r.amount + boosted, boosted, funders: count, labels: parseLabels(r.labels), contributors: Number(r.contributors) };
   });
   const last = page.at(-1);
   // The order's key is the pool's share (bounties.amount_key), not the total shown.
@@ -365,14 +367,17 @@ export async function searchOpenBounties(
  * community bounty it is: api/services/funding/pool-left.ts). Read by bounty_boosts_issue_idx, one probe per row.
  * Summed here: SQLite's sum() of TEXT amounts is a float.
  */
-async function fundersTotals(db: Database, rows: { repoId: number; issueNumber: number }[]): Promise<Map<string, bigint>> {
-  const out = new Map<string, bigint>();
+async function fundersTotals(db: Database, rows: { repoId: number; issueNumber: number }[]): Promise<Map<string, { amount: bigint; count: number }>> {
+  const out = new Map<string, { amount: bigint; count: number }>();
   if (!rows.length) return out;
   const shares = await db
     .select({ repoId: bountyBoosts.githubRepoId, issueNumber: bountyBoosts.issueNumber, amount: bountyBoosts.amount })
     .from(bountyBoosts)
     .where(or(...rows.map((r) => and(eq(bountyBoosts.githubRepoId, r.repoId), eq(bountyBoosts.issueNumber, r.issueNumber), eq(bountyBoosts.status, "active")))));
-  for (const s of shares) out.set(`${s.repoId}:${s.issueNumber}`, (out.get(`${s.repoId}:${s.issueNumber}`) ?? 0n) + s.amount);
+  for (const s of shares) {
+    const total = out.get(`${s.repoId}:${s.issueNumber}`) ?? { amount: 0n, count: 0 };
+    out.set(`${s.repoId}:${s.issueNumber}`, { amount: total.amount + s.amount, count: total.count + 1 });
+  }
   return out;
 }
 

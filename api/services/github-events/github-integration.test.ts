@@ -133,7 +133,7 @@ test("from installing the app to being paid for a merged fix, with the public fi
       const found = await botComments(HELLO.fullName, 1);
       return found.length ? found : undefined;
     }, 15_000, "bot comment");
-    expect(comment!.body).toContain("Issuepool bounty: 20 XDC");
+    expect(comment!.body).toContain("Issuepool bounty: 20.0000 XDC");
     expect(comment!.body).toContain("Nobody yet.");
     // Each kind of visitor is told the route the page offers them (issue 16): registered contributors never see
     // Contribute, so they comment /attempt; everyone else chooses Contribute.
@@ -418,7 +418,7 @@ describe("a bounty earned by an author without a wallet (issue 11)", () => {
     const payouts = () =>
       stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, number)));
     expect(await payouts()).toHaveLength(1);
-    await eventually(async () => ((await botComments(LITE.fullName, number))[0]?.body.includes("**Paid** 4 XDC to @frank") ? true : undefined), 15_000, "paid comment");
+    await eventually(async () => ((await botComments(LITE.fullName, number))[0]?.body.includes("**Paid** 4.0000 XDC to @frank") ? true : undefined), 15_000, "paid comment");
     expect((await botComments(LITE.fullName, number))[0]!.body).not.toContain("Nobody yet");
 
     // The merge redelivered, the worker's sweep, a second registration: nothing more.

@@ -76,7 +76,7 @@ export async function stateInputs(ctx: DatabaseDeps, repoIds: number[]): Promise
       .where(and(inArray(payoutSplits.githubRepoId, repoIds), inArray(payoutSplits.status, ["window", "releasing"]))),
     // The live payout of a bounty still open on the mirror (read by chain_tx_one_payout_idx: its terms are the index's).
     db
-      .select({ kind: sql<string>`'paying'`.as("kind"), repoId: chainTransactions.githubRepoId, issueNumber: chainTransactions.issueNumber, detail: sql<string | null>`null`.as("detail"), n: sql<number>`0`.as("n") })
+      .select({ kind: sql<string>`'paying'`.as("kind"), repoId: sql<number>`${chainTransactions.githubRepoId}`, issueNumber: sql<number>`${chainTransactions.issueNumber}`, detail: sql<string | null>`null`.as("detail"), n: sql<number>`0`.as("n") })
       .from(chainTransactions)
       .innerJoin(bounties, and(eq(bounties.githubRepoId, chainTransactions.githubRepoId), eq(bounties.issueNumber, chainTransactions.issueNumber)))
       .where(
@@ -93,7 +93,7 @@ export async function stateInputs(ctx: DatabaseDeps, repoIds: number[]): Promise
     if (r.kind === "claim") out.claims.push({ repoId: r.repoId, issueNumber: r.issueNumber, n: Number(r.n) });
     else if (r.kind === "held") out.holds.push({ repoId: r.repoId, issueNumber: r.issueNumber, login: r.detail! });
     else if (r.kind === "split") out.splits!.push({ repoId: r.repoId, issueNumber: r.issueNumber });
-    else if (r.kind === "paying") out.paying!.push({ repoId: r.repoId!, issueNumber: r.issueNumber! });
+    else if (r.kind === "paying") out.paying!.push({ repoId: r.repoId, issueNumber: r.issueNumber });
     else out.awaiting.push({ repoId: r.repoId, issueNumber: r.issueNumber, reason: r.detail as AwaitingReason });
   }
   return out;

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, ApiRequestError, errorMessage, type ApiResponse } from "../../lib/api.ts";
 import { toast } from "../../stores/toast.ts";
 // decimalToUnits, not funding-rules' fromApi: the funding rules (the repository page's chunk) stay off /my-repos (issue 27: page weight).
-import { decimalToUnits, formatAmount } from "../../lib/format.ts";
+import { decimalToUnits, formatFull } from "../../lib/format.ts";
 import type { Currency } from "../../lib/funding-rules.ts";
 import { badgeClass, cardClass, inputClass } from "../../lib/ui.ts";
 import { Button, ButtonLink } from "../ui/button.tsx";
@@ -216,7 +216,7 @@ function AwaitingDecisionsCard() {
               </p>
             </div>
             <span className="font-semibold tabular-nums">
-              {formatAmount(decimalToUnits(b.amount, b.currency) ?? 0n, b.currency)} {b.currency}
+              {formatFull(decimalToUnits(b.amount, b.currency) ?? 0n, b.currency)} {b.currency}
             </span>
             <ButtonLink href={`/repos/${b.repositoryFullName}#issues`} size="sm">
               Decide

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { api, errorMessage, type ApiResponse } from "../../lib/api.ts";
 import { parseAmount, toPlainDecimal, type Currency } from "../../lib/funding-rules.ts";
-import { formatAmount } from "../../lib/format.ts";
+import { formatFull } from "../../lib/format.ts";
 import { cardClass, inputClass } from "../../lib/ui.ts";
 import { SCOPING_POLL_MS, type Plan } from "../../../lib/scoping.ts";
 import { toast } from "../../stores/toast.ts";
@@ -165,7 +165,7 @@ export default function CreateIssues(props: { jobId: string; plan: Plan; selecte
           </p>
           {withBounty && amount ? (
             <p>
-              Each gets a bounty of <strong>{formatAmount(amount, currency, 4)} {currency}</strong> from the pool: <strong>{formatAmount(total, currency, 4)} {currency}</strong> in all, one
+              Each gets a bounty of <strong>{formatFull(amount, currency)} {currency}</strong> from the pool: <strong>{formatFull(total, currency)} {currency}</strong> in all, one
               transaction each. Bounties are final once set.
             </p>
           ) : (
