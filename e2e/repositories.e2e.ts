@@ -73,7 +73,7 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.getByText("3 Funded Available")).toBeVisible();
       const row = page.locator('[data-bounty-row][data-issue="1"]');
       await expect(row).toContainText("Support xdc-prefixed addresses in the address parser");
-      await expect(row.locator("[data-reward]")).toHaveText("25 XDC");
+      await expect(row.locator("[data-reward]")).toHaveText("25.0000 XDC");
       await expect(page.getByText("Total Value Locked")).toBeVisible();
       await expect(page.getByText("Total funds locked in this repository's pool and bounties.")).toBeVisible();
       await expect(page.getByRole("link", { name: "View on GitHub" })).toBeVisible();
@@ -83,7 +83,7 @@ for (const javaScriptEnabled of [true, false]) {
         await expect(page.locator("#panel-bounties")).toBeHidden();
         await page.getByRole("tab", { name: "Open Bounties" }).click();
         await page.getByRole("button", { name: "Refresh" }).click();
-        await expect(row.locator("[data-reward]")).toHaveText("25 XDC");
+        await expect(row.locator("[data-reward]")).toHaveText("25.0000 XDC");
       } else {
         // Without JavaScript both panels are on the page, one after the other.
         await expect(page.getByText("Rewards claimed")).toBeVisible();

@@ -66,7 +66,13 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
   const amount = figures.total;
   const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
-  const working = contributors.length ? contributors.map((c) => `@${c.username}`).join(", ") : "Nobody yet.";
+  const working = contributors.length ? contributors.map((c) => `@${c.username} (since ${c.since.toISOString().slice(0, 10)})`).join(", ") : "Nobody yet.";
+  // The latest to take it on (with /attempt or Contribute) is answered here, in the one comment (issue 38): no reply
+  // of its own, so the issue's thread stays readable.
+  const newest = contributors.at(-1);
+  const acknowledgement = newest
+    ? `> @${newest.username}: you are down for this issue. ${CLAIM_STEPS.pullRequest(bounty.issueNumber)} ${CLAIM_STEPS.paid}`
+    : undefined;
   const split = await splitOf(ctx, repository.githubRepoId, bounty.issueNumber);
   const sharing = split && split.allocatedTx === bounty.allocatedTx && split.status !== "superseded" ? await splitView(ctx, split) : undefined;
   const held = bounty.status === "open" && !sharing ? await heldFor(ctx, repository.githubRepoId, bounty.issueNumber) : undefined;
@@ -116,7 +122,7 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
         ].join("\n")
       : "",
     // Who works on it matters while it is open; once paid or cancelled the status says all.
-    ...(plainOpen ? [`**Working on it:** ${working}`, ""] : []),
+    ...(plainOpen ? [`**Working on it:** ${working}`, ...(acknowledgement ? ["", acknowledgement] : []), ""] : []),
     `**Status:** ${status}`,
     // Boosts (issue 29): who added what, and where each funder's money went.
     ...(funders.lines.length ? ["", ...funders.lines] : []),

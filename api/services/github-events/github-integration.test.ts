@@ -204,7 +204,7 @@ test("from installing the app to being paid for a merged fix, with the public fi
     expect(text).toStartWith("<svg");
     expect(text).toContain("XDC pool");
     const issue = await (await call(stack.t, `/api/badges/${HELLO.fullName}/issues/1.json`)).json();
-    expect(issue).toMatchObject({ schemaVersion: 1, label: "bounty", message: "20.00 XDC · paid" });
+    expect(issue).toMatchObject({ schemaVersion: 1, label: "bounty", message: "20.0000 XDC · paid" });
   }
 }, 120_000);
 
@@ -360,6 +360,11 @@ describe("commands in issue comments, and issues closed as not planned", () => {
 
     await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "bob", body: "/attempt" });
     await eventually(async () => ((await botComments(LITE.fullName, number)).some((c) => c.body.includes("@bob") && c.body.includes("Issuepool bounty")) ? true : undefined), 15_000, "attempt");
+    // The bot answers /attempt in its one comment (issue 38): who is on it since when, and what comes next; no reply of its own.
+    await eventually(async () => ((await botComments(LITE.fullName, number)).find((c) => c.body.includes("Issuepool bounty"))?.body.includes(`> @bob: you are down for this issue. Open a pull request with \`Fixes #${number}\``) ? true : undefined), 15_000, "acknowledgement");
+    const [one, ...more] = (await botComments(LITE.fullName, number)).filter((c) => c.body.includes("Issuepool bounty"));
+    expect(more).toHaveLength(0);
+    expect(one!.body).toMatch(/\*\*Working on it:\*\* @bob \(since \d{4}-\d{2}-\d{2}\)/);
   }, 60_000);
 
   test("an issue closed as not planned returns its bounty to the pool", async () => {

@@ -656,7 +656,7 @@ export async function registerContribution(ctx: Pick<AppContext, "env" | "databa
 /** Registered contributors of an issue (for the bot comment and the manual payout form). */
 export async function issueContributors(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
   return ctx.database.db
-    .select({ userId: users.id, username: users.username, address: wallets.address })
+    .select({ userId: users.id, username: users.username, address: wallets.address, since: bountyClaims.createdAt })
     .from(bountyClaims)
     .innerJoin(users, eq(users.id, bountyClaims.userId))
     .leftJoin(wallets, eq(wallets.userId, users.id))
