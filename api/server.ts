@@ -29,6 +29,7 @@ import { DigestWorker } from "./workers/digest.ts";
 import { handleGitHubDelivery } from "./services/github-events/index.ts";
 import { handleIssues } from "./services/github-events/issues.ts";
 import { GitHubCatchUp } from "./services/github-events/catch-up.ts";
+import { fillBountyMetadata } from "./services/github-events/bounty-metadata.ts";
 import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
 import { edgeRoute } from "./middleware/edge.ts";
 import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts";
@@ -177,6 +178,11 @@ export function githubCatchUpFor(ctx: Pick<AppContext, "env" | "database" | "log
     now: options.now,
     issueClosed: (repository, issue) =>
       handleIssues(ctx, { action: "closed", repository: { id: repository.githubRepoId }, issue: { number: issue.number, state_reason: issue.state_reason ?? null } }),
+    // Labels and languages nobody told the platform yet (rows from before, the demo's): Explore filters by them.
+    afterPass: async () => {
+      const filled = await fillBountyMetadata({ db: ctx.database.db, log: ctx.log, env: ctx.env });
+      if (filled.repoIds.length) ctx.changes.publish(["repositories", ...filled.repoIds.map((id) => `repo:${id}`)]);
+    },
   });
 }
 

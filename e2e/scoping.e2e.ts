@@ -166,12 +166,16 @@ test("a pool manager turns a 12-task plan into 12 GitHub issues with their bodie
   await panel.locator("[data-scoping-create]").click();
   const dialog = page.getByRole("dialog", { name: "Create these issues?" });
   await expect(dialog).toContainText("12 issues will be opened in issuepool-demo/tool-library");
-  await expect(dialog).toContainText("12.0000 USDC in all");
+  await expect(dialog).toContainText("12.00 USDC in all");
   await dialog.locator("[data-scoping-confirm]").click();
   const issues = panel.locator("[data-scoped-issues]");
   await expect(issues.locator("[data-scoped-issue]")).toHaveCount(12, { timeout: 30_000 });
   // Each bounty shows as it confirms.
   await expect(issues.locator('[data-bounty-status="confirmed"]')).toHaveCount(12, { timeout: 120_000 });
+  // After a reload the plan still says which tasks were opened as issues (issue 38).
+  await page.reload();
+  await expect(page.locator("[data-task-issue]")).toHaveCount(12, { timeout: 20_000 });
+  await expect(page.locator("[data-task-issue]").first()).toContainText("with a bounty of 1.00 USDC");
 
   const numbers = await issues.getByRole("link", { name: /Issue #\d+/ }).evaluateAll((links) => links.map((a) => Number(a.textContent!.match(/#(\d+)/)![1])));
   expect(numbers).toHaveLength(12);

@@ -521,8 +521,11 @@ function parseLabels(text: string | null): string[] {
   }
 }
 
-/** Label names as bounties.labels keeps them: lower-cased, unique, a JSON array (null when none). */
+/**
+ * Label names as bounties.labels keeps them: lower-cased, unique, a JSON array ("[]" when the issue has none; null
+ * when the names are not known: github-events/bounty-metadata.ts asks GitHub for them).
+ */
 export function labelsColumn(names: readonly string[] | undefined): string | null {
-  const unique = [...new Set((names ?? []).map((n) => n.trim().toLowerCase()).filter(Boolean))];
-  return unique.length ? JSON.stringify(unique) : null;
+  if (names === undefined) return null;
+  return JSON.stringify([...new Set(names.map((n) => n.trim().toLowerCase()).filter(Boolean))]);
 }

@@ -6,6 +6,7 @@ import { eventually, startTestStack, type TestStack } from "../../../testing/sta
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bounties, chainTransactions, heldPayouts, repositories, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
 import { sharedTestSecrets } from "../../../testing/dev-tools.ts";
+import { fillBountyMetadata } from "./bounty-metadata.ts";
 
 let stack: TestStack;
 let dave: TestSession; // pool manager, admin of dave/hello-xdc
@@ -331,6 +332,40 @@ describe("rights and privacy", () => {
     }
     await eventually(async () => ((await listed()) ? true : undefined), 15_000, "made public");
   });
+});
+
+describe("what Explore filters by follows GitHub (issue 38)", () => {
+  const explore = async (query: string) => {
+    const res = await call(stack.t, `/api/explore?repo=${LITE.fullName}&${query}`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { bounties: { issueNumber: number; labels: string[]; language: string | null }[] }).bounties;
+  };
+
+  test("a bounty's labels and its repository's language: set with it, followed when the labels change, filled for rows that have none", async () => {
+    const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: `Labelled work ${Date.now()}`, author: "alice", labels: ["bug"] });
+    const number = (opened.issue as { number: number }).number;
+    expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${number}`, { bountyAmount: "2", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
+    await eventually(async () => ((await explore("label=bug")).some((b) => b.issueNumber === number) ? true : undefined), 20_000, "bounty by its label");
+    expect((await explore("language=go")).some((b) => b.issueNumber === number)).toBe(true);
+
+    // A label added on GitHub: its delivery updates the bounty.
+    await stack.github.controls.addLabel({ repo: LITE.fullName, number, label: "help wanted", actor: "alice" });
+    await eventually(async () => ((await explore("label=help%20wanted")).find((b) => b.issueNumber === number)?.labels.includes("bug") ? true : undefined), 20_000, "a new label");
+
+    // Rows from before (and the demo's) had none: the catch-up pass asks GitHub once and fills them.
+    const db = stack.t.ctx.database.db;
+    await db.update(bounties).set({ labels: null }).where(and(eq(bounties.githubRepoId, LITE.id), eq(bounties.issueNumber, number)));
+    await db.update(repositories).set({ language: null }).where(eq(repositories.githubRepoId, LITE.id));
+    stack.t.ctx.changes.publish(["repositories"]);
+    expect((await explore("label=bug")).some((b) => b.issueNumber === number)).toBe(false);
+    expect(await explore("language=go")).toEqual([]);
+    const filled = await fillBountyMetadata({ db, log: stack.t.ctx.log, env: stack.t.ctx.env });
+    expect(filled.repoIds).toContain(LITE.id);
+    stack.t.ctx.changes.publish(["repositories"]);
+    expect((await explore("label=bug&language=Go")).find((b) => b.issueNumber === number)?.labels.sort()).toEqual(["bug", "help wanted"]);
+    // Asked once: nothing is left to fill.
+    expect((await fillBountyMetadata({ db, log: stack.t.ctx.log, env: stack.t.ctx.env })).bounties).toBe(0);
+  }, 60_000);
 });
 
 describe("commands in issue comments, and issues closed as not planned", () => {

@@ -12,6 +12,7 @@ import { heldFor } from "./held-payouts.ts";
 import { liveSplit } from "../splits/live.ts";
 import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
 import { refundAllFunders } from "../funding/boosts.ts";
+import { followIssue } from "./bounty-metadata.ts";
 
 /**
  * issues: any change refreshes the repository's issue list. Then the
@@ -34,7 +35,9 @@ export async function handleIssues(ctx: Pick<AppContext, "env" | "database" | "l
   const [registered] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);
   if (!registered) return "ignored";
   await forgetCached(ctx, issuesCacheKey(repo.id));
-  ctx.changes.publish([`repo:${repo.id}`]);
+  // The bounty's labels and title, and the repository's language, as GitHub says them now (Explore filters by them).
+  const followed = await followIssue(ctx.database.db, registered, payload as Parameters<typeof followIssue>[2]);
+  ctx.changes.publish([`repo:${repo.id}`, ...(followed ? ["repositories"] : [])]);
   if (issue.pull_request) return "done";
   if (payload.action === "reopened") {
     await clearAwaiting(ctx, repo.id, issue.number);

@@ -22,7 +22,7 @@ const BOUNTY_STATUS: Record<string, string> = { queued: "Submitting", signed: "S
  * the same bounty on each from the pool. One confirm step names everything
  * that will happen; afterwards each issue and bounty shows as it confirms.
  */
-export default function CreateIssues(props: { jobId: string; plan: Plan; selected: Set<number>; onClose: () => void }) {
+export default function CreateIssues(props: { jobId: string; plan: Plan; selected: Set<number>; onClose: () => void; onCreated?: () => void }) {
   const [repos, setRepos] = useState<AdminRepository[] | null>(null);
   const [repoId, setRepoId] = useState<number | null>(null);
   const [label, setLabel] = useState("issuepool");
@@ -49,10 +49,11 @@ export default function CreateIssues(props: { jobId: string; plan: Plan; selecte
   const loadIssues = useCallback(async () => {
     try {
       setIssues((await api(`/api/ai-scoping/results/${props.jobId}/issues`)).issues);
+      props.onCreated?.();
     } catch {
       /* shown again on the next poll */
     }
-  }, [props.jobId]);
+  }, [props.jobId, props.onCreated]);
 
   useEffect(() => {
     void loadIssues();
