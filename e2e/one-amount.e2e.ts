@@ -11,7 +11,7 @@ import { bountiedIssue, mergeCoAuthoredFix, signIn, signOut } from "./support.ts
  * 1 funder" in a row.)
  */
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
-const emulatorApi = () => `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
+const emulatorApi = () => `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}/api/v3`;
 const TOTAL = "5.9950 XDC";
 const BREAKDOWN = "5.0000 XDC from the pool + 0.9950 XDC from 1 funder";
 
