@@ -8,6 +8,7 @@ import { exploreSearchParams, parseExploreSearch, searchOpenBounties, type Explo
 import { reliabilityOf } from "./reliability/read.ts";
 import { contributorStandings, projectStandings, type LeaderboardPeriod } from "./money/leaderboards.ts";
 import { publicProfile } from "./users/public-profile.ts";
+import { ErrorCode, hasCode } from "../errors.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
@@ -24,9 +25,20 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
       /** Everything the public repository page shows (real figures, never private repositories). */
       unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),
     },
-    /** /explore (api/services/explore/search.ts): parse throws the API's 400 on a bad parameter. */
+    /**
+     * /explore (api/services/explore/search.ts): parse throws the API's 400 on a bad parameter; read gives the search
+     * or the problem to explain (the page answers 400 with it, never a 500: issue 38).
+     */
     explore: {
       parse: parseExploreSearch,
+      read: (params: URLSearchParams): { search: ExploreSearch; problem?: undefined } | { search?: undefined; problem: string } => {
+        try {
+          return { search: parseExploreSearch(params) };
+        } catch (err) {
+          if (hasCode(err, ErrorCode.BAD_REQUEST)) return { problem: (err as Error).message };
+          throw err;
+        }
+      },
       params: exploreSearchParams,
       search: (search: ExploreSearch) => searchOpenBounties(ctx, search),
     },
@@ -40,8 +52,15 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
       projects: (period: LeaderboardPeriod) => projectStandings(ctx, period),
     },
     contributors: {
-      /** Throws the API's 404 for an unknown login. */
-      profile: (login: string) => publicProfile(ctx, login),
+      /** null for an unknown login (the page answers 404). */
+      profile: async (login: string) => {
+        try {
+          return await publicProfile(ctx, login);
+        } catch (err) {
+          if (hasCode(err, ErrorCode.NOT_FOUND)) return null;
+          throw err;
+        }
+      },
     },
   };
 }
