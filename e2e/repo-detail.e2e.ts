@@ -73,9 +73,9 @@ test("anonymous visitors get the whole page as HTML, without React", async ({ pa
   await expect(bounties).toHaveCount(3);
   expect(await bounties.evaluateAll((items) => items.map((i) => Number(i.getAttribute("data-active-bounty"))))).toEqual([1, 2, 4]);
 
-  // A private (or unknown) repository shows nothing to anonymous visitors.
-  await page.goto("/repos/carol/private-notes");
-  await expect(page.getByRole("heading", { name: "Repository not available" })).toBeVisible();
+  // A private (or unknown) repository shows nothing to anonymous visitors: the not-found page, with its 404 (issue 38).
+  expect((await page.goto("/repos/carol/private-notes"))!.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "404 Page Not Found" })).toBeVisible();
   await expect(page.getByText("Private issue that must never appear publicly")).toHaveCount(0);
 });
 

@@ -172,10 +172,6 @@ test("a pool manager turns a 12-task plan into 12 GitHub issues with their bodie
   await expect(issues.locator("[data-scoped-issue]")).toHaveCount(12, { timeout: 30_000 });
   // Each bounty shows as it confirms.
   await expect(issues.locator('[data-bounty-status="confirmed"]')).toHaveCount(12, { timeout: 120_000 });
-  // After a reload the plan still says which tasks were opened as issues (issue 38).
-  await page.reload();
-  await expect(page.locator("[data-task-issue]")).toHaveCount(12, { timeout: 20_000 });
-  await expect(page.locator("[data-task-issue]").first()).toContainText("with a bounty of 1.00 USDC");
 
   const numbers = await issues.getByRole("link", { name: /Issue #\d+/ }).evaluateAll((links) => links.map((a) => Number(a.textContent!.match(/#(\d+)/)![1])));
   expect(numbers).toHaveLength(12);
@@ -191,4 +187,10 @@ test("a pool manager turns a 12-task plan into 12 GitHub issues with their bodie
   // On chain, as the platform's mirror of the contract reports it.
   const pool = (await (await page.request.get(`/api/blockchain/pool-info/${TOOL_LIBRARY.id}`)).json()) as { issues: { issueId: number; currency: string; usdcAmount: string; status: string }[] };
   for (const n of numbers) expect(pool.issues.find((b) => b.issueId === n)).toMatchObject({ currency: "USDC", usdcAmount: "1", status: "open" });
+
+  // After a reload the plan still says which tasks were opened as issues (issue 38: it no longer did).
+  await page.reload();
+  await expect(page.locator("[data-task-issue]")).toHaveCount(12, { timeout: 20_000 });
+  await expect(page.locator("[data-task-issue]").first()).toContainText("with a bounty of 1.00 USDC");
+  expect((await page.locator("[data-task-issue]").evaluateAll((items) => items.map((i) => Number(i.getAttribute("data-task-issue"))))).sort((a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b));
 });
