@@ -92,7 +92,9 @@ export function setupOnboarding(): void {
  */
 async function openUnlessExperienced(guide: GuideName): Promise<void> {
   if (document.documentElement.dataset.auth === "yes") {
-    const answer = await fetch("/api/user/onboarding", { credentials: "same-origin", headers: { Accept: "application/json" } }).catch(() => null);
+    // The guide's module loads while the question is asked: a new account's guide opens no later than before.
+    const loading = guide === "welcome" ? undefined : import("../islands/onboarding/mount.tsx").catch(() => undefined);
+    const [answer] = await Promise.all([fetch("/api/user/onboarding", { credentials: "same-origin", headers: { Accept: "application/json" } }).catch(() => null), loading]);
     const body = answer?.ok ? ((await answer.json().catch(() => null)) as { newAccount?: boolean } | null) : null;
     if (body?.newAccount === false) {
       for (const name of GUIDES) markSeen(name);
