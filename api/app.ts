@@ -8,6 +8,7 @@ import { edge } from "./middleware/edge.ts";
 import { healthRoutes } from "./routes/health/get.ts";
 import { loadSession } from "./middleware/session.ts";
 import { csrfProtection } from "./middleware/csrf.ts";
+import { devWritesJson, devWritesSignedIn } from "./middleware/dev-routes.ts";
 import { authRoutes } from "./routes/auth/index.ts";
 import { userRoutes } from "./routes/user/role.ts";
 import { blockchainRoutes } from "./routes/blockchain/index.ts";
@@ -44,7 +45,10 @@ import { feedRoutes } from "./routes/alerts/feeds.ts";
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
   site?: (app: Hono<AppBindings>) => void;
-  /** Routes only the embedded default has (e.g. /dev/mail), mounted before the site. */
+  /**
+   * Routes only the embedded default has (under /dev/: the mail sink's pages, the digest on demand), mounted before
+   * the site. Their writes need a session, the anti-forgery token and JSON, like every write (issue 36).
+   */
   extraRoutes?: (app: Hono<AppBindings>) => void;
 }
 
@@ -109,7 +113,10 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
     ),
   );
 
-  options.extraRoutes?.(app);
+  if (options.extraRoutes) {
+    app.use("/dev/*", loadSession(ctx), devWritesSignedIn(), csrfProtection(ctx), devWritesJson());
+    options.extraRoutes(app);
+  }
   options.site?.(app);
   return app;
 }

@@ -17,6 +17,8 @@ export const ErrorCode = {
   BAD_REQUEST: "bad_request",
   VALIDATION_FAILED: "validation_failed",
   MALFORMED_JSON: "malformed_json",
+  /** A search parameter holding a control character (C0, DEL, C1): refused before it reaches the full-text index. */
+  INVALID_SEARCH_TEXT: "invalid_search_text",
   UNAUTHORIZED: "unauthorized",
   FORBIDDEN: "forbidden",
   CSRF_FAILED: "csrf_failed",
@@ -56,6 +58,7 @@ export const ErrorCode = {
   NOT_DUE: "not_due",
   CLAIM_NOT_VERIFIED: "claim_not_verified",
   CLAIM_NOT_NEEDED: "claim_not_needed",
+  POOL_BOUNTY: "pool_bounty",
   ISSUE_CLOSED: "issue_closed",
   NOT_AN_ISSUE: "not_an_issue",
   // Money: the request's machinery.
@@ -83,6 +86,7 @@ export const codeToStatus: Record<ErrorCode, ContentfulStatusCode> = {
   bad_request: 400,
   validation_failed: 400,
   malformed_json: 400,
+  invalid_search_text: 400,
   unauthorized: 401,
   forbidden: 403,
   csrf_failed: 403,
@@ -119,6 +123,7 @@ export const codeToStatus: Record<ErrorCode, ContentfulStatusCode> = {
   not_due: 409,
   claim_not_verified: 400,
   claim_not_needed: 409,
+  pool_bounty: 409,
   issue_closed: 400,
   not_an_issue: 400,
   idempotency_conflict: 422,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { expect, test, type Page } from "@playwright/test";
 import { Webhook } from "standardwebhooks";
-import { signIn } from "./support.ts";
+import { devPost, signIn } from "./support.ts";
 
 /**
  * Alerts (issue 30): a contributor saves a search on /explore and receives the daily digest in the mail sink, then
@@ -75,7 +75,7 @@ test("a contributor saves a search, receives the digest of a new matching bounty
   await allocate(alice, `Something else ${Date.now()}`);
 
   // The digest as the server sends it each day (run now, as of tomorrow: the dev stack's /dev/digest).
-  expect((await alice.request.post("/dev/digest")).ok()).toBe(true);
+  expect((await devPost(alice, "/dev/digest")).ok()).toBe(true);
   type Mail = { subject: string; text: string; headers: Record<string, string> };
   let digest: Mail | undefined;
   await expect

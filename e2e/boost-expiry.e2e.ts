@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { shownUnits, signIn, signOut } from "./support.ts";
+import { devPost, shownUnits, signIn, signOut } from "./support.ts";
 
 /**
  * An expired boost returns to its funder (issue 29): erin boosts a fresh bounty of alice/xdc-explorer-lite from the
@@ -67,7 +67,7 @@ test("erin's boost with an expiry comes back to her once it passes, exactly her 
 
   // The expiry passes on the chain's clock (an hour beyond it), and the refund pass runs: one refund sent.
   const seconds = Math.ceil((Date.parse(`${expiry}T00:00:00Z`) - Date.now()) / 1000) + 3600;
-  const pass = await page.request.post("/dev/refund-boosts", { data: { seconds } });
+  const pass = await devPost(page, "/dev/refund-boosts", { seconds });
   expect(pass.ok(), await pass.text()).toBe(true);
   expect((await pass.json()).sent).toBe(1);
 
@@ -78,6 +78,8 @@ test("erin's boost with an expiry comes back to her once it passes, exactly her 
   await expect(boost).toContainText("its expiry passed");
   await expect.poll(() => xdcShown(page), { timeout: 20_000 }).toBe(before + shownUnits("1.99", 4));
   // Another pass sends nothing more; the hook takes only a whole number of seconds forward.
-  expect((await page.request.post("/dev/refund-boosts", { data: { seconds: -60 } })).status()).toBe(400);
-  expect((await (await page.request.post("/dev/refund-boosts", { data: { seconds: 0 } })).json()).sent).toBe(0);
+  expect((await devPost(page, "/dev/refund-boosts", { seconds: -60 })).status()).toBe(400);
+  expect((await (await devPost(page, "/dev/refund-boosts", { seconds: 0 })).json()).sent).toBe(0);
+  // Without the anti-forgery token (a page elsewhere posting here) it changes nothing.
+  expect((await page.request.post("/dev/refund-boosts", { data: { seconds: 86_400 } })).status()).toBe(403);
 });

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { parseEther } from "viem";
-import { bountiedIssue, mergeCoAuthoredFix, signIn } from "./support.ts";
+import { bountiedIssue, devPost, mergeCoAuthoredFix, signIn } from "./support.ts";
 
 /**
  * Never keep unclaimed money (issue 29): bob's pull request, co-authored by ivan, who never registers, is paid 50/50
@@ -32,7 +32,7 @@ test("ivan never registers: thirty days on, alice returns his held share to the 
   await expect(ivan.getByRole("button", { name: "Return to pool" })).toHaveCount(0);
 
   // Thirty days on, nobody claimed it.
-  expect((await page.request.post("/dev/refund-boosts", { data: { seconds: MONTH_SECONDS + 60 } })).ok()).toBe(true);
+  expect((await devPost(page, "/dev/refund-boosts", { seconds: MONTH_SECONDS + 60 })).ok()).toBe(true);
   await expect.poll(shares).toEqual(["bob:paid:-:false", "ivan:held:dated:true"]);
   await page.reload();
   await ivan.getByRole("button", { name: "Return to pool" }).click();

@@ -113,3 +113,12 @@ export async function mergeCoAuthoredFix(page: Page, repo: { fullName: string },
   expect((await page.request.post(`${emulatorUrl()}/_emulator/pulls/merge`, { data: { repo: repo.fullName, number: pull, actor: "alice" } })).ok()).toBe(true);
   return pull;
 }
+
+/**
+ * A write to the dev stack's own routes (/dev/digest, /dev/refund-boosts): signed in, with the session's
+ * anti-forgery token and a JSON body, like every write (issue 36: they refuse anything else).
+ */
+export async function devPost(page: Page, path: string, data: Record<string, unknown> = {}) {
+  const { csrfToken } = (await (await page.request.get("/api/auth/csrf-token")).json()) as { csrfToken: string };
+  return page.request.post(path, { data, headers: { "X-CSRF-Token": csrfToken } });
+}

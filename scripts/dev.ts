@@ -20,13 +20,12 @@ import { createLogger, logDestination, type Logger } from "../api/logger.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
+import { devRoutes } from "./lib/dev-routes.ts";
 import { anvilPrivateKey, LOCAL_CHAIN_ID, startAnvil } from "./lib/anvil.ts";
 import { eq } from "drizzle-orm";
 import { deployLocalContracts } from "./deploy-contracts.ts";
 import { startGitHubEmulator, type GitHubEmulator } from "./github-emulator/index.ts";
 import { seedDemo, type SeedChain } from "./seed-demo.ts";
-import type { Hono } from "hono";
-import type { AppBindings } from "../api/context.ts";
 import { startMailSink } from "./mail-sink/index.ts";
 import { startOnrampSimulator } from "./onramp-simulator/index.ts";
 import { FIXTURE_USERS } from "./github-emulator/fixture.ts";
@@ -200,15 +199,12 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     // Boosts' expiry on demand (a journey cannot wait a day): the chain's clock moves on by `seconds`, then the hourly
     // refund pass runs as of that clock (e2e/boost-expiry.e2e.ts).
     let refundBoostsAfter: ((seconds: number) => Promise<number>) | undefined;
-    const devOnlyRoutes = (app: Hono<AppBindings>) => {
-      app.route("/dev/mail", mailSink.routes());
-      app.post("/dev/digest", async (c) => c.json({ handled: (await digestAsOfTomorrow?.()) ?? 0 }));
-      app.post("/dev/refund-boosts", async (c) => {
-        const seconds = Number(((await c.req.json().catch(() => ({}))) as { seconds?: unknown }).seconds);
-        if (!Number.isInteger(seconds) || seconds < 0 || seconds > 400 * 86_400) return c.json({ error: "seconds: a whole number of seconds, up to 400 days" }, 400);
-        return c.json({ sent: (await refundBoostsAfter?.(seconds)) ?? 0 });
-      });
-    };
+    // Their writes take a session, the anti-forgery token and JSON, like every write (scripts/lib/dev-routes.ts).
+    const devOnlyRoutes = devRoutes({
+      mail: mailSink.routes(),
+      digestAsOfTomorrow: async () => (await digestAsOfTomorrow?.()) ?? 0,
+      refundBoostsAfter: async (seconds) => (await refundBoostsAfter?.(seconds)) ?? 0,
+    });
     log.info(`local mail sink: mail sent by the platform is listed at ${publicUrl}/dev/mail; on-ramp simulator at ${onrampSimulator.url}`);
     // ---- end of local mail sink and on-ramp simulator ----
 

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
@@ -68,6 +68,26 @@ export interface OutboxRequest {
 export const SIGNER_LEASE_MS = 10_000;
 /** Rows signed in one pass, at most. */
 const BATCH_LIMIT = 50;
+
+/** A live payout of the issue exists (not failed or reverted): a second one is refused before it is written. */
+async function refuseSecondPayout(db: Database, repoId: number, issueNumber: number, requester: string, key: string): Promise<void> {
+  const [live] = await db
+    .select({ id: chainTransactions.id })
+    .from(chainTransactions)
+    .where(
+      and(
+        eq(chainTransactions.kind, "pay_bounty"),
+        eq(chainTransactions.githubRepoId, repoId),
+        eq(chainTransactions.issueNumber, issueNumber),
+        isNull(chainTransactions.oldChain),
+        notInArray(chainTransactions.status, ["failed", "reverted"]),
+        // The same request arriving twice at once is a replay, answered below.
+        or(ne(chainTransactions.requester, requester), ne(chainTransactions.idempotencyKey, key)),
+      ),
+    )
+    .limit(1);
+  if (live) throw new DomainError({ code: ErrorCode.ALREADY_PAID, error: "Already paid", message: "This bounty has already been paid." });
+}
 
 export const idempotencyConflict = () =>
   new DomainError({
@@ -158,11 +178,15 @@ export class Outbox {
         // Only the same key is a replay; any other unique rule (one payout per issue) must fail loudly.
         .onConflictDoNothing({ target: [chainTransactions.requester, chainTransactions.idempotencyKey] })
         .returning();
+    // One live payout per issue (a bounty is paid once): checked in the insert's own write transaction, so two
+    // concurrent payouts cannot both pass; the unique index chain_tx_one_payout_idx stands behind it.
+    const onePayout = req.kind === "pay_bounty" && req.githubRepoId != null && req.issueNumber != null ? (into: Database) => refuseSecondPayout(into, req.githubRepoId!, req.issueNumber!, requesterOf(req.userId), req.idempotencyKey) : undefined;
+    const guards = [onePayout, guard].filter((g): g is (tx: Database) => Promise<void> => g !== undefined);
     // A single insert needs no transaction of its own; a guard's reads and the insert share one.
-    const inserted = guard
+    const inserted = guards.length
       ? await db.transaction(
           async (tx) => {
-            await guard(tx as unknown as Database);
+            for (const check of guards) await check(tx as unknown as Database);
             return insert(tx as unknown as Database);
           },
           { behavior: "immediate" },

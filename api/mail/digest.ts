@@ -15,12 +15,29 @@ export interface DigestSection {
   more: number;
 }
 
-export function digestMail(input: { to: string; sections: DigestSection[]; unsubscribeUrl: string; settingsUrl: string }): MailMessage {
+/** A saved search the digest could not run (issue 36): told to its owner, whose other searches are sent. */
+export interface SkippedSearch {
+  name: string;
+  /** Why, as a sentence ("q: control characters … are not allowed in a search."). */
+  reason: string;
+}
+
+export function digestMail(input: { to: string; sections: DigestSection[]; skipped?: SkippedSearch[]; unsubscribeUrl: string; settingsUrl: string }): MailMessage {
   const total = input.sections.reduce((n, s) => n + s.bounties.length + s.more, 0);
-  const subject = `${total} new ${total === 1 ? "bounty matches" : "bounties match"} your saved searches`;
+  const skipped = input.skipped ?? [];
+  const subject = total
+    ? `${total} new ${total === 1 ? "bounty matches" : "bounties match"} your saved searches`
+    : `${skipped.length === 1 ? "A saved search was" : `${skipped.length} saved searches were`} skipped in your digest`;
+  const skippedText = skipped.length
+    ? [
+        `Skipped (the digest of ${skipped.length === 1 ? "this search is" : "these searches is"} now off; change or delete ${skipped.length === 1 ? "it" : "them"}: ${input.settingsUrl}):`,
+        ...skipped.map((s) => `  - ${s.name}: ${s.reason}`),
+        "",
+      ]
+    : [];
   const text = [
-    `New bounties on Issuepool since your last digest:`,
-    "",
+    ...(total ? [`New bounties on Issuepool since your last digest:`, ""] : []),
+    ...skippedText,
     ...input.sections.flatMap((s) => [
       `${s.name} (${s.searchUrl})`,
       ...s.bounties.map((b) => `  - ${b.amount}: ${b.repository}#${b.issueNumber} ${b.title}\n    ${b.url}`),
@@ -38,7 +55,12 @@ export function digestMail(input: { to: string; sections: DigestSection[]; unsub
           .join("")}${s.more ? `<li><a href="${escape(s.searchUrl)}">and ${s.more} more</a></li>` : ""}</ul>`,
     )
     .join("");
-  const html = `<!doctype html><html><body style="font:15px/1.5 system-ui,sans-serif;color:#1f2328;max-width:560px;margin:24px auto;padding:0 16px"><p style="margin:0 0 12px">New bounties on Issuepool since your last digest:</p>${sections}<p style="color:#59636e;font-size:13px;margin-top:24px"><a href="${escape(input.settingsUrl)}">Change your saved searches</a> · <a href="${escape(input.unsubscribeUrl)}">Unsubscribe</a></p><p style="color:#59636e;font-size:13px">Issuepool</p></body></html>`;
+  const skippedHtml = skipped.length
+    ? `<p style="margin:0 0 8px">Skipped: the digest of ${skipped.length === 1 ? "this search is" : "these searches is"} now off. <a href="${escape(input.settingsUrl)}">Change or delete ${skipped.length === 1 ? "it" : "them"}</a>.</p><ul style="padding-left:20px;margin:0 0 12px">${skipped
+        .map((s) => `<li style="margin:0 0 6px"><strong>${escape(s.name)}</strong>: ${escape(s.reason)}</li>`)
+        .join("")}</ul>`
+    : "";
+  const html = `<!doctype html><html><body style="font:15px/1.5 system-ui,sans-serif;color:#1f2328;max-width:560px;margin:24px auto;padding:0 16px">${total ? `<p style="margin:0 0 12px">New bounties on Issuepool since your last digest:</p>` : ""}${skippedHtml}${sections}<p style="color:#59636e;font-size:13px;margin-top:24px"><a href="${escape(input.settingsUrl)}">Change your saved searches</a> · <a href="${escape(input.unsubscribeUrl)}">Unsubscribe</a></p><p style="color:#59636e;font-size:13px">Issuepool</p></body></html>`;
   return {
     to: input.to,
     subject,

@@ -8,7 +8,7 @@ import { exploreSearchParams, parseExploreSearch, searchOpenBounties, type Explo
 import { reliabilityOf } from "./reliability/read.ts";
 import { contributorStandings, projectStandings, type LeaderboardPeriod } from "./money/leaderboards.ts";
 import { publicProfile } from "./users/public-profile.ts";
-import { ErrorCode, hasCode } from "../errors.ts";
+import { hasCode, isRefusal } from "../errors.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
@@ -26,16 +26,15 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
       unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),
     },
     /**
-     * /explore (api/services/explore/search.ts): parse throws the API's 400 on a bad parameter; read gives the search
-     * or the problem to explain (the page answers 400 with it, never a 500: issue 38).
+     * /explore (api/services/explore/search.ts): a search, or the sentence that says which parameter is wrong (the
+     * page answers it with 400). The page never sees the error type: a refusal is data here, anything else throws.
      */
     explore: {
-      parse: parseExploreSearch,
-      read: (params: URLSearchParams): { search: ExploreSearch; problem?: undefined } | { search?: undefined; problem: string } => {
+      parse: (params: URLSearchParams): { search: ExploreSearch; problem?: undefined } | { search?: undefined; problem: string } => {
         try {
           return { search: parseExploreSearch(params) };
         } catch (err) {
-          if (hasCode(err, ErrorCode.BAD_REQUEST)) return { problem: (err as Error).message };
+          if (isRefusal(err)) return { problem: err.message };
           throw err;
         }
       },
@@ -53,14 +52,11 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
     },
     contributors: {
       /** null for an unknown login (the page answers 404). */
-      profile: async (login: string) => {
-        try {
-          return await publicProfile(ctx, login);
-        } catch (err) {
-          if (hasCode(err, ErrorCode.NOT_FOUND)) return null;
+      profile: (login: string) =>
+        publicProfile(ctx, login).catch((err: unknown) => {
+          if (hasCode(err, "not_found")) return null;
           throw err;
-        }
-      },
+        }),
     },
   };
 }

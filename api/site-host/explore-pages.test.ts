@@ -94,6 +94,15 @@ describe("/explore", () => {
     expect(status).toBe(400);
     expect(html).toContain("min: a number of XDC");
   });
+
+  test("a control character in any filter: a 400 page that says which, never a 500 (issue 36)", async () => {
+    for (const query of ["q=%00", "q=fix%00login", "label=a%0Ab", "language=%7F", "repo=acme/rocket%C2%85", "sort=%01", "cursor=%00"]) {
+      const { status, html } = await page(`/explore?${query}`);
+      expect({ query, status }).toEqual({ query, status: 400 });
+      expect(html).toContain("control characters (such as NUL or a line break) are not allowed in a search.");
+      expect(html).not.toContain("\u0000");
+    }
+  });
 });
 
 describe("/leaderboard and /@{login}", () => {

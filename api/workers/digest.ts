@@ -2,8 +2,9 @@ import { and, asc, eq, gt, inArray, isNotNull, lt, notExists, sql } from "drizzl
 import type { Database } from "../../db/client.ts";
 import { digestRuns, savedSearches, users, type SavedSearch } from "../../db/schema/index.ts";
 import { randomToken } from "../crypto/tokens.ts";
+import { isRefusal } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { digestMail, type DigestSection } from "../mail/digest.ts";
+import { digestMail, type DigestSection, type SkippedSearch } from "../mail/digest.ts";
 import type { Mailer } from "../mail/mailer.ts";
 import { matchedAmountText, matchingBounties, parseSearch, type MatchedBounty } from "../services/alerts/search.ts";
 import { unsubscribeToken } from "../services/alerts/saved-searches.ts";
@@ -19,6 +20,12 @@ import type { BackgroundWorker } from "./ports.ts";
  * the searches' cursors (`notified_until`) move only once the mail is out, so what a lost digest would have said
  * comes in the next one. One process builds at a time (the `digest` lease); matches are computed once per
  * distinct search and cursor in a pass, and mails are handed to the mailer a few at a time.
+ *
+ * One bad saved search never costs its owner the digest (issue 36): a search that cannot be run is skipped and
+ * logged, the others are sent. A search the platform now refuses (a query stored before a rule, such as the one
+ * against control characters, existed) is told to its owner in that day's digest (sent for it even when nothing
+ * else is new) and its digest turned off, so it is told once; a search that failed for another reason (the
+ * database busy) keeps its cursor and is tried again the next day.
  */
 export const DIGEST_LEASE_MS = 120_000;
 /** Bounties listed per search; the rest are counted ("and 12 more"). */
@@ -120,31 +127,34 @@ export class DigestWorker implements BackgroundWorker {
       .orderBy(asc(savedSearches.createdAt));
     const byUser = new Map<number, SavedSearch[]>();
     for (const search of searches) byUser.set(search.userId, [...(byUser.get(search.userId) ?? []), search]);
-    const outcomes: { userId: number; status: "sent" | "empty" | "failed"; bounties: number; searchIds: string[] }[] = [];
+    const outcomes: { userId: number; status: "sent" | "empty" | "failed"; bounties: number; searchIds: string[]; turnedOff: string[] }[] = [];
     const queue = [...ids];
     const worker = async () => {
       for (let userId = queue.shift(); userId !== undefined; userId = queue.shift()) {
         const mine = byUser.get(userId) ?? [];
-        const searchIds = mine.map((s) => s.id);
         try {
-          const sections = await this.sectionsFor(mine, cutoff, memo);
+          const { sections, skipped } = await this.sectionsFor(mine, cutoff, memo);
+          const refused = skipped.filter((s) => s.refused);
+          // Searches that ran move their cursors; a refused one is over (its digest goes off), a failed one is retried.
+          const searchIds = mine.filter((s) => !skipped.some((k) => k.id === s.id)).map((s) => s.id);
           const total = sections.reduce((n, s) => n + s.bounties.length + s.more, 0);
-          if (total) {
+          if (total || refused.length) {
             const token = await unsubscribeToken(this.deps.appSecret, userId);
             await this.deps.mailer.send(
               digestMail({
                 to: emails.get(userId)!,
                 sections,
+                skipped: refused.map(({ name, reason }) => ({ name, reason })),
                 unsubscribeUrl: `${this.deps.publicUrl}/api/alerts/unsubscribe?token=${encodeURIComponent(token)}`,
                 settingsUrl: `${this.deps.publicUrl}/settings/alerts`,
               }),
             );
           }
-          outcomes.push({ userId, status: total ? "sent" : "empty", bounties: total, searchIds });
+          outcomes.push({ userId, status: total || refused.length ? "sent" : "empty", bounties: total, searchIds, turnedOff: refused.map((s) => s.id) });
         } catch (err) {
           // At most once: the mail may have left before the error; its bounties come in the next digest.
           log.warn("digest failed", { userId, err: (err as Error).message });
-          outcomes.push({ userId, status: "failed", bounties: 0, searchIds });
+          outcomes.push({ userId, status: "failed", bounties: 0, searchIds: mine.map((s) => s.id), turnedOff: [] });
         }
       }
     };
@@ -157,14 +167,29 @@ export class DigestWorker implements BackgroundWorker {
       for (let i = 0; i < told.length; i += 500) {
         await tx.update(savedSearches).set({ notifiedUntil: cutoff }).where(and(inArray(savedSearches.id, told.slice(i, i + 500)), lt(savedSearches.notifiedUntil, cutoff)));
       }
+      const off = outcomes.filter((o) => o.status === "sent").flatMap((o) => o.turnedOff);
+      if (off.length) await tx.update(savedSearches).set({ digest: false }).where(inArray(savedSearches.id, off));
     });
     return claimed.length;
   }
 
-  private async sectionsFor(searches: SavedSearch[], cutoff: Date, memo: Map<string, Promise<MatchedBounty[]>>): Promise<DigestSection[]> {
+  private async sectionsFor(
+    searches: SavedSearch[],
+    cutoff: Date,
+    memo: Map<string, Promise<MatchedBounty[]>>,
+  ): Promise<{ sections: DigestSection[]; skipped: (SkippedSearch & { id: string; refused: boolean })[] }> {
     const sections: DigestSection[] = [];
+    const skipped: (SkippedSearch & { id: string; refused: boolean })[] = [];
     for (const search of searches) {
-      const matches = await this.newMatches(search, cutoff, memo);
+      let matches: MatchedBounty[];
+      try {
+        matches = await this.newMatches(search, cutoff, memo);
+      } catch (err) {
+        const refused = isRefusal(err);
+        this.deps.log.warn("digest: saved search skipped", { userId: search.userId, searchId: search.id, refused, err: (err as Error).message });
+        skipped.push({ id: search.id, name: search.name, reason: refused ? (err as Error).message : "it could not be run; it is tried again tomorrow.", refused });
+        continue;
+      }
       if (!matches.length) continue;
       sections.push({
         name: search.name,
@@ -179,7 +204,7 @@ export class DigestWorker implements BackgroundWorker {
         more: Math.max(0, matches.length - DIGEST_LIST_SIZE),
       });
     }
-    return sections;
+    return { sections, skipped };
   }
 
   /** A search's matches allocated after its cursor and up to the pass's cutoff (at most a week back). */
@@ -189,7 +214,8 @@ export class DigestWorker implements BackgroundWorker {
     const key = `${search.query}|${since.getTime()}`;
     let matches = memo.get(key);
     if (!matches) {
-      matches = matchingBounties(this.deps.db, parseSearch(search.query), { since, until: cutoff, limit: 200 });
+      // Parsed inside the promise: a stored query the parser now refuses rejects this search alone.
+      matches = Promise.resolve().then(() => matchingBounties(this.deps.db, parseSearch(search.query), { since, until: cutoff, limit: 200 }));
       memo.set(key, matches);
     }
     return matches;

@@ -28,6 +28,8 @@ export const chainEvents = sqliteTable(
   (t) => [
     uniqueIndex("chain_events_log_idx").on(t.chainId, t.txHash, t.logIndex).where(sql`${t.oldChain} is null`),
     index("chain_events_repo_idx").on(t.repoId, t.blockNumber),
+    // One issue's events in order: when a bounty's money was committed (api/services/payouts/facts.ts), per payout decision.
+    index("chain_events_issue_idx").on(t.repoId, t.issueNumber, t.blockNumber, t.logIndex),
     // Where an escrowed tip's payTip left it (api/services/tips/tips.ts, tipDeliveryEvents): its TipPaid by the
     // tip's id, and the payTip's events by hash (compared lower-cased), each read by index for every tip a wallet
     // history or a tips list shows.

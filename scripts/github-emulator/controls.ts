@@ -44,7 +44,8 @@ const schemas = {
     /** The control page's one commit message (a form cannot send `commits`): trailers such as `Co-authored-by:` included. */
     commitMessage: z.string().optional(),
   }),
-  mergePullRequest: z.object({ repo, number, actor: login.optional() }),
+  /** `at`: when GitHub records the merge (ISO, not in the future), for tests of a pull request merged long ago. */
+  mergePullRequest: z.object({ repo, number, actor: login.optional(), at: z.iso.datetime().optional() }),
   closePullRequest: z.object({ repo, number, actor: login.optional() }),
   renameRepository: z.object({ repo, name: z.string().min(1), actor: login.optional() }),
   transferRepository: z.object({ repo, newOwner: login, actor: login.optional() }),
@@ -155,8 +156,8 @@ export function createControls({ world, actions, webhooks }: EmulatorContext): E
       return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base, commits }));
     },
     async mergePullRequest(raw) {
-      const { repo: r, issue, actor } = withIssue("mergePullRequest", raw);
-      return pullResult(r, actions.mergePull({ repo: r, issue, actor }));
+      const { repo: r, issue, actor, input } = withIssue("mergePullRequest", raw);
+      return pullResult(r, actions.mergePull({ repo: r, issue, actor, at: input.at }));
     },
     async closePullRequest(raw) {
       const { repo: r, issue, actor } = withIssue("closePullRequest", raw);

@@ -98,6 +98,31 @@ describe("saved searches", () => {
     expect(row!.digest).toBe(true);
   });
 
+  test("control characters in a saved search's query or name are refused with 400 invalid_search_text, and nothing is saved (issue 36)", async () => {
+    const before = await t.ctx.database.db.select().from(savedSearches);
+    for (const body of [
+      { query: "q=%00" },
+      { query: "q=parser%00" },
+      { query: "label=a%0Ab" },
+      { query: "language=Rust%7F" },
+      { query: "repo=acme/parsers%C2%85" },
+      { query: "q=a\u0000b" },
+      { query: "%00=1" },
+      { query: "currency=ROXN", name: "mine\u0000" },
+      { query: "currency=ROXN", name: "line\nbreak" },
+    ]) {
+      const res = await call(t, "/api/alerts/searches", { as: carol, body });
+      const answer = (await res.json()) as { code: string };
+      expect({ body, status: res.status, code: answer.code }).toEqual({ body, status: 400, code: "invalid_search_text" });
+    }
+    expect(await t.ctx.database.db.select().from(savedSearches)).toEqual(before);
+    const renamed = await call(t, `/api/alerts/searches/${carolSearch}`, { as: carol, method: "PATCH", body: { name: "bad\u0000name" } });
+    expect(renamed.status).toBe(400);
+    expect(((await renamed.json()) as { code: string }).code).toBe("invalid_search_text");
+    const [row] = await t.ctx.database.db.select().from(savedSearches).where(eq(savedSearches.id, carolSearch));
+    expect(row!.name).toBe("Big parser bounties");
+  });
+
   securityCases({ method: "POST", path: "/api/alerts/searches", body: { query: "currency=ROXN" } }, { t: () => t, owner: () => carol, stranger: () => dave });
   securityCases(() => ({ method: "PATCH", path: `/api/alerts/searches/${carolSearch}`, body: { name: "renamed" } }), { t: () => t, owner: () => carol, stranger: () => dave, ownedResource: true });
   securityCases(() => ({ method: "DELETE", path: `/api/alerts/searches/${carolSearch}` }), { t: () => t, owner: () => carol, stranger: () => dave, ownedResource: true });
@@ -166,6 +191,37 @@ describe("the daily digest", () => {
     expect(mail.text).toContain("Unclaimed work");
     expect(mail.text).not.toContain("Claimed work");
   });
+
+  test("one bad saved search already stored is skipped and told to its owner; their other searches and other users' digests go out (issue 36)", async () => {
+    const frank = await createTestUser(t, { role: "contributor", username: "frank", email: "frank@example.com" });
+    const gina = await createTestUser(t, { role: "contributor", username: "gina", email: "gina@example.com" });
+    const frankSession = await signInAs(t, frank);
+    const ginaSession = await signInAs(t, gina);
+    expect((await call(t, "/api/alerts/searches", { as: frankSession, body: { query: "q=lexer", name: "Lexer work" } })).status).toBe(201);
+    expect((await call(t, "/api/alerts/searches", { as: ginaSession, body: { query: "q=lexer" } })).status).toBe(201);
+    const [good] = await t.ctx.database.db.select().from(savedSearches).where(eq(savedSearches.userId, frank.id));
+    // Stored before the API refused control characters: a NUL in the title words (what the full-text index choked on).
+    await t.ctx.database.db.insert(savedSearches).values({ id: "ss_nul_frank", userId: frank.id, name: "Broken search", query: "q=lex%00er", digest: true, notifiedUntil: good!.notifiedUntil, createdAt: new Date(good!.createdAt.getTime() + 1) });
+    const at = new Date(good!.notifiedUntil.getTime() + 1_000);
+    await bounty({ issue: 40, title: "Lexer for TOML", xdc: 4n, at });
+    const clock = { now: Math.ceil(at.getTime() / 86_400_000) * 86_400_000 + 10 * 3_600_000 };
+    await digest(clock).runOnce();
+
+    const mail = await sink.waitFor((m) => m.to.includes("frank@example.com"));
+    expect(mail.subject).toBe("1 new bounty matches your saved searches");
+    expect(mail.text).toContain("Lexer for TOML");
+    expect(mail.text).toContain("Broken search: q: control characters (such as NUL or a line break) are not allowed in a search.");
+    expect(mail.html).toContain("<strong>Broken search</strong>");
+    expect(t.log.lines.some((l) => l.includes("digest: saved search skipped") && l.includes("ss_nul_frank"))).toBe(true);
+    // gina's digest is unaffected.
+    expect((await sink.waitFor((m) => m.to.includes("gina@example.com"))).text).toContain("Lexer for TOML");
+    // Told once: the bad search's digest is off; frank's good search moved on, the bad one did not.
+    const rows = await t.ctx.database.db.select().from(savedSearches).where(eq(savedSearches.userId, frank.id));
+    expect(rows.find((r) => r.id === "ss_nul_frank")).toMatchObject({ digest: false, notifiedUntil: good!.notifiedUntil });
+    expect(rows.find((r) => r.id === good!.id)!.notifiedUntil.getTime()).toBeGreaterThan(good!.notifiedUntil.getTime());
+    const [run] = await t.ctx.database.db.select().from(digestRuns).where(and(eq(digestRuns.userId, frank.id), eq(digestRuns.day, dayOf(clock.now))));
+    expect(run).toMatchObject({ status: "sent", bounties: 1 });
+  });
 });
 
 describe("one-click unsubscribe (RFC 8058)", () => {
@@ -231,6 +287,12 @@ describe("Atom feeds", () => {
     for (const tag of ["id", "title", "updated"]) expect((xml.match(new RegExp(`<${tag}>`, "g")) ?? []).length).toBe(entries.length + 1);
     expect((await t.app.request("/api/feeds/explore?currency=BTC")).status).toBe(400);
     expect((await t.app.request("/api/feeds/explore?min=10")).status).toBe(400); // an amount needs its currency
+    // A control character is refused before the full-text index (issue 36: it answered 500).
+    for (const query of ["q=%00", "q=parser%00", "label=%01", "language=%7F", "repo=a/b%C2%80", "q=a%0Ab"]) {
+      const refused = await t.app.request(`/api/feeds/explore?${query}`);
+      expect({ query, status: refused.status }).toEqual({ query, status: 400 });
+      expect(((await refused.json()) as { code: string }).code).toBe("invalid_search_text");
+    }
   });
 
   test("a repository's feed; a private or unknown repository is 404", async () => {

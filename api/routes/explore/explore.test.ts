@@ -211,6 +211,22 @@ describe("GET /api/explore", () => {
     }
   });
 
+  test("control characters in any parameter: 400 invalid_search_text before the full-text index, never a 500 (issue 36)", async () => {
+    const hostile = ["\u0000", "a\u0000b", "\u0001", "\u001f", "x\ny", "\t", "\r", "\u007f", "\u0080", "\u009f", "fix\u0000 login"];
+    for (const name of ["q", "label", "language", "repo", "currency", "min", "sort", "unclaimed", "cursor", "limit"]) {
+      for (const text of hostile) {
+        const query = new URLSearchParams({ [name]: text }).toString();
+        const { status, body } = await explore(query);
+        expect({ query, status, code: body.code }).toEqual({ query, status: 400, code: "invalid_search_text" });
+        expect(body.message, query).toStartWith(`${name}:`);
+      }
+    }
+    // Beside good parameters too, and in the words of a title search the index would read.
+    expect((await explore("currency=XDC&q=login%00")).status).toBe(400);
+    // Text without control characters (accents, emoji, punctuation) is still a search.
+    expect((await explore(`q=${encodeURIComponent("café ✓ \"quoted\" 100%")}`)).status).toBe(200);
+  });
+
   test("cached for everyone until the data changes", async () => {
     const first = await call(t, "/api/explore?currency=XDC&utm_source=x");
     expect(first.headers.get("cache-control")).toContain("public");

@@ -69,7 +69,7 @@ export function communityRoutes(ctx: AppContext) {
     // static segment beside a parameter with a deeper route (the same as /api/repos/details).
     .get("/:id", validate("param", IdParam), async (c) => {
       const id = c.req.valid("param").id;
-      if (id !== "leaderboard") return c.json({ bounty: await communityBountyById(ctx, bountyId(id)) });
+      if (id !== "leaderboard") return c.json({ bounty: await communityBountyById(ctx, bountyId(id), { publicAnswer: true }) });
       const query = LeaderboardQuery.safeParse(c.req.query());
       if (!query.success) throw new DomainError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid input", message: `limit: ${query.error.issues[0]?.message ?? "invalid"}` });
       return c.json({ leaderboard: await communityLeaderboard(ctx, query.data.limit) });
@@ -97,7 +97,8 @@ export function communityRoutes(ctx: AppContext) {
     .post("/:id/claim", rateLimit(ctx, COMMUNITY_CLAIM_RATE_LIMIT), validate("param", IdParam), validate("json", ClaimBody), async (c) => {
       const { user } = requireSession(c);
       const body = c.req.valid("json");
-      return c.json(await claimCommunityBounty(ctx, { user, id: bountyId(c.req.valid("param").id), prNumber: body.prNumber, prUrl: body.prUrl }));
+      // prUrl is accepted (the original client sends it) and never stored: the address GitHub reports is.
+      return c.json(await claimCommunityBounty(ctx, { user, id: bountyId(c.req.valid("param").id), prNumber: body.prNumber }));
     });
 }
 

@@ -4,6 +4,14 @@ import { savedSearches, type SavedSearch, type User } from "../../../db/schema/i
 import { badRequest, notFound } from "../../errors.ts";
 import { constantTimeEqualStrings, hmacBase64url, randomToken } from "../../crypto/tokens.ts";
 import { canonicalQuery, describeSearch, parseSearch } from "./search.ts";
+import { controlCharacterRefused } from "../explore/search.ts";
+import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
+
+/** A name with a control character is refused like a search parameter with one (issue 36). */
+function checkedName(name: string | undefined): string | undefined {
+  if (name !== undefined && CONTROL_CHARACTER.test(name)) throw controlCharacterRefused("name");
+  return name;
+}
 
 /**
  * Saved explore searches (issue 30): each belongs to one user; anybody else's is a 404. A new search starts its
@@ -14,6 +22,7 @@ export const MAX_SAVED_SEARCHES = 25;
 type Deps = Pick<AppContext, "database">;
 
 export async function saveSearch(deps: Deps, user: User, input: { name?: string; query: string; digest?: boolean }, now = Date.now()): Promise<SavedSearch> {
+  checkedName(input.name);
   const search = parseSearch(input.query);
   const query = canonicalQuery(search);
   const db = deps.database.db;
@@ -51,6 +60,7 @@ async function ownedSearch(deps: Deps, user: User, id: string): Promise<SavedSea
 
 export async function updateSavedSearch(deps: Deps, user: User, id: string, input: { name?: string; digest?: boolean }, now = Date.now()): Promise<SavedSearch> {
   const before = await ownedSearch(deps, user, id);
+  checkedName(input.name);
   const [row] = await deps.database.db
     .update(savedSearches)
     .set({

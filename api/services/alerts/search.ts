@@ -2,7 +2,8 @@ import type { Database } from "../../../db/client.ts";
 import type { Currency } from "../../../db/schema/index.ts";
 import { bountyText, formatExact } from "../../../lib/money-format.ts";
 import { badRequest } from "../../errors.ts";
-import { EXPLORE_PARAMS, exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "../explore/search.ts";
+import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
+import { controlCharacterRefused, EXPLORE_PARAMS, exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "../explore/search.ts";
 
 /**
  * An explore search as alerts keep it (saved searches, the digest, the explore feed): the explore page's URL
@@ -19,6 +20,7 @@ export function parseSearch(query: string, options: { strict?: boolean } = { str
   const params = new URLSearchParams(query.startsWith("?") ? query.slice(1) : query);
   if (options.strict) {
     for (const key of new Set(params.keys())) {
+      if (CONTROL_CHARACTER.test(key)) throw controlCharacterRefused("query");
       if (!SAVED_KEYS.has(key)) throw badRequest(`query: ${key} is not an explore filter (${EXPLORE_PARAMS.join(", ")}).`, undefined, "Invalid search");
     }
   }

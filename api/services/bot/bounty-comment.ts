@@ -12,6 +12,7 @@ import { splitOf, splitView, type SplitView } from "../splits/open.ts";
 import { bountyText } from "../../../lib/money-format.ts";
 import { fundersLines } from "../funding/funders-text.ts";
 import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
+import { inlineCode, mention, profileLink } from "./markdown.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
 const CREATION_TIMEOUT_MS = 60_000;
@@ -66,12 +67,13 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
   const amount = figures.total;
   const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
-  const working = contributors.length ? contributors.map((c) => `@${c.username} (since ${c.since.toISOString().slice(0, 10)})`).join(", ") : "Nobody yet.";
+  // Every login and text people chose goes through markdown.ts: a mention only when it is a login, else a code span.
+  const working = contributors.length ? contributors.map((c) => `${mention(c.username)} (since ${c.since.toISOString().slice(0, 10)})`).join(", ") : "Nobody yet.";
   // The latest to take it on (with /attempt or Contribute) is answered here, in the one comment (issue 38): no reply
   // of its own, so the issue's thread stays readable.
   const newest = contributors.at(-1);
   const acknowledgement = newest
-    ? `> @${newest.username}: you are down for this issue. ${CLAIM_STEPS.pullRequest(bounty.issueNumber)} ${CLAIM_STEPS.paid}`
+    ? `> ${mention(newest.username)}: you are down for this issue. ${CLAIM_STEPS.pullRequest(bounty.issueNumber)} ${CLAIM_STEPS.paid}`
     : undefined;
   const split = await splitOf(ctx, repository.githubRepoId, bounty.issueNumber);
   const sharing = split && split.allocatedTx === bounty.allocatedTx && split.status !== "superseded" ? await splitView(ctx, split) : undefined;
@@ -81,15 +83,16 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
   // The contributor by their GitHub name, with the address the money went to.
   const recipientLogin = bounty.recipient ? await loginOfWallet(ctx, bounty.recipient) : undefined;
   // Their public profile (/@login) is linked beside the address (issue 30).
+  const profile = recipientLogin ? profileLink(ctx.env.PUBLIC_URL, recipientLogin) : undefined;
   const recipient = bounty.recipient
     ? recipientLogin
-      ? `@${recipientLogin} (\`${bounty.recipient}\`, [profile](${ctx.env.PUBLIC_URL}/@${recipientLogin}))`
-      : `\`${bounty.recipient}\``
+      ? `${mention(recipientLogin)} (${inlineCode(bounty.recipient)}${profile ? `, ${profile}` : ""})`
+      : inlineCode(bounty.recipient)
     : "";
   const txLink = (hash: string | null) => {
     if (!hash) return "";
     const url = explorerTxUrl(ctx.chain.config.network, hash);
-    return url ? `[${hash.slice(0, 10)}…](${url})` : `\`${hash}\``;
+    return url ? `[${hash.slice(0, 10)}…](${url})` : inlineCode(hash);
   };
   const status = sharing
     ? sharedStatus(sharing, txLink)
@@ -98,7 +101,7 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
       : bounty.status === "cancelled"
         ? "**Cancelled**: the amount went back to the repository's pool."
         : held
-          ? `**Held for @${held.githubLogin}**: ${held.pullNumber === null ? "the pool manager released this bounty to" : `pull request #${held.pullNumber} fixed this issue, but`} @${held.githubLogin}${held.pullNumber === null ? ", who" : ""} has no Issuepool wallet yet. Sign in to [Issuepool](${ctx.env.PUBLIC_URL}/auth) with GitHub and register: the bounty is paid to your new wallet automatically.`
+          ? `**Held for ${mention(held.githubLogin)}**: ${held.pullNumber === null ? "the pool manager released this bounty to" : `pull request #${held.pullNumber} fixed this issue, but`} ${mention(held.githubLogin)}${held.pullNumber === null ? ", who" : ""} has no Issuepool wallet yet. Sign in to [Issuepool](${ctx.env.PUBLIC_URL}/auth) with GitHub and register: the bounty is paid to your new wallet automatically.`
           : awaiting
             ? "**Awaiting decision**: this issue was closed without a merged pull request paying its bounty. The pool manager decides whether to release it to the contributor who did the work or to return it to the pool; reopening the issue makes it open again."
             : contributors.length
@@ -138,12 +141,15 @@ function sharedStatus(split: SplitView, txLink: (hash: string | null) => string)
   const shares = split.shares
     .map((s) => {
       const state = s.status === "paid" ? ` paid (transaction ${txLink(s.transactionHash)})` : s.status === "held" ? " held until they register on Issuepool" : s.status === "paying" ? " being paid" : s.status === "queued" ? " queued by the contract (paid after its delay)" : s.status === "returned" ? " unclaimed for 30 days, returned to the repository's pool" : "";
-      return `- @${s.login}${s.isAuthor ? " (author)" : ""}: ${s.percent} %, ${s.amount} ${split.currency}${state}`;
+      return `- ${mention(s.login)}${s.isAuthor ? " (author)" : ""}: ${s.percent} %, ${s.amount} ${split.currency}${state}`;
     })
     .join("\n");
-  const unresolved = split.unresolved.length ? `\n\nCo-authors not found on GitHub (not paid unless the pool manager names them): ${split.unresolved.map((u) => `\`${u.email}\``).join(", ")}.` : "";
+  // A trailer's name and address are whatever the commit says: shown as code, never as markdown.
+  const unresolved = split.unresolved.length
+    ? `\n\nCo-authors not found on GitHub (not paid unless the pool manager names them): ${split.unresolved.map((u) => inlineCode(u.name ? `${u.name} <${u.email}>` : `<${u.email}>`)).join(", ")}.`
+    : "";
   if (split.status === "window") {
-    return `**Shared reward**: pull request #${split.pullNumber} by @${split.author} has co-authors, so this bounty is shared${split.custom ? " as the pool manager set it" : " in equal shares"}. It is paid after the release window, at **${when}**; until then the pool manager can change the shares on Issuepool or with \`/split @login 60 @login 40\`.\n\n${shares}${unresolved}`;
+    return `**Shared reward**: pull request #${split.pullNumber} by ${mention(split.author)} has co-authors, so this bounty is shared${split.custom ? " as the pool manager set it" : " in equal shares"}. It is paid after the release window, at **${when}**; until then the pool manager can change the shares on Issuepool or with \`/split @login 60 @login 40\`.\n\n${shares}${unresolved}`;
   }
   return `**Shared reward** of pull request #${split.pullNumber} (the rounding remainder goes to its author):\n\n${shares}${unresolved}`;
 }

@@ -18,7 +18,8 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../../db/client.ts";
 import { bounties, bountyBoosts, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
 import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
-import { badRequest } from "../../errors.ts";
+import { badRequest, DomainError, ErrorCode } from "../../errors.ts";
+import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
 
 /**
  * The orders offered. "expiring": soonest expiry first, where a bounty's expiry is the earliest `expires_at` of its
@@ -93,11 +94,19 @@ export interface ExplorePage {
 
 const invalid = (message: string) => badRequest(message, undefined, "Invalid search");
 
+/**
+ * A parameter with a control character (C0 with NUL, DEL, C1): refused before anything reads it. A NUL reached
+ * SQLite's full-text index (an FTS5 MATCH string cut at the NUL) and answered 500 (issue 36); none belongs in a search.
+ */
+export const controlCharacterRefused = (name: string) =>
+  new DomainError({ code: ErrorCode.INVALID_SEARCH_TEXT, error: "Invalid search", message: `${name}: control characters (such as NUL or a line break) are not allowed in a search.` });
+
 function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);
   if (values.length > 1) throw invalid(`${name}: give it once (it was given ${values.length} times).`);
   const value = values[0];
   if (value === undefined || value === "") return undefined;
+  if (CONTROL_CHARACTER.test(value)) throw controlCharacterRefused(name);
   if (value.length > MAX_TEXT) throw invalid(`${name}: at most ${MAX_TEXT} characters.`);
   return value;
 }

@@ -4,6 +4,7 @@ import { createMoneyIntent, intentUrl, INTENT_TTL_MS } from "./intents.ts";
 import { MIN_BOOST } from "./boost-rules.ts";
 import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import type { BoostIntentPayload } from "./boosts.ts";
+import { formatExact } from "../../../lib/money-format.ts";
 
 /**
  * `/bounty 50 XDC` in an issue comment by anyone who is not the repository's pool manager: a boost. A comment
@@ -33,7 +34,8 @@ export async function boostIntentReply(
   const intent = await createMoneyIntent(ctx, { kind: "boost", githubUserId: input.comment.user.id, source: `comment:${input.comment.id}`, payload });
   const minutes = Math.round(INTENT_TTL_MS / 60_000);
   return [
-    `to add **${input.amount} ${input.currency}** to this issue's bounty from your Issuepool wallet, confirm it here: ${intentUrl(ctx.env.PUBLIC_URL, intent.token)}`,
+    // The amount as the platform reads it (formatted from the parsed value), never the text as typed.
+    `to add **${formatExact(parsed.value, input.currency)} ${input.currency}** to this issue's bounty from your Issuepool wallet, confirm it here: ${intentUrl(ctx.env.PUBLIC_URL, intent.token)}`,
     "",
     `The link is yours only, works once and expires in ${minutes} minutes. 0.5 % of the amount is the platform fee; your share goes to whoever fixes the issue, or back to you if it is closed as not planned.`,
   ].join("\n");

@@ -33,7 +33,9 @@ import { fundersContractOf } from "./funders-contract.ts";
 import { openCommunityBountiesLeftByPool } from "./pool-left.ts";
 import { defineIntentKind } from "./intent-kinds.ts";
 import { fundableIssue, type IssueRef } from "./issue-lookup.ts";
-import { onChainBounty } from "../money/bounties.ts";
+import { decide } from "../payouts/decision.ts";
+import { bountyFacts } from "../payouts/facts.ts";
+import { fixesOfIssue, settleMergedFix } from "../payouts/settle.ts";
 import { boostView, fundersOfIssues, type BoostView, type IssueFunders } from "./funders-read.ts";
 
 export { boostView, fundersOfIssues, type BoostView, type IssueFunders };
@@ -128,16 +130,19 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
   // allocation made a moment ago); a live community bounty row says it is the community's.
   // Three independent reads side by side (a boost's round trips before it is queued: scripts/bench/chain.ts).
   const contract = fundersContractOf(ctx.chain);
-  const [onChain, community, feeBps] = await Promise.all([
-    onChainBounty(ctx, input.issue.repoId, input.issue.issueNumber),
+  const [facts, community, feeBps] = await Promise.all([
+    bountyFacts(ctx, input.issue.repoId, input.issue.issueNumber),
     liveCommunityBounty(db, input.issue.repoId, input.issue.issueNumber),
     contract.feeBps(),
   ]);
+  const onChain = facts.chain;
+  // New money for the bounty: refused once it is paid or earned by a merged pull request (payouts/decision.ts).
+  const decision = decide(facts, { kind: "fund" });
+  if (!decision.ok) throw decision.refusal;
   const existing =
     onChain.status === "none" || onChain.status === "cancelled"
       ? undefined
       : { currency: onChain.currency, source: community ? ("community" as const) : ("pool" as const), closed: onChain.status !== "open" };
-  if (existing?.closed) throw new DomainError({ code: ErrorCode.CONFLICT, error: "Bounty closed", message: "This issue's bounty is already paid or on its way out." });
   if (existing && existing.currency !== input.currency) {
     throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Wrong currency", message: `This issue's bounty is in ${existing.currency}: boosts add to it in ${existing.currency}.` });
   }
@@ -446,9 +451,41 @@ export async function refundDueBoosts(ctx: Deps, now = Date.now()): Promise<numb
   }
   let sent = 0;
   for (const entry of byIssue.values()) {
+    // The one payout decision: shares of a bounty a merged pull request earned stay for its author(s), expired or not.
+    if (entry.reason === "expired" && !(await mayRefund(ctx, entry.repoId, entry.issueNumber))) continue;
     if (await refundFunders(ctx, { ...entry, funders: [...entry.funders], by: { kind: "operator" } })) sent++;
   }
   return sent;
+}
+
+/**
+ * Whether the platform may send an issue's expired shares back: not once the bounty is earned (committed, held,
+ * shared, being paid), nor while GitHub says a merged pull request earned it that the platform has not acted on
+ * (it is paid instead). A pass that cannot ask GitHub leaves the shares for the next one.
+ */
+async function mayRefund(ctx: Deps & Partial<Pick<AppContext, "env" | "keyring">>, repoId: number, issueNumber: number): Promise<boolean> {
+  let known: Awaited<ReturnType<typeof fixesOfIssue>> = { fixes: [] };
+  if (ctx.env && ctx.keyring) {
+    const [funder] = await ctx.database.db
+      .select({ user: users })
+      .from(bountyBoosts)
+      .innerJoin(users, eq(users.id, bountyBoosts.userId))
+      .where(and(eq(bountyBoosts.githubRepoId, repoId), eq(bountyBoosts.issueNumber, issueNumber)))
+      .limit(1);
+    try {
+      known = await fixesOfIssue({ ...ctx, env: ctx.env, keyring: ctx.keyring }, repoId, issueNumber, funder?.user);
+    } catch (err) {
+      ctx.log.warn("expiry refunds wait: GitHub could not be asked whether a merged pull request earned the bounty", { repoId, issue: issueNumber, err: (err as Error).message });
+      return false;
+    }
+  }
+  const decision = decide(await bountyFacts(ctx, repoId, issueNumber, { withMoney: known.fixes.length > 0 }), { kind: "refund", fixes: known.fixes });
+  if (decision.ok) return true;
+  ctx.log.info("expired shares kept: the payout decision refused their refund", { repoId, issue: issueNumber, code: decision.refusal.code });
+  if (decision.unpaidFix && known.repository && known.appClient && ctx.env) {
+    await settleMergedFix({ ...ctx, env: ctx.env }, { repository: known.repository, issueNumber, pullNumber: decision.unpaidFix.number, client: known.appClient }).catch(() => undefined);
+  }
+  return false;
 }
 
 /**
@@ -467,13 +504,21 @@ export async function refundAllFunders(ctx: Deps, repoId: number, issueNumber: n
  * A funder takes their own boost back (their whole share on that issue) while nobody has claimed it; after a
  * claim the contract's visible delay applies, so the platform refuses and says why. Someone else's boost: 404.
  */
-export async function cancelOwnBoost(ctx: Deps, input: { user: User; boostId: number }): Promise<BoostView> {
+export async function cancelOwnBoost(ctx: Deps & Pick<AppContext, "env" | "keyring">, input: { user: User; boostId: number }): Promise<BoostView> {
   const db = ctx.database.db;
   const [boost] = await db.select().from(bountyBoosts).where(and(eq(bountyBoosts.id, input.boostId), eq(bountyBoosts.userId, input.user.id))).limit(1);
   if (!boost) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Boost not found." });
   if (boost.status === "refunding" || boost.status === "refunded") return boostView(boost, input.user.username, true);
   if (boost.status !== "active") {
     throw new DomainError({ code: ErrorCode.CONFLICT, error: "Not cancellable", message: boost.status === "pending" ? "This boost is not confirmed yet; try again in a moment." : "This boost can no longer be cancelled." });
+  }
+  // The one payout decision first: a bounty a merged pull request earned keeps every share for its author(s), whether
+  // the platform has acted on the merge yet or not (GitHub is asked: a webhook may have been lost).
+  const known = await fixesOfIssue(ctx, boost.githubRepoId, boost.issueNumber, input.user);
+  const decision = decide(await bountyFacts(ctx, boost.githubRepoId, boost.issueNumber, { withMoney: known.fixes.length > 0 }), { kind: "withdraw", fixes: known.fixes });
+  if (!decision.ok) {
+    if (decision.unpaidFix && known.repository && known.appClient) await settleMergedFix(ctx, { repository: known.repository, issueNumber: boost.issueNumber, pullNumber: decision.unpaidFix.number, client: known.appClient }).catch(() => undefined);
+    throw decision.refusal;
   }
   const [claim] = await db.select({ userId: bountyClaims.userId }).from(bountyClaims).where(and(eq(bountyClaims.githubRepoId, boost.githubRepoId), eq(bountyClaims.issueNumber, boost.issueNumber))).limit(1);
   const community = await liveCommunityBounty(db, boost.githubRepoId, boost.issueNumber);

@@ -1,16 +1,19 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import type { Address } from "viem";
-import { encodeFunctionData } from "viem";
 import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
-import { bountyBoosts, chainTransactions, communityBounties, type CommunityBounty, type CommunityStatus, type Currency, type User } from "../../../db/schema/index.ts";
+import { bountyBoosts, chainTransactions, communityBounties, repositories, type CommunityBounty, type CommunityStatus, type Currency, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
-import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { clientForRepository } from "../../github/data.ts";
+import { GitHubApiError } from "../../github/client.ts";
+import { githubUnavailable } from "../../github/repositories.ts";
+import { settleMergedFix } from "../payouts/settle.ts";
+import { decide } from "../payouts/decision.ts";
+import { bountyFacts } from "../payouts/facts.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { boostIssue, liveCommunityBounty, settleBoosts } from "./boosts.ts";
 import { fundableIssue } from "./issue-lookup.ts";
+import { communityBountyShown, refreshCommunityVisibility } from "./community-visibility.ts";
 
 /**
  * Community bounties (issue 29, items 2 and 8): an issue funded by boosts alone, on a registered repository
@@ -135,35 +138,57 @@ async function objects(db: Database, rows: CommunityBounty[]): Promise<Community
   return rows.map((r) => bountyObject(r, totals.get(r.id)));
 }
 
+/** What the public reads need: the database, and GitHub for the visibility of repositories without the App. */
+type ReadDeps = Pick<AppContext, "database" | "changes" | "env" | "log" | "keyring">;
+
+/**
+ * The public list. Community bounties of a repository that is private, deleted or no longer readable are left
+ * out (community-visibility.ts: the webhook's flag, or GitHub asked again when its last answer is stale).
+ */
 export async function listCommunityBounties(
-  ctx: Pick<AppContext, "database" | "changes">,
+  ctx: ReadDeps,
   query: { limit: number; offset: number; status?: CommunityStatus; currency?: Currency; repo?: string; creator?: string },
 ): Promise<{ bounties: CommunityBountyObject[]; total: number; limit: number; offset: number }> {
   await settleBoosts(ctx);
-  const where = [];
+  await refreshCommunityVisibility(ctx);
+  const where = [communityBountyShown()];
   if (query.status) where.push(eq(communityBounties.status, query.status));
   if (query.currency) where.push(eq(communityBounties.currency, query.currency));
   if (query.creator) where.push(eq(communityBounties.createdByLogin, query.creator));
   if (query.repo) where.push(sql`${communityBounties.repoOwner} || '/' || ${communityBounties.repoName} = ${query.repo}`);
-  const filter = where.length ? and(...where) : undefined;
+  const filter = and(...where);
   const db = ctx.database.db;
   const [{ count } = { count: 0 }] = await db.select({ count: sql<number>`count(*)` }).from(communityBounties).where(filter);
   const rows = await db.select().from(communityBounties).where(filter).orderBy(desc(communityBounties.createdAt), desc(communityBounties.id)).limit(query.limit).offset(query.offset);
   return { bounties: await objects(db, rows), total: Number(count), limit: query.limit, offset: query.offset };
 }
 
-export async function communityBountyById(ctx: Pick<AppContext, "database" | "changes">, id: number): Promise<CommunityBountyObject> {
+/**
+ * One community bounty. `publicAnswer` (GET /api/community-bounties/{id}): one of a repository that is private,
+ * deleted or no longer readable is not found, as if it never existed. Without it (the answer to its creator's
+ * payment or its claimant's claim) it is read as it is.
+ */
+export async function communityBountyById(ctx: ReadDeps, id: number, options: { publicAnswer?: boolean } = {}): Promise<CommunityBountyObject> {
   await settleBoosts(ctx);
-  const [row] = await ctx.database.db.select().from(communityBounties).where(eq(communityBounties.id, id)).limit(1);
+  if (options.publicAnswer) {
+    const [found] = await ctx.database.db.select({ repoId: communityBounties.githubRepoId }).from(communityBounties).where(eq(communityBounties.id, id)).limit(1);
+    if (found) await refreshCommunityVisibility(ctx, { repoIds: [found.repoId] });
+  }
+  const [row] = await ctx.database.db
+    .select()
+    .from(communityBounties)
+    .where(and(eq(communityBounties.id, id), options.publicAnswer ? communityBountyShown() : undefined))
+    .limit(1);
   if (!row) throw notFound();
   return (await objects(ctx.database.db, [row]))[0]!;
 }
 
 const notFound = () => new DomainError({ code: ErrorCode.NOT_FOUND, error: "Bounty not found", message: "Bounty not found" });
 
-/** Completed bounties by their claimer: count and totals per currency (2 decimals). */
-export async function communityLeaderboard(ctx: Pick<AppContext, "database" | "changes">, limit: number) {
-  const rows = await ctx.database.db.select().from(communityBounties).where(eq(communityBounties.status, "completed"));
+/** Completed bounties by their claimer: count and totals per currency (2 decimals); hidden repositories' left out. */
+export async function communityLeaderboard(ctx: ReadDeps, limit: number) {
+  await refreshCommunityVisibility(ctx);
+  const rows = await ctx.database.db.select().from(communityBounties).where(and(eq(communityBounties.status, "completed"), communityBountyShown()));
   const totals = await totalsOf(ctx.database.db, rows);
   const by = new Map<string, { githubUsername: string; bountiesCompleted: number; sums: Record<Currency, bigint> }>();
   for (const row of rows) {
@@ -197,7 +222,15 @@ export async function createCommunityBounty(
   const issue = await fundableIssue(ctx, { owner: input.owner, name: input.name, issueNumber: input.issueNumber, user: input.user });
   const db = ctx.database.db;
   const existing = await liveCommunityBounty(db, issue.repoId, issue.issueNumber);
-  if (existing) throw new DomainError({ code: ErrorCode.CONFLICT, error: "Bounty already exists", message: `This issue already has a community bounty (#${existing.id}): boost it instead.` });
+  if (existing) throw new DomainError({ code: ErrorCode.BOUNTY_EXISTS, error: "Bounty already exists", message: `This issue already has a community bounty (#${existing.id}): boost it instead.` });
+  // A pool's bounty takes boosts, never a community bounty of its own (whose claim could reach the pool's share);
+  // a bounty already earned by a merged pull request takes no new money (payouts/decision.ts).
+  const facts = await bountyFacts(ctx, issue.repoId, issue.issueNumber);
+  if (facts.chain.status === "open" && facts.chain.poolShare > 0n) {
+    throw new DomainError({ code: ErrorCode.POOL_BOUNTY, error: "Bounty already exists", message: "This issue has a bounty from the repository's pool: boost it instead." });
+  }
+  const decision = decide(facts, { kind: "fund" });
+  if (!decision.ok) throw decision.refusal;
   const [row] = await db
     .insert(communityBounties)
     .values({
@@ -232,63 +265,67 @@ export async function payCommunityBounty(ctx: AppContext, input: { user: User; i
   return { txHash: result.txHash ?? "", blockchainBountyId: null, status: "funded" as const, bounty, message: "Bounty funded" };
 }
 
-const CLOSING = `query($owner:String!,$name:String!,$number:Int!){ repository(owner:$owner,name:$name){ pullRequest(number:$number){ merged author{login} closingIssuesReferences(first:50){ nodes{ number repository{ databaseId } } } } } }`;
-
 /**
- * POST /api/community-bounties/{id}/claim: the author of a merged pull request that closes the issue claims the
- * bounty; GitHub must say all three (merged, closes this issue, author is the claimant), asked with the
- * claimant's own GitHub token. Then the operator pays the whole bounty to the claimant's wallet through the
- * outbox (key community-payout:<id>: once, whatever is retried); the payout waits out the contract's minimum
- * age of young money like any payout.
+ * POST /api/community-bounties/{id}/claim: the author of a merged pull request claims the bounty, on a repository
+ * without the App (where no webhook tells of the merge). The one payout decision (payouts/decision.ts) judges the
+ * pull request by what GitHub says now, asked with the claimant's own token: merged after every share of the
+ * bounty was committed, closing the issue, the issue closed and not reopened since, written by the claimant; a
+ * pool's share is never paid by a claim, and a repository with the App needs none. Then the bounty is paid once
+ * (key community-payout:<id>) to the claimant's wallet, or shared with the pull request's co-authors after a
+ * release window, like any merge. The pull request's address stored is the one GitHub reported.
  */
-export async function claimCommunityBounty(ctx: AppContext, input: { user: User; id: number; prNumber: number; prUrl: string }) {
+export async function claimCommunityBounty(ctx: AppContext, input: { user: User; id: number; prNumber: number }) {
   const db = ctx.database.db;
   await settleBoosts(ctx);
   const [row] = await db.select().from(communityBounties).where(eq(communityBounties.id, input.id)).limit(1);
   if (!row) throw notFound();
-  if (row.status !== "funded") throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Bounty is not open for claims", message: `This bounty is ${row.status.replace("_", " ")}.` });
+  if (row.status !== "funded") throw new DomainError({ code: ErrorCode.CLAIM_NOT_VERIFIED, error: "Bounty is not open for claims", message: `This bounty is ${row.status.replace("_", " ")}.` });
   const wallet = await walletOfUser(db, input.user.id);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Wallet required", message: "Set up your Issuepool wallet to be paid." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "Wallet required", message: "Set up your Issuepool wallet to be paid." });
+  const [registered] = await db.select({ installationId: repositories.installationId }).from(repositories).where(eq(repositories.githubRepoId, row.githubRepoId)).limit(1);
   const client = await clientForRepository(ctx, null, input.user);
-  const answer = await client
-    .post<{ data?: { repository?: { pullRequest?: { merged: boolean; author: { login: string } | null; closingIssuesReferences: { nodes: { number: number; repository: { databaseId: number } }[] } } | null } } }>("/graphql", {
-      query: CLOSING,
-      variables: { owner: row.repoOwner, name: row.repoName, number: input.prNumber },
-    })
-    .catch(() => undefined);
-  const pull = answer?.data?.repository?.pullRequest;
-  const closes = pull?.closingIssuesReferences.nodes.some((n) => n.number === row.issueNumber && n.repository.databaseId === row.githubRepoId);
-  const refusal = !pull
-    ? "GitHub does not know this pull request."
-    : !pull.merged
-      ? "The pull request is not merged."
-      : !closes
-        ? `The pull request does not close issue #${row.issueNumber}.`
-        : pull.author?.login.toLowerCase() !== input.user.username.toLowerCase()
-          ? "Only the pull request's author can claim this bounty."
-          : undefined;
-  if (refusal) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Claim not verified", message: refusal });
+  let settled;
+  try {
+    settled = await settleMergedFix(ctx, {
+      repository: { githubRepoId: row.githubRepoId, fullName: `${row.repoOwner}/${row.repoName}` },
+      issueNumber: row.issueNumber,
+      pullNumber: input.prNumber,
+      client,
+      claim: { login: input.user.username, appInstalled: Boolean(registered?.installationId), communityBountyId: row.id },
+    });
+  } catch (err) {
+    if (err instanceof GitHubApiError && (err.status === 404 || err.status === 422)) {
+      throw new DomainError({ code: ErrorCode.CLAIM_NOT_VERIFIED, error: "Claim not verified", message: "GitHub does not know this pull request." });
+    }
+    if (err instanceof GitHubApiError) throw githubUnavailable(err);
+    throw err;
+  }
+  if (settled.outcome === "refused") throw settled.refusal;
+  const fix = settled.fix!;
   const claimed = await db
     .update(communityBounties)
-    .set({ status: "claimed", claimedByUserId: input.user.id, claimedByLogin: input.user.username, claimedPrNumber: input.prNumber, claimedPrUrl: input.prUrl, claimedAt: new Date(), payoutRecipient: wallet.address, updatedAt: new Date() })
+    .set({
+      status: "claimed",
+      claimedByUserId: input.user.id,
+      claimedByLogin: input.user.username,
+      claimedPrNumber: fix.number,
+      claimedPrUrl: fix.url,
+      claimedAt: new Date(),
+      payoutRecipient: settled.outcome === "paid" ? wallet.address : null,
+      ...(settled.outcome === "paid" ? { payoutTxId: settled.tx.id, payoutAt: new Date() } : {}),
+      updatedAt: new Date(),
+    })
     .where(and(eq(communityBounties.id, row.id), eq(communityBounties.status, "funded")))
     .returning();
   if (!claimed.length) throw new DomainError({ code: ErrorCode.CONFLICT, error: "Already claimed", message: "Someone claimed this bounty first." });
-  const { tx } = await ctx.outbox.submitOnce({
-    userId: null,
-    idempotencyKey: `community-payout:${row.id}`,
-    request: { communityBountyId: row.id, prNumber: input.prNumber },
-    kind: "pay_bounty",
-    githubRepoId: row.githubRepoId,
-    issueNumber: row.issueNumber,
-    intent: { repoId: row.githubRepoId, issueNumber: row.issueNumber, contributor: wallet.address, communityBountyId: row.id, pullNumber: input.prNumber },
-    signer: { kind: "operator" },
-    to: ctx.chain.config.contracts.rewards,
-    data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [BigInt(row.githubRepoId), BigInt(row.issueNumber), wallet.address as Address] }),
-  });
-  await db.update(communityBounties).set({ payoutTxId: tx.id, payoutAt: new Date(), updatedAt: new Date() }).where(eq(communityBounties.id, row.id));
   ctx.changes.publish([`bounty:${row.githubRepoId}:${row.issueNumber}`]);
-  return { status: "claimed" as const, bounty: await communityBountyById(ctx, row.id), message: "Claim verified: the payout is on its way." };
+  const message =
+    settled.outcome === "split"
+      ? "Claim verified: the pull request has co-authors, so the bounty is shared among them after its release window."
+      : settled.outcome === "held"
+        ? "Claim verified: the bounty is held for you until your wallet is ready."
+        : "Claim verified: the payout is on its way.";
+  return { status: "claimed" as const, bounty: await communityBountyById(ctx, row.id), message };
 }
 
 export { STATUS_ORDER };

@@ -2,6 +2,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { bountyBoosts, users, type RefundReason } from "../../../db/schema/index.ts";
 import { formatFull } from "../../../lib/money-format.ts";
+import { mention } from "../bot/markdown.ts";
 
 /**
  * The funders of an issue in words, for the bot's one comment (and any other text): each boost with its
@@ -21,7 +22,7 @@ export async function fundersLines(db: Database, repoId: number, issueNumber: nu
   let boosted = 0n;
   let active = 0;
   const lines = rows.map(({ boost, login }) => {
-    const who = boost.anonymous ? "an anonymous funder" : `@${login}`;
+    const who = boost.anonymous ? "an anonymous funder" : mention(login);
     const what = `${formatFull(boost.amount, boost.currency)} ${boost.currency}`;
     const when = boost.createdAt.toISOString().slice(0, 10);
     if (boost.status === "active") {

@@ -16,6 +16,7 @@ import { parseSplitCommand } from "../splits/split-command.ts";
 import { parseTipCommand } from "../tips/tip-command.ts";
 import { handleSplitComment, handleTipComment } from "./reward-commands.ts";
 import { boostIntentReply } from "../funding/boost-command.ts";
+import { inlineCode, mention } from "../bot/markdown.ts";
 
 interface CommentPayload {
   id: number;
@@ -37,7 +38,7 @@ export function parseCommand(body: string): BountyCommand | undefined {
   const match = /^\/bounty\s+(\d+(?:\.\d+)?)(?:\s+([A-Za-z]+))?\s*$/i.exec(line);
   if (!match) return { kind: "invalid", reason: "Usage: `/bounty <amount> <XDC|ROXN|USDC>`, for example `/bounty 50 XDC`." };
   const currency = (match[2] ?? "XDC").toUpperCase();
-  if (!(CURRENCIES as readonly string[]).includes(currency)) return { kind: "invalid", reason: `Unknown currency ${match[2]}: use XDC, ROXN or USDC.` };
+  if (!(CURRENCIES as readonly string[]).includes(currency)) return { kind: "invalid", reason: `Unknown currency ${inlineCode(match[2]!, 20)}: use XDC, ROXN or USDC.` };
   return { kind: "bounty", amount: match[1]!, currency: currency as Currency };
 }
 
@@ -66,7 +67,7 @@ export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database
       number: issue.number,
       isPullRequest: Boolean(issue.pull_request),
       comment,
-      reply: (text: string) => replyTo(ctx, registered, issue.number, `@${comment.user.login} ${text}`) as Promise<"done">,
+      reply: (text: string) => replyTo(ctx, registered, issue.number, `${mention(comment.user.login)} ${text}`) as Promise<"done">,
     };
     return split ? handleSplitComment(ctx, on, split, (login) => isAdmin(ctx, registered, login)) : handleTipComment(ctx, on, tip!);
   }
@@ -75,7 +76,8 @@ export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database
   const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);
   if (!repository?.installationId) return "ignored";
 
-  const reply = (text: string) => replyTo(ctx, repository, issue.number, `@${comment.user.login} ${text}`);
+  // The commenter is answered by a mention (markdown.ts: only a real login pings; anything else is a code span).
+  const reply = (text: string) => replyTo(ctx, repository, issue.number, `${mention(comment.user.login)} ${text}`);
   if (issue.pull_request) return reply("Bounties go on issues, not pull requests.");
   if (command.kind === "invalid") return reply(command.reason);
 

@@ -20,12 +20,14 @@ import type { Address } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { heldPayouts, users, wallets } from "../../../db/schema/index.ts";
 import { ErrorCode, hasCode } from "../../errors.ts";
-import { onChainBounty, payBounty } from "../money/bounties.ts";
+import { withBountyLock } from "../money/pool-guard.ts";
+import { decide } from "../payouts/decision.ts";
+import { bountyFacts } from "../payouts/facts.ts";
+import { mergePayoutKey, payBounty } from "../payouts/pay.ts";
 // The hold itself lives in holds.ts (money/bounties.ts holds too, and this file pays through it): re-exported for callers.
 export { holdPayout } from "./holds.ts";
 
-/** The payout of a merged fix: one key per issue, whichever path sends it. */
-export const mergePayoutKey = (repoId: number, issueNumber: number) => `merge-payout:${repoId}:${issueNumber}`;
+export { mergePayoutKey };
 
 /** The unreleased holds of one repository's issue, if any (for the bot's comment and the pages). */
 export async function heldFor(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
@@ -41,7 +43,7 @@ export async function heldFor(ctx: DatabaseDeps, repoId: number, issueNumber: nu
  * Pays every held bounty whose GitHub user now has a wallet (only `githubUserId`'s when given). Returns how
  * many payouts it put in the outbox.
  */
-export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "chain" | "outbox" | "changes">, only?: { githubUserId: number }): Promise<number> {
+export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "log" | "chain" | "outbox" | "changes">, only?: { githubUserId: number }): Promise<number> {
   const db = ctx.database.db;
   const due = await db
     .select({ hold: heldPayouts, address: wallets.address })
@@ -51,10 +53,16 @@ export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "cha
     .where(and(isNull(heldPayouts.releasedAt), only ? eq(heldPayouts.githubUserId, only.githubUserId) : undefined));
   let released = 0;
   for (const { hold, address } of due) {
-    const bounty = await onChainBounty(ctx, hold.githubRepoId, hold.issueNumber);
-    if (bounty.status === "open") {
+    const person = { id: hold.githubUserId, login: hold.githubLogin };
+    // The one payout decision, under the bounty's lock: still held for this person, still open, nothing on its way.
+    const queued = await withBountyLock(ctx, hold.githubRepoId, hold.issueNumber, async () => {
+      const decision = decide(await bountyFacts(ctx, hold.githubRepoId, hold.issueNumber), { kind: "held", person });
+      if (!decision.ok) {
+        ctx.log.info("held bounty not paid: the payout decision refused", { repoId: hold.githubRepoId, issue: hold.issueNumber, login: hold.githubLogin, code: decision.refusal.code });
+        return undefined;
+      }
       try {
-        await payBounty(ctx, {
+        return await payBounty(ctx, {
           userId: null,
           idempotencyKey: mergePayoutKey(hold.githubRepoId, hold.issueNumber),
           request: { repoId: hold.githubRepoId, issueNumber: hold.issueNumber, to: address },
@@ -62,12 +70,17 @@ export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "cha
           issueNumber: hold.issueNumber,
           to: address as Address,
           reason: `held for @${hold.githubLogin} (${hold.pullNumber === null ? "chosen by the pool manager" : `pull request #${hold.pullNumber}`}) until they registered`,
+          queueOnly: true,
         });
-        released++;
       } catch (err) {
         // Paid or being paid already (a concurrent release, or by hand): the hold is done all the same.
-        if (!hasCode(err, ErrorCode.ALREADY_PAID, ErrorCode.BOUNTY_SETTLING, ErrorCode.IDEMPOTENCY_CONFLICT)) throw err;
+        if (!hasCode(err, ErrorCode.ALREADY_PAID, ErrorCode.IDEMPOTENCY_CONFLICT)) throw err;
+        return undefined;
       }
+    });
+    if (queued) {
+      released++;
+      await ctx.outbox.untilBroadcast(queued);
     }
     await db
       .update(heldPayouts)

@@ -6,10 +6,9 @@ import type { WebhookOutcome } from "../../workers/webhooks.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { forgetCached } from "../../github/cache.ts";
 import { issuesCacheKey } from "../../github/data.ts";
-import { onChainBounty } from "../money/bounties.ts";
+import { bountyFacts } from "../payouts/facts.ts";
+import { committedTo } from "../payouts/decision.ts";
 import { clearAwaiting, markAwaiting } from "../money/awaiting.ts";
-import { heldFor } from "./held-payouts.ts";
-import { liveSplit } from "../splits/live.ts";
 import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
 import { refundAllFunders } from "../funding/boosts.ts";
 import { followIssue } from "./bounty-metadata.ts";
@@ -45,20 +44,19 @@ export async function handleIssues(ctx: Pick<AppContext, "env" | "database" | "l
   }
   if (payload.action !== "closed") return "done";
 
-  const current = await onChainBounty(ctx, repo.id, issue.number);
-  if (current.status !== "open") {
+  const facts = await bountyFacts(ctx, repo.id, issue.number);
+  if (facts.chain.status !== "open") {
     // A retried delivery after the cancellation: the funders' refunds may not have gone out yet.
-    if (current.status === "cancelled" && issue.state_reason === "not_planned") await refundAllFunders(ctx, repo.id, issue.number, "not_planned");
+    if (facts.chain.status === "cancelled" && issue.state_reason === "not_planned") await refundAllFunders(ctx, repo.id, issue.number, "not_planned");
     return "done";
   }
-  if (await heldFor(ctx, repo.id, issue.number)) return "done";
-  // Being shared among a merged pull request's people (splits/open.ts): owed, like a held bounty.
-  if (await liveSplit(ctx, repo.id, issue.number)) return "done";
+  // Earned already (committed to a merged pull request, held for its author, shared among its people): owed, left alone.
+  if (committedTo(facts)) return "done";
   if (issue.state_reason !== "not_planned") {
     // Awaiting only once GitHub has said no merged pull request closes it (a throw here, GitHub unreachable, retries
     // the delivery): a merged fix whose own delivery failed or has not been processed yet is paid from here.
     if (registered.installationId) {
-      for (const pull of await mergedFixesOf(ctx, registered, issue.number)) await payMergedFix(ctx, registered, pull);
+      for (const pull of await mergedFixesOf(ctx, registered, issue.number)) await payMergedFix(ctx, registered, pull, issue.number);
     }
     // Paid or held by now when a merged fix earned it (markAwaiting then does nothing).
     await markAwaiting(ctx, { repoId: repo.id, issueNumber: issue.number, reason: "closed_completed" });

@@ -10,6 +10,7 @@ import type { SplitCommand } from "../splits/split-command.ts";
 import type { TipCommand } from "../tips/tip-command.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { claimRefusalText } from "../../../lib/claim-rule.ts";
+import { mention } from "../bot/markdown.ts";
 
 export interface CommentContext {
   repository: Repository;
@@ -44,7 +45,7 @@ export async function handleSplitComment(ctx: Pick<AppContext, "database" | "env
   for (const split of splits) {
     try {
       const view = await setSplitShares(ctx, { userId: user.id, repoId, issueNumber: split.issueNumber, entries: command.entries, lookup });
-      done.push(`#${split.issueNumber}: ${view.shares.map((s) => `@${s.login} ${s.percent} % (${s.amount} ${view.currency})`).join(", ")}, paid after ${view.releaseAt.slice(0, 16).replace("T", " ")} UTC`);
+      done.push(`#${split.issueNumber}: ${view.shares.map((s) => `${mention(s.login)} ${s.percent} % (${s.amount} ${view.currency})`).join(", ")}, paid after ${view.releaseAt.slice(0, 16).replace("T", " ")} UTC`);
     } catch (err) {
       if (isRefusal(err)) return on.reply(err.message);
       throw err;
@@ -79,5 +80,6 @@ export async function handleTipComment(ctx: Pick<AppContext, "database" | "env" 
     },
   });
   const minutes = Math.round(INTENT_TTL_MS / 60_000);
-  return on.reply(`To send your tip of ${command.amount} ${command.currency} to @${command.login}, confirm it in Issuepool: ${intentUrl(ctx.env.PUBLIC_URL, intent.token)} (for you only, valid ${minutes} minutes, once).`);
+  // The amount is digits and one dot (parseTipCommand), the login a GitHub login: neither can carry markdown.
+  return on.reply(`To send your tip of ${command.amount} ${command.currency} to ${mention(command.login)}, confirm it in Issuepool: ${intentUrl(ctx.env.PUBLIC_URL, intent.token)} (for you only, valid ${minutes} minutes, once).`);
 }

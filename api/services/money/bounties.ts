@@ -2,8 +2,8 @@ import { and, asc, eq, gt, inArray, isNull, notInArray, or, sql } from "drizzle-
 import { recordClaimEvent } from "../notify/events.ts";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
-import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
-import { bounties, bountyClaims, chainTransactions, heldPayouts, repositoryPools, users, wallets, type Bounty, type ChainTransaction, type Currency, type User } from "../../../db/schema/index.ts";
+import type { AppContext, DatabaseDeps } from "../../context.ts";
+import { bounties, bountyClaims, chainTransactions, repositoryPools, users, wallets, type Bounty, type ChainTransaction, type Currency, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { recordClaimOnChain } from "./claims.ts";
@@ -20,7 +20,11 @@ import { withQueuedOutflow, transactionResult, type TransactionResult } from "./
 import { isAwaiting } from "./awaiting.ts";
 import { bountyStates, type BountyStateInfo } from "./bounty-state.ts";
 import { holdPayout } from "../github-events/holds.ts";
-import { liveSplit } from "../splits/live.ts";
+import { decide } from "../payouts/decision.ts";
+import { bountyFacts } from "../payouts/facts.ts";
+import type { FixFacts } from "../payouts/fixes.ts";
+import { payBounty } from "../payouts/pay.ts";
+import { fixesOfIssue, recordCommitment, settleMergedFix } from "../payouts/settle.ts";
 import { poolDebitsAfter, poolSnapshot, withBountyLock, withPoolLock } from "./pool-guard.ts";
 import { fundersOfIssues, type IssueFunders } from "../funding/funders-read.ts";
 
@@ -198,23 +202,6 @@ interface GitHubIssue {
   labels?: (string | { name?: string })[];
 }
 
-/** Refuses (409) while a payout or a cancellation of this bounty is on its way to the chain. */
-async function refuseWhileSettling(ctx: DatabaseDeps, repoId: number, issueNumber: number): Promise<void> {
-  const [row] = await ctx.database.db
-    .select({ kind: chainTransactions.kind })
-    .from(chainTransactions)
-    .where(
-      and(
-        inArray(chainTransactions.kind, ["pay_bounty", "cancel_bounty"]),
-        eq(chainTransactions.githubRepoId, repoId),
-        eq(chainTransactions.issueNumber, issueNumber),
-        isNull(chainTransactions.oldChain),
-        notInArray(chainTransactions.status, ["confirmed", "failed", "reverted"]),
-      ),
-    )
-    .limit(1);
-  if (row) throw conflict(row.kind === "pay_bounty" ? "This bounty is already being paid." : "This bounty is already being cancelled.", "Bounty settling", ErrorCode.BOUNTY_SETTLING);
-}
 
 /**
  * An allocation of this issue on its way to the chain (queued, signed or sent), or confirmed after `block` (the block
@@ -422,32 +409,45 @@ export async function distributeBounty(
       if (!address) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
     }
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "payBounty" });
+    // Who is paid, as a GitHub person: the user the address or login belongs to, else the GitHub user by that login.
+    let recipient: { id: number; login: string };
     if (input.contributorLogin) {
       const [known] = await ctx.database.db
-        .select({ address: wallets.address })
+        .select({ address: wallets.address, githubId: users.githubId, username: users.username })
         .from(users)
         .innerJoin(wallets, eq(wallets.userId, users.id))
         .where(sql`lower(${users.username}) = ${input.contributorLogin.toLowerCase()}`)
         .limit(1);
-      if (known) address = known.address as Address;
-      else login = await githubUser(ctx, input.user, input.contributorLogin);
-    } else if (!(await walletOwner(ctx.database.db).get({ address: address! }))) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
+      if (known) {
+        address = known.address as Address;
+        recipient = { id: known.githubId, login: known.username };
+      } else {
+        login = await githubUser(ctx, input.user, input.contributorLogin);
+        recipient = login;
+      }
+    } else {
+      const owner = await walletOwner(ctx.database.db).get({ address: address! });
+      if (!owner) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
+      const [person] = await ctx.database.db.select({ githubId: users.githubId, username: users.username }).from(users).where(eq(users.id, owner.userId)).limit(1);
+      recipient = { id: person!.githubId, login: person!.username };
     }
+    // A merged fix whose webhook was lost (an outage) is not overtaken by a release: asked of GitHub first.
+    const known = await fixesOfIssue(ctx, input.repoId, input.issueNumber);
     // Decided under the bounty's lock with any payout or cancellation of this bounty on its way: of a Release and a
     // Cancel (or two Releases) sent at once, one goes to the chain and the other gets the platform's 409 (issue 25).
-    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (): Promise<ChainTransaction | HeldResult> => {
+    let unpaid: FixFacts | undefined;
+    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (): Promise<ChainTransaction | HeldResult | undefined> => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
-      await refuseWhileSettling(ctx, input.repoId, input.issueNumber);
-      const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
-      if (current.status !== "open") throw conflict(current.status === "paid" ? "This bounty has already been paid." : "There is no open bounty on this issue.");
-      const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
-      if (hold && hold.githubLogin.toLowerCase() !== (login?.login ?? "").toLowerCase()) {
-        throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it is paid to them when they register.`, "Bounty held");
+      const decision = decide(await bountyFacts(ctx, input.repoId, input.issueNumber, { withMoney: known.fixes.length > 0 }), { kind: "release", recipient, fixes: known.fixes });
+      if (!decision.ok) {
+        if (decision.unpaidFix) {
+          unpaid = decision.unpaidFix;
+          return undefined;
+        }
+        throw decision.refusal;
       }
-      // Shared among a merged pull request's people: the pool manager changes the shares, not the recipient (splits/).
-      if (await liveSplit(ctx, input.repoId, input.issueNumber)) throw conflict("A merged pull request earned this bounty and it is being shared among its authors: change the shares instead.", "Bounty being shared");
+      if (decision.commitment && !decision.again) await recordCommitment(ctx, input.repoId, input.issueNumber, decision.commitment);
       if (login) {
         await holdPayout(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, author: login, pullNumber: null });
         return {
@@ -458,8 +458,14 @@ export async function distributeBounty(
           explorerUrl: null,
         };
       }
-      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true });
+      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true, queueOnly: true });
     });
+    if (!decided) {
+      // The fix's own payout, carried out now (the lock is free again); the pool manager is told why theirs is refused.
+      const fix = unpaid!;
+      if (known.repository && known.appClient) await settleMergedFix(ctx, { repository: known.repository, issueNumber: input.issueNumber, pullNumber: fix.number, client: known.appClient });
+      throw new DomainError({ code: ErrorCode.BOUNTY_COMMITTED, error: "Bounty committed", message: `Pull request #${fix.number} by @${fix.author.login} fixed this issue after the bounty was set: it is paid to its author(s), not released by hand.` });
+    }
     if ("heldFor" in decided) return decided;
     tx = decided;
   }
@@ -484,55 +490,6 @@ async function githubUser(ctx: Pick<AppContext, "env" | "keyring">, manager: Use
   return { id: found.id, login: found.login };
 }
 
-async function unreleasedHold(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
-  const [row] = await ctx.database.db
-    .select()
-    .from(heldPayouts)
-    .where(and(eq(heldPayouts.githubRepoId, repoId), eq(heldPayouts.issueNumber, issueNumber), isNull(heldPayouts.releasedAt)))
-    .limit(1);
-  return row;
-}
-
-/**
- * The one way a bounty is paid (by hand or on a merged fix): an operator
- * transaction, at most one live per issue (a unique index), which the
- * contract would refuse a second time anyway.
- */
-export async function payBounty(
-  ctx: ChainSendDeps,
-  input: { userId: number | null; idempotencyKey: string; request: unknown; repoId: number; issueNumber: number; to: Address; reason: string; replayChecked?: boolean },
-) {
-  try {
-    const { tx } = await ctx.outbox.submit(
-      {
-      userId: input.userId,
-      idempotencyKey: input.idempotencyKey,
-      request: input.request,
-      kind: "pay_bounty",
-      githubRepoId: input.repoId,
-      issueNumber: input.issueNumber,
-      intent: { repoId: input.repoId, issueNumber: input.issueNumber, contributor: input.to, reason: input.reason },
-      signer: { kind: "operator" },
-      to: ctx.chain.config.contracts.rewards,
-      data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber), input.to] }),
-      },
-      { replayChecked: input.replayChecked },
-    );
-    return tx;
-  } catch (err) {
-    if (isUnique(err)) {
-      throw conflict("This bounty has already been paid.", "Already paid", ErrorCode.ALREADY_PAID);
-    }
-    throw err;
-  }
-}
-
-function isUnique(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (/UNIQUE constraint failed: chain_transactions\.github_repo_id/i.test(String((e as Error).message))) return true;
-  }
-  return false;
-}
 
 /**
  * Beyond the spec, so money is never stuck: the pool manager can cancel an
@@ -549,34 +506,32 @@ function isUnique(err: unknown): boolean {
  * everything at once (github-events/issues.ts).
  */
 export async function cancelBounty(
-  ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "indexer">,
+  ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "outbox" | "indexer">,
   input: { user: User; repoId: number; issueNumber: number; githubRepoFullName?: string | null; idempotencyKey: string },
 ): Promise<TransactionResult> {
   const request = { route: "cancel_bounty", repoId: input.repoId, issueNumber: input.issueNumber };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "cancelBounty" });
+    // A merged fix whose webhook was lost (an outage) is not overtaken by a cancellation: asked of GitHub first.
+    const known = await fixesOfIssue(ctx, input.repoId, input.issueNumber);
     // Under the bounty's lock, like a Release: a payout or cancellation of this bounty on its way refuses this one (409).
     tx = await withBountyLock(ctx, input.repoId, input.issueNumber, async () => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
-      await refuseWhileSettling(ctx, input.repoId, input.issueNumber);
+      // The one payout decision: nothing settling, open, not earned by anyone (held, shared, committed, a merged fix).
+      const decision = decide(await bountyFacts(ctx, input.repoId, input.issueNumber, { withMoney: known.fixes.length > 0 }), { kind: "cancel", fixes: known.fixes });
+      if (!decision.ok) throw decision.refusal;
       /** Someone claimed it on-chain: v2 only records the request; the hourly pass returns it after the delay (refunds.ts). */
       let refundRequest = false;
       /** Funders' shares are on it: only the pool's share goes back (cancelPoolShare). */
       let poolShareOnly = false;
-      // First whether there is anything to cancel, then whether someone works on it.
-      const current = await onChainBounty(ctx, input.repoId, input.issueNumber);
-      if (current.status !== "open") throw conflict("There is no open bounty on this issue.");
       const shares = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
       if (shares.poolShare === 0n) throw conflict("The pool has nothing on this bounty: it is its funders' (each can take their own share back).", "Nothing of the pool's");
       // Awaiting the pool manager's decision means the issue is closed: the whole bounty ends then, and the hourly pass
       // refunds every funder (refundDueBoosts). A cancellation requested earlier (a claimed bounty) is completed as requested.
       const awaiting = await isAwaiting(ctx, input.repoId, input.issueNumber);
       poolShareOnly = shares.cancelReadyAt > 0n ? !shares.cancelWhole : shares.boosted > 0n && !awaiting;
-      const hold = await unreleasedHold(ctx, input.repoId, input.issueNumber);
-      if (hold) throw conflict(`This bounty is held for @${hold.githubLogin}, who earned it: it can no longer be cancelled.`, "Bounty held");
-      if (await liveSplit(ctx, input.repoId, input.issueNumber)) throw conflict("A merged pull request earned this bounty and it is being shared among its authors: it can no longer be cancelled.", "Bounty being shared");
       // The contract's own record too (RepoRewards v2): a claimed bounty is refunded only after a visible delay.
       const onChainClaims = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "claimants", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
       // Awaiting the pool manager's decision (the issue is closed): cancelling is one of the two decisions, whoever registered.
@@ -663,3 +618,5 @@ export async function issueContributors(ctx: DatabaseDeps, repoId: number, issue
     .where(and(eq(bountyClaims.githubRepoId, repoId), eq(bountyClaims.issueNumber, issueNumber)))
     .orderBy(asc(bountyClaims.createdAt));
 }
+
+export { payBounty };

@@ -3,6 +3,8 @@ import { encodeFunctionData } from "viem";
 import type { AppContext } from "../../context.ts";
 import { bounties, chainEvents, chainTransactions } from "../../../db/schema/index.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
+import { decide } from "../payouts/decision.ts";
+import { bountyFacts } from "../payouts/facts.ts";
 
 /**
  * Completes the refunds of claimed bounties once their delay is over. On
@@ -30,6 +32,10 @@ export async function completeDueRefunds(ctx: Pick<AppContext, "database" | "cha
     // The same call that requested it (v3): cancelBounty for the whole bounty, cancelPoolShare for the pool's share
     // (the other would request anew and restart the delay).
     const functionName = cancelWhole ? "cancelBounty" : "cancelPoolShare";
+    // The one payout decision: a bounty earned since the request (a merged pull request, a split, a hold) is not
+    // cancelled; its money goes to the people who earned it.
+    const decision = decide(await bountyFacts(ctx, repoId, issueNumber), { kind: "cancel" });
+    if (!decision.ok) continue;
     await ctx.outbox.submitOnce({
       userId: null,
       idempotencyKey: `refund:${repoId}:${issueNumber}:${readyAt}`,

@@ -8,8 +8,19 @@ describe("isAllowedAddress", () => {
     "169.254.169.254", "169.254.0.1", "192.0.0.1", "198.18.0.1", "224.0.0.1", "255.255.255.255", "203.0.113.5",
     "::", "::1", "fe80::1", "fc00::1", "fd00:ec2::254", "ff02::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:7f00:1", "64:ff9b::a9fe:a9fe",
     "2002:7f00:1::", "2001:db8::1", "not-an-ip",
+    // Issue 36: the translation forms the hand-written prefixes missed, each hiding a loopback or private IPv4.
+    "::ffff:0:7f00:1", "::ffff:0:127.0.0.1", "::ffff:0:a00:1", "64:ff9b:1::7f00:1", "64:ff9b:1::808:808", "64:ff9b::7f00:1", "64:ff9b::10.0.0.1",
+    "2002:a00:1::1", "2002:c0a8:101::", "2001:0:4136:e378:8000:63bf:80ff:fffe" /* Teredo, client 127.0.0.1 */, "2001:0:7f00:1::808:808" /* Teredo, server 127.0.0.1 */,
+    "::7f00:1", "::127.0.0.1", "::8.8.8.8" /* IPv4-compatible: deprecated */,
+    // The library's other special ranges: none is a global address.
+    "192.0.2.1", "192.88.99.1", "192.175.48.1", "192.52.193.1", "240.0.0.1", "2001:2::1", "2001:3::1", "2001:20::1", "2001:10::1", "2001:4:112::1",
+    "100::1", "fec0::1", "5f00::1", "3fff::1", "fe80::1%eth0", "::ffff:169.254.169.254", "::ffff:0:169.254.169.254", "::ffff:100.64.0.1",
   ];
-  const allowed = ["93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2a00:1450:4001::200e"];
+  const allowed = [
+    "93.184.216.34", "8.8.8.8", "172.32.0.1", "100.128.0.1", "2606:4700:4700::1111", "::ffff:8.8.8.8", "2a00:1450:4001::200e",
+    // A translation form passes when the IPv4 address inside it is global.
+    "::ffff:0:808:808", "64:ff9b::808:808", "2002:808:808::1", "2001:0:808:808::f7f7:f7f7" /* Teredo: server and client 8.8.8.8 */,
+  ];
   for (const ip of refused) test(`refuses ${ip}`, () => expect(isAllowedAddress(ip, false)).toBe(false));
   for (const ip of allowed) test(`allows ${ip}`, () => expect(isAllowedAddress(ip, false)).toBe(true));
   test("the loopback setting lets 127.0.0.1 alone through", () => {

@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /**
  * Outbound webhooks call only public addresses (issue 30): never loopback, private (RFC 1918), carrier-grade NAT,
@@ -18,60 +19,65 @@ export class AddressRefused extends Error {
   }
 }
 
-const V4_BLOCKED: [string, number][] = [
-  ["0.0.0.0", 8], // "this network"
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10], // carrier-grade NAT (and Alibaba's metadata at 100.100.100.200)
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16], // link-local, cloud metadata
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.88.99.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 4], // multicast
-  ["240.0.0.0", 4], // reserved, broadcast
-];
+/**
+ * The classification is ipaddr.js's range tables (`range()`: IANA's special-purpose registries, kept up to date by
+ * the library), not prefixes written here: only `unicast` (a global address) passes. The translation forms carry an
+ * IPv4 address inside an IPv6 one, and a gateway on the way connects to that IPv4 address: IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-translated (::ffff:0:a.b.c.d, RFC 6145), NAT64's well-known prefix (64:ff9b::/96,
+ * RFC 6052), 6to4 (2002:AABB:CCDD::/48) and Teredo (2001:0::/32: its server and its obfuscated client). Each passes
+ * only when every IPv4 address it embeds is itself global. Refused whatever they embed: the local-use NAT64 prefix
+ * 64:ff9b:1::/48 (RFC 8215: local networks only, the embedded position depends on each network's prefix length)
+ * and the deprecated IPv4-compatible form ::a.b.c.d (RFC 4291), which the library does not name.
+ */
+const TRANSLATED = new Set(["ipv4Mapped", "rfc6145", "rfc6052", "6to4", "teredo"]);
 
-const v4ToInt = (ip: string) => ip.split(".").reduce((n, part) => (n << 8) + Number(part), 0) >>> 0;
-
-function v4Blocked(ip: string): boolean {
-  const n = v4ToInt(ip);
-  return V4_BLOCKED.some(([base, bits]) => ((n ^ v4ToInt(base)) >>> (32 - bits)) === 0);
+function v4Allowed(address: ipaddr.IPv4): boolean {
+  return address.range() === "unicast";
 }
 
-/** The 8 groups of an IPv6 address (with an embedded IPv4 tail turned into two groups). */
-function v6Groups(ip: string): number[] {
-  let text = ip.toLowerCase().split("%")[0]!;
-  const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4Tail) {
-    const n = v4ToInt(v4Tail[1]!);
-    text = `${text.slice(0, -v4Tail[1]!.length)}${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+const v4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
+
+/** The IPv4 addresses a translation form carries (empty when it is not one the guard can read). */
+function embeddedV4(address: ipaddr.IPv6, range: string): ipaddr.IPv4[] {
+  const g = address.parts;
+  switch (range) {
+    case "ipv4Mapped":
+    case "rfc6145":
+      return [v4Of(g[6]!, g[7]!)];
+    case "rfc6052":
+      // Only the well-known /96 prefix has its IPv4 in the last 32 bits; the local-use /48 is refused before this.
+      return [v4Of(g[6]!, g[7]!)];
+    case "6to4":
+      return [v4Of(g[1]!, g[2]!)];
+    case "teredo":
+      // The Teredo server, and the client's address stored inverted in the last 32 bits (RFC 4380).
+      return [v4Of(g[2]!, g[3]!), v4Of(~g[6]! & 0xffff, ~g[7]! & 0xffff)];
+    default:
+      return [];
   }
-  const [head, tail] = text.split("::") as [string, string | undefined];
-  const parse = (s: string) => (s ? s.split(":").map((g) => parseInt(g, 16)) : []);
-  const h = parse(head);
-  const t = tail === undefined ? [] : parse(tail);
-  return [...h, ...Array(8 - h.length - t.length).fill(0), ...t];
 }
 
-function v6Blocked(ip: string): boolean {
-  const g = v6Groups(ip);
-  const embeddedV4 = () => `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return v4Blocked(embeddedV4()); // ::ffff:a.b.c.d
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4Blocked(embeddedV4()); // NAT64
-  if (g.slice(0, 6).every((x) => x === 0)) return true; // ::, ::1, IPv4-compatible
-  const first = g[0]!;
-  if ((first & 0xfe00) === 0xfc00) return true; // fc00::/7 unique-local (fd00:ec2::254 included)
-  if ((first & 0xffc0) === 0xfe80 || (first & 0xffc0) === 0xfec0) return true; // link-local, site-local
-  if ((first & 0xff00) === 0xff00) return true; // multicast
-  if (first === 0x2001 && g[1] === 0x0db8) return true; // documentation
-  if (first === 0x0100 && g.slice(1, 4).every((x) => x === 0)) return true; // discard-only
-  if (first === 0x2002) return v4Blocked(`${g[1]! >> 8}.${g[1]! & 255}.${g[2]! >> 8}.${g[2]! & 255}`); // 6to4
-  return false;
+function v6Allowed(address: ipaddr.IPv6): boolean {
+  const g = address.parts;
+  if (g.slice(0, 6).every((x) => x === 0)) return false; // ::, ::1 and the deprecated IPv4-compatible ::a.b.c.d
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 0x1) return false; // local-use NAT64 (RFC 8215)
+  const range = address.range();
+  if (range === "unicast") return true;
+  if (!TRANSLATED.has(range)) return false;
+  const inside = embeddedV4(address, range);
+  return inside.length > 0 && inside.every(v4Allowed);
+}
+
+/**
+ * An IPv6 address with a dotted IPv4 tail written as two hex groups: the library reads `::a.b.c.d` as the
+ * IPv4-mapped `::ffff:a.b.c.d`, while the socket reads the IPv4-compatible form it is. Undefined: a bad tail.
+ */
+function hexTail(ip: string): string | undefined {
+  const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+  if (!tail) return ip;
+  if (!ipaddr.IPv4.isValidFourPartDecimal(tail[1]!)) return undefined;
+  const [a, b, c, d] = ipaddr.IPv4.parse(tail[1]!).octets as [number, number, number, number];
+  return `${ip.slice(0, -tail[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 /** Whether an outbound call may go to this IP address. */
@@ -79,7 +85,10 @@ export function isAllowedAddress(ip: string, allowLoopback: boolean): boolean {
   const family = isIP(ip);
   if (family === 0) return false;
   if (allowLoopback && ip === "127.0.0.1") return true;
-  return family === 4 ? !v4Blocked(ip) : !v6Blocked(ip);
+  if (family === 4) return ipaddr.IPv4.isValidFourPartDecimal(ip) && v4Allowed(ipaddr.IPv4.parse(ip));
+  const bare = hexTail(ip.split("%")[0]!);
+  if (bare === undefined || !ipaddr.IPv6.isValid(bare)) return false;
+  return v6Allowed(ipaddr.IPv6.parse(bare));
 }
 
 export type Resolve = (host: string) => Promise<string[]>;

@@ -39,6 +39,17 @@ describe("Co-authored-by trailers", () => {
     ["an empty name is fine", "Fix\n\nCo-authored-by: <carol@example.com>", ["carol@example.com"]],
     ["indented lines and trailing spaces", "Fix\n\n  Co-authored-by:   Carol   <carol@example.com>   ", ["carol@example.com"]],
     ["markup in the name is only a name", "Fix\n\nCo-authored-by: <script>alert(1)</script> <carol@example.com>", []],
+    // Issue 36: only well-formed addresses (a subset of RFC 5322's addr-spec); markdown is never an address.
+    ["a markdown link posing as an address", "Fix\n\nCo-authored-by: Eve <x`[**Claim_your_share_here**](https://evil.example/phish)`@evil.com>", []],
+    ["a backtick in the address", "Fix\n\nCo-authored-by: Eve <e`ve@evil.example>", []],
+    ["brackets in the address", "Fix\n\nCo-authored-by: Eve <[eve]@evil.example>\nCo-authored-by: Eve <eve@[127.0.0.1]>\nCo-authored-by: Eve <(eve)@evil.example>", []],
+    ["markdown emphasis, pipes and tildes", "Fix\n\nCo-authored-by: Eve <**eve**@evil.example>\nCo-authored-by: Eve <e|ve@evil.example>\nCo-authored-by: Eve <~eve@evil.example>", []],
+    ["a quoted local part", 'Fix\n\nCo-authored-by: Eve <"eve carol"@evil.example>', []],
+    ["dots out of place", "Fix\n\nCo-authored-by: A <.carol@example.com>\nCo-authored-by: A <carol.@example.com>\nCo-authored-by: A <ca..rol@example.com>\nCo-authored-by: A <carol@example..com>", []],
+    ["a domain without a top-level name of letters", "Fix\n\nCo-authored-by: A <carol@example.c0m>\nCo-authored-by: A <carol@-example.com>\nCo-authored-by: A <carol@1.2.3.4>", []],
+    ["a local part over 64 characters", `Fix\n\nCo-authored-by: A <${"a".repeat(65)}@example.com>`, []],
+    ["two @ in the address", "Fix\n\nCo-authored-by: A <carol@evil@example.com>", []],
+    ["ordinary addresses still are", "Fix\n\nCo-authored-by: O'Brien <o'brien+git@mail.example.ie>\nCo-authored-by: A <a.b_c-d@sub.example.co.uk>\nCo-authored-by: C <1003+carol@users.noreply.github.com>", ["o'brien+git@mail.example.ie", "a.b_c-d@sub.example.co.uk", "1003+carol@users.noreply.github.com"]],
   ];
   for (const [name, message, emails] of cases) {
     test(name, () => expect(coAuthorTrailers(message).map((t) => t.email)).toEqual(emails));

@@ -4,7 +4,8 @@
  *
  * Read as git reads trailers: only the message's last paragraph, one
  * `Co-authored-by: Name <address>` a line, the key in any case. A trailer
- * anywhere else (quoted in the body, in a code block) is text, not a claim.
+ * anywhere else (quoted in the body, in a code block) is text, not a claim;
+ * an address that is not well formed (isTrailerAddress) is no co-author.
  * An address becomes a login in this order:
  *   1. `ID+login@users.noreply.github.com`: GitHub's private address; the
  *      account whose id is ID (a login renamed since is followed by its id),
@@ -44,6 +45,19 @@ const MAX_EMAIL_LENGTH = 254;
 /** GitHub's login rule: letters, digits and single inner hyphens, at most 39 characters. */
 const LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
 const TRAILER = /^co-authored-by[ \t]*:[ \t]*([^<>]*?)[ \t]*<([^<>\s]+)>[ \t]*$/i;
+/**
+ * The addresses a trailer may name: a subset of RFC 5322's addr-spec that every real address fits. The local part
+ * is dot-atoms of letters, digits and `!#$%&'+/=?^_-` (no backtick, `*`, `{|}` or `~`: atext, but markdown, and
+ * no honest address needs them), at most 64 characters; the domain is host names (letters, digits, inner hyphens)
+ * with a top-level domain of letters. No quoted local parts, comments, IP literals, spaces, brackets or `<`.
+ * Anything else is not a co-author (issue 36: an "address" holding a markdown link became one in the bot's comment).
+ */
+const LOCAL_ATOM = "[A-Za-z0-9!#$%&'+/=?^_-]+";
+const DOMAIN_LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const ADDRESS = new RegExp(`^(?=[^@]{1,64}@)${LOCAL_ATOM}(?:\\.${LOCAL_ATOM})*@(?:${DOMAIN_LABEL}\\.)+[A-Za-z]{2,63}$`);
+
+/** Whether `email` is an address a co-author trailer may name (ADDRESS above, at most 254 characters). */
+export const isTrailerAddress = (email: string) => email.length <= MAX_EMAIL_LENGTH && ADDRESS.test(email);
 const NOREPLY_DOMAIN = "users.noreply.github.com";
 
 export const isGitHubLogin = (login: string) => LOGIN.test(login);
@@ -60,7 +74,7 @@ export function coAuthorTrailers(message: string): CoAuthorTrailer[] {
     const match = TRAILER.exec(raw.trim());
     if (!match) continue;
     const email = match[2]!.toLowerCase();
-    if (email.length > MAX_EMAIL_LENGTH || !/^[^@]+@[^@]+\.[^@]+$/.test(email) || seen.has(email)) continue;
+    if (!isTrailerAddress(email) || seen.has(email)) continue;
     seen.add(email);
     found.push({ name: match[1]!.slice(0, 100), email });
   }

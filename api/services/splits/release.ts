@@ -36,7 +36,8 @@ import type { AppContext } from "../../context.ts";
 import { chainEvents, chainTransactions, payoutSplits, payoutSplitShares, users, wallets, type ChainTransaction, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
 import { takeLease } from "../../workers/lease.ts";
 import { eachWithLimit } from "../../workers/slots.ts";
-import { onChainBounty } from "../money/bounties.ts";
+import { decide } from "../payouts/decision.ts";
+import { bountyFacts } from "../payouts/facts.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
 import { heldSharePayData, splitPayoutData } from "./chain.ts";
 import { splitAmount } from "./shares.ts";
@@ -134,9 +135,12 @@ async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number, queued?:
   if (!split || split.status !== "releasing") return false;
   const existing = await deps.outbox.findByKey(null, splitPayoutKey(split.githubRepoId, split.issueNumber));
   if (!existing) {
-    // Nothing sent yet: is the bounty still there to split? Paid or cancelled meanwhile, the split no longer applies.
-    const bounty = await onChainBounty(deps, split.githubRepoId, split.issueNumber);
-    if (bounty.status !== "open") {
+    // Nothing sent yet: the one payout decision says whether the split still pays the bounty. Paid or cancelled
+    // meanwhile, the split no longer applies.
+    const facts = await bountyFacts(deps, split.githubRepoId, split.issueNumber);
+    const bounty = facts.chain;
+    const decision = decide(facts, { kind: "split" });
+    if (!decision.ok) {
       await db.update(payoutSplits).set({ status: "superseded", updatedAt: new Date(now) }).where(and(splitWhere(split), eq(payoutSplits.status, "releasing")));
       deps.log.info("split superseded: the bounty was paid or cancelled another way", { repoId: split.githubRepoId, issue: split.issueNumber, status: bounty.status });
       deps.changes.publish([`repo:${split.githubRepoId}`, `bounty:${split.githubRepoId}:${split.issueNumber}`]);

@@ -1,5 +1,6 @@
 import { isGitHubLogin, MAX_CO_AUTHORS } from "./co-authors.ts";
 import { percentToBps, WHOLE_BPS } from "./shares.ts";
+import { inlineCode } from "../bot/markdown.ts";
 
 export interface SplitEntry {
   login: string;
@@ -26,9 +27,9 @@ export function parseSplitCommand(body: string): SplitCommand | undefined {
   const entries: SplitEntry[] = [];
   for (let i = 0; i < words.length; i += 2) {
     const login = words[i]!.replace(/^@/, "");
-    if (!words[i]!.startsWith("@") || !isGitHubLogin(login)) return { kind: "invalid", reason: `\`${words[i]!.slice(0, 40)}\` is not a GitHub login. ${SPLIT_USAGE}` };
+    if (!words[i]!.startsWith("@") || !isGitHubLogin(login)) return { kind: "invalid", reason: `${inlineCode(words[i]!, 40)} is not a GitHub login. ${SPLIT_USAGE}` };
     const bps = percentToBps(words[i + 1]!.replace(/%$/, ""));
-    if (bps === undefined) return { kind: "invalid", reason: `\`${words[i + 1]!.slice(0, 20)}\` is not a percentage between 0.01 and 100. ${SPLIT_USAGE}` };
+    if (bps === undefined) return { kind: "invalid", reason: `${inlineCode(words[i + 1]!, 20)} is not a percentage between 0.01 and 100. ${SPLIT_USAGE}` };
     if (entries.some((e) => e.login.toLowerCase() === login.toLowerCase())) return { kind: "invalid", reason: `@${login} is named twice.` };
     entries.push({ login, bps });
   }

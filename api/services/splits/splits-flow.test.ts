@@ -7,6 +7,7 @@ import { call, type TestSession } from "../../../testing/auth.ts";
 import { bountyShares, chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
 import { releaseDueSplits, releaseHeldShares } from "./release.ts";
 import { markAwaiting } from "../money/awaiting.ts";
+import { mentionsIn, renderedMarkdown } from "../../../testing/markdown.ts";
 
 /**
  * Shared rewards over HTTP and webhooks against the emulator (issue 29, item 4): a merged pull request with
@@ -399,5 +400,52 @@ describe("a bounty being shared", () => {
     expect((await (await splitOfIssue(issue)).json()).status).toBe("window");
     expect(await markAwaiting(stack.t.ctx, { repoId: LITE.id, issueNumber: issue, reason: "closed_completed" })).toBe(false);
     expect(await bountyOf(issue)).toMatchObject({ status: "open", state: "releasing" });
+  }, 90_000);
+
+  test("hostile text stays text (issue 36): a trailer's name and address, and command words, never become links or mentions in what the bot posts", async () => {
+    const PAYLOAD = "x`[**Claim_your_share_here**](https://evil.example/phish)`@evil.com";
+    const hostileName = "x`[**Claim_your_share_here**](https://evil.example/phish)` @dave ``` ![i](//evil.example/i)";
+    const issue = await bountiedIssue("Hostile trailers", "2");
+    const pr = await coAuthoredMerge(
+      issue,
+      [
+        "Co-authored-by: Carol Private <1003+carol@users.noreply.github.com>",
+        `Co-authored-by: Eve <${PAYLOAD}>`,
+        `Co-authored-by: ${hostileName} <nobody-here@evil.example>`,
+      ].join("\n"),
+    );
+    // The payload is no address: only the well-formed unknown one is unresolved.
+    const split = await (await splitOfIssue(issue)).json();
+    expect(split.unresolved).toEqual([{ name: hostileName, email: "nobody-here@evil.example" }]);
+    // The comment as GitHub has it (the emulator): the name and address in one code span, no link, no @dave.
+    const comment = await eventually(async () => (await botComments(issue)).find((b) => b.includes("Co-authors not found")), 15_000, "bot comment");
+    const rendered = renderedMarkdown(comment);
+    expect(rendered.links.filter((url) => url.includes("evil"))).toEqual([]);
+    expect(rendered.html).toEqual(["<!-- issuepool:bounty -->"]); // the marker alone
+    expect(rendered.codes).toContain(`${hostileName} <nobody-here@evil.example>`);
+    expect(rendered.text.join(" ")).not.toContain("Claim_your_share_here");
+    expect(comment).not.toContain(PAYLOAD);
+    expect(new Set(mentionsIn(comment))).toEqual(new Set(["bob", "carol"]));
+
+    // Replies to commands echo the words they refuse as code: no link, no mention but the commenter's.
+    await stack.github.controls.addComment({ repo: LITE.fullName, number: pr, author: "alice", body: "/split @bob 50 x`[Claim](https://evil.example/phish)`@dave 50" });
+    await stack.github.controls.addComment({ repo: LITE.fullName, number: pr, author: "alice", body: "/split @bob 50 @carol `[5](https://evil.example)`" });
+    await stack.github.controls.addComment({ repo: LITE.fullName, number: issue, author: "bob", body: "/tip 1 `[X](https://evil.example)`@dave @carol" });
+    await stack.github.controls.addComment({ repo: LITE.fullName, number: issue, author: "bob", body: "/tip 1 XDC @x`[y](https://evil.example)`" });
+    await settled();
+    // Replies are posted while the webhook is processed: there once the deliveries are (read once each: the
+    // emulator's anonymous budget is GitHub's 60 calls an hour).
+    const splitReplies = (await botComments(pr)).filter((b) => b.startsWith("@alice") && b.includes("Usage: `/split"));
+    const tipReplies = (await botComments(issue)).filter((b) => b.startsWith("@bob "));
+    expect(splitReplies).toHaveLength(2);
+    expect(tipReplies).toHaveLength(2);
+    const replies = [...splitReplies, ...tipReplies];
+    for (const reply of replies) {
+      const r = renderedMarkdown(reply);
+      expect({ reply, links: r.links }).toEqual({ reply, links: [] });
+      expect(r.html).toEqual([]);
+      expect(mentionsIn(reply).every((login) => login === "alice" || login === "bob")).toBe(true);
+      expect(r.text.join(" ")).not.toContain("evil.example");
+    }
   }, 90_000);
 });

@@ -1,5 +1,6 @@
 import { CURRENCIES, type Currency } from "../../../db/schema/columns.ts";
 import { isGitHubLogin } from "../splits/co-authors.ts";
+import { inlineCode } from "../bot/markdown.ts";
 
 export type TipCommand = { kind: "tip"; amount: string; currency: Currency; login: string } | { kind: "invalid"; reason: string };
 
@@ -19,10 +20,10 @@ export function parseTipCommand(body: string): TipCommand | undefined {
   const rest = words.filter((w) => !w.startsWith("@"));
   if (login.length !== 1 || rest.length < 1 || rest.length > 2) return { kind: "invalid", reason: TIP_USAGE };
   const name = login[0]!.slice(1);
-  if (!isGitHubLogin(name)) return { kind: "invalid", reason: `\`${login[0]!.slice(0, 40)}\` is not a GitHub login. ${TIP_USAGE}` };
+  if (!isGitHubLogin(name)) return { kind: "invalid", reason: `${inlineCode(login[0]!, 40)} is not a GitHub login. ${TIP_USAGE}` };
   if (!/^\d{1,12}(?:\.\d{1,18})?$/.test(rest[0]!)) return { kind: "invalid", reason: TIP_USAGE };
   const currency = (rest[1] ?? "XDC").toUpperCase();
-  if (!(CURRENCIES as readonly string[]).includes(currency)) return { kind: "invalid", reason: `Unknown currency ${rest[1]!.slice(0, 10)}: use XDC, ROXN or USDC.` };
+  if (!(CURRENCIES as readonly string[]).includes(currency)) return { kind: "invalid", reason: `Unknown currency ${inlineCode(rest[1]!, 10)}: use XDC, ROXN or USDC.` };
   if (/^0+(?:\.0+)?$/.test(rest[0]!)) return { kind: "invalid", reason: "A tip must be more than zero." };
   return { kind: "tip", amount: rest[0]!, currency: currency as Currency, login: name };
 }

@@ -5,7 +5,7 @@ import type { Hex } from "viem";
 import type { Keyring } from "../../crypto/keyring.ts";
 import type { Logger } from "../../logger.ts";
 import type { Database, DatabaseHandle } from "../../../db/client.ts";
-import { wallets, type Wallet } from "../../../db/schema/index.ts";
+import { users, wallets, type Wallet } from "../../../db/schema/index.ts";
 import { sealText, unsealText } from "../../crypto/envelope.ts";
 
 /**
@@ -64,6 +64,15 @@ const walletByUser = preparedQuery((db) => db.select().from(wallets).where(eq(wa
 
 export async function walletOfUser(db: Database, userId: number): Promise<Wallet | undefined> {
   return walletByUser(db).get({ userId });
+}
+
+const walletByGitHubUser = preparedQuery((db) =>
+  db.select({ address: wallets.address }).from(users).innerJoin(wallets, eq(wallets.userId, users.id)).where(eq(users.githubId, sql.placeholder("githubId"))).limit(1).prepare(),
+);
+
+/** The wallet address of the Issuepool user with this GitHub id, if they have registered one. */
+export async function walletOfGitHubUser(db: Database, githubId: number): Promise<string | undefined> {
+  return (await walletByGitHubUser(db).get({ githubId }))?.address;
 }
 
 /**

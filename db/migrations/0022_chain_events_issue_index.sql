@@ -1,0 +1,1 @@
+CREATE INDEX `chain_events_issue_idx` ON `chain_events` (`repo_id`,`issue_number`,`block_number`,`log_index`);
