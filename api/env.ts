@@ -170,6 +170,11 @@ const EnvSchema = z.object({
    * expired. Unset: orders expire without asking.
    */
   ONRAMP_STATUS_URL: optionalUrl,
+  /**
+   * How long the provider keeps an order open for payment, in minutes: an order no webhook moved by then was abandoned
+   * on its page and is shown as expired (after asking ONRAMP_STATUS_URL, when set). Set it to the provider's figure.
+   */
+  ONRAMP_ORDER_LIFETIME_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
   /** Sends above this many XDC (or the same figure of ROXN/USDC) need an e-mailed one-time code. */
   SEND_OTP_THRESHOLD: z
     .string()

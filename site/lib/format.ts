@@ -1,5 +1,5 @@
 /** Amounts (the one money formatter, lib/money-format.ts) and relative times for the pages. */
-export { DECIMALS, decimalToUnits, formatAmount, formatUnits, type Symbol } from "../../lib/money-format.ts";
+export { bountyText, DECIMALS, decimalToUnits, formatAmount, formatFull, formatUnits, type Symbol } from "../../lib/money-format.ts";
 
 /** 'Registered: 3 days ago' style relative time. */
 export function timeAgo(date: Date, now: Date = new Date()): string {

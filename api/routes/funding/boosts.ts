@@ -10,6 +10,7 @@ import { rateLimit } from "../../middleware/rate-limit.ts";
 import { CURRENCIES } from "../../../db/schema/index.ts";
 import { positiveId } from "../params.ts";
 import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { explorerTxUrl } from "../../chain/config.ts";
 import { boostIssue, boostsOfUser, bountyCurrencyOf, cancelOwnBoost, fundersOfIssues, knownRepoId } from "../../services/funding/boosts.ts";
 import { fundableIssue } from "../../services/funding/issue-lookup.ts";
 import { fundersContractOf } from "../../services/funding/funders-contract.ts";
@@ -84,7 +85,19 @@ export function boostRoutes(ctx: AppContext) {
     })
     .get("/my-boosts", async (c) => {
       const { user } = requireSession(c);
-      return c.json({ boosts: (await boostsOfUser(ctx.database.db, user)).map(({ repoId, issueNumber, ...b }) => ({ ...b, repoId, issueNumber })) });
+      const explorer = (hash: string | null) => (hash ? explorerTxUrl(ctx.chain.config.network, hash) : null);
+      return c.json({
+        boosts: (await boostsOfUser(ctx.database.db, user)).map(({ repoId, issueNumber, repository, transactionHash, refundTransactionHash, ...b }) => ({
+          ...b,
+          repoId,
+          issueNumber,
+          repository,
+          transactionHash,
+          explorerUrl: explorer(transactionHash),
+          refundTransactionHash,
+          refundExplorerUrl: explorer(refundTransactionHash),
+        })),
+      });
     })
     .delete("/boosts/:id", validate("param", BoostIdParam), async (c) => {
       const { user } = requireSession(c);
@@ -135,7 +148,18 @@ export const boostsApi = [
   declareRoute({
     method: "get", path: "/api/funding/my-boosts", operationId: "getMyBoosts", tags: ["funding"], security: SESSION,
     summary: "The signed-in user's boosts, with what happened to each (refunded and why, paid)",
-    responses: { 200: json("Boosts", z.object({ boosts: z.array(BoostShape.extend({ repoId: z.number().int(), issueNumber: z.number().int() })) })) },
+    responses: {
+      200: json("Boosts", z.object({
+        boosts: z.array(BoostShape.extend({
+          repoId: z.number().int(), issueNumber: z.number().int(),
+          repository: z.string().nullable().meta({ description: "owner/name when the repository is registered" }),
+          transactionHash: z.string().nullable().meta({ description: "The transaction that funded it (amount + fee left the wallet)" }),
+          explorerUrl: z.string().nullable(),
+          refundTransactionHash: z.string().nullable().meta({ description: "The transaction that brought the share back, once one did" }),
+          refundExplorerUrl: z.string().nullable(),
+        })),
+      })),
+    },
   }),
   declareRoute({
     method: "delete", path: "/api/funding/boosts/{id}", operationId: "cancelBoost", tags: ["funding"], security: SESSION_WRITE,

@@ -529,9 +529,36 @@ export async function cancelOwnBoost(ctx: Deps & Pick<AppContext, "env" | "keyri
 }
 
 /** A user's own boosts, newest first (the wallet history's funding part). */
-export async function boostsOfUser(db: Database, user: User, limit = 100): Promise<(BoostView & { repoId: number; issueNumber: number })[]> {
-  const rows = await db.select().from(bountyBoosts).where(eq(bountyBoosts.userId, user.id)).orderBy(sql`${bountyBoosts.createdAt} desc`).limit(limit);
-  return rows.map((row) => ({ ...boostView(row, user.username, true), repoId: row.githubRepoId, issueNumber: row.issueNumber }));
+/**
+ * The user's boosts for their history, each with its repository and the transactions that moved its money (issue 38:
+ * the rows read "Issue #2" with no repository and no transaction): `transactionHash` funded it, `refundTransactionHash`
+ * brought it back (null while none did).
+ */
+export async function boostsOfUser(
+  db: Database,
+  user: User,
+  limit = 100,
+): Promise<(BoostView & { repoId: number; issueNumber: number; repository: string | null; transactionHash: string | null; refundTransactionHash: string | null })[]> {
+  const rows = await db
+    .select({
+      boost: bountyBoosts,
+      repository: repositories.fullName,
+      fundTx: sql<string | null>`(select tx_hash from chain_transactions t where t.id = ${bountyBoosts.fundTxId})`,
+      refundTx: sql<string | null>`(select tx_hash from chain_transactions t where t.id = ${bountyBoosts.refundTxId})`,
+    })
+    .from(bountyBoosts)
+    .leftJoin(repositories, eq(repositories.githubRepoId, bountyBoosts.githubRepoId))
+    .where(eq(bountyBoosts.userId, user.id))
+    .orderBy(sql`${bountyBoosts.createdAt} desc`)
+    .limit(limit);
+  return rows.map(({ boost, repository, fundTx, refundTx }) => ({
+    ...boostView(boost, user.username, true),
+    repoId: boost.githubRepoId,
+    issueNumber: boost.issueNumber,
+    repository,
+    transactionHash: fundTx,
+    refundTransactionHash: refundTx,
+  }));
 }
 
 /** `/bounty 50 XDC` by someone who is not the pool manager: a boost, confirmed in the app (intents.ts). */

@@ -295,14 +295,17 @@ export async function issueBounty(ctx: DatabaseDeps, repoId: number, issueNumber
     .where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, issueNumber)))
     .limit(1);
   if (!bounty || bounty.status === "cancelled") throw notFound("No bounty is assigned to this issue.");
-  return bountyObject(bounty, (await bountyStates(ctx, [bounty]))(bounty));
+  const funded = await fundersOfIssues(ctx.database.db, repoId, [issueNumber]);
+  return bountyObject(bounty, (await bountyStates(ctx, [bounty]))(bounty), funded.get(issueNumber));
 }
 
 /**
  * A bounty as the API shows it: `status` is the chain's (open, paid,
- * cancelled), `state` the platform's refinement (bounty-state.ts).
+ * cancelled), `state` the platform's refinement (bounty-state.ts); the
+ * amounts are the pool's share, `boosted` the funders' active shares and
+ * `total` the two together, the one figure every page shows (issue 38).
  */
-export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
+export function bountyObject(bounty: Bounty, info?: BountyStateInfo, funding?: IssueFunders) {
   const amount = toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]);
   return {
     issueId: bounty.issueNumber,
@@ -319,6 +322,7 @@ export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
     awaitingReason: info?.awaitingReason ?? null,
     issueTitle: bounty.issueTitle,
     issueUrl: bounty.issueUrl,
+    ...fundersOf(funding, bounty),
   };
 }
 
@@ -337,13 +341,19 @@ export async function poolInfo(ctx: DatabaseDeps, repoId: number) {
     xdcPoolRewards: toDecimalString(pool("XDC"), 18),
     roxnPoolRewards: toDecimalString(pool("ROXN"), 18),
     usdcPoolRewards: toDecimalString(pool("USDC"), 6),
-    issues: rows.filter((b) => b.status !== "cancelled").map((b) => ({ ...bountyObject(b, stateOf(b)), ...fundersOf(funded.get(b.issueNumber), b.currency) })),
+    issues: rows.filter((b) => b.status !== "cancelled").map((b) => bountyObject(b, stateOf(b), funded.get(b.issueNumber))),
   };
 }
 
-/** The funders beside a bounty (issue 29): their active shares and who they are (anonymous ones without a login). */
-export function fundersOf(funding: IssueFunders | undefined, currency: Currency) {
+/**
+ * The funders beside a bounty (issue 29): their active shares and who they are (anonymous ones without a login), and
+ * the bounty's total: the pool's share and the funders' active shares (a paid bounty's shares are paid, not active: its
+ * amount is the whole payout).
+ */
+export function fundersOf(funding: IssueFunders | undefined, bounty: Pick<Bounty, "currency" | "amount">) {
+  const currency = bounty.currency;
   return {
+    total: toDecimalString(bounty.amount + (funding?.boosted ?? 0n), TOKEN_DECIMALS[currency]),
     boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency]),
     funders: (funding?.funders ?? []).map((f) => ({ funder: f.funder, amount: f.amount, fundedAt: f.fundedAt, expiresAt: f.expiresAt })),
   };
@@ -604,7 +614,7 @@ export async function registerContribution(ctx: Pick<AppContext, "env" | "databa
 /** Registered contributors of an issue (for the bot comment and the manual payout form). */
 export async function issueContributors(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
   return ctx.database.db
-    .select({ userId: users.id, username: users.username, address: wallets.address })
+    .select({ userId: users.id, username: users.username, address: wallets.address, since: bountyClaims.createdAt })
     .from(bountyClaims)
     .innerJoin(users, eq(users.id, bountyClaims.userId))
     .leftJoin(wallets, eq(wallets.userId, users.id))

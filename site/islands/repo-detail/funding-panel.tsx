@@ -4,7 +4,7 @@ import { api } from "../../lib/api.ts";
 import { walletInfo } from "../../lib/wallet-data.ts";
 import { FUNDING_STATUS_POLL_MS, fromApi, type Currency } from "../../lib/funding-rules.ts";
 import { formatAmount } from "../../lib/format.ts";
-import { bountyAmount, poolsOf, sortedBounties, type PoolInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
+import { bountyFigures, poolsOf, sortedBounties, type PoolInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
 import { explorerTxLink } from "../../lib/repo-detail-links.ts";
 import { githubSignInUrl } from "../../lib/auth-flow.ts";
 import type { SessionUser } from "../../stores/session.ts";
@@ -286,7 +286,7 @@ export function FundingPanel(props: FundingPanelProps) {
   );
 }
 
-const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", releasing: "Being shared (release window)", queued: "Payout queued (over the daily limit)", paid: "Paid", cancelled: "Cancelled" } as const;
+const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", releasing: "Being shared (release window)", paying: "Being paid", queued: "Payout queued (over the daily limit)", paid: "Paid", cancelled: "Cancelled" } as const;
 
 function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null | undefined; issues: RepoIssue[]; explorerUrl: string }) {
   // Paid bounties are done: they leave this list (they are in the Rewards figures and the contributor's wallet history).
@@ -310,7 +310,7 @@ function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null |
       ) : (
         <ul className="mt-4 divide-y divide-border">
           {list.map((bounty) => {
-            const { currency, amount } = bountyAmount(bounty);
+            const { currency, total, breakdown, names } = bountyFigures(bounty);
             const issue = byNumber.get(bounty.issueId);
             const tx = explorerTxLink(explorerUrl, bounty.transactionHash);
             return (
@@ -344,8 +344,15 @@ function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null |
                     )}
                   </p>
                 </div>
-                <span className="shrink-0 text-sm font-semibold tabular-nums">
-                  {formatAmount(amount, currency)} {currency}
+                <span className="shrink-0 text-right text-sm font-semibold tabular-nums">
+                  <span className="block" data-bounty-total>
+                    {total}
+                  </span>
+                  {breakdown && (
+                    <span className="block text-xs font-medium text-muted-foreground" data-funders title={names}>
+                      {breakdown}
+                    </span>
+                  )}
                 </span>
               </li>
             );
