@@ -7,7 +7,8 @@ import { BOOST_MIRROR_INTERVAL_MS, refundDueBoosts, settleBoosts } from "./servi
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { AppContext, RootContext } from "./context.ts";
 import type { Env } from "./env.ts";
-import { createLogger, logDestination, type Logger } from "./logger.ts";
+import type { Logger } from "./logger.ts";
+import { loggerFromEnv } from "./logger-config.ts";
 import { assertWritableDataDir } from "./data-dir.ts";
 import { createServices } from "./services/index.ts";
 import { createSite, type Site } from "./site-host/index.ts";
@@ -98,7 +99,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
 
 /** Builds the application context: database (migrated), workers, health checks. */
 export async function createContext(env: Env, options: StartOptions = {}): Promise<RootContext> {
-  const log = options.log ?? createLogger(env.LOG_LEVEL, logDestination(env.LOG_FILE), {}, env.LOG_FORMAT);
+  const log = options.log ?? loggerFromEnv(env);
   if (!options.database) assertWritableDataDir(env);
   const database =
     options.database ??

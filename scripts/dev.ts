@@ -16,7 +16,8 @@ import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { buildSite } from "./build-site.ts";
 import { ConfigError, configuredDataDir, isProduction, loadEnv, type Env } from "../api/env.ts";
-import { createLogger, logDestination, type Logger } from "../api/logger.ts";
+import { createLogger, type Logger } from "../api/logger.ts";
+import { loggerFromEnv } from "../api/logger-config.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
@@ -106,7 +107,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     SMTP_URL: "smtp://127.0.0.1:1",
   };
   const base = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty", ...secrets, ...placeholders });
-  const log = options.log ?? createLogger(base.LOG_LEVEL, logDestination(base.LOG_FILE), {}, base.LOG_FORMAT);
+  const log = options.log ?? loggerFromEnv(base);
   const stops: (() => Promise<void> | void)[] = [];
   let stopped: Promise<void> | undefined;
   // The chain is saved first thing too: a supervisor's SIGKILL may follow its SIGTERM before the stop gets to anvil.
