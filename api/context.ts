@@ -10,6 +10,7 @@ import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { PageCache } from "./site-host/page-cache.ts";
 import type { BackgroundWorker, ComputeDispatch, DocumentExtractor } from "./workers/ports.ts";
+import type { Operations } from "./ops/index.ts";
 
 /**
  * Everything a request handler may reach, built once at start (api/server.ts,
@@ -51,6 +52,8 @@ export interface AppContext {
   compute: ComputeDispatch;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
+  /** Metrics, their collection pass and the start-up repair's state (api/ops/index.ts; docs/operations.md). */
+  ops: Operations;
 }
 
 /**

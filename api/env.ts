@@ -325,6 +325,22 @@ export function configuredDataDir(source: Values = process.env): string {
   return String(source.DATA_DIR ?? "data");
 }
 
+/**
+ * What `npm run backup` and `npm run restore` need (api/ops/backup-cli.ts, restore-cli.ts), read alone: they run
+ * beside a stopped or running platform without its secrets.
+ */
+export function backupSettings(source: Values = process.env): { dataDir: string; databaseUrl: string; backupDir: string; keep: number } {
+  const dataDir = configuredDataDir(source).replace(/\/+$/, "");
+  const keep = Number(source.BACKUP_KEEP ?? 7);
+  if (!Number.isInteger(keep) || keep < 1) throw new ConfigError(`Invalid configuration:\n  BACKUP_KEEP: must be a whole number of copies, at least 1 (got ${JSON.stringify(String(source.BACKUP_KEEP))})`);
+  return {
+    dataDir,
+    databaseUrl: String(source.DATABASE_URL ?? `file:${dataDir}/app.db`),
+    backupDir: String(source.BACKUP_DIR ?? `${dataDir}/backups`),
+    keep,
+  };
+}
+
 /** SITE_DIST_DIR alone, for the site build (astro.config.ts, scripts/build-site.ts). */
 export function configuredSiteDistDir(source: Values = process.env): string {
   return String(source.SITE_DIST_DIR ?? "dist");

@@ -13,7 +13,7 @@ import { assertWritableDataDir } from "./data-dir.ts";
 import { createServices } from "./services/index.ts";
 import { createSite, type Site } from "./site-host/index.ts";
 import { NETWORKS } from "./chain/networks.ts";
-import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { filePath, migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import type { RuntimeConfig } from "../lib/runtime-config.ts";
 import { createKeyring } from "./crypto/keyring.ts";
 import { chainProbe, createChainAccess } from "./chain/clients.ts";
@@ -47,6 +47,11 @@ import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
 import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
 import { advanceRecentTotals, ensureRecords } from "./services/reliability/record.ts";
+import { createOperations } from "./ops/index.ts";
+import { serveMetricsApart } from "./routes/ops/metrics.ts";
+import { startBackupSchedule } from "./ops/backup-schedule.ts";
+import { finishRestoreReport } from "./ops/restore-report.ts";
+import { markRunning } from "./ops/backup.ts";
 
 export interface RunningServer {
   url: string;
@@ -118,7 +123,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   const chain = createChainAccess(env);
   const changes = new ChangeFeed();
   const outbox = new Outbox({ db: database.db, chain, keyring, log });
-  const indexer = new RewardsIndexer({ db: database.db, chain, log, onChange: (tags) => changes.publish(tags) });
+  const indexer = new RewardsIndexer({ db: database.db, chain, log, onChange: (tags) => changes.publish(tags), onRewind: (detail) => ops.metrics.rewound(detail) });
+  const ops = createOperations({ database, chain, indexer, log });
   const ctx: RootContext = {
     env,
     database,
@@ -138,6 +144,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     extractor: new Extractor(),
     compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
     healthChecks: { chain: () => timed(chainProbe(chain, HEALTH_CHECK_TIMEOUT_MS)) },
+    ops,
   };
   ctx.webhooks = new WebhookWorker({
     db: database.db,
@@ -183,6 +190,8 @@ export function githubCatchUpFor(ctx: Pick<AppContext, "env" | "database" | "log
 
 export async function startServer(env: Env, options: StartOptions = {}): Promise<RunningServer> {
   const ctx = await createContext(env, options);
+  // While this process has the embedded database open, `npm run restore` refuses to replace it (api/ops/backup.ts).
+  const unmarkRunning = ctx.database.embedded && env.DATABASE_URL.startsWith("file:") ? markRunning(filePath(env.DATABASE_URL)) : undefined;
   const runtime = runtimeConfig(env);
   // What the pages read, handed to them through `locals` (the context does not carry it).
   const services = createServices(ctx);
@@ -199,7 +208,18 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   const app = createApp(ctx, { site: site?.mount, extraRoutes: options.extraRoutes });
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));
   // The platform's beliefs checked against the chain, at start and then on a schedule (api/chain/outbox-reconciling.ts).
-  const reconciler = new ChainReconciler({ db: ctx.database.db, chain: ctx.chain, log: ctx.log, indexer: ctx.indexer });
+  // Its first completed pass is the start-up repair that readiness waits on (api/ops/startup-repair.ts).
+  const { startupRepair, metrics } = ctx.ops;
+  metrics.withProcessMetrics();
+  const reconciler = new ChainReconciler({
+    db: ctx.database.db,
+    chain: ctx.chain,
+    log: ctx.log,
+    indexer: ctx.indexer,
+    onRepair: metrics.repaired,
+    onPass: (outcome) => (outcome.ok ? startupRepair.done() : startupRepair.failed(outcome.error)),
+  });
+  if (options.workers === false) startupRepair.done("the chain passes run in another process");
   let botComments: ReturnType<typeof keepBountyCommentsInStep> | undefined;
   if (options.workers !== false) {
     // Before the outbox sends anything again: the records must belong to this chain (api/chain/identity.ts). A chain
@@ -258,11 +278,19 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
   const catchUp = githubCatchUpFor(ctx);
   if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
+  // The figures of /metrics and the operator's page that need the database or the chain (api/ops/collector.ts).
+  ctx.ops.collector.start(env.METRICS_INTERVAL_MS);
+  // Backups of the embedded database on a schedule (api/ops/backup-schedule.ts; leased: one process at a time).
+  const backups = options.workers !== false ? startBackupSchedule(ctx) : undefined;
+  // After a restore: what the chain knows that the backup did not, once the start-up repair is done (restore-report.ts).
+  const restoreReport = options.workers !== false ? finishRestoreReport(ctx) : undefined;
+  // /metrics on a port of its own when configured (else on the main port: api/routes/ops/metrics.ts).
+  const metricsServer = serveMetricsApart(env, metrics, ctx.log);
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
-  const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
+  const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx), metrics.observeRequest);
   // Cached public reads and pages, and built files, leave before the app too (docs/performance.md).
-  const early = earlyAnswers(env, ctx.log, [publicReadsSource(ctx.responseCache), ...(site ? [site.early] : [])]);
+  const early = earlyAnswers(env, ctx.log, [publicReadsSource(ctx.responseCache), ...(site ? [site.early] : [])], metrics.observeRequest);
   const answer: ServerFetch = (request, srv) => early(request) ?? app.fetch(request, srv);
   const server = Bun.serve({
     hostname: env.HOST,
@@ -306,8 +334,13 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await boostMirror.stop();
       await recentTotals.stop();
       await catchUp.stop();
+      await ctx.ops.collector.stop();
+      await backups?.stop();
+      await restoreReport?.stop();
+      metricsServer?.stop(true);
       ctx.mailer.close();
       ctx.database.close();
+      unmarkRunning?.();
       ctx.log.info("stopped");
     })());
 

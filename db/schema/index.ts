@@ -23,3 +23,4 @@ export * from "./tips.ts";
 export * from "./funders.ts";
 export * from "./alerts.ts";
 export * from "./reliability.ts";
+export * from "./ops.ts";
