@@ -175,6 +175,8 @@ export class MetricsCollector {
       nextNonce: nonces.get(`${chain.config.chain.id}:${address}`) ?? null,
       chainPending: null,
     }));
+    metrics.signerNextNonce.reset();
+    for (const signer of snapshot.signers) if (signer.nextNonce !== null) metrics.signerNextNonce.set({ signer: signer.signer }, signer.nextNonce);
 
     const since = new Date(now - 86_400_000);
     const gasRows = await db
@@ -327,15 +329,12 @@ export class MetricsCollector {
       snapshot.escrow.capUsed[name] = ratio;
       metrics.escrowCapUsed.set({ currency: name }, ratio);
     }
-    metrics.signerNextNonce.reset();
     metrics.signerChainPendingNonce.reset();
     for (const [i, signer] of snapshot.signers.entries()) {
       const pending = rest[CURRENCIES.length + i];
-      if (pending?.status === "fulfilled") {
-        signer.chainPending = pending.value as number;
-        metrics.signerChainPendingNonce.set({ signer: signer.signer }, signer.chainPending);
-      }
-      if (signer.nextNonce !== null) metrics.signerNextNonce.set({ signer: signer.signer }, signer.nextNonce);
+      if (pending?.status !== "fulfilled") continue;
+      signer.chainPending = pending.value as number;
+      metrics.signerChainPendingNonce.set({ signer: signer.signer }, signer.chainPending);
     }
     const queued = snapshot.escrow.queued;
     metrics.escrowQueuedOutflows.set({ state: "waiting" }, queued.filter((q) => !q.ready).length);
