@@ -116,6 +116,8 @@ const EnvSchema = z.object({
     .string()
     .default("")
     .transform((v) => v.split(",").map((l) => l.trim().toLowerCase()).filter(Boolean)),
+  /** Where the operator's page links the guardian's runbook (your copy of docs/contracts.md, "Pause and recovery"). */
+  OPS_RUNBOOK_URL: optionalUrl,
   /** /api/health/ready says "not ready" while the indexer is more than this many blocks behind the chain. */
   READY_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(30),
   /**

@@ -233,6 +233,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       ESCROW_ALERT_EMAILS: "escrow-alerts@issuepool.local",
       GITHUB_URL: github.webUrl,
       GITHUB_API_URL: github.apiUrl,
+      // The demo pool manager is also the demo's operator: /ops (docs/operations.md).
+      OPS_LOGINS: "alice",
     });
 
     const database = await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS });
@@ -305,6 +307,7 @@ function banner(stack: DevStack): string {
     `  GitHub emulator   ${stack.github.webUrl}/_emulator  (sign in as a demo user; open, close and merge issues and PRs)`,
     `  Local chain       ${stack.chainRpcUrl}`,
     `  Data              ${stack.env.DATA_DIR}/  (delete it to start from scratch)`,
+    `  Operations        ${stack.url}/ops  (as ${stack.env.OPS_LOGINS.join(", ") || "an account in OPS_LOGINS"}); metrics at ${stack.url}/metrics; backups: npm run backup`,
     ...(stack.demoNodeLog ? [`  Demo node log     ${stack.demoNodeLog}  (restarted by itself if it dies)`] : []),
     "",
     "  Demo users (choose one on the GitHub sign-in page):",

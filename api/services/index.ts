@@ -8,13 +8,14 @@ import { exploreSearchParams, parseExploreSearch, searchOpenBounties, type Explo
 import { reliabilityOf } from "./reliability/read.ts";
 import { contributorStandings, projectStandings, type LeaderboardPeriod } from "./money/leaderboards.ts";
 import { publicProfile } from "./users/public-profile.ts";
+import { isOperator, opsOverview } from "./ops/overview.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
  * and Astro pages (through `locals`) call these; neither touches tables
  * directly.
  */
-export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "changes">) {
+export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "changes" | "ops">) {
   const db = ctx.database.db;
   return {
     repositories: {
@@ -42,6 +43,11 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
     contributors: {
       /** Throws the API's 404 for an unknown login. */
       profile: (login: string) => publicProfile(ctx, login),
+    },
+    /** The operator's page (/ops): only for the logins in OPS_LOGINS (api/services/ops/overview.ts). */
+    ops: {
+      isOperator: (login: string | null | undefined) => isOperator(ctx.env, login),
+      overview: () => opsOverview(ctx),
     },
   };
 }
