@@ -48,8 +48,14 @@ export class BackupSchedule {
   async runOnce(): Promise<BackupInfo | undefined> {
     const { listBackups, backupInfoOf } = await import("./backup.ts");
     const newest = listBackups(this.deps.env.BACKUP_DIR).at(-1);
-    const takenAt = newest ? Date.parse(backupInfoOf(newest)?.takenAt ?? "") : NaN;
-    if (Number.isFinite(takenAt) && Date.now() - takenAt < this.intervalMs) return undefined;
+    const info = newest ? backupInfoOf(newest) : null;
+    const takenAt = Date.parse(info?.takenAt ?? "");
+    if (Number.isFinite(takenAt)) {
+      // What the alert on a missing backup reads, also in a process that has not taken one itself.
+      this.deps.ops.metrics.backupLastSuccess.set(Math.floor(takenAt / 1000));
+      this.deps.ops.metrics.backupLastSize.set(info!.bytes);
+      if (Date.now() - takenAt < this.intervalMs) return undefined;
+    }
     if (!(await this.lease.hold(LEASE_NAME))) return undefined;
     return this.backupNow();
   }
