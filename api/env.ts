@@ -122,7 +122,8 @@ const EnvSchema = z.object({
   READY_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(30),
   /**
    * Backups of the embedded database (docs/operations.md): `npm run backup` and a pass every BACKUP_INTERVAL_HOURS
-   * (0: none) write a consistent copy to BACKUP_DIR (default DATA_DIR/backups), keeping the newest BACKUP_KEEP.
+   * (0: none; 0 unless set when NODE_ENV=test) write a consistent copy to BACKUP_DIR (default DATA_DIR/backups),
+   * keeping the newest BACKUP_KEEP.
    */
   BACKUP_DIR: z.string().min(1).optional(),
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
@@ -319,6 +320,8 @@ export function loadEnv(overrides: Values = {}, source: Values = process.env, de
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const databaseUrl = env.DATABASE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, "")}/app.db`;
   const backupDir = env.BACKUP_DIR ?? `${env.DATA_DIR.replace(/\/+$/, "")}/backups`;
+  // Test servers back up only when a test asks (each process test would otherwise take a copy at start).
+  if (env.NODE_ENV === "test" && raw.BACKUP_INTERVAL_HOURS === undefined) env.BACKUP_INTERVAL_HOURS = 0;
   return { ...env, PUBLIC_URL: publicUrl, DATABASE_URL: databaseUrl, BACKUP_DIR: backupDir };
 }
 

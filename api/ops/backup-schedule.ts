@@ -16,7 +16,7 @@ import type { PlatformMetrics } from "./metrics.ts";
  * in about 0.7 s, checked and checksummed). Only for the embedded database:
  * a libSQL server or Turso keeps its own backups. The pass is due when the
  * newest copy in BACKUP_DIR is older than the interval, so a restart does
- * not take a copy each time.
+ * not take a copy each time; the first look is a minute after start.
  */
 export interface BackupScheduleDeps {
   env: Pick<Env, "DATABASE_URL" | "DATA_DIR" | "BACKUP_DIR" | "BACKUP_KEEP" | "BACKUP_INTERVAL_HOURS">;
@@ -81,11 +81,15 @@ export class BackupSchedule {
     return info;
   }
 
-  start(checkEveryMs = Math.min(this.intervalMs, 600_000)): void {
-    this.worker.start(checkEveryMs);
+  private firstCheck?: ReturnType<typeof setTimeout>;
+
+  /** The first look a minute after start (start-up is busy enough), then every `checkEveryMs`. */
+  start(checkEveryMs = Math.min(this.intervalMs, 600_000), firstAfterMs = 60_000): void {
+    this.firstCheck = setTimeout(() => this.worker.start(checkEveryMs), firstAfterMs);
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.firstCheck);
     await this.worker.stop();
   }
 }

@@ -13,6 +13,8 @@ import { makeTempDir } from "../../testing/context.ts";
 import { backupDatabase, checkIntegrity, listBackups, markRunning, sha256Of, verifyBackup } from "./backup.ts";
 import { restoreBackup } from "./restore-cli.ts";
 import { RESTORE_NOTE_SUFFIX } from "./restore-report.ts";
+import { BackupSchedule } from "./backup-schedule.ts";
+import { createTestContext } from "../../testing/context.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 
@@ -95,6 +97,26 @@ describe("backups", () => {
     const next = backupDatabase(file, backups, 2, new Date(Date.UTC(2026, 10, 28, 11)));
     expect(readdirSync(backups).some((n) => n.endsWith(".partial"))).toBe(false);
     expect(listBackups(backups)).toEqual([before[1]!.f, next.file]);
+  }, 60_000);
+});
+
+describe("the scheduled pass", () => {
+  test("takes a copy when the newest is older than the interval, in a process of its own; reports it to /metrics", async () => {
+    const t = await createTestContext({ fileDatabase: true, env: { BACKUP_INTERVAL_HOURS: "24", BACKUP_KEEP: "2" } });
+    try {
+      const schedule = new BackupSchedule(t.ctx);
+      const first = await schedule.runOnce();
+      expect(first).toBeDefined();
+      expect(listBackups(t.env.BACKUP_DIR)).toEqual([first!.file]);
+      expect(verifyBackup(first!.file).ok).toBe(true);
+      // The newest copy is recent: nothing more until the interval has passed.
+      expect(await schedule.runOnce()).toBeUndefined();
+      const text = await t.ctx.ops.metrics.text();
+      expect(text).toContain('issuepool_backups_total{result="ok"} 1');
+      expect(text).toContain(`issuepool_backup_last_success_timestamp_seconds ${Math.floor(Date.parse(first!.takenAt) / 1000)}`);
+    } finally {
+      t.close();
+    }
   }, 60_000);
 });
 
