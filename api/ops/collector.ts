@@ -385,10 +385,3 @@ function emptySnapshot(): Snapshot {
     database: { sizeBytes: null, writeLatencyMs: null },
   };
 }
-
-/** The collection pass for a running platform: started by the composition root, moved into the schedule by issue 37. */
-export function startMetricsCollection(deps: CollectorDeps, intervalMs: number): MetricsCollector {
-  const collector = new MetricsCollector(deps);
-  collector.start(intervalMs);
-  return collector;
-}
