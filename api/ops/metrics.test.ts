@@ -148,7 +148,7 @@ test("every figure is in the scrape and moves with the work: a funding in flight
   await when("the lag growing", (m) => sample(m, "issuepool_indexer_lag_seconds")! >= lag + 1);
 }, 180_000);
 
-test("/metrics answers only callers on this machine without a token, and only the token with one", async () => {
+test("/metrics answers only callers on this machine without a token, and only the token with one; promtool's linter finds nothing", async () => {
   const { createTestContext } = await import("../../testing/context.ts");
   const open = await createTestContext();
   const withToken = await createTestContext({ env: { METRICS_TOKEN: "a-metrics-token-0123456789" } });
@@ -161,6 +161,17 @@ test("/metrics answers only callers on this machine without a token, and only th
     const ok = await withToken.app.request("/metrics", { headers: { Authorization: "Bearer a-metrics-token-0123456789" } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get("content-type")).toContain("text/plain");
+    // Prometheus's own linter on the exposition (names, units, suffixes), when Debian's promtool is installed.
+    const promtool = Bun.which("promtool");
+    if (promtool) {
+      open.ctx.ops.metrics.withProcessMetrics().observeRequest("GET", "/api/health", 200, 0.001);
+      open.ctx.ops.metrics.repaired("rebroadcast", {});
+      await open.ctx.ops.collector.runOnce();
+      const lint = Bun.spawn([promtool, "check", "metrics"], { stdin: new TextEncoder().encode(await open.ctx.ops.metrics.text()), stdout: "pipe", stderr: "pipe" });
+      const [out, err, code] = await Promise.all([new Response(lint.stdout).text(), new Response(lint.stderr).text(), lint.exited]);
+      expect(out + err).toBe("");
+      expect(code).toBe(0);
+    }
     expect((await production.app.request("/metrics")).status).toBe(404);
   } finally {
     open.close();
