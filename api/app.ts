@@ -1,3 +1,4 @@
+import { statementRoutes } from "./routes/statements/index.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "./context.ts";
 import { noApiEndpoint } from "./errors.ts";
@@ -99,6 +100,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/feeds", feedRoutes(ctx));
   app.route("/api/explore", exploreRoutes(ctx));
   app.route("/api/contributors", contributorRoutes(ctx));
+  app.route("/api/statements", statementRoutes(ctx));
   app.route("/api/user", profileVisibilityRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
 

@@ -46,6 +46,7 @@ import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
 import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
 import { advanceRecentTotals, ensureRecords } from "./services/reliability/record.ts";
+import { startCashoutPasses, type CashoutPasses } from "./services/cashout/schedule.ts";
 
 export interface RunningServer {
   url: string;
@@ -257,6 +258,8 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
   // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
   const catchUp = githubCatchUpFor(ctx);
   if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
+  // Cash-outs to UPI followed at the provider; prices and arrived rewards handled as events are indexed (issue 40).
+  const cashoutPasses: CashoutPasses | undefined = options.workers !== false ? startCashoutPasses(ctx) : undefined;
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
   const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
@@ -305,6 +308,7 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await boostMirror.stop();
       await recentTotals.stop();
       await catchUp.stop();
+      await cashoutPasses?.stop();
       ctx.mailer.close();
       ctx.database.close();
       ctx.log.info("stopped");

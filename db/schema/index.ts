@@ -23,3 +23,5 @@ export * from "./tips.ts";
 export * from "./funders.ts";
 export * from "./alerts.ts";
 export * from "./reliability.ts";
+export * from "./cashouts.ts";
+export * from "./statements.ts";

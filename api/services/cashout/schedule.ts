@@ -1,0 +1,61 @@
+import type { AppContext } from "../../context.ts";
+import { randomToken } from "../../crypto/tokens.ts";
+import { LeaseHolder } from "../../workers/lease.ts";
+import { Periodic } from "../../workers/periodic.ts";
+import { sellApiConfigured } from "../onramp/sell-api.ts";
+import { recordEventPrices } from "../statements/record-prices.ts";
+import { pollOpenCashouts } from "./progress.ts";
+import { handleArrivedRewards } from "./reward-arrived.ts";
+
+/**
+ * The periodic passes of issue 40, on the house's Periodic/lease pattern (one process at a time per pass, any
+ * process may hold it; a crashed holder's lease lapses):
+ * - `cashout-poll` every CASHOUT_POLL_INTERVAL_MS: open cash-outs asked about at the provider, and those a crash
+ *   left `initiated` taken further (progress.ts);
+ * - `money-moments` every 2 s, and at once when the indexer records bounty changes: the price of each new money
+ *   event recorded (statements/record-prices.ts), then each reward that arrived handled (reward-arrived.ts).
+ */
+export const MONEY_MOMENTS_INTERVAL_MS = 2_000;
+
+type Deps = Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "appSecret" | "mailer" | "changes">;
+
+export interface CashoutPasses {
+  /** Runs one of each now (tests, and the dev stack's journeys). */
+  runOnce(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function startCashoutPasses(ctx: Deps, options: { pollIntervalMs?: number; minAgeMs?: number } = {}): CashoutPasses {
+  const pollIntervalMs = options.pollIntervalMs ?? ctx.env.CASHOUT_POLL_INTERVAL_MS;
+  const leaseMs = Math.max(10_000, pollIntervalMs * 3);
+  const leases = new LeaseHolder(ctx.database.db, `cashout-${randomToken(6)}`, leaseMs);
+  const poll = async () => {
+    if (!sellApiConfigured(ctx.env) || !(await leases.hold("cashout-poll"))) return;
+    // A cash-out younger than a poll interval is still in its own request's hands.
+    await pollOpenCashouts(ctx, { minAgeMs: options.minAgeMs ?? pollIntervalMs });
+  };
+  const moments = async () => {
+    if (!(await leases.hold("money-moments"))) return;
+    await recordEventPrices(ctx).catch((err) => ctx.log.warn("event prices not recorded; tried again next pass", { err: (err as Error).message }));
+    await handleArrivedRewards(ctx);
+  };
+  const pollLoop = new Periodic(poll, (err) => ctx.log.warn("cash-out poll failed", { err: (err as Error).message }));
+  const momentsLoop = new Periodic(moments, (err) => ctx.log.warn("money moments pass failed", { err: (err as Error).message }));
+  pollLoop.start(pollIntervalMs);
+  momentsLoop.start(MONEY_MOMENTS_INTERVAL_MS);
+  const unsubscribe = ctx.changes.subscribe((tags) => {
+    if (tags.some((tag) => tag.startsWith("bounty:") || tag.startsWith("repo:"))) momentsLoop.nudge();
+  });
+  return {
+    async runOnce() {
+      await moments();
+      await poll();
+    },
+    async stop() {
+      unsubscribe();
+      await pollLoop.stop();
+      await momentsLoop.stop();
+      await leases.releaseAll();
+    },
+  };
+}
