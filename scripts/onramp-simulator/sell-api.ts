@@ -59,8 +59,8 @@ export interface SimSellOrder {
   payoutReference?: string;
   refundTransactionHash?: Hex;
   reason?: string;
-  /** Every webhook sent: status code and the platform's answer. */
-  webhooks: { status: number; answer: string }[];
+  /** Every webhook sent: status code, the signed body and the platform's answer. */
+  webhooks: { status: number; body: string; answer: string }[];
 }
 
 export interface SellSimulator {
@@ -145,7 +145,7 @@ export function addSellApi(app: Hono, baseUrl: () => string, options: SellApiOpt
       }
       await Bun.sleep(200 * 2 ** attempt);
     }
-    order.webhooks.push({ status: order.status, answer });
+    order.webhooks.push({ status: order.status, body, answer });
     options.log(`on-ramp simulator: sell order ${order.orderId} status ${order.status} -> ${answer.slice(0, 120)}`);
   }
 

@@ -205,6 +205,10 @@ export async function receiveSellWebhook(ctx: Deps, input: { rawBody: string; no
   }
 }
 
+export async function hasOpenCashouts(ctx: Pick<AppContext, "database">): Promise<boolean> {
+  return (await ctx.database.db.select({ id: cashouts.id }).from(cashouts).where(inArray(cashouts.status, OPEN_STATUSES)).limit(1)).length > 0;
+}
+
 /**
  * One pass over the open cash-outs (the poll, schedule.ts): each `initiated` one not touched for `minAgeMs` is
  * advanced from where its records stand (a crash left it there), and each with an order is asked about at the
@@ -242,8 +246,6 @@ export async function pollOpenCashouts(ctx: Deps, options: { minAgeMs: number; n
       await applySellOrder(ctx, order);
       const [after] = await db.select({ status: cashouts.status }).from(cashouts).where(eq(cashouts.id, row.id));
       if (after?.status !== before) moved++;
-      // Looked at: the next pass waits its turn for this one.
-      else await db.update(cashouts).set({ updatedAt: new Date() }).where(and(eq(cashouts.id, row.id), eq(cashouts.status, before)));
     } catch (err) {
       if (!(err instanceof SellApiUnavailable)) ctx.log.warn("cash-out poll: one cash-out could not be brought up to date", { cashoutId: stale.id, err: (err as Error).message });
     }

@@ -3,9 +3,10 @@ import { randomToken } from "../../crypto/tokens.ts";
 import { LeaseHolder } from "../../workers/lease.ts";
 import { Periodic } from "../../workers/periodic.ts";
 import { sellApiConfigured } from "../onramp/sell-api.ts";
-import { recordEventPrices } from "../statements/record-prices.ts";
-import { pollOpenCashouts } from "./progress.ts";
-import { handleArrivedRewards } from "./reward-arrived.ts";
+import { MONEY_EVENTS, PRICE_FRESH_MS, recordEventPrices } from "../statements/record-prices.ts";
+import { hasUnreadEvents } from "../statements/event-feed.ts";
+import { hasOpenCashouts, pollOpenCashouts } from "./progress.ts";
+import { handleArrivedRewards, REWARD_EVENTS, REWARD_FRESH_MS } from "./reward-arrived.ts";
 
 /**
  * The periodic passes of issue 40, on the house's Periodic/lease pattern (one process at a time per pass, any
@@ -29,16 +30,36 @@ export function startCashoutPasses(ctx: Deps, options: { pollIntervalMs?: number
   const pollIntervalMs = options.pollIntervalMs ?? ctx.env.CASHOUT_POLL_INTERVAL_MS;
   const leaseMs = Math.max(10_000, pollIntervalMs * 3);
   const leases = new LeaseHolder(ctx.database.db, `cashout-${randomToken(6)}`, leaseMs);
-  const poll = async () => {
-    if (!sellApiConfigured(ctx.env) || !(await leases.hold("cashout-poll"))) return;
+  // One run of each pass at a time in this process (the lease keeps other processes out): a run asked for by hand
+  // waits for the loop's.
+  const serial = () => {
+    let last: Promise<unknown> = Promise.resolve();
+    return (run: () => Promise<void>) => {
+      const next = last.then(run, run);
+      last = next.catch(() => undefined);
+      return next;
+    };
+  };
+  const inPoll = serial();
+  const inMoments = serial();
+  const poll = () => inPoll(async () => {
+    // Idle passes only read: no lease is taken (and renewed) while there is nothing to do.
+    if (!sellApiConfigured(ctx.env) || !(await hasOpenCashouts(ctx))) return;
+    if (!(await leases.hold("cashout-poll"))) return;
     // A cash-out younger than a poll interval is still in its own request's hands.
     await pollOpenCashouts(ctx, { minAgeMs: options.minAgeMs ?? pollIntervalMs });
-  };
-  const moments = async () => {
+  });
+  const moments = () => inMoments(async () => {
+    const chainId = ctx.chain.config.chain.id;
+    const unread = await Promise.all([
+      hasUnreadEvents(ctx.database.db, { cursor: `event-prices:${chainId}`, chainId, names: MONEY_EVENTS, freshMs: PRICE_FRESH_MS }),
+      hasUnreadEvents(ctx.database.db, { cursor: `reward-arrivals:${chainId}`, chainId, names: REWARD_EVENTS, freshMs: REWARD_FRESH_MS }),
+    ]);
+    if (!unread.some(Boolean)) return;
     if (!(await leases.hold("money-moments"))) return;
     await recordEventPrices(ctx).catch((err) => ctx.log.warn("event prices not recorded; tried again next pass", { err: (err as Error).message }));
     await handleArrivedRewards(ctx);
-  };
+  });
   const pollLoop = new Periodic(poll, (err) => ctx.log.warn("cash-out poll failed", { err: (err as Error).message }));
   const momentsLoop = new Periodic(moments, (err) => ctx.log.warn("money moments pass failed", { err: (err as Error).message }));
   pollLoop.start(pollIntervalMs);

@@ -42,3 +42,8 @@ export async function readEventFeed(
     },
   };
 }
+
+/** Whether a pass has events to read (a read only: an idle pass writes nothing, not even its lease). */
+export async function hasUnreadEvents(db: Database, input: { cursor: string; chainId: number; names: string[]; freshMs: number; now?: number }): Promise<boolean> {
+  return (await readEventFeed(db, { ...input, limit: 1 })).events.length > 0;
+}
