@@ -37,8 +37,10 @@ import {
   chainIdentity,
   chainTransactions,
   repositoryPools,
+  users,
   walletNonces,
 } from "../db/schema/index.ts";
+import { customerIdOf } from "../api/services/cashout/settings.ts";
 import { localChain } from "../api/chain/config.ts";
 import { assertWritableDataDir } from "../api/data-dir.ts";
 import { startDemoNode } from "./lib/demo-node.ts";
@@ -183,6 +185,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       rpcUrl: anvil.rpcUrl,
       // anvil's account 9 plays the provider's hot wallet (accounts 0-2 deploy, operate and collect fees).
       providerKey: anvilPrivateKey(9),
+      // Its sell side buys USDC too (cash-outs to UPI, issue 40).
+      usdcAddress: deployment.usdc,
       log: (m) => log.debug(m),
     });
     stops.push(() => onrampSimulator.stop());
@@ -194,15 +198,29 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       OUTBOUND_ALLOW_LOOPBACK: "true",
       // Asked before an abandoned order expires; never the simulator's when a real provider is configured.
       ...(realProvider ? {} : { ONRAMP_STATUS_URL: `${onrampSimulator.url}/api/order-status` }),
+      // Cash-out to UPI through the simulator's sell side, and its made-up prices for statements (issue 40).
+      ...(realProvider ? {} : { ONRAMP_API_URL: onrampSimulator.url }),
+      ...(process.env.PRICE_SOURCE_URL || process.env.XDC_USD_PRICE ? {} : { PRICE_SOURCE_URL: onrampSimulator.priceUrl, PRICE_SOURCE_NAME: "On-ramp simulator (made-up prices)" }),
     };
     // The daily digest on demand, as of tomorrow (a journey cannot wait a day): e2e/alerts.e2e.ts.
     let digestAsOfTomorrow: (() => Promise<number>) | undefined;
     // Boosts' expiry on demand (a journey cannot wait a day): the chain's clock moves on by `seconds`, then the hourly
     // refund pass runs as of that clock (e2e/boost-expiry.e2e.ts).
     let refundBoostsAfter: ((seconds: number) => Promise<number>) | undefined;
+    let customerOfLogin: ((login: string) => Promise<string | undefined>) | undefined;
     const devOnlyRoutes = (app: Hono<AppBindings>) => {
       app.route("/dev/mail", mailSink.routes());
       app.post("/dev/digest", async (c) => c.json({ handled: (await digestAsOfTomorrow?.()) ?? 0 }));
+      // The simulator's sell side for the journeys (e2e/cashout.e2e.ts): a customer's KYC state (by GitHub login).
+      app.post("/dev/onramp-kyc", async (c) => {
+        const body = (await c.req.json().catch(() => ({}))) as { login?: unknown; status?: unknown };
+        const status = body.status;
+        if (typeof body.login !== "string" || !["approved", "required", "pending", "rejected"].includes(String(status))) return c.json({ error: "login and status (approved, required, pending, rejected)" }, 400);
+        const customerId = await customerOfLogin?.(body.login);
+        if (!customerId) return c.json({ error: "no such user" }, 404);
+        onrampSimulator.sell.setKyc(customerId, status as "approved");
+        return c.json({ customerId, status });
+      });
       app.post("/dev/refund-boosts", async (c) => {
         const seconds = Number(((await c.req.json().catch(() => ({}))) as { seconds?: unknown }).seconds);
         if (!Number.isInteger(seconds) || seconds < 0 || seconds > 400 * 86_400) return c.json({ error: "seconds: a whole number of seconds, up to 400 days" }, 400);
@@ -256,6 +274,10 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
         hourUtc: 0,
         now: () => Date.now() + 86_400_000,
       }).runOnce();
+    customerOfLogin = async (login) => {
+      const [user] = await server.ctx.database.db.select({ id: users.id }).from(users).where(eq(users.username, login));
+      return user ? customerIdOf(server.ctx, user.id) : undefined;
+    };
     refundBoostsAfter = async (seconds) => {
       if (seconds) await rpc(anvil.rpcUrl, "evm_increaseTime", [seconds]);
       await rpc(anvil.rpcUrl, "evm_mine", []);

@@ -12,6 +12,7 @@ import { readEventFeed, type ChainEvent } from "../statements/event-feed.ts";
 import { eventKey } from "../statements/record-prices.ts";
 import { pullNumberOf } from "../statements/items.ts";
 import { confirmCashout, quoteCashout } from "./orders.ts";
+import { cashoutLink } from "./links.ts";
 
 /**
  * "A reward arrived" (issue 40): a confirmed payout to a platform wallet, as the indexer recorded it from the
@@ -41,12 +42,6 @@ function rewardOf(event: ChainEvent): Reward | undefined {
   const currency = CURRENCY_BY_INDEX[Number(args.currency)];
   if (!recipient || !currency || amount <= 0n) return undefined;
   return { key: eventKey(event), event, recipient, currency, amount };
-}
-
-/** The link that opens the wallet's cash-out for this reward (mail, bot comment, history row). */
-export function cashoutLink(publicUrl: string, currency: Currency, amount: bigint): string | null {
-  if (currency === "ROXN") return null;
-  return `${publicUrl}/wallet?cashout=${currency}&amount=${toDecimalString(amount, TOKEN_DECIMALS[currency])}`;
 }
 
 /** One pass: the rewards indexed since the last one. */
