@@ -89,6 +89,7 @@ export const StatementItemShape = z.object({
   date: Timestamp,
   from: PartyShape,
   to: PartyShape,
+  repoId: z.number().int().nullable(),
   repository: z.string().nullable(),
   issueNumber: z.number().int().nullable(),
   pullNumber: z.number().int().nullable(),

@@ -48,6 +48,7 @@ export interface StatementItem {
   date: string;
   from: Party;
   to: Party;
+  repoId: number | null;
   repository: string | null;
   issueNumber: number | null;
   pullNumber: number | null;
@@ -208,6 +209,7 @@ async function itemsOf(ctx: Pick<AppContext, "database" | "chain">, events: Chai
       date: (event.blockTime ?? event.createdAt).toISOString(),
       from: party(payer),
       to: party(payee),
+      repoId: event.repoId,
       repository,
       issueNumber: event.issueNumber,
       pullNumber: pull,
