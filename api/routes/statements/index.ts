@@ -14,7 +14,8 @@ import { NETWORKS } from "../../chain/networks.ts";
  * GET /api/statements?year                              -> { year, priceSource, items: [...] }   the user's payouts, fundings, boosts, tips
  * GET /api/statements/csv?year&fiat                     -> text/csv (Koinly's universal format)
  * GET /api/statements/items/{id}/pdf                    -> application/pdf, the item's receipt or invoice (a party's only)
- * GET /api/statements/repositories/{repoId}/csv?year&fiat -> text/csv, the repository's pool (its registrant's or sponsors')
+ * GET /api/statements/repositories/{repoId}?year          -> { year, repository, priceSource, items }, the repository's pool (its registrant's or sponsors')
+ * GET /api/statements/repositories/{repoId}/csv?year&fiat -> the same as text/csv
  * GET /api/statements/invoice-profile                   -> { name, address, taxId }
  * PUT /api/statements/invoice-profile { name, address, taxId } -> the same
  */
@@ -53,6 +54,11 @@ export function statementRoutes(ctx: AppContext) {
         "Content-Type": "application/pdf",
         "Content-Disposition": `attachment; filename="issuepool-${item.kind}-${item.transactionHash.slice(2, 12)}-${item.id.split("-")[1]}.pdf"`,
       });
+    })
+    .get("/repositories/:repoId", validate("param", RepoParam), validate("query", YearQuery), async (c) => {
+      const user = requireUser(c);
+      c.header("Cache-Control", noStore["Cache-Control"]);
+      return c.json(await repositoryStatement(ctx, user, c.req.valid("param").repoId, parseYear(c.req.valid("query").year)));
     })
     .get("/repositories/:repoId/csv", validate("param", RepoParam), validate("query", CsvQuery), async (c) => {
       const user = requireUser(c);
@@ -123,6 +129,12 @@ export const statementsApi = [
     summary: "One item's receipt (or invoice, for its payer) as PDF; only for a party to it or a reader of its repository's statement",
     request: { params: ItemParam },
     responses: { 200: noJson("The PDF", "application/pdf") },
+  }),
+  declareRoute({
+    method: "get", path: "/api/statements/repositories/{repoId}", operationId: "getRepositoryStatement", tags: ["statements"], security: USER,
+    summary: "A repository's pool for a year: fundings and boosts into it, payouts out of it (its registrant's or a sponsor's)",
+    request: { params: RepoParam, query: YearQuery },
+    responses: { 200: json("The statement", z.object({ year: z.number().int(), repository: z.string(), priceSource: z.string().nullable(), items: z.array(StatementItemShape) })) },
   }),
   declareRoute({
     method: "get", path: "/api/statements/repositories/{repoId}/csv", operationId: "getRepositoryStatementCsv", tags: ["statements"], security: USER,

@@ -58,6 +58,68 @@ function InvoiceProfileForm() {
   );
 }
 
+/** Items of a statement, each with its PDF receipt or invoice. */
+function ItemList({ items }: { items: StatementItem[] }) {
+  return (
+    <ul className="divide-y divide-border rounded-xl border border-border">
+      {items.map((item) => (
+        <li key={item.id} className="grid gap-1 px-3 py-3 text-sm sm:px-4" data-statement-item={item.id} data-statement-kind={item.kind}>
+          <div className="flex items-start justify-between gap-3">
+            <span className="font-semibold">
+              {KIND_TITLE[item.kind]}
+              {item.repository && ` · ${item.repository}`}
+              {item.issueNumber !== null && ` #${item.issueNumber}`}
+              {item.pullNumber !== null && ` (PR #${item.pullNumber})`}
+            </span>
+            <span className="shrink-0 font-semibold tabular-nums">
+              {item.direction === "out" ? "-" : "+"}
+              {formatBalance(item.direction === "out" ? item.amount : item.net, item.currency)} {item.currency}
+            </span>
+          </div>
+          <div className="flex flex-wrap items-center justify-between gap-x-3 text-muted-foreground">
+            <span>
+              {new Date(item.date).toLocaleDateString(undefined, { dateStyle: "medium" })} · {item.from.label} → {item.to.label}
+              {item.fee !== "0" && ` · fee ${item.fee} ${item.currency}`}
+            </span>
+            <span data-statement-value>
+              {item.price ? [item.valueInr && `₹${item.valueInr}`, item.valueUsd && `$${item.valueUsd}`].filter(Boolean).join(" · ") : "no price recorded"}
+            </span>
+          </div>
+          <div className="flex flex-wrap items-center justify-between gap-x-3 text-xs text-muted-foreground">
+            <span>{item.price ? `${item.price.source}, ${new Date(item.price.pricedAt).toLocaleString()}` : ""}</span>
+            <a className={linkClass} href={`/api/statements/items/${item.id}/pdf`} download data-receipt-pdf>
+              <Icon name="fileText" className="h-3 w-3" /> {item.direction === "out" || (item.kind !== "payout" && item.kind !== "tip") ? "Invoice" : "Receipt"} (PDF)
+            </a>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A repository's statement (its pool's fundings, boosts and payouts), loaded when opened. */
+function RepositoryStatement({ repoId, name, year }: { repoId: number; name: string; year: number }) {
+  const [items, setItems] = useState<StatementItem[] | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const load = () => {
+    if (items || problem) return;
+    api(`/api/statements/repositories/${repoId}?year=${year}`).then((s) => setItems(s.items), (err) => setProblem(errorMessage(err, "Failed to load the statement")));
+  };
+  return (
+    <details className="rounded-xl border border-border p-3" onToggle={load} data-repository-statement={name}>
+      <summary className="cursor-pointer text-sm font-semibold">
+        {name}: fundings, boosts and payouts in {year}
+      </summary>
+      <div className="mt-3 grid gap-2">
+        <a className={linkClass} href={`/api/statements/repositories/${repoId}/csv?year=${year}`} download data-repository-csv={name}>
+          <Icon name="fileText" className="h-4 w-4" /> {name} {year} as CSV
+        </a>
+        {problem ? <InlineAlert message={problem} /> : !items ? <Spinner className="h-5 w-5 text-muted-foreground" label="Loading" /> : items.length ? <ItemList items={items} /> : <p className="text-sm text-muted-foreground">Nothing in {year}.</p>}
+      </div>
+    </details>
+  );
+}
+
 /**
  * Statements (issue 40): the year's payouts, fundings, boosts and tips with their value at the time (and the
  * price source that gave it), each with its PDF receipt or invoice; the year as CSV for a tax tool; a yearly CSV
@@ -100,11 +162,6 @@ export function StatementsSection() {
         <a className={linkClass} href={`/api/statements/csv?year=${year}&fiat=USD`} download>
           <Icon name="fileText" className="h-4 w-4" /> {year} as CSV (USD)
         </a>
-        {[...repositories].map(([repoId, name]) => (
-          <a key={repoId} className={linkClass} href={`/api/statements/repositories/${repoId}/csv?year=${year}`} download data-repository-csv={name}>
-            <Icon name="fileText" className="h-4 w-4" /> {name} {year} (CSV)
-          </a>
-        ))}
       </div>
       <p className="text-xs text-muted-foreground">
         CSV columns follow Koinly's universal format. Values are at the price recorded when each transaction happened
@@ -121,40 +178,11 @@ export function StatementsSection() {
       ) : statement.items.length === 0 ? (
         <p className="rounded-xl border border-dashed border-border px-4 py-6 text-center text-sm text-muted-foreground">Nothing in {year} yet.</p>
       ) : (
-        <ul className="divide-y divide-border rounded-xl border border-border">
-          {statement.items.map((item) => (
-            <li key={item.id} className="grid gap-1 px-3 py-3 text-sm sm:px-4" data-statement-item={item.id} data-statement-kind={item.kind}>
-              <div className="flex items-start justify-between gap-3">
-                <span className="font-semibold">
-                  {KIND_TITLE[item.kind]}
-                  {item.repository && ` · ${item.repository}`}
-                  {item.issueNumber !== null && ` #${item.issueNumber}`}
-                  {item.pullNumber !== null && ` (PR #${item.pullNumber})`}
-                </span>
-                <span className="shrink-0 font-semibold tabular-nums">
-                  {item.direction === "out" ? "-" : "+"}
-                  {formatBalance(item.direction === "out" ? item.amount : item.net, item.currency)} {item.currency}
-                </span>
-              </div>
-              <div className="flex flex-wrap items-center justify-between gap-x-3 text-muted-foreground">
-                <span>
-                  {new Date(item.date).toLocaleDateString(undefined, { dateStyle: "medium" })} · {item.from.label} → {item.to.label}
-                  {item.fee !== "0" && ` · fee ${item.fee} ${item.currency}`}
-                </span>
-                <span data-statement-value>
-                  {item.price ? [item.valueInr && `₹${item.valueInr}`, item.valueUsd && `$${item.valueUsd}`].filter(Boolean).join(" · ") : "no price recorded"}
-                </span>
-              </div>
-              <div className="flex flex-wrap items-center justify-between gap-x-3 text-xs text-muted-foreground">
-                <span>{item.price ? `${item.price.source}, ${new Date(item.price.pricedAt).toLocaleString()}` : ""}</span>
-                <a className={linkClass} href={`/api/statements/items/${item.id}/pdf`} download data-receipt-pdf>
-                  <Icon name="fileText" className="h-3 w-3" /> {item.direction === "out" || (item.kind !== "payout" && item.kind !== "tip") ? "Invoice" : "Receipt"} (PDF)
-                </a>
-              </div>
-            </li>
-          ))}
-        </ul>
+        <ItemList items={statement.items} />
       )}
+      {[...repositories].map(([repoId, name]) => (
+        <RepositoryStatement key={`${repoId}-${year}`} repoId={repoId} name={name} year={year} />
+      ))}
       <InvoiceProfileForm />
     </section>
   );
