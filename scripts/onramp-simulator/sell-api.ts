@@ -70,6 +70,11 @@ export interface SellSimulator {
   payoutOutcome(upiId: string, outcome: "success" | "fail"): void;
   /** A provider that is down answers 503 to every call. */
   setDown(down: boolean): void;
+  /**
+   * Orders are still made, but their answers are held until the returned function is called (a lost answer, for
+   * crash tests: the caller dies while the provider already has the order).
+   */
+  holdOrderAnswers(): () => void;
   stop(): void;
 }
 
@@ -93,6 +98,7 @@ export function addSellApi(app: Hono, baseUrl: () => string, options: SellApiOpt
   const outcomes = new Map<string, "success" | "fail">();
   const timers = new Set<ReturnType<typeof setTimeout> | ReturnType<typeof setInterval>>();
   let down = false;
+  let orderGate: Promise<void> | undefined;
   let nextOrderId = Date.now() * 10;
   let nextQuote = 1;
 
@@ -304,6 +310,7 @@ export function addSellApi(app: Hono, baseUrl: () => string, options: SellApiOpt
     orders.set(order.orderId, order);
     byReference.set(reference, order);
     watchDeposit(order);
+    if (orderGate) await orderGate;
     return signed(orderBody(order));
   });
 
@@ -330,6 +337,14 @@ export function addSellApi(app: Hono, baseUrl: () => string, options: SellApiOpt
     setKyc: (customerId, status) => void kyc.set(customerId, status),
     payoutOutcome: (upiId, outcome) => void outcomes.set(upiId, outcome),
     setDown: (value) => void (down = value),
+    holdOrderAnswers() {
+      let release!: () => void;
+      orderGate = new Promise((resolve) => (release = resolve));
+      return () => {
+        orderGate = undefined;
+        release();
+      };
+    },
     stop() {
       for (const timer of timers) clearTimeout(timer as ReturnType<typeof setTimeout>);
       timers.clear();
