@@ -1,4 +1,5 @@
 import { awaitStartupRepair } from "./middleware/startup-gate.ts";
+import { statementRoutes } from "./routes/statements/index.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "./context.ts";
 import { noApiEndpoint } from "./errors.ts";
@@ -107,6 +108,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/feeds", feedRoutes(ctx));
   app.route("/api/explore", exploreRoutes(ctx));
   app.route("/api/contributors", contributorRoutes(ctx));
+  app.route("/api/statements", statementRoutes(ctx));
   app.route("/api/user", profileVisibilityRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
   // Prometheus's scrape, in text format (docs/operations.md): who may read it is configured (api/routes/ops/metrics.ts).

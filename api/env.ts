@@ -211,6 +211,23 @@ const EnvSchema = z.object({
    * on its page and is shown as expired (after asking ONRAMP_STATUS_URL, when set). Set it to the provider's figure.
    */
   ONRAMP_ORDER_LIFETIME_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
+  /**
+   * The provider's sell-side (off-ramp) API, for cash-outs to UPI (api/services/onramp/sell-api.ts): quotes, KYC,
+   * orders with a deposit address, order status. Unset: cash-out is not offered.
+   */
+  ONRAMP_API_URL: optionalUrl.transform((u) => u?.replace(/\/+$/, "")),
+  /** How often open cash-outs are asked about at the provider (their webhooks move them sooner). */
+  CASHOUT_POLL_INTERVAL_MS: positiveInt.default(30_000),
+  /**
+   * The price source of statements and receipts (issue 40): a CoinGecko-compatible `simple/price` URL, its name as
+   * statements show it, and which of its coin ids each currency is. Unset: XDC_USD_PRICE (USD only), else no prices.
+   */
+  PRICE_SOURCE_URL: optionalUrl,
+  PRICE_SOURCE_NAME: z.string().min(1).max(200).optional(),
+  PRICE_COIN_IDS: z
+    .string()
+    .regex(/^(XDC|ROXN|USDC):[a-z0-9-]+(,(XDC|ROXN|USDC):[a-z0-9-]+)*$/, "must read like XDC:xdce-crowd-sale,USDC:usd-coin")
+    .default("XDC:xdce-crowd-sale,USDC:usd-coin"),
   /** Sends above this many XDC (or the same figure of ROXN/USDC) need an e-mailed one-time code. */
   SEND_OTP_THRESHOLD: z
     .string()

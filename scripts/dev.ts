@@ -35,8 +35,10 @@ import {
   chainIdentity,
   chainTransactions,
   repositoryPools,
+  users,
   walletNonces,
 } from "../db/schema/index.ts";
+import { customerIdOf } from "../api/services/cashout/settings.ts";
 import { localChain } from "../api/chain/config.ts";
 import { assertWritableDataDir } from "../api/data-dir.ts";
 import { startDemoNode } from "./lib/demo-node.ts";
@@ -181,6 +183,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       rpcUrl: anvil.rpcUrl,
       // anvil's account 9 plays the provider's hot wallet (accounts 0-2 deploy, operate and collect fees).
       providerKey: anvilPrivateKey(9),
+      // Its sell side buys USDC too (cash-outs to UPI, issue 40).
+      usdcAddress: deployment.usdc,
       log: (m) => log.debug(m),
     });
     stops.push(() => onrampSimulator.stop());
@@ -192,17 +196,27 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       OUTBOUND_ALLOW_LOOPBACK: "true",
       // Asked before an abandoned order expires; never the simulator's when a real provider is configured.
       ...(realProvider ? {} : { ONRAMP_STATUS_URL: `${onrampSimulator.url}/api/order-status` }),
+      // Cash-out to UPI through the simulator's sell side, and its made-up prices for statements (issue 40).
+      ...(realProvider ? {} : { ONRAMP_API_URL: onrampSimulator.url }),
+      ...(process.env.PRICE_SOURCE_URL || process.env.XDC_USD_PRICE ? {} : { PRICE_SOURCE_URL: onrampSimulator.priceUrl, PRICE_SOURCE_NAME: "On-ramp simulator (made-up prices)" }),
     };
     // The daily digest on demand, as of tomorrow (a journey cannot wait a day): e2e/alerts.e2e.ts.
     let digestAsOfTomorrow: (() => Promise<number>) | undefined;
     // Boosts' expiry on demand (a journey cannot wait a day): the chain's clock moves on by `seconds`, then the hourly
     // refund pass runs as of that clock (e2e/boost-expiry.e2e.ts).
     let refundBoostsAfter: ((seconds: number) => Promise<number>) | undefined;
+    let customerOfLogin: ((login: string) => Promise<string | undefined>) | undefined;
     // Their writes take a session, the anti-forgery token and JSON, like every write (scripts/lib/dev-routes.ts).
     const devOnlyRoutes = devRoutes({
       mail: mailSink.routes(),
       digestAsOfTomorrow: async () => (await digestAsOfTomorrow?.()) ?? 0,
       refundBoostsAfter: async (seconds) => (await refundBoostsAfter?.(seconds)) ?? 0,
+      // The simulator's sell side for trying cash-outs by hand: a customer's KYC state (by GitHub login).
+      setKyc: async (login, status) => {
+        const customerId = await customerOfLogin?.(login);
+        if (customerId) onrampSimulator.sell.setKyc(customerId, status);
+        return customerId;
+      },
     });
     log.info(`local mail sink: mail sent by the platform is listed at ${publicUrl}/dev/mail; on-ramp simulator at ${onrampSimulator.url}`);
     // ---- end of local mail sink and on-ramp simulator ----
@@ -245,6 +259,10 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     stops.push(server.stop);
     // Both through the schedule's own passes (api/schedule.ts), as of another moment.
     digestAsOfTomorrow = async () => Number(await server.schedule!.runOnce("digest", { now: Date.now() + 86_400_000 }));
+    customerOfLogin = async (login) => {
+      const [user] = await server.ctx.database.db.select({ id: users.id }).from(users).where(eq(users.username, login));
+      return user ? customerIdOf(server.ctx, user.id) : undefined;
+    };
     refundBoostsAfter = async (seconds) => {
       if (seconds) await rpc(anvil.rpcUrl, "evm_increaseTime", [seconds]);
       await rpc(anvil.rpcUrl, "evm_mine", []);

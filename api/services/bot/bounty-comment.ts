@@ -13,6 +13,7 @@ import { bountyText } from "../../../lib/money-format.ts";
 import { fundersLines } from "../funding/funders-text.ts";
 import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
 import { inlineCode, mention, profileLink } from "./markdown.ts";
+import { cashoutLink } from "../cashout/links.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
 const CREATION_TIMEOUT_MS = 60_000;
@@ -97,7 +98,7 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
   const status = sharing
     ? sharedStatus(sharing, txLink)
     : bounty.status === "paid"
-      ? `**Paid** ${amount} to ${recipient} (transaction ${txLink(bounty.paidTx)}).`
+      ? `**Paid** ${amount} to ${recipient} (transaction ${txLink(bounty.paidTx)}).${paidCashout(ctx.env.PUBLIC_URL, bounty.currency, BigInt(bounty.amount) + funders.boosted, recipientLogin)}`
       : bounty.status === "cancelled"
         ? "**Cancelled**: the amount went back to the repository's pool."
         : held
@@ -152,6 +153,12 @@ function sharedStatus(split: SplitView, txLink: (hash: string | null) => string)
     return `**Shared reward**: pull request #${split.pullNumber} by ${mention(split.author)} has co-authors, so this bounty is shared${split.custom ? " as the pool manager set it" : " in equal shares"}. It is paid after the release window, at **${when}**; until then the pool manager can change the shares on Issuepool or with \`/split @login 60 @login 40\`.\n\n${shares}${unresolved}`;
   }
   return `**Shared reward** of pull request #${split.pullNumber} (the rounding remainder goes to its author):\n\n${shares}${unresolved}`;
+}
+
+/** The paid contributor's way to rupees (issue 40): their wallet's "Cash out to UPI", prefilled. */
+function paidCashout(publicUrl: string, currency: Bounty["currency"], amount: bigint, login: string | undefined): string {
+  const link = login ? cashoutLink(publicUrl, currency, amount) : null;
+  return link ? ` ${mention(login!)}: [cash out to UPI](${link}).` : "";
 }
 
 /** The GitHub login of the user whose custodial wallet this is, if it is one of ours. */

@@ -165,6 +165,8 @@ test("from installing the app to being paid for a merged fix, with the public fi
     expect(paid!.recipient).toBe(bobWallet);
     await eventually(async () => ((await botComments(HELLO.fullName, 1))[0]?.body.includes("**Paid**") ? true : undefined), 15_000, "paid comment");
     expect((await botComments(HELLO.fullName, 1))[0]!.body).toContain(paid!.paidTx!);
+    // The paid contributor's link to their wallet's cash-out, prefilled with the reward (issue 40).
+    expect((await botComments(HELLO.fullName, 1))[0]!.body).toContain(`[cash out to UPI](${stack.url}/wallet?cashout=XDC&amount=`);
 
     // The same delivery again (GitHub's redeliver keeps its id and body), and the same event
     // under new ids, five at once: nothing more is paid.

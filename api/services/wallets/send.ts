@@ -1,6 +1,8 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from "viem";
 import type { AppContext } from "../../context.ts";
+import type { Database } from "../../../db/client.ts";
+import type { OutboxRequest } from "../../chain/outbox.ts";
 import { chainTransactions, type ChainTransaction, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
@@ -41,7 +43,7 @@ export interface SendInput {
   amount: unknown;
 }
 
-interface CheckedSend {
+export interface CheckedSend {
   wallet: Wallet;
   token: TokenSymbol;
   recipient: Address;
@@ -140,7 +142,11 @@ async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wa
 
 const gasReserveError = () => sendError("Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
 
-async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<CheckedSend> {
+/**
+ * Every rule of a send, checked, and its fee estimated: also what a cash-out to the provider's deposit address
+ * goes through (api/services/cashout/), since a cash-out is a send.
+ */
+export async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<CheckedSend> {
   const token = parseToken(input.token);
   const recipient = parseRecipient(input.to);
   const amount = parseSendAmount(input.amount, token);
@@ -304,29 +310,10 @@ export async function sendFromWallet(
     }
     await consumeCode(ctx, { userId: input.user.id, purpose: "send", subject: sendSubject(send), code: input.otp });
   }
-  const { wallet, token, recipient, amount, call } = send;
-  const { tx } = await ctx.outbox.submit(
-    {
-      userId: input.user.id,
-      idempotencyKey: input.idempotencyKey,
-      request,
-      kind: token === "XDC" ? "send_xdc" : "send_token",
-      intent: { currency: token, to: recipient, amount: amount.toString() },
-      signer: { kind: "wallet", wallet },
-      to: call.to,
-      data: call.data,
-      value: call.value,
-    },
-    {
-      // Checked again inside the insert's write transaction, so concurrent sends from one wallet add up.
-      guard:
-        token === "XDC"
-          ? async (db) => {
-              if (send.xdcPending - (await unbroadcastXdc(db, wallet)) < amount + send.fee + GAS_RESERVE) throw gasReserveError();
-            }
-          : undefined,
-    },
-  );
+  const { wallet, token, recipient, amount } = send;
+  const { tx } = await ctx.outbox.submit(sendRequest(send, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request }), {
+    guard: sendGuard(send),
+  });
   forgetBalances(ctx.chain, wallet.address as Address);
   await audit(ctx.database.db, {
     userId: input.user.id,
@@ -335,6 +322,36 @@ export async function sendFromWallet(
     detail: { token, to: recipient, amount: amount.toString(), outboxId: tx.id, confirmedByCode: send.otpRequired },
   });
   return sendResult(ctx, tx);
+}
+
+/**
+ * The outbox row of a checked send: kind `send_xdc` / `send_token` whoever starts it (the user's send form, or a
+ * cash-out to the provider's deposit address), so every send counts alike in the wallet's daily figures
+ * (transactions.ts, walletLimits) and history. `intent` adds to what the row records (a cash-out's id).
+ */
+export function sendRequest(
+  send: CheckedSend,
+  input: { userId: number | null; idempotencyKey: string; request: unknown; intent?: Record<string, unknown> },
+): OutboxRequest {
+  return {
+    userId: input.userId,
+    idempotencyKey: input.idempotencyKey,
+    request: input.request,
+    kind: send.token === "XDC" ? "send_xdc" : "send_token",
+    intent: { currency: send.token, to: send.recipient, amount: send.amount.toString(), ...input.intent },
+    signer: { kind: "wallet", wallet: send.wallet },
+    to: send.call.to,
+    data: send.call.data,
+    value: send.call.value,
+  };
+}
+
+/** Checked again inside the outbox's insert transaction, so concurrent sends from one wallet add up. */
+export function sendGuard(send: CheckedSend): ((db: Database) => Promise<void>) | undefined {
+  if (send.token !== "XDC") return undefined;
+  return async (db) => {
+    if (send.xdcPending - (await unbroadcastXdc(db, send.wallet)) < send.amount + send.fee + GAS_RESERVE) throw gasReserveError();
+  };
 }
 
 function sendResult(ctx: Pick<AppContext, "chain">, tx: ChainTransaction): SendResult {

@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from "react";
+import { lazy, Suspense, useEffect, type ReactNode } from "react";
 import { api, type ApiResponse } from "../../lib/api.ts";
 import { createResource } from "../../lib/wallet-resource.ts";
 import { useResourceState } from "../ui/use-store.ts";
@@ -19,6 +19,20 @@ import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
+
+/** Cash-outs and statements (issue 40) load with the tab's first view, apart from the rest of the wallet. */
+const CashoutsSection = lazy(() => import("./CashoutsSection.tsx").then((m) => ({ default: m.CashoutsSection })));
+const StatementsSection = lazy(() => import("./StatementsSection.tsx").then((m) => ({ default: m.StatementsSection })));
+
+/** A reward's way to rupees (issue 40): the wallet's cash-out, prefilled. ROXN cannot be cashed out. */
+function CashoutLink({ entry }: { entry: BountyHistoryEntry }) {
+  if (entry.kind !== "reward" || entry.currency === "ROXN") return null;
+  return (
+    <a href={`/wallet?cashout=${entry.currency}&amount=${entry.amount}`} className="ml-2 whitespace-nowrap font-semibold text-primary hover:underline" data-history-cashout>
+      Cash out
+    </a>
+  );
+}
 
 /** Spec section 4: success green, failed red, anything else amber; shown capitalised. */
 export function statusTone(status: string): string {
@@ -196,6 +210,7 @@ function HistoryRow({ entry }: { entry: BountyHistoryEntry }) {
               )}
             </>
           )}
+          <CashoutLink entry={entry} />
         </span>
       }
       status="confirmed"
@@ -280,6 +295,9 @@ function BoostRow({ boost }: { boost: BoostEntry }) {
  * Again' when the list cannot be read), and below them what was sent from
  * this wallet.
  */
+/** A cash-out that settled moved the wallet's money: its sends and balances are read again. */
+const settledCashout = () => void sentTransactions.load({ force: true });
+
 export function TransactionsPanel() {
   const onramp = useResourceState(onrampTransactions);
   const sends = useResourceState(sentTransactions);
@@ -350,6 +368,10 @@ export function TransactionsPanel() {
         </section>
       )}
 
+      <Suspense fallback={null}>
+        <CashoutsSection onSettled={settledCashout} />
+      </Suspense>
+
       <section aria-labelledby="onramp-title" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">
           <h2 id="onramp-title" className="font-semibold">
@@ -408,6 +430,10 @@ export function TransactionsPanel() {
           </ul>
         )}
       </section>
+
+      <Suspense fallback={null}>
+        <StatementsSection />
+      </Suspense>
     </div>
   );
 }
