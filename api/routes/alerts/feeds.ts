@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { ANONYMOUS, declareRoute, noJson, z } from "../../openapi/declare.ts";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
+import { Token } from "../../openapi/shapes.ts";
 import { contributorFeed, exploreFeed, repositoryFeed } from "../../services/alerts/feeds.ts";
 
 /**
@@ -12,7 +13,7 @@ import { contributorFeed, exploreFeed, repositoryFeed } from "../../services/ale
  */
 const ATOM = "application/atom+xml; charset=utf-8";
 const ExploreQuery = z.object({
-  currency: z.enum(["XDC", "ROXN", "USDC"]).optional(),
+  currency: Token.optional(),
   min: z.string().optional(),
   max: z.string().optional(),
   label: z.string().optional(),

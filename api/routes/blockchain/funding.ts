@@ -8,7 +8,8 @@ import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { roxnAllowance, tokenAllowance } from "../../services/money/balances.ts";
 import { approveRoxn, approveToken, fundingStatus, fundRepositoryRoxn, fundRepositoryUsdc, fundRepositoryXdc } from "../../services/money/funding.ts";
 import { visibleRepository } from "../../services/money/access.ts";
@@ -134,7 +135,7 @@ export function fundingRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json({ allowance: "0", formatted: "0" });
       const allowance = await tokenAllowance(ctx.chain, "USDC", wallet.address as Address);
-      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, TOKEN_DECIMALS.USDC) });
+      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, DECIMALS.USDC) });
     })
     .get("/roxn-allowance", async (c) => {
       c.header("Cache-Control", "private, no-store");
@@ -142,7 +143,7 @@ export function fundingRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json({ allowance: "0", formatted: "0" });
       const allowance = await roxnAllowance(ctx.chain, wallet.address as Address);
-      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) });
+      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, DECIMALS.ROXN) });
     });
 }
 

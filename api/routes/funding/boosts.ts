@@ -9,7 +9,8 @@ import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
 import { CURRENCIES } from "../../../db/schema/index.ts";
 import { positiveId } from "../params.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { boostIssue, boostsOfUser, bountyCurrencyOf, cancelOwnBoost, fundersOfIssues, knownRepoId } from "../../services/funding/boosts.ts";
 import { fundableIssue } from "../../services/funding/issue-lookup.ts";
 import { fundersContractOf } from "../../services/funding/funders-contract.ts";
@@ -88,7 +89,7 @@ export function boostRoutes(ctx: AppContext) {
       const funding = (await fundersOfIssues(ctx.database.db, repoId, [p.issueNumber])).get(p.issueNumber);
       const current = await bountyCurrencyOf(ctx.database.db, repoId, p.issueNumber);
       const currency = current?.currency ?? funding?.currency ?? null;
-      return c.json({ currency, boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency ?? "XDC"]), funders: funding?.funders ?? [] });
+      return c.json({ currency, boosted: toDecimalString(funding?.boosted ?? 0n, DECIMALS[currency ?? "XDC"]), funders: funding?.funders ?? [] });
     })
     .post("/issues/:owner/:name/:issueNumber/boosts", rateLimit(ctx, BOOST_RATE_LIMIT), validate("param", IssuePath), validate("json", BoostBody), async (c) => {
       const { user } = requireSession(c);

@@ -10,7 +10,8 @@ import { GitHubApiError } from "../../github/client.ts";
 import { publicRepository, publicRepositoryBounties, splitXdcRewards, unifiedRepo } from "../../services/repositories/public.ts";
 import { labelledPublicIssues, STALE_HEADER } from "../github/index.ts";
 import { OwnerRepoParam, OwnerRepoQuery, RepoParam } from "../params.ts";
-import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import type { Currency } from "../../../db/schema/index.ts";
 
 /**
@@ -77,7 +78,7 @@ export function publicRoutes(ctx: AppContext) {
  */
 export function unifiedContract(unified: Awaited<ReturnType<typeof unifiedRepo>>) {
   const units = (value: string, currency: Currency) => {
-    const parsed = parseAmount(value, TOKEN_DECIMALS[currency]);
+    const parsed = parseAmount(value, DECIMALS[currency]);
     return parsed.ok ? parsed.value.toString() : "0";
   };
   const rewards = splitXdcRewards(unified.repoRewards);

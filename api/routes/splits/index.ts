@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { ANONYMOUS, declareRoute, IdempotencyHeaders, json, SESSION_WRITE } from "../../openapi/declare.ts";
-import { Amount, Timestamp, TransactionResult, TxHash } from "../../openapi/shapes.ts";
+import { Amount, Timestamp, Token, TransactionResult, TxHash } from "../../openapi/shapes.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
@@ -61,7 +61,7 @@ export const SplitView = z
     issueNumber: z.number().int(),
     pullNumber: z.number().int(),
     author: z.string(),
-    currency: z.enum(["XDC", "ROXN", "USDC"]),
+    currency: Token,
     amount: Amount,
     status: z.enum(["window", "releasing", "released", "superseded"]),
     releaseAt: Timestamp.meta({ description: "When the window closes and the shares are paid" }),

@@ -8,7 +8,8 @@ import { validate } from "../../validate.ts";
 import { requireUser } from "../../middleware/session.ts";
 import { DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { toXdcAddress } from "../../chain/address.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { walletBalances } from "../../services/money/balances.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { walletLimits, walletTransactions } from "../../services/wallets/transactions.ts";
@@ -36,9 +37,9 @@ export function walletHistoryRoutes(ctx: AppContext) {
       const address = toXdcAddress(wallet.address);
       const network = ctx.chain.config.network.name;
       return c.json([
-        { currency: "XDC" as const, network, balance: toDecimalString(balances.xdc, TOKEN_DECIMALS.XDC), address },
-        { currency: "ROXN" as const, network, balance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN), address },
-        { currency: "USDC" as const, network, balance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC), address },
+        { currency: "XDC" as const, network, balance: toDecimalString(balances.xdc, DECIMALS.XDC), address },
+        { currency: "ROXN" as const, network, balance: toDecimalString(balances.roxn, DECIMALS.ROXN), address },
+        { currency: "USDC" as const, network, balance: toDecimalString(balances.usdc, DECIMALS.USDC), address },
       ]);
     })
     .get("/transactions", validate("query", Limit), async (c) => {

@@ -8,7 +8,8 @@ import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { toXdcAddress, parseAddress } from "../../chain/address.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { walletBalances } from "../../services/money/balances.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { IdParam } from "../params.ts";
@@ -41,9 +42,9 @@ export function walletRoutes(ctx: AppContext) {
         address: toXdcAddress(wallet.address),
         balance: balances.xdc.toString(),
         tokenBalance: balances.roxn.toString(),
-        xdcBalance: toDecimalString(balances.xdc, TOKEN_DECIMALS.XDC),
-        roxnBalance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN),
-        usdcBalance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC),
+        xdcBalance: toDecimalString(balances.xdc, DECIMALS.XDC),
+        roxnBalance: toDecimalString(balances.roxn, DECIMALS.ROXN),
+        usdcBalance: toDecimalString(balances.usdc, DECIMALS.USDC),
       });
     })
     .post("/", validate("json", ConfirmWalletBody), async (c) => {
@@ -69,7 +70,7 @@ export function walletRoutes(ctx: AppContext) {
       const balances = await walletBalances(ctx.chain, wallet.address as Address).catch((err) => {
         throw new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch USDC balance", cause: err });
       });
-      return c.json({ balance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC) });
+      return c.json({ balance: toDecimalString(balances.usdc, DECIMALS.USDC) });
     });
 }
 
@@ -83,7 +84,7 @@ export function tokenRoutes(ctx: AppContext) {
     const balances = await walletBalances(ctx.chain, wallet.address as Address).catch((err) => {
       throw walletInfoFailed(err);
     });
-    return c.json({ balance: balances.roxn.toString(), formatted: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN) });
+    return c.json({ balance: balances.roxn.toString(), formatted: toDecimalString(balances.roxn, DECIMALS.ROXN) });
   });
 }
 

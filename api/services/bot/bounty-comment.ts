@@ -2,7 +2,8 @@ import { and, eq, lt } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { botComments, bounties, repositories, users, wallets, type Bounty, type Repository } from "../../../db/schema/index.ts";
 import { hashToken } from "../../crypto/tokens.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { encodeFullName } from "../../github/repositories.ts";
@@ -105,7 +106,7 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
     MARKER,
     `### Issuepool bounty: ${amount}`,
     "",
-    `This issue carries a bounty of **${amount}** on [Issuepool](${page}), paid on-chain on the XDC network (${toDecimalString(total, TOKEN_DECIMALS[bounty.currency])} ${bounty.currency}).`,
+    `This issue carries a bounty of **${amount}** on [Issuepool](${page}), paid on-chain on the XDC network (${toDecimalString(total, DECIMALS[bounty.currency])} ${bounty.currency}).`,
     "",
     plainOpen
       ? [

@@ -1,6 +1,7 @@
 import type { Currency } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { MIN_BOUNTY, requireAmountStep } from "../money/rules.ts";
 
 /**
@@ -17,7 +18,7 @@ export const MAX_EXPIRY_MS = 366 * 24 * 3600_000;
 const BPS = 10_000n;
 
 export function parseBoostAmount(input: unknown, currency: Currency): bigint {
-  const parsed = parseAmount(input, TOKEN_DECIMALS[currency]);
+  const parsed = parseAmount(input, DECIMALS[currency]);
   if (!parsed.ok || parsed.value === 0n) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${currency} amount.` });
   requireAmountStep(parsed.value, currency);
   if (parsed.value < MIN_BOOST[currency]) {

@@ -20,7 +20,8 @@ import {
   type User,
 } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "../money/balances.ts";
@@ -219,7 +220,7 @@ async function requireFunds(ctx: Deps, currency: Currency, address: Address, gro
       code: ErrorCode.BAD_REQUEST,
       error: `Insufficient ${currency} allowance`,
       message: `Approve ${currency} before funding.`,
-      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS[currency]) },
+      details: { allowance: toDecimalString(allowance, DECIMALS[currency]) },
     });
   }
 }

@@ -3,7 +3,8 @@ import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { bountyBoosts, chainTransactions, communityBounties, repositories, type CommunityBounty, type CommunityStatus, type Currency, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { clientForRepository } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
@@ -33,7 +34,7 @@ const STATUS_ORDER: CommunityStatus[] = ["pending_payment", "funded", "claimed",
 
 /** Decimal strings with 8 places, as the original server sends them ("10.00000000"). */
 function eight(value: bigint, currency: Currency): string {
-  const decimals = TOKEN_DECIMALS[currency];
+  const decimals = DECIMALS[currency];
   const scaled = decimals >= 8 ? value / 10n ** BigInt(decimals - 8) : value * 10n ** BigInt(8 - decimals);
   const whole = scaled / 100_000_000n;
   const fraction = (scaled % 100_000_000n).toString().padStart(8, "0");
@@ -217,7 +218,7 @@ export async function createCommunityBounty(
 ): Promise<CommunityBountyObject> {
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
   if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Wallet required", message: "Set up your Issuepool wallet before creating a bounty." });
-  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[input.currency]);
+  const parsed = parseAmount(input.amount, DECIMALS[input.currency]);
   if (!parsed.ok || parsed.value === 0n) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid input", message: "amount: enter a valid amount" });
   const issue = await fundableIssue(ctx, { owner: input.owner, name: input.name, issueNumber: input.issueNumber, user: input.user });
   const db = ctx.database.db;
@@ -260,7 +261,7 @@ export async function payCommunityBounty(ctx: AppContext, input: { user: User; i
   if (row.status !== "pending_payment") throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Bounty is not awaiting payment", message: `This bounty is ${row.status.replace("_", " ")}.` });
   const issue = await fundableIssue(ctx, { owner: row.repoOwner, name: row.repoName, issueNumber: row.issueNumber, user: input.user });
   const gross = row.requestedAmount ?? 0n;
-  const result = await boostIssue(ctx, { user: input.user, issue, currency: row.currency, amount: toDecimalString(gross, TOKEN_DECIMALS[row.currency]), idempotencyKey: `community-pay:${row.id}:${input.idempotencyKey}` });
+  const result = await boostIssue(ctx, { user: input.user, issue, currency: row.currency, amount: toDecimalString(gross, DECIMALS[row.currency]), idempotencyKey: `community-pay:${row.id}:${input.idempotencyKey}` });
   const bounty = await communityBountyById(ctx, row.id);
   return { txHash: result.txHash ?? "", blockchainBountyId: null, status: "funded" as const, bounty, message: "Bounty funded" };
 }

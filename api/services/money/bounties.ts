@@ -8,7 +8,8 @@ import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { recordClaimOnChain } from "./claims.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { formatAmount, formatExact } from "../../../lib/money-format.ts";
 import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../github/client.ts";
@@ -121,7 +122,7 @@ export async function submitAllocation(
     replayChecked?: boolean;
   },
 ) {
-  const decimals = TOKEN_DECIMALS[input.currency];
+  const decimals = DECIMALS[input.currency];
   const parsed = parseAmount(input.amount, decimals);
   if (!parsed.ok || parsed.value === 0n) throw invalid("Please enter a valid bounty amount.");
   const amount = parsed.value;
@@ -303,7 +304,7 @@ export async function issueBounty(ctx: DatabaseDeps, repoId: number, issueNumber
  * cancelled), `state` the platform's refinement (bounty-state.ts).
  */
 export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
-  const amount = toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]);
+  const amount = toDecimalString(bounty.amount, DECIMALS[bounty.currency]);
   return {
     issueId: bounty.issueNumber,
     isRoxn: bounty.currency === "ROXN",
@@ -344,7 +345,7 @@ export async function poolInfo(ctx: DatabaseDeps, repoId: number) {
 /** The funders beside a bounty (issue 29): their active shares and who they are (anonymous ones without a login). */
 export function fundersOf(funding: IssueFunders | undefined, currency: Currency) {
   return {
-    boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency]),
+    boosted: toDecimalString(funding?.boosted ?? 0n, DECIMALS[currency]),
     funders: (funding?.funders ?? []).map((f) => ({ funder: f.funder, amount: f.amount, fundedAt: f.fundedAt, expiresAt: f.expiresAt })),
   };
 }

@@ -5,7 +5,8 @@ import type { Database } from "../../../db/client.ts";
 import { chainTransactions, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { parseAmount, toDecimalString, toXdcString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString, toXdcString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "./balances.ts";
@@ -121,7 +122,7 @@ export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "database"
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (earlier) return transactionResult(ctx, await ctx.outbox.untilBroadcast(earlier), messages);
 
-  const parsed = parseAmount(input.amountXdc, TOKEN_DECIMALS.XDC);
+  const parsed = parseAmount(input.amountXdc, DECIMALS.XDC);
   if (!parsed.ok || parsed.value === 0n) throw invalidAmount("XDC");
   const amount = parsed.value;
   if (amount <= MIN_XDC_FUNDING_EXCLUSIVE) {
@@ -205,7 +206,7 @@ async function fundRepositoryToken(
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (earlier) return transactionResult(ctx, await ctx.outbox.untilBroadcast(earlier), messages);
 
-  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
+  const parsed = parseAmount(input.amount, DECIMALS[token]);
   if (!parsed.ok || parsed.value === 0n) {
     throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
   }
@@ -227,7 +228,7 @@ async function fundRepositoryToken(
       code: ErrorCode.BAD_REQUEST,
       error: `Insufficient ${token} allowance`,
       message: `Approve ${token} before adding it to the pool.`,
-      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) },
+      details: { allowance: toDecimalString(allowance, DECIMALS[token]) },
     });
   }
   await ensurePoolManager(ctx, repository.githubRepoId, address, undefined, { wait: false });
@@ -270,7 +271,7 @@ export async function approveToken(
   const messages = { pending: `${token} approval submitted`, confirmed: `${token} approved`, failedTitle: `${token} Approval Failed` };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
+    const parsed = parseAmount(input.amount, DECIMALS[token]);
     if (!parsed.ok || parsed.value === 0n) {
       throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
     }
@@ -290,5 +291,5 @@ export async function approveToken(
   const settled = await ctx.outbox.waitForSettled(tx, 15_000);
   const result = transactionResult(ctx, settled, messages);
   const allowance = await tokenAllowance(ctx.chain, token, input.wallet.address as Address);
-  return { ...result, allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) };
+  return { ...result, allowance: toDecimalString(allowance, DECIMALS[token]) };
 }

@@ -13,7 +13,8 @@ import type { AppContext } from "../../context.ts";
 import { CURRENCIES, type Currency, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { CURRENCY_INDEX, GAS_RESERVE, requireAmountStep } from "./rules.ts";
@@ -46,7 +47,7 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
     throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid currency", message: "Choose XDC, ROXN or USDC." });
   }
   const currency = input.currency as Currency;
-  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[currency]);
+  const parsed = parseAmount(input.amount, DECIMALS[currency]);
   if (!parsed.ok || parsed.value === 0n) throw invalid(`Please enter a valid ${currency} amount.`);
   const amount = parsed.value;
   requireAmountStep(amount, currency);
@@ -59,7 +60,7 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   }
   await ensurePoolManager(ctx, repository.githubRepoId, address);
 
-  const amountText = toDecimalString(amount, TOKEN_DECIMALS[currency]);
+  const amountText = toDecimalString(amount, DECIMALS[currency]);
   // Check and queue under the pool's lock, counting debits already queued: of concurrent withdrawals only those the
   // pool covers are sent, the rest get this 400 (issue 25).
   // Only the row is written under the lock (the next holder counts it from then on); its broadcast waits outside.

@@ -4,7 +4,8 @@ import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { onrampTransactions, webhookDeliveries, type ChainTransaction } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress } from "../../chain/address.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { forgetBalances } from "../money/balances.ts";
 import { GAS_RESERVE } from "../money/rules.ts";
 import { hashToken } from "../../crypto/tokens.ts";
@@ -135,7 +136,7 @@ async function applyEvent(ctx: Pick<AppContext, "database" | "log" | "chain" | "
   if (STATUS_RANK[status] < STATUS_RANK[current]) return ignored(`stale: ${status} after ${current}`);
 
   const meta = JSON.parse(order.metadata) as OnrampMetadata;
-  const cryptoAmount = decimal(payload.actualCryptoAmount ?? payload.expectedCryptoAmount, TOKEN_DECIMALS.XDC);
+  const cryptoAmount = decimal(payload.actualCryptoAmount ?? payload.expectedCryptoAmount, DECIMALS.XDC);
   const fiatAmount = decimal(payload.fiatAmount, 8);
   let depositAddress: Address | undefined;
   if (order.type === "offramp" && payload.depositAddress !== undefined) {
@@ -193,7 +194,7 @@ async function sendSale(ctx: Pick<AppContext, "database" | "log" | "chain" | "ou
   if (!order) throw new Error(`on-ramp order ${orderRowId} vanished`);
   const meta = JSON.parse(order.metadata) as OnrampMetadata;
   const depositAddress = meta.depositAddress as Address;
-  const parsed = parseAmount(order.cryptoAmount, TOKEN_DECIMALS.XDC);
+  const parsed = parseAmount(order.cryptoAmount, DECIMALS.XDC);
   if (!parsed.ok || parsed.value === 0n) return failSale(ctx, order.id, "the provider asked for no valid amount");
   const amount = parsed.value;
 

@@ -7,7 +7,8 @@
 import { and, desc, eq, inArray, or } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { repositories, repositoryPools, type Currency, type User } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { forbidden, notFound } from "../../errors.ts";
 
 export interface AccessibleRepository {
@@ -56,9 +57,9 @@ export async function accessibleRepositories(
     registeredAt: r.registeredAt.toISOString(),
     isPrivate: r.isPrivate,
     isActive: r.isActive,
-    xdcPoolRewards: toDecimalString(poolOf(r.githubRepoId, "XDC"), TOKEN_DECIMALS.XDC),
-    roxnPoolRewards: toDecimalString(poolOf(r.githubRepoId, "ROXN"), TOKEN_DECIMALS.ROXN),
-    usdcPoolRewards: toDecimalString(poolOf(r.githubRepoId, "USDC"), TOKEN_DECIMALS.USDC),
+    xdcPoolRewards: toDecimalString(poolOf(r.githubRepoId, "XDC"), DECIMALS.XDC),
+    roxnPoolRewards: toDecimalString(poolOf(r.githubRepoId, "ROXN"), DECIMALS.ROXN),
+    usdcPoolRewards: toDecimalString(poolOf(r.githubRepoId, "USDC"), DECIMALS.USDC),
     poolInfoError: null,
   }));
 }

@@ -2,7 +2,8 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyShares, repositories, repositoryPools, users, wallets, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
 import { badRequest, notFound } from "../../errors.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, type RepoPublicInfo } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
@@ -13,7 +14,7 @@ import { bountyStates, isAdvertised, stateInputs, type StateInputs } from "../mo
 import { fundersOf } from "../money/bounties.ts";
 import { fundersOfIssues } from "../funding/funders-read.ts";
 
-const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
+const decimal = (value: bigint, currency: Currency) => toDecimalString(value, DECIMALS[currency]);
 
 /** One repository of the public list as the API answers it. */
 const listedAnswer = (r: PublicRepository) => ({

@@ -5,7 +5,8 @@ import { DomainError, badRequest, conflict, ErrorCode } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { requireManagedRepository } from "../money/access.ts";
 import { onChainBounty, onChainPool, submitAllocation } from "../money/bounties.ts";
 import { MIN_BOUNTY, requireAmountStep } from "../money/rules.ts";
@@ -62,7 +63,7 @@ export async function createIssuesFromPlan(ctx: Pick<AppContext, "env" | "databa
   // The bounty rules, for all of them at once, before anything is created.
   let bounty: { currency: Currency; amount: bigint } | undefined;
   if (input.bounty) {
-    const decimals = TOKEN_DECIMALS[input.bounty.currency];
+    const decimals = DECIMALS[input.bounty.currency];
     const parsed = parseAmount(input.bounty.amount, decimals);
     if (!parsed.ok || parsed.value === 0n) throw invalidAmount("Please enter a valid bounty amount.");
     const minimum = MIN_BOUNTY[input.bounty.currency];
@@ -145,7 +146,7 @@ export async function createIssuesFromPlan(ctx: Pick<AppContext, "env" | "databa
         repoId: input.repositoryId,
         issueNumber: numbers.get(task.id)!,
         currency: bounty.currency,
-        amount: toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]),
+        amount: toDecimalString(bounty.amount, DECIMALS[bounty.currency]),
         issue: { title: task.title, html_url: (await linksOf(ctx, job.jobId, input.repositoryId)).find((r) => r.taskId === task.id)?.issueUrl ?? "" },
         replayChecked: true,
       });
@@ -169,7 +170,7 @@ export async function scopedIssues(ctx: Pick<AppContext, "database" | "outbox">,
       issueUrl: row.issueUrl,
       bounty:
         tx && intent
-          ? { currency: intent.currency, amount: toDecimalString(BigInt(intent.amount), TOKEN_DECIMALS[intent.currency]), status: tx.status, transactionHash: tx.txHash ?? null }
+          ? { currency: intent.currency, amount: toDecimalString(BigInt(intent.amount), DECIMALS[intent.currency]), status: tx.status, transactionHash: tx.txHash ?? null }
           : null,
     });
   }

@@ -31,7 +31,8 @@ import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { chainEvents, chainTransactions, tips, users, wallets, type ChainTransaction, type Currency, type Tip, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode, notFound } from "../../errors.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
@@ -88,7 +89,7 @@ export interface TipView {
 export async function giveTip(ctx: TipDeps & Pick<AppContext, "env" | "keyring">, input: TipInput): Promise<TipView> {
   const earlier = await tipByKey(ctx, input.user.id, input.idempotencyKey);
   if (earlier) return tipView(ctx, earlier);
-  const decimals = TOKEN_DECIMALS[input.currency];
+  const decimals = DECIMALS[input.currency];
   const parsed = parseAmount(input.amount, decimals);
   if (!parsed.ok || parsed.value === 0n) throw tipError("Invalid Amount", `Please enter a valid ${input.currency} amount.`);
   const amount = parsed.value;
@@ -445,8 +446,8 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
     from: fromLogin,
     to: tip.toLogin,
     currency: tip.currency,
-    amount: toDecimalString(tip.amount, TOKEN_DECIMALS[tip.currency]),
-    fee: toDecimalString(tip.fee, TOKEN_DECIMALS[tip.currency]),
+    amount: toDecimalString(tip.amount, DECIMALS[tip.currency]),
+    fee: toDecimalString(tip.fee, DECIMALS[tip.currency]),
     status,
     transactionHash: last?.txHash ?? null,
     explorerUrl: last?.txHash ? explorerTxUrl(ctx.chain.config.network, last.txHash) : null,

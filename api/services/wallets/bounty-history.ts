@@ -9,7 +9,8 @@
 import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, chainEvents, repositories, type Currency, type User } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { walletOfUser } from "./custodial.ts";
@@ -81,7 +82,7 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
       id: `${event.txHash}:${event.logIndex}`,
       kind,
       currency,
-      amount: toDecimalString(BigInt(args.amount), TOKEN_DECIMALS[currency]),
+      amount: toDecimalString(BigInt(args.amount), DECIMALS[currency]),
       repository,
       issueNumber: event.issueNumber,
       issueTitle: event.issueNumber === null ? null : issueTitle,

@@ -4,7 +4,8 @@ import type { AppContext } from "../../context.ts";
 import { chainTransactions, type ChainTransaction, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS, type TokenSymbol } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS, type Currency } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { describeChainError, isPermanentEstimateError } from "../../chain/errors.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
@@ -43,7 +44,7 @@ export interface SendInput {
 
 interface CheckedSend {
   wallet: Wallet;
-  token: TokenSymbol;
+  token: Currency;
   recipient: Address;
   amount: bigint;
   /** Estimated network fee in XDC (gas estimate x gas price). */
@@ -59,7 +60,7 @@ interface CheckedSend {
 }
 
 export interface SendQuote {
-  token: TokenSymbol;
+  token: Currency;
   to: string;
   amount: string;
   fee: string;
@@ -72,7 +73,7 @@ export interface SendQuote {
 
 export interface SendResult extends TransactionResult {
   id: string;
-  token: TokenSymbol;
+  token: Currency;
   to: string;
   amount: string;
 }
@@ -82,8 +83,8 @@ const sendError = (error: string, message: string, details?: Record<string, unkn
 
 const invalidAmount = (symbol: string) => sendError("Invalid Amount", `Please enter a valid ${symbol} amount.`);
 
-export function parseToken(input: unknown): TokenSymbol {
-  if (typeof input === "string" && (WALLET_TOKENS as readonly string[]).includes(input)) return input as TokenSymbol;
+export function parseToken(input: unknown): Currency {
+  if (typeof input === "string" && (WALLET_TOKENS as readonly string[]).includes(input)) return input as Currency;
   throw sendError("Invalid token", "Choose XDC, ROXN or USDC.");
 }
 
@@ -103,10 +104,10 @@ export function parseRecipient(input: unknown): Address {
   return address;
 }
 
-export function parseSendAmount(input: unknown, token: TokenSymbol): bigint {
-  const parsed = parseAmount(input, TOKEN_DECIMALS[token]);
+export function parseSendAmount(input: unknown, token: Currency): bigint {
+  const parsed = parseAmount(input, DECIMALS[token]);
   if (!parsed.ok) {
-    if (parsed.reason === "decimals") throw sendError("Invalid Amount", `${token} amounts have at most ${TOKEN_DECIMALS[token]} decimal places.`);
+    if (parsed.reason === "decimals") throw sendError("Invalid Amount", `${token} amounts have at most ${DECIMALS[token]} decimal places.`);
     throw invalidAmount(token);
   }
   if (parsed.value === 0n) throw invalidAmount(token);
@@ -114,9 +115,9 @@ export function parseSendAmount(input: unknown, token: TokenSymbol): bigint {
 }
 
 /** SEND_OTP_THRESHOLD in the token's smallest unit (extra decimals beyond the token's are dropped). */
-export function otpThreshold(ctx: Pick<AppContext, "env">, token: TokenSymbol): bigint {
+export function otpThreshold(ctx: Pick<AppContext, "env">, token: Currency): bigint {
   const [whole = "0", fraction = ""] = ctx.env.SEND_OTP_THRESHOLD.split(".");
-  const decimals = TOKEN_DECIMALS[token];
+  const decimals = DECIMALS[token];
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.slice(0, decimals).padEnd(decimals, "0") || "0");
 }
 
@@ -125,7 +126,7 @@ export function otpThreshold(ctx: Pick<AppContext, "env">, token: TokenSymbol): 
  * its way in transactions not broadcast yet, and of a token its balance
  * (read fresh). Shared by the checks of a send and by Max.
  */
-async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wallet, token: TokenSymbol): Promise<{ pending: bigint; xdcAvailable: bigint; held: bigint }> {
+async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wallet, token: Currency): Promise<{ pending: bigint; xdcAvailable: bigint; held: bigint }> {
   const [pending, unbroadcast, balances] = await Promise.all([
     pendingXdcBalance(ctx, wallet),
     unbroadcastXdc(ctx.database.db, wallet),
@@ -148,7 +149,7 @@ async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "cha
   if (!wallet) throw sendError("No wallet", "No wallet is connected. Please check your profile settings.");
   if (recipient === wallet.address) throw sendError("Invalid address", "This is your own wallet: enter the address you want to send to.");
 
-  const decimals = TOKEN_DECIMALS[token];
+  const decimals = DECIMALS[token];
   const { pending, xdcAvailable, held } = await spendable(ctx, wallet, token);
   if (amount > held) {
     throw sendError(`Insufficient ${token} Balance`, `Your ${token} balance is ${formatAmount(held, token)} ${token}.`, {
@@ -167,7 +168,7 @@ async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "cha
   return { wallet, token, recipient, amount, fee, maxFee, xdcPending: pending, xdcAvailable, otpRequired: amount > otpThreshold(ctx, token), call };
 }
 
-function transferCall(ctx: Pick<AppContext, "chain">, token: TokenSymbol, recipient: Address, amount: bigint): { to: Address; data: Hex; value: bigint } {
+function transferCall(ctx: Pick<AppContext, "chain">, token: Currency, recipient: Address, amount: bigint): { to: Address; data: Hex; value: bigint } {
   const contract = tokenContract(ctx, token);
   return contract
     ? { to: contract, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [recipient, amount] }), value: 0n }
@@ -179,7 +180,7 @@ async function estimateFee(
   ctx: Pick<AppContext, "log" | "chain" | "outbox">,
   user: User,
   wallet: Wallet,
-  token: TokenSymbol,
+  token: Currency,
   call: { to: Address; data: Hex; value: bigint },
 ): Promise<{ fee: bigint; maxFee: bigint }> {
   try {
@@ -198,7 +199,7 @@ async function estimateFee(
 }
 
 export interface SendMax {
-  token: TokenSymbol;
+  token: Currency;
   /** The most that can be sent: for XDC the spendable balance less the 0.1 XDC reserve and the estimated fee. */
   amount: string;
   fee: string;
@@ -223,7 +224,7 @@ export async function quoteMaxSend(ctx: Pick<AppContext, "database" | "log" | "c
     recipient = undefined;
   }
   if (!recipient || recipient === wallet.address) recipient = MAX_ESTIMATE_RECIPIENT;
-  const decimals = TOKEN_DECIMALS[token];
+  const decimals = DECIMALS[token];
   const { held } = await spendable(ctx, wallet, token);
   // A token's fee is paid in XDC, so all of the token can go. For XDC the estimate's value does not change the
   // gas of a plain transfer; 1 unit keeps the estimate valid whatever the balance.
@@ -245,12 +246,12 @@ const sendSubject = (send: Pick<CheckedSend, "token" | "recipient" | "amount">) 
 /** GET /api/wallet/send-quote: every rule checked, the fee estimated, nothing changed. */
 export async function quoteSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<SendQuote> {
   const send = await checkSend(ctx, user, input);
-  const decimals = TOKEN_DECIMALS[send.token];
+  const decimals = DECIMALS[send.token];
   return {
     token: send.token,
     to: toXdcAddress(send.recipient),
     amount: toDecimalString(send.amount, decimals),
-    fee: toDecimalString(send.fee, TOKEN_DECIMALS.XDC),
+    fee: toDecimalString(send.fee, DECIMALS.XDC),
     feeCurrency: "XDC",
     total: send.token === "XDC" ? toDecimalString(send.amount + send.fee, decimals) : null,
     otpRequired: send.otpRequired,
@@ -271,7 +272,7 @@ export async function requestSendCode(ctx: Pick<AppContext, "env" | "database" |
       sendCodeMail({
         to: input.user.email,
         code: issued.code,
-        amount: toDecimalString(send.amount, TOKEN_DECIMALS[send.token]),
+        amount: toDecimalString(send.amount, DECIMALS[send.token]),
         token: send.token,
         recipient: toXdcAddress(send.recipient),
         validMinutes: CODE_TTL_MS / 60_000,
@@ -338,15 +339,15 @@ export async function sendFromWallet(
 }
 
 function sendResult(ctx: Pick<AppContext, "chain">, tx: ChainTransaction): SendResult {
-  const intent = JSON.parse(tx.intent) as { currency: TokenSymbol; to: string; amount: string };
+  const intent = JSON.parse(tx.intent) as { currency: Currency; to: string; amount: string };
   const token = intent.currency;
   const result = transactionResult(ctx, tx, { pending: `${token} sent: waiting for confirmation`, confirmed: `${token} sent`, failedTitle: "Send Failed" });
-  return { ...result, id: tx.id, token, to: toXdcAddress(intent.to), amount: toDecimalString(BigInt(intent.amount), TOKEN_DECIMALS[token]) };
+  return { ...result, id: tx.id, token, to: toXdcAddress(intent.to), amount: toDecimalString(BigInt(intent.amount), DECIMALS[token]) };
 }
 
 export interface SentTransaction {
   id: string;
-  token: TokenSymbol;
+  token: Currency;
   to: string;
   amount: string;
   status: "pending" | "confirmed" | "failed";
@@ -366,12 +367,12 @@ export async function listSends(ctx: Pick<AppContext, "database" | "chain">, use
     .orderBy(desc(chainTransactions.createdAt))
     .limit(limit);
   return rows.map((tx) => {
-    const intent = JSON.parse(tx.intent) as { currency: TokenSymbol; to: string; amount: string };
+    const intent = JSON.parse(tx.intent) as { currency: Currency; to: string; amount: string };
     return {
       id: tx.id,
       token: intent.currency,
       to: toXdcAddress(intent.to),
-      amount: toDecimalString(BigInt(intent.amount), TOKEN_DECIMALS[intent.currency]),
+      amount: toDecimalString(BigInt(intent.amount), DECIMALS[intent.currency]),
       status: tx.status === "confirmed" ? "confirmed" : tx.status === "failed" || tx.status === "reverted" ? "failed" : "pending",
       transactionHash: tx.txHash,
       explorerUrl: tx.txHash ? explorerTxUrl(ctx.chain.config.network, tx.txHash) : null,

@@ -11,7 +11,8 @@
 import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { chainEvents, chainTransactions, type Currency, type User } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS } from "../money/rules.ts";
@@ -96,7 +97,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
         hash: tx.txHash!,
         isIncoming: false,
         tokenSymbol: intent.currency,
-        tokenAmount: toDecimalString(amount, TOKEN_DECIMALS[intent.currency]),
+        tokenAmount: toDecimalString(amount, DECIMALS[intent.currency]),
         value: intent.currency === "XDC" ? amount.toString() : "0",
         from: mine,
         to: isSend && intent.to ? toXdcAddress(intent.to) : rewards,
@@ -115,7 +116,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
       hash: event.txHash,
       isIncoming: true,
       tokenSymbol: currency,
-      tokenAmount: toDecimalString(amount, TOKEN_DECIMALS[currency]),
+      tokenAmount: toDecimalString(amount, DECIMALS[currency]),
       value: currency === "XDC" ? amount.toString() : "0",
       from: rewards,
       to: mine,
@@ -137,7 +138,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
     isIncoming: true,
     tokenSymbol: tip.currency,
     // What arrived: the tip less the contract's fee.
-    tokenAmount: toDecimalString(tip.amount - tip.fee, TOKEN_DECIMALS[tip.currency]),
+    tokenAmount: toDecimalString(tip.amount - tip.fee, DECIMALS[tip.currency]),
     value: tip.currency === "XDC" ? (tip.amount - tip.fee).toString() : "0",
     from: toXdcAddress(tx.fromAddress),
     to: mine,
@@ -166,7 +167,7 @@ export interface WalletLimits {
  * e-mailed code instead): these figures inform, they refuse nothing.
  */
 export async function walletLimits(deps: { database: { db: Database } }, user: Pick<User, "id">, now = Date.now()): Promise<WalletLimits> {
-  const dailyLimit = Number(toDecimalString(DAILY_FUNDING_LIMIT, TOKEN_DECIMALS.XDC));
+  const dailyLimit = Number(toDecimalString(DAILY_FUNDING_LIMIT, DECIMALS.XDC));
   const wallet = await walletOfUser(deps.database.db, user.id);
   if (!wallet) return { usedAmount: 0, remainingLimit: dailyLimit, dailyLimit, resetTime: null };
   const rows = await deps.database.db
@@ -187,11 +188,11 @@ export async function walletLimits(deps: { database: { db: Database } }, user: P
     const at = row.createdAt.getTime();
     if (oldest === null || at < oldest) oldest = at;
   }
-  const usedAmount = Number(toDecimalString(used, TOKEN_DECIMALS.XDC));
+  const usedAmount = Number(toDecimalString(used, DECIMALS.XDC));
   const remaining = DAILY_FUNDING_LIMIT > used ? DAILY_FUNDING_LIMIT - used : 0n;
   return {
     usedAmount,
-    remainingLimit: Number(toDecimalString(remaining, TOKEN_DECIMALS.XDC)),
+    remainingLimit: Number(toDecimalString(remaining, DECIMALS.XDC)),
     dailyLimit,
     resetTime: oldest === null ? null : oldest + DAILY_WINDOW_MS,
   };

@@ -8,8 +8,7 @@ import { Spinner } from "../ui/spinner.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { serverMessage, useActionKey } from "./actions.ts";
 import { inputClass } from "../../lib/ui.ts";
-
-type Currency = "XDC" | "ROXN" | "USDC";
+import type { Currency } from "../../lib/format.ts";
 type Terms = ApiResponse<"getFundingTerms">;
 
 /**
