@@ -41,18 +41,21 @@ const tags = ["alerts"];
 export const feedsApi = [
   declareRoute({
     method: "get", path: "/api/feeds/explore", operationId: "exploreFeed", tags, security: ANONYMOUS,
+    errors: ["invalid_search", "invalid_search_text"],
     summary: "Atom feed of the open bounties matching an explore search (the newest 50)",
     request: { query: ExploreQuery },
     responses: { 200: noJson("The feed", "application/atom+xml") },
   }),
   declareRoute({
     method: "get", path: "/api/feeds/repos/{owner}/{repo}", operationId: "repositoryFeed", tags, security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Atom feed of a public repository's bounties: set, paid, returned to the pool (the latest 50)",
     request: { params: RepoParams },
     responses: { 200: noJson("The feed", "application/atom+xml") },
   }),
   declareRoute({
     method: "get", path: "/api/feeds/contributors/{login}", operationId: "contributorFeed", tags, security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Atom feed of the bounties paid to a contributor (public repositories, the latest 50)",
     request: { params: LoginParam },
     responses: { 200: noJson("The feed", "application/atom+xml") },

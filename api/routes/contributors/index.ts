@@ -76,12 +76,14 @@ const Profile = z
 export const contributorsApi = [
   declareRoute({
     method: "get", path: "/api/contributors/{login}", operationId: "getContributorProfile", tags: ["public"], security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "A contributor's public profile: bounties earned (newest 50), repositories contributed to, what they work on now",
     request: { params: LoginParam },
     responses: { 200: json("The profile", Profile) },
   }),
   declareRoute({
     method: "patch", path: "/api/user/profile-visibility", operationId: "setProfileVisibility", tags: ["auth"], security: SESSION_WRITE,
+    errors: ["validation_failed"],
     summary: "Shows or hides the signed-in user's wallet address on their public profile (hidden by default)",
     request: { body: { content: { "application/json": { schema: VisibilityBody } }, required: true } },
     responses: { 200: json("Saved", z.object({ success: z.literal(true), showWalletAddress: z.boolean() })) },

@@ -77,6 +77,7 @@ export const ExplorePageShape = z
 export const exploreApi = [
   declareRoute({
     method: "get", path: "/api/explore", operationId: "exploreBounties", tags: ["public"], security: ANONYMOUS,
+    errors: ["invalid_search", "invalid_search_text"],
     summary: "Open bounties across the registered public repositories, filtered, a page at a time (keyset)",
     request: { query: ExploreQuery },
     responses: { 200: json("A page of open bounties", ExplorePageShape) },

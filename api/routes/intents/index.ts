@@ -59,12 +59,14 @@ export const IntentView = z.object({
 export const intentsApi = [
   declareRoute({
     method: "get", path: "/api/intents/{token}", operationId: "getMoneyIntent", tags: ["funding"], security: USER,
+    errors: ["link_expired", "link_used", "not_found", "validation_failed"],
     summary: "A payment asked for in a GitHub comment, for its author to confirm (404 for anyone else, 410 once expired or used)",
     request: { params: TokenParam },
     responses: { 200: json("What confirming does", IntentView) },
   }),
   declareRoute({
     method: "post", path: "/api/intents/{token}/confirm", operationId: "confirmMoneyIntent", tags: ["funding"], security: SESSION_WRITE,
+    errors: ["link_expired", "link_used", "not_found", "rate_limited", "validation_failed"],
     summary: "Confirms a payment asked for in a GitHub comment (once; 410 once expired or used)",
     request: { params: TokenParam },
     responses: { 200: json("Done", z.object({ success: z.literal(true), message: z.string(), link: z.string().nullable() })) },

@@ -158,6 +158,7 @@ export const UnifiedRepository = z.object({
 export const publicApi = [
   declareRoute({
     method: "get", path: "/api/public/repositories/{repoId}", operationId: "getPublicRepository", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "A registered public repository's GitHub details",
     request: { params: RepoParam },
     responses: {
@@ -166,6 +167,7 @@ export const publicApi = [
   }),
   declareRoute({
     method: "get", path: "/api/public/repositories/{repoId}/bounties", operationId: "listPublicRepositoryBounties", tags: ["public"], security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "The bounties of a registered public repository, open and paid (the original product's shape)",
     request: { params: RepoParam },
     responses: {
@@ -180,18 +182,21 @@ export const publicApi = [
   }),
   declareRoute({
     method: "get", path: "/api/public/github/issues", operationId: "listPublicIssues", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "Open issues of a registered public repository (a bare array; X-Data-Stale on an old copy)",
     request: { query: OwnerRepoQuery },
     responses: { 200: json("The issues", z.array(IssueSummary)) },
   }),
   declareRoute({
     method: "get", path: "/api/public/github/repos/{owner}/{repo}", operationId: "getPublicRepositoryWithIssues", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "A registered public repository and its open issues",
     request: { params: OwnerRepoParam },
     responses: { 200: json("The repository and its issues", RepositoryForUser.extend({ repoId: z.number().int(), repo: RepositoryInfo.extend({ permissions: z.object({ admin: z.literal(false) }) }) })) },
   }),
   declareRoute({
     method: "get", path: "/api/public/unified-repo/{owner}/{repo}", operationId: "getUnifiedRepository", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["github_unavailable", "validation_failed"],
     summary: "Everything the public repository page shows (real figures only)",
     request: { params: OwnerRepoParam },
     responses: { 200: json("The unified view", UnifiedRepository) },

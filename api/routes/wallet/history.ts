@@ -32,7 +32,7 @@ export function walletHistoryRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json([]);
       const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
-        throw new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet balances" });
+        throw new DomainError({ code: ErrorCode.WALLET_UNAVAILABLE, error: "Wallet Unavailable", message: "Failed to fetch wallet balances" });
       });
       const address = toXdcAddress(wallet.address);
       const network = ctx.chain.config.network.name;
@@ -55,6 +55,7 @@ export function walletHistoryRoutes(ctx: AppContext) {
 export const walletHistoryApi = [
   declareRoute({
     method: "get", path: "/api/wallet/multi-currency-balances/{id}", operationId: "listWalletBalances", tags: ["wallet"], security: USER,
+    errors: ["chain_unavailable", "not_found", "validation_failed", "wallet_unavailable"],
     summary: "The user's own balances per currency, a bare array (another user's id: 404; no wallet: empty)",
     request: { params: IdParam },
     responses: {
@@ -66,6 +67,7 @@ export const walletHistoryApi = [
   }),
   declareRoute({
     method: "get", path: "/api/wallet/transactions", operationId: "listWalletTransactions", tags: ["wallet"], security: USER,
+    errors: ["validation_failed"],
     summary: "The wallet's latest transactions: its sends and fundings, rewards and withdrawals it received",
     request: { query: Limit },
     responses: {

@@ -30,6 +30,7 @@ export function onrampWebhookRoutes(ctx: AppContext) {
 export const onrampWebhookApi = [
   declareRoute({
     method: "post", path: "/api/webhooks/onramp", operationId: "receiveOnrampWebhook", tags: ["webhooks"],
+    errors: ["already_paid", "chain_unavailable", "idempotency_conflict", "invalid_signature", "overloaded", "validation_failed"],
     security: [{ onrampSignature: [] }],
     summary: "The on-ramp provider's signed order updates",
     request: { body: { content: { "application/json": { schema: z.record(z.string(), z.unknown()) } }, required: true } },

@@ -19,7 +19,7 @@ import type { Database } from "../../../db/client.ts";
 import { bounties, bountyBoosts, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
 import { parseAmount } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
-import { badRequest, DomainError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode, refused } from "../../errors.ts";
 import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
 
 /**
@@ -91,7 +91,7 @@ export interface ExplorePage {
   nextCursor: string | null;
 }
 
-const invalid = (message: string) => badRequest(message, undefined, "Invalid search");
+const invalid = (message: string) => refused(ErrorCode.INVALID_SEARCH, message, { error: "Invalid search" });
 
 /**
  * A parameter with a control character (C0 with NUL, DEL, C1): refused before anything reads it. A NUL reached

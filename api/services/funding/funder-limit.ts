@@ -4,6 +4,7 @@ import { chainTransactions, type Currency } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { formatExact } from "../../../lib/money-format.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { DAILY_WINDOW_MS } from "../money/rules.ts";
 
 /**
@@ -34,10 +35,10 @@ export async function funderWindow(db: Database, userId: number, now: number): P
 
 export function funderLimitReached(remaining: bigint, resetAt: Date, now = Date.now()): DomainError {
   return new DomainError({
-    code: ErrorCode.RATE_LIMITED,
+    code: ErrorCode.LIMIT_EXCEEDED,
     error: "Exceeds daily funding limit",
     message: `Daily funding limit reached: ${formatExact(remaining, "XDC")} XDC left today across pools and boosts.`,
-    details: { remainingLimit: toDecimalString(remaining, 18), limitResetTime: resetAt.toISOString() },
+    details: { remainingLimit: toDecimalString(remaining, DECIMALS.XDC), limitResetTime: resetAt.toISOString() },
     headers: { "Retry-After": String(Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000))) },
   });
 }

@@ -16,7 +16,7 @@ import { CURRENCY_INDEX, MAX_FUNDING_FEE_BPS, requireAmountStep } from "./rules.
 import { funderLimitReached, funderWindow } from "../funding/funder-limit.ts";
 
 const invalidAmount = (symbol: string) =>
-  new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
+  new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
 
 /**
  * GET /api/blockchain/repository/{id}/funding-status. The spec's clients read dailyLimit, currentTotal and
@@ -83,7 +83,7 @@ function dailyLimitReached(remaining: bigint, resetAt: Date): DomainError {
   const remainingText = formatAmount(remaining, "XDC");
   const when = `${resetAt.toISOString().slice(0, 16).replace("T", " ")} UTC`;
   return new DomainError({
-    code: ErrorCode.RATE_LIMITED,
+    code: ErrorCode.LIMIT_EXCEEDED,
     error: "Exceeds daily funding limit",
     message: `Daily funding limit reached. Remaining: ${remainingText} XDC. Limit resets at ${when}.`,
     details: { remainingLimit: toXdcString(remaining), limitResetTime: resetAt.toISOString() },
@@ -126,14 +126,14 @@ export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "database"
   if (!parsed.ok || parsed.value === 0n) throw invalidAmount("XDC");
   const amount = parsed.value;
   if (amount <= MIN_XDC_FUNDING_EXCLUSIVE) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
+    throw new DomainError({ code: ErrorCode.BELOW_MINIMUM, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
   }
   const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, action: "fund" });
   const balance = await ctx.chain.client.getBalance({ address: wallet.address as Address, blockTag: "pending" });
   if (balance < amount) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
+    throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
   }
-  const insufficientForGas = new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
+  const insufficientForGas = new DomainError({ code: ErrorCode.INSUFFICIENT_GAS, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
   if (balance < amount + GAS_RESERVE) throw insufficientForGas;
   await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address, undefined, { wait: false });
 
@@ -208,7 +208,7 @@ async function fundRepositoryToken(
 
   const parsed = parseAmount(input.amount, DECIMALS[token]);
   if (!parsed.ok || parsed.value === 0n) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
+    throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
   }
   const amount = parsed.value;
   requireAmountStep(amount, token);
@@ -218,14 +218,14 @@ async function fundRepositoryToken(
   const balance = token === "ROXN" ? balances.roxn : balances.usdc;
   if (amount > balance) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.INSUFFICIENT_BALANCE,
       error: `Insufficient ${token} Balance`,
       message: `Your ${token} balance is ${formatAmount(balance, token)} ${token}.`,
     });
   }
   if (amount > allowance) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.INSUFFICIENT_ALLOWANCE,
       error: `Insufficient ${token} allowance`,
       message: `Approve ${token} before adding it to the pool.`,
       details: { allowance: toDecimalString(allowance, DECIMALS[token]) },
@@ -273,7 +273,7 @@ export async function approveToken(
   if (!tx) {
     const parsed = parseAmount(input.amount, DECIMALS[token]);
     if (!parsed.ok || parsed.value === 0n) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
+      throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
     }
     requireAmountStep(parsed.value, token);
     const tokenAddress = token === "ROXN" ? ctx.chain.config.contracts.roxn : ctx.chain.config.contracts.usdc;

@@ -39,6 +39,6 @@ export const CURRENCY_INDEX = Object.fromEntries(CURRENCIES.map((c) => [c, curre
 export function requireAmountStep(amount: bigint, currency: Currency): void {
   const step = AMOUNT_STEP[currency];
   if (amount % step.units !== 0n) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `${currency} amounts have at most ${step.decimals} decimal places.` });
+    throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `${currency} amounts have at most ${step.decimals} decimal places.` });
   }
 }

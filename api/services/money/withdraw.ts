@@ -23,7 +23,7 @@ import { transactionResult, withQueuedOutflow, type TransactionResult } from "./
 
 const WITHDRAW_WAIT_MS = 12_000;
 
-const invalid = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+const invalid = (message: string) => new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message });
 
 export interface WithdrawInput {
   user: User;
@@ -44,7 +44,7 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   }
 
   if (typeof input.currency !== "string" || !(CURRENCIES as readonly string[]).includes(input.currency)) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid currency", message: "Choose XDC, ROXN or USDC." });
+    throw new DomainError({ code: ErrorCode.INVALID_CURRENCY, error: "Invalid currency", message: "Choose XDC, ROXN or USDC." });
   }
   const currency = input.currency as Currency;
   const parsed = parseAmount(input.amount, DECIMALS[currency]);
@@ -56,7 +56,7 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   const address = wallet.address as Address;
   const gas = await ctx.chain.client.getBalance({ address, blockTag: "pending" });
   if (gas < GAS_RESERVE / 10n) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Keep at least 0.01 XDC in your wallet to pay for the withdrawal's gas." });
+    throw new DomainError({ code: ErrorCode.INSUFFICIENT_GAS, error: "Insufficient funds for gas", message: "Keep at least 0.01 XDC in your wallet to pay for the withdrawal's gas." });
   }
   await ensurePoolManager(ctx, repository.githubRepoId, address);
 

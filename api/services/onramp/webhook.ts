@@ -9,7 +9,7 @@ import { DECIMALS } from "../../../lib/money.ts";
 import { forgetBalances } from "../money/balances.ts";
 import { GAS_RESERVE } from "../money/rules.ts";
 import { hashToken } from "../../crypto/tokens.ts";
-import { isUniqueViolation } from "../users/register.ts";
+import { isUniqueViolation } from "../../../db/client.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { pendingXdcBalance, unbroadcastXdc } from "../wallets/spendable.ts";
 import type { OnrampMetadata } from "./metadata.ts";
@@ -47,7 +47,7 @@ const LEASE_MS = 60_000;
 export const SALE_ORDER_MAX_AGE_MS = 24 * 3600 * 1000;
 
 export const invalidSignature = () =>
-  new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is not valid." });
+  new DomainError({ code: ErrorCode.INVALID_SIGNATURE, error: "Invalid signature", message: "The webhook signature is not valid." });
 
 export async function receiveOnrampWebhook(
   ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">,

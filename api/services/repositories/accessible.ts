@@ -9,7 +9,7 @@ import type { Database } from "../../../db/client.ts";
 import { repositories, repositoryPools, type Currency, type User } from "../../../db/schema/index.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
-import { forbidden, notFound } from "../../errors.ts";
+import { ErrorCode, forbidden, notFound } from "../../errors.ts";
 
 export interface AccessibleRepository {
   id: number;
@@ -75,7 +75,7 @@ export async function setRepositoryActive(
   const db = deps.database.db;
   const [repository] = await db.select().from(repositories).where(eq(repositories.githubRepoId, input.githubRepoId)).limit(1);
   if (!repository || (repository.isPrivate && repository.registeredByUserId !== input.user.id)) throw notFound("Repository not found");
-  if (repository.registeredByUserId !== input.user.id) throw forbidden("Only the pool manager who registered this repository can change whether it is active.");
+  if (repository.registeredByUserId !== input.user.id) throw forbidden("Only the pool manager who registered this repository can change whether it is active.", ErrorCode.NOT_OWNER);
   await db.update(repositories).set({ isActive: input.isActive, updatedAt: new Date() }).where(eq(repositories.githubRepoId, input.githubRepoId));
   return { githubRepoId: repository.githubRepoId, fullName: repository.fullName, isActive: input.isActive, isPrivate: repository.isPrivate };
 }

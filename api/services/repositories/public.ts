@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyShares, repositories, repositoryPools, users, wallets, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { ErrorCode, notFound, refused } from "../../errors.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
@@ -41,7 +41,7 @@ export async function publicRepositoryList(ctx: DatabaseDeps & Pick<AppContext, 
 
 function decodeListCursor(cursor: string): { registeredAt: number; id: number } {
   const match = /^(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!match) throw badRequest("cursor: not a cursor this list gave (start again from the first page).");
+  if (!match) throw refused(ErrorCode.INVALID_CURSOR, "cursor: not a cursor this list gave (start again from the first page).");
   return { registeredAt: Number(match[1]), id: Number(match[2]) };
 }
 

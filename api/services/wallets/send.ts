@@ -78,36 +78,35 @@ export interface SendResult extends TransactionResult {
   amount: string;
 }
 
-const sendError = (error: string, message: string, details?: Record<string, unknown>) =>
-  new DomainError({ code: ErrorCode.BAD_REQUEST, error, message, details });
+const sendError = (code: ErrorCode, error: string, message: string, details?: Record<string, unknown>) => new DomainError({ code, error, message, details });
 
-const invalidAmount = (symbol: string) => sendError("Invalid Amount", `Please enter a valid ${symbol} amount.`);
+const invalidAmount = (symbol: string) => sendError(ErrorCode.INVALID_AMOUNT, "Invalid Amount", `Please enter a valid ${symbol} amount.`);
 
 export function parseToken(input: unknown): Currency {
   if (typeof input === "string" && (WALLET_TOKENS as readonly string[]).includes(input)) return input as Currency;
-  throw sendError("Invalid token", "Choose XDC, ROXN or USDC.");
+  throw sendError(ErrorCode.INVALID_CURRENCY, "Invalid token", "Choose XDC, ROXN or USDC.");
 }
 
 /** The recipient, or the error that says what is wrong with it. */
 export function parseRecipient(input: unknown): Address {
   const text = typeof input === "string" ? input.trim() : "";
-  if (!text) throw sendError("Invalid address", "Enter the recipient's address (xdc… or 0x…).");
+  if (!text) throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address", "Enter the recipient's address (xdc… or 0x…).");
   const hex = /^xdc/i.test(text) ? `0x${text.slice(3)}` : text;
   if (!/^0x[0-9a-fA-F]{40}$/.test(hex)) {
-    throw sendError("Invalid address", "Enter a valid XDC address: xdc or 0x followed by 40 hexadecimal characters.");
+    throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address", "Enter a valid XDC address: xdc or 0x followed by 40 hexadecimal characters.");
   }
   const address = parseAddress(text);
   if (!address) {
-    throw sendError("Invalid address checksum", "The address's mixed upper and lower case does not match its checksum: check it for a typo.");
+    throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address checksum", "The address's mixed upper and lower case does not match its checksum: check it for a typo.");
   }
-  if (address === zeroAddress) throw sendError("Invalid address", "Sending to the zero address would destroy the funds.");
+  if (address === zeroAddress) throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address", "Sending to the zero address would destroy the funds.");
   return address;
 }
 
 export function parseSendAmount(input: unknown, token: Currency): bigint {
   const parsed = parseAmount(input, DECIMALS[token]);
   if (!parsed.ok) {
-    if (parsed.reason === "decimals") throw sendError("Invalid Amount", `${token} amounts have at most ${DECIMALS[token]} decimal places.`);
+    if (parsed.reason === "decimals") throw sendError(ErrorCode.INVALID_AMOUNT, "Invalid Amount", `${token} amounts have at most ${DECIMALS[token]} decimal places.`);
     throw invalidAmount(token);
   }
   if (parsed.value === 0n) throw invalidAmount(token);
@@ -139,20 +138,20 @@ async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wa
   return { pending, xdcAvailable, held: token === "XDC" ? xdcAvailable : token === "ROXN" ? balances!.roxn : balances!.usdc };
 }
 
-const gasReserveError = () => sendError("Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
+const gasReserveError = () => sendError(ErrorCode.INSUFFICIENT_GAS, "Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
 
 async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<CheckedSend> {
   const token = parseToken(input.token);
   const recipient = parseRecipient(input.to);
   const amount = parseSendAmount(input.amount, token);
   const wallet = await walletOfUser(ctx.database.db, user.id);
-  if (!wallet) throw sendError("No wallet", "No wallet is connected. Please check your profile settings.");
-  if (recipient === wallet.address) throw sendError("Invalid address", "This is your own wallet: enter the address you want to send to.");
+  if (!wallet) throw sendError(ErrorCode.WALLET_REQUIRED, "No wallet", "No wallet is connected. Please check your profile settings.");
+  if (recipient === wallet.address) throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address", "This is your own wallet: enter the address you want to send to.");
 
   const decimals = DECIMALS[token];
   const { pending, xdcAvailable, held } = await spendable(ctx, wallet, token);
   if (amount > held) {
-    throw sendError(`Insufficient ${token} Balance`, `Your ${token} balance is ${formatAmount(held, token)} ${token}.`, {
+    throw sendError(ErrorCode.INSUFFICIENT_BALANCE, `Insufficient ${token} Balance`, `Your ${token} balance is ${formatAmount(held, token)} ${token}.`, {
       balance: toDecimalString(held, decimals),
     });
   }
@@ -163,7 +162,7 @@ async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "cha
   // The reserve is what stays after the fee: the form promises "0.1 XDC stays in the wallet" (issue 16).
   if (token === "XDC" && (amount + fee + GAS_RESERVE > xdcAvailable || amount + maxFee > xdcAvailable)) throw gasReserveError();
   if (token !== "XDC" && maxFee > xdcAvailable) {
-    throw sendError("Insufficient funds for gas", `You need about ${formatAmount(maxFee, "XDC")} XDC in your wallet to pay the network fee.`);
+    throw sendError(ErrorCode.INSUFFICIENT_GAS, "Insufficient funds for gas", `You need about ${formatAmount(maxFee, "XDC")} XDC in your wallet to pay the network fee.`);
   }
   return { wallet, token, recipient, amount, fee, maxFee, xdcPending: pending, xdcAvailable, otpRequired: amount > otpThreshold(ctx, token), call };
 }
@@ -192,7 +191,7 @@ async function estimateFee(
   } catch (err) {
     if (isPermanentEstimateError(err)) {
       ctx.log.info("send refused by the estimate", { userId: user.id, token, err: describeChainError(err) });
-      throw new DomainError({ code: ErrorCode.UNPROCESSABLE, error: "Send Failed", message: "The network refused this transfer: nothing was sent." });
+      throw new DomainError({ code: ErrorCode.TRANSACTION_FAILED, error: "Send Failed", message: "The network refused this transfer: nothing was sent." });
     }
     throw chainUnavailable(err);
   }
@@ -216,7 +215,7 @@ export interface SendMax {
 export async function quoteMaxSend(ctx: Pick<AppContext, "database" | "log" | "chain" | "outbox">, user: User, input: { token: unknown; to?: unknown }): Promise<SendMax> {
   const token = parseToken(input.token);
   const wallet = await walletOfUser(ctx.database.db, user.id);
-  if (!wallet) throw sendError("No wallet", "No wallet is connected. Please check your profile settings.");
+  if (!wallet) throw sendError(ErrorCode.WALLET_REQUIRED, "No wallet", "No wallet is connected. Please check your profile settings.");
   let recipient: Address | undefined;
   try {
     recipient = input.to ? parseRecipient(input.to) : undefined;
@@ -263,9 +262,9 @@ export async function quoteSend(ctx: Pick<AppContext, "env" | "database" | "log"
 export async function requestSendCode(ctx: Pick<AppContext, "env" | "database" | "log" | "appSecret" | "chain" | "outbox" | "mailer">, input: { user: User; send: SendInput; ip?: string }): Promise<{ success: true; message: string; expiresAt: string }> {
   const send = await checkSend(ctx, input.user, input.send);
   if (!send.otpRequired) {
-    throw sendError("No code needed", `Only sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need a code.`);
+    throw sendError(ErrorCode.CODE_NOT_NEEDED, "No code needed", `Only sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need a code.`);
   }
-  if (!input.user.email) throw sendError("No e-mail address", "Add an e-mail address to your profile to receive the code.");
+  if (!input.user.email) throw sendError(ErrorCode.EMAIL_REQUIRED, "No e-mail address", "Add an e-mail address to your profile to receive the code.");
   const issued = await issueCode(ctx, { userId: input.user.id, purpose: "send", subject: sendSubject(send) });
   try {
     await ctx.mailer.send(
@@ -299,7 +298,7 @@ export async function sendFromWallet(
   const send = await checkSend(ctx, input.user, input.send);
   if (send.otpRequired) {
     if (!input.otp) {
-      throw sendError("Confirmation code required", `Sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need the 6-digit code we e-mail you.`, {
+      throw sendError(ErrorCode.CODE_REQUIRED, "Confirmation code required", `Sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need the 6-digit code we e-mail you.`, {
         otpRequired: true,
       });
     }
