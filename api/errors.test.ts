@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { codeToStatus, DomainError, ErrorCode, hasCode, httpStatusOf, isRefusal, refused } from "./errors.ts";
 
@@ -51,12 +52,14 @@ describe("the error catalogue", () => {
  * db/client.ts.
  */
 const FORBIDDEN: { pattern: RegExp; why: string }[] = [
-  { pattern: /\.status\s*(===|!==|==|!=|>=|<=|<|>)\s*[1-5]\d\d\b|\b[1-5]\d\d\s*(===|!==)\s*[\w.]*\.status\b/, why: "an HTTP status decides" },
+  { pattern: /\b[sS]tatus\s*(===|!==|==|!=|>=|<=|<|>)\s*[1-5]\d\d\b|\b[1-5]\d\d\s*(===|!==|==|!=)\s*[\w.]*[sS]tatus\b|\bcase\s+[1-5]\d\d\s*:/, why: "an HTTP status decides" },
   { pattern: /\bhttpStatusOf\(|\bcodeToStatus\b/, why: "an HTTP status decides (the edge's business)" },
   { pattern: /\.test\(\s*(String\()?\(?\s*(err|error|e|cause|message|msg)\b/, why: "a pattern over an error's text" },
   { pattern: /\.test\(.*\b(err|error|e|cause)\b.*\.(message|details|shortMessage)\b/, why: "a pattern over an error's text" },
   { pattern: /\.(message|shortMessage|details)\s*(\?\.)?\.?(includes|match|matchAll|startsWith|endsWith|search|indexOf)\(/, why: "a search in an error's text" },
   { pattern: /String\(\s*(err|error|e)\s*\)\s*\.(includes|match|startsWith|endsWith|search|indexOf)\(/, why: "a search in an error's text" },
+  // The database's words (db/client.ts reads its codes: isUniqueViolation, isStorageFull).
+  { pattern: /constraint failed|UNIQUE constraint|FOREIGN KEY constraint|SQLITE_[A-Z]|database is locked|no such (table|column)/, why: "the database's error text" },
 ];
 
 /** A status read that is an upstream's answer: on a GitHubApiError (guarded nearby), or on a fetch Response. */
@@ -81,6 +84,18 @@ export function decisionsByStatusOrText(text: string): string[] {
   return found;
 }
 
+/** Every finding in the non-test .ts files under `folders` of `root`, as `file:line: why: text`. */
+export async function offendersUnder(root: string, folders: string[]): Promise<string[]> {
+  const offenders: string[] = [];
+  for (const folder of folders) {
+    for await (const file of new Bun.Glob(`${folder}/**/*.ts`).scan({ cwd: root })) {
+      if (file.endsWith(".test.ts")) continue;
+      for (const finding of decisionsByStatusOrText(readFileSync(join(root, file), "utf8"))) offenders.push(`${file}:${finding}`);
+    }
+  }
+  return offenders.sort();
+}
+
 describe("deciding from codes", () => {
   test("the check sees a decision from a status or from an error's text, and lets an upstream's status through", () => {
     const caught = [
@@ -90,6 +105,9 @@ describe("deciding from codes", () => {
       'if (/already paid/.test((err as Error).message)) return;',
       'if (err.message.includes("insufficient")) return;',
       "if (httpStatusOf(err) === 409) return;",
+      "const { status } = err; if (status === 422) return;",
+      "switch (err.status) { case 409: return; }",
+      'if (/SQLITE_CONSTRAINT/.test(code)) return;',
     ];
     for (const line of caught) expect({ line, found: decisionsByStatusOrText(line).length }).toEqual({ line, found: 1 });
     const allowed = [
@@ -103,13 +121,33 @@ describe("deciding from codes", () => {
   });
 
   test("no service or worker decides from an HTTP status or from an error's text", async () => {
-    const offenders: string[] = [];
-    for (const folder of ["api/services", "api/workers"]) {
-      for await (const file of new Bun.Glob(`${folder}/**/*.ts`).scan({ cwd: ROOT })) {
-        if (file.endsWith(".test.ts")) continue;
-        for (const finding of decisionsByStatusOrText(readFileSync(join(ROOT, file), "utf8"))) offenders.push(`${file}:${finding}`);
-      }
+    expect(await offendersUnder(ROOT, ["api/services", "api/workers"])).toEqual([]);
+  });
+
+  test("the scan fails on an offender planted in a service and in a worker (the old ways of deciding 'already paid')", async () => {
+    const root = mkdtempSync(join(tmpdir(), "planted-offender-"));
+    try {
+      for (const folder of ["api/services/payouts", "api/workers"]) mkdirSync(join(root, folder), { recursive: true });
+      writeFileSync(
+        join(root, "api/services/payouts/planted.ts"),
+        [
+          "export async function pay(send: () => Promise<void>) {",
+          "  try {",
+          "    await send();",
+          "  } catch (err) {",
+          "    if (/UNIQUE constraint failed: chain_transactions/i.test(String((err as Error).message))) return;",
+          "    throw err;",
+          "  }",
+          "}",
+        ].join("\n"),
+      );
+      writeFileSync(join(root, "api/workers/planted.ts"), "export const alreadyPaid = (err: { status: number }) => err.status === 409 || err.status === 422;\n");
+      // A test file may say anything.
+      writeFileSync(join(root, "api/workers/planted.test.ts"), "expect(res.status === 409).toBe(true);\n");
+      const found = await offendersUnder(root, ["api/services", "api/workers"]);
+      expect(found.map((f) => f.split(": ")[0])).toEqual(["api/services/payouts/planted.ts:5", "api/workers/planted.ts:1"]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
-    expect(offenders).toEqual([]);
   });
 });
