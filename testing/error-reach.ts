@@ -6,8 +6,9 @@
  * api/openapi/error-codes.test.ts checks that every operation declares at least what is found here.
  *
  * Resolved: plain calls and references to functions of the same file or imported (re-exports followed), `this.m`
- * inside a class, `new C`, top-level tables a function reads (a refusal table), and the context's ports
- * (`ctx.outbox.submit`, `ctx.compute.…`) to the classes that implement them. Not followed: `hasCode(err, …)`
+ * inside a class, `new C`, top-level tables a function reads (a refusal table), the context's ports
+ * (`ctx.outbox.submit`, `ctx.compute.…`) to the classes that implement them, and calls dispatched through a
+ * registry (`kind.confirm(…)`: every registered intent kind's `confirm`). Not followed: `hasCode(err, …)`
  * and comparisons (they test a code, they do not raise it).
  */
 import { readFileSync } from "node:fs";
@@ -24,6 +25,44 @@ const PORTS: Record<string, { file: string; cls: string }> = {
   indexer: { file: "api/chain/indexer.ts", cls: "RewardsIndexer" },
   compute: { file: "api/workers/compute-dispatch.ts", cls: "ComputeDispatcher" },
 };
+
+/**
+ * Calls dispatched through a registry: `kind.confirm(…)` in the intents route runs the `confirm` of whichever kind
+ * the intent names, i.e. every `defineIntentKind(name, { confirm … })` in api/ (its member of that name).
+ */
+const DISPATCH: Record<string, { registrar: string; member: string }> = {
+  "kind.confirm": { registrar: "defineIntentKind", member: "confirm" },
+  "kind.describe": { registrar: "defineIntentKind", member: "describe" },
+};
+
+const registered = new Map<string, Definition[]>();
+
+/** The members `member` of the object literals passed to `registrar(…)` anywhere in api/ (not tests). */
+function registeredMembers(registrar: string, member: string): Definition[] {
+  const key = `${registrar}.${member}`;
+  const known = registered.get(key);
+  if (known) return known;
+  const found: Definition[] = [];
+  registered.set(key, found);
+  for (const file of [...new Bun.Glob("api/**/*.ts").scanSync({ cwd: ROOT })].sort()) {
+    if (file.endsWith(".test.ts") || !readFileSync(join(ROOT, file), "utf8").includes(`${registrar}(`)) continue;
+    const visit = (n: ts.Node) => {
+      if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === registrar) {
+        for (const arg of n.arguments) {
+          if (!ts.isObjectLiteralExpression(arg)) continue;
+          for (const p of arg.properties) {
+            if (!p.name || !ts.isIdentifier(p.name) || p.name.text !== member) continue;
+            if (ts.isMethodDeclaration(p)) found.push({ file, node: p });
+            else if (ts.isPropertyAssignment(p)) found.push({ file, node: p.initializer });
+          }
+        }
+      }
+      n.forEachChild(visit);
+    };
+    visit(moduleAt(file)!.source);
+  }
+  return found;
+}
 
 type Fn = ts.FunctionLikeDeclaration | ts.ClassDeclaration;
 interface Definition {
@@ -242,6 +281,8 @@ function summary(file: string, node: ts.Node, cls?: string): Summary {
         } else if (names.length === 2 && names[0] === "this" && cls) {
           callee(mod.locals.get(`${cls}.${names[1]}`));
         } else if (names.length >= 2) {
+          const dispatch = DISPATCH[names.slice(-2).join(".")];
+          if (dispatch) for (const d of registeredMembers(dispatch.registrar, dispatch.member)) callee(d);
           const port = PORTS[names.at(-2)!];
           if (port) callee(moduleAt(port.file)?.locals.get(`${port.cls}.${names.at(-1)}`));
           const imported = mod.imports.get(names[0]!);
