@@ -11,11 +11,11 @@
  *                               document's types (api/openapi/types.ts, type-only: nothing reaches the bundle)
  *   node-agent/, vscode-extension/src   programs of their own: lib/ only
  *   scripts/                    may import api/, db/, lib/, contracts/, node-agent/; never the reverse
- *   tests (*.test.ts), testing/, e2e/, scripts/bench/   may import anything; nothing shipped imports them
+ *   tests (*.test.ts), testing/, e2e/, scripts/bench/, scripts/probes/   may import anything; nothing shipped imports them
  *
  * Type imports count (tsPreCompilationDeps): a circle through `import type` is still a circle.
  */
-const TEST = "(\\.test\\.tsx?$|^testing/|^e2e/|^scripts/bench/|^vscode-extension/test/)";
+const TEST = "(\\.test\\.tsx?$|^testing/|^e2e/|^scripts/bench/|^scripts/probes/|^vscode-extension/test/)";
 const OURS = "^(api|db|lib|site|scripts|testing|e2e|node-agent|vscode-extension|contracts)/";
 const ISLANDS = "^site/(islands|stores|lib)/";
 const TYPE_ONLY = ["type-only", "type-import"];

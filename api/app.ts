@@ -1,3 +1,4 @@
+import { awaitStartupRepair } from "./middleware/startup-gate.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "./context.ts";
 import { noApiEndpoint } from "./errors.ts";
@@ -66,6 +67,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   if (ctx.env.ALLOWED_ORIGINS.length) app.use("/api/*", allowedOriginsCors(ctx.env.ALLOWED_ORIGINS));
   app.use("/api/*", loadSession(ctx));
   app.use("/api/*", csrfProtection(ctx));
+  // Money waits for the start-up check against the chain (api/startup.ts).
+  app.use("/api/*", awaitStartupRepair(ctx));
   app.route("/api/auth", authRoutes(ctx));
   app.route("/api/user", userRoutes());
   app.route("/api/user", userActivityRoutes(ctx));

@@ -1,4 +1,5 @@
 import type { Env } from "./env.ts";
+import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { Keyring } from "./crypto/keyring.ts";
@@ -9,7 +10,9 @@ import type { IndexerPort, RewardsIndexer } from "./chain/indexer.ts";
 import type { ChangeFeed } from "./changes.ts";
 import type { Mailer } from "./mail/mailer.ts";
 import type { PageCache } from "./site-host/page-cache.ts";
-import type { BackgroundWorker, ComputeDispatch, DocumentExtractor } from "./workers/ports.ts";
+import type { BackgroundWorker, ComputeDispatch, DigestPort, DocumentExtractor, WebhookPort } from "./workers/ports.ts";
+import type { StartupRepair } from "./startup.ts";
+import type { ChainReconciler } from "./chain/outbox-reconciling.ts";
 
 /**
  * Everything a request handler may reach, built once at start (api/server.ts,
@@ -21,6 +24,8 @@ import type { BackgroundWorker, ComputeDispatch, DocumentExtractor } from "./wor
  */
 export interface AppContext {
   env: Env;
+  /** The platform's time for the rules measured in it (the daily funding limits); the system's outside tests. */
+  clock: Clock;
   database: DatabaseHandle;
   log: Logger;
   /** Master keys for secrets at rest (wallet keys, GitHub tokens). */
@@ -38,11 +43,11 @@ export interface AppContext {
   /** Public API answers kept in memory (see middleware/response-cache.ts). */
   responseCache: PageCache;
   /** Processes stored webhook deliveries. */
-  webhooks: BackgroundWorker;
+  webhooks: WebhookPort;
   /** Fans bounty events out to integrators' webhook endpoints and delivers them (docs/webhooks.md). */
   outbound: BackgroundWorker;
   /** Sends the daily digest of saved searches. */
-  digest: BackgroundWorker;
+  digest: DigestPort;
   /** Works AI scoping jobs (docs/ai-scoping.md). */
   scoping: BackgroundWorker;
   /** Reads uploaded documents off the event loop. */
@@ -51,6 +56,8 @@ export interface AppContext {
   compute: ComputeDispatch;
   /** Health probes of optional dependencies (chain, ...), added as areas come online. */
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
+  /** The start-up check against the chain (api/startup.ts): money requests wait for it. */
+  startup: StartupRepair;
 }
 
 /**
@@ -74,6 +81,8 @@ export type ChainSendDeps = Pick<AppContext, "chain" | "outbox">;
 export interface RootContext extends AppContext {
   outbox: Outbox;
   indexer: RewardsIndexer;
+  /** The platform's beliefs checked against the chain (its passes are the schedule's). */
+  reconciler: ChainReconciler;
 }
 
 export interface HealthCheckResult {

@@ -144,6 +144,12 @@ const EnvSchema = z.object({
   /** How long one chain RPC call may take before it fails as "could not reach the XDC network" (a hung node; retried once). */
   CHAIN_RPC_TIMEOUT_MS: positiveInt.default(10_000),
   /**
+   * A money lock's lease (a pool's or a bounty's, api/services/money/pool-guard.ts): renewed every third of it while
+   * its holder works, so it lapses this long after a holder stops (crashed, frozen); a request waits 1.6 times it for
+   * the lock before it answers 503 `Pool busy`, and a holder keeps it at most 6 times it.
+   */
+  MONEY_LOCK_MS: z.coerce.number().int().min(300).max(60_000).default(5_000),
+  /**
    * How many blocks back the platform re-checks its beliefs against the chain (api/chain/outbox-reconciling.ts):
    * confirmed transactions' blocks and the indexer's blocks. XDC (XDPoS 2.0) commits a block once three more with
    * quorum certificates follow it; the default of 100 blocks (about 3 minutes on XDC) leaves a wide margin, and locally
@@ -164,6 +170,11 @@ const EnvSchema = z.object({
    * expired. Unset: orders expire without asking.
    */
   ONRAMP_STATUS_URL: optionalUrl,
+  /**
+   * How long the provider keeps an order open for payment, in minutes: an order no webhook moved by then was abandoned
+   * on its page and is shown as expired (after asking ONRAMP_STATUS_URL, when set). Set it to the provider's figure.
+   */
+  ONRAMP_ORDER_LIFETIME_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
   /** Sends above this many XDC (or the same figure of ROXN/USDC) need an e-mailed one-time code. */
   SEND_OTP_THRESHOLD: z
     .string()

@@ -1,11 +1,7 @@
 import type { Server } from "bun";
-import { watcherFor } from "./workers/watcher.ts";
-import { Periodic } from "./workers/periodic.ts";
-import { reviewAllPoolManagers } from "./services/money/managers.ts";
-import { completeDueRefunds, executeDueOutflows } from "./services/money/refunds.ts";
-import { BOOST_MIRROR_INTERVAL_MS, refundDueBoosts, settleBoosts } from "./services/funding/boosts.ts";
+import { systemClock } from "./clock.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
-import type { AppContext, RootContext } from "./context.ts";
+import type { RootContext } from "./context.ts";
 import type { Env } from "./env.ts";
 import { createLogger, logDestination, type Logger } from "./logger.ts";
 import { assertWritableDataDir } from "./data-dir.ts";
@@ -19,7 +15,8 @@ import { chainProbe, createChainAccess } from "./chain/clients.ts";
 import { Outbox } from "./chain/outbox.ts";
 import { RewardsIndexer } from "./chain/indexer.ts";
 import { ChainReconciler } from "./chain/outbox-reconciling.ts";
-import { checkChainIdentity } from "./chain/identity.ts";
+import { afterWebhookPass, startSchedule, type RunningSchedule } from "./schedule.ts";
+import { StartupRepair } from "./startup.ts";
 import { ChangeFeed } from "./changes.ts";
 import { createMailer } from "./mail/mailer.ts";
 import { PageCache } from "./site-host/page-cache.ts";
@@ -27,31 +24,27 @@ import { WebhookWorker } from "./workers/webhooks.ts";
 import { moneyInFlight, OutboundWorker } from "./workers/outbound.ts";
 import { DigestWorker } from "./workers/digest.ts";
 import { handleGitHubDelivery } from "./services/github-events/index.ts";
-import { handleIssues } from "./services/github-events/issues.ts";
-import { GitHubCatchUp } from "./services/github-events/catch-up.ts";
-import { keepBountyCommentsInStep } from "./services/bot/subscriber.ts";
+import { isGitHubUnavailable } from "./github/client.ts";
 import { edgeRoute } from "./middleware/edge.ts";
 import { earlyAnswers, publicReadsSource } from "./middleware/response-cache.ts";
 import { hasSessionCookie } from "./middleware/cookies.ts";
 import { HEALTH_CHECK_TIMEOUT_MS, healthResponder, timed } from "./routes/health/get.ts";
 import { currentViewer } from "./services/auth/viewer.ts";
-import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
-import { releaseDueSplits, releaseHeldShares, releaseInterval, releaseWhenWindowsEnd } from "./services/splits/release.ts";
-import { releaseHeldTips } from "./services/tips/tips.ts";
-import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
 import { upgradeWalletKeyContexts } from "./services/wallets/custodial.ts";
 import { decodeBase64 } from "@oslojs/encoding";
 import { ScopingWorker } from "./workers/scoping.ts";
 import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
 import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
-import { advanceRecentTotals, ensureRecords } from "./services/reliability/record.ts";
+import { ensureRecords } from "./services/reliability/record.ts";
 
 export interface RunningServer {
   url: string;
   server: Server<unknown>;
   ctx: RootContext;
   site?: Site;
+  /** The passes this process runs (api/schedule.ts); none when started without workers. */
+  schedule?: RunningSchedule;
   /** Stops accepting, lets in-flight requests finish, then closes the database. Idempotent. */
   stop(): Promise<void>;
 }
@@ -118,39 +111,19 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   const changes = new ChangeFeed();
   const outbox = new Outbox({ db: database.db, chain, keyring, log });
   const indexer = new RewardsIndexer({ db: database.db, chain, log, onChange: (tags) => changes.publish(tags) });
-  const ctx: RootContext = {
-    env,
-    database,
-    log,
-    keyring,
-    appSecret,
-    chain,
-    outbox,
-    indexer,
-    changes,
-    mailer: createMailer(env, log),
-    responseCache: new PageCache(5000),
-    webhooks: undefined as never,
-    outbound: undefined as never,
-    digest: undefined as never,
-    scoping: undefined as never,
-    extractor: new Extractor(),
-    compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
-    healthChecks: { chain: () => timed(chainProbe(chain, HEALTH_CHECK_TIMEOUT_MS)) },
-  };
-  ctx.webhooks = new WebhookWorker({
+  const mailer = createMailer(env, log);
+  // The workers are built before the context they belong to (no half-built context); the webhook worker's handler
+  // and after-pass reach the context when they run.
+  const webhooks = new WebhookWorker({
     db: database.db,
     log,
     retry: { baseMs: env.WEBHOOK_RETRY_BASE_MS, maxMs: env.WEBHOOK_RETRY_MAX_MS, windowMs: env.WEBHOOK_RETRY_HOURS * 3_600_000 },
     handlers: { github: (delivery) => handleGitHubDelivery(ctx, delivery) },
-    afterPass: async () => {
-      await releaseHeldPayouts(ctx);
-      await releaseHeldShares(ctx);
-      await releaseHeldTips(ctx);
-      await notifyAwaitingDecisions(ctx);
-    },
+    afterPass: () => afterWebhookPass(ctx),
+    // A failure because GitHub did not answer is retried as soon as GitHub answers again (schedule: "github-return").
+    waitingOn: (err) => (isGitHubUnavailable(err) ? "github" : null),
   });
-  ctx.outbound = new OutboundWorker({
+  const outbound = new OutboundWorker({
     db: database.db,
     keyring,
     log,
@@ -162,22 +135,33 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     paymentsInFlight: () => moneyInFlight(database.db),
   });
   // Its own pooled connections: thousands of digests should not queue behind, or hold up, a one-time code.
-  ctx.digest = new DigestWorker({ db: database.db, log, mailer: createMailer(env, log, { pool: true }), appSecret, publicUrl: env.PUBLIC_URL, hourUtc: env.DIGEST_HOUR_UTC });
-  ctx.scoping = new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor(ctx), extract: (bytes) => ctx.extractor.extract(bytes) });
+  const digest = new DigestWorker({ db: database.db, log, mailer: createMailer(env, log, { pool: true }), appSecret, publicUrl: env.PUBLIC_URL, hourUtc: env.DIGEST_HOUR_UTC });
+  const extractor = new Extractor();
+  const ctx: RootContext = {
+    env,
+    clock: systemClock,
+    database,
+    log,
+    keyring,
+    appSecret,
+    chain,
+    outbox,
+    indexer,
+    reconciler: new ChainReconciler({ db: database.db, chain, log, indexer }),
+    startup: new StartupRepair(),
+    changes,
+    mailer,
+    responseCache: new PageCache(5000),
+    webhooks,
+    outbound,
+    digest,
+    scoping: new ScopingWorker({ db: database.db, log, leaseMs: env.SCOPING_LEASE_MS, planner: plannerFor({ env, extractor }), extract: (bytes) => extractor.extract(bytes) }),
+    extractor,
+    compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
+    healthChecks: { chain: () => timed(chainProbe(chain, HEALTH_CHECK_TIMEOUT_MS)) },
+  };
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
-}
-
-/** The GitHub catch-up pass, handling each close it finds as the issues delivery would. */
-export function githubCatchUpFor(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "indexer" | "changes">, options: { now?: () => number } = {}): GitHubCatchUp {
-  return new GitHubCatchUp({
-    db: ctx.database.db,
-    log: ctx.log,
-    env: ctx.env,
-    now: options.now,
-    issueClosed: (repository, issue) =>
-      handleIssues(ctx, { action: "closed", repository: { id: repository.githubRepoId }, issue: { number: issue.number, state_reason: issue.state_reason ?? null } }),
-  });
 }
 
 export async function startServer(env: Env, options: StartOptions = {}): Promise<RunningServer> {
@@ -197,66 +181,20 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
         });
   const app = createApp(ctx, { site: site?.mount, extraRoutes: options.extraRoutes });
   if (site) ctx.changes.subscribe((tags) => tags.forEach((tag) => site.pageCache.invalidate(tag)));
-  // The platform's beliefs checked against the chain, at start and then on a schedule (api/chain/outbox-reconciling.ts).
-  const reconciler = new ChainReconciler({ db: ctx.database.db, chain: ctx.chain, log: ctx.log, indexer: ctx.indexer });
-  let botComments: ReturnType<typeof keepBountyCommentsInStep> | undefined;
-  if (options.workers !== false) {
-    // Before the outbox sends anything again: the records must belong to this chain (api/chain/identity.ts). A chain
-    // that does not answer (nothing can be sent to it either) does not hold the start up: the reconciler asks again.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const unanswered = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the chain did not answer within 5 s")), 5_000)));
-    await Promise.race([checkChainIdentity({ db: ctx.database.db, chain: ctx.chain, log: ctx.log }), unanswered])
-      .catch((err) => ctx.log.warn("the chain's identity could not be checked at start; the reconciler checks it again", { err: (err as Error).message }))
-      .finally(() => clearTimeout(timer));
-    reconciler.start();
-    ctx.outbox.start();
-    ctx.indexer.start();
-    ctx.webhooks.start();
-    ctx.outbound.start();
-    ctx.digest.start();
-    ctx.scoping.start();
-    ctx.compute.start();
-    botComments = keepBountyCommentsInStep(ctx);
-  }
-  // The escrow watcher, when this server holds the guardian key (the embedded default); in production it runs apart.
-  const watcher = options.workers !== false ? watcherFor(ctx) : undefined;
-  watcher?.start();
-  // Pool managers follow GitHub: the member webhooks remove a demoted one at once; this hourly pass catches the rest,
-  // completes the refunds of claimed bounties whose delay is over, and runs the due outflows the outbox queued
-  // (api/services/money/refunds.ts).
-  const managerReview = new Periodic(
+  // Repaired before trusted (api/startup.ts): the platform's beliefs about the chain are checked against it first,
+  // without waiting for a lease a killed process left; money requests wait for it, and so do the passes that move
+  // money. Every periodic pass is declared once, in api/schedule.ts.
+  let stopping: Promise<void> | undefined;
+  ctx.startup.begin();
+  const repaired = ctx.startup.run(
     async () => {
-      await reviewAllPoolManagers(ctx);
-      await completeDueRefunds(ctx);
-      await executeDueOutflows(ctx);
-      await refundDueBoosts(ctx);
+      const r = await ctx.reconciler.runOnce({ withoutLease: true });
+      return { repaired: r.rebroadcast.length + r.resent.length + r.moved.length + (r.chainReplaced ? 1 : 0) };
     },
-    (err) => ctx.log.warn("pool manager review failed", { err: (err as Error).message }),
+    ctx.log,
+    () => stopping !== undefined,
   );
-  if (options.workers !== false) managerReview.start(3_600_000);
-  // Splits whose release window is over are paid (api/services/splits/release.ts; leased: one process at a time).
-  const splitRelease = new Periodic(
-    () => releaseDueSplits(ctx, { leaseMs: Math.max(10_000, env.SPLIT_RELEASE_INTERVAL_MS * 3) }),
-    (err) => ctx.log.warn("split release pass failed", { err: (err as Error).message }),
-  );
-  const releaseEvery = releaseInterval(env);
-  const stopReleaseKicks = options.workers !== false ? releaseWhenWindowsEnd(ctx.changes, splitRelease, env.SPLIT_RELEASE_WINDOW_MS, releaseEvery) : undefined;
-  if (options.workers !== false) splitRelease.start(releaseEvery);
-  // Funders' shares follow their transactions and the indexed events (api/services/funding/boosts.ts; conditional writes, any process).
-  const boostMirror = new Periodic(
-    () => settleBoosts(ctx).then(() => undefined),
-    (err) => ctx.log.warn("boost mirror pass failed", { err: (err as Error).message }),
-  );
-  if (options.workers !== false) boostMirror.start(BOOST_MIRROR_INTERVAL_MS);
-  // The 30-day boards' totals let go of payouts as they turn 30 days old, also when no bounty is written (record.ts).
-  const recentTotals = new Periodic(
-    () => advanceRecentTotals(ctx.database.db),
-    (err) => ctx.log.warn("30-day totals pass failed", { err: (err as Error).message }),
-  );
-  if (options.workers !== false) recentTotals.start(60_000);
-  // Closes GitHub could not tell us about (a delivery failed or never came): asked on a schedule (issue 24).
-  const catchUp = githubCatchUpFor(ctx);
-  if (options.workers !== false) catchUp.start(env.GITHUB_CATCH_UP_INTERVAL_MS);
+  const schedule = options.workers !== false ? startSchedule(ctx, { repaired: ctx.startup.repaired }) : undefined;
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
   const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
@@ -281,7 +219,6 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       .catch((err) => ctx.log.debug("the public list was not made ahead", { err: (err as Error).message }));
   }, 0);
 
-  let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       ctx.log.info("shutting down");
@@ -289,28 +226,15 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       // Long polls and waiting chats end first, or the server would wait for them.
       await ctx.compute.stop();
       await server.stop();
-      await ctx.webhooks.stop();
-      await ctx.outbound.stop();
-      await ctx.digest.stop();
-      await ctx.scoping.stop();
+      await repaired;
+      await schedule?.stop();
       ctx.extractor.close();
-      await ctx.outbox.stop();
-      await reconciler.stop();
-      await ctx.indexer.stop();
-      await botComments?.stop();
-      await watcher?.stop();
-      await managerReview.stop();
-      stopReleaseKicks?.();
-      await splitRelease.stop();
-      await boostMirror.stop();
-      await recentTotals.stop();
-      await catchUp.stop();
       ctx.mailer.close();
       ctx.database.close();
       ctx.log.info("stopped");
     })());
 
-  return { url, server, ctx, site, stop };
+  return { url, server, ctx, site, schedule, stop };
 }
 
 /**

@@ -9,8 +9,6 @@
  * Ctrl-C (or SIGTERM) stops every part cleanly; running it again continues
  * on the same data in DATA_DIR. Delete that directory to start over.
  */
-import { DigestWorker } from "../api/workers/digest.ts";
-import { refundDueBoosts } from "../api/services/funding/boosts.ts";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createServer } from "node:net";
@@ -242,21 +240,13 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     const server = await startServer({ ...env, PORT: port }, { log, database, extraRoutes: isProduction(env) ? undefined : devOnlyRoutes, checkAnswers });
     stops.pop(); // the server closes the database when it stops
     stops.push(server.stop);
-    digestAsOfTomorrow = () =>
-      new DigestWorker({
-        db: server.ctx.database.db,
-        log,
-        mailer: server.ctx.mailer,
-        appSecret: server.ctx.appSecret,
-        publicUrl: env.PUBLIC_URL,
-        hourUtc: 0,
-        now: () => Date.now() + 86_400_000,
-      }).runOnce();
+    // Both through the schedule's own passes (api/schedule.ts), as of another moment.
+    digestAsOfTomorrow = async () => Number(await server.schedule!.runOnce("digest", { now: Date.now() + 86_400_000 }));
     refundBoostsAfter = async (seconds) => {
       if (seconds) await rpc(anvil.rpcUrl, "evm_increaseTime", [seconds]);
       await rpc(anvil.rpcUrl, "evm_mine", []);
-      const latest = (await rpc(anvil.rpcUrl, "eth_getBlockByNumber", ["latest", false])) as { timestamp: string };
-      return refundDueBoosts(server.ctx, Number(BigInt(latest.timestamp)) * 1000);
+      // Expiries are read against the chain's clock, which just moved on.
+      return Number(await server.schedule!.runOnce("boost-refunds"));
     };
 
     if (options.seed !== false) {

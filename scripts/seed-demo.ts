@@ -146,6 +146,8 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
         isPrivate: repo.private,
         stars: repo.stars,
         forks: repo.forks,
+        // What Explore filters by (issue 38: the demo's bounties had no language or labels).
+        language: repo.language,
         installationId: installed.get(repo.owner) ?? null,
         registeredByUserId: alice,
         registeredAt,
@@ -207,6 +209,7 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
           amount: value.toString(),
           issueTitle: issue.title,
           issueUrl: `${ctx.env.GITHUB_URL}/${demo.fullName}/issues/${bounty.issue}`,
+          issueLabels: issue.labels,
         },
         signer: { kind: "operator" },
         to: ctx.chain.config.contracts.rewards,

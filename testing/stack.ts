@@ -11,7 +11,7 @@ import { hashToken } from "../api/crypto/tokens.ts";
 import { sessionCookieName } from "../api/middleware/cookies.ts";
 import { sessions, users, wallets } from "../db/schema/index.ts";
 import { eq } from "drizzle-orm";
-import { keepBountyCommentsInStep } from "../api/services/bot/subscriber.ts";
+import { startSchedule } from "../api/schedule.ts";
 
 /**
  * The whole platform for integration tests, each part real: anvil with the
@@ -59,14 +59,9 @@ export async function startTestStack(options: { env?: Record<string, string>; wo
     env: { ...chain.env, PUBLIC_URL: url, GITHUB_URL: github.webUrl, GITHUB_API_URL: github.apiUrl, ...options.env },
   });
   handler = (request, server) => t.app.fetch(request, server);
-  let botComments: ReturnType<typeof keepBountyCommentsInStep> | undefined;
-  if (options.workers) {
-    // As in production: the outbox, the indexer, the webhook worker and the bot run in the background.
-    t.ctx.outbox.start();
-    t.ctx.indexer.start();
-    t.ctx.webhooks.start(100);
-    botComments = keepBountyCommentsInStep(t.ctx);
-  }
+  // As in production (api/schedule.ts), the passes a flow test needs: the outbox, the indexer, the webhook worker
+  // (every 100 ms) and the bot; the others are run by hand where a test wants them.
+  const schedule = options.workers ? startSchedule(t.ctx, { only: ["outbox", "indexer", "webhooks", "bot-comments"], intervals: { webhooks: 100 } }) : undefined;
 
   return {
     t,
@@ -76,11 +71,8 @@ export async function startTestStack(options: { env?: Record<string, string>; wo
     signIn: (login) => signInThroughGitHub(t, login),
     signUp: (login, role) => signUpThroughGitHub(t, login, role),
     async stop() {
-      await t.ctx.webhooks.stop();
-      await t.ctx.outbox.stop();
-      await t.ctx.indexer.stop();
       // The bot's comment syncs reach GitHub: finished before the emulator goes (a PATCH after it was an unhandled error).
-      await botComments?.stop();
+      await schedule?.stop();
       listener.stop(true);
       await github.stop();
       t.close();

@@ -58,6 +58,7 @@ export class RewardsIndexer {
    * blocks are never indexed twice side by side in one process).
    */
   private readonly worker = new Periodic(
+    "indexer",
     async () => {
       if (!(await this.lease.hold("indexer"))) return;
       await this.catchUp();

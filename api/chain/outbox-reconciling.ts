@@ -40,8 +40,9 @@ import { checkChainIdentity } from "./identity.ts";
  * hash, so it can still be mined only once, and the signer's later
  * transactions are not stuck behind a gap. A row goes back to `sent` and the
  * receipt pass (outbox-confirming.ts) confirms it again. Every repair is
- * logged once, as a warning naming the row. None of this runs on the money
- * path: requests never wait for it.
+ * logged once, as a warning naming the row. Requests never wait for a pass,
+ * except the first one after a start (api/startup.ts): money waits until the
+ * platform's beliefs are the chain's again.
  */
 export interface ReconcilerDeps {
   db: Database;
@@ -69,6 +70,7 @@ export class ChainReconciler {
   private readonly owner = `rec-${randomToken(6)}`;
   private readonly lease: LeaseHolder;
   private readonly worker = new Periodic(
+    "reconciler",
     () => this.runOnce(),
     (err) => this.deps.log.warn("chain reconciliation pass failed, will retry", { err: describeChainError(err) }),
   );
@@ -81,10 +83,14 @@ export class ChainReconciler {
     return `reconciler:${this.deps.chain.config.chain.id}`;
   }
 
-  /** One pass: identity, blocks, nonces, then the indexer's own check. */
-  async runOnce(): Promise<Repairs> {
+  /**
+   * One pass: identity, blocks, nonces, then the indexer's own check. `withoutLease`: the start-up check
+   * (api/startup.ts), which must not wait for a lease a killed process left; its writes are conditional, so it
+   * repairs nothing twice beside another process's pass.
+   */
+  async runOnce(options: { withoutLease?: boolean } = {}): Promise<Repairs> {
     const repairs: Repairs = { rebroadcast: [], moved: [], resent: [], chainReplaced: false };
-    if (!(await this.lease.hold(this.leaseName))) return repairs;
+    if (!options.withoutLease && !(await this.lease.hold(this.leaseName))) return repairs;
     repairs.chainReplaced = (await checkChainIdentity(this.deps)) === "replaced";
     if (!repairs.chainReplaced) {
       const head = Number(await this.deps.chain.client.getBlockNumber({ cacheTime: 0 }));
@@ -235,7 +241,7 @@ export class ChainReconciler {
     return and(eq(chainTransactions.chainId, this.deps.chain.config.chain.id), isNull(chainTransactions.oldChain));
   }
 
-  /** A pass at once (the check at start), then every `intervalMs`. */
+  /** A pass every `intervalMs` (the start-up check is api/startup.ts's, run apart). */
   start(intervalMs = this.deps.chain.config.pollingIntervalMs * 40): void {
     this.worker.start(intervalMs);
   }

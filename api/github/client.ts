@@ -22,6 +22,27 @@ export class GitHubApiError extends Error {
   }
 }
 
+/**
+ * GitHub did not answer (refused, reset, timed out) or answered as a server in trouble (5xx), here or in what
+ * `err` was caused by: worth trying again once it answers, unlike a refusal (4xx) or a spent rate limit.
+ */
+export function isGitHubUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof GitHubApiError && (e.status === 0 || e.status >= 500)) return true;
+  }
+  return false;
+}
+
+/** Whether GitHub's API answers at all: `GET /rate_limit`, which GitHub does not count against any budget. */
+export async function gitHubAnswers(apiUrl: string, timeoutMs = 3_000): Promise<boolean> {
+  try {
+    await createGitHubClient({ apiUrl, timeoutMs }).get("/rate_limit");
+    return true;
+  } catch (err) {
+    return !isGitHubUnavailable(err);
+  }
+}
+
 export interface GitHubResponse<T> {
   status: number;
   data: T;

@@ -1,5 +1,6 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { ErrorCode } from "../errors.ts";
+import { MONEY_PATHS } from "../middleware/startup-gate.ts";
 
 /**
  * How a route is described in the API document (GET /api/openapi.json).
@@ -80,7 +81,8 @@ const WRITES = new Set(["post", "put", "patch", "delete"]);
  * records its session's use); under the session loader (everything but /api/health) an editor token that is not
  * valid or used to write (`unauthorized`); on a write, the body limit (`payload_too_large`), a body that is not
  * JSON (`malformed_json`) and, with a session, the anti-forgery check (`csrf_failed`; not on the webhooks and the
- * one-click unsubscribe, which no session signs).
+ * one-click unsubscribe, which no session signs); on a write that moves money, the start-up check not done in time
+ * (`not_ready`, api/middleware/startup-gate.ts).
  */
 export function edgeErrorCodes(route: Pick<RouteConfig, "method" | "path">): ErrorCode[] {
   const codes: ErrorCode[] = [ErrorCode.INTERNAL, ErrorCode.STORAGE_FULL];
@@ -88,6 +90,7 @@ export function edgeErrorCodes(route: Pick<RouteConfig, "method" | "path">): Err
   if (WRITES.has(route.method)) {
     codes.push(ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.MALFORMED_JSON);
     if (!route.path.startsWith("/api/webhooks/") && route.path !== "/api/alerts/unsubscribe") codes.push(ErrorCode.CSRF_FAILED);
+    if (MONEY_PATHS.some((p) => route.path.startsWith(p))) codes.push(ErrorCode.NOT_READY);
   }
   return codes;
 }

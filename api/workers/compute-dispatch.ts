@@ -80,6 +80,7 @@ export class ComputeDispatcher implements ComputeDispatch {
   private stopped = false;
   private passes = 0;
   private readonly loop = new Periodic(
+    "compute",
     () => this.runPass(),
     (err) => this.deps.log.warn("compute dispatch pass failed", { err: (err as Error).message }),
   );

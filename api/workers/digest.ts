@@ -1,13 +1,12 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, notExists, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { digestRuns, savedSearches, users, type SavedSearch } from "../../db/schema/index.ts";
-import { formatExact } from "../../lib/money-format.ts";
 import { randomToken } from "../crypto/tokens.ts";
 import { isRefusal } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { digestMail, type DigestSection, type SkippedSearch } from "../mail/digest.ts";
 import type { Mailer } from "../mail/mailer.ts";
-import { matchingBounties, parseSearch, type MatchedBounty } from "../services/alerts/search.ts";
+import { matchedAmountText, matchingBounties, parseSearch, type MatchedBounty } from "../services/alerts/search.ts";
 import { unsubscribeToken } from "../services/alerts/saved-searches.ts";
 import { releaseLease, takeLease } from "./lease.ts";
 import { Periodic } from "./periodic.ts";
@@ -53,16 +52,20 @@ export const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 export class DigestWorker implements BackgroundWorker {
   private readonly owner = `digest-${randomToken(8)}`;
   private readonly loop = new Periodic(
+    "digest",
     () => this.runOnce(),
     (err) => this.deps.log.warn("digest pass failed", { err: (err as Error).message }),
   );
 
   constructor(private readonly deps: DigestDeps) {}
 
-  /** Sends today's digests still due (none before the configured hour); returns how many users it handled. */
-  async runOnce(): Promise<number> {
-    const now = this.now();
-    if (new Date(now).getUTCHours() < this.deps.hourUtc) return 0;
+  /**
+   * Sends today's digests still due (none before the configured hour); returns how many users it handled. `asOf`:
+   * as of that moment, whatever its hour (the development server's digest "as of tomorrow": scripts/lib/dev-routes.ts).
+   */
+  async runOnce(asOf?: { now: number }): Promise<number> {
+    const now = asOf?.now ?? this.now();
+    if (!asOf && new Date(now).getUTCHours() < this.deps.hourUtc) return 0;
     const { db } = this.deps;
     if (!(await takeLease(db, "digest", this.owner, DIGEST_LEASE_MS, now))) return 0;
     try {
@@ -199,7 +202,7 @@ export class DigestWorker implements BackgroundWorker {
           title: b.issueTitle ?? `Issue #${b.issueNumber}`,
           repository: b.fullName,
           issueNumber: b.issueNumber,
-          amount: `${formatExact(b.amount, b.currency)} ${b.currency}`,
+          amount: matchedAmountText(b),
           url: `${this.deps.publicUrl}/${b.fullName}`,
         })),
         more: Math.max(0, matches.length - DIGEST_LIST_SIZE),

@@ -88,6 +88,7 @@ export async function moneyInFlight(db: Database): Promise<boolean> {
 export class OutboundWorker implements BackgroundWorker {
   private readonly owner = `outbound-${randomToken(8)}`;
   private readonly loop = new Periodic(
+    "outbound",
     () => this.runOnce(),
     (err) => this.deps.log.warn("outbound webhook pass failed", { err: (err as Error).message }),
   );

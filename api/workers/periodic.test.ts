@@ -24,7 +24,7 @@ test("passes repeat, a nudge cuts the wait, a failed pass is reported and the lo
   // started[n] opens when pass n+1 begins; pass 3 waits on `release` before it finishes.
   const started = [gate(), gate(), gate(), gate()];
   const release = gate();
-  const worker = new Periodic(async () => {
+  const worker = new Periodic("test", async () => {
     passes++;
     started[passes - 1]?.open();
     if (passes === 2) throw new Error("boom");
@@ -63,7 +63,7 @@ test("a pass that failed for a full storage is not reported each time (the datab
   const errors: unknown[] = [];
   let passes = 0;
   const done = gate();
-  const worker = new Periodic(async () => {
+  const worker = new Periodic("test", async () => {
     passes++;
     if (passes <= 3) throw new Error("Failed query", { cause: new LibsqlError("SQLITE_FULL: database or disk is full", "SQLITE_FULL") });
     if (passes === 4) throw new Error("boom");
@@ -81,7 +81,7 @@ test("a nudge during a pass starts the next pass when it ends, not after the int
   const first = gate();
   const release = gate();
   const second = gate();
-  const worker = new Periodic(async () => {
+  const worker = new Periodic("test", async () => {
     passes++;
     if (passes === 1) {
       first.open();

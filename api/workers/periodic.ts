@@ -17,6 +17,8 @@ export class Periodic {
   private nudged = false;
 
   constructor(
+    /** The pass's name in the schedule (api/schedule.ts declares every one; api/schedule.test.ts checks it). */
+    readonly name: string,
     /** One pass; `running()` turns false when the loop is being stopped (for passes that loop themselves). */
     private readonly runPass: (running: () => boolean) => Promise<unknown>,
     private readonly onError: (err: unknown) => void,

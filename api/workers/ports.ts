@@ -21,6 +21,17 @@ export interface BackgroundWorker {
   stop(): Promise<void>;
 }
 
+/** The webhook worker: deliveries that failed because a service did not answer are retried once it answers again. */
+export interface WebhookPort extends BackgroundWorker {
+  anyWaitingOn(what: string): Promise<boolean>;
+  retryWaitingOn(what: string): Promise<number>;
+}
+
+/** The daily digest: a pass may be run as of another moment (the development server's digest "as of tomorrow"). */
+export interface DigestPort extends BackgroundWorker {
+  runOnce(asOf?: { now: number }): Promise<number>;
+}
+
 /** Reads uploaded documents off the event loop (api/services/scoping/extractor.ts). */
 export interface DocumentExtractor {
   extract(bytes: Uint8Array): Promise<{ format: DocumentFormat; text: string }>;

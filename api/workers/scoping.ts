@@ -30,6 +30,7 @@ type Job = typeof scopingJobs.$inferSelect;
 export class ScopingWorker implements BackgroundWorker {
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly loop = new Periodic(
+    "scoping",
     () => this.claimAndStart(),
     (err) => this.deps.log.warn("scoping worker pass failed", { err: (err as Error).message }),
   );

@@ -63,6 +63,7 @@ export interface WatcherFinding {
 export class EscrowWatcher {
   private readonly cursorName: string;
   private readonly worker = new Periodic(
+    "watcher",
     () => this.runOnce(),
     (err) => this.deps.log.warn("escrow watcher pass failed", { err: describeChainError(err) }),
   );

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lt, lte, notInArray, or } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, lt, lte, notInArray, or } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { webhookDeliveries } from "../../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
@@ -90,6 +90,7 @@ export function nextWebhookAttempt(policy: WebhookRetryPolicy, attempts: number,
  */
 export class WebhookWorker implements BackgroundWorker {
   private readonly worker = new Periodic(
+    "webhooks",
     () => this.runOnce(),
     (err) => this.deps.log.warn("webhook worker pass failed", { err: (err as Error).message }),
   );
@@ -106,6 +107,8 @@ export class WebhookWorker implements BackgroundWorker {
       concurrency?: number;
       /** The clock (tests move it instead of waiting). */
       now?: () => number;
+      /** What a handler's failure waits on ("github" when GitHub did not answer), so its retry comes when that answers. */
+      waitingOn?: (err: unknown) => string | null;
     },
   ) {}
 
@@ -187,7 +190,7 @@ export class WebhookWorker implements BackgroundWorker {
       const outcome = handler ? await handler(delivery) : "ignored";
       await db
         .update(webhookDeliveries)
-        .set({ status: outcome, processedAt: new Date(), leaseUntil: null, attempts: delivery.attempts + 1, lastError: null })
+        .set({ status: outcome, processedAt: new Date(), leaseUntil: null, attempts: delivery.attempts + 1, lastError: null, waitingOn: null })
         .where(eq(webhookDeliveries.id, id));
     } catch (err) {
       const attempts = delivery.attempts + 1;
@@ -205,6 +208,7 @@ export class WebhookWorker implements BackgroundWorker {
           status: giveUp ? "failed" : "pending",
           attempts,
           lastError: (err as Error).message.slice(0, 500),
+          waitingOn: this.deps.waitingOn?.(err) ?? null,
           leaseUntil: null,
           nextAttemptAt: new Date(nextWebhookAttempt(retry, attempts, failedAt)),
         })
@@ -214,6 +218,34 @@ export class WebhookWorker implements BackgroundWorker {
 
   private now(): number {
     return this.deps.now?.() ?? Date.now();
+  }
+
+  /**
+   * What the deliveries waiting on `what` waited for answers again (GitHub is back): they are due now rather than at
+   * their backoff slot, up to ten minutes away (issue 37, item 6). Returns how many.
+   */
+  async retryWaitingOn(what: string): Promise<number> {
+    const now = new Date(this.now());
+    const due = await this.deps.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: now })
+      .where(and(eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.waitingOn, what), gt(webhookDeliveries.nextAttemptAt, now)))
+      .returning({ id: webhookDeliveries.id });
+    if (due.length) {
+      this.deps.log.info("what the deliveries waited on answers again: retried now", { waitingOn: what, deliveries: due.length });
+      this.nudge();
+    }
+    return due.length;
+  }
+
+  /** Whether a delivery waits on `what` now (a cheap check before probing it). */
+  async anyWaitingOn(what: string): Promise<boolean> {
+    const [row] = await this.deps.db
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.status, "pending"), eq(webhookDeliveries.waitingOn, what), gt(webhookDeliveries.nextAttemptAt, new Date(this.now()))))
+      .limit(1);
+    return row !== undefined;
   }
 
   /** A delivery arrived: process soon rather than at the next tick (in the pass running now, if there is one). */

@@ -53,6 +53,8 @@ export const webhookDeliveries = sqliteTable(
     nextAttemptAt: timestamp("next_attempt_at").notNull().default(sql`(unixepoch() * 1000)`),
     leaseUntil: timestamp("lease_until"),
     lastError: text("last_error"),
+    /** What its last failure waited on ("github": GitHub did not answer); retried at once when that answers again. */
+    waitingOn: text("waiting_on"),
     receivedAt: timestamp("received_at").notNull().default(sql`(unixepoch() * 1000)`),
     processedAt: timestamp("processed_at"),
   },

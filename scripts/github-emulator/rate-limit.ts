@@ -44,6 +44,15 @@ export function rateLimit(world: World): MiddlewareHandler<ApiEnv> {
       bucket = { used: 0, reset: nowS + WINDOW_S };
       buckets.set(`${resource}:${key}`, bucket);
     }
+    // GET /rate_limit reports the budgets and, as on GitHub, does not count against them.
+    if (c.req.method === "GET" && c.req.path.endsWith("/rate_limit")) {
+      const report = (name: string, used: number, reset: number) => ({ limit, used, remaining: Math.max(0, limit - used), reset, resource: name });
+      const other = buckets.get(`${resource === "core" ? "graphql" : "core"}:${key}`);
+      const core = resource === "core" ? bucket : other && other.reset > nowS ? other : { used: 0, reset: nowS + WINDOW_S };
+      const graphql = resource === "graphql" ? bucket : other && other.reset > nowS ? other : { used: 0, reset: nowS + WINDOW_S };
+      const resources = { core: report("core", core.used, core.reset), graphql: report("graphql", graphql.used, graphql.reset) };
+      return c.json({ resources, rate: resources.core });
+    }
     const over = bucket.used >= limit;
     if (!over) bucket.used += 1;
     c.header("x-ratelimit-limit", String(limit));

@@ -1,5 +1,5 @@
 /** Amounts (the one definition of money, lib/money.ts, and its formatter, lib/money-format.ts) and relative times for the pages. */
-export { decimalToUnits, formatAmount, formatUnits } from "../../lib/money-format.ts";
+export { bountyText, decimalToUnits, formatAmount, formatFull, formatUnits } from "../../lib/money-format.ts";
 export { CURRENCIES, CURRENCY_NAMES, DECIMALS, unitOf, type Currency } from "../../lib/money.ts";
 
 /** 'Registered: 3 days ago' style relative time. */

@@ -2,7 +2,7 @@ import { ANONYMOUS, declareRoute, json, STABLE, z } from "../../openapi/declare.
 import { Hono } from "hono";
 import { makeBadge } from "badge-maker";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { formatAmount } from "../../../lib/money-format.ts";
+import { bountyText, formatAmount } from "../../../lib/money-format.ts";
 import { notFound } from "../../errors.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
 import { ownerName, repoName } from "../params.ts";
@@ -79,7 +79,8 @@ export function badgeRoutes(ctx: AppContext) {
       // An open bounty counts its funders' active shares (issue 29), and says how many backed it.
       const funding = bounty?.status === "open" ? (await fundersOfIssues(ctx.database.db, repository.githubRepoId, [bounty.issueNumber])).get(bounty.issueNumber) : undefined;
       const backers = funding?.funders.length ? ` · ${funding.funders.length} ${funding.funders.length === 1 ? "funder" : "funders"}` : "";
-      const figure = bounty ? `${formatAmount(bounty.amount + (funding?.boosted ?? 0n), bounty.currency, 2)} ${bounty.currency}` : "";
+      // The same figure as every page (lib/money-format.ts): the whole bounty, never rounded.
+      const figure = bounty ? bountyText({ currency: bounty.currency, pool: bounty.amount, funders: funding?.boosted ?? 0n, funderCount: funding?.funders.length ?? 0 }).total : "";
       const badge: Badge =
         !bounty || bounty.status === "cancelled"
           ? { label: "bounty", message: "none", color: "lightgrey" }

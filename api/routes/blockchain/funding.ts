@@ -1,5 +1,5 @@
-import { declareRoute, IdempotencyHeaders, json, OPTIONAL_USER, SESSION_WRITE, USER } from "../../openapi/declare.ts";
-import { Amount, Token, TransactionResult, Wei } from "../../openapi/shapes.ts";
+import { declareRoute, IdempotencyHeaders, json, OPTIONAL_USER, orNull, SESSION_WRITE, USER } from "../../openapi/declare.ts";
+import { Amount, LimitFigure, Token, TransactionResult, Wei } from "../../openapi/shapes.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import type { Address } from "viem";
@@ -79,7 +79,7 @@ export function fundingRoutes(ctx: AppContext) {
       const { repoId } = c.req.valid("param");
       await visibleRepository(ctx, repoId, c.get("user"));
       c.header("Cache-Control", "no-store");
-      return c.json(await fundingStatus(ctx, repoId, Date.now(), c.get("user")?.id));
+      return c.json(await fundingStatus(ctx, repoId, c.get("user")?.id));
     })
     .post(
       "/fund-roxn/:repoId",
@@ -172,12 +172,19 @@ export const fundingApi = [
   declareRoute({
     method: "get", path: "/api/blockchain/repository/{repoId}/funding-status", operationId: "getFundingStatus", tags: ["blockchain"], security: OPTIONAL_USER,
     errors: ["github_sign_in_required", "github_unavailable", "invalid_repository", "not_found", "validation_failed"],
-    summary: "The rolling 24 h XDC funding limit",
+    summary: "The rolling 24 h XDC funding limits: the repository's and, signed in, the caller's own as a funder",
     request: { params: RepoParam },
     responses: {
       200: json("The limit: numbers of XDC (the spec's clients call toFixed) and exact decimals beside them", z.object({
-        dailyLimit: z.number(), currentTotal: z.number(), remainingLimit: z.number(),
-        dailyLimitXdc: Amount, currentTotalXdc: Amount, remainingLimitXdc: Amount, windowEndTime: z.string().nullable(),
+        dailyLimit: z.number(), currentTotal: z.number().meta({ description: "The repository's used figure" }),
+        remainingLimit: z.number().meta({ description: "What the caller's next XDC funding of this repository may be: the binding figure's remaining" }),
+        dailyLimitXdc: Amount, currentTotalXdc: Amount, remainingLimitXdc: Amount,
+        windowEndTime: z.string().nullable().meta({ description: "When the binding figure grows again" }),
+        limits: z.object({
+          repository: LimitFigure,
+          funder: orNull(LimitFigure).meta({ description: "The caller's own limit across every pool and boost; null signed out" }),
+          binding: z.enum(["repository", "funder"]).meta({ description: "Which figure remainingLimit is" }),
+        }),
       })),
     },
   }),

@@ -11,15 +11,18 @@ import { CURRENCIES } from "../../../db/schema/index.ts";
 import { positiveId } from "../params.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
+import { explorerTxUrl } from "../../chain/config.ts";
 import { boostIssue, boostsOfUser, bountyCurrencyOf, cancelOwnBoost, fundersOfIssues, knownRepoId } from "../../services/funding/boosts.ts";
 import { fundableIssue } from "../../services/funding/issue-lookup.ts";
 import { fundersContractOf } from "../../services/funding/funders-contract.ts";
 import { MIN_BOOST } from "../../services/funding/boost-rules.ts";
-import { DAILY_FUNDING_LIMIT, MAX_FUNDING_FEE_BPS } from "../../services/money/rules.ts";
+import { MAX_FUNDING_FEE_BPS } from "../../services/money/rules.ts";
+import { allowanceOf, DAILY_FUNDING_LIMIT, limitFigureJson } from "../../services/money/limits.ts";
+import { LimitFigure } from "../../openapi/shapes.ts";
 
 /**
  * Boosts (issue 29): anyone signed in with a wallet funds an open issue of any public repository.
- * GET    /api/funding/terms                                      fee (read from the contract), minimums, daily limit
+ * GET    /api/funding/terms                                      fee (read from the contract), minimums, daily limit (signed in: what is left of it)
  * GET    /api/funding/issues/{owner}/{name}/{issueNumber}        the issue's bounty currency, boosted total and funders
  * POST   /api/funding/issues/{owner}/{name}/{issueNumber}/boosts { currency, amount, anonymous?, expiresAt? } + Idempotency-Key
  * DELETE /api/funding/boosts/{id}                                the funder takes their own boost back (nobody has claimed)
@@ -65,18 +68,37 @@ export function boostRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
     .get("/terms", async (c) => {
       // The fee is the contract's; when the chain cannot be read the page says funding is unavailable.
-      const feeBps = await fundersContractOf(ctx.chain).feeBps().catch(() => undefined);
+      const user = c.get("user");
+      const [feeBps, allowance] = await Promise.all([
+        fundersContractOf(ctx.chain).feeBps().catch(() => undefined),
+        // What the write path allows the caller's next XDC boost (money/limits.ts), for the boost dialog.
+        user ? allowanceOf(ctx.database.db, { kind: "boost_xdc", userId: user.id }, ctx.clock.now()) : undefined,
+      ]);
+      if (user) c.header("Cache-Control", "no-store");
       return c.json({
         available: feeBps !== undefined,
         feeBps: feeBps ?? MAX_FUNDING_FEE_BPS,
         feePercent: ((feeBps ?? MAX_FUNDING_FEE_BPS) / 100).toString(),
         minimums: { XDC: toDecimalString(MIN_BOOST.XDC, 18), ROXN: toDecimalString(MIN_BOOST.ROXN, 18), USDC: toDecimalString(MIN_BOOST.USDC, 6) },
         dailyLimitXdc: toDecimalString(DAILY_FUNDING_LIMIT, 18),
+        funderLimit: allowance ? limitFigureJson(allowance.binding) : null,
       });
     })
     .get("/my-boosts", async (c) => {
       const { user } = requireSession(c);
-      return c.json({ boosts: (await boostsOfUser(ctx.database.db, user)).map(({ repoId, issueNumber, ...b }) => ({ ...b, repoId, issueNumber })) });
+      const explorer = (hash: string | null) => (hash ? explorerTxUrl(ctx.chain.config.network, hash) : null);
+      return c.json({
+        boosts: (await boostsOfUser(ctx.database.db, user)).map(({ repoId, issueNumber, repository, transactionHash, refundTransactionHash, ...b }) => ({
+          ...b,
+          repoId,
+          issueNumber,
+          repository,
+          transactionHash,
+          explorerUrl: explorer(transactionHash),
+          refundTransactionHash,
+          refundExplorerUrl: explorer(refundTransactionHash),
+        })),
+      });
     })
     .delete("/boosts/:id", validate("param", BoostIdParam), async (c) => {
       const { user } = requireSession(c);
@@ -120,13 +142,25 @@ export const boostsApi = [
         feeBps: z.number().int(), feePercent: z.string(),
         minimums: z.object({ XDC: z.string(), ROXN: z.string(), USDC: z.string() }),
         dailyLimitXdc: z.string(),
+        funderLimit: orNull(LimitFigure).meta({ description: "Signed in: the caller's own daily limit across pools and boosts, which an XDC boost is checked against; null signed out" }),
       })),
     },
   }),
   declareRoute({
     method: "get", path: "/api/funding/my-boosts", operationId: "getMyBoosts", tags: ["funding"], security: SESSION,
     summary: "The signed-in user's boosts, with what happened to each (refunded and why, paid)",
-    responses: { 200: json("Boosts", z.object({ boosts: z.array(BoostShape.extend({ repoId: z.number().int(), issueNumber: z.number().int() })) })) },
+    responses: {
+      200: json("Boosts", z.object({
+        boosts: z.array(BoostShape.extend({
+          repoId: z.number().int(), issueNumber: z.number().int(),
+          repository: z.string().nullable().meta({ description: "owner/name when the repository is registered" }),
+          transactionHash: z.string().nullable().meta({ description: "The transaction that funded it (amount + fee left the wallet)" }),
+          explorerUrl: z.string().nullable(),
+          refundTransactionHash: z.string().nullable().meta({ description: "The transaction that brought the share back, once one did" }),
+          refundExplorerUrl: z.string().nullable(),
+        })),
+      })),
+    },
   }),
   declareRoute({
     method: "delete", path: "/api/funding/boosts/{id}", operationId: "cancelBoost", tags: ["funding"], security: SESSION_WRITE,

@@ -117,15 +117,16 @@ export const UnifiedRepository = z.object({
   issues: z.array(IssueSummary),
   bounties: z.array(z.object({
     issueNumber: z.number().int(), title: z.string(), html_url: z.string().nullable(), labels: Labels,
-    currency: Token, amount: Amount, claimants: z.number().int(),
-    boosted: Amount.optional().meta({ description: "The funders' active shares on top of the amount (issue 29)" }), funders: z.array(BountyFunder).optional(),
+    currency: Token, amount: Amount.meta({ description: "The pool's share" }), claimants: z.number().int(),
+    total: Amount.meta({ description: "The whole bounty: the pool's share plus the funders' active shares (the figure every page shows)" }),
+    boosted: Amount.meta({ description: "The funders' active shares on top of the pool's share (issue 29)" }), funders: z.array(BountyFunder),
   })),
   blockchain: z.object({
     network: z.string(),
     contractAddress: z.string().meta({ description: "0x… form" }),
     poolRewards: Wei.meta({ description: "The XDC pool in wei" }),
     pools: PerCurrency,
-    allocated: PerCurrency.meta({ description: "In advertised (open or claimed) bounties" }),
+    allocated: PerCurrency.meta({ description: "In advertised (open or claimed) bounties, their funders' shares included" }),
     awaiting: PerCurrency.meta({ description: "In bounties awaiting the pool manager's decision: not advertised" }),
     held: PerCurrency.meta({ description: "In bounties held for a GitHub user without a wallet: not advertised" }),
     issues: z.array(z.object({

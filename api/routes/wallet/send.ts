@@ -69,7 +69,10 @@ export const SendQuote = z.object({
 export const SendMax = z.object({ token: Token, amount: Amount, fee: Amount, reserve: Amount });
 export const SendResult = TransactionResult.extend({ id: z.string(), token: Token, to: z.string(), amount: Amount });
 export const BountyHistoryEntry = z.object({
-  id: z.string(), kind: z.enum(["reward", "held", "withdrawal", "refund"]), currency: Token, amount: Amount,
+  id: z.string(), kind: z.enum(["reward", "held", "withdrawal", "refund", "funding"]),
+  direction: z.enum(["in", "out", "none"]).meta({ description: "Which way the money went for this wallet: in, out, or neither (a cancelled bounty goes back to the pool, not to the wallet)" }),
+  currency: Token, amount: Amount.meta({ description: "What moved; a funding: what left the wallet, fee included" }),
+  fee: Amount.nullable().meta({ description: "The platform's fee within amount (a funding); null otherwise" }),
   repository: z.string().nullable(), issueNumber: z.number().int().nullable(), issueTitle: z.string().nullable(), issueUrl: z.string().nullable(),
   transactionHash: TxHash, explorerUrl: z.string().nullable(), createdAt: Timestamp,
 });
@@ -121,7 +124,7 @@ export const sendApi = [
   declareRoute({
     method: "get", path: "/api/wallet/bounty-history", operationId: "listBountyHistory", tags: ["wallet"], security: USER,
     errors: ["validation_failed"],
-    summary: "Rewards received, pool withdrawals and bounties refunded to the user's pools, newest first",
+    summary: "Rewards received, pool withdrawals, the wallet's pool fundings and bounties refunded to the user's pools, newest first",
     request: { query: Limit },
     responses: { 200: json("The entries", z.object({ entries: z.array(BountyHistoryEntry) })) },
   }),

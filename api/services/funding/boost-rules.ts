@@ -9,8 +9,11 @@ import { MIN_BOUNTY, requireAmountStep } from "../money/rules.ts";
  * - at least 1 XDC, 0.0001 ROXN or 0.0001 USDC (the contract's minimum bounty), in the currency's step;
  * - the fee (0.5 %, read from the contract) is taken from what the funder pays; the share is the rest;
  * - an expiry, when given, between one day and one year ahead;
- * - the daily funding limit of 1000 XDC counts per funder, across pool fundings and boosts (boosts.ts).
+ * - the daily funding limit of 1000 XDC counts per funder, across pool fundings and XDC boosts (money/limits.ts).
  */
+/** The outbox kind of a boost in each currency (boost_xdc counts in the funder's daily limit). */
+export const BOOST_KIND = { XDC: "boost_xdc", ROXN: "boost_roxn", USDC: "boost_usdc" } as const satisfies Record<Currency, string>;
+
 export const MIN_BOOST: Record<Currency, bigint> = MIN_BOUNTY;
 
 export const MIN_EXPIRY_MS = 24 * 3600_000;

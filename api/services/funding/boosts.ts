@@ -25,11 +25,9 @@ import { DECIMALS } from "../../../lib/money.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "../money/balances.ts";
-import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MAX_FUNDING_FEE_BPS } from "../money/rules.ts";
-import { checkExpiry, parseBoostAmount, splitFee } from "./boost-rules.ts";
-import { BOOST_KIND, funderLimitReached, funderWindow } from "./funder-limit.ts";
-
-export { funderLimitReached, funderWindow };
+import { GAS_RESERVE, MAX_FUNDING_FEE_BPS } from "../money/rules.ts";
+import { enforceLimits } from "../money/limits.ts";
+import { BOOST_KIND, checkExpiry, parseBoostAmount, splitFee } from "./boost-rules.ts";
 import { fundersContractOf } from "./funders-contract.ts";
 import { openCommunityBountiesLeftByPool } from "./pool-left.ts";
 import { defineIntentKind } from "./intent-kinds.ts";
@@ -57,8 +55,8 @@ export type { IssueRef };
  * to the funder's address, by the operator through the outbox under the key `boost-refund:<id>` (replays and
  * restarts re-find the same transaction; the contract refuses a second refund of a share). The row moves to
  * `refunding` before the transaction is queued, so a crash in between leaves a row the next pass finishes.
- * The daily funding limit (1000 XDC, rolling 24 h) counts per funder across pool fundings and boosts, inside
- * the write transaction that queues the boost.
+ * The daily funding limit (1000 XDC, rolling 24 h) counts per funder across pool fundings and XDC boosts, checked
+ * by money/limits.ts inside the write transaction that queues the boost.
  */
 
 type Deps = Pick<AppContext, "database" | "outbox" | "chain" | "changes" | "log">;
@@ -118,7 +116,7 @@ export interface BoostResult {
  * Adds the user's boost to an open issue (the caller has checked with GitHub that the issue is open and is an
  * issue). A replay of the same key answers the first boost.
  */
-export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now()): Promise<BoostResult> {
+export async function boostIssue(ctx: Deps & Pick<AppContext, "clock">, input: BoostInput, now = ctx.clock.now()): Promise<BoostResult> {
   const db = ctx.database.db;
   const earlier = await boostByKey(db, input.user.id, input.idempotencyKey);
   if (earlier) return resultOf(ctx, earlier);
@@ -167,15 +165,12 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
       intent: { repoId: input.issue.repoId, issueNumber: input.issue.issueNumber, currency: input.currency, amount: gross.toString(), share: share.toString(), funder: address },
       signer: { kind: "wallet", wallet },
       ...call,
+      // The row counts in the funder's daily window from the instant the limit was checked at.
+      createdAt: new Date(now),
     },
     async (txDb) => {
-      if (input.currency === "XDC") {
-        const window = await funderWindow(txDb, input.user.id, now);
-        if (window.total + gross > DAILY_FUNDING_LIMIT) {
-          const remaining = window.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - window.total;
-          throw funderLimitReached(remaining, new Date((window.oldest?.getTime() ?? now) + DAILY_WINDOW_MS), now);
-        }
-      }
+      // The funder's 1000 XDC a day across pools and boosts (limits.ts); token boosts have no daily limit.
+      if (input.currency === "XDC") await enforceLimits(txDb, { kind: "boost_xdc", userId: input.user.id }, gross, now);
       communityId = existing?.source === "pool" ? null : await ensureCommunityBounty(txDb, input.issue, input.currency, input.user);
       const [row] = await txDb
         .insert(bountyBoosts)
@@ -417,8 +412,10 @@ export async function refundFunders(
  * The hourly pass: shares whose expiry has passed by the chain's clock go back to their funders; refunds a
  * crash interrupted (rows refunding without their transaction) are sent again under the same key.
  */
-export async function refundDueBoosts(ctx: Deps, now = Date.now()): Promise<number> {
-  await settleBoosts(ctx, now);
+export async function refundDueBoosts(ctx: Deps, asOf?: number): Promise<number> {
+  // Expiries are on the chain's clock (a local chain's may run ahead of this machine's).
+  const now = asOf ?? Number(await fundersContractOf(ctx.chain).now()) * 1000;
+  await settleBoosts(ctx);
   const db = ctx.database.db;
   const candidates = await db
     .select()
@@ -533,9 +530,36 @@ export async function cancelOwnBoost(ctx: Deps & Pick<AppContext, "env" | "keyri
 }
 
 /** A user's own boosts, newest first (the wallet history's funding part). */
-export async function boostsOfUser(db: Database, user: User, limit = 100): Promise<(BoostView & { repoId: number; issueNumber: number })[]> {
-  const rows = await db.select().from(bountyBoosts).where(eq(bountyBoosts.userId, user.id)).orderBy(sql`${bountyBoosts.createdAt} desc`).limit(limit);
-  return rows.map((row) => ({ ...boostView(row, user.username, true), repoId: row.githubRepoId, issueNumber: row.issueNumber }));
+/**
+ * The user's boosts for their history, each with its repository and the transactions that moved its money (issue 38:
+ * the rows read "Issue #2" with no repository and no transaction): `transactionHash` funded it, `refundTransactionHash`
+ * brought it back (null while none did).
+ */
+export async function boostsOfUser(
+  db: Database,
+  user: User,
+  limit = 100,
+): Promise<(BoostView & { repoId: number; issueNumber: number; repository: string | null; transactionHash: string | null; refundTransactionHash: string | null })[]> {
+  const rows = await db
+    .select({
+      boost: bountyBoosts,
+      repository: repositories.fullName,
+      fundTx: sql<string | null>`(select tx_hash from chain_transactions t where t.id = ${bountyBoosts.fundTxId})`,
+      refundTx: sql<string | null>`(select tx_hash from chain_transactions t where t.id = ${bountyBoosts.refundTxId})`,
+    })
+    .from(bountyBoosts)
+    .leftJoin(repositories, eq(repositories.githubRepoId, bountyBoosts.githubRepoId))
+    .where(eq(bountyBoosts.userId, user.id))
+    .orderBy(sql`${bountyBoosts.createdAt} desc`)
+    .limit(limit);
+  return rows.map(({ boost, repository, fundTx, refundTx }) => ({
+    ...boostView(boost, user.username, true),
+    repoId: boost.githubRepoId,
+    issueNumber: boost.issueNumber,
+    repository,
+    transactionHash: fundTx,
+    refundTransactionHash: refundTx,
+  }));
 }
 
 /** `/bounty 50 XDC` by someone who is not the pool manager: a boost, confirmed in the app (intents.ts). */

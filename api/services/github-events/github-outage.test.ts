@@ -7,7 +7,8 @@ import { call, type TestSession } from "../../../testing/auth.ts";
 import { awaitingDecisions, chainTransactions, webhookDeliveries } from "../../../db/schema/index.ts";
 import { startMailSink, type MailSink } from "../../../scripts/mail-sink/index.ts";
 import { AWAITING_NOTICE_DELAY_MS } from "../money/awaiting.ts";
-import { githubCatchUpFor } from "../../server.ts";
+import { githubCatchUp as githubCatchUpFor } from "./catch-up-pass.ts";
+import { startSchedule } from "../../schedule.ts";
 
 /**
  * A GitHub outage never loses an automatic payout (issue 24, item 3). The
@@ -157,6 +158,54 @@ describe("GitHub unreachable across a merge", () => {
     expect(await payouts(issue)).toHaveLength(1);
     expect(await awaitingRows(issue)).toHaveLength(0);
     expect(decisionMails(issue)).toHaveLength(0);
+  }, 120_000);
+});
+
+describe("GitHub back after a long outage (issue 37, item 6)", () => {
+  test("the deliveries waiting on GitHub are retried at once, not at their backoff slot: paid within 30 s of its return", async () => {
+    const returns = startSchedule(stack.t.ctx, { only: ["github-return"], intervals: { "github-return": 200 } });
+    try {
+      const issue = await bountiedIssue("Merged during a long outage", "1");
+      const pr = await pullRequest("bob", `Fixes #${issue}`);
+      const before = await stack.t.ctx.chain.client.getBalance({ address: bob.wallet });
+      await door.close();
+      let waiting: (typeof webhookDeliveries.$inferSelect)[] = [];
+      try {
+        await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number: pr, actor: "alice" });
+        await stack.github.controls.settle();
+        // The merge's deliveries (the pull request's and the issue's close) both failed on GitHub.
+        waiting = await eventually(async () => {
+          const rows = (await stack.t.ctx.database.db.select().from(webhookDeliveries)).filter(
+            (r) =>
+              r.status === "pending" &&
+              r.action === "closed" &&
+              r.attempts > 0 &&
+              ((r.event === "pull_request" && r.payload.includes(`"number":${pr},`)) || (r.event === "issues" && r.payload.includes(`"number":${issue},`))),
+          );
+          return rows.length === 2 ? rows : undefined;
+        }, 30_000, "the merge's deliveries failed on GitHub");
+        expect(waiting.every((r) => r.waitingOn === "github")).toBe(true);
+        // Five minutes of outage leave the retry minutes away (the backoff's cap is ten); set here in place of waiting.
+        const slot = new Date(Date.now() + 3_600_000);
+        for (const row of waiting) await stack.t.ctx.database.db.update(webhookDeliveries).set({ nextAttemptAt: slot }).where(eq(webhookDeliveries.id, row.id));
+        // While GitHub stays away, nothing is made due.
+        expect(await returns.runOnce("github-return")).toBe(0);
+      } finally {
+        door.open();
+      }
+      const back = Date.now();
+      await eventually(async () => ((await stack.t.ctx.chain.client.getBalance({ address: bob.wallet })) === before + parseEther("1") ? true : undefined), 30_000, "bob paid within 30 s of GitHub's return");
+      stack.t.log.info("paid after GitHub's return", { ms: Date.now() - back });
+      await eventually(async () => ((await bountyOf(issue)).status === "paid" ? true : undefined), 20_000, "mirrored paid");
+      expect(await payouts(issue)).toHaveLength(1);
+      for (const { id } of waiting) {
+        const [row] = await stack.t.ctx.database.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+        expect(row!.status).toBe("done");
+        expect(row!.waitingOn).toBeNull();
+      }
+    } finally {
+      await returns.stop();
+    }
   }, 120_000);
 });
 

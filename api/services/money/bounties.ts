@@ -108,7 +108,7 @@ export async function allocateBounty(ctx: Pick<AppContext, "env" | "database" | 
  * open.
  */
 export async function submitAllocation(
-  ctx: Pick<AppContext, "database" | "chain" | "outbox">,
+  ctx: Pick<AppContext, "env" | "database" | "chain" | "outbox">,
   input: {
     userId: number | null;
     idempotencyKey: string;
@@ -139,7 +139,7 @@ export async function submitAllocation(
   const snapshot = await poolSnapshot(ctx, input.repoId);
   const bountyThen = onChainBounty(ctx, input.repoId, input.issueNumber, snapshot.block);
   bountyThen.catch(() => undefined); // awaited under the lock (or not at all: a replay)
-  const queued = await withPoolLock(ctx, input.repoId, async () => {
+  const queued = await withPoolLock(ctx, input.repoId, async (lock) => {
     // One round of reads, side by side (the section's length is how many rounds it waits for the database).
     const [earlier, pending, inFlight, boostedSince] = await Promise.all([
       ctx.outbox.replay(input.userId, input.idempotencyKey, input.request),
@@ -189,7 +189,7 @@ export async function submitAllocation(
         functionName: "allocateBounty",
         args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
       }),
-    }, undefined, { replayChecked: true });
+    }, undefined, { replayChecked: true, fence: lock.fence });
     return tx;
   });
   return ctx.outbox.untilBroadcast(queued);
@@ -297,14 +297,17 @@ export async function issueBounty(ctx: DatabaseDeps, repoId: number, issueNumber
     .where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, issueNumber)))
     .limit(1);
   if (!bounty || bounty.status === "cancelled") throw notFound("No bounty is assigned to this issue.");
-  return bountyObject(bounty, (await bountyStates(ctx, [bounty]))(bounty));
+  const funded = await fundersOfIssues(ctx.database.db, repoId, [issueNumber]);
+  return bountyObject(bounty, (await bountyStates(ctx, [bounty]))(bounty), funded.get(issueNumber));
 }
 
 /**
  * A bounty as the API shows it: `status` is the chain's (open, paid,
- * cancelled), `state` the platform's refinement (bounty-state.ts).
+ * cancelled), `state` the platform's refinement (bounty-state.ts); the
+ * amounts are the pool's share, `boosted` the funders' active shares and
+ * `total` the two together, the one figure every page shows (issue 38).
  */
-export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
+export function bountyObject(bounty: Bounty, info?: BountyStateInfo, funding?: IssueFunders) {
   const amount = toDecimalString(bounty.amount, DECIMALS[bounty.currency]);
   return {
     issueId: bounty.issueNumber,
@@ -321,6 +324,7 @@ export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
     awaitingReason: info?.awaitingReason ?? null,
     issueTitle: bounty.issueTitle,
     issueUrl: bounty.issueUrl,
+    ...fundersOf(funding, bounty),
   };
 }
 
@@ -339,13 +343,19 @@ export async function poolInfo(ctx: DatabaseDeps, repoId: number) {
     xdcPoolRewards: toDecimalString(pool("XDC"), 18),
     roxnPoolRewards: toDecimalString(pool("ROXN"), 18),
     usdcPoolRewards: toDecimalString(pool("USDC"), 6),
-    issues: rows.filter((b) => b.status !== "cancelled").map((b) => ({ ...bountyObject(b, stateOf(b)), ...fundersOf(funded.get(b.issueNumber), b.currency) })),
+    issues: rows.filter((b) => b.status !== "cancelled").map((b) => bountyObject(b, stateOf(b), funded.get(b.issueNumber))),
   };
 }
 
-/** The funders beside a bounty (issue 29): their active shares and who they are (anonymous ones without a login). */
-export function fundersOf(funding: IssueFunders | undefined, currency: Currency) {
+/**
+ * The funders beside a bounty (issue 29): their active shares and who they are (anonymous ones without a login), and
+ * the bounty's total: the pool's share and the funders' active shares (a paid bounty's shares are paid, not active: its
+ * amount is the whole payout).
+ */
+export function fundersOf(funding: IssueFunders | undefined, bounty: Pick<Bounty, "currency" | "amount">) {
+  const currency = bounty.currency;
   return {
+    total: toDecimalString(bounty.amount + (funding?.boosted ?? 0n), DECIMALS[currency]),
     boosted: toDecimalString(funding?.boosted ?? 0n, DECIMALS[currency]),
     funders: (funding?.funders ?? []).map((f) => ({ funder: f.funder, amount: f.amount, fundedAt: f.fundedAt, expiresAt: f.expiresAt })),
   };
@@ -428,7 +438,7 @@ export async function distributeBounty(
     // Decided under the bounty's lock with any payout or cancellation of this bounty on its way: of a Release and a
     // Cancel (or two Releases) sent at once, one goes to the chain and the other gets the platform's 409 (issue 25).
     let unpaid: FixFacts | undefined;
-    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (): Promise<ChainTransaction | HeldResult | undefined> => {
+    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock): Promise<ChainTransaction | HeldResult | undefined> => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       const decision = decide(await bountyFacts(ctx, input.repoId, input.issueNumber, { withMoney: known.fixes.length > 0 }), { kind: "release", recipient, fixes: known.fixes });
@@ -450,7 +460,7 @@ export async function distributeBounty(
           explorerUrl: null,
         };
       }
-      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true, queueOnly: true });
+      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true, queueOnly: true, fence: lock.fence });
     });
     if (!decided) {
       // The fix's own payout, carried out now (the lock is free again); the pool manager is told why theirs is refused.
@@ -508,7 +518,8 @@ export async function cancelBounty(
     // A merged fix whose webhook was lost (an outage) is not overtaken by a cancellation: asked of GitHub first.
     const known = await fixesOfIssue(ctx, input.repoId, input.issueNumber);
     // Under the bounty's lock, like a Release: a payout or cancellation of this bounty on its way refuses this one (409).
-    tx = await withBountyLock(ctx, input.repoId, input.issueNumber, async () => {
+    // Only the row is written under it, fenced (the next holder sees it settling from then on); it is sent after.
+    const queued = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock) => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       // The one payout decision: nothing settling, open, not earned by anyone (held, shared, committed, a merged fix).
@@ -545,7 +556,7 @@ export async function cancelBounty(
           refundRequest = false;
         }
       }
-      const { tx: submitted } = await ctx.outbox.submit(
+      const { tx: submitted } = await ctx.outbox.enqueue(
         {
         userId: input.user.id,
         idempotencyKey: input.idempotencyKey,
@@ -558,10 +569,12 @@ export async function cancelBounty(
         to: ctx.chain.config.contracts.rewards,
         data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: poolShareOnly ? "cancelPoolShare" : "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
         },
-        { replayChecked: true },
+        undefined,
+        { replayChecked: true, fence: lock.fence },
       );
       return submitted;
     });
+    tx = await ctx.outbox.untilBroadcast(queued);
   }
   const intent = JSON.parse(tx.intent) as { refundRequest?: boolean; poolShareOnly?: boolean };
   const requested = intent.refundRequest === true;
@@ -603,7 +616,7 @@ export async function registerContribution(ctx: Pick<AppContext, "env" | "databa
 /** Registered contributors of an issue (for the bot comment and the manual payout form). */
 export async function issueContributors(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
   return ctx.database.db
-    .select({ userId: users.id, username: users.username, address: wallets.address })
+    .select({ userId: users.id, username: users.username, address: wallets.address, since: bountyClaims.createdAt })
     .from(bountyClaims)
     .innerJoin(users, eq(users.id, bountyClaims.userId))
     .leftJoin(wallets, eq(wallets.userId, users.id))

@@ -6,8 +6,7 @@ import { DomainError, ErrorCode } from "../../errors.ts";
 export const XDC = unitOf("XDC");
 export const MIN_XDC_FUNDING_EXCLUSIVE = 1n * XDC; // "above 1 XDC"
 export const GAS_RESERVE = XDC / 10n; // 0.1 XDC stays in the wallet for fees
-export const DAILY_FUNDING_LIMIT = 1000n * XDC; // per repository, and per funder across pools and boosts (issue 29), rolling 24 h
-export const DAILY_WINDOW_MS = 24 * 3600 * 1000;
+// The daily funding limits (1000 XDC a day per repository and per funder) live in limits.ts, with the rest of their rule.
 
 export const MIN_BOUNTY: Record<Currency, bigint> = {
   XDC: 1n * XDC,

@@ -66,7 +66,7 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   // Only the row is written under the lock (the next holder counts it from then on); its broadcast waits outside.
   // The pool read before the lock at one block, what the outbox took out since counted under it (PoolSnapshot).
   const snapshot = await poolSnapshot(ctx, repository.githubRepoId);
-  const { tx: queued } = await withPoolLock(ctx, repository.githubRepoId, async () => {
+  const { tx: queued } = await withPoolLock(ctx, repository.githubRepoId, async (lock) => {
     const pool = snapshot.pool[currency] - (await poolDebitsAfter(ctx, repository.githubRepoId, currency, snapshot));
     if (amount > pool) {
       throw invalid(`Amount cannot exceed available ${currency} pool balance (${formatAmount(pool > 0n ? pool : 0n, currency, 4)} ${currency})`);
@@ -88,7 +88,8 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
         }),
       },
       undefined,
-      { replayChecked: true },
+      // Written only while this request still holds the pool's lock (pool-guard.ts): the check above then still stands.
+      { replayChecked: true, fence: lock.fence },
     );
   });
   const tx = await ctx.outbox.untilBroadcast(queued);

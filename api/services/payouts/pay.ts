@@ -1,6 +1,7 @@
 import { encodeFunctionData, type Address } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { ChainSendDeps } from "../../context.ts";
+import type { Database } from "../../../db/client.ts";
 import type { ChainTransaction } from "../../../db/schema/index.ts";
 import { isUniqueViolation } from "../../../db/client.ts";
 import { conflict, ErrorCode } from "../../errors.ts";
@@ -28,6 +29,8 @@ export async function payBounty(
     /** More for the intent (e.g. the community bounty it pays). */
     intent?: Record<string, unknown>;
     queueOnly?: boolean;
+    /** The bounty's lock's fence (pool-guard.ts): the row is written only while the caller still holds that lock. */
+    fence?: (tx: Database) => Promise<void>;
   },
 ): Promise<ChainTransaction> {
   const req = {
@@ -43,8 +46,8 @@ export async function payBounty(
     data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber), input.to] }),
   };
   try {
-    if (input.queueOnly) return (await ctx.outbox.enqueue(req, undefined, { replayChecked: input.replayChecked })).tx;
-    return (await ctx.outbox.submit(req, { replayChecked: input.replayChecked })).tx;
+    if (input.queueOnly) return (await ctx.outbox.enqueue(req, undefined, { replayChecked: input.replayChecked, fence: input.fence })).tx;
+    return (await ctx.outbox.submit(req, { replayChecked: input.replayChecked, fence: input.fence })).tx;
   } catch (err) {
     if (isOnePayoutIndex(err)) throw conflict("This bounty has already been paid.", "Already paid", ErrorCode.ALREADY_PAID);
     throw err;

@@ -89,13 +89,17 @@ export function splitXdcRewards<T extends { currency: Currency }>(rewards: T[]):
   return { xdc: rewards.filter((r) => r.currency === "XDC"), other: rewards.filter((r) => r.currency !== "XDC") };
 }
 
-/** GET /api/repos/{repoId}/rewards: the issues' XDC rewards (issueNumber, amount), others apart; advertised bounties only. */
+/**
+ * GET /api/repos/{repoId}/rewards: the issues' XDC rewards (issueNumber, amount: the whole bounty, its funders' shares
+ * included), others apart; advertised bounties only.
+ */
 export async function repositoryRewards(ctx: DatabaseDeps, repoId: number) {
   await publicRepository(ctx, { repoId });
   const rows = (await advertisedBounties(ctx, await repositoryBounties(ctx, repoId))).advertised;
+  const funded = await fundersOfIssues(ctx.database.db, repoId, rows.map((b) => b.issueNumber));
   const all = rows
     .sort((a, b) => a.issueNumber - b.issueNumber)
-    .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency }));
+    .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount + (funded.get(b.issueNumber)?.boosted ?? 0n), b.currency), currency: b.currency }));
   const { xdc, other } = splitXdcRewards(all);
   return { rewards: xdc, otherRewards: other };
 }
@@ -115,14 +119,20 @@ export interface UnifiedRepo {
     html_url: string | null;
     labels: IssueSummary["labels"];
     currency: Currency;
+    /** The pool's share. */
     amount: string;
+    /** The whole bounty: the pool's share and the funders' active shares (the figure shown). */
+    total: string;
+    /** The funders' active shares, and who they are. */
+    boosted: string;
+    funders: ReturnType<typeof fundersOf>["funders"];
     claimants: number;
   }[];
   blockchain: {
     network: string;
     contractAddress: string;
     poolRewards: Record<Currency, string>;
-    /** In advertised (open or claimed) bounties: the value locked for contributors. */
+    /** In advertised (open or claimed) bounties, their funders' shares included: the value locked for contributors. */
     allocated: Record<Currency, string>;
     /** Shown apart, not advertised: bounties awaiting the pool manager's decision, and held for a GitHub user. */
     awaiting: Record<Currency, string>;
@@ -257,8 +267,9 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
   const { advertised, awaiting, held } = await advertisedBounties(ctx, repoBounties, inputs);
   const open = advertised.sort((a, b) => a.issueNumber - b.issueNumber);
   const funded = await fundersOfIssues(ctx.database.db, repoId, open.map((b) => b.issueNumber));
+  const totalOf = (b: Bounty) => b.amount + (funded.get(b.issueNumber)?.boosted ?? 0n);
   const allocated = { ...zero };
-  for (const b of open) allocated[b.currency] += b.amount;
+  for (const b of open) allocated[b.currency] += totalOf(b);
   const paid = repoBounties.filter((b) => b.status === "paid");
   const paidTotals = { ...zero };
   for (const b of paid) paidTotals[b.currency] += b.amount;
@@ -288,7 +299,7 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
         currency: b.currency,
         amount: decimal(b.amount, b.currency),
         claimants: claims.get(b.issueNumber) ?? 0,
-        ...fundersOf(funded.get(b.issueNumber), b.currency),
+        ...fundersOf(funded.get(b.issueNumber), b),
       };
     }),
     blockchain: {
@@ -299,10 +310,10 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
       allocated: asDecimals(allocated),
       awaiting: asDecimals(awaiting),
       held: asDecimals(held),
-      issues: open.map((b) => ({ issueId: b.issueNumber, rewardAmount: decimal(b.amount, b.currency), currency: b.currency })),
+      issues: open.map((b) => ({ issueId: b.issueNumber, rewardAmount: decimal(totalOf(b), b.currency), currency: b.currency })),
     },
     repoDetails: { poolRewards: decimal(pool.XDC, "XDC") },
-    repoRewards: open.map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency })),
+    repoRewards: open.map((b) => ({ issueNumber: b.issueNumber, amount: decimal(totalOf(b), b.currency), currency: b.currency })),
     recentPayouts: recent.map((b) => ({
       issueNumber: b.issueNumber,
       title: issueByNumber.get(b.issueNumber)?.title ?? b.issueTitle ?? `Issue #${b.issueNumber}`,

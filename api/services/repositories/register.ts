@@ -55,7 +55,8 @@ export async function registerRepository(ctx: Pick<AppContext, "env" | "database
     ...repositoryIdentity(repo),
     stars: repo.stargazers_count,
     forks: repo.forks_count,
-    language: repo.language ?? null,
+    // "" when GitHub detected none: known (github-events/bounty-metadata.ts asks again only for null).
+    language: repo.language ?? "",
     installationId: installation.id,
     githubCreatedAt: repo.created_at ? new Date(repo.created_at) : null,
     githubUpdatedAt: repo.updated_at ? new Date(repo.updated_at) : null,

@@ -33,7 +33,8 @@ export async function returnHeldShare(
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, orRegisteredName: true, action: "manage" });
-    tx = await withBountyLock(ctx, input.repoId, input.issueNumber, async () => {
+    // Only the row is written under the lock, fenced; it is sent after.
+    const queued = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock) => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       const [share] = await ctx.database.db
@@ -59,7 +60,7 @@ export async function returnHeldShare(
       if (readyAt > latest.timestamp * 1000n) {
         throw conflict(`@${login}'s share can go back to the pool from ${new Date(Number(readyAt)).toISOString().slice(0, 16).replace("T", " ")} UTC, 30 days after it was held.`, "Not due yet", ErrorCode.NOT_DUE);
       }
-      const { tx: submitted } = await ctx.outbox.submit(
+      const { tx: submitted } = await ctx.outbox.enqueue(
         {
           userId: input.user.id,
           idempotencyKey: input.idempotencyKey,
@@ -72,10 +73,12 @@ export async function returnHeldShare(
           to: rewards,
           data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "refundTip", args: [tipId] }),
         },
-        { replayChecked: true },
+        undefined,
+        { replayChecked: true, fence: lock.fence },
       );
       return submitted;
     });
+    tx = await ctx.outbox.untilBroadcast(queued);
   }
   const settled = await ctx.outbox.waitForSettled(tx, RETURN_WAIT_MS);
   if (settled.status === "confirmed") {

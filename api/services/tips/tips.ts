@@ -42,7 +42,7 @@ import { CURRENCY_INDEX, GAS_RESERVE, MAX_FUNDING_FEE_BPS, MIN_BOUNTY, requireAm
 import { walletOfUser } from "../wallets/custodial.ts";
 import { unbroadcastXdc } from "../wallets/spendable.ts";
 import { tokenContract } from "../wallets/tokens.ts";
-import { formatExact } from "../../../lib/money-format.ts";
+import { formatExact, formatFull } from "../../../lib/money-format.ts";
 
 /** What sending and releasing tips use. */
 type TipDeps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
@@ -430,7 +430,11 @@ const statusOf = (tip: Tip, tx: Pick<ChainTransaction, "status"> | null, deliver
   return delivery?.state === "queued" ? "queued" : "confirmed";
 };
 
-export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: Tip, known?: { fromLogin?: string }): Promise<TipView> {
+/**
+ * A tip as its tipper, or (`received`) its recipient reads it (issue 38: the recipient's own history read "Tip …
+ * sent to @bob"): the recipient is told who it came from and what reached their wallet.
+ */
+export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: Tip, known?: { fromLogin?: string; received?: boolean }): Promise<TipView> {
   const db = ctx.database.db;
   const txOf = async (id: string | null) => (id ? ((await db.select().from(chainTransactions).where(eq(chainTransactions.id, id)).limit(1))[0] ?? null) : null);
   const [tx, delivered] = await Promise.all([txOf(tip.txId), txOf(tip.payTxId)]);
@@ -452,8 +456,9 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
     transactionHash: last?.txHash ?? null,
     explorerUrl: last?.txHash ? explorerTxUrl(ctx.chain.config.network, last.txHash) : null,
     createdAt: tip.createdAt.toISOString(),
-    message:
-      delivery?.state === "dropped"
+    message: known?.received
+      ? receivedMessage(tip, fromLogin, status, delivery)
+      : delivery?.state === "dropped"
         ? `Tip of ${amount}${feeText} to @${tip.toLogin} held in the escrow again: the contract's guardian stopped its queued payout. Issuepool sends it to their wallet again.`
         : status === "held"
         ? `Tip of ${amount}${feeText} held for @${tip.toLogin} in the escrow: sent to their Issuepool wallet as soon as they sign in and register.`
@@ -465,14 +470,26 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
   };
 }
 
+function receivedMessage(tip: Tip, from: string, status: TipView["status"], delivery: TipDelivery | undefined): string {
+  const amount = `${formatFull(tip.amount, tip.currency)} ${tip.currency}`;
+  const net = `${formatFull(tip.amount - tip.fee, tip.currency)} ${tip.currency}`;
+  const fee = tip.fee > 0n ? ` (${amount} less the ${formatFull(tip.fee, tip.currency)} ${tip.currency} fee)` : "";
+  if (delivery?.state === "dropped") return `Tip from @${from} held in the escrow again: the contract's guardian stopped its queued payout. Issuepool sends ${net} to your wallet again.`;
+  if (status === "held") return `Tip from @${from} held for you in the escrow: ${net}${fee} reaches your Issuepool wallet once you sign in and register.`;
+  if (status === "queued") return `Tip from @${from} queued by the contract's outflow limits: ${net}${fee} reaches your wallet when the queue runs.`;
+  if (status === "failed") return `Tip from @${from} failed: nothing was sent.`;
+  if (status === "pending") return `Tip from @${from} on its way: ${net}${fee} to your wallet.`;
+  return `Tip from @${from}: ${net}${fee} reached your wallet.`;
+}
+
 /** GET /api/tips: the signed-in user's tips, given and received, newest first. */
 export async function myTips(ctx: Pick<AppContext, "database" | "chain">, user: Pick<User, "id" | "githubId" | "username">, limit = 50): Promise<{ given: TipView[]; received: TipView[] }> {
   const db = ctx.database.db;
   const rows = (where: ReturnType<typeof eq>) =>
     db.select({ tip: tips, from: users.username }).from(tips).innerJoin(users, eq(users.id, tips.fromUserId)).where(where).orderBy(desc(tips.createdAt), desc(tips.id)).limit(limit);
   const [given, received] = await Promise.all([rows(eq(tips.fromUserId, user.id)), rows(eq(tips.toGithubId, user.githubId))]);
-  const view = (r: { tip: Tip; from: string }) => tipView(ctx, r.tip, { fromLogin: r.from });
-  return { given: await Promise.all(given.map(view)), received: await Promise.all(received.map(view)) };
+  const view = (received: boolean) => (r: { tip: Tip; from: string }) => tipView(ctx, r.tip, { fromLogin: r.from, received });
+  return { given: await Promise.all(given.map(view(false))), received: await Promise.all(received.map(view(true))) };
 }
 
 /** Tips a GitHub user received and were confirmed on-chain, for their wallet history (wallets/transactions.ts). */

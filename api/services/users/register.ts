@@ -23,7 +23,7 @@ export const ALREADY_REGISTERED = new DomainError({
  * unique index on wallets.user_id) is refused and changes nothing.
  */
 export async function registerUser(
-  ctx: Pick<AppContext, "database" | "log" | "keyring" | "chain" | "outbox" | "changes">,
+  ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "outbox" | "changes">,
   input: { user: User; role: Role; email: string; ip?: string },
 ): Promise<UserObject> {
   const db = ctx.database.db;
