@@ -42,6 +42,7 @@ import { communityRoutes } from "./routes/funding/community.ts";
 import { alertSearchRoutes } from "./routes/alerts/searches.ts";
 import { alertWebhookRoutes } from "./routes/alerts/webhooks.ts";
 import { feedRoutes } from "./routes/alerts/feeds.ts";
+import { metricsRoute } from "./routes/ops/metrics.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -57,7 +58,7 @@ export interface CreateAppOptions {
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppBindings> {
   const app = new Hono<AppBindings>();
 
-  app.use(edge(ctx.env, ctx.log));
+  app.use(edge(ctx.env, ctx.log, ctx.ops.metrics.observeRequest));
   app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES, ["/api/webhooks/github", ...SCOPING_UPLOAD_PATHS]));
   app.use("/api/*", exactAmounts(["/api/webhooks/"]));
   app.onError(onError);
@@ -108,6 +109,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/contributors", contributorRoutes(ctx));
   app.route("/api/user", profileVisibilityRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
+  // Prometheus's scrape, in text format (docs/operations.md): who may read it is configured (api/routes/ops/metrics.ts).
+  app.get("/metrics", metricsRoute(ctx));
 
   app.all("/api/*", (c) =>
     errorResponse(

@@ -13,6 +13,7 @@ import type { PageCache } from "./site-host/page-cache.ts";
 import type { BackgroundWorker, ComputeDispatch, DigestPort, DocumentExtractor, WebhookPort } from "./workers/ports.ts";
 import type { StartupRepair } from "./startup.ts";
 import type { ChainReconciler } from "./chain/outbox-reconciling.ts";
+import type { Operations } from "./ops/index.ts";
 
 /**
  * Everything a request handler may reach, built once at start (api/server.ts,
@@ -58,6 +59,8 @@ export interface AppContext {
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
   /** The start-up check against the chain (api/startup.ts): money requests wait for it. */
   startup: StartupRepair;
+  /** Metrics and their collection pass (api/ops/index.ts; docs/operations.md). */
+  ops: Operations;
 }
 
 /**

@@ -92,6 +92,42 @@ const EnvSchema = z.object({
   LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
   /** Append log lines to this file instead of standard output (the browser journeys read the server's log from it). */
   LOG_FILE: z.string().min(1).optional(),
+  /**
+   * More field names whose values the log never shows (comma-separated), beside the built-in ones (keys, tokens,
+   * cookies, one-time codes, signatures…: api/logger.ts). The configured secrets' values are never logged either.
+   */
+  LOG_REDACT_FIELDS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((f) => f.trim()).filter(Boolean)),
+  /**
+   * Monitoring (docs/operations.md). `/metrics` in Prometheus text format: with METRICS_TOKEN set, for callers that
+   * send `Authorization: Bearer <token>`; without it, only for callers on this machine (a loopback address, no proxy
+   * header), and not at all in production. METRICS_PORT serves it on a listener of its own instead
+   * (METRICS_HOST, default 127.0.0.1), not on the main port.
+   */
+  METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  /** How often the figures that need the database or the chain are gathered for /metrics and the operator's page. */
+  METRICS_INTERVAL_MS: positiveInt.default(5_000),
+  /** GitHub logins (comma-separated) of the platform's operators: they may open /ops. Nobody else sees it (404). */
+  OPS_LOGINS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((l) => l.trim().toLowerCase()).filter(Boolean)),
+  /** Where the operator's page links the guardian's runbook (your copy of docs/contracts.md, "Pause and recovery"). */
+  OPS_RUNBOOK_URL: optionalUrl,
+  /** /api/health/ready says "not ready" while the indexer is more than this many blocks behind the chain. */
+  READY_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(30),
+  /**
+   * Backups of the embedded database (docs/operations.md): `npm run backup` and a pass every BACKUP_INTERVAL_HOURS
+   * (0: none; 0 unless set when NODE_ENV=test) write a consistent copy to BACKUP_DIR (default DATA_DIR/backups),
+   * keeping the newest BACKUP_KEEP.
+   */
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
+  BACKUP_INTERVAL_HOURS: z.coerce.number().min(0).max(24 * 365).default(24),
   /** Largest request body accepted by default (uploads have their own limit). */
   MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
   SUPPORT_EMAIL: z.email().default("support@issuepool.dev"),
@@ -256,7 +292,7 @@ const EnvSchema = z.object({
   SITE_DIST_DIR: z.string().min(1).default("dist"),
 });
 
-export type Env = z.infer<typeof EnvSchema> & { PUBLIC_URL: string; DATABASE_URL: string };
+export type Env = z.infer<typeof EnvSchema> & { PUBLIC_URL: string; DATABASE_URL: string; BACKUP_DIR: string };
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -294,12 +330,31 @@ export function loadEnv(overrides: Values = {}, source: Values = process.env, de
   }
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const databaseUrl = env.DATABASE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, "")}/app.db`;
-  return { ...env, PUBLIC_URL: publicUrl, DATABASE_URL: databaseUrl };
+  const backupDir = env.BACKUP_DIR ?? `${env.DATA_DIR.replace(/\/+$/, "")}/backups`;
+  // Test servers back up only when a test asks (each process test would otherwise take a copy at start).
+  if (env.NODE_ENV === "test" && raw.BACKUP_INTERVAL_HOURS === undefined) env.BACKUP_INTERVAL_HOURS = 0;
+  return { ...env, PUBLIC_URL: publicUrl, DATABASE_URL: databaseUrl, BACKUP_DIR: backupDir };
 }
 
 /** DATA_DIR alone, before the rest is known: the dev stack keeps its generated secrets there. */
 export function configuredDataDir(source: Values = process.env): string {
   return String(source.DATA_DIR ?? "data");
+}
+
+/**
+ * What `npm run backup` and `npm run restore` need (api/ops/backup-cli.ts, restore-cli.ts), read alone: they run
+ * beside a stopped or running platform without its secrets.
+ */
+export function backupSettings(source: Values = process.env): { dataDir: string; databaseUrl: string; backupDir: string; keep: number } {
+  const dataDir = configuredDataDir(source).replace(/\/+$/, "");
+  const keep = Number(source.BACKUP_KEEP ?? 7);
+  if (!Number.isInteger(keep) || keep < 1) throw new ConfigError(`Invalid configuration:\n  BACKUP_KEEP: must be a whole number of copies, at least 1 (got ${JSON.stringify(String(source.BACKUP_KEEP))})`);
+  return {
+    dataDir,
+    databaseUrl: String(source.DATABASE_URL ?? `file:${dataDir}/app.db`),
+    backupDir: String(source.BACKUP_DIR ?? `${dataDir}/backups`),
+    keep,
+  };
 }
 
 /** SITE_DIST_DIR alone, for the site build (astro.config.ts, scripts/build-site.ts). */

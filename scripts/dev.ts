@@ -14,7 +14,8 @@ import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { buildSite } from "./build-site.ts";
 import { ConfigError, configuredDataDir, isProduction, loadEnv, type Env } from "../api/env.ts";
-import { createLogger, logDestination, type Logger } from "../api/logger.ts";
+import { createLogger, type Logger } from "../api/logger.ts";
+import { loggerFromEnv } from "../api/logger-config.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
@@ -103,7 +104,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     SMTP_URL: "smtp://127.0.0.1:1",
   };
   const base = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty", ...secrets, ...placeholders });
-  const log = options.log ?? createLogger(base.LOG_LEVEL, logDestination(base.LOG_FILE), {}, base.LOG_FORMAT);
+  const log = options.log ?? loggerFromEnv(base);
   const stops: (() => Promise<void> | void)[] = [];
   let stopped: Promise<void> | undefined;
   // The chain is saved first thing too: a supervisor's SIGKILL may follow its SIGTERM before the stop gets to anvil.
@@ -226,6 +227,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       ESCROW_ALERT_EMAILS: "escrow-alerts@issuepool.local",
       GITHUB_URL: github.webUrl,
       GITHUB_API_URL: github.apiUrl,
+      // The demo pool manager is also the demo's operator: /ops (docs/operations.md).
+      OPS_LOGINS: "alice",
     });
 
     const database = await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS });
@@ -290,6 +293,7 @@ function banner(stack: DevStack): string {
     `  GitHub emulator   ${stack.github.webUrl}/_emulator  (sign in as a demo user; open, close and merge issues and PRs)`,
     `  Local chain       ${stack.chainRpcUrl}`,
     `  Data              ${stack.env.DATA_DIR}/  (delete it to start from scratch)`,
+    `  Operations        ${stack.url}/ops  (as ${stack.env.OPS_LOGINS.join(", ") || "an account in OPS_LOGINS"}); metrics at ${stack.url}/metrics; backups: npm run backup`,
     ...(stack.demoNodeLog ? [`  Demo node log     ${stack.demoNodeLog}  (restarted by itself if it dies)`] : []),
     "",
     "  Demo users (choose one on the GitHub sign-in page):",

@@ -221,7 +221,8 @@ if (import.meta.main) {
     process.exit(1);
   }
   const env = parsed.data;
-  const log = createLogger(env.LOG_LEVEL);
+  // The guardian's key is never logged, with or without its 0x (api/logger.ts).
+  const log = createLogger(env.LOG_LEVEL, undefined, {}, "json", { redaction: { values: [env.GUARDIAN_PRIVATE_KEY, env.GUARDIAN_PRIVATE_KEY.slice(2)] } });
   const database = await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN });
   // The chain settings the server uses, built from the watcher's few variables (no operator key is read).
   const config = chainConfig({ ...env, USDC_TOKEN_ADDRESS: env.REWARDS_CONTRACT_ADDRESS, ROXN_TOKEN_ADDRESS: env.REWARDS_CONTRACT_ADDRESS } as unknown as Env);
