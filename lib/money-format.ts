@@ -1,11 +1,12 @@
+import { DECIMALS, SHOWN_DECIMALS, type Currency } from "./money.ts";
+
 /**
  * The one money formatter: integer amounts in the smallest unit in, display
  * strings out. Truncates (never rounds up) so a balance is never shown larger
  * than it is. In this neutral module because the API (bot comments, badges,
- * error texts), the site and the VS Code extension all show amounts.
+ * error texts), the site and the VS Code extension all show amounts. The
+ * currencies, their decimals and how many are shown are defined in lib/money.ts.
  */
-export const DECIMALS = { XDC: 18, ROXN: 18, USDC: 6 } as const;
-export type Symbol = keyof typeof DECIMALS;
 
 export function formatUnits(value: bigint, decimals: number, shown: number): string {
   const negative = value < 0n;
@@ -18,13 +19,13 @@ export function formatUnits(value: bigint, decimals: number, shown: number): str
   return `${negative ? "-" : ""}${wholeText}${shown > 0 ? `.${fraction}` : ""}`;
 }
 
-/** XDC 4 decimals, ROXN 2, USDC 2 (spec section 9). */
-export function formatAmount(value: bigint, symbol: Symbol, shown = symbol === "XDC" ? 4 : 2): string {
+/** XDC 4 decimals, ROXN 2, USDC 2 (spec section 9; SHOWN_DECIMALS in lib/money.ts). */
+export function formatAmount(value: bigint, symbol: Currency, shown = SHOWN_DECIMALS[symbol]): string {
   return formatUnits(value, DECIMALS[symbol], shown);
 }
 
 /** A decimal string from the API ("12.5") in the token's smallest unit; undefined when it is not one. */
-export function decimalToUnits(decimal: string | null | undefined, symbol: Symbol): bigint | undefined {
+export function decimalToUnits(decimal: string | null | undefined, symbol: Currency): bigint | undefined {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(decimal?.trim() ?? "");
   if (!match) return undefined;
   const decimals = DECIMALS[symbol];
@@ -38,7 +39,7 @@ export function decimalToUnits(decimal: string | null | undefined, symbol: Symbo
  * ("1.000000000000000001", "12.5", "1,000"): for a bounty named in a
  * message or a bot comment, where rounding would hide part of it.
  */
-export function formatExact(value: bigint, symbol: Symbol): string {
+export function formatExact(value: bigint, symbol: Currency): string {
   const text = formatUnits(value, DECIMALS[symbol], DECIMALS[symbol]);
   return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
 }
@@ -49,8 +50,8 @@ export function formatExact(value: bigint, symbol: Symbol): string {
  * total shown. The one rule for a bounty's amount wherever it shows (issue 38: the same bounty read 20.0000 XDC,
  * 20.00 XDC and 20 XDC on different pages).
  */
-export function formatFull(value: bigint, symbol: Symbol): string {
-  const shown = symbol === "XDC" ? 4 : 2;
+export function formatFull(value: bigint, symbol: Currency): string {
+  const shown = SHOWN_DECIMALS[symbol];
   const exact = formatUnits(value, DECIMALS[symbol], DECIMALS[symbol]);
   const [whole, fraction = ""] = exact.split(".");
   const kept = fraction.replace(/0+$/, "");
@@ -59,7 +60,7 @@ export function formatFull(value: bigint, symbol: Symbol): string {
 
 /** A bounty's parts (smallest units): the pool's share and its funders' active shares (issue 29). */
 export interface BountyParts {
-  currency: Symbol;
+  currency: Currency;
   /** The pool's share (0 for a bounty its pool manager left to its funders). */
   pool: bigint;
   /** The funders' active shares together. */

@@ -3,6 +3,7 @@ import { orNull } from "./declare.ts";
 import { ROLES } from "../../db/schema/users.ts";
 import { AWAITING_REASONS, BOUNTY_STATUSES } from "../../db/schema/bounties.ts";
 import { BOUNTY_STATES } from "../services/money/bounty-state.ts";
+import { CURRENCIES } from "../../lib/money.ts";
 
 /**
  * Response shapes more than one area answers with. Area-only shapes live in
@@ -18,7 +19,7 @@ export const Wei = z.string().regex(/^\d+$/).openapi("Wei", { description: "The 
 export const XdcAddress = z.string().regex(/^xdc[0-9a-fA-F]{40}$/).openapi("XdcAddress");
 export const Timestamp = z.string().openapi("Timestamp", { description: "ISO 8601, UTC" });
 export const TxHash = z.string().openapi("TransactionHash", { description: "0x… transaction hash" });
-export const Token = z.enum(["XDC", "ROXN", "USDC"]);
+export const Token = z.enum(CURRENCIES);
 
 /** The user object (GET /api/auth/user, registration). */
 export const UserObject = z

@@ -19,6 +19,7 @@ import type { Logger } from "../logger.ts";
 import { Periodic } from "../workers/periodic.ts";
 import { MAX_SIGNERS, type PlatformMetrics } from "./metrics.ts";
 import type { StartupRepair } from "../startup.ts";
+import { CURRENCIES } from "../../lib/money.ts";
 
 /**
  * The collection pass behind /metrics and the operator's page: every
@@ -77,7 +78,6 @@ export interface Snapshot {
   database: { sizeBytes: number | null; writeLatencyMs: number | null };
 }
 
-const CURRENCIES = ["XDC", "ROXN", "USDC"] as const;
 const OUTFLOW_KINDS: Record<string, string> = {
   pay_bounty: "bounty payout",
   pay_tip: "tip payout",

@@ -8,6 +8,7 @@
  * (`failure@upi`) has its payout fail, every other one succeeds (`payoutOutcome` overrides it per UPI id). KYC is
  * approved unless set otherwise per customer (`setKyc`, or its page `/kyc/{customerId}`).
  */
+import { DECIMALS, unitOf } from "../../lib/money.ts";
 import type { Hono } from "hono";
 import { createPublicClient, createWalletClient, encodeFunctionData, erc20Abi, formatUnits, getAddress, http, isAddress, parseUnits, type Address, type Chain, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -78,7 +79,6 @@ export interface SellSimulator {
   stop(): void;
 }
 
-const DECIMALS = { XDC: 18, USDC: 6 } as const;
 const COINS: Record<string, "XDC" | "USDC"> = { xdc: "XDC", usdc: "USDC" };
 const UPI_ID = /^[a-zA-Z0-9.\-_]{2,256}@[a-zA-Z]{2,64}$/;
 const WEBHOOK_ATTEMPTS = 6;
@@ -171,7 +171,7 @@ export function addSellApi(app: Hono, baseUrl: () => string, options: SellApiOpt
   /** The crypto goes back from the deposit address to the wallet (the deposit address gets test XDC for the gas). */
   async function refund(order: SimSellOrder): Promise<Hex> {
     const amount = parseUnits(order.cryptoAmount, DECIMALS[order.coin]);
-    const gasMoney = 10n ** 18n;
+    const gasMoney = unitOf("XDC"); // 1 XDC for the gas
     const held = await client.getBalance({ address: order.depositAddress });
     await rpc(options.rpcUrl, "anvil_setBalance", [order.depositAddress, `0x${(held + gasMoney).toString(16)}`]);
     const wallet = createWalletClient({ account: privateKeyToAccount(order.depositKey), chain: options.chain, transport: http(options.rpcUrl) });

@@ -137,24 +137,28 @@ const badgeResponses = {
 export const badgesApi = [
   declareRoute({
     method: "get", path: "/api/badges/{owner}/{repo}", operationId: "getRepositoryBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["not_found"],
     summary: "A repository's badge: its pool and open bounties (`{owner}/{name}.svg` or `{owner}/{name}.json`)",
     request: { params: z.object({ owner: ownerName, repo: z.string().regex(/^.+\.(svg|json)$/).meta({ description: "The repository's name and the format", example: "xdc-wallet-kit.json" }) }) },
     responses: badgeResponses,
   }),
   declareRoute({
     method: "get", path: "/api/badges/{owner}/{repo}/issues/{file}", operationId: "getIssueBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["not_found"],
     summary: "An issue's bounty badge (`{number}.svg` or `{number}.json`)",
     request: { params: z.object({ owner: ownerName, repo: repoName, file: z.string().regex(/^\d{1,9}\.(svg|json)$/).meta({ example: "12.json" }) }) },
     responses: badgeResponses,
   }),
   declareRoute({
     method: "get", path: "/api/badges/{owner}/{repo}/reliability.svg", operationId: "getReliabilityBadgeSVG", tags: ["public"], security: ANONYMOUS,
+    errors: ["not_found"],
     summary: "A sponsor's reliability badge (also at /badge/{owner}/{repo}/reliability.svg): payouts, median time from merge to paid, share paid automatically, decisions waiting",
     request: { params: z.object({ owner: ownerName, repo: repoName }) },
     responses: badgeResponses,
   }),
   declareRoute({
     method: "get", path: "/api/badges/{owner}/{repo}/reliability.json", operationId: "getReliabilityBadgeJSON", tags: ["public"], security: ANONYMOUS,
+    errors: ["not_found"],
     summary: "A sponsor's reliability badge (as JSON): payouts, median time from merge to paid, share paid automatically, decisions waiting",
     request: { params: z.object({ owner: ownerName, repo: repoName }) },
     responses: badgeResponses,

@@ -8,7 +8,8 @@ import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { roxnAllowance, tokenAllowance } from "../../services/money/balances.ts";
 import { approveRoxn, approveToken, fundingStatus, fundRepositoryRoxn, fundRepositoryUsdc, fundRepositoryXdc } from "../../services/money/funding.ts";
 import { visibleRepository } from "../../services/money/access.ts";
@@ -101,7 +102,7 @@ export function fundingRoutes(ctx: AppContext) {
     .post("/approve-roxn", validate("json", ApproveBody), async (c) => {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
-      if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+      if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
       return c.json(await approveRoxn(ctx, { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: await idempotencyKeyFor(ctx, c, user.id) }));
     })
     .post(
@@ -125,7 +126,7 @@ export function fundingRoutes(ctx: AppContext) {
     .post("/approve-usdc", validate("json", ApproveBody), async (c) => {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
-      if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+      if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
       return c.json(await approveToken(ctx, "USDC", { user, wallet, amount: c.req.valid("json").amount, idempotencyKey: await idempotencyKeyFor(ctx, c, user.id) }));
     })
     .get("/usdc-allowance", async (c) => {
@@ -134,7 +135,7 @@ export function fundingRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json({ allowance: "0", formatted: "0" });
       const allowance = await tokenAllowance(ctx.chain, "USDC", wallet.address as Address);
-      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, TOKEN_DECIMALS.USDC) });
+      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, DECIMALS.USDC) });
     })
     .get("/roxn-allowance", async (c) => {
       c.header("Cache-Control", "private, no-store");
@@ -142,27 +143,35 @@ export function fundingRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json({ allowance: "0", formatted: "0" });
       const allowance = await roxnAllowance(ctx.chain, wallet.address as Address);
-      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, TOKEN_DECIMALS.ROXN) });
+      return c.json({ allowance: allowance.toString(), formatted: toDecimalString(allowance, DECIMALS.ROXN) });
     });
 }
 
 const body = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
 const moneyWrite = <const Id extends string, const P extends string, S extends z.ZodObject, R extends z.ZodType = typeof TransactionResult>(
-  operationId: Id, summary: string, path: P, schema: S, result?: R, params = true,
+  operationId: Id, summary: string, path: P, schema: S, errors: readonly ErrorCode[], result?: R, params = true,
 ) =>
   declareRoute({
-    method: "post", path, operationId, tags: ["blockchain"], security: SESSION_WRITE, summary,
+    method: "post", path, operationId, tags: ["blockchain"], security: SESSION_WRITE, summary, errors,
     request: { ...(params ? { params: RepoParam } : {}), headers: IdempotencyHeaders, body: body(schema) },
     responses: { 200: json("Submitted or confirmed (a replay answers the first result)", (result ?? TransactionResult) as R) },
   });
 const Allowance = json("In the token's smallest unit and as a decimal", z.object({ allowance: Wei, formatted: Amount }));
 
 export const fundingApi = [
-  moneyWrite("fundRepositoryXdc", "Funds the repository's pool with XDC (daily limit)", "/api/blockchain/repository/{repoId}/fund", FundXdcBody),
+  moneyWrite("fundRepositoryXdc", "Funds the repository's pool with XDC (daily limit)", "/api/blockchain/repository/{repoId}/fund", FundXdcBody,
+    ["admin_required", "already_paid", "below_minimum", "chain_busy", "chain_unavailable", "github_sign_in_required", "github_unavailable",
+      "idempotency_conflict", "idempotency_key_required", "insufficient_balance", "insufficient_gas", "invalid_amount", "invalid_repository",
+      "limit_exceeded", "manager_pending", "not_found", "repository_mismatch", "role_required", "transaction_failed", "transaction_queued",
+      "validation_failed", "wallet_required"]),
   moneyWrite("withdrawFromPool", "Unallocated pool money back to the manager's wallet", "/api/blockchain/repository/{repoId}/withdraw", WithdrawBody,
+    ["admin_required", "already_paid", "chain_busy", "chain_unavailable", "github_sign_in_required", "github_unavailable", "idempotency_conflict",
+      "idempotency_key_required", "insufficient_gas", "invalid_amount", "invalid_currency", "invalid_repository", "manager_pending", "not_found",
+      "pool_busy", "repository_mismatch", "role_required", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"],
     TransactionResult.extend({ currency: Token, amount: Amount })),
   declareRoute({
     method: "get", path: "/api/blockchain/repository/{repoId}/funding-status", operationId: "getFundingStatus", tags: ["blockchain"], security: OPTIONAL_USER,
+    errors: ["github_sign_in_required", "github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "The rolling 24 h XDC funding limits: the repository's and, signed in, the caller's own as a funder",
     request: { params: RepoParam },
     responses: {
@@ -179,18 +188,30 @@ export const fundingApi = [
       })),
     },
   }),
-  moneyWrite("fundRepositoryRoxn", "Funds the repository's pool with ROXN", "/api/blockchain/fund-roxn/{repoId}", FundRoxnBody),
+  moneyWrite("fundRepositoryRoxn", "Funds the repository's pool with ROXN", "/api/blockchain/fund-roxn/{repoId}", FundRoxnBody,
+    ["admin_required", "already_paid", "chain_busy", "chain_unavailable", "github_sign_in_required", "github_unavailable", "idempotency_conflict",
+      "idempotency_key_required", "insufficient_allowance", "insufficient_balance", "invalid_amount", "invalid_repository", "manager_pending",
+      "not_found", "repository_mismatch", "role_required", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"]),
   moneyWrite("approveRoxn", "Approves the rewards contract to spend ROXN", "/api/blockchain/approve-roxn", ApproveBody,
+    ["already_paid", "chain_unavailable", "idempotency_conflict", "idempotency_key_required", "invalid_amount", "transaction_failed",
+      "transaction_queued", "validation_failed", "wallet_required"],
     TransactionResult.extend({ allowance: Wei }), false),
-  moneyWrite("fundRepositoryUsdc", "Funds the repository's pool with USDC", "/api/blockchain/fund-usdc/{repoId}", FundUsdcBody),
+  moneyWrite("fundRepositoryUsdc", "Funds the repository's pool with USDC", "/api/blockchain/fund-usdc/{repoId}", FundUsdcBody,
+    ["admin_required", "already_paid", "chain_busy", "chain_unavailable", "github_sign_in_required", "github_unavailable", "idempotency_conflict",
+      "idempotency_key_required", "insufficient_allowance", "insufficient_balance", "invalid_amount", "invalid_repository", "manager_pending",
+      "not_found", "repository_mismatch", "role_required", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"]),
   moneyWrite("approveUsdc", "Approves the rewards contract to spend USDC", "/api/blockchain/approve-usdc", ApproveBody,
+    ["already_paid", "chain_unavailable", "idempotency_conflict", "idempotency_key_required", "invalid_amount", "transaction_failed",
+      "transaction_queued", "validation_failed", "wallet_required"],
     TransactionResult.extend({ allowance: Wei }), false),
   declareRoute({
     method: "get", path: "/api/blockchain/usdc-allowance", operationId: "getUsdcAllowance", tags: ["blockchain"], security: USER,
+    errors: ["chain_unavailable"],
     summary: "The rewards contract's USDC allowance", responses: { 200: Allowance },
   }),
   declareRoute({
     method: "get", path: "/api/blockchain/roxn-allowance", operationId: "getRoxnAllowance", tags: ["blockchain"], security: USER,
+    errors: ["chain_unavailable"],
     summary: "The rewards contract's ROXN allowance", responses: { 200: Allowance },
   }),
 ];

@@ -9,7 +9,8 @@ import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
 import { CURRENCIES } from "../../../db/schema/index.ts";
 import { positiveId } from "../params.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { boostIssue, boostsOfUser, bountyCurrencyOf, cancelOwnBoost, fundersOfIssues, knownRepoId } from "../../services/funding/boosts.ts";
 import { fundableIssue } from "../../services/funding/issue-lookup.ts";
@@ -110,7 +111,7 @@ export function boostRoutes(ctx: AppContext) {
       const funding = (await fundersOfIssues(ctx.database.db, repoId, [p.issueNumber])).get(p.issueNumber);
       const current = await bountyCurrencyOf(ctx.database.db, repoId, p.issueNumber);
       const currency = current?.currency ?? funding?.currency ?? null;
-      return c.json({ currency, boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency ?? "XDC"]), funders: funding?.funders ?? [] });
+      return c.json({ currency, boosted: toDecimalString(funding?.boosted ?? 0n, DECIMALS[currency ?? "XDC"]), funders: funding?.funders ?? [] });
     })
     .post("/issues/:owner/:name/:issueNumber/boosts", rateLimit(ctx, BOOST_RATE_LIMIT), validate("param", IssuePath), validate("json", BoostBody), async (c) => {
       const { user } = requireSession(c);
@@ -163,18 +164,26 @@ export const boostsApi = [
   }),
   declareRoute({
     method: "delete", path: "/api/funding/boosts/{id}", operationId: "cancelBoost", tags: ["funding"], security: SESSION_WRITE,
+    errors: ["already_paid", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable", "claim_not_needed",
+      "claim_not_verified", "github_unavailable", "idempotency_conflict", "invalid_repository", "no_open_bounty", "not_cancellable", "not_due",
+      "not_found", "not_ready", "pool_bounty", "someone_working", "validation_failed", "wallet_required"],
     summary: "Takes the user's own boost back while nobody has claimed the issue (404 for someone else's)",
     request: { params: BoostIdParam },
     responses: { 200: json("Refund on its way", z.object({ success: z.literal(true), boost: BoostShape })) },
   }),
   declareRoute({
     method: "get", path: "/api/funding/issues/{owner}/{name}/{issueNumber}", operationId: "getIssueFunders", tags: ["funding"], security: OPTIONAL_USER,
+    errors: ["validation_failed"],
     summary: "An issue's boosted total and funders (anonymous funders without their login)",
     request: { params: IssuePath },
     responses: { 200: json("Funders", FundingShape) },
   }),
   declareRoute({
     method: "post", path: "/api/funding/issues/{owner}/{name}/{issueNumber}/boosts", operationId: "boostIssue", tags: ["funding"], security: SESSION_WRITE,
+    errors: ["already_paid", "below_minimum", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable",
+      "claim_not_needed", "claim_not_verified", "github_unavailable", "idempotency_conflict", "idempotency_key_required", "insufficient_allowance",
+      "insufficient_balance", "invalid_amount", "invalid_expiry", "invalid_repository", "issue_closed", "limit_exceeded", "no_open_bounty",
+      "not_an_issue", "not_due", "not_found", "not_ready", "pool_bounty", "rate_limited", "validation_failed", "wallet_required", "wrong_currency"],
     summary: "Adds to an open issue's bounty from the user's wallet (any public repository; the first boost opens a community bounty)",
     request: { params: IssuePath, headers: IdempotencyHeaders, body: { content: { "application/json": { schema: BoostBody } }, required: true } },
     responses: {

@@ -8,6 +8,7 @@ import { requireSession, requireUser } from "../../middleware/session.ts";
 import { parseYear, repositoryStatement, statementItem, userStatement } from "../../services/statements/items.ts";
 import { invoiceProfileOf, receiptPdf, saveInvoiceProfile, statementCsv } from "../../services/statements/documents.ts";
 import { NETWORKS } from "../../chain/networks.ts";
+import { CURRENCIES } from "../../../lib/money.ts";
 
 /**
  * Statements and invoices (issue 40, item 3; docs/wallet.md, "Statements"):
@@ -99,7 +100,7 @@ export const StatementItemShape = z.object({
   repository: z.string().nullable(),
   issueNumber: z.number().int().nullable(),
   pullNumber: z.number().int().nullable(),
-  currency: z.enum(["XDC", "ROXN", "USDC"]),
+  currency: z.enum(CURRENCIES),
   amount: Amount,
   fee: Amount,
   net: Amount,
@@ -114,30 +115,35 @@ const InvoiceProfile = z.object({ name: z.string(), address: z.string(), taxId: 
 export const statementsApi = [
   declareRoute({
     method: "get", path: "/api/statements", operationId: "getStatement", tags: ["statements"], security: USER,
+    errors: ["validation_failed"],
     summary: "The user's payouts received, fundings, boosts and tips of a year, with the value at the time and its price source",
     request: { query: YearQuery },
     responses: { 200: json("The statement", z.object({ year: z.number().int(), priceSource: z.string().nullable(), items: z.array(StatementItemShape) })) },
   }),
   declareRoute({
     method: "get", path: "/api/statements/csv", operationId: "getStatementCsv", tags: ["statements"], security: USER,
+    errors: ["validation_failed"],
     summary: "The user's year as CSV in Koinly's universal format (net worth in INR or USD at the recorded price)",
     request: { query: CsvQuery },
     responses: { 200: noJson("The CSV", "text/csv") },
   }),
   declareRoute({
     method: "get", path: "/api/statements/items/{id}/pdf", operationId: "getStatementItemPdf", tags: ["statements"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "One item's receipt (or invoice, for its payer) as PDF; only for a party to it or a reader of its repository's statement",
     request: { params: ItemParam },
     responses: { 200: noJson("The PDF", "application/pdf") },
   }),
   declareRoute({
     method: "get", path: "/api/statements/repositories/{repoId}", operationId: "getRepositoryStatement", tags: ["statements"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "A repository's pool for a year: fundings and boosts into it, payouts out of it (its registrant's or a sponsor's)",
     request: { params: RepoParam, query: YearQuery },
     responses: { 200: json("The statement", z.object({ year: z.number().int(), repository: z.string(), priceSource: z.string().nullable(), items: z.array(StatementItemShape) })) },
   }),
   declareRoute({
     method: "get", path: "/api/statements/repositories/{repoId}/csv", operationId: "getRepositoryStatementCsv", tags: ["statements"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "A repository's pool for a year as CSV (its registrant's or a sponsor's expense report)",
     request: { params: RepoParam, query: CsvQuery },
     responses: { 200: noJson("The CSV", "text/csv") },
@@ -149,6 +155,7 @@ export const statementsApi = [
   }),
   declareRoute({
     method: "put", path: "/api/statements/invoice-profile", operationId: "saveInvoiceProfile", tags: ["statements"], security: SESSION_WRITE,
+    errors: ["validation_failed"],
     summary: "Sets the name, address and tax id the user's invoices show",
     request: { body: { content: { "application/json": { schema: ProfileBody } }, required: true } },
     responses: { 200: json("The invoice details", InvoiceProfile) },

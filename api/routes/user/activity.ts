@@ -36,6 +36,7 @@ export const userActivityApi = [
   }),
   declareRoute({
     method: "get", path: "/api/user/activity", operationId: "listUserActivity", tags: ["auth"], security: USER,
+    errors: ["validation_failed"],
     summary: "The user's recent activity: rewards received, contributions in progress (newest first)",
     request: { query: Limit },
     responses: {

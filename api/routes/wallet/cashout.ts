@@ -11,7 +11,8 @@ import { KYC_STATUSES } from "../../services/onramp/sell-api.ts";
 import { cashoutSettingsOf, saveCashoutSettings } from "../../services/cashout/settings.ts";
 import { confirmCashout, getCashout, listCashouts, quoteCashout } from "../../services/cashout/orders.ts";
 import { keptRewards } from "../../services/cashout/reward-arrived.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS, type Currency } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 
 /**
@@ -41,7 +42,7 @@ export function cashoutRoutes(ctx: AppContext) {
     ...(await cashoutSettingsOf(ctx, userId)),
     kept: (await keptRewards(ctx, userId)).map((k) => ({
       currency: k.currency,
-      amount: toDecimalString(k.amount, TOKEN_DECIMALS[k.currency as "XDC" | "USDC" | "ROXN"] ?? 18),
+      amount: toDecimalString(k.amount, DECIMALS[k.currency as Currency]),
       reason: (k.note ?? "").replace(/^kept: /, ""),
       transactionHash: k.txHash,
       explorerUrl: explorerTxUrl(ctx.chain.config.network, k.txHash),
@@ -134,30 +135,35 @@ export const cashoutApi = [
   }),
   declareRoute({
     method: "put", path: "/api/wallet/cashout/settings", operationId: "saveCashoutSettings", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["invalid_upi_id", "upi_id_required", "threshold_required", "invalid_currency", "invalid_amount", "validation_failed"],
     summary: "Saves the UPI id and automatic cash-out (rewards above a threshold, per currency)",
     request: { body: { content: { "application/json": { schema: SettingsBody } }, required: true } },
     responses: { 200: json("The settings", CashoutSettings) },
   }),
   declareRoute({
     method: "post", path: "/api/wallet/cashout/quote", operationId: "quoteCashout", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["cashout_unsupported", "chain_unavailable", "insufficient_balance", "insufficient_gas", "invalid_address", "invalid_amount", "invalid_currency", "kyc_pending", "kyc_rejected", "kyc_required", "provider_refused", "provider_unavailable", "quote_expired", "rate_limited", "transaction_failed", "validation_failed", "wallet_required"],
     summary: "A cash-out quote: the provider's rate and fee, the platform's fee, gas, the INR received, valid until expiresAt; the KYC state",
     request: { body: { content: { "application/json": { schema: QuoteBody } }, required: true } },
     responses: { 200: json("The quote", CashoutQuote) },
   }),
   declareRoute({
     method: "post", path: "/api/wallet/cashout", operationId: "confirmCashout", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["already_paid", "chain_unavailable", "idempotency_conflict", "insufficient_balance", "insufficient_gas", "invalid_address", "invalid_amount", "invalid_currency", "invalid_upi_id", "kyc_pending", "kyc_rejected", "kyc_required", "not_found", "provider_refused", "provider_unavailable", "quote_expired", "rate_limited", "transaction_failed", "validation_failed", "wallet_required"],
     summary: "Confirms a quote: the provider's order, the crypto sent to its deposit address once (a second confirmation returns the first)",
     request: { body: { content: { "application/json": { schema: ConfirmBody } }, required: true } },
     responses: { 200: json("The cash-out", Cashout) },
   }),
   declareRoute({
     method: "get", path: "/api/wallet/cashouts", operationId: "listCashouts", tags: ["wallet"], security: USER,
+    errors: ["validation_failed"],
     summary: "The user's cash-outs, newest first",
     request: { query: Limit },
     responses: { 200: json("The cash-outs", z.object({ cashouts: z.array(Cashout) })) },
   }),
   declareRoute({
     method: "get", path: "/api/wallet/cashouts/{id}", operationId: "getCashout", tags: ["wallet"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "One cash-out of the user's",
     request: { params: IdParam },
     responses: { 200: json("The cash-out", Cashout) },

@@ -43,6 +43,8 @@ export function onrampWebhookRoutes(ctx: AppContext) {
 export const onrampWebhookApi = [
   declareRoute({
     method: "post", path: "/api/webhooks/onramp", operationId: "receiveOnrampWebhook", tags: ["webhooks"],
+    // A cash-out's delivery takes the order on (its refund sends through the outbox): what that can raise is retried.
+    errors: ["already_paid", "chain_unavailable", "idempotency_conflict", "insufficient_balance", "insufficient_gas", "invalid_address", "invalid_amount", "invalid_currency", "invalid_signature", "kyc_pending", "kyc_rejected", "kyc_required", "overloaded", "provider_refused", "provider_unavailable", "quote_expired", "transaction_failed", "validation_failed", "wallet_required"],
     security: [{ onrampSignature: [] }],
     summary: "The on-ramp provider's signed order updates",
     request: { body: { content: { "application/json": { schema: z.record(z.string(), z.unknown()) } }, required: true } },

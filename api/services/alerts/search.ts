@@ -1,7 +1,7 @@
 import type { Database } from "../../../db/client.ts";
 import type { Currency } from "../../../db/schema/index.ts";
 import { bountyText, formatExact } from "../../../lib/money-format.ts";
-import { badRequest } from "../../errors.ts";
+import { ErrorCode, refused } from "../../errors.ts";
 import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
 import { controlCharacterRefused, EXPLORE_PARAMS, exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "../explore/search.ts";
 
@@ -21,7 +21,7 @@ export function parseSearch(query: string, options: { strict?: boolean } = { str
   if (options.strict) {
     for (const key of new Set(params.keys())) {
       if (CONTROL_CHARACTER.test(key)) throw controlCharacterRefused("query");
-      if (!SAVED_KEYS.has(key)) throw badRequest(`query: ${key} is not an explore filter (${EXPLORE_PARAMS.join(", ")}).`, undefined, "Invalid search");
+      if (!SAVED_KEYS.has(key)) throw refused(ErrorCode.INVALID_SEARCH, `query: ${key} is not an explore filter (${EXPLORE_PARAMS.join(", ")}).`, { error: "Invalid search" });
     }
   }
   params.delete("cursor");

@@ -1,5 +1,6 @@
 import type { Currency } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 
 /**
  * The link that opens the wallet's "Cash out to UPI" for a reward, prefilled (the payout mail, the bot's comment,
@@ -7,5 +8,5 @@ import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
  */
 export function cashoutLink(publicUrl: string, currency: Currency, amount: bigint): string | null {
   if (currency === "ROXN") return null;
-  return `${publicUrl}/wallet?cashout=${currency}&amount=${toDecimalString(amount, TOKEN_DECIMALS[currency])}`;
+  return `${publicUrl}/wallet?cashout=${currency}&amount=${toDecimalString(amount, DECIMALS[currency])}`;
 }

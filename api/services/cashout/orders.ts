@@ -4,7 +4,8 @@ import type { AppContext } from "../../context.ts";
 import { cashoutQuotes, cashouts, chainTransactions, users, type CashoutStatus, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { randomToken } from "../../crypto/tokens.ts";
 import { forgetBalances } from "../money/balances.ts";
@@ -153,10 +154,10 @@ export async function quoteCashout(ctx: Deps, user: User, input: { currency: unk
   const amount = parseSendAmount(input.amount, currency);
   requireProvider(ctx);
   // The send's own rules (balance, the 0.1 XDC reserve after the fee, XDC for a token's fee) and its fee.
-  const send = await checkSend(ctx, user, { token: currency, to: ESTIMATE_RECIPIENT, amount: toDecimalString(amount, TOKEN_DECIMALS[currency]) });
+  const send = await checkSend(ctx, user, { token: currency, to: ESTIMATE_RECIPIENT, amount: toDecimalString(amount, DECIMALS[currency]) });
   const customerId = await customerIdOf(ctx, user.id);
-  const [quote, kyc] = await provider(() => Promise.all([requestSellQuote(ctx.env, { currency, cryptoAmount: toDecimalString(amount, TOKEN_DECIMALS[currency]) }), kycStatus(ctx.env, customerId)]));
-  const quoted = parseAmount(quote.cryptoAmount, TOKEN_DECIMALS[currency]);
+  const [quote, kyc] = await provider(() => Promise.all([requestSellQuote(ctx.env, { currency, cryptoAmount: toDecimalString(amount, DECIMALS[currency]) }), kycStatus(ctx.env, customerId)]));
+  const quoted = parseAmount(quote.cryptoAmount, DECIMALS[currency]);
   if (!quoted.ok || quoted.value !== amount) throw providerUnavailable(new Error(`the provider quoted ${quote.cryptoAmount} for ${amount}`));
   const id = crypto.randomUUID();
   const expiresAt = new Date(quote.expiresAt);
@@ -177,11 +178,11 @@ export async function quoteCashout(ctx: Deps, user: User, input: { currency: unk
   return {
     id,
     currency,
-    amount: toDecimalString(amount, TOKEN_DECIMALS[currency]),
+    amount: toDecimalString(amount, DECIMALS[currency]),
     rate: row.rate,
     providerFee: row.providerFeeInr,
     platformFee: row.platformFeeInr,
-    gasFee: toDecimalString(send.fee, TOKEN_DECIMALS.XDC),
+    gasFee: toDecimalString(send.fee, DECIMALS.XDC),
     fiatAmount: row.fiatAmount,
     fiatCurrency: "INR",
     expiresAt: expiresAt.toISOString(),
@@ -209,7 +210,7 @@ export async function confirmCashout(
   requireProvider(ctx);
   const kyc = await provider(async () => kycStatus(ctx.env, await customerIdOf(ctx, input.user.id)));
   if (kyc.kycStatus !== "approved") throw kycRefusal(kyc.kycStatus, kyc.kycUrl ?? null);
-  const send = await checkSend(ctx, input.user, { token: quote.currency, to: ESTIMATE_RECIPIENT, amount: toDecimalString(quote.amount, TOKEN_DECIMALS[quote.currency]) });
+  const send = await checkSend(ctx, input.user, { token: quote.currency, to: ESTIMATE_RECIPIENT, amount: toDecimalString(quote.amount, DECIMALS[quote.currency]) });
 
   const id = crypto.randomUUID();
   const inserted = await db
@@ -312,7 +313,7 @@ export async function advanceCashout(ctx: Deps, cashoutId: string, options: { in
       const [user] = await db.select().from(users).where(eq(users.id, row.userId));
       try {
         // A cash-out is a send: the same checks, the same outbox kinds, so it counts in the wallet's daily figures.
-        const send = await checkSend(ctx, user!, { token: row.currency, to: row.depositAddress!, amount: toDecimalString(row.amount, TOKEN_DECIMALS[row.currency]) });
+        const send = await checkSend(ctx, user!, { token: row.currency, to: row.depositAddress!, amount: toDecimalString(row.amount, DECIMALS[row.currency]) });
         const { tx } = await ctx.outbox.enqueue(
           sendRequest(send, { userId: null, idempotencyKey: key, request: { route: "cashout", cashoutId: row.id }, intent: { cashoutId: row.id } }),
           sendGuard(send),
@@ -340,7 +341,7 @@ export async function advanceCashout(ctx: Deps, cashoutId: string, options: { in
 export function orderProblem(row: typeof cashouts.$inferSelect, order: SellOrder): string | undefined {
   if (order.merchantRecognitionId !== row.merchantReference) return "the order names another reference";
   if (order.coinCode.toUpperCase() !== row.currency) return `the order is for ${order.coinCode}, not ${row.currency}`;
-  const amount = parseAmount(order.cryptoAmount, TOKEN_DECIMALS[row.currency]);
+  const amount = parseAmount(order.cryptoAmount, DECIMALS[row.currency]);
   if (!amount.ok || amount.value !== row.amount) return `the order asks for ${order.cryptoAmount} ${row.currency}, not the amount quoted`;
   if (!parseAddress(order.depositAddress)) return "the deposit address is not an address";
   if (parseAddress(order.walletAddress) !== row.walletAddress) return "the order would refund another wallet";
@@ -368,12 +369,12 @@ export async function cashoutView(ctx: Pick<AppContext, "database" | "chain">, r
   return {
     id: row.id,
     currency: row.currency,
-    amount: toDecimalString(row.amount, TOKEN_DECIMALS[row.currency]),
+    amount: toDecimalString(row.amount, DECIMALS[row.currency]),
     fiatAmount: row.fiatAmount,
     rate: row.rate,
     providerFee: row.providerFeeInr,
     platformFee: row.platformFeeInr,
-    gasFee: toDecimalString(row.gasFee, TOKEN_DECIMALS.XDC),
+    gasFee: toDecimalString(row.gasFee, DECIMALS.XDC),
     upiId: row.upiId,
     status: row.status,
     trigger: row.trigger,

@@ -4,7 +4,8 @@ import type { AppContext } from "../../context.ts";
 import { cashouts, users, webhookDeliveries, type CashoutStatus } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress } from "../../chain/address.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { hashToken } from "../../crypto/tokens.ts";
 import { forgetBalances } from "../money/balances.ts";
 import { cashoutEndedMail } from "../../mail/cashout-templates.ts";
@@ -140,7 +141,7 @@ async function mailEnding(ctx: Pick<AppContext, "database" | "log" | "mailer" | 
       cashoutEndedMail({
         to: user.email,
         outcome: row.status as "completed" | "refunded" | "cancelled",
-        amount: toDecimalString(row.amount, TOKEN_DECIMALS[row.currency]),
+        amount: toDecimalString(row.amount, DECIMALS[row.currency]),
         currency: row.currency,
         fiat: row.fiatAmount,
         upiId: row.upiId,

@@ -3,7 +3,8 @@ import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
 import { cashouts, cashoutSettings, chainEvents, repositories, rewardArrivals, users, wallets, type Currency } from "../../../db/schema/index.ts";
 import { parseAddress } from "../../chain/address.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { formatExact } from "../../../lib/money-format.ts";
@@ -116,7 +117,7 @@ async function automaticCashout(ctx: Deps, reward: Reward, user: typeof users.$i
   const [earlier] = await ctx.database.db.select({ id: cashouts.id }).from(cashouts).where(eq(cashouts.rewardKey, reward.key));
   if (earlier) return { cashoutId: earlier.id, note: "automatic cash-out started" };
   try {
-    const quote = await quoteCashout(ctx, user, { currency: reward.currency, amount: toDecimalString(reward.amount, TOKEN_DECIMALS[reward.currency]) });
+    const quote = await quoteCashout(ctx, user, { currency: reward.currency, amount: toDecimalString(reward.amount, DECIMALS[reward.currency]) });
     const cashout = await confirmCashout(ctx, { user, quoteId: quote.id, upiId: settings.upiId, trigger: "auto", rewardKey: reward.key });
     if (cashout.status === "cancelled") return { note: `kept: ${cashout.failureReason}`, kept: cashout.failureReason ?? "the cash-out was cancelled" };
     return { cashoutId: cashout.id, note: "automatic cash-out started" };

@@ -3,7 +3,8 @@ import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { cashoutSettings, CASHOUT_CURRENCIES, type CashoutCurrency } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { hmacBase64url } from "../../crypto/tokens.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { sellApiConfigured } from "../onramp/sell-api.ts";
 
 /**
@@ -36,11 +37,11 @@ export interface CashoutSettingsView {
   currencies: CashoutCurrencyView[];
 }
 
-const badRequest = (error: string, message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error, message });
+const refusal = (code: ErrorCode, error: string, message: string) => new DomainError({ code, error, message });
 
 export function parseUpiId(input: unknown): string {
   const text = typeof input === "string" ? input.trim() : "";
-  if (!UPI_ID_PATTERN.test(text)) throw badRequest("Invalid UPI id", "Enter your UPI id as name@bank, for example ravi@okaxis.");
+  if (!UPI_ID_PATTERN.test(text)) throw refusal(ErrorCode.INVALID_UPI_ID, "Invalid UPI id", "Enter your UPI id as name@bank, for example ravi@okaxis.");
   return text;
 }
 
@@ -48,7 +49,7 @@ export function parseUpiId(input: unknown): string {
 export function parseCashoutCurrency(input: unknown): CashoutCurrency {
   if (input === "ROXN") throw new DomainError({ code: ErrorCode.CASHOUT_UNSUPPORTED, error: "ROXN cannot be cashed out", message: ROXN_NOT_SUPPORTED });
   if (typeof input === "string" && (CASHOUT_CURRENCIES as readonly string[]).includes(input)) return input as CashoutCurrency;
-  throw badRequest("Invalid currency", "Choose XDC or USDC.");
+  throw refusal(ErrorCode.INVALID_CURRENCY, "Invalid currency", "Choose XDC or USDC.");
 }
 
 /** The provider knows our users by an opaque id (not their GitHub name or our row id). */
@@ -63,8 +64,8 @@ export async function cashoutSettingsOf(ctx: Pick<AppContext, "database" | "env"
     upiId: row?.upiId ?? null,
     auto: {
       enabled: row?.autoEnabled ?? false,
-      minXdc: row?.autoMinXdc != null ? toDecimalString(row.autoMinXdc, TOKEN_DECIMALS.XDC) : null,
-      minUsdc: row?.autoMinUsdc != null ? toDecimalString(row.autoMinUsdc, TOKEN_DECIMALS.USDC) : null,
+      minXdc: row?.autoMinXdc != null ? toDecimalString(row.autoMinXdc, DECIMALS.XDC) : null,
+      minUsdc: row?.autoMinUsdc != null ? toDecimalString(row.autoMinUsdc, DECIMALS.USDC) : null,
     },
     currencies: CASHOUT_CURRENCY_VIEWS,
   };
@@ -72,8 +73,8 @@ export async function cashoutSettingsOf(ctx: Pick<AppContext, "database" | "env"
 
 function threshold(input: unknown, currency: CashoutCurrency): bigint | null {
   if (input === null || input === undefined || input === "") return null;
-  const parsed = parseAmount(input, TOKEN_DECIMALS[currency]);
-  if (!parsed.ok) throw badRequest("Invalid Amount", `Enter the ${currency} threshold as an amount, or leave it empty.`);
+  const parsed = parseAmount(input, DECIMALS[currency]);
+  if (!parsed.ok) throw refusal(ErrorCode.INVALID_AMOUNT, "Invalid Amount", `Enter the ${currency} threshold as an amount, or leave it empty.`);
   return parsed.value;
 }
 
@@ -91,8 +92,8 @@ export async function saveCashoutSettings(
   const enabled = input.auto?.enabled === undefined ? current.auto.enabled : input.auto.enabled === true;
   const minXdc = input.auto && "minXdc" in input.auto ? threshold(input.auto.minXdc, "XDC") : current.auto.minXdc === null ? null : threshold(current.auto.minXdc, "XDC");
   const minUsdc = input.auto && "minUsdc" in input.auto ? threshold(input.auto.minUsdc, "USDC") : current.auto.minUsdc === null ? null : threshold(current.auto.minUsdc, "USDC");
-  if (enabled && !upiId) throw badRequest("UPI id required", "Enter the UPI id your rewards are paid out to.");
-  if (enabled && minXdc === null && minUsdc === null) throw badRequest("Threshold required", "Enter the amount above which a reward is cashed out (XDC, USDC or both).");
+  if (enabled && !upiId) throw refusal(ErrorCode.UPI_ID_REQUIRED, "UPI id required", "Enter the UPI id your rewards are paid out to.");
+  if (enabled && minXdc === null && minUsdc === null) throw refusal(ErrorCode.THRESHOLD_REQUIRED, "Threshold required", "Enter the amount above which a reward is cashed out (XDC, USDC or both).");
   const values = { upiId, autoEnabled: enabled, autoMinXdc: minXdc, autoMinUsdc: minUsdc, updatedAt: new Date() };
   await ctx.database.db.insert(cashoutSettings).values({ userId, ...values }).onConflictDoUpdate({ target: cashoutSettings.userId, set: values });
   return cashoutSettingsOf(ctx, userId);

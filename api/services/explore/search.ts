@@ -17,8 +17,9 @@ import { and, asc, desc, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../../db/client.ts";
 import { bounties, bountyBoosts, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
-import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
-import { badRequest, DomainError, ErrorCode } from "../../errors.ts";
+import { parseAmount } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
+import { DomainError, ErrorCode, refused } from "../../errors.ts";
 import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
 
 /**
@@ -92,7 +93,7 @@ export interface ExplorePage {
   nextCursor: string | null;
 }
 
-const invalid = (message: string) => badRequest(message, undefined, "Invalid search");
+const invalid = (message: string) => refused(ErrorCode.INVALID_SEARCH, message, { error: "Invalid search" });
 
 /**
  * A parameter with a control character (C0 with NUL, DEL, C1): refused before anything reads it. A NUL reached
@@ -114,11 +115,11 @@ function single(params: URLSearchParams, name: string): string | undefined {
 function amountBound(name: "min" | "max", text: string | undefined, currency: Currency | undefined): bigint | undefined {
   if (text === undefined) return undefined;
   if (!currency) throw invalid(`${name}: an amount range needs a currency (currency=XDC, ROXN or USDC); amounts in different currencies are not compared.`);
-  const parsed = parseAmount(text, TOKEN_DECIMALS[currency]);
+  const parsed = parseAmount(text, DECIMALS[currency]);
   if (!parsed.ok) {
     throw invalid(
       parsed.reason === "decimals"
-        ? `${name}: ${currency} has at most ${TOKEN_DECIMALS[currency]} decimals.`
+        ? `${name}: ${currency} has at most ${DECIMALS[currency]} decimals.`
         : `${name}: a number of ${currency} such as 10 or 2.5 (got "${text}").`,
     );
   }
@@ -192,7 +193,7 @@ export function exploreSearchParams(search: Partial<ExploreSearch>, options: { w
 }
 
 function formatBound(value: bigint, currency: Currency): string {
-  const decimals = BigInt(TOKEN_DECIMALS[currency]);
+  const decimals = BigInt(DECIMALS[currency]);
   const unit = 10n ** decimals;
   const fraction = (value % unit).toString().padStart(Number(decimals), "0").replace(/0+$/, "");
   return `${value / unit}${fraction ? `.${fraction}` : ""}`;

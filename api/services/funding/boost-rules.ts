@@ -1,6 +1,7 @@
 import type { Currency } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { MIN_BOUNTY, requireAmountStep } from "../money/rules.ts";
 
 /**
@@ -20,12 +21,12 @@ export const MAX_EXPIRY_MS = 366 * 24 * 3600_000;
 const BPS = 10_000n;
 
 export function parseBoostAmount(input: unknown, currency: Currency): bigint {
-  const parsed = parseAmount(input, TOKEN_DECIMALS[currency]);
-  if (!parsed.ok || parsed.value === 0n) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${currency} amount.` });
+  const parsed = parseAmount(input, DECIMALS[currency]);
+  if (!parsed.ok || parsed.value === 0n) throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${currency} amount.` });
   requireAmountStep(parsed.value, currency);
   if (parsed.value < MIN_BOOST[currency]) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.BELOW_MINIMUM,
       error: "Minimum boost not met",
       message: currency === "XDC" ? "The minimum boost is 1 XDC." : `The minimum boost is 0.0001 ${currency}.`,
     });
@@ -43,7 +44,7 @@ export function checkExpiry(expiresAt: Date | null | undefined, now: number): Da
   if (!expiresAt) return null;
   const at = expiresAt.getTime();
   if (!Number.isFinite(at) || at < now + MIN_EXPIRY_MS || at > now + MAX_EXPIRY_MS) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid expiry", message: "An expiry date must be between one day and one year from now." });
+    throw new DomainError({ code: ErrorCode.INVALID_EXPIRY, error: "Invalid expiry", message: "An expiry date must be between one day and one year from now." });
   }
   return new Date(at);
 }

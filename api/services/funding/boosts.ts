@@ -20,7 +20,8 @@ import {
   type User,
 } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "../money/balances.ts";
@@ -123,7 +124,7 @@ export async function boostIssue(ctx: Deps & Pick<AppContext, "clock">, input: B
   const gross = parseBoostAmount(input.amount, input.currency);
   const expiresAt = checkExpiry(input.expiresAt, now);
   const wallet = await walletOfUser(db, input.user.id);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "Set up your Issuepool wallet before funding an issue." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "Set up your Issuepool wallet before funding an issue." });
   // The chain says whether the issue has a bounty and in which currency (the database's mirror may lag behind an
   // allocation made a moment ago); a live community bounty row says it is the community's.
   // Three independent reads side by side (a boost's round trips before it is queued: scripts/bench/chain.ts).
@@ -142,7 +143,7 @@ export async function boostIssue(ctx: Deps & Pick<AppContext, "clock">, input: B
       ? undefined
       : { currency: onChain.currency, source: community ? ("community" as const) : ("pool" as const), closed: onChain.status !== "open" };
   if (existing && existing.currency !== input.currency) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Wrong currency", message: `This issue's bounty is in ${existing.currency}: boosts add to it in ${existing.currency}.` });
+    throw new DomainError({ code: ErrorCode.WRONG_CURRENCY, error: "Wrong currency", message: `This issue's bounty is in ${existing.currency}: boosts add to it in ${existing.currency}.` });
   }
 
   const { fee, share } = splitFee(gross, feeBps);
@@ -202,19 +203,19 @@ async function requireFunds(ctx: Deps, currency: Currency, address: Address, gro
   if (currency === "XDC") {
     const balance = await ctx.chain.client.getBalance({ address, blockTag: "pending" });
     if (balance < gross + GAS_RESERVE) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatExact(balance, "XDC")} XDC; keep 0.1 XDC for gas.` });
+      throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatExact(balance, "XDC")} XDC; keep 0.1 XDC for gas.` });
     }
     return;
   }
   const [balances, allowance] = await Promise.all([walletBalances(ctx.chain, address, { fresh: true }), tokenAllowance(ctx.chain, currency, address)]);
   const balance = currency === "ROXN" ? balances.roxn : balances.usdc;
-  if (balance < gross) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: `Insufficient ${currency} Balance`, message: `Your ${currency} balance is ${formatExact(balance, currency)} ${currency}.` });
+  if (balance < gross) throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: `Insufficient ${currency} Balance`, message: `Your ${currency} balance is ${formatExact(balance, currency)} ${currency}.` });
   if (allowance < gross) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.INSUFFICIENT_ALLOWANCE,
       error: `Insufficient ${currency} allowance`,
       message: `Approve ${currency} before funding.`,
-      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS[currency]) },
+      details: { allowance: toDecimalString(allowance, DECIMALS[currency]) },
     });
   }
 }
@@ -383,7 +384,7 @@ export async function refundFunders(
   let txId: string;
   if (input.by.kind === "funder") {
     const wallet = await walletOfUser(db, input.by.user.id);
-    if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "Your wallet is needed to take your boost back." });
+    if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "Your wallet is needed to take your boost back." });
     const { tx } = await ctx.outbox.submitOnce({
       ...common,
       userId: input.by.user.id,
@@ -507,7 +508,7 @@ export async function cancelOwnBoost(ctx: Deps & Pick<AppContext, "env" | "keyri
   if (!boost) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Boost not found." });
   if (boost.status === "refunding" || boost.status === "refunded") return boostView(boost, input.user.username, true);
   if (boost.status !== "active") {
-    throw new DomainError({ code: ErrorCode.CONFLICT, error: "Not cancellable", message: boost.status === "pending" ? "This boost is not confirmed yet; try again in a moment." : "This boost can no longer be cancelled." });
+    throw new DomainError({ code: ErrorCode.NOT_CANCELLABLE, error: "Not cancellable", message: boost.status === "pending" ? "This boost is not confirmed yet; try again in a moment." : "This boost can no longer be cancelled." });
   }
   // The one payout decision first: a bounty a merged pull request earned keeps every share for its author(s), whether
   // the platform has acted on the merge yet or not (GitHub is asked: a webhook may have been lost).
@@ -520,7 +521,7 @@ export async function cancelOwnBoost(ctx: Deps & Pick<AppContext, "env" | "keyri
   const [claim] = await db.select({ userId: bountyClaims.userId }).from(bountyClaims).where(and(eq(bountyClaims.githubRepoId, boost.githubRepoId), eq(bountyClaims.issueNumber, boost.issueNumber))).limit(1);
   const community = await liveCommunityBounty(db, boost.githubRepoId, boost.issueNumber);
   if (claim || (community && community.status !== "funded")) {
-    throw new DomainError({ code: ErrorCode.CONFLICT, error: "Someone is working on it", message: "A contributor has claimed this issue: your boost stays until the issue is resolved, expires or is closed as not planned." });
+    throw new DomainError({ code: ErrorCode.SOMEONE_WORKING, error: "Someone is working on it", message: "A contributor has claimed this issue: your boost stays until the issue is resolved, expires or is closed as not planned." });
   }
   const txId = await refundFunders(ctx, { repoId: boost.githubRepoId, issueNumber: boost.issueNumber, funders: [boost.funderAddress], reason: "cancelled", by: { kind: "funder", user: input.user } });
   if (txId) await ctx.outbox.untilBroadcast(await ctx.outbox.get(txId));
@@ -587,7 +588,7 @@ defineIntentKind("boost", {
   async confirm(ctx, { user, payload, idempotencyKey }) {
     // Still open, still an issue: asked again now, not trusted from when the comment was written.
     const issue = await fundableIssue(ctx, { owner: payload.owner, name: payload.name, issueNumber: payload.issueNumber, user });
-    if (issue.repoId !== payload.repoId) throw new DomainError({ code: ErrorCode.CONFLICT, error: "Repository changed", message: "This repository is no longer the one the comment was written in." });
+    if (issue.repoId !== payload.repoId) throw new DomainError({ code: ErrorCode.REPOSITORY_CHANGED, error: "Repository changed", message: "This repository is no longer the one the comment was written in." });
     const done = await boostIssue(ctx, {
       user,
       issue,

@@ -4,11 +4,12 @@ import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyClaims, chainTransactions, repositoryPools, users, wallets, type Bounty, type ChainTransaction, type Currency, type User } from "../../../db/schema/index.ts";
-import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
+import { conflict, DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { recordClaimOnChain } from "./claims.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { formatAmount, formatExact } from "../../../lib/money-format.ts";
 import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../github/client.ts";
@@ -32,7 +33,7 @@ const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).
 
 const BOUNTY_WAIT_MS = 12_000; // the client gives up at 15 s (spec section 7)
 
-const invalid = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+const invalid = (message: string, code: ErrorCode = ErrorCode.INVALID_AMOUNT) => new DomainError({ code, error: "Invalid Amount", message });
 
 export interface AllocateInput {
   user: User;
@@ -121,12 +122,12 @@ export async function submitAllocation(
     replayChecked?: boolean;
   },
 ) {
-  const decimals = TOKEN_DECIMALS[input.currency];
+  const decimals = DECIMALS[input.currency];
   const parsed = parseAmount(input.amount, decimals);
   if (!parsed.ok || parsed.value === 0n) throw invalid("Please enter a valid bounty amount.");
   const amount = parsed.value;
   const minimum = MIN_BOUNTY[input.currency];
-  if (amount < minimum) throw invalid(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.currency}`);
+  if (amount < minimum) throw invalid(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.currency}`, ErrorCode.BELOW_MINIMUM);
   requireAmountStep(amount, input.currency);
   // Checked and queued under the pool's lock, counting what is already on its way out of the pool and any allocation
   // of this issue not yet mined: of concurrent allocations only those the pool covers are sent, the rest get the
@@ -154,10 +155,11 @@ export async function submitAllocation(
       throw conflict(
         `A bounty of ${formatExact(current.amount, current.currency)} ${current.currency} is already assigned. You cannot change it.`,
         "Bounty already assigned",
+        ErrorCode.BOUNTY_EXISTS,
       );
     }
     if (inFlight) {
-      throw conflict(`A bounty of ${formatExact(inFlight.amount, inFlight.currency)} ${inFlight.currency} is already being assigned. You cannot change it.`, "Bounty already assigned");
+      throw conflict(`A bounty of ${formatExact(inFlight.amount, inFlight.currency)} ${inFlight.currency} is already being assigned. You cannot change it.`, "Bounty already assigned", ErrorCode.BOUNTY_EXISTS);
     }
     const available = pool[input.currency] - pending;
     if (amount > available) {
@@ -253,8 +255,8 @@ export async function openIssue(client: GitHubClient, fullName: string, number: 
     if (err instanceof GitHubApiError && err.status === 404) throw notFound(`Issue #${number} was not found in ${fullName}.`);
     throw githubUnavailable();
   }
-  if (issue.pull_request) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Not an issue", message: `#${number} is a pull request, not an issue.` });
-  if (issue.state !== "open") throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Issue closed", message: `Issue #${number} is closed.` });
+  if (issue.pull_request) throw new DomainError({ code: ErrorCode.NOT_AN_ISSUE, error: "Not an issue", message: `#${number} is a pull request, not an issue.` });
+  if (issue.state !== "open") throw new DomainError({ code: ErrorCode.ISSUE_CLOSED, error: "Issue closed", message: `Issue #${number} is closed.` });
   return issue;
 }
 
@@ -306,7 +308,7 @@ export async function issueBounty(ctx: DatabaseDeps, repoId: number, issueNumber
  * `total` the two together, the one figure every page shows (issue 38).
  */
 export function bountyObject(bounty: Bounty, info?: BountyStateInfo, funding?: IssueFunders) {
-  const amount = toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]);
+  const amount = toDecimalString(bounty.amount, DECIMALS[bounty.currency]);
   return {
     issueId: bounty.issueNumber,
     isRoxn: bounty.currency === "ROXN",
@@ -353,8 +355,8 @@ export async function poolInfo(ctx: DatabaseDeps, repoId: number) {
 export function fundersOf(funding: IssueFunders | undefined, bounty: Pick<Bounty, "currency" | "amount">) {
   const currency = bounty.currency;
   return {
-    total: toDecimalString(bounty.amount + (funding?.boosted ?? 0n), TOKEN_DECIMALS[currency]),
-    boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency]),
+    total: toDecimalString(bounty.amount + (funding?.boosted ?? 0n), DECIMALS[currency]),
+    boosted: toDecimalString(funding?.boosted ?? 0n, DECIMALS[currency]),
     funders: (funding?.funders ?? []).map((f) => ({ funder: f.funder, amount: f.amount, fundedAt: f.fundedAt, expiresAt: f.expiresAt })),
   };
 }
@@ -402,11 +404,11 @@ export async function distributeBounty(
     let login: { id: number; login: string } | null = null;
     if (input.contributorLogin) {
       if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(input.contributorLogin)) {
-        throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid login", message: "Enter the contributor's GitHub login." });
+        throw new DomainError({ code: ErrorCode.INVALID_RECIPIENT, error: "Invalid login", message: "Enter the contributor's GitHub login." });
       }
     } else {
       address = parseAddress(input.contributorAddress ?? "") ?? null;
-      if (!address) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
+      if (!address) throw new DomainError({ code: ErrorCode.INVALID_ADDRESS, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
     }
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "payBounty" });
     // Who is paid, as a GitHub person: the user the address or login belongs to, else the GitHub user by that login.
@@ -427,7 +429,7 @@ export async function distributeBounty(
       }
     } else {
       const owner = await walletOwner(ctx.database.db).get({ address: address! });
-      if (!owner) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
+      if (!owner) throw new DomainError({ code: ErrorCode.INVALID_RECIPIENT, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
       const [person] = await ctx.database.db.select({ githubId: users.githubId, username: users.username }).from(users).where(eq(users.id, owner.userId)).limit(1);
       recipient = { id: person!.githubId, login: person!.username };
     }
@@ -485,7 +487,7 @@ async function githubUser(ctx: Pick<AppContext, "env" | "keyring">, manager: Use
     throw githubUnavailable();
   }
   if (found.type && found.type !== "User") {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Not a person", message: `@${found.login} is an organization: choose a person's GitHub login.` });
+    throw new DomainError({ code: ErrorCode.INVALID_RECIPIENT, error: "Not a person", message: `@${found.login} is an organization: choose a person's GitHub login.` });
   }
   return { id: found.id, login: found.login };
 }
@@ -528,7 +530,7 @@ export async function cancelBounty(
       /** Funders' shares are on it: only the pool's share goes back (cancelPoolShare). */
       let poolShareOnly = false;
       const shares = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
-      if (shares.poolShare === 0n) throw conflict("The pool has nothing on this bounty: it is its funders' (each can take their own share back).", "Nothing of the pool's");
+      if (shares.poolShare === 0n) throw conflict("The pool has nothing on this bounty: it is its funders' (each can take their own share back).", "Nothing of the pool's", ErrorCode.NO_POOL_SHARE);
       // Awaiting the pool manager's decision means the issue is closed: the whole bounty ends then, and the hourly pass
       // refunds every funder (refundDueBoosts). A cancellation requested earlier (a claimed bounty) is completed as requested.
       const awaiting = await isAwaiting(ctx, input.repoId, input.issueNumber);
@@ -542,7 +544,7 @@ export async function cancelBounty(
           .from(bountyClaims)
           .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
           .limit(1);
-        if (claims.length || onChainClaims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
+        if (claims.length || onChainClaims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.", "Conflict", ErrorCode.SOMEONE_WORKING);
       }
       refundRequest = onChainClaims.length > 0;
       if (refundRequest) {
@@ -550,7 +552,7 @@ export async function cancelBounty(
         if (readyAt > 0n) {
           const { timestamp } = await ctx.chain.client.getBlock({ blockTag: "latest" });
           // Requested earlier and not due yet: say when. Due: this call carries it out (the hourly pass would too).
-          if (readyAt > timestamp) throw conflict(`The refund is already requested: the bounty returns to the pool after ${new Date(Number(readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC.`, "Refund requested");
+          if (readyAt > timestamp) throw conflict(`The refund is already requested: the bounty returns to the pool after ${new Date(Number(readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC.`, "Refund requested", ErrorCode.REFUND_REQUESTED);
           refundRequest = false;
         }
       }
@@ -592,11 +594,11 @@ export async function cancelBounty(
  */
 export async function registerContribution(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "changes">, input: { user: User; repoId: number; issueNumber: number }) {
   if (input.user.role !== "contributor") {
-    throw new DomainError({ code: ErrorCode.FORBIDDEN, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
+    throw new DomainError({ code: ErrorCode.ROLE_REQUIRED, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
   }
   const repository = await registeredRepository(ctx, input.repoId);
   const [wallet] = await ctx.database.db.select().from(wallets).where(eq(wallets.userId, input.user.id)).limit(1);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   // Only an open issue of this repository: a claim on any other number is junk, and would block cancelling a bounty set there later.
   const token = await userGitHubToken(ctx, input.user);
   await openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }), repository.fullName, input.issueNumber);

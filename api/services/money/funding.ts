@@ -5,7 +5,8 @@ import type { Database } from "../../../db/client.ts";
 import { chainTransactions, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { parseAmount, toDecimalString, toXdcString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString, toXdcString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "./balances.ts";
@@ -15,7 +16,7 @@ import { CURRENCY_INDEX, MAX_FUNDING_FEE_BPS, requireAmountStep } from "./rules.
 import { allowanceFrom, allowanceOf, enforceLimits, limitFigure, limitFigureJson, type LimitFigureJson, type LimitScopeName } from "./limits.ts";
 
 const invalidAmount = (symbol: string) =>
-  new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
+  new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
 
 /**
  * GET /api/blockchain/repository/{id}/funding-status. The spec's clients read dailyLimit, currentTotal and
@@ -92,18 +93,18 @@ export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "clock" | 
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (earlier) return transactionResult(ctx, await ctx.outbox.untilBroadcast(earlier), messages);
 
-  const parsed = parseAmount(input.amountXdc, TOKEN_DECIMALS.XDC);
+  const parsed = parseAmount(input.amountXdc, DECIMALS.XDC);
   if (!parsed.ok || parsed.value === 0n) throw invalidAmount("XDC");
   const amount = parsed.value;
   if (amount <= MIN_XDC_FUNDING_EXCLUSIVE) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
+    throw new DomainError({ code: ErrorCode.BELOW_MINIMUM, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
   }
   const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, action: "fund" });
   const balance = await ctx.chain.client.getBalance({ address: wallet.address as Address, blockTag: "pending" });
   if (balance < amount) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
+    throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
   }
-  const insufficientForGas = new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
+  const insufficientForGas = new DomainError({ code: ErrorCode.INSUFFICIENT_GAS, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
   if (balance < amount + GAS_RESERVE) throw insufficientForGas;
   await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address, undefined, { wait: false });
 
@@ -170,9 +171,9 @@ async function fundRepositoryToken(
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (earlier) return transactionResult(ctx, await ctx.outbox.untilBroadcast(earlier), messages);
 
-  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
+  const parsed = parseAmount(input.amount, DECIMALS[token]);
   if (!parsed.ok || parsed.value === 0n) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
+    throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
   }
   const amount = parsed.value;
   requireAmountStep(amount, token);
@@ -182,17 +183,17 @@ async function fundRepositoryToken(
   const balance = token === "ROXN" ? balances.roxn : balances.usdc;
   if (amount > balance) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.INSUFFICIENT_BALANCE,
       error: `Insufficient ${token} Balance`,
       message: `Your ${token} balance is ${formatAmount(balance, token)} ${token}.`,
     });
   }
   if (amount > allowance) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.INSUFFICIENT_ALLOWANCE,
       error: `Insufficient ${token} allowance`,
       message: `Approve ${token} before adding it to the pool.`,
-      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) },
+      details: { allowance: toDecimalString(allowance, DECIMALS[token]) },
     });
   }
   await ensurePoolManager(ctx, repository.githubRepoId, address, undefined, { wait: false });
@@ -235,9 +236,9 @@ export async function approveToken(
   const messages = { pending: `${token} approval submitted`, confirmed: `${token} approved`, failedTitle: `${token} Approval Failed` };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
+    const parsed = parseAmount(input.amount, DECIMALS[token]);
     if (!parsed.ok || parsed.value === 0n) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
+      throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
     }
     requireAmountStep(parsed.value, token);
     const tokenAddress = token === "ROXN" ? ctx.chain.config.contracts.roxn : ctx.chain.config.contracts.usdc;
@@ -255,5 +256,5 @@ export async function approveToken(
   const settled = await ctx.outbox.waitForSettled(tx, 15_000);
   const result = transactionResult(ctx, settled, messages);
   const allowance = await tokenAllowance(ctx.chain, token, input.wallet.address as Address);
-  return { ...result, allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) };
+  return { ...result, allowance: toDecimalString(allowance, DECIMALS[token]) };
 }

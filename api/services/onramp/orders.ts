@@ -33,13 +33,13 @@ export async function startOnrampOrder(
   input: { user: User; kind: OnrampKind; returnTo?: ReturnPage },
 ): Promise<{ url: string; id: string }> {
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   if (input.kind === "sell") {
     const balances = await walletBalances(ctx.chain, wallet.address as Address, { fresh: true }).catch(() => {
       throw new DomainError({ code: ErrorCode.CHAIN_UNAVAILABLE, error: "Network unavailable", message: "Could not read your XDC balance. Please try again." });
     });
     if (balances.xdc === 0n) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: "You have no XDC to withdraw." });
+      throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: "Insufficient XDC Balance", message: "You have no XDC to withdraw." });
     }
   }
   const type = input.kind === "buy" ? "onramp" : "offramp";

@@ -3,6 +3,7 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { ChainSendDeps } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import type { ChainTransaction } from "../../../db/schema/index.ts";
+import { isUniqueViolation } from "../../../db/client.ts";
 import { conflict, ErrorCode } from "../../errors.ts";
 
 /** The payout of a merged fix: one key per issue, whichever path sends it. */
@@ -53,10 +54,5 @@ export async function payBounty(
   }
 }
 
-/** The database refused a second live payout of the issue (chain_tx_one_payout_idx). */
-function isOnePayoutIndex(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (/UNIQUE constraint failed: chain_transactions\.github_repo_id/i.test(String((e as Error).message))) return true;
-  }
-  return false;
-}
+/** The database refused a second live payout of the issue (chain_tx_one_payout_idx, over github_repo_id and issue_number). */
+const isOnePayoutIndex = (err: unknown) => isUniqueViolation(err, "chain_transactions.github_repo_id");

@@ -1,8 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyShares, repositories, repositoryPools, users, wallets, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
-import { badRequest, notFound } from "../../errors.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { ErrorCode, notFound, refused } from "../../errors.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, type RepoPublicInfo } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
@@ -13,7 +14,7 @@ import { bountyStates, isAdvertised, stateInputs, type StateInputs } from "../mo
 import { fundersOf } from "../money/bounties.ts";
 import { fundersOfIssues } from "../funding/funders-read.ts";
 
-const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
+const decimal = (value: bigint, currency: Currency) => toDecimalString(value, DECIMALS[currency]);
 
 /** One repository of the public list as the API answers it. */
 const listedAnswer = (r: PublicRepository) => ({
@@ -40,7 +41,7 @@ export async function publicRepositoryList(ctx: DatabaseDeps & Pick<AppContext, 
 
 function decodeListCursor(cursor: string): { registeredAt: number; id: number } {
   const match = /^(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!match) throw badRequest("cursor: not a cursor this list gave (start again from the first page).");
+  if (!match) throw refused(ErrorCode.INVALID_CURSOR, "cursor: not a cursor this list gave (start again from the first page).");
   return { registeredAt: Number(match[1]), id: Number(match[2]) };
 }
 

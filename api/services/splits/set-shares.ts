@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { payoutSplits, payoutSplitShares, type PayoutSplit, type User } from "../../../db/schema/index.ts";
-import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
+import { conflict, DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
 import { requireManagedRepository } from "../money/access.ts";
@@ -15,7 +15,7 @@ import { validateSplit, type SplitEntry } from "./split-command.ts";
 
 type Deps = Pick<AppContext, "database" | "env" | "log" | "changes" | "chain" | "outbox">;
 
-const invalidSplit = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid split", message });
+const invalidSplit = (message: string) => new DomainError({ code: ErrorCode.INVALID_SPLIT, error: "Invalid split", message });
 
 /**
  * Sets the shares of a split during its release window. Who: the pool
@@ -101,6 +101,7 @@ const closedWindow = (split: PayoutSplit) =>
   conflict(
     split.status === "superseded" ? "This bounty was paid or cancelled another way: the split no longer applies." : "The release window is over: the shares are fixed and being paid.",
     "Release window over",
+    ErrorCode.SPLIT_CLOSED,
   );
 
 /** PUT /api/splits/{repoId}/{issueNumber}: the pool manager of the repository (admin on GitHub, checked now). */

@@ -14,7 +14,8 @@ import {
 } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
@@ -186,7 +187,7 @@ async function itemsOf(ctx: Pick<AppContext, "database" | "chain">, events: Chai
   const items: StatementItem[] = [];
   for (const { event, args, payer, payee } of parsed) {
     const currency = CURRENCY_BY_INDEX[Number(args.currency)] ?? "XDC";
-    const decimals = TOKEN_DECIMALS[currency];
+    const decimals = DECIMALS[currency];
     const gross = BigInt(args.gross ?? args.amount ?? "0");
     const fee = BigInt(args.fee ?? "0");
     const net = BigInt(args.net ?? args.amount ?? "0");

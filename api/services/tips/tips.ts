@@ -31,7 +31,8 @@ import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { chainEvents, chainTransactions, tips, users, wallets, type ChainTransaction, type Currency, type Tip, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode, notFound } from "../../errors.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
@@ -50,7 +51,7 @@ type TipDeps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "chang
 export const MIN_TIP = MIN_BOUNTY;
 export const TIP_KINDS = ["tip_xdc", "tip_token"] as const;
 
-const tipError = (error: string, message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error, message });
+const tipError = (code: ErrorCode, error: string, message: string) => new DomainError({ code, error, message });
 
 export interface TipInput {
   user: User;
@@ -88,16 +89,16 @@ export interface TipView {
 export async function giveTip(ctx: TipDeps & Pick<AppContext, "env" | "keyring">, input: TipInput): Promise<TipView> {
   const earlier = await tipByKey(ctx, input.user.id, input.idempotencyKey);
   if (earlier) return tipView(ctx, earlier);
-  const decimals = TOKEN_DECIMALS[input.currency];
+  const decimals = DECIMALS[input.currency];
   const parsed = parseAmount(input.amount, decimals);
-  if (!parsed.ok || parsed.value === 0n) throw tipError("Invalid Amount", `Please enter a valid ${input.currency} amount.`);
+  if (!parsed.ok || parsed.value === 0n) throw tipError(ErrorCode.INVALID_AMOUNT, "Invalid Amount", `Please enter a valid ${input.currency} amount.`);
   const amount = parsed.value;
-  if (amount < MIN_TIP[input.currency]) throw tipError("Invalid Amount", `A tip is at least ${formatExact(MIN_TIP[input.currency], input.currency)} ${input.currency}.`);
+  if (amount < MIN_TIP[input.currency]) throw tipError(ErrorCode.BELOW_MINIMUM, "Invalid Amount", `A tip is at least ${formatExact(MIN_TIP[input.currency], input.currency)} ${input.currency}.`);
   requireAmountStep(amount, input.currency);
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
-  if (!wallet) throw tipError("No wallet", "No wallet is connected. Please check your profile settings.");
+  if (!wallet) throw tipError(ErrorCode.WALLET_REQUIRED, "No wallet", "No wallet is connected. Please check your profile settings.");
   const recipient = await githubPerson(ctx, input.user, input.login);
-  if (recipient.id === input.user.githubId) throw tipError("Invalid recipient", "You cannot tip yourself.");
+  if (recipient.id === input.user.githubId) throw tipError(ErrorCode.INVALID_RECIPIENT, "Invalid recipient", "You cannot tip yourself.");
   await requireCovered(ctx, wallet, input.currency, amount);
   const to = await walletOfGitHubUser(ctx, recipient.id);
   const fee = await tipFee(ctx, amount);
@@ -133,7 +134,7 @@ async function tipByKey(ctx: Pick<AppContext, "database">, userId: number, key: 
 /** A GitHub person by login, asked with the tipper's token (404 / 400 for an organisation or a bot). */
 async function githubPerson(ctx: Pick<AppContext, "env" | "keyring">, user: User, login: string): Promise<{ id: number; login: string }> {
   const name = login.replace(/^@/, "");
-  if (!/^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/.test(name)) throw tipError("Invalid login", "Enter the GitHub login of the person to tip.");
+  if (!/^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/.test(name)) throw tipError(ErrorCode.INVALID_RECIPIENT, "Invalid login", "Enter the GitHub login of the person to tip.");
   const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token: await userGitHubToken(ctx, user) });
   let found: { id: number; login: string; type?: string };
   try {
@@ -142,7 +143,7 @@ async function githubPerson(ctx: Pick<AppContext, "env" | "keyring">, user: User
     if (err instanceof GitHubApiError && err.status === 404) throw notFound(`GitHub user @${name} was not found.`);
     throw githubUnavailable();
   }
-  if (found.type && found.type !== "User") throw tipError("Not a person", `@${found.login} is not a person: tip a person's GitHub login.`);
+  if (found.type && found.type !== "User") throw tipError(ErrorCode.INVALID_RECIPIENT, "Not a person", `@${found.login} is not a person: tip a person's GitHub login.`);
   return { id: found.id, login: found.login };
 }
 
@@ -156,8 +157,8 @@ async function requireCovered(ctx: Pick<AppContext, "chain" | "database">, walle
   const [balances, unbroadcast] = await Promise.all([walletBalances(ctx.chain, wallet.address as Address, { fresh: true }), unbroadcastXdc(ctx.database.db, wallet)]);
   const xdc = balances.xdc - unbroadcast;
   const held = currency === "XDC" ? xdc : currency === "ROXN" ? balances.roxn : balances.usdc;
-  if (amount > held) throw tipError(`Insufficient ${currency} Balance`, `Your ${currency} balance is ${formatExact(held > 0n ? held : 0n, currency)} ${currency}.`);
-  if (currency === "XDC" ? amount + GAS_RESERVE > xdc : xdc < GAS_RESERVE) throw tipError("Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
+  if (amount > held) throw tipError(ErrorCode.INSUFFICIENT_BALANCE, `Insufficient ${currency} Balance`, `Your ${currency} balance is ${formatExact(held > 0n ? held : 0n, currency)} ${currency}.`);
+  if (currency === "XDC" ? amount + GAS_RESERVE > xdc : xdc < GAS_RESERVE) throw tipError(ErrorCode.INSUFFICIENT_GAS, "Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
 }
 
 /** The contract's fee on a tip (read from the contract, as on funding). */
@@ -449,8 +450,8 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
     from: fromLogin,
     to: tip.toLogin,
     currency: tip.currency,
-    amount: toDecimalString(tip.amount, TOKEN_DECIMALS[tip.currency]),
-    fee: toDecimalString(tip.fee, TOKEN_DECIMALS[tip.currency]),
+    amount: toDecimalString(tip.amount, DECIMALS[tip.currency]),
+    fee: toDecimalString(tip.fee, DECIMALS[tip.currency]),
     status,
     transactionHash: last?.txHash ?? null,
     explorerUrl: last?.txHash ? explorerTxUrl(ctx.chain.config.network, last.txHash) : null,

@@ -12,7 +12,8 @@
 import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, chainEvents, repositories, type Currency, type User } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { walletOfUser } from "./custodial.ts";
@@ -95,7 +96,7 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
             : event.name === "PoolFunded"
               ? "funding"
               : "refund";
-    const decimals = TOKEN_DECIMALS[currency];
+    const decimals = DECIMALS[currency];
     // PoolFunded names what left the funder (gross), the fee and what reached the pool (net).
     const amount = BigInt(kind === "funding" ? (args.gross ?? "0") : (args.amount ?? "0"));
     const fee = kind === "funding" && args.fee !== undefined ? toDecimalString(BigInt(args.fee), decimals) : null;

@@ -12,7 +12,8 @@ import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { chainEvents, chainTransactions, type Currency, type User } from "../../../db/schema/index.ts";
 import type { Clock } from "../../clock.ts";
-import { toDecimalString, toXdcString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString, toXdcString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { limitFigure } from "../money/limits.ts";
@@ -97,7 +98,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
         hash: tx.txHash!,
         isIncoming: false,
         tokenSymbol: intent.currency,
-        tokenAmount: toDecimalString(amount, TOKEN_DECIMALS[intent.currency]),
+        tokenAmount: toDecimalString(amount, DECIMALS[intent.currency]),
         value: intent.currency === "XDC" ? amount.toString() : "0",
         from: mine,
         to: isSend && intent.to ? toXdcAddress(intent.to) : rewards,
@@ -116,7 +117,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
       hash: event.txHash,
       isIncoming: true,
       tokenSymbol: currency,
-      tokenAmount: toDecimalString(amount, TOKEN_DECIMALS[currency]),
+      tokenAmount: toDecimalString(amount, DECIMALS[currency]),
       value: currency === "XDC" ? amount.toString() : "0",
       from: rewards,
       to: mine,
@@ -138,7 +139,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
     isIncoming: true,
     tokenSymbol: tip.currency,
     // What arrived: the tip less the contract's fee.
-    tokenAmount: toDecimalString(tip.amount - tip.fee, TOKEN_DECIMALS[tip.currency]),
+    tokenAmount: toDecimalString(tip.amount - tip.fee, DECIMALS[tip.currency]),
     value: tip.currency === "XDC" ? (tip.amount - tip.fee).toString() : "0",
     from: toXdcAddress(tx.fromAddress),
     to: mine,

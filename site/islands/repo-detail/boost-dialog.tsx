@@ -9,9 +9,7 @@ import { Dialog } from "../ui/dialog.tsx";
 import { serverMessage, useActionKey } from "./actions.ts";
 import { inputClass } from "../../lib/ui.ts";
 import { parseAmount } from "../../lib/funding-rules.ts";
-import { decimalToUnits, formatFull } from "../../lib/format.ts";
-
-type Currency = "XDC" | "ROXN" | "USDC";
+import { decimalToUnits, formatFull, type Currency } from "../../lib/format.ts";
 type Terms = ApiResponse<"getFundingTerms">;
 
 /**

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { formatAmount } from "../../lib/format.ts";
+import { CURRENCIES, formatAmount, type Currency } from "../../lib/format.ts";
 import type { poolsOf, RepoView } from "../../lib/repo-detail-data.ts";
 import { Button, ButtonLink } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
@@ -67,10 +67,8 @@ export function RepoHeader(props: { repo: RepoView; art?: ReactNode; openIssues:
   );
 }
 
-const CURRENCIES = ["XDC", "ROXN", "USDC"] as const;
-
 /** The currencies a pool holds, in the catalogue's order; XDC alone when it holds nothing. */
-export function heldCurrencies(pools: NonNullable<ReturnType<typeof poolsOf>>): (typeof CURRENCIES)[number][] {
+export function heldCurrencies(pools: NonNullable<ReturnType<typeof poolsOf>>): Currency[] {
   const held = CURRENCIES.filter((c) => pools[c] > 0n);
   return held.length ? held : ["XDC"];
 }

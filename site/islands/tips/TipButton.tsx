@@ -3,6 +3,7 @@ import { useStore } from "../ui/use-store.ts";
 import { api, errorMessage, newIdempotencyKey, type ApiResponse } from "../../lib/api.ts";
 import { $user, loadSession } from "../../stores/session.ts";
 import { buttonClass, inputClass } from "../../lib/ui.ts";
+import { CURRENCIES, type Currency } from "../../lib/format.ts";
 
 type Tip = ApiResponse<"giveTip">;
 type Step = { step: "closed" } | { step: "open"; key: string } | { step: "sending"; key: string } | { step: "done"; tip: Tip } | { step: "failed"; key: string; message: string };
@@ -18,7 +19,7 @@ export default function TipButton({ login, className = "" }: { login: string; cl
   const user = useStore($user, null);
   const [state, setState] = useState<Step>({ step: "closed" });
   const [amount, setAmount] = useState("1");
-  const [currency, setCurrency] = useState<"XDC" | "ROXN" | "USDC">("XDC");
+  const [currency, setCurrency] = useState<Currency>("XDC");
   if (user && user.username.toLowerCase() === login.toLowerCase()) return null;
 
   const send = async (key: string) => {
@@ -75,10 +76,10 @@ export default function TipButton({ login, className = "" }: { login: string; cl
         </label>
         <label className="grid gap-1 text-sm font-medium" htmlFor={`tip-currency-${login}`}>
           Currency
-          <select id={`tip-currency-${login}`} className={inputClass} value={currency} onChange={(e) => setCurrency(e.target.value as typeof currency)}>
-            <option>XDC</option>
-            <option>ROXN</option>
-            <option>USDC</option>
+          <select id={`tip-currency-${login}`} className={inputClass} value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>
+            {CURRENCIES.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
           </select>
         </label>
       </div>

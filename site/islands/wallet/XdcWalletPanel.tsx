@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useState } from "react";
 import { useResourceState } from "../ui/use-store.ts";
 import { QRCodeSVG } from "qrcode.react";
-import type { Symbol } from "../../lib/format.ts";
+import { CURRENCIES, type Currency } from "../../lib/format.ts";
 import { cardClass } from "../../lib/ui.ts";
 import { formatBalance, toUnits, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
 import { openOnramp, type ReturnPage } from "../../lib/wallet-onramp.ts";
@@ -49,7 +49,7 @@ export function XdcWalletPanel(props: {
   const closeDialog = (open: boolean) => !open && setDialog(null);
   const refreshing = info.loading || usdc.loading;
 
-  const balances: Record<Symbol, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
+  const balances: Record<Currency, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
   const xdc = toUnits(info.data?.xdcBalance, "XDC");
   const canWithdraw = Boolean(props.address) && xdc !== undefined && xdc > 0n;
 
@@ -93,7 +93,7 @@ export function XdcWalletPanel(props: {
             </Button>
           </div>
           <dl className="mt-2 grid grid-cols-1 gap-2 sm:grid-cols-3">
-            {(["XDC", "ROXN", "USDC"] as const).map((symbol) => {
+            {CURRENCIES.map((symbol) => {
               const state = symbol === "USDC" ? usdc : info;
               return (
                 <div key={symbol} className={`${cardClass} flex items-baseline justify-between gap-3 px-4 py-3 sm:block`} data-balance={symbol}>
