@@ -28,3 +28,4 @@ export * from "./repository-visibility.ts";
 export * from "./ops.ts";
 export * from "./cashouts.ts";
 export * from "./statements.ts";
+export * from "./confirmed-upi-ids.ts";
