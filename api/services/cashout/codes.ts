@@ -50,14 +50,14 @@ export function cashoutCodeRequired(ctx: Pick<AppContext, "env">, reason: Cashou
   });
 }
 
-export function autoCashoutCodeRequired(turningOn: boolean): DomainError {
+/** Turning automatic cash-out on, moving it to another UPI id, or keeping it on an id no code confirmed. */
+export function autoCashoutCodeRequired(change: "on" | "move" | "unconfirmed", upiId: string): DomainError {
+  const what = { on: "Turning on automatic cash-out", move: "Changing the UPI id of automatic cash-out", unconfirmed: `Automatic cash-out to ${upiId}` }[change];
   return new DomainError({
     code: ErrorCode.CODE_REQUIRED,
     error: "Confirmation code required",
-    message: turningOn
-      ? "Turning on automatic cash-out needs the 6-digit code we e-mail you."
-      : "Changing the UPI id of automatic cash-out needs the 6-digit code we e-mail you.",
-    details: { otpRequired: true },
+    message: `${what} needs the 6-digit code we e-mail you.`,
+    details: { otpRequired: true, change },
   });
 }
 

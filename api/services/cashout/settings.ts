@@ -8,7 +8,7 @@ import { DECIMALS } from "../../../lib/money.ts";
 import { sellApiConfigured } from "../onramp/sell-api.ts";
 import { CodeRefused, writeWithCode } from "../wallets/one-time-codes.ts";
 import { autoCashoutCodeRequired, autoCashoutNeedsCode, autoCashoutSubject } from "./codes.ts";
-import { confirmUpiId, isConfirmedUpiId, parseUpiId } from "./upi-id.ts";
+import { confirmUpiId, isConfirmedUpiId, parseUpiId, upiKey } from "./upi-id.ts";
 
 /**
  * What a user keeps for cash-outs (issue 40): the UPI id (filled in next time), and automatic cash-out of every
@@ -104,7 +104,8 @@ export async function saveCashoutSettings(
     const confirmed = upiId ? await isConfirmedUpiId(tx, userId, upiId) : false;
     const needsCode = autoCashoutNeedsCode(row, { enabled, upiId }, confirmed);
     if (needsCode) {
-      if (!input.otp) return new CodeRefused(autoCashoutCodeRequired(!row?.autoEnabled));
+      const change = !row?.autoEnabled || !row.upiId ? "on" : upiKey(row.upiId) !== upiKey(upiId!) ? "move" : "unconfirmed";
+      if (!input.otp) return new CodeRefused(autoCashoutCodeRequired(change, upiId!));
       const refused = await useCode({ purpose: "upi", subject: autoCashoutSubject(upiId!), code: input.otp });
       if (refused) return refused;
       await confirmUpiId(tx, userId, upiId!, "upi");
