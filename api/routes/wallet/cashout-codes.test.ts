@@ -23,7 +23,10 @@ let grace: Session;
 
 beforeAll(async () => {
   world = await startCashoutWorld({ env: { SEND_OTP_THRESHOLD: "20" } });
-  [dave, erin, frank, grace] = await Promise.all(["dave", "erin", "frank", "grace"].map((login) => world.stack.signUp(login, "contributor")));
+  dave = await world.stack.signUp("dave", "contributor");
+  erin = await world.stack.signUp("erin", "contributor");
+  frank = await world.stack.signUp("frank", "contributor");
+  grace = await world.stack.signUp("grace", "contributor");
   for (const who of [dave, erin, frank, grace]) await world.stack.chain.fund(who.wallet, { xdc: "100" });
 }, 120_000);
 afterAll(async () => {
