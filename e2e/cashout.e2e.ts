@@ -37,7 +37,10 @@ async function enterCashoutCode(page: Page, dialog: Locator, to: string) {
   await expect(dialog.getByRole("button", { name: "Confirm cash-out" })).toBeDisabled();
   await dialog.getByRole("button", { name: "Send code" }).click();
   await expect(dialog.getByText(`We sent a 6-digit code to ${to[0]}***@example.com.`)).toBeVisible();
-  await dialog.getByLabel("One-time code").fill(await codeFromMail(page, to, "Confirm your Issuepool cash-out", asked));
+  const code = await codeFromMail(page, to, "Confirm your Issuepool cash-out", asked);
+  await dialog.getByLabel("One-time code").focus();
+  await page.keyboard.type(code);
+  await expect(dialog.getByLabel("One-time code")).toHaveValue(code);
 }
 
 /** `author`'s pull request fixing `issue`, merged by alice on the emulator. */
@@ -113,8 +116,9 @@ test.describe("bob's cash-outs", () => {
     await row.screenshot({ path: testInfo.outputPath("cashout-completed.png") });
   });
 
-  test("the simulator fails the INR payout: the XDC comes back to bob's wallet and the history says so", async ({ page }) => {
+  test("the simulator fails the INR payout: the XDC comes back to bob's wallet and the history says so (on a phone, the code typed from the keyboard)", async ({ page }, testInfo) => {
     test.setTimeout(90_000);
+    await page.setViewportSize({ width: 375, height: 740 });
     await signIn(page, "bob", "/wallet");
     await page.getByRole("button", { name: "Cash out to UPI" }).click();
     const dialog = page.getByRole("dialog", { name: "Cash out to UPI" });
@@ -123,7 +127,14 @@ test.describe("bob's cash-outs", () => {
     await dialog.getByLabel("UPI id").fill("failure@upi");
     await dialog.getByRole("button", { name: "Get quote" }).click();
     await enterCashoutCode(page, dialog, "bob@example.com");
-    await dialog.getByRole("button", { name: "Confirm cash-out" }).click();
+    // 375 px wide: nothing sticks out sideways; from the code field the keyboard reaches Confirm.
+    expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await dialog.screenshot({ path: testInfo.outputPath("cashout-code-375.png") });
+    await dialog.getByLabel("One-time code").focus();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await expect(dialog.getByRole("button", { name: "Confirm cash-out" })).toBeFocused();
+    await page.keyboard.press("Enter");
     await expect(dialog.getByText("Cash-out started")).toBeVisible({ timeout: 30_000 });
     await dialog.getByRole("button", { name: "Done" }).click();
     await page.getByRole("tab", { name: "Transactions" }).click();
