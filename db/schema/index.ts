@@ -25,3 +25,5 @@ export * from "./alerts.ts";
 export * from "./reliability.ts";
 export * from "./commitments.ts";
 export * from "./repository-visibility.ts";
+export * from "./repository-names.ts";
+export * from "./reviews.ts";
