@@ -11,8 +11,10 @@
  * show.
  */
 import { and, desc, eq, ne, sql, type SQL } from "drizzle-orm";
-import type { DatabaseDeps } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
+
+/** What these read (not the context: the explore search, which the indexer reaches, imports this module). */
+type DatabaseDeps = { database: { db: Database } };
 import { repositories, repositoryFormerNames, type Repository, type RepositoryMove } from "../../../db/schema/index.ts";
 
 /** A redirect may be remembered by browsers and caches this long (a former name can be taken by a new repository later). */
