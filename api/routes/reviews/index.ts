@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { ANONYMOUS, declareRoute, json, SESSION_WRITE } from "../../openapi/declare.ts";
+import { ANONYMOUS, declareRoute, json, orNull, SESSION_WRITE } from "../../openapi/declare.ts";
 import { Timestamp } from "../../openapi/shapes.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
@@ -55,11 +55,11 @@ const PullWait = z
     waitingSince: Timestamp,
     deadlineAt: Timestamp,
     releaseRequestableFrom: Timestamp.meta({ description: "Twice the deadline after waitingSince: from then, without a response, the author may ask for release" }),
-    firstReviewAt: Timestamp.nullable(),
+    firstReviewAt: orNull(Timestamp),
     firstReviewKind: z.enum(["review", "comment", "merged", "closed"]).nullable(),
     state: z.enum(["waiting", "past_deadline", "release_requestable", "reviewed", "merged", "closed"]),
     pastDeadline: z.boolean(),
-    releaseRequestedAt: Timestamp.nullable(),
+    releaseRequestedAt: orNull(Timestamp),
   })
   .openapi("PullRequestWait");
 
