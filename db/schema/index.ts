@@ -25,5 +25,8 @@ export * from "./alerts.ts";
 export * from "./reliability.ts";
 export * from "./commitments.ts";
 export * from "./repository-visibility.ts";
+export * from "./ops.ts";
+export * from "./cashouts.ts";
+export * from "./statements.ts";
 export * from "./repository-names.ts";
 export * from "./reviews.ts";

@@ -41,6 +41,8 @@ const schemas = {
     base: z.string().min(1).optional(),
     /** Commit messages (with any `Co-authored-by:` trailers), authored by the pull request's author unless `author` says otherwise. */
     commits: z.array(z.object({ message: z.string().min(1), author: login.optional() })).optional(),
+    /** The control page's one commit message (a form cannot send `commits`): trailers such as `Co-authored-by:` included. */
+    commitMessage: z.string().optional(),
   }),
   /** `at`: when GitHub records the merge (ISO, not in the future), for tests of a pull request merged long ago. */
   mergePullRequest: z.object({ repo, number, actor: login.optional(), at: z.iso.datetime().optional() }),
@@ -152,7 +154,10 @@ export function createControls({ world, actions, webhooks }: EmulatorContext): E
     async openPullRequest(raw) {
       const input = parse("openPullRequest", raw);
       const r = findRepo(input.repo);
-      return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base, commits: input.commits }));
+      // A form's text area sends CRLF line ends; a commit message has LF.
+      const typed = input.commitMessage?.replace(/\r\n/g, "\n").trim();
+      const commits = input.commits ?? (typed ? [{ message: typed }] : undefined);
+      return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base, commits }));
     },
     async mergePullRequest(raw) {
       const { repo: r, issue, actor, input } = withIssue("mergePullRequest", raw);

@@ -14,12 +14,19 @@ export interface DevHooks {
   digestAsOfTomorrow(): Promise<number>;
   /** Moves the chain's clock on by `seconds`, then runs the hourly refund pass as of it; how many refunds it sent. */
   refundBoostsAfter(seconds: number): Promise<number>;
+  /** Sets a user's KYC state at the on-ramp simulator's sell side (by GitHub login); their customer id, or undefined. */
+  setKyc?(login: string, status: KycStatus): Promise<string | undefined>;
 }
+
+const KYC_STATUSES = ["approved", "required", "pending", "rejected"] as const;
+type KycStatus = (typeof KYC_STATUSES)[number];
 
 const DigestBody = z.object({ _csrf: z.string().optional() }).strict();
 const RefundBody = z
   .object({ seconds: z.number().int().min(0).max(MAX_CLOCK_STEP_SECONDS).meta({ description: "How far the chain's clock moves on first" }), _csrf: z.string().optional() })
   .strict();
+
+const KycBody = z.object({ login: z.string().min(1).max(39), status: z.enum(KYC_STATUSES), _csrf: z.string().optional() }).strict();
 
 /**
  * The development server's own routes (the embedded default only; never in production): a journey cannot wait a
@@ -30,6 +37,7 @@ const RefundBody = z
  *   GET  /dev/mail/...                    the local mail sink's pages
  *   POST /dev/digest          {}          the daily digest, as of tomorrow        -> { handled }
  *   POST /dev/refund-boosts   { seconds } the chain's clock on, then refunds due  -> { sent }
+ *   POST /dev/onramp-kyc      { login, status } a user's KYC state at the simulator's sell side -> { customerId, status }
  */
 export function devRoutes(hooks: DevHooks): (app: Hono<AppBindings>) => void {
   return (app) => {
@@ -42,5 +50,15 @@ export function devRoutes(hooks: DevHooks): (app: Hono<AppBindings>) => void {
       requireSession(c);
       return c.json({ sent: await hooks.refundBoostsAfter(c.req.valid("json").seconds) });
     });
+    const setKyc = hooks.setKyc;
+    if (setKyc) {
+      app.post("/dev/onramp-kyc", validate("json", KycBody), async (c) => {
+        requireSession(c);
+        const { login, status } = c.req.valid("json");
+        const customerId = await setKyc(login, status);
+        if (!customerId) return c.json({ error: "no such user" }, 404);
+        return c.json({ customerId, status });
+      });
+    }
   };
 }

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { ANONYMOUS, declareRoute, noJson, z } from "../../openapi/declare.ts";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
+import { Token } from "../../openapi/shapes.ts";
 import { contributorFeed, exploreFeed, repositoryFeed } from "../../services/alerts/feeds.ts";
 import { movedResponse } from "../moved.ts";
 
@@ -13,7 +14,7 @@ import { movedResponse } from "../moved.ts";
  */
 const ATOM = "application/atom+xml; charset=utf-8";
 const ExploreQuery = z.object({
-  currency: z.enum(["XDC", "ROXN", "USDC"]).optional(),
+  currency: Token.optional(),
   min: z.string().optional(),
   max: z.string().optional(),
   label: z.string().optional(),
@@ -44,12 +45,14 @@ const tags = ["alerts"];
 export const feedsApi = [
   declareRoute({
     method: "get", path: "/api/feeds/explore", operationId: "exploreFeed", tags, security: ANONYMOUS,
+    errors: ["invalid_search", "invalid_search_text"],
     summary: "Atom feed of the open bounties matching an explore search (the newest 50)",
     request: { query: ExploreQuery },
     responses: { 200: noJson("The feed", "application/atom+xml") },
   }),
   declareRoute({
     method: "get", path: "/api/feeds/repos/{owner}/{repo}", operationId: "repositoryFeed", tags, security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Atom feed of a public repository's bounties: set, paid, returned to the pool (the latest 50)",
     request: { params: RepoParams },
     responses: {
@@ -59,6 +62,7 @@ export const feedsApi = [
   }),
   declareRoute({
     method: "get", path: "/api/feeds/contributors/{login}", operationId: "contributorFeed", tags, security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Atom feed of the bounties paid to a contributor (public repositories, the latest 50)",
     request: { params: LoginParam },
     responses: { 200: noJson("The feed", "application/atom+xml") },
