@@ -70,23 +70,27 @@ export const reviewsApi = [
     summary: "A repository's review deadline: how long a bountied pull request may wait for a maintainer before its pool manager is reminded",
     request: { params: RepoParams },
     responses: { 200: json("The deadline", Deadline) },
+    errors: ["not_found", "validation_failed"],
   }),
   declareRoute({
     method: "put", path: "/api/reviews/{repoId}/deadline", operationId: "setReviewDeadline", tags, security: SESSION_WRITE,
     summary: "Sets the repository's review deadline in hours, 1 to 720 (the pool manager who registered it; others 403)",
     request: { params: RepoParams, body: { content: { "application/json": { schema: DeadlineBody } }, required: true } },
     responses: { 200: json("Set", Deadline) },
+    errors: ["forbidden", "not_found", "validation_failed"],
   }),
   declareRoute({
     method: "get", path: "/api/reviews/{repoId}/pulls/{number}", operationId: "getPullRequestWait", tags, security: ANONYMOUS,
     summary: "A bountied pull request's wait for review: since when, its deadlines, the first response",
     request: { params: PullParams },
     responses: { 200: json("The wait", PullWait) },
+    errors: ["not_found", "validation_failed"],
   }),
   declareRoute({
     method: "post", path: "/api/reviews/{repoId}/pulls/{number}/release-request", operationId: "requestRelease", tags, security: SESSION_WRITE,
     summary: "The pull request's author asks the pool manager for release, past twice the deadline without a response (409 not_due before; once: a repeat sends nothing). Moves no money",
     request: { params: PullParams },
     responses: { 200: json("Requested (or requested before)", PullWait.extend({ poolManagerNotified: z.boolean() }).openapi("ReleaseRequest")) },
+    errors: ["conflict", "forbidden", "no_open_bounty", "not_due", "not_found", "rate_limited", "validation_failed"],
   }),
 ];
