@@ -28,3 +28,5 @@ export * from "./repository-visibility.ts";
 export * from "./ops.ts";
 export * from "./cashouts.ts";
 export * from "./statements.ts";
+export * from "./repository-names.ts";
+export * from "./reviews.ts";
