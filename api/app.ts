@@ -38,6 +38,7 @@ import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
 import { splitRoutes } from "./routes/splits/index.ts";
 import { tipRoutes } from "./routes/tips/index.ts";
+import { reviewRoutes } from "./routes/reviews/index.ts";
 import { boostRoutes } from "./routes/funding/boosts.ts";
 import { communityRoutes } from "./routes/funding/community.ts";
 import { alertSearchRoutes } from "./routes/alerts/searches.ts";
@@ -101,6 +102,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/intents", intentRoutes(ctx));
   app.route("/api/splits", splitRoutes(ctx));
   app.route("/api/tips", tipRoutes(ctx));
+  app.route("/api/reviews", reviewRoutes(ctx));
   app.route("/api/funding", boostRoutes(ctx));
   app.route("/api/community-bounties", communityRoutes(ctx));
   app.route("/api/alerts/webhooks", alertWebhookRoutes(ctx));

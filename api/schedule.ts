@@ -24,6 +24,7 @@ import { releaseHeldPayouts } from "./services/github-events/held-payouts.ts";
 import { releaseHeldShares } from "./services/splits/release.ts";
 import { releaseHeldTips } from "./services/tips/tips.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
+import { remindOverdueReviews, REVIEW_DEADLINE_PASS_MS } from "./services/reviews/reminders.ts";
 import type { AppContext } from "./context.ts";
 import { backupScheduleFor } from "./ops/backup-schedule.ts";
 import { cashoutPassesFor, MONEY_MOMENTS_INTERVAL_MS } from "./services/cashout/schedule.ts";
@@ -69,6 +70,7 @@ export const PASS_NAMES = [
   "hourly-review",
   "watcher",
   "recent-totals",
+  "review-deadlines",
   "outbound",
   "digest",
   "scoping",
@@ -119,6 +121,8 @@ export function declareSchedule(ctx: RootContext, options: { intervals?: Partial
   });
   const githubReturn = loop("github-return", ctx, every("github-return", GITHUB_RETURN_PROBE_MS), () => retryWhenGitHubAnswers(ctx));
   const recentTotals = loop("recent-totals", ctx, every("recent-totals", 60_000), () => advanceRecentTotals(ctx.database.db));
+  // Review deadlines (issue 39): reminders to pool managers, once per deadline (conditional writes: any process may run it).
+  const reviewDeadlines = loop("review-deadlines", ctx, every("review-deadlines", REVIEW_DEADLINE_PASS_MS), (o) => remindOverdueReviews(ctx, { now: o?.now }));
 
   const passes: ScheduledPass[] = [
     {
@@ -210,6 +214,7 @@ export function declareSchedule(ctx: RootContext, options: { intervals?: Partial
         ]
       : []),
     { name: "recent-totals", every: "every minute", afterRepair: false, ...recentTotals },
+    { name: "review-deadlines", every: `${REVIEW_DEADLINE_PASS_MS / 60_000} minutes: bountied pull requests waiting past their repository's review deadline remind its pool manager (once per deadline)`, afterRepair: false, ...reviewDeadlines },
     { name: "outbound", every: "1 s", lease: "per delivery", afterRepair: false, start: () => ctx.outbound.start(options.intervals?.outbound), stop: () => ctx.outbound.stop(), runOnce: () => ctx.outbound.runOnce() },
     {
       name: "digest",

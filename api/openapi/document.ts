@@ -33,6 +33,7 @@ import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { intentsApi } from "../routes/intents/index.ts";
 import { splitsApi } from "../routes/splits/index.ts";
 import { tipsApi } from "../routes/tips/index.ts";
+import { reviewsApi } from "../routes/reviews/index.ts";
 import { boostsApi } from "../routes/funding/boosts.ts";
 import { communityApi } from "../routes/funding/community.ts";
 import { alertSearchesApi } from "../routes/alerts/searches.ts";
@@ -83,6 +84,7 @@ export const DECLARATIONS = [
   ...intentsApi,
   ...splitsApi,
   ...tipsApi,
+  ...reviewsApi,
   ...boostsApi,
   ...communityApi,
   ...alertWebhooksApi,

@@ -28,4 +28,6 @@ export * from "./repository-visibility.ts";
 export * from "./ops.ts";
 export * from "./cashouts.ts";
 export * from "./statements.ts";
+export * from "./repository-names.ts";
+export * from "./reviews.ts";
 export * from "./confirmed-upi-ids.ts";
