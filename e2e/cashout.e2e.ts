@@ -1,4 +1,4 @@
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test, type Locator, type Page } from "@playwright/test";
 import { readFile } from "node:fs/promises";
 import { extractText, getDocumentProxy } from "unpdf";
 import { bountiedIssue, signIn } from "./support.ts";
@@ -8,12 +8,40 @@ import { bountiedIssue, signIn } from "./support.ts";
  * reward out to UPI from the payout mail's link, through the on-ramp simulator's sell side; a payout the simulator
  * fails (its sandbox UPI id `failure@…`) brings the XDC back; carol's reward is cashed out automatically; alice
  * downloads her repository's yearly CSV and a payout's PDF receipt, opened and read. On alice/xdc-explorer-lite.
+ * A first cash-out to a UPI id, and turning automatic cash-out on, take the code e-mailed to the person, read here
+ * from the mail sink as the send journeys do (e2e/wallet.e2e.ts).
  */
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
 const emulator = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
 
-type Mail = { subject: string; text: string; to: string[] };
+type Mail = { subject: string; text: string; to: string[]; receivedAt: string };
 const mailsTo = async (page: Page, to: string) => ((await (await page.request.get(`/dev/mail/messages.json?to=${encodeURIComponent(to)}`)).json()) as { messages: Mail[] }).messages;
+
+/** The code of the newest mail titled `subject` received after `after` (ms). */
+async function codeFromMail(page: Page, to: string, subject: string, after: number): Promise<string> {
+  let code: string | undefined;
+  await expect
+    .poll(async () => {
+      const mail = (await mailsTo(page, to)).filter((m) => m.subject === subject && Date.parse(m.receivedAt) >= after).at(-1);
+      code = mail ? /^ {4}(\d{6})$/m.exec(mail.text)?.[1] : undefined;
+      return code;
+    })
+    .toBeTruthy();
+  return code!;
+}
+
+/** The quote asks for the e-mailed code (a first cash-out to this UPI id): send it, read it from the sink, type it. */
+async function enterCashoutCode(page: Page, dialog: Locator, to: string) {
+  const asked = Date.now() - 1000;
+  await expect(dialog.locator("[data-cashout-code]")).toContainText("This is your first cash-out to");
+  await expect(dialog.getByRole("button", { name: "Confirm cash-out" })).toBeDisabled();
+  await dialog.getByRole("button", { name: "Send code" }).click();
+  await expect(dialog.getByText(`We sent a 6-digit code to ${to[0]}***@example.com.`)).toBeVisible();
+  const code = await codeFromMail(page, to, "Confirm your Issuepool cash-out", asked);
+  await dialog.getByLabel("One-time code").focus();
+  await page.keyboard.type(code);
+  await expect(dialog.getByLabel("One-time code")).toHaveValue(code);
+}
 
 /** `author`'s pull request fixing `issue`, merged by alice on the emulator. */
 async function mergeFixBy(page: Page, author: string, issue: number): Promise<number> {
@@ -41,72 +69,88 @@ async function rewardFor(browser: import("@playwright/test").Browser, author: st
   }
 }
 
-test("bob follows the payout mail's 'Cash out' link, sees the quote, confirms, and the INR is paid", async ({ page, browser }, testInfo) => {
-  test.setTimeout(180_000);
-  await signIn(page, "bob", "/wallet");
-  const issue = await rewardFor(browser, "bob", "5");
-  // The notification: a mail saying what arrived, with the link to cash it out.
-  const isTheMail = (m: Mail) => m.subject === "You were paid 5 XDC" && m.text.includes(`issue #${issue} of ${LITE.fullName}`);
-  await expect.poll(async () => (await mailsTo(page, "bob@example.com")).some(isTheMail), { timeout: 30_000 }).toBe(true);
-  const mail = (await mailsTo(page, "bob@example.com")).find(isTheMail)!;
-  const link = /(http\S+\/wallet\?cashout=XDC&amount=5)\b/.exec(mail.text)![1]!;
-  await page.goto(new URL(link).pathname + new URL(link).search);
+// bob's two cash-outs each ask for a code, and a new code retires bob's earlier one: his journeys run one after the other.
+test.describe("bob's cash-outs", () => {
+  test.describe.configure({ mode: "default" });
 
-  const dialog = page.getByRole("dialog", { name: "Cash out to UPI" });
-  await expect(dialog).toBeVisible();
-  await expect(dialog.getByLabel("Amount (XDC)")).toHaveValue("5");
-  await dialog.getByLabel("UPI id").fill("bob@okaxis");
-  await dialog.getByRole("button", { name: "Get quote" }).click();
-  const quote = dialog.locator("[data-cashout-quote]");
-  // 5 XDC at the simulator's ₹2.50, its 1 % fee (₹0.13), no platform fee, the network fee, ₹12.37 received.
-  await expect(quote.locator("[data-quote-amount]")).toHaveText("5 XDC");
-  await expect(quote.locator("[data-quote-rate]")).toHaveText("1 XDC = ₹2.50");
-  await expect(quote.locator("[data-quote-provider-fee]")).toHaveText("₹0.13");
-  await expect(quote.locator("[data-quote-platform-fee]")).toHaveText("None");
-  await expect(quote.locator("[data-quote-gas]")).toContainText("XDC");
-  await expect(quote.locator("[data-quote-fiat]")).toHaveText("₹12.37");
-  await expect(dialog.locator("[data-quote-validity]")).toContainText("This quote holds for");
-  await dialog.screenshot({ path: testInfo.outputPath("cashout-quote.png") });
-  await dialog.getByRole("button", { name: "Confirm cash-out" }).click();
-  await expect(dialog.getByText("Cash-out started")).toBeVisible({ timeout: 30_000 });
-  await dialog.getByRole("button", { name: "Done" }).click();
+  test("bob follows the payout mail's 'Cash out' link, sees the quote, confirms, and the INR is paid", async ({ page, browser }, testInfo) => {
+    test.setTimeout(180_000);
+    await signIn(page, "bob", "/wallet");
+    const issue = await rewardFor(browser, "bob", "5");
+    // The notification: a mail saying what arrived, with the link to cash it out.
+    const isTheMail = (m: Mail) => m.subject === "You were paid 5 XDC" && m.text.includes(`issue #${issue} of ${LITE.fullName}`);
+    await expect.poll(async () => (await mailsTo(page, "bob@example.com")).some(isTheMail), { timeout: 30_000 }).toBe(true);
+    const mail = (await mailsTo(page, "bob@example.com")).find(isTheMail)!;
+    const link = /(http\S+\/wallet\?cashout=XDC&amount=5)\b/.exec(mail.text)![1]!;
+    await page.goto(new URL(link).pathname + new URL(link).search);
 
-  await page.getByRole("tab", { name: "Transactions" }).click();
-  // bob's other journey (a failing payout) may run beside this one: his cash-out to bob@okaxis, the latest first.
-  const row = page.locator("[data-cashout]").filter({ hasText: "Cash-out to bob@okaxis" }).first();
-  await expect(row).toHaveAttribute("data-cashout-status", "completed", { timeout: 60_000 });
-  await expect(row).toContainText("Completed");
-  await expect(row).toContainText("UTR SIMUTR");
-  await expect(row).toContainText("₹12.37");
-  // The reward's own row links to the same cash-out.
-  await expect(page.locator('[data-history-kind="reward"] [data-history-cashout]').first()).toHaveAttribute("href", /\/wallet\?cashout=XDC&amount=/);
-  await row.screenshot({ path: testInfo.outputPath("cashout-completed.png") });
-});
+    const dialog = page.getByRole("dialog", { name: "Cash out to UPI" });
+    await expect(dialog).toBeVisible();
+    await expect(dialog.getByLabel("Amount (XDC)")).toHaveValue("5");
+    await dialog.getByLabel("UPI id").fill("bob@okaxis");
+    await dialog.getByRole("button", { name: "Get quote" }).click();
+    const quote = dialog.locator("[data-cashout-quote]");
+    // 5 XDC at the simulator's ₹2.50, its 1 % fee (₹0.13), no platform fee, the network fee, ₹12.37 received.
+    await expect(quote.locator("[data-quote-amount]")).toHaveText("5 XDC");
+    await expect(quote.locator("[data-quote-rate]")).toHaveText("1 XDC = ₹2.50");
+    await expect(quote.locator("[data-quote-provider-fee]")).toHaveText("₹0.13");
+    await expect(quote.locator("[data-quote-platform-fee]")).toHaveText("None");
+    await expect(quote.locator("[data-quote-gas]")).toContainText("XDC");
+    await expect(quote.locator("[data-quote-fiat]")).toHaveText("₹12.37");
+    await expect(dialog.locator("[data-quote-validity]")).toContainText("This quote holds for");
+    await enterCashoutCode(page, dialog, "bob@example.com");
+    await dialog.screenshot({ path: testInfo.outputPath("cashout-quote.png") });
+    await dialog.getByRole("button", { name: "Confirm cash-out" }).click();
+    await expect(dialog.getByText("Cash-out started")).toBeVisible({ timeout: 30_000 });
+    await dialog.getByRole("button", { name: "Done" }).click();
 
-test("the simulator fails the INR payout: the XDC comes back to bob's wallet and the history says so", async ({ page }) => {
-  test.setTimeout(90_000);
-  await signIn(page, "bob", "/wallet");
-  await page.getByRole("button", { name: "Cash out to UPI" }).click();
-  const dialog = page.getByRole("dialog", { name: "Cash out to UPI" });
-  await dialog.getByLabel("Amount (XDC)").fill("2");
-  // The simulator's sandbox: a UPI id named "failure" has its payout refused by the bank.
-  await dialog.getByLabel("UPI id").fill("failure@upi");
-  await dialog.getByRole("button", { name: "Get quote" }).click();
-  await dialog.getByRole("button", { name: "Confirm cash-out" }).click();
-  await expect(dialog.getByText("Cash-out started")).toBeVisible({ timeout: 30_000 });
-  await dialog.getByRole("button", { name: "Done" }).click();
-  await page.getByRole("tab", { name: "Transactions" }).click();
-  const row = page.locator("[data-cashout]").filter({ hasText: "Cash-out to failure@upi" }).first();
-  await expect(row).toHaveAttribute("data-cashout-status", "refunded", { timeout: 60_000 });
-  await expect(row).toContainText("Failed: crypto returned");
-  await expect(row.locator("[data-cashout-outcome]")).toHaveText("The payout failed (the bank refused the UPI payout (simulated)); the 2 XDC came back to your wallet.");
-  await expect(row).toContainText("Returned");
-  // Refunded only once the chain shows the 2 XDC back in bob's wallet (the server checks the refund's transaction;
-  // bob's balance itself moves with his other journey beside this one).
-  const id = await row.getAttribute("data-cashout");
-  const cashout = await (await page.request.get(`/api/wallet/cashouts/${id}`)).json();
-  expect(cashout).toMatchObject({ status: "refunded", amount: "2", currency: "XDC" });
-  expect(cashout.refundTransactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+    await page.getByRole("tab", { name: "Transactions" }).click();
+    // bob's other journey (a failing payout) may run beside this one: his cash-out to bob@okaxis, the latest first.
+    const row = page.locator("[data-cashout]").filter({ hasText: "Cash-out to bob@okaxis" }).first();
+    await expect(row).toHaveAttribute("data-cashout-status", "completed", { timeout: 60_000 });
+    await expect(row).toContainText("Completed");
+    await expect(row).toContainText("UTR SIMUTR");
+    await expect(row).toContainText("₹12.37");
+    // The reward's own row links to the same cash-out.
+    await expect(page.locator('[data-history-kind="reward"] [data-history-cashout]').first()).toHaveAttribute("href", /\/wallet\?cashout=XDC&amount=/);
+    await row.screenshot({ path: testInfo.outputPath("cashout-completed.png") });
+  });
+
+  test("the simulator fails the INR payout: the XDC comes back to bob's wallet and the history says so (on a phone, the code typed from the keyboard)", async ({ page }, testInfo) => {
+    test.setTimeout(90_000);
+    await page.setViewportSize({ width: 375, height: 740 });
+    await signIn(page, "bob", "/wallet");
+    await page.getByRole("button", { name: "Cash out to UPI" }).click();
+    const dialog = page.getByRole("dialog", { name: "Cash out to UPI" });
+    await dialog.getByLabel("Amount (XDC)").fill("2");
+    // The simulator's sandbox: a UPI id named "failure" has its payout refused by the bank.
+    await dialog.getByLabel("UPI id").fill("failure@upi");
+    await dialog.getByRole("button", { name: "Get quote" }).click();
+    await enterCashoutCode(page, dialog, "bob@example.com");
+    // 375 px wide: nothing sticks out sideways; from the code field the keyboard reaches Confirm.
+    expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    await dialog.screenshot({ path: testInfo.outputPath("cashout-code-375.png") });
+    await dialog.getByLabel("One-time code").focus();
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await expect(dialog.getByRole("button", { name: "Confirm cash-out" })).toBeFocused();
+    await page.keyboard.press("Enter");
+    await expect(dialog.getByText("Cash-out started")).toBeVisible({ timeout: 30_000 });
+    await dialog.getByRole("button", { name: "Done" }).click();
+    await page.getByRole("tab", { name: "Transactions" }).click();
+    const row = page.locator("[data-cashout]").filter({ hasText: "Cash-out to failure@upi" }).first();
+    await expect(row).toHaveAttribute("data-cashout-status", "refunded", { timeout: 60_000 });
+    await expect(row).toContainText("Failed: crypto returned");
+    await expect(row.locator("[data-cashout-outcome]")).toHaveText("The payout failed (the bank refused the UPI payout (simulated)); the 2 XDC came back to your wallet.");
+    await expect(row).toContainText("Returned");
+    // Refunded only once the chain shows the 2 XDC back in bob's wallet (the server checks the refund's transaction;
+    // bob's balance itself moves with his other journey beside this one).
+    const id = await row.getAttribute("data-cashout");
+    const cashout = await (await page.request.get(`/api/wallet/cashouts/${id}`)).json();
+    expect(cashout).toMatchObject({ status: "refunded", amount: "2", currency: "XDC" });
+    expect(cashout.refundTransactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+  });
+
 });
 
 test("carol opts into automatic cash-out: her next reward is cashed out without a click", async ({ page, browser }) => {
@@ -117,8 +161,15 @@ test("carol opts into automatic cash-out: her next reward is cashed out without 
   await auto.getByLabel("Cash out rewards automatically").check();
   await auto.getByLabel("UPI id for automatic cash-out").fill("carol@oksbi");
   await auto.getByLabel("XDC threshold").fill("1");
+  // Turning it on takes the code e-mailed for the UPI id: Save waits for it.
+  await expect(auto.getByRole("button", { name: "Save" })).toBeDisabled();
+  const asked = Date.now() - 1000;
+  await auto.getByRole("button", { name: "Send code" }).click();
+  await expect(auto.getByText("We sent a 6-digit code to c***@example.com.")).toBeVisible();
+  await auto.getByLabel("One-time code").fill(await codeFromMail(page, "carol@example.com", "Confirm automatic cash-out on Issuepool", asked));
   await auto.getByRole("button", { name: "Save" }).click();
   await expect(auto).toHaveAttribute("data-auto-cashout", "on");
+  await expect(auto.locator("[data-upi-confirmed]")).toHaveText("Rewards go to carol@oksbi, confirmed with an e-mailed code.");
 
   await rewardFor(browser, "carol", "3");
   await page.getByRole("button", { name: "Refresh cash-outs" }).click();

@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
 import { parseEther, type Address } from "viem";
-import { cashouts, chainTransactions } from "../../db/schema/index.ts";
+import { cashouts, chainTransactions, confirmedUpiIds } from "../../db/schema/index.ts";
 import type { TestSession } from "../../testing/auth.ts";
 import { anvilPrivateKey, startOnrampSimulator, type OnrampSimulator } from "../../testing/dev-tools.ts";
 import { consecutive, sentOnChain } from "../../testing/crash.ts";
@@ -33,6 +33,8 @@ beforeAll(async () => {
   stack = await startProcessStack();
   bob = await stack.signUp("bob", "contributor");
   await stack.chain.fund(bob.wallet, { xdc: "50" });
+  // bob confirmed his UPI id with an e-mailed code before (the codes: api/routes/wallet/cashout-codes.test.ts).
+  await stack.t.ctx.database.db.insert(confirmedUpiIds).values({ userId: bob.user.id, upiId: "bob@okaxis", via: "cashout" });
   simulator = await startOnrampSimulator({
     appId: stack.env.ONRAMP_APP_ID!,
     appSecret: stack.env.ONRAMP_APP_SECRET!,

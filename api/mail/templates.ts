@@ -53,6 +53,39 @@ export function sendCodeMail(input: { to: string; code: string; amount: string; 
   };
 }
 
+/** The code of one cash-out to UPI (issue 40): what leaves the wallet and which UPI id the rupees go to. */
+export function cashoutCodeMail(input: { to: string; code: string; amount: string; currency: string; upiId: string; validMinutes: number }): MailMessage {
+  const lines = [
+    `Use this code to confirm cashing out ${input.amount} ${input.currency} from your Issuepool wallet, with the rupees paid to the UPI id ${input.upiId}:`,
+    `It is valid for ${input.validMinutes} minutes, works once and only for this amount and UPI id.`,
+    "If you did not ask for this cash-out, do not use the code and consider signing out of Issuepool on other devices.",
+  ];
+  return {
+    to: input.to,
+    subject: "Confirm your Issuepool cash-out",
+    text: [lines[0], "", `    ${input.code}`, "", ...lines.slice(1)].join("\n"),
+    html: html(lines, input.code),
+  };
+}
+
+/** The code that turns automatic cash-out on, or moves it to another UPI id: every future reward above the threshold goes there. */
+export function autoCashoutCodeMail(input: { to: string; code: string; upiId: string; previousUpiId: string | null; validMinutes: number }): MailMessage {
+  const change = input.previousUpiId
+    ? `change the UPI id of your automatic cash-out from ${input.previousUpiId} to ${input.upiId}`
+    : `turn on automatic cash-out to the UPI id ${input.upiId}`;
+  const lines = [
+    `Use this code to ${change}:`,
+    `From then on, every reward above your threshold is sold for rupees paid to ${input.upiId} when it arrives. The code is valid for ${input.validMinutes} minutes, works once and only for this UPI id.`,
+    "If you did not ask for this, do not use the code and consider signing out of Issuepool on other devices.",
+  ];
+  return {
+    to: input.to,
+    subject: "Confirm automatic cash-out on Issuepool",
+    text: [lines[0], "", `    ${input.code}`, "", ...lines.slice(1)].join("\n"),
+    html: html(lines, input.code),
+  };
+}
+
 /** A bounty awaits the pool manager's decision (issue 11): what happened, what they can do, where. */
 export function awaitingDecisionMail(input: {
   to: string;

@@ -30,3 +30,4 @@ export * from "./cashouts.ts";
 export * from "./statements.ts";
 export * from "./repository-names.ts";
 export * from "./reviews.ts";
+export * from "./confirmed-upi-ids.ts";

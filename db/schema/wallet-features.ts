@@ -4,7 +4,7 @@ import { timestamp } from "./columns.ts";
 import { users } from "./users.ts";
 
 /**
- * One-time codes sent by e-mail (key export, large sends): stored as a hash,
+ * One-time codes sent by e-mail (key export, large sends, cash-outs, automatic cash-out): stored as a hash,
  * valid 10 minutes, single use, locked after too many wrong tries.
  */
 export const oneTimeCodes = sqliteTable(
@@ -14,7 +14,7 @@ export const oneTimeCodes = sqliteTable(
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    purpose: text("purpose", { enum: ["export", "send"] }).notNull(),
+    purpose: text("purpose", { enum: ["export", "send", "cashout", "upi"] }).notNull(),
     codeHash: text("code_hash").notNull(),
     expiresAt: timestamp("expires_at").notNull(),
     attempts: integer("attempts").notNull().default(0),

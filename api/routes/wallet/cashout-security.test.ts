@@ -23,5 +23,7 @@ describe("cash-out and statements: security cases", () => {
   securityCases({ method: "POST", path: "/api/wallet/cashout/quote", body: { currency: "XDC", amount: "1" } }, harness);
   securityCases({ method: "PUT", path: "/api/wallet/cashout/settings", body: { upiId: "bob@okaxis" } }, harness);
   securityCases(() => ({ method: "POST", path: "/api/wallet/cashout", body: { quoteId: crypto.randomUUID(), upiId: "bob@okaxis" } }), harness);
+  securityCases(() => ({ method: "POST", path: "/api/wallet/cashout/send-code", body: { quoteId: crypto.randomUUID(), upiId: "bob@okaxis" } }), harness);
+  securityCases({ method: "POST", path: "/api/wallet/cashout/settings/send-code", body: { upiId: "bob@okaxis" } }, harness);
   securityCases({ method: "PUT", path: "/api/statements/invoice-profile", body: { name: "Bob Ltd", address: "1 Road", taxId: "GSTIN 29ABCDE1234F1Z5" } }, harness);
 });

@@ -34,7 +34,21 @@ const t = () => world.stack.t;
 const db = () => world.stack.t.ctx.database.db;
 const chainClient = () => world.stack.t.ctx.chain.client;
 const quote = (as: TestSession, currency: string, amount: string) => call(t(), "/api/wallet/cashout/quote", { as, body: { currency, amount } });
-const confirm = (as: TestSession, quoteId: string, upiId: string) => call(t(), "/api/wallet/cashout", { as, body: { quoteId, upiId } });
+const confirm = (as: TestSession, quoteId: string, upiId: string, otp?: string) => call(t(), "/api/wallet/cashout", { as, body: { quoteId, upiId, ...(otp ? { otp } : {}) } });
+/** The code mailed for this cash-out, read from the mail sink (cashout-codes.test.ts tests the codes themselves). */
+async function mailedCode(as: TestSession, quoteId: string, upiId: string): Promise<string> {
+  const before = Math.max(0, ...world.sink.messages({ to: as.user.email! }).map((m) => m.id));
+  const res = await call(t(), "/api/wallet/cashout/send-code", { as, body: { quoteId, upiId } });
+  expect(res.status, await res.clone().text()).toBe(200);
+  const mail = await eventually(async () => world.sink.messages({ to: as.user.email! }).find((m) => m.id > before && m.subject === "Confirm your Issuepool cash-out"), 10_000, "the code");
+  return /^ {4}(\d{6})$/m.exec(mail.text)![1]!;
+}
+/** Confirms as the dialog does: with the mailed code when the server asks for one (a first cash-out to a UPI id). */
+async function confirmWithCode(as: TestSession, quoteId: string, upiId: string): Promise<Response> {
+  const first = await confirm(as, quoteId, upiId);
+  if (first.status !== 400 || (await first.clone().json()).code !== "code_required") return first;
+  return confirm(as, quoteId, upiId, await mailedCode(as, quoteId, upiId));
+}
 const cashout = async (as: TestSession, id: string) => (await call(t(), `/api/wallet/cashouts/${id}`, { as })).json();
 const settled = (as: TestSession, id: string, status: string) =>
   eventually(async () => {
@@ -55,7 +69,7 @@ describe("cash-out to UPI", () => {
     expect(parseEther(q.gasFee)).toBeGreaterThan(0n);
     expect(new Date(q.expiresAt).getTime()).toBeGreaterThan(Date.now());
 
-    const confirmed = await confirm(bob, q.id, "bob@okaxis");
+    const confirmed = await confirmWithCode(bob, q.id, "bob@okaxis");
     expect(confirmed.status, await confirmed.clone().text()).toBe(200);
     const started = await confirmed.json();
     expect(started).toMatchObject({ status: "initiated", currency: "XDC", amount: "10", fiatAmount: "24.75", upiId: "bob@okaxis", trigger: "manual" });
@@ -86,14 +100,15 @@ describe("cash-out to UPI", () => {
     const q = await (await quote(bob, "USDC", "5")).json();
     expect(q).toMatchObject({ currency: "USDC", amount: "5", rate: "84", fiatAmount: "415.8", providerFee: "4.2" });
     const before = await usdcOf(bob.wallet);
-    const started = await (await confirm(bob, q.id, "bob@okaxis")).json();
+    const started = await (await confirmWithCode(bob, q.id, "bob@okaxis")).json();
     await settled(bob, started.id, "completed");
     expect(before - (await usdcOf(bob.wallet))).toBe(parseUnits("5", 6));
   }, 60_000);
 
   test("double confirmation (also at once): one order, one transfer", async () => {
-    const q = await (await quote(bob, "XDC", "3")).json();
-    const answers = await Promise.all([confirm(bob, q.id, "bob@okaxis"), confirm(bob, q.id, "bob@okaxis"), confirm(bob, q.id, "bob@okaxis")]);
+    const q = await (await call(t(), "/api/wallet/cashout/quote", { as: bob, body: { currency: "XDC", amount: "3", upiId: "bob@okaxis" } })).json();
+    const otp = q.otpRequired ? await mailedCode(bob, q.id, "bob@okaxis") : undefined;
+    const answers = await Promise.all([confirm(bob, q.id, "bob@okaxis", otp), confirm(bob, q.id, "bob@okaxis", otp), confirm(bob, q.id, "bob@okaxis", otp)]);
     const bodies = await Promise.all(answers.map((a) => a.json()));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
     expect(new Set(bodies.map((b) => b.id)).size).toBe(1);
@@ -115,7 +130,7 @@ describe("cash-out to UPI", () => {
 
   test("webhook replay: the same delivery is a duplicate, an older status is ignored; one transition each", async () => {
     const q = await (await quote(bob, "XDC", "1")).json();
-    const started = await (await confirm(bob, q.id, "bob@okaxis")).json();
+    const started = await (await confirmWithCode(bob, q.id, "bob@okaxis")).json();
     const done = await settled(bob, started.id, "completed");
     const order = [...world.simulator.sell.orders.values()].find((o) => o.orderId === Number(done.orderId))!;
     const received = order.webhooks.find((w) => w.status === 2)!;
@@ -143,7 +158,7 @@ describe("cash-out to UPI", () => {
         const q = await (await quote(bob, "XDC", "2")).json();
         expect(q.kyc.status).toBe(state);
         if (state === "required") expect(q.kyc.url).toContain(`/kyc/${customer}`);
-        const refused = await confirm(bob, q.id, "bob@okaxis");
+        const refused = await confirmWithCode(bob, q.id, "bob@okaxis");
         expect(refused.status).toBe(409);
         const body = await refused.json();
         expect(body.code).toBe(`kyc_${state}`);
@@ -167,7 +182,7 @@ describe("cash-out to UPI", () => {
       const noQuote = await quote(bob, "XDC", "2");
       expect(noQuote.status).toBe(503);
       expect(await noQuote.json()).toMatchObject({ code: "provider_unavailable", error: "Cash-out unavailable" });
-      const refused = await confirm(bob, q.id, "bob@okaxis");
+      const refused = await confirmWithCode(bob, q.id, "bob@okaxis");
       expect(refused.status).toBe(503);
       expect((await refused.json()).message).toContain("Nothing was sent");
       const rows = await db().select().from(cashouts).where(eq(cashouts.quoteId, q.id));
@@ -181,7 +196,7 @@ describe("cash-out to UPI", () => {
   test("the INR payout fails: the XDC comes back to the wallet, checked on the chain, and the history says so", async () => {
     const before = await chainClient().getBalance({ address: bob.wallet });
     const q = await (await quote(bob, "XDC", "4")).json();
-    const started = await (await confirm(bob, q.id, "failure@upi")).json();
+    const started = await (await confirmWithCode(bob, q.id, "failure@upi")).json();
     const refunded = await settled(bob, started.id, "refunded");
     expect(refunded.failureReason).toBe("the bank refused the UPI payout (simulated)");
     expect(refunded.refundTransactionHash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -194,7 +209,12 @@ describe("cash-out to UPI", () => {
 
   test("automatic cash-out: a reward above the threshold is cashed out without a click; one below is kept; a refused one is kept and says why", async () => {
     await stack.chain.fund(carol.wallet, { xdc: "1" });
-    const saved = await call(t(), "/api/wallet/cashout/settings", { as: carol, method: "PUT", body: { upiId: "carol@oksbi", auto: { enabled: true, minXdc: "5" } } });
+    // Turning it on takes the code mailed for the UPI id (cashout-codes.test.ts).
+    const sent = await call(t(), "/api/wallet/cashout/settings/send-code", { as: carol, body: { upiId: "carol@oksbi" } });
+    expect(sent.status, await sent.clone().text()).toBe(200);
+    const codeMail = await eventually(async () => world.sink.messages({ to: "carol@example.com" }).find((m) => m.subject === "Confirm automatic cash-out on Issuepool"), 10_000, "the code");
+    const otp = /^ {4}(\d{6})$/m.exec(codeMail.text)![1]!;
+    const saved = await call(t(), "/api/wallet/cashout/settings", { as: carol, method: "PUT", body: { upiId: "carol@oksbi", auto: { enabled: true, minXdc: "5" }, otp } });
     expect(saved.status, await saved.clone().text()).toBe(200);
     expect((await saved.json()).auto).toEqual({ enabled: true, minXdc: "5", minUsdc: null });
 

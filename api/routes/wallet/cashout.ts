@@ -9,6 +9,9 @@ import { requireSession, requireUser } from "../../middleware/session.ts";
 import { CASHOUT_STATUSES } from "../../../db/schema/index.ts";
 import { KYC_STATUSES } from "../../services/onramp/sell-api.ts";
 import { cashoutSettingsOf, saveCashoutSettings } from "../../services/cashout/settings.ts";
+import { requestAutoCashoutCode, requestCashoutCode } from "../../services/cashout/codes.ts";
+import { clientAddress } from "../../middleware/client-address.ts";
+import { CodeSent } from "./export.ts";
 import { confirmCashout, getCashout, listCashouts, quoteCashout } from "../../services/cashout/orders.ts";
 import { keptRewards } from "../../services/cashout/reward-arrived.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
@@ -18,22 +21,29 @@ import { explorerTxUrl } from "../../chain/config.ts";
 /**
  * Cash-out to UPI (issue 40; docs/wallet.md, "Cash out to UPI"):
  * GET  /api/wallet/cashout/settings                 -> { available, upiId, auto, currencies, kept }
- * PUT  /api/wallet/cashout/settings { upiId?, auto? } -> the same
- * POST /api/wallet/cashout/quote { currency, amount } -> the quote (provider's rate and fee, platform fee, gas, INR, validity, KYC)
- * POST /api/wallet/cashout { quoteId, upiId }        -> the cash-out (one per quote: a second confirmation returns the first)
+ * PUT  /api/wallet/cashout/settings { upiId?, auto?, otp? } -> the same (turning automatic cash-out on, or moving it to another UPI id: the code)
+ * POST /api/wallet/cashout/settings/send-code { upiId? } -> e-mails the code for automatic cash-out to that UPI id
+ * POST /api/wallet/cashout/quote { currency, amount, upiId? } -> the quote (provider's rate and fee, platform fee, gas, INR, validity, KYC, whether a code is needed)
+ * POST /api/wallet/cashout/send-code { quoteId, upiId } -> e-mails the code for this cash-out (above the threshold, or a new UPI id)
+ * POST /api/wallet/cashout { quoteId, upiId, otp? }  -> the cash-out (one per quote: a second confirmation returns the first)
  * GET  /api/wallet/cashouts?limit=10                  -> { cashouts: [...] }
  * GET  /api/wallet/cashouts/{id}                      -> the cash-out (another user's: 404)
  */
 export const CASHOUT_RATE_LIMIT = { name: "wallet-cashout", perIp: 120, perUser: 60, windowMs: 3600 * 1000 };
+export const CASHOUT_CODE_RATE_LIMIT = { name: "wallet-cashout-code", perIp: 30, windowMs: 3600 * 1000 };
+
+const Otp = z.string().trim().regex(/^\d{6}$/, "Enter the 6-digit code from the e-mail.");
 
 const AutoFields = z.object({
   enabled: z.boolean().optional(),
   minXdc: z.union([z.string().max(80), z.null()]).optional(),
   minUsdc: z.union([z.string().max(80), z.null()]).optional(),
 });
-const SettingsBody = z.object({ upiId: z.union([z.string().max(300), z.null()]).optional(), auto: AutoFields.optional() });
-const QuoteBody = z.object({ currency: z.string().max(10), amount: z.union([z.string().max(80), z.number()]) });
-const ConfirmBody = z.object({ quoteId: z.string().uuid(), upiId: z.string().max(300) });
+const SettingsBody = z.object({ upiId: z.union([z.string().max(300), z.null()]).optional(), auto: AutoFields.optional(), otp: Otp.optional() });
+const AutoCodeBody = z.object({ upiId: z.union([z.string().max(300), z.null()]).optional() });
+const QuoteBody = z.object({ currency: z.string().max(10), amount: z.union([z.string().max(80), z.number()]), upiId: z.string().max(300).optional() });
+const CodeBody = z.object({ quoteId: z.string().uuid(), upiId: z.string().max(300) });
+const ConfirmBody = CodeBody.extend({ otp: Otp.optional() });
 const Limit = z.object({ limit: z.coerce.number().int().min(1).max(50).default(10) });
 const IdParam = z.object({ id: z.string().uuid() });
 
@@ -59,14 +69,23 @@ export function cashoutRoutes(ctx: AppContext) {
       await saveCashoutSettings(ctx, user.id, c.req.valid("json"));
       return c.json(await settings(user.id));
     })
+    .post("/cashout/settings/send-code", rateLimit(ctx, CASHOUT_CODE_RATE_LIMIT), validate("json", AutoCodeBody), async (c) => {
+      const { user } = requireSession(c);
+      return c.json(await requestAutoCashoutCode(ctx, { user, upiId: c.req.valid("json").upiId, ip: clientAddress(c, ctx.env.TRUST_PROXY) }));
+    })
+    .post("/cashout/send-code", rateLimit(ctx, CASHOUT_CODE_RATE_LIMIT), validate("json", CodeBody), async (c) => {
+      const { user } = requireSession(c);
+      const { quoteId, upiId } = c.req.valid("json");
+      return c.json(await requestCashoutCode(ctx, { user, quoteId, upiId, ip: clientAddress(c, ctx.env.TRUST_PROXY) }));
+    })
     .post("/cashout/quote", rateLimit(ctx, CASHOUT_RATE_LIMIT), validate("json", QuoteBody), async (c) => {
       const { user } = requireSession(c);
       return c.json(await quoteCashout(ctx, user, c.req.valid("json")));
     })
     .post("/cashout", rateLimit(ctx, CASHOUT_RATE_LIMIT), validate("json", ConfirmBody), async (c) => {
       const { user } = requireSession(c);
-      const { quoteId, upiId } = c.req.valid("json");
-      return c.json(await confirmCashout(ctx, { user, quoteId, upiId }));
+      const { quoteId, upiId, otp } = c.req.valid("json");
+      return c.json(await confirmCashout(ctx, { user, quoteId, upiId, otp }));
     })
     .get("/cashouts", validate("query", Limit), async (c) => {
       const user = requireUser(c);
@@ -84,6 +103,7 @@ const CashoutCurrency = z.enum(["XDC", "USDC"]);
 export const CashoutSettings = z.object({
   available: z.boolean(),
   upiId: z.string().nullable(),
+  upiIdConfirmed: z.boolean().meta({ description: "Whether upiId was confirmed with an e-mailed code; automatic cash-out goes only to a confirmed UPI id" }),
   auto: z.object({ enabled: z.boolean(), minXdc: orNull(Amount), minUsdc: orNull(Amount) }),
   currencies: z.array(z.object({ symbol: z.enum(["XDC", "USDC", "ROXN"]), supported: z.boolean(), reason: z.string().nullable() })),
   kept: z.array(z.object({ currency: z.string(), amount: Amount, reason: z.string(), transactionHash: TxHash, explorerUrl: z.string().nullable(), createdAt: Timestamp })),
@@ -101,6 +121,9 @@ export const CashoutQuote = z.object({
   fiatCurrency: z.literal("INR"),
   expiresAt: Timestamp,
   kyc: z.object({ status: z.enum(KYC_STATUSES), url: z.string().nullable() }),
+  otpRequired: z.boolean().meta({ description: "Confirming needs the e-mailed code (POST /api/wallet/cashout/send-code)" }),
+  otpReason: z.enum(["amount", "new_upi_id"]).nullable().meta({ description: "Why: above otpThreshold, or a UPI id not confirmed yet (when the quote names one)" }),
+  otpThreshold: Amount,
 });
 
 export const Cashout = z.object({
@@ -135,22 +158,36 @@ export const cashoutApi = [
   }),
   declareRoute({
     method: "put", path: "/api/wallet/cashout/settings", operationId: "saveCashoutSettings", tags: ["wallet"], security: SESSION_WRITE,
-    errors: ["invalid_upi_id", "upi_id_required", "threshold_required", "invalid_currency", "invalid_amount", "validation_failed"],
-    summary: "Saves the UPI id and automatic cash-out (rewards above a threshold, per currency)",
+    errors: ["code_required", "invalid_code", "invalid_upi_id", "upi_id_required", "threshold_required", "invalid_currency", "invalid_amount", "rate_limited", "validation_failed"],
+    summary: "Saves the UPI id and automatic cash-out (rewards above a threshold, per currency); turning it on or moving it to another UPI id needs the e-mailed code",
     request: { body: { content: { "application/json": { schema: SettingsBody } }, required: true } },
     responses: { 200: json("The settings", CashoutSettings) },
   }),
   declareRoute({
+    method: "post", path: "/api/wallet/cashout/settings/send-code", operationId: "requestAutoCashoutCode", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["code_not_needed", "email_required", "invalid_upi_id", "mail_unavailable", "rate_limited", "upi_id_required", "validation_failed"],
+    summary: "E-mails the code that turns automatic cash-out on to this UPI id (the saved one when absent), or moves it there",
+    request: { body: { content: { "application/json": { schema: AutoCodeBody } }, required: true } },
+    responses: { 200: json("Code sent", CodeSent) },
+  }),
+  declareRoute({
+    method: "post", path: "/api/wallet/cashout/send-code", operationId: "requestCashoutCode", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["code_not_needed", "email_required", "invalid_upi_id", "mail_unavailable", "not_found", "quote_expired", "rate_limited", "validation_failed"],
+    summary: "E-mails a code bound to this cash-out's currency, amount and UPI id (above the threshold, or a UPI id not confirmed yet)",
+    request: { body: { content: { "application/json": { schema: CodeBody } }, required: true } },
+    responses: { 200: json("Code sent", CodeSent) },
+  }),
+  declareRoute({
     method: "post", path: "/api/wallet/cashout/quote", operationId: "quoteCashout", tags: ["wallet"], security: SESSION_WRITE,
-    errors: ["cashout_unsupported", "chain_unavailable", "insufficient_balance", "insufficient_gas", "invalid_address", "invalid_amount", "invalid_currency", "kyc_pending", "kyc_rejected", "kyc_required", "provider_refused", "provider_unavailable", "quote_expired", "rate_limited", "transaction_failed", "validation_failed", "wallet_required"],
+    errors: ["cashout_unsupported", "chain_unavailable", "insufficient_balance", "insufficient_gas", "invalid_address", "invalid_amount", "invalid_currency", "invalid_upi_id", "kyc_pending", "kyc_rejected", "kyc_required", "provider_refused", "provider_unavailable", "quote_expired", "rate_limited", "transaction_failed", "validation_failed", "wallet_required"],
     summary: "A cash-out quote: the provider's rate and fee, the platform's fee, gas, the INR received, valid until expiresAt; the KYC state",
     request: { body: { content: { "application/json": { schema: QuoteBody } }, required: true } },
     responses: { 200: json("The quote", CashoutQuote) },
   }),
   declareRoute({
     method: "post", path: "/api/wallet/cashout", operationId: "confirmCashout", tags: ["wallet"], security: SESSION_WRITE,
-    errors: ["already_paid", "chain_unavailable", "idempotency_conflict", "insufficient_balance", "insufficient_gas", "invalid_address", "invalid_amount", "invalid_currency", "invalid_upi_id", "kyc_pending", "kyc_rejected", "kyc_required", "not_found", "provider_refused", "provider_unavailable", "quote_expired", "rate_limited", "transaction_failed", "validation_failed", "wallet_required"],
-    summary: "Confirms a quote: the provider's order, the crypto sent to its deposit address once (a second confirmation returns the first)",
+    errors: ["already_paid", "chain_unavailable", "code_required", "idempotency_conflict", "insufficient_balance", "insufficient_gas", "invalid_address", "invalid_amount", "invalid_code", "invalid_currency", "invalid_upi_id", "kyc_pending", "kyc_rejected", "kyc_required", "not_found", "provider_refused", "provider_unavailable", "quote_expired", "rate_limited", "transaction_failed", "validation_failed", "wallet_required"],
+    summary: "Confirms a quote: the provider's order, the crypto sent to its deposit address once (a second confirmation returns the first); above the threshold or to a new UPI id with the e-mailed code",
     request: { body: { content: { "application/json": { schema: ConfirmBody } }, required: true } },
     responses: { 200: json("The cash-out", Cashout) },
   }),

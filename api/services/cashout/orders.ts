@@ -9,7 +9,8 @@ import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { randomToken } from "../../crypto/tokens.ts";
 import { forgetBalances } from "../money/balances.ts";
-import { checkSend, parseSendAmount, sendGuard, sendRequest } from "../wallets/send.ts";
+import { checkSend, otpThreshold, parseSendAmount, sendGuard, sendRequest } from "../wallets/send.ts";
+import { writeWithCode } from "../wallets/one-time-codes.ts";
 import { audit } from "../audit.ts";
 import {
   createSellOrder,
@@ -22,14 +23,18 @@ import {
   type KycStatus,
   type SellOrder,
 } from "../onramp/sell-api.ts";
-import { customerIdOf, parseCashoutCurrency, parseUpiId, rememberUpiId } from "./settings.ts";
+import { customerIdOf, parseCashoutCurrency, rememberUpiId } from "./settings.ts";
+import { cashoutCodeReason, cashoutCodeRequired, cashoutSubject, upiIdNotConfirmed, type CashoutCodeReason } from "./codes.ts";
+import { confirmUpiId, isConfirmedUpiId, parseUpiId } from "./upi-id.ts";
 
 /**
  * Cash-out to UPI (issue 40, item 1): a reward in the wallet sold for INR through the provider's sell-side API.
  *
  *   quote     the provider's quote plus ours (the network fee of our transfer, no platform fee), kept as a row,
  *             valid until the provider's time; the KYC state the provider reports comes with it
- *   confirm   one cash-out per quote (a unique index: a double confirmation finds the first); then `advance`
+ *   confirm   one cash-out per quote (a unique index: a double confirmation finds the first), with the e-mailed
+ *             code when the amount is above SEND_OTP_THRESHOLD or the UPI id is new (codes.ts), used up in the
+ *             transaction that records the cash-out; then `advance`
  *   advance   the provider's order under our reference (`ipc_…`, idempotent at the provider), its deposit address
  *             recorded, then the crypto queued in the outbox as a send to that address under the key
  *             `cashout:{id}`: at most once, whatever retries, crashes or passes come after
@@ -53,6 +58,10 @@ export interface CashoutQuoteView {
   fiatCurrency: "INR";
   expiresAt: string;
   kyc: { status: KycStatus; url: string | null };
+  /** Whether confirming needs the e-mailed code, and why: above the threshold, or a UPI id not confirmed yet (when the quote names one). */
+  otpRequired: boolean;
+  otpReason: CashoutCodeReason | null;
+  otpThreshold: string;
 }
 
 export interface CashoutView {
@@ -149,9 +158,10 @@ function decimalText(text: string, decimals = 8): string {
 }
 
 /** POST /api/wallet/cashout/quote */
-export async function quoteCashout(ctx: Deps, user: User, input: { currency: unknown; amount: unknown }): Promise<CashoutQuoteView> {
+export async function quoteCashout(ctx: Deps, user: User, input: { currency: unknown; amount: unknown; upiId?: unknown }): Promise<CashoutQuoteView> {
   const currency = parseCashoutCurrency(input.currency);
   const amount = parseSendAmount(input.amount, currency);
+  const upiId = input.upiId === undefined ? undefined : parseUpiId(input.upiId);
   requireProvider(ctx);
   // The send's own rules (balance, the 0.1 XDC reserve after the fee, XDC for a token's fee) and its fee.
   const send = await checkSend(ctx, user, { token: currency, to: ESTIMATE_RECIPIENT, amount: toDecimalString(amount, DECIMALS[currency]) });
@@ -175,6 +185,7 @@ export async function quoteCashout(ctx: Deps, user: User, input: { currency: unk
     expiresAt,
   };
   await ctx.database.db.insert(cashoutQuotes).values(row);
+  const otpReason = upiId === undefined ? (amount > otpThreshold(ctx, currency) ? "amount" : null) : await cashoutCodeReason(ctx, { userId: user.id, currency, amount, upiId });
   return {
     id,
     currency,
@@ -187,62 +198,90 @@ export async function quoteCashout(ctx: Deps, user: User, input: { currency: unk
     fiatCurrency: "INR",
     expiresAt: expiresAt.toISOString(),
     kyc: { status: kyc.kycStatus, url: kyc.kycUrl ?? null },
+    otpRequired: otpReason !== null,
+    otpReason,
+    otpThreshold: toDecimalString(otpThreshold(ctx, currency), DECIMALS[currency]),
   };
 }
 
 /**
  * POST /api/wallet/cashout: confirms a quote. The same quote confirmed again (a double click, a retry after a lost
- * answer) returns the first cash-out, even after the quote's time is over. Nothing is recorded before the quote,
- * the KYC state and the balance have been checked.
+ * answer) returns the first cash-out, even after the quote's time is over, and asks for no second code. Nothing is
+ * recorded before the quote, the code, the KYC state and the balance have been checked. A manual cash-out above
+ * SEND_OTP_THRESHOLD or to a UPI id not confirmed yet needs the e-mailed code (`otp`); an automatic one (`trigger:
+ * "auto"`, allowed by the code that turned automatic cash-out on) goes only to a confirmed UPI id.
  */
 export async function confirmCashout(
   ctx: Deps,
-  input: { user: User; quoteId: string; upiId: unknown; trigger?: "manual" | "auto"; rewardKey?: string; now?: number },
+  input: { user: User; quoteId: string; upiId: unknown; otp?: string; trigger?: "manual" | "auto"; rewardKey?: string; now?: number },
 ): Promise<CashoutView> {
   const db = ctx.database.db;
   const now = input.now ?? Date.now();
+  const trigger = input.trigger ?? "manual";
   const [quote] = await db.select().from(cashoutQuotes).where(and(eq(cashoutQuotes.id, input.quoteId), eq(cashoutQuotes.userId, input.user.id)));
   if (!quote) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not found", message: "No such quote." });
   const [earlier] = await db.select().from(cashouts).where(eq(cashouts.quoteId, quote.id));
   if (earlier) return cashoutView(ctx, earlier);
   if (quote.expiresAt.getTime() < now) throw quoteExpired();
   const upiId = parseUpiId(input.upiId);
+  let codeReason: CashoutCodeReason | null = null;
+  if (trigger === "auto") {
+    if (!(await isConfirmedUpiId(db, input.user.id, upiId))) throw upiIdNotConfirmed(upiId);
+  } else {
+    codeReason = await cashoutCodeReason(ctx, { userId: input.user.id, currency: quote.currency, amount: quote.amount, upiId });
+    if (codeReason && !input.otp) throw cashoutCodeRequired(ctx, codeReason, quote.currency, upiId);
+  }
   requireProvider(ctx);
   const kyc = await provider(async () => kycStatus(ctx.env, await customerIdOf(ctx, input.user.id)));
   if (kyc.kycStatus !== "approved") throw kycRefusal(kyc.kycStatus, kyc.kycUrl ?? null);
   const send = await checkSend(ctx, input.user, { token: quote.currency, to: ESTIMATE_RECIPIENT, amount: toDecimalString(quote.amount, DECIMALS[quote.currency]) });
 
   const id = crypto.randomUUID();
-  const inserted = await db
-    .insert(cashouts)
-    .values({
-      id,
-      userId: input.user.id,
-      quoteId: quote.id,
-      trigger: input.trigger ?? "manual",
-      rewardKey: input.rewardKey ?? null,
-      walletId: send.wallet.id,
-      walletAddress: send.wallet.address,
-      currency: quote.currency,
-      amount: quote.amount,
-      rate: quote.rate,
-      providerFeeInr: quote.providerFeeInr,
-      platformFeeInr: quote.platformFeeInr,
-      gasFee: quote.gasFee,
-      fiatAmount: quote.fiatAmount,
-      upiId,
-      merchantReference: `ipc_${randomToken(20)}`,
-    })
-    .onConflictDoNothing()
-    .returning();
-  if (!inserted[0]) {
-    // Confirmed twice at once: the other request's row is the answer.
-    const [first] = await db.select().from(cashouts).where(eq(cashouts.quoteId, quote.id));
-    if (!first) throw new Error("cash-out: conflicting row vanished");
-    return cashoutView(ctx, first);
-  }
+  // The code is used up in the transaction that records the cash-out: both happen, or neither. A confirmation that
+  // finds the first one's row (it waited on the write lock) answers with it and leaves its code alone.
+  const recorded = await writeWithCode(ctx, { userId: input.user.id, now }, async (tx, useCode) => {
+    const [first] = await tx.select().from(cashouts).where(eq(cashouts.quoteId, quote.id));
+    if (first) return { row: first, created: false };
+    if (codeReason) {
+      const refused = await useCode({ purpose: "cashout", subject: cashoutSubject(quote.currency, quote.amount, upiId), code: input.otp! });
+      if (refused) return refused;
+      await confirmUpiId(tx, input.user.id, upiId, "cashout");
+    }
+    const [row] = await tx
+      .insert(cashouts)
+      .values({
+        id,
+        userId: input.user.id,
+        quoteId: quote.id,
+        trigger,
+        rewardKey: input.rewardKey ?? null,
+        walletId: send.wallet.id,
+        walletAddress: send.wallet.address,
+        currency: quote.currency,
+        amount: quote.amount,
+        rate: quote.rate,
+        providerFeeInr: quote.providerFeeInr,
+        platformFeeInr: quote.platformFeeInr,
+        gasFee: quote.gasFee,
+        fiatAmount: quote.fiatAmount,
+        upiId,
+        merchantReference: `ipc_${randomToken(20)}`,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (row) return { row, created: true };
+    // Only an automatic cash-out can meet another row here: the one already started for the same reward.
+    const [other] = input.rewardKey ? await tx.select().from(cashouts).where(eq(cashouts.rewardKey, input.rewardKey)) : [];
+    if (!other) throw new Error("cash-out: conflicting row vanished");
+    return { row: other, created: false };
+  });
+  if (!recorded.created) return cashoutView(ctx, recorded.row);
   await rememberUpiId(ctx, input.user.id, upiId);
-  await audit(db, { userId: input.user.id, action: "wallet.cashout", detail: { cashoutId: id, currency: quote.currency, amount: quote.amount.toString(), trigger: input.trigger ?? "manual" } });
+  await audit(db, {
+    userId: input.user.id,
+    action: "wallet.cashout",
+    detail: { cashoutId: id, currency: quote.currency, amount: quote.amount.toString(), upiId, trigger, confirmedByCode: codeReason !== null },
+  });
   const row = await advanceCashout(ctx, id, { inRequest: true });
   // Answer with the transfer's hash when it leaves at once (the outbox worker sends it otherwise).
   if (row.sendTransactionId) await ctx.outbox.untilBroadcast(await ctx.outbox.get(row.sendTransactionId), 5_000).catch(() => undefined);

@@ -14,6 +14,8 @@ import { eventKey } from "../statements/record-prices.ts";
 import { pullNumberOf } from "../statements/items.ts";
 import { confirmCashout, quoteCashout } from "./orders.ts";
 import { cashoutLink } from "./links.ts";
+import { upiIdNotConfirmed } from "./codes.ts";
+import { isConfirmedUpiId } from "./upi-id.ts";
 
 /**
  * "A reward arrived" (issue 40): a confirmed payout to a platform wallet, as the indexer recorded it from the
@@ -106,7 +108,7 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (ch) => `&#${ch.
 
 /**
  * The automatic cash-out of one reward, when its owner asked for it: a quote for exactly the reward, confirmed to
- * their saved UPI id. Any refusal (KYC, the provider down, the balance) keeps the crypto and says why.
+ * their saved UPI id, which a code confirmed when automatic cash-out was turned on. Any refusal (KYC, the provider down, the balance) keeps the crypto and says why.
  */
 async function automaticCashout(ctx: Deps, reward: Reward, user: typeof users.$inferSelect): Promise<{ cashoutId?: string; note: string; kept?: string }> {
   const [settings] = await ctx.database.db.select().from(cashoutSettings).where(eq(cashoutSettings.userId, user.id));
@@ -116,6 +118,12 @@ async function automaticCashout(ctx: Deps, reward: Reward, user: typeof users.$i
   if (threshold === null || reward.amount <= threshold) return { note: `at or below the ${reward.currency} threshold` };
   const [earlier] = await ctx.database.db.select({ id: cashouts.id }).from(cashouts).where(eq(cashouts.rewardKey, reward.key));
   if (earlier) return { cashoutId: earlier.id, note: "automatic cash-out started" };
+  // Only ever to a UPI id confirmed with an e-mailed code (confirmCashout refuses any other too): a setting saved
+  // before codes were asked for keeps the reward until its owner confirms the id.
+  if (!(await isConfirmedUpiId(ctx.database.db, user.id, settings.upiId))) {
+    const reason = upiIdNotConfirmed(settings.upiId).message.replace(/\.$/, "");
+    return { note: `kept: ${reason}`, kept: reason };
+  }
   try {
     const quote = await quoteCashout(ctx, user, { currency: reward.currency, amount: toDecimalString(reward.amount, DECIMALS[reward.currency]) });
     const cashout = await confirmCashout(ctx, { user, quoteId: quote.id, upiId: settings.upiId, trigger: "auto", rewardKey: reward.key });

@@ -6,13 +6,16 @@ import { hmacBase64url } from "../../crypto/tokens.ts";
 import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
 import { sellApiConfigured } from "../onramp/sell-api.ts";
+import { CodeRefused, writeWithCode } from "../wallets/one-time-codes.ts";
+import { autoCashoutCodeRequired, autoCashoutNeedsCode, autoCashoutSubject } from "./codes.ts";
+import { confirmUpiId, isConfirmedUpiId, parseUpiId, upiKey } from "./upi-id.ts";
 
 /**
  * What a user keeps for cash-outs (issue 40): the UPI id (filled in next time), and automatic cash-out of every
  * reward above a threshold per currency. Which currencies can be cashed out: XDC and USDC, whatever the provider
  * buys; ROXN cannot, and the answer says so.
  */
-export const UPI_ID_PATTERN = /^[a-zA-Z0-9.\-_]{2,256}@[a-zA-Z]{2,64}$/;
+export { parseUpiId, UPI_ID_PATTERN } from "./upi-id.ts";
 
 export interface CashoutCurrencyView {
   symbol: "XDC" | "USDC" | "ROXN";
@@ -33,17 +36,13 @@ export interface CashoutSettingsView {
   /** Whether the platform offers cash-out at all (the provider's sell side is configured). */
   available: boolean;
   upiId: string | null;
+  /** Whether `upiId` was confirmed with an e-mailed code (automatic cash-out goes only to a confirmed id). */
+  upiIdConfirmed: boolean;
   auto: { enabled: boolean; minXdc: string | null; minUsdc: string | null };
   currencies: CashoutCurrencyView[];
 }
 
 const refusal = (code: ErrorCode, error: string, message: string) => new DomainError({ code, error, message });
-
-export function parseUpiId(input: unknown): string {
-  const text = typeof input === "string" ? input.trim() : "";
-  if (!UPI_ID_PATTERN.test(text)) throw refusal(ErrorCode.INVALID_UPI_ID, "Invalid UPI id", "Enter your UPI id as name@bank, for example ravi@okaxis.");
-  return text;
-}
 
 /** The currency of a cash-out, or the refusal that says why not (ROXN plainly). */
 export function parseCashoutCurrency(input: unknown): CashoutCurrency {
@@ -62,6 +61,7 @@ export async function cashoutSettingsOf(ctx: Pick<AppContext, "database" | "env"
   return {
     available: sellApiConfigured(ctx.env),
     upiId: row?.upiId ?? null,
+    upiIdConfirmed: row?.upiId ? await isConfirmedUpiId(ctx.database.db, userId, row.upiId) : false,
     auto: {
       enabled: row?.autoEnabled ?? false,
       minXdc: row?.autoMinXdc != null ? toDecimalString(row.autoMinXdc, DECIMALS.XDC) : null,
@@ -80,12 +80,15 @@ function threshold(input: unknown, currency: CashoutCurrency): bigint | null {
 
 /**
  * Saves the UPI id and the automatic cash-out choice. Automatic cash-out needs a UPI id and at least one
- * threshold. (Who may change them: the session's own user, with the anti-forgery token, like every write.)
+ * threshold; turning it on, or moving it to another UPI id, needs the code e-mailed for that UPI id
+ * (codes.ts), used in the same transaction as the save, which confirms the id. Saved again as it stands (a retry
+ * after a lost answer), nothing changes and no second code is asked for. (Who may change them: the session's own
+ * user, with the anti-forgery token, like every write.)
  */
 export async function saveCashoutSettings(
-  ctx: Pick<AppContext, "database" | "env">,
+  ctx: Pick<AppContext, "database" | "env" | "appSecret">,
   userId: number,
-  input: { upiId?: unknown; auto?: { enabled?: unknown; minXdc?: unknown; minUsdc?: unknown } },
+  input: { upiId?: unknown; auto?: { enabled?: unknown; minXdc?: unknown; minUsdc?: unknown }; otp?: string },
 ): Promise<CashoutSettingsView> {
   const current = await cashoutSettingsOf(ctx, userId);
   const upiId = input.upiId === undefined ? current.upiId : input.upiId === null || input.upiId === "" ? null : parseUpiId(input.upiId);
@@ -95,14 +98,30 @@ export async function saveCashoutSettings(
   if (enabled && !upiId) throw refusal(ErrorCode.UPI_ID_REQUIRED, "UPI id required", "Enter the UPI id your rewards are paid out to.");
   if (enabled && minXdc === null && minUsdc === null) throw refusal(ErrorCode.THRESHOLD_REQUIRED, "Threshold required", "Enter the amount above which a reward is cashed out (XDC, USDC or both).");
   const values = { upiId, autoEnabled: enabled, autoMinXdc: minXdc, autoMinUsdc: minUsdc, updatedAt: new Date() };
-  await ctx.database.db.insert(cashoutSettings).values({ userId, ...values }).onConflictDoUpdate({ target: cashoutSettings.userId, set: values });
+  await writeWithCode(ctx, { userId }, async (tx, useCode) => {
+    // Decided on the row as it stands inside the write lock: a concurrent save or a retry sees the first one's result.
+    const [row] = await tx.select().from(cashoutSettings).where(eq(cashoutSettings.userId, userId));
+    const confirmed = upiId ? await isConfirmedUpiId(tx, userId, upiId) : false;
+    const needsCode = autoCashoutNeedsCode(row, { enabled, upiId }, confirmed);
+    if (needsCode) {
+      const change = !row?.autoEnabled || !row.upiId ? "on" : upiKey(row.upiId) !== upiKey(upiId!) ? "move" : "unconfirmed";
+      if (!input.otp) return new CodeRefused(autoCashoutCodeRequired(change, upiId!));
+      const refused = await useCode({ purpose: "upi", subject: autoCashoutSubject(upiId!), code: input.otp });
+      if (refused) return refused;
+      await confirmUpiId(tx, userId, upiId!, "upi");
+    }
+    await tx.insert(cashoutSettings).values({ userId, ...values }).onConflictDoUpdate({ target: cashoutSettings.userId, set: values });
+  });
   return cashoutSettingsOf(ctx, userId);
 }
 
-/** Remembers the UPI id of a confirmed cash-out for next time. */
+/**
+ * Remembers the UPI id of a confirmed cash-out for next time. While automatic cash-out is on, its UPI id stays as it
+ * is: a manual cash-out elsewhere never moves where future rewards go.
+ */
 export async function rememberUpiId(ctx: DatabaseDeps, userId: number, upiId: string): Promise<void> {
   await ctx.database.db
     .insert(cashoutSettings)
     .values({ userId, upiId })
-    .onConflictDoUpdate({ target: cashoutSettings.userId, set: { upiId, updatedAt: new Date() } });
+    .onConflictDoUpdate({ target: cashoutSettings.userId, set: { upiId, updatedAt: new Date() }, setWhere: eq(cashoutSettings.autoEnabled, false) });
 }

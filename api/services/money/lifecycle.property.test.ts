@@ -4,7 +4,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { erc20Abi, parseEventLogs, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { bounties, bountyBoosts, cashouts, chainEvents, chainTransactions, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
+import { bounties, bountyBoosts, cashouts, chainEvents, chainTransactions, confirmedUpiIds, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
 import { anvilPrivateKey, startOnrampSimulator, type OnrampSimulator } from "../../../testing/dev-tools.ts";
 import { startCashoutPasses, type CashoutPasses } from "../cashout/schedule.ts";
 import { OPEN_STATUSES } from "../cashout/progress.ts";
@@ -90,6 +90,10 @@ beforeAll(async () => {
   }
   // The funders: bob (also the contributor) and dave, in all three currencies.
   dave = await stack.signUp("dave", "contributor");
+  // Their cash-outs' UPI ids were confirmed with an e-mailed code before (the codes: api/routes/wallet/cashout-codes.test.ts).
+  for (const funder of [bob, dave]) {
+    for (const upiId of ["payee@upi", "failure@upi"]) await stack.t.ctx.database.db.insert(confirmedUpiIds).values({ userId: funder.user.id, upiId, via: "cashout" });
+  }
   for (const funder of [bob, dave]) {
     await stack.chain.fund(funder.wallet, { xdc: "500", roxn: "500", usdc: "500" });
     for (const token of ["roxn", "usdc"]) expect((await money(funder, `/api/blockchain/approve-${token}`, { amount: "500" })).status).toBe(200);

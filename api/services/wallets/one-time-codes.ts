@@ -6,15 +6,17 @@ import { DomainError, ErrorCode } from "../../errors.ts";
 import { constantTimeEqualStrings, hmacBase64url } from "../../crypto/tokens.ts";
 
 /**
- * E-mailed one-time codes (key export, large sends). A code is 6 digits from
- * the CSPRNG, stored only as an HMAC under the server's secret (a copy of the
- * database does not give the codes away by trying all 10^6), bound to the
- * user, the purpose and a subject (the wallet for an export; token, recipient
- * and amount for a send), valid 10 minutes, used once, locked after 5 wrong
- * tries. At most 3 are issued per user and purpose in any hour, counted from
- * the rows themselves, so every process sees the same count.
+ * E-mailed one-time codes (key export, large sends, cash-outs, automatic
+ * cash-out). A code is 6 digits from the CSPRNG, stored only as an HMAC under
+ * the server's secret (a copy of the database does not give the codes away by
+ * trying all 10^6), bound to the user, the purpose and a subject (the wallet
+ * for an export; token, recipient and amount for a send; currency, amount and
+ * UPI id for a cash-out; the UPI id for automatic cash-out), valid 10 minutes,
+ * used once, locked after 5 wrong tries. At most 3 are issued per user and
+ * purpose in any hour, counted from the rows themselves, so every process sees
+ * the same count.
  */
-export type CodePurpose = "export" | "send";
+export type CodePurpose = "export" | "send" | "cashout" | "upi";
 
 export const CODE_LENGTH = 6;
 export const CODE_TTL_MS = 10 * 60_000;
@@ -88,6 +90,37 @@ export async function retireCode(db: Database, id: number, now = Date.now()): Pr
 }
 
 type Verdict = { ok: true } | { ok: false; reason: "missing" | "locked" } | { ok: false; reason: "wrong"; attemptsLeft: number };
+type Refusal = Exclude<Verdict, { ok: true }>;
+/** A write transaction of the database (what `db.transaction` hands its callback). */
+export type WriteTransaction = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+/**
+ * The newest live code of this purpose checked against `candidate` inside `tx`: used up when it matches; a wrong
+ * one counts an attempt, and the fifth locks it for good.
+ */
+async function judge(tx: WriteTransaction, input: { userId: number; purpose: CodePurpose; candidate: string; now: number }): Promise<Verdict> {
+  const [live] = await tx
+    .select()
+    .from(oneTimeCodes)
+    .where(and(eq(oneTimeCodes.userId, input.userId), eq(oneTimeCodes.purpose, input.purpose), isNull(oneTimeCodes.consumedAt)))
+    .orderBy(desc(oneTimeCodes.id))
+    .limit(1);
+  if (!live || live.expiresAt.getTime() <= input.now) return { ok: false, reason: "missing" };
+  if (live.attempts >= CODE_MAX_ATTEMPTS) return { ok: false, reason: "locked" };
+  if (constantTimeEqualStrings(input.candidate, live.codeHash)) {
+    await tx.update(oneTimeCodes).set({ consumedAt: new Date(input.now) }).where(eq(oneTimeCodes.id, live.id));
+    return { ok: true };
+  }
+  const attempts = live.attempts + 1;
+  await tx.update(oneTimeCodes).set({ attempts }).where(eq(oneTimeCodes.id, live.id));
+  return attempts >= CODE_MAX_ATTEMPTS ? { ok: false, reason: "locked" } : { ok: false, reason: "wrong", attemptsLeft: CODE_MAX_ATTEMPTS - attempts };
+}
+
+function refusalError(verdict: Refusal): DomainError {
+  if (verdict.reason === "locked") return codeLocked();
+  if (verdict.reason === "wrong") return wrongCode(verdict.attemptsLeft);
+  return codeMissing();
+}
 
 /**
  * Checks `code` against the user's newest live code for this purpose and
@@ -101,30 +134,41 @@ export async function consumeCode(
 ): Promise<void> {
   const now = input.now ?? Date.now();
   const candidate = await codeHash(ctx, input.userId, input.purpose, input.subject, input.code);
-  const verdict = await ctx.database.db.transaction(
-    async (tx): Promise<Verdict> => {
-      const [live] = await tx
-        .select()
-        .from(oneTimeCodes)
-        .where(and(eq(oneTimeCodes.userId, input.userId), eq(oneTimeCodes.purpose, input.purpose), isNull(oneTimeCodes.consumedAt)))
-        .orderBy(desc(oneTimeCodes.id))
-        .limit(1);
-      if (!live || live.expiresAt.getTime() <= now) return { ok: false, reason: "missing" };
-      if (live.attempts >= CODE_MAX_ATTEMPTS) return { ok: false, reason: "locked" };
-      if (constantTimeEqualStrings(candidate, live.codeHash)) {
-        await tx.update(oneTimeCodes).set({ consumedAt: new Date(now) }).where(eq(oneTimeCodes.id, live.id));
-        return { ok: true };
-      }
-      const attempts = live.attempts + 1;
-      await tx.update(oneTimeCodes).set({ attempts }).where(eq(oneTimeCodes.id, live.id));
-      return attempts >= CODE_MAX_ATTEMPTS ? { ok: false, reason: "locked" } : { ok: false, reason: "wrong", attemptsLeft: CODE_MAX_ATTEMPTS - attempts };
-    },
+  const verdict = await ctx.database.db.transaction((tx) => judge(tx, { userId: input.userId, purpose: input.purpose, candidate, now }), { behavior: "immediate" });
+  if (!verdict.ok) throw refusalError(verdict);
+}
+
+/** What `writeWithCode`'s work returns when the code did not match: the transaction commits the attempt, then the error is raised. */
+export class CodeRefused {
+  constructor(readonly error: DomainError) {}
+}
+
+/** Inside `writeWithCode`: checks and uses up a code in the work's own transaction. */
+export type UseCode = (input: { purpose: CodePurpose; subject: string; code: string }) => Promise<CodeRefused | undefined>;
+
+/**
+ * One write transaction in which an action and the code that allows it happen together: the work looks first for
+ * the action already done (a replay: answered without touching the code), then calls `useCode` when a code is
+ * needed, then acts. The code is used up only if the action commits; concurrent requests are serialised by the
+ * write lock, so a double click never spends the code twice nor sees it "used" while the first is still acting.
+ */
+export async function writeWithCode<T>(
+  ctx: Pick<AppContext, "appSecret" | "database">,
+  input: { userId: number; now?: number },
+  work: (tx: WriteTransaction, useCode: UseCode) => Promise<T | CodeRefused>,
+): Promise<T> {
+  const now = input.now ?? Date.now();
+  const result = await ctx.database.db.transaction(
+    (tx) =>
+      work(tx, async ({ purpose, subject, code }) => {
+        const candidate = await codeHash(ctx, input.userId, purpose, subject, code);
+        const verdict = await judge(tx, { userId: input.userId, purpose, candidate, now });
+        return verdict.ok ? undefined : new CodeRefused(refusalError(verdict));
+      }),
     { behavior: "immediate" },
   );
-  if (verdict.ok) return;
-  if (verdict.reason === "locked") throw codeLocked();
-  if (verdict.reason === "wrong") throw wrongCode(verdict.attemptsLeft);
-  throw codeMissing();
+  if (result instanceof CodeRefused) throw result.error;
+  return result;
 }
 
 /** "in 1 minute", "in 42 minutes": the wait, rounded up to whole minutes. */

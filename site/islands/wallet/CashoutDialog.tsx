@@ -4,6 +4,7 @@ import { inputClass } from "../../lib/ui.ts";
 import { Button } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
+import { OtpInput } from "../ui/otp-input.tsx";
 import { InlineAlert, WalletDialog } from "./WalletDialog.tsx";
 import { cashouts, cashoutSettings, KYC_HELP } from "./cashout-data.ts";
 import { useResourceState } from "../ui/use-store.ts";
@@ -34,8 +35,9 @@ function useSecondsLeft(until: string | undefined): number {
 /**
  * "Cash out to UPI" (issue 40): the amount and the UPI id (kept from last time), then the quote: what goes in,
  * the provider's rate and fee, the platform's fee, the network fee, the INR received and how long the quote
- * holds, with the provider's KYC state and what to do about it; then the confirmation, after which the
- * Transactions tab follows the order to its end. ROXN says plainly that it cannot be cashed out.
+ * holds, with the provider's KYC state and what to do about it; then the confirmation (with the e-mailed code
+ * when the amount is above the threshold or the UPI id is new), after which the Transactions tab follows the
+ * order to its end. ROXN says plainly that it cannot be cashed out.
  */
 export function CashoutDialog(props: {
   open: boolean;
@@ -49,7 +51,11 @@ export function CashoutDialog(props: {
   const [upiId, setUpiId] = useState("");
   const [quote, setQuote] = useState<Quote | null>(null);
   const [started, setStarted] = useState<Cashout | null>(null);
-  const [busy, setBusy] = useState<"quote" | "confirm" | null>(null);
+  const [busy, setBusy] = useState<"quote" | "code" | "confirm" | null>(null);
+  const [otp, setOtp] = useState("");
+  const [codeSent, setCodeSent] = useState<string | null>(null);
+  /** The server asked for a code the quote did not (the UPI id's state changed meanwhile). */
+  const [codeAsked, setCodeAsked] = useState(false);
   const [problem, setProblem] = useState<Problem>(null);
   const secondsLeft = useSecondsLeft(quote?.expiresAt);
 
@@ -66,10 +72,29 @@ export function CashoutDialog(props: {
     setProblem(null);
     if (currency === "ROXN") return;
     setBusy("quote");
+    setOtp("");
+    setCodeSent(null);
+    setCodeAsked(false);
     try {
-      setQuote(await api("/api/wallet/cashout/quote", { method: "POST", body: { currency, amount: amount.trim() } }));
+      setQuote(await api("/api/wallet/cashout/quote", { method: "POST", body: { currency, amount: amount.trim(), upiId: upiId.trim() } }));
     } catch (err) {
       setProblem(problemOf(err, "Could not get a quote."));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const needsCode = quote !== null && (quote.otpRequired || codeAsked);
+
+  const sendCode = async () => {
+    if (!quote) return;
+    setBusy("code");
+    setProblem(null);
+    try {
+      const { message } = await api("/api/wallet/cashout/send-code", { method: "POST", body: { quoteId: quote.id, upiId: upiId.trim() } });
+      setCodeSent(message);
+    } catch (err) {
+      setProblem(problemOf(err, "Failed to send OTP"));
     } finally {
       setBusy(null);
     }
@@ -80,12 +105,17 @@ export function CashoutDialog(props: {
     setBusy("confirm");
     setProblem(null);
     try {
-      const result = await api("/api/wallet/cashout", { method: "POST", timeoutMs: 30_000, body: { quoteId: quote.id, upiId: upiId.trim() } });
+      const result = await api("/api/wallet/cashout", {
+        method: "POST",
+        timeoutMs: 30_000,
+        body: { quoteId: quote.id, upiId: upiId.trim(), ...(needsCode ? { otp } : {}) },
+      });
       setStarted(result);
       void cashouts.load({ force: true });
       void cashoutSettings.load({ force: true });
       props.onStarted();
     } catch (err) {
+      if (err instanceof ApiRequestError && err.serverCode === "code_required") setCodeAsked(true);
       setProblem(problemOf(err, "The cash-out could not start."));
     } finally {
       setBusy(null);
@@ -187,6 +217,25 @@ export function CashoutDialog(props: {
           <p className={`text-sm ${expired ? "text-destructive" : "text-muted-foreground"}`} role="status" data-quote-validity>
             {expired ? "This quote has expired: get a new one." : `This quote holds for ${secondsLeft} s.`}
           </p>
+          {needsCode && !expired && kyc === "approved" && (
+            <div className="grid gap-2" data-cashout-code>
+              <p className="text-sm">
+                {quote.otpReason === "amount"
+                  ? `Cash-outs above ${quote.otpThreshold} ${quote.currency} need a one-time code, which we e-mail you for exactly this amount and UPI id.`
+                  : `This is your first cash-out to ${upiId.trim()}: confirm it with the one-time code we e-mail you. Later cash-outs to it up to ${quote.otpThreshold} ${quote.currency} need none.`}
+              </p>
+              <div>
+                <Button variant="outline" onClick={sendCode} disabled={busy !== null}>
+                  {busy === "code" ? <Spinner className="h-4 w-4" /> : <Icon name="mail" />} {codeSent ? "Send a new code" : "Send code"}
+                </Button>
+              </div>
+              {codeSent && <InlineAlert tone="success" message={codeSent} />}
+              <label htmlFor="cashout-otp" className="text-sm font-semibold">
+                One-time code
+              </label>
+              <OtpInput id="cashout-otp" value={otp} onChange={setOtp} />
+            </div>
+          )}
           {kyc !== "approved" && (
             <div data-kyc-state={kyc}>
               <InlineAlert tone={kyc === "rejected" ? "error" : "info"} title={KYC_HELP[kyc].title} message={KYC_HELP[kyc].message} />
@@ -206,7 +255,7 @@ export function CashoutDialog(props: {
                 {busy === "quote" ? <Spinner className="h-4 w-4" /> : null} Get a new quote
               </Button>
             ) : (
-              <Button onClick={confirm} disabled={busy !== null || kyc !== "approved"}>
+              <Button onClick={confirm} disabled={busy !== null || kyc !== "approved" || (needsCode && otp.length !== 6)}>
                 {busy === "confirm" ? <Spinner className="h-4 w-4" /> : <Icon name="arrowUpRight" />} Confirm cash-out
               </Button>
             )}

@@ -7,6 +7,8 @@ import { shortHash } from "../../lib/format.ts";
 import { useResourceState } from "../ui/use-store.ts";
 import { Button } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
+import { OtpInput } from "../ui/otp-input.tsx";
+import { Spinner } from "../ui/spinner.tsx";
 import { InlineAlert } from "./WalletDialog.tsx";
 import { CASHOUT_STATE_TEXT, cashouts, cashoutSettings, isOpenCashout, type CashoutEntry } from "./cashout-data.ts";
 
@@ -75,31 +77,59 @@ function CashoutRow({ entry }: { entry: CashoutEntry }) {
   );
 }
 
-/** Automatic cash-out: every reward above a threshold goes to the UPI id when it arrives. */
+const upiKey = (upiId: string | null) => (upiId ?? "").trim().toLowerCase();
+
+/**
+ * Automatic cash-out: every reward above a threshold goes to the UPI id when it arrives. Turning it on, or moving it
+ * to another UPI id, takes the one-time code we e-mail for that UPI id (the server decides; the form asks ahead).
+ */
 function AutoCashout() {
   const settings = useResourceState(cashoutSettings);
   const [editing, setEditing] = useState<{ enabled: boolean; upiId: string; minXdc: string; minUsdc: string } | null>(null);
-  const [saving, setSaving] = useState(false);
+  const [saving, setSaving] = useState<"code" | "save" | null>(null);
+  const [otp, setOtp] = useState("");
+  const [codeSent, setCodeSent] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const data = settings.data;
   if (!data || !data.available) return null;
   const form = editing ?? { enabled: data.auto.enabled, upiId: data.upiId ?? "", minXdc: data.auto.minXdc ?? "", minUsdc: data.auto.minUsdc ?? "" };
-  const change = (patch: Partial<typeof form>) => setEditing({ ...form, ...patch });
+  const change = (patch: Partial<typeof form>) => {
+    if (patch.upiId !== undefined && upiKey(patch.upiId) !== upiKey(form.upiId)) setCodeSent(null);
+    setEditing({ ...form, ...patch });
+  };
+  const needsCode = form.enabled && form.upiId.trim() !== "" && (!data.auto.enabled || upiKey(form.upiId) !== upiKey(data.upiId) || !data.upiIdConfirmed);
+  const sendCode = async () => {
+    setSaving("code");
+    setProblem(null);
+    try {
+      setCodeSent((await api("/api/wallet/cashout/settings/send-code", { method: "POST", body: { upiId: form.upiId.trim() } })).message);
+    } catch (err) {
+      setProblem(errorMessage(err, "Failed to send OTP"));
+    } finally {
+      setSaving(null);
+    }
+  };
   const save = async (event: FormEvent) => {
     event.preventDefault();
-    setSaving(true);
+    setSaving("save");
     setProblem(null);
     try {
       await api("/api/wallet/cashout/settings", {
         method: "PUT",
-        body: { upiId: form.upiId.trim() || null, auto: { enabled: form.enabled, minXdc: form.minXdc.trim() || null, minUsdc: form.minUsdc.trim() || null } },
+        body: {
+          upiId: form.upiId.trim() || null,
+          auto: { enabled: form.enabled, minXdc: form.minXdc.trim() || null, minUsdc: form.minUsdc.trim() || null },
+          ...(needsCode ? { otp } : {}),
+        },
       });
       setEditing(null);
+      setOtp("");
+      setCodeSent(null);
       await cashoutSettings.load({ force: true });
     } catch (err) {
       setProblem(errorMessage(err, "Could not save."));
     } finally {
-      setSaving(false);
+      setSaving(null);
     }
   };
   return (
@@ -126,14 +156,48 @@ function AutoCashout() {
           <input className={`${inputClass} tabular-nums`} value={form.minUsdc} onChange={(e) => change({ minUsdc: e.target.value })} inputMode="decimal" placeholder="never" aria-label="USDC threshold" />
         </label>
       </div>
+      {data.auto.enabled && data.upiId && (
+        <p className="text-sm text-muted-foreground" data-upi-confirmed={data.upiIdConfirmed ? "yes" : "no"}>
+          {data.upiIdConfirmed
+            ? `Rewards go to ${data.upiId}, confirmed with an e-mailed code.`
+            : `${data.upiId} is not confirmed yet: rewards stay in your wallet until you save again with the code we e-mail you.`}
+        </p>
+      )}
+      {needsCode && (
+        <div className="grid gap-2" data-auto-cashout-code>
+          <p className="text-sm">
+            {data.auto.enabled && upiKey(form.upiId) !== upiKey(data.upiId)
+              ? `Moving automatic cash-out to ${form.upiId.trim()} needs a one-time code, which we e-mail you for this UPI id.`
+              : `Automatic cash-out to ${form.upiId.trim()} needs a one-time code, which we e-mail you for this UPI id.`}
+          </p>
+          <div>
+            <Button type="button" variant="outline" onClick={sendCode} disabled={saving !== null}>
+              {saving === "code" ? <Spinner className="h-4 w-4" /> : <Icon name="mail" />} {codeSent ? "Send a new code" : "Send code"}
+            </Button>
+          </div>
+          {codeSent && <InlineAlert tone="success" message={codeSent} />}
+          <label htmlFor="auto-cashout-otp" className="text-sm font-semibold">
+            One-time code
+          </label>
+          <OtpInput id="auto-cashout-otp" value={otp} onChange={setOtp} />
+        </div>
+      )}
       <div className="flex items-center justify-end gap-2">
         {editing && (
-          <Button variant="ghost" onClick={() => setEditing(null)} disabled={saving}>
+          <Button
+            variant="ghost"
+            onClick={() => {
+              setEditing(null);
+              setOtp("");
+              setCodeSent(null);
+            }}
+            disabled={saving !== null}
+          >
             Cancel
           </Button>
         )}
-        <Button type="submit" disabled={saving || !editing}>
-          Save
+        <Button type="submit" disabled={saving !== null || !editing || (needsCode && otp.length !== 6)}>
+          {saving === "save" ? <Spinner className="h-4 w-4" /> : null} Save
         </Button>
       </div>
       {problem && <InlineAlert message={problem} />}
