@@ -9,7 +9,7 @@ import { anvilPrivateKey, startOnrampSimulator, type OnrampSimulator } from "../
 import { startCashoutPasses, type CashoutPasses } from "../cashout/schedule.ts";
 import { OPEN_STATUSES } from "../cashout/progress.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { onChainPool } from "./bounties.ts";
+import { onChainPool } from "./bounty-lookups.ts";
 import { refundDueBoosts, settleBoosts } from "../funding/boosts.ts";
 import { releaseDueSplits } from "../splits/release.ts";
 import { bountyStates } from "./bounty-state.ts";
