@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, ne, notInArray, or, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
 import type { Address, Hex } from "viem";
-import type { Database } from "../../db/client.ts";
+import type { Database, DbOrTx, Tx } from "../../db/client.ts";
 import { chainTransactions, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
 import { hashToken, randomToken } from "../crypto/tokens.ts";
 import { DomainError, ErrorCode } from "../errors.ts";
@@ -75,7 +75,7 @@ export const SIGNER_LEASE_MS = 10_000;
 const BATCH_LIMIT = 50;
 
 /** A live payout of the issue exists (not failed or reverted): a second one is refused before it is written. */
-async function refuseSecondPayout(db: Database, repoId: number, issueNumber: number, requester: string, key: string): Promise<void> {
+async function refuseSecondPayout(db: DbOrTx, repoId: number, issueNumber: number, requester: string, key: string): Promise<void> {
   const [live] = await db
     .select({ id: chainTransactions.id })
     .from(chainTransactions)
@@ -147,8 +147,8 @@ export class Outbox {
    */
   async enqueue(
     req: OutboxRequest,
-    guard?: (tx: Database) => Promise<void>,
-    options: { replayChecked?: boolean; fence?: (tx: Database) => Promise<void> } = {},
+    guard?: (tx: Tx) => Promise<void>,
+    options: { replayChecked?: boolean; fence?: (tx: Tx) => Promise<void> } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     const { db, chain } = this.deps;
     const requestHash = hashToken(stableJson(req.request));
@@ -164,7 +164,7 @@ export class Outbox {
     }
 
     const from = req.signer.kind === "operator" ? chain.operator.address : (req.signer.wallet.address as Address);
-    const insert = (into: Database) =>
+    const insert = (into: DbOrTx) =>
       into
         .insert(chainTransactions)
         .values({
@@ -190,14 +190,14 @@ export class Outbox {
         .returning();
     // One live payout per issue (a bounty is paid once): checked in the insert's own write transaction, so two
     // concurrent payouts cannot both pass; the unique index chain_tx_one_payout_idx stands behind it.
-    const onePayout = req.kind === "pay_bounty" && req.githubRepoId != null && req.issueNumber != null ? (into: Database) => refuseSecondPayout(into, req.githubRepoId!, req.issueNumber!, requesterOf(req.userId), req.idempotencyKey) : undefined;
-    const guards = [options.fence, onePayout, guard].filter((g): g is (tx: Database) => Promise<void> => g !== undefined);
+    const onePayout = req.kind === "pay_bounty" && req.githubRepoId != null && req.issueNumber != null ? (into: Tx) => refuseSecondPayout(into, req.githubRepoId!, req.issueNumber!, requesterOf(req.userId), req.idempotencyKey) : undefined;
+    const guards = [options.fence, onePayout, guard].filter((g): g is (tx: Tx) => Promise<void> => g !== undefined);
     // A single insert needs no transaction of its own; a guard's reads and the insert share one.
     const inserted = guards.length
       ? await db.transaction(
           async (tx) => {
-            for (const check of guards) await check(tx as unknown as Database);
-            return insert(tx as unknown as Database);
+            for (const check of guards) await check(tx);
+            return insert(tx);
           },
           { behavior: "immediate" },
         )
@@ -238,7 +238,7 @@ export class Outbox {
    */
   async submit(
     req: OutboxRequest,
-    options: { timeoutMs?: number; guard?: (tx: Database) => Promise<void>; replayChecked?: boolean; fence?: (tx: Database) => Promise<void> } = {},
+    options: { timeoutMs?: number; guard?: (tx: Tx) => Promise<void>; replayChecked?: boolean; fence?: (tx: Tx) => Promise<void> } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     const { tx, replayed } = await this.enqueue(req, options.guard, { replayChecked: options.replayChecked, fence: options.fence });
     return { tx: await this.untilBroadcast(tx, options.timeoutMs), replayed };
@@ -272,7 +272,7 @@ export class Outbox {
       /** Only the row: the caller drives it later (`untilBroadcast`). */
       queueOnly?: boolean;
       /** A money lock's fence (see `enqueue`). */
-      fence?: (tx: Database) => Promise<void>;
+      fence?: (tx: Tx) => Promise<void>;
     } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     for (let attempt = 1; attempt < 100; attempt++) {

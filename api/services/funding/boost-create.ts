@@ -7,7 +7,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import type { Database } from "../../../db/client.ts";
+import type { Database, DbOrTx } from "../../../db/client.ts";
 import { bountyBoosts, communityBounties, users, type BountyBoost, type Currency, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
@@ -152,7 +152,7 @@ async function requireFunds(ctx: Deps, currency: Currency, address: Address, gro
 }
 
 /** The issue's live community bounty, created (funded) by this first boost when there is none. */
-async function ensureCommunityBounty(db: Database, issue: IssueRef, currency: Currency, creator: User): Promise<number> {
+async function ensureCommunityBounty(db: DbOrTx, issue: IssueRef, currency: Currency, creator: User): Promise<number> {
   const found = await liveCommunityBounty(db, issue.repoId, issue.issueNumber);
   if (found) {
     if (found.status === "pending_payment") await db.update(communityBounties).set({ status: "funded", updatedAt: new Date() }).where(eq(communityBounties.id, found.id));

@@ -3,7 +3,7 @@
  * a repository the platform knows by name, and a user's own boosts for their history.
  */
 import { and, eq, notInArray, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.ts";
+import type { Database, DbOrTx } from "../../../db/client.ts";
 import { bounties, bountyBoosts, communityBounties, repositories, type CommunityBounty, type Currency, type User } from "../../../db/schema/index.ts";
 import { boostView, type BoostView } from "./funders-read.ts";
 
@@ -16,7 +16,7 @@ export async function bountyCurrencyOf(db: Database, repoId: number, issueNumber
   return undefined;
 }
 
-export async function liveCommunityBounty(db: Database, repoId: number, issueNumber: number): Promise<CommunityBounty | undefined> {
+export async function liveCommunityBounty(db: DbOrTx, repoId: number, issueNumber: number): Promise<CommunityBounty | undefined> {
   const [row] = await db
     .select()
     .from(communityBounties)
