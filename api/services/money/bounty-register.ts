@@ -2,11 +2,10 @@
  * Contribute: a contributor registers to work on an open issue of a registered repository, in the database and on
  * the contract (claims.ts).
  */
-import { eq } from "drizzle-orm";
 import { recordClaimEvent } from "../notify/events.ts";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import { bountyClaims, wallets, type User } from "../../../db/schema/index.ts";
+import { bountyClaims, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { recordClaimOnChain } from "./claims.ts";
 import { toXdcAddress } from "../../chain/address.ts";
@@ -14,6 +13,7 @@ import { createGitHubClient } from "../../github/client.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import { registeredRepository } from "./access.ts";
 import { openIssue } from "./bounty-lookups.ts";
+import { walletOfUser } from "../wallets/custodial.ts";
 
 /**
  * POST /api/blockchain/register (Contribute): the contributor signs up to
@@ -24,7 +24,7 @@ export async function registerContribution(ctx: Pick<AppContext, "env" | "databa
     throw new DomainError({ code: ErrorCode.ROLE_REQUIRED, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
   }
   const repository = await registeredRepository(ctx, input.repoId);
-  const [wallet] = await ctx.database.db.select().from(wallets).where(eq(wallets.userId, input.user.id)).limit(1);
+  const wallet = await walletOfUser(ctx.database.db, input.user.id);
   if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   // Only an open issue of this repository: a claim on any other number is junk, and would block cancelling a bounty set there later.
   const token = await userGitHubToken(ctx, input.user);

@@ -34,6 +34,7 @@ import { parseEventLogs, type Address, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { AppContext } from "../../context.ts";
 import { chainEvents, chainTransactions, payoutSplits, payoutSplitShares, users, wallets, type ChainTransaction, type PayoutSplit, type PayoutSplitShare } from "../../../db/schema/index.ts";
+import { walletOfGitHubUser } from "../wallets/custodial.ts";
 import { takeLease } from "../../workers/lease.ts";
 import { eachWithLimit } from "../../workers/slots.ts";
 import { decide } from "../payouts/decision.ts";
@@ -152,7 +153,7 @@ async function payOrHold(deps: Deps, lock: MoneyLock, claimed: PayoutSplit, now:
     const shares = await sharesOf(deps, split);
     const addresses = new Map<number, string>();
     for (const share of shares) {
-      const address = await walletOfGitHubUser(deps, share.githubUserId);
+      const address = await walletOfGitHubUser(deps.database.db, share.githubUserId);
       if (address) addresses.set(share.githubUserId, address);
     }
     // The author first (the contract's convention), then the others in their order.
@@ -224,16 +225,6 @@ async function recordPayout(deps: Deps, split: PayoutSplit, txId: string, now: n
 
 function sharesOf(deps: Pick<AppContext, "database">, split: Pick<PayoutSplit, "githubRepoId" | "issueNumber">): Promise<PayoutSplitShare[]> {
   return deps.database.db.select().from(payoutSplitShares).where(sharesWhere(split)).orderBy(asc(payoutSplitShares.position));
-}
-
-async function walletOfGitHubUser(deps: Pick<AppContext, "database">, githubUserId: number): Promise<string | undefined> {
-  const [row] = await deps.database.db
-    .select({ address: wallets.address })
-    .from(users)
-    .innerJoin(wallets, eq(wallets.userId, users.id))
-    .where(eq(users.githubId, githubUserId))
-    .limit(1);
-  return row?.address;
 }
 
 /**

@@ -39,7 +39,7 @@ import { githubUnavailable } from "../../github/repositories.ts";
 import { userGitHubToken } from "../auth/github-sign-in.ts";
 import { forgetBalances, walletBalances } from "../money/balances.ts";
 import { CURRENCY_INDEX, GAS_RESERVE, MAX_FUNDING_FEE_BPS, MIN_BOUNTY, requireAmountStep } from "../money/rules.ts";
-import { walletOfUser } from "../wallets/custodial.ts";
+import { walletOfGitHubUser, walletOfUser } from "../wallets/custodial.ts";
 import { unbroadcastXdc } from "../wallets/spendable.ts";
 import { tokenContract } from "../wallets/tokens.ts";
 import { formatExact, formatFull } from "../../../lib/money-format.ts";
@@ -100,7 +100,7 @@ export async function giveTip(ctx: TipDeps & Pick<AppContext, "env" | "keyring">
   const recipient = await githubPerson(ctx, input.user, input.login);
   if (recipient.id === input.user.githubId) throw tipError(ErrorCode.INVALID_RECIPIENT, "Invalid recipient", "You cannot tip yourself.");
   await requireCovered(ctx, wallet, input.currency, amount);
-  const to = await walletOfGitHubUser(ctx, recipient.id);
+  const to = await walletOfGitHubUser(ctx.database.db, recipient.id);
   const fee = await tipFee(ctx, amount);
   const [row] = await ctx.database.db
     .insert(tips)
@@ -145,11 +145,6 @@ async function githubPerson(ctx: Pick<AppContext, "env" | "keyring">, user: User
   }
   if (found.type && found.type !== "User") throw tipError(ErrorCode.INVALID_RECIPIENT, "Not a person", `@${found.login} is not a person: tip a person's GitHub login.`);
   return { id: found.id, login: found.login };
-}
-
-async function walletOfGitHubUser(ctx: Pick<AppContext, "database">, githubId: number): Promise<Address | undefined> {
-  const [row] = await ctx.database.db.select({ address: wallets.address }).from(users).innerJoin(wallets, eq(wallets.userId, users.id)).where(eq(users.githubId, githubId)).limit(1);
-  return row?.address as Address | undefined;
 }
 
 /** The tipper's wallet covers this tip besides XDC on its way out, and leaves the gas reserve. */
@@ -258,7 +253,7 @@ export async function releaseHeldTips(ctx: TipDeps, only?: { githubUserId: numbe
     .limit(100);
   for (const tip of unsent) {
     try {
-      await sendTip(ctx, tip, tip.escrowed ? undefined : await walletOfGitHubUser(ctx, tip.toGithubId));
+      await sendTip(ctx, tip, tip.escrowed ? undefined : await walletOfGitHubUser(ctx.database.db, tip.toGithubId));
     } catch (err) {
       ctx.log.warn("tip not sent yet; retried on the next pass", { tipId: tip.id, err: (err as Error).message });
     }
