@@ -9,7 +9,8 @@ import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, walletNonces, wallets, workerLeases } from "../../db/schema/index.ts";
 import { walletOfUser } from "../services/wallets/custodial.ts";
 import { createChainAccess } from "./clients.ts";
-import { Outbox, REBROADCAST_AFTER_MS, SIGNER_LEASE_MS, type OutboxRequest } from "./outbox.ts";
+import { Outbox, REBROADCAST_AFTER_MS, SIGNER_LEASE_MS } from "./outbox.ts";
+import type { OutboxRequest } from "./outbox-rows.ts";
 import { eventually } from "../../testing/stack.ts";
 
 let chain: TestChain;

@@ -1,10 +1,9 @@
-import { and, asc, eq, inArray, isNull, ne, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
-import type { Address, Hex } from "viem";
-import type { Database, DbOrTx, Tx } from "../../db/client.ts";
-import { chainTransactions, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
+import type { Address } from "viem";
+import type { DbOrTx, Tx } from "../../db/client.ts";
+import { chainTransactions, type ChainTransaction } from "../../db/schema/index.ts";
 import { hashToken, randomToken } from "../crypto/tokens.ts";
-import { DomainError, ErrorCode } from "../errors.ts";
 import { describeChainError } from "./errors.ts";
 import { WalletKeyError } from "../services/wallets/custodial.ts";
 import { LeaseHolder } from "../workers/lease.ts";
@@ -13,6 +12,7 @@ import { Periodic } from "../workers/periodic.ts";
 import { OutboxBroadcasting } from "./outbox-broadcasting.ts";
 import { OutboxConfirming } from "./outbox-confirming.ts";
 import { OutboxSigning, type OutboxDeps } from "./outbox-signing.ts";
+import { type OutboxRequest, idempotencyConflict, isSettled, isUnsent, refuseSecondPayout, requesterOf, stableJson } from "./outbox-rows.ts";
 
 export type { OutboxDeps } from "./outbox-signing.ts";
 export { REBROADCAST_AFTER_MS } from "./outbox-confirming.ts";
@@ -45,61 +45,10 @@ export { REBROADCAST_AFTER_MS } from "./outbox-confirming.ts";
  * of processes: a signer's lease keeps its passes one at a time, and every
  * write is conditional on the state it read.
  */
-export type OutboxSigner = { kind: "operator" } | { kind: "wallet"; wallet: Wallet };
-
-export interface OutboxRequest {
-  /** Who asked; null for the platform itself (seed, automatic payouts). */
-  userId: number | null;
-  idempotencyKey: string;
-  /** The request as received; a replay with the same key must be the same request. */
-  request: unknown;
-  kind: string;
-  /** The repository and issue concerned, if any. */
-  githubRepoId?: number;
-  issueNumber?: number;
-  intent: Record<string, unknown>;
-  signer: OutboxSigner;
-  to: Address;
-  data: Hex;
-  value?: bigint;
-  /**
-   * When the request was checked against the daily limits (api/services/money/limits.ts): the row counts in the
-   * rolling windows from this instant, the same one its guard measured them at. Default: the database's time.
-   */
-  createdAt?: Date;
-}
-
 /** A signer's pass holds this lease; a pass takes far less, and a crashed process's lease lapses after it. */
 export const SIGNER_LEASE_MS = 10_000;
 /** Rows signed in one pass, at most. */
 const BATCH_LIMIT = 50;
-
-/** A live payout of the issue exists (not failed or reverted): a second one is refused before it is written. */
-async function refuseSecondPayout(db: DbOrTx, repoId: number, issueNumber: number, requester: string, key: string): Promise<void> {
-  const [live] = await db
-    .select({ id: chainTransactions.id })
-    .from(chainTransactions)
-    .where(
-      and(
-        eq(chainTransactions.kind, "pay_bounty"),
-        eq(chainTransactions.githubRepoId, repoId),
-        eq(chainTransactions.issueNumber, issueNumber),
-        isNull(chainTransactions.oldChain),
-        notInArray(chainTransactions.status, ["failed", "reverted"]),
-        // The same request arriving twice at once is a replay, answered below.
-        or(ne(chainTransactions.requester, requester), ne(chainTransactions.idempotencyKey, key)),
-      ),
-    )
-    .limit(1);
-  if (live) throw new DomainError({ code: ErrorCode.ALREADY_PAID, error: "Already paid", message: "This bounty has already been paid." });
-}
-
-export const idempotencyConflict = () =>
-  new DomainError({
-    code: ErrorCode.IDEMPOTENCY_CONFLICT,
-    error: "Idempotency Key Reused",
-    message: "This idempotency key was already used for a different request.",
-  });
 
 /**
  * What a service asks of the outbox (AppContext's `outbox`): queue a
@@ -438,24 +387,3 @@ const rowByKey = preparedQuery((db) =>
     .limit(1)
     .prepare(),
 );
-
-/** The scope of a requester's idempotency keys (the `requester` column): `user:<id>`, or `platform`. */
-export const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
-
-/** Not yet accepted by a node: the signer's passes move it. */
-const isUnsent = (tx: ChainTransaction) => tx.status === "queued" || tx.status === "signed";
-
-export function isSettled(tx: ChainTransaction): boolean {
-  return tx.status === "confirmed" || tx.status === "reverted" || tx.status === "failed";
-}
-
-/** JSON with sorted keys and bigints as strings, so equal requests hash equally. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => {
-    if (typeof v === "bigint") return v.toString();
-    if (v && typeof v === "object" && !Array.isArray(v)) {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
-    }
-    return v;
-  });
-}

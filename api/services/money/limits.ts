@@ -3,7 +3,7 @@ import type { DbOrTx } from "../../../db/client.ts";
 import { chainTransactions, TX_STATUSES } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { toXdcString } from "../../chain/amounts.ts";
-import { requesterOf } from "../../chain/outbox.ts";
+import { requesterOf } from "../../chain/outbox-rows.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { XDC } from "./rules.ts";
 

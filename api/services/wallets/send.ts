@@ -2,7 +2,7 @@ import { and, desc, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from "viem";
 import type { AppContext } from "../../context.ts";
 import type { Tx } from "../../../db/client.ts";
-import type { OutboxRequest } from "../../chain/outbox.ts";
+import type { OutboxRequest } from "../../chain/outbox-rows.ts";
 import { chainTransactions, type ChainTransaction, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
