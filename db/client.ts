@@ -9,6 +9,12 @@ import { createEmbeddedClient } from "./embedded-client.ts";
 
 export type Database = LibSQLDatabase<typeof schema>;
 
+/** What a transaction's callback receives (`db.transaction(async (tx) => …)`): the database, less its connection-level calls. */
+export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+/** Taken by a function that reads or writes on its own or inside its caller's transaction: callers pass `tx` as it is. */
+export type DbOrTx = Database | Tx;
+
 export interface DatabaseHandle {
   db: Database;
   client: Client;

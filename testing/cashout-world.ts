@@ -10,7 +10,8 @@ import { startOnrampSimulator, type OnrampSimulator } from "../scripts/onramp-si
 import { anvilPrivateKey } from "../scripts/lib/anvil.ts";
 import { fixtureRepo } from "../scripts/github-emulator/fixture.ts";
 import { startCashoutPasses, type CashoutPasses } from "../api/services/cashout/schedule.ts";
-import { payBounty, submitAllocation } from "../api/services/money/bounties.ts";
+import { payBounty } from "../api/services/payouts/pay.ts";
+import { submitAllocation } from "../api/services/money/bounty-allocate.ts";
 import type { TestSession } from "./auth.ts";
 import { registerFundedRepository, startTestStack, type TestStack } from "./stack.ts";
 

@@ -18,7 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, repositories, wallets, type ChainTransaction } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../testing/dev-tools.ts";
-import { submitAllocation } from "../services/money/bounties.ts";
+import { submitAllocation } from "../services/money/bounty-allocate.ts";
 import { isAwaiting, markAwaiting } from "../services/money/awaiting.ts";
 import { holdPayout } from "../services/github-events/held-payouts.ts";
 import { call, type TestSession } from "../../testing/auth.ts";

@@ -11,7 +11,7 @@ import { parseEther, parseEventLogs, type Address } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, payoutSplitShares, repositories, users, wallets, type ChainTransaction } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../testing/dev-tools.ts";
-import { submitAllocation } from "../services/money/bounties.ts";
+import { submitAllocation } from "../services/money/bounty-allocate.ts";
 import { openSplit } from "../services/splits/open.ts";
 import { releaseDueSplits } from "../services/splits/release.ts";
 import { newCustodialWallet } from "../services/wallets/custodial.ts";

@@ -20,7 +20,7 @@ import { encodeFunctionData, parseEther, parseEventLogs, type Address } from "vi
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { chainTransactions, wallets } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../testing/dev-tools.ts";
-import { submitAllocation } from "../services/money/bounties.ts";
+import { submitAllocation } from "../services/money/bounty-allocate.ts";
 import { call, createTestUser, type TestSession } from "../../testing/auth.ts";
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";
 import { eventually } from "../../testing/stack.ts";

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
-import type { Database } from "../../db/client.ts";
+import type { DbOrTx } from "../../db/client.ts";
 import { CURRENCIES } from "../../lib/money.ts";
 import { labelsColumn } from "../services/explore/search.ts";
 import { payoutFacts, recordBountyChange, type CountedBounty, type PayoutShare } from "../services/reliability/record.ts";
@@ -91,7 +91,7 @@ const ofIssue = (e: ParsedEvent, repoId: bigint, issueNumber: bigint) => {
  * rebuild: applied from nothing; the row goes when they hold no allocation).
  */
 export async function writeBounty(
-  tx: Database,
+  tx: DbOrTx,
   events: ParsedEvent[],
   blockTimes: Map<bigint, Date>,
   repoId: bigint,
@@ -205,7 +205,7 @@ function countedOf(state: Mirrored, closedAt: Date | null): CountedBounty {
 }
 
 /** The shares the mirror keeps for an issue's paid bounty (none: not a split payout). */
-async function sharesOfRow(tx: Database, repoId: bigint, issueNumber: bigint): Promise<PayoutShare[]> {
+async function sharesOfRow(tx: DbOrTx, repoId: bigint, issueNumber: bigint): Promise<PayoutShare[]> {
   return tx
     .select({ recipient: bountyShares.recipient, amount: bountyShares.amount })
     .from(bountyShares)
@@ -217,7 +217,7 @@ async function sharesOfRow(tx: Database, repoId: bigint, issueNumber: bigint): P
  * each share it held in escrow for a person without a wallet (BountyShareHeld) once the operator paid it to the
  * wallet they registered (the held tip's TipPaid): credited to that wallet from then on, to nobody before.
  */
-async function storedShares(tx: Database, repoId: bigint, issueNumber: bigint, paidTx: Hex): Promise<PayoutShare[]> {
+async function storedShares(tx: DbOrTx, repoId: bigint, issueNumber: bigint, paidTx: Hex): Promise<PayoutShare[]> {
   const stored = await tx
     .select()
     .from(chainEvents)
@@ -251,7 +251,7 @@ async function storedShares(tx: Database, repoId: bigint, issueNumber: bigint, p
  * difference. Idempotent (the shares are recomputed from the stored events), so a payout and its held share's
  * payment in one batch are credited once.
  */
-export async function writePaidHeldShares(tx: Database, events: ParsedEvent[]): Promise<void> {
+export async function writePaidHeldShares(tx: DbOrTx, events: ParsedEvent[]): Promise<void> {
   const tipIds = events.filter((e) => e.eventName === "TipPaid").map((e) => String((e.args as { tipId: bigint }).tipId));
   if (!tipIds.length) return;
   const held = await tx
@@ -283,7 +283,7 @@ export async function writePaidHeldShares(tx: Database, events: ParsedEvent[]): 
  * reads `returned` from then on, and nothing will try to pay it (release.ts pays escrowed shares only). The pool's
  * balance moves with the pool row the batch reads anyway.
  */
-export async function writeReturnedHeldShares(tx: Database, events: ParsedEvent[]): Promise<void> {
+export async function writeReturnedHeldShares(tx: DbOrTx, events: ParsedEvent[]): Promise<void> {
   const tipIds = events.filter((e) => e.eventName === "HeldShareReturned").map((e) => String((e.args as { tipId: bigint }).tipId));
   if (!tipIds.length) return;
   const held = await tx
@@ -301,7 +301,7 @@ export async function writeReturnedHeldShares(tx: Database, events: ParsedEvent[
 }
 
 /** Replaces the issue's shares with `shares` (none: not a paid split payout). */
-async function writeShares(tx: Database, repoId: bigint, issueNumber: bigint, currency: Currency | undefined, shares: PayoutShare[]): Promise<void> {
+async function writeShares(tx: DbOrTx, repoId: bigint, issueNumber: bigint, currency: Currency | undefined, shares: PayoutShare[]): Promise<void> {
   await tx.delete(bountyShares).where(and(eq(bountyShares.githubRepoId, Number(repoId)), eq(bountyShares.issueNumber, Number(issueNumber))));
   if (!currency || !shares.length) return;
   await tx.insert(bountyShares).values(shares.map((s) => ({ githubRepoId: Number(repoId), issueNumber: Number(issueNumber), currency, recipient: s.recipient, amount: s.amount })));
@@ -311,7 +311,7 @@ async function writeShares(tx: Database, repoId: bigint, issueNumber: bigint, cu
  * The pool's share of an issue's bounty as the stored events state it (before `until`, when given): what a queued
  * payout's bounty gives back to open when the guardian drops it, and what it locks of its pool meanwhile.
  */
-async function storedPoolShare(tx: Database, repoId: bigint, issueNumber: bigint, until?: ParsedEvent): Promise<bigint> {
+async function storedPoolShare(tx: DbOrTx, repoId: bigint, issueNumber: bigint, until?: ParsedEvent): Promise<bigint> {
   const stored = await tx
     .select()
     .from(chainEvents)
@@ -324,7 +324,7 @@ async function storedPoolShare(tx: Database, repoId: bigint, issueNumber: bigint
 }
 
 /** A repository's pool as the contract states it, with what its open and queued bounties lock of it (their pool's shares). */
-export async function writePool(tx: Database, repoId: bigint, [xdc, roxn, usdc]: readonly [bigint, bigint, bigint]): Promise<void> {
+export async function writePool(tx: DbOrTx, repoId: bigint, [xdc, roxn, usdc]: readonly [bigint, bigint, bigint]): Promise<void> {
   const live = await tx
     .select({ issueNumber: bounties.issueNumber, status: bounties.status, currency: bounties.currency, amount: bounties.amount })
     .from(bounties)
@@ -357,7 +357,7 @@ export function lastEvent(events: ParsedEvent[], names: string | string[], repoI
   });
 }
 
-async function allocationIntent(db: Database, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string; issueLabels?: string[] } | undefined> {
+async function allocationIntent(db: DbOrTx, txHash: Hex): Promise<{ issueTitle?: string; issueUrl?: string; issueLabels?: string[] } | undefined> {
   const [row] = await db.select({ intent: chainTransactions.intent }).from(chainTransactions).where(eq(chainTransactions.txHash, txHash)).limit(1);
   if (!row) return undefined;
   const intent = JSON.parse(row.intent) as { issueTitle?: string; issueUrl?: string; issueLabels?: string[] };

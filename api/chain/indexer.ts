@@ -177,12 +177,12 @@ export class RewardsIndexer {
         for (let i = 0; i < rows.length; i += 100) await tx.insert(chainEvents).values(rows.slice(i, i + 100)).onConflictDoNothing();
         for (const { repoId, issueNumber } of issues.values()) {
           if (!registered.has(repoId)) continue;
-          await writeBounty(tx as unknown as Database, events, blockTimes, repoId, issueNumber, Number(to));
+          await writeBounty(tx, events, blockTimes, repoId, issueNumber, Number(to));
         }
         // A held split share paid later (its TipPaid names no repository): its bounty's shares credit its wallet now.
-        await writePaidHeldShares(tx as unknown as Database, events);
+        await writePaidHeldShares(tx, events);
         // A held split share nobody claimed, returned to its pool: its share row says so now.
-        await writeReturnedHeldShares(tx as unknown as Database, events);
+        await writeReturnedHeldShares(tx, events);
         // What integrators hear of (issue 30): one event row each, in this transaction; delivery runs apart.
         for (const event of events) {
           const type = CHAIN_EVENT_TYPES[event.eventName];
@@ -204,7 +204,7 @@ export class RewardsIndexer {
         }
         for (const { repoId, balances } of pools) {
           if (!registered.has(repoId)) continue;
-          await writePool(tx as unknown as Database, repoId, balances as readonly [bigint, bigint, bigint]);
+          await writePool(tx, repoId, balances as readonly [bigint, bigint, bigint]);
         }
         await tx
           .insert(chainBlocks)
@@ -294,9 +294,9 @@ export class RewardsIndexer {
           const lastAllocation = stored.findLastIndex((e) => e.name === "BountyAllocated");
           const events = stored.slice(Math.max(0, lastAllocation)).map(parsedFromStored);
           const blockTimes = new Map(stored.map((e) => [BigInt(e.blockNumber), e.blockTime ?? new Date()]));
-          await writeBounty(tx as unknown as Database, events, blockTimes, BigInt(repoId), BigInt(issueNumber), ancestor, { removeWhenNone: true });
+          await writeBounty(tx, events, blockTimes, BigInt(repoId), BigInt(issueNumber), ancestor, { removeWhenNone: true });
         }
-        for (const { repoId, balances } of pools) await writePool(tx as unknown as Database, BigInt(repoId), balances as readonly [bigint, bigint, bigint]);
+        for (const { repoId, balances } of pools) await writePool(tx, BigInt(repoId), balances as readonly [bigint, bigint, bigint]);
       },
       { behavior: "immediate" },
     );

@@ -1,10 +1,9 @@
-import { and, asc, eq, inArray, isNull, ne, notInArray, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { preparedQuery } from "../../db/prepared.ts";
-import type { Address, Hex } from "viem";
-import type { Database } from "../../db/client.ts";
-import { chainTransactions, type ChainTransaction, type Wallet } from "../../db/schema/index.ts";
+import type { Address } from "viem";
+import type { DbOrTx, Tx } from "../../db/client.ts";
+import { chainTransactions, type ChainTransaction } from "../../db/schema/index.ts";
 import { hashToken, randomToken } from "../crypto/tokens.ts";
-import { DomainError, ErrorCode } from "../errors.ts";
 import { describeChainError } from "./errors.ts";
 import { WalletKeyError } from "../services/wallets/custodial.ts";
 import { LeaseHolder } from "../workers/lease.ts";
@@ -13,6 +12,7 @@ import { Periodic } from "../workers/periodic.ts";
 import { OutboxBroadcasting } from "./outbox-broadcasting.ts";
 import { OutboxConfirming } from "./outbox-confirming.ts";
 import { OutboxSigning, type OutboxDeps } from "./outbox-signing.ts";
+import { type OutboxRequest, idempotencyConflict, isSettled, isUnsent, refuseSecondPayout, requesterOf, stableJson } from "./outbox-rows.ts";
 
 export type { OutboxDeps } from "./outbox-signing.ts";
 export { REBROADCAST_AFTER_MS } from "./outbox-confirming.ts";
@@ -45,61 +45,10 @@ export { REBROADCAST_AFTER_MS } from "./outbox-confirming.ts";
  * of processes: a signer's lease keeps its passes one at a time, and every
  * write is conditional on the state it read.
  */
-export type OutboxSigner = { kind: "operator" } | { kind: "wallet"; wallet: Wallet };
-
-export interface OutboxRequest {
-  /** Who asked; null for the platform itself (seed, automatic payouts). */
-  userId: number | null;
-  idempotencyKey: string;
-  /** The request as received; a replay with the same key must be the same request. */
-  request: unknown;
-  kind: string;
-  /** The repository and issue concerned, if any. */
-  githubRepoId?: number;
-  issueNumber?: number;
-  intent: Record<string, unknown>;
-  signer: OutboxSigner;
-  to: Address;
-  data: Hex;
-  value?: bigint;
-  /**
-   * When the request was checked against the daily limits (api/services/money/limits.ts): the row counts in the
-   * rolling windows from this instant, the same one its guard measured them at. Default: the database's time.
-   */
-  createdAt?: Date;
-}
-
 /** A signer's pass holds this lease; a pass takes far less, and a crashed process's lease lapses after it. */
 export const SIGNER_LEASE_MS = 10_000;
 /** Rows signed in one pass, at most. */
 const BATCH_LIMIT = 50;
-
-/** A live payout of the issue exists (not failed or reverted): a second one is refused before it is written. */
-async function refuseSecondPayout(db: Database, repoId: number, issueNumber: number, requester: string, key: string): Promise<void> {
-  const [live] = await db
-    .select({ id: chainTransactions.id })
-    .from(chainTransactions)
-    .where(
-      and(
-        eq(chainTransactions.kind, "pay_bounty"),
-        eq(chainTransactions.githubRepoId, repoId),
-        eq(chainTransactions.issueNumber, issueNumber),
-        isNull(chainTransactions.oldChain),
-        notInArray(chainTransactions.status, ["failed", "reverted"]),
-        // The same request arriving twice at once is a replay, answered below.
-        or(ne(chainTransactions.requester, requester), ne(chainTransactions.idempotencyKey, key)),
-      ),
-    )
-    .limit(1);
-  if (live) throw new DomainError({ code: ErrorCode.ALREADY_PAID, error: "Already paid", message: "This bounty has already been paid." });
-}
-
-export const idempotencyConflict = () =>
-  new DomainError({
-    code: ErrorCode.IDEMPOTENCY_CONFLICT,
-    error: "Idempotency Key Reused",
-    message: "This idempotency key was already used for a different request.",
-  });
 
 /**
  * What a service asks of the outbox (AppContext's `outbox`): queue a
@@ -147,8 +96,8 @@ export class Outbox {
    */
   async enqueue(
     req: OutboxRequest,
-    guard?: (tx: Database) => Promise<void>,
-    options: { replayChecked?: boolean; fence?: (tx: Database) => Promise<void> } = {},
+    guard?: (tx: Tx) => Promise<void>,
+    options: { replayChecked?: boolean; fence?: (tx: Tx) => Promise<void> } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     const { db, chain } = this.deps;
     const requestHash = hashToken(stableJson(req.request));
@@ -164,7 +113,7 @@ export class Outbox {
     }
 
     const from = req.signer.kind === "operator" ? chain.operator.address : (req.signer.wallet.address as Address);
-    const insert = (into: Database) =>
+    const insert = (into: DbOrTx) =>
       into
         .insert(chainTransactions)
         .values({
@@ -190,14 +139,14 @@ export class Outbox {
         .returning();
     // One live payout per issue (a bounty is paid once): checked in the insert's own write transaction, so two
     // concurrent payouts cannot both pass; the unique index chain_tx_one_payout_idx stands behind it.
-    const onePayout = req.kind === "pay_bounty" && req.githubRepoId != null && req.issueNumber != null ? (into: Database) => refuseSecondPayout(into, req.githubRepoId!, req.issueNumber!, requesterOf(req.userId), req.idempotencyKey) : undefined;
-    const guards = [options.fence, onePayout, guard].filter((g): g is (tx: Database) => Promise<void> => g !== undefined);
+    const onePayout = req.kind === "pay_bounty" && req.githubRepoId != null && req.issueNumber != null ? (into: Tx) => refuseSecondPayout(into, req.githubRepoId!, req.issueNumber!, requesterOf(req.userId), req.idempotencyKey) : undefined;
+    const guards = [options.fence, onePayout, guard].filter((g): g is (tx: Tx) => Promise<void> => g !== undefined);
     // A single insert needs no transaction of its own; a guard's reads and the insert share one.
     const inserted = guards.length
       ? await db.transaction(
           async (tx) => {
-            for (const check of guards) await check(tx as unknown as Database);
-            return insert(tx as unknown as Database);
+            for (const check of guards) await check(tx);
+            return insert(tx);
           },
           { behavior: "immediate" },
         )
@@ -238,7 +187,7 @@ export class Outbox {
    */
   async submit(
     req: OutboxRequest,
-    options: { timeoutMs?: number; guard?: (tx: Database) => Promise<void>; replayChecked?: boolean; fence?: (tx: Database) => Promise<void> } = {},
+    options: { timeoutMs?: number; guard?: (tx: Tx) => Promise<void>; replayChecked?: boolean; fence?: (tx: Tx) => Promise<void> } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     const { tx, replayed } = await this.enqueue(req, options.guard, { replayChecked: options.replayChecked, fence: options.fence });
     return { tx: await this.untilBroadcast(tx, options.timeoutMs), replayed };
@@ -272,7 +221,7 @@ export class Outbox {
       /** Only the row: the caller drives it later (`untilBroadcast`). */
       queueOnly?: boolean;
       /** A money lock's fence (see `enqueue`). */
-      fence?: (tx: Database) => Promise<void>;
+      fence?: (tx: Tx) => Promise<void>;
     } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     for (let attempt = 1; attempt < 100; attempt++) {
@@ -438,24 +387,3 @@ const rowByKey = preparedQuery((db) =>
     .limit(1)
     .prepare(),
 );
-
-/** The scope of a requester's idempotency keys (the `requester` column): `user:<id>`, or `platform`. */
-export const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
-
-/** Not yet accepted by a node: the signer's passes move it. */
-const isUnsent = (tx: ChainTransaction) => tx.status === "queued" || tx.status === "signed";
-
-export function isSettled(tx: ChainTransaction): boolean {
-  return tx.status === "confirmed" || tx.status === "reverted" || tx.status === "failed";
-}
-
-/** JSON with sorted keys and bigints as strings, so equal requests hash equally. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v) => {
-    if (typeof v === "bigint") return v.toString();
-    if (v && typeof v === "object" && !Array.isArray(v)) {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
-    }
-    return v;
-  });
-}

@@ -22,7 +22,8 @@ import { createTestUser } from "../../testing/auth.ts";
 import { eventually } from "../../testing/stack.ts";
 import { walletOfUser } from "../services/wallets/custodial.ts";
 import { ChainReconciler } from "./outbox-reconciling.ts";
-import { REBROADCAST_AFTER_MS, type OutboxRequest } from "./outbox.ts";
+import { REBROADCAST_AFTER_MS } from "./outbox.ts";
+import type { OutboxRequest } from "./outbox-rows.ts";
 
 let chain: TestChain;
 let t: TestContext;

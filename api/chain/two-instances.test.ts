@@ -18,7 +18,7 @@ import { parseEther, parseEventLogs } from "viem";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import { bounties, chainTransactions, repositoryPools, wallets } from "../../db/schema/index.ts";
 import { fixtureRepo } from "../../testing/dev-tools.ts";
-import { submitAllocation } from "../services/money/bounties.ts";
+import { submitAllocation } from "../services/money/bounty-allocate.ts";
 import { call, createTestUser, type TestSession } from "../../testing/auth.ts";
 import { consecutive, countBy, retryUntilConfirmed, sentOnChain, settleInProcess } from "../../testing/crash.ts";
 import { freePort, startProcessStack, type ProcessStack, type ServerProcess } from "../../testing/process-stack.ts";

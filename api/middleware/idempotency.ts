@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { AppBindings, AppContext } from "../context.ts";
 import { DomainError, ErrorCode } from "../errors.ts";
 import { hashToken } from "../crypto/tokens.ts";
-import { stableJson } from "../chain/outbox.ts";
+import { stableJson } from "../chain/outbox-rows.ts";
 
 /**
  * Money-moving requests carry an Idempotency-Key (ARCHITECTURE.md, "Money"):

@@ -6,7 +6,7 @@ import { outsideTheApp, type RequestObserver } from "./edge.ts";
 import { allowCredentialedOrigin, allowPublicRead } from "./cors.ts";
 import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site-host/page-cache.ts";
 import { respondWithFile, type StaticFile } from "../site-host/static-files.ts";
-import { EXPLORE_PARAMS } from "../services/explore/search.ts";
+import { EXPLORE_PARAMS } from "../services/explore/search-params.ts";
 
 /**
  * The query parameters a cached public read looks at, by path. Any other

@@ -4,7 +4,8 @@
  */
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client.ts";
-import { exploreQuery, parseExploreSearch, titleReading } from "../../api/services/explore/search.ts";
+import { exploreQuery, titleReading } from "../../api/services/explore/search.ts";
+import { parseExploreSearch } from "../../api/services/explore/search-params.ts";
 
 const file = process.argv[2];
 if (!file) throw new Error("usage: bun scripts/bench/explore-plans.ts <libSQL file>");

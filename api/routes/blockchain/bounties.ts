@@ -12,15 +12,11 @@ import { ErrorCode, forbidden, refused } from "../../errors.ts";
 import { and, eq, like } from "drizzle-orm";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { bounties, CURRENCIES, githubCache } from "../../../db/schema/index.ts";
-import {
-  allocateBounty,
-  cancelBounty,
-  distributeBounty,
-  issueBounty,
-  issueContributors,
-  poolInfo,
-  registerContribution,
-} from "../../services/money/bounties.ts";
+import { allocateBounty } from "../../services/money/bounty-allocate.ts";
+import { cancelBounty } from "../../services/money/bounty-cancel.ts";
+import { distributeBounty } from "../../services/money/bounty-release.ts";
+import { issueBounty, issueContributors, poolInfo } from "../../services/money/bounty-read.ts";
+import { registerContribution } from "../../services/money/bounty-register.ts";
 import { awaitingForManager } from "../../services/money/awaiting.ts";
 import { ensurePoolManager, requireManagedRepository, visibleRepository } from "../../services/money/access.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";

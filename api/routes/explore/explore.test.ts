@@ -12,8 +12,8 @@ import { call, createTestUser, signInAs, type TestSession } from "../../../testi
 import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, chainTransactions, payoutSplits, repositories, type BoostStatus, type Currency } from "../../../db/schema/index.ts";
 import { matchingBounties, parseSearch } from "../../services/alerts/search.ts";
 import { bountyStates } from "../../services/money/bounty-state.ts";
-import { settleBoosts } from "../../services/funding/boosts.ts";
-import { exploreSearchParams, parseExploreSearch } from "../../services/explore/search.ts";
+import { settleBoosts } from "../../services/funding/boost-mirror.ts";
+import { exploreSearchParams, parseExploreSearch } from "../../services/explore/search-params.ts";
 import { httpStatusOf, type DomainError } from "../../errors.ts";
 
 let t: TestContext;

@@ -4,7 +4,8 @@ import { Amount, Timestamp, Token } from "../../openapi/shapes.ts";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
-import { EXPLORE_MAX_PAGE_SIZE, EXPLORE_SORTS, exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExplorePage } from "../../services/explore/search.ts";
+import { EXPLORE_MAX_PAGE_SIZE, EXPLORE_SORTS, exploreSearchParams, parseExploreSearch, type ExplorePage } from "../../services/explore/search-params.ts";
+import { searchOpenBounties } from "../../services/explore/search.ts";
 
 /**
  * GET /api/explore?q&currency&min&max&label&language&repo&unclaimed&sort&cursor&limit

@@ -7,7 +7,8 @@ import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
-import { giveTip, myTips } from "../../services/tips/tips.ts";
+import { giveTip } from "../../services/tips/tips.ts";
+import { myTips } from "../../services/tips/tip-read.ts";
 
 /**
  * Tips (api/services/tips): the Tip button on a profile, and the signed-in user's tips.

@@ -12,7 +12,8 @@ import { cashoutSettingsOf, saveCashoutSettings } from "../../services/cashout/s
 import { requestAutoCashoutCode, requestCashoutCode } from "../../services/cashout/codes.ts";
 import { clientAddress } from "../../middleware/client-address.ts";
 import { CodeSent } from "./export.ts";
-import { confirmCashout, getCashout, listCashouts, quoteCashout } from "../../services/cashout/orders.ts";
+import { confirmCashout, quoteCashout } from "../../services/cashout/orders.ts";
+import { getCashout, listCashouts } from "../../services/cashout/order-views.ts";
 import { keptRewards } from "../../services/cashout/reward-arrived.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS, type Currency } from "../../../lib/money.ts";

@@ -4,7 +4,7 @@ import { savedSearches, type SavedSearch, type User } from "../../../db/schema/i
 import { ErrorCode, notFound, refused } from "../../errors.ts";
 import { constantTimeEqualStrings, hmacBase64url, randomToken } from "../../crypto/tokens.ts";
 import { canonicalQuery, describeSearch, parseSearch } from "./search.ts";
-import { controlCharacterRefused } from "../explore/search.ts";
+import { controlCharacterRefused } from "../explore/search-params.ts";
 import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
 
 /** A name with a control character is refused like a search parameter with one (issue 36). */

@@ -3,7 +3,8 @@ import type { Currency } from "../../../db/schema/index.ts";
 import { bountyText, formatExact } from "../../../lib/money-format.ts";
 import { ErrorCode, refused } from "../../errors.ts";
 import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
-import { controlCharacterRefused, EXPLORE_PARAMS, exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "../explore/search.ts";
+import { controlCharacterRefused, EXPLORE_PARAMS, exploreSearchParams, parseExploreSearch, type ExploreSearch } from "../explore/search-params.ts";
+import { searchOpenBounties } from "../explore/search.ts";
 
 /**
  * An explore search as alerts keep it (saved searches, the digest, the explore feed): the explore page's URL

@@ -5,7 +5,7 @@ import { hashToken } from "../../crypto/tokens.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { encodeFullName } from "../../github/repositories.ts";
-import { issueContributors } from "../money/bounties.ts";
+import { issueContributors } from "../money/bounty-read.ts";
 import { heldFor } from "../github-events/held-payouts.ts";
 import { isAwaiting } from "../money/awaiting.ts";
 import { splitOf, splitView, type SplitView } from "../splits/open.ts";

@@ -1,12 +1,11 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import { cashoutQuotes, cashouts, chainTransactions, users, type CashoutStatus, type User } from "../../../db/schema/index.ts";
+import { cashoutQuotes, cashouts, users, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { parseAddress, toXdcAddress } from "../../chain/address.ts";
+import { parseAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
-import { explorerTxUrl } from "../../chain/config.ts";
 import { randomToken } from "../../crypto/tokens.ts";
 import { forgetBalances } from "../money/balances.ts";
 import { checkSend, otpThreshold, parseSendAmount, sendGuard, sendRequest } from "../wallets/send.ts";
@@ -26,6 +25,7 @@ import {
 import { customerIdOf, parseCashoutCurrency, rememberUpiId } from "./settings.ts";
 import { cashoutCodeReason, cashoutCodeRequired, cashoutSubject, upiIdNotConfirmed, type CashoutCodeReason } from "./codes.ts";
 import { confirmUpiId, isConfirmedUpiId, parseUpiId } from "./upi-id.ts";
+import { type CashoutView, cashoutView } from "./order-views.ts";
 
 /**
  * Cash-out to UPI (issue 40, item 1): a reward in the wallet sold for INR through the provider's sell-side API.
@@ -62,30 +62,6 @@ export interface CashoutQuoteView {
   otpRequired: boolean;
   otpReason: CashoutCodeReason | null;
   otpThreshold: string;
-}
-
-export interface CashoutView {
-  id: string;
-  currency: "XDC" | "USDC";
-  amount: string;
-  fiatAmount: string;
-  rate: string;
-  providerFee: string;
-  platformFee: string;
-  gasFee: string;
-  upiId: string;
-  status: CashoutStatus;
-  trigger: "manual" | "auto";
-  orderId: string | null;
-  depositAddress: string | null;
-  transactionHash: string | null;
-  explorerUrl: string | null;
-  refundTransactionHash: string | null;
-  refundExplorerUrl: string | null;
-  payoutReference: string | null;
-  failureReason: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 /** Where the estimate of a transfer's fee sends it before the provider names its deposit address (no one's key). */
@@ -397,48 +373,4 @@ export async function cancelCashout(ctx: Pick<AppContext, "database">, id: strin
     .where(and(eq(cashouts.id, id), eq(cashouts.status, "initiated")))
     .returning({ id: cashouts.id });
   return rows.length > 0;
-}
-
-export async function cashoutView(ctx: Pick<AppContext, "database" | "chain">, row: typeof cashouts.$inferSelect): Promise<CashoutView> {
-  const [send] = row.sendTransactionId
-    ? await ctx.database.db.select({ txHash: chainTransactions.txHash }).from(chainTransactions).where(eq(chainTransactions.id, row.sendTransactionId))
-    : [];
-  const hash = send?.txHash ?? null;
-  const network = ctx.chain.config.network;
-  return {
-    id: row.id,
-    currency: row.currency,
-    amount: toDecimalString(row.amount, DECIMALS[row.currency]),
-    fiatAmount: row.fiatAmount,
-    rate: row.rate,
-    providerFee: row.providerFeeInr,
-    platformFee: row.platformFeeInr,
-    gasFee: toDecimalString(row.gasFee, DECIMALS.XDC),
-    upiId: row.upiId,
-    status: row.status,
-    trigger: row.trigger,
-    orderId: row.providerOrderId,
-    depositAddress: row.depositAddress ? toXdcAddress(row.depositAddress) : null,
-    transactionHash: hash,
-    explorerUrl: hash ? explorerTxUrl(network, hash) : null,
-    refundTransactionHash: row.refundTxHash,
-    refundExplorerUrl: row.refundTxHash ? explorerTxUrl(network, row.refundTxHash) : null,
-    payoutReference: row.payoutReference,
-    failureReason: row.failureReason,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
-
-/** GET /api/wallet/cashouts */
-export async function listCashouts(ctx: Pick<AppContext, "database" | "chain">, userId: number, limit: number): Promise<CashoutView[]> {
-  const rows = await ctx.database.db.select().from(cashouts).where(eq(cashouts.userId, userId)).orderBy(desc(cashouts.createdAt)).limit(limit);
-  return Promise.all(rows.map((row) => cashoutView(ctx, row)));
-}
-
-/** GET /api/wallet/cashouts/{id}: another user's cash-out is not found. */
-export async function getCashout(ctx: Pick<AppContext, "database" | "chain">, userId: number, id: string): Promise<CashoutView> {
-  const [row] = await ctx.database.db.select().from(cashouts).where(and(eq(cashouts.id, id), eq(cashouts.userId, userId)));
-  if (!row) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not found", message: "No such cash-out." });
-  return cashoutView(ctx, row);
 }

@@ -11,7 +11,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { parseEther } from "viem";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { bounties, repositories } from "../../../db/schema/index.ts";
-import { exploreQuery, parseExploreSearch, searchOpenBounties, shortWordsQuery, titleMatchQuery, titleReading, type TitleCutoffs } from "./search.ts";
+import { exploreQuery, searchOpenBounties, shortWordsQuery, titleMatchQuery, titleReading, type TitleCutoffs } from "./search.ts";
+import { parseExploreSearch } from "./search-params.ts";
 
 let t: TestContext;
 const T0 = Date.UTC(2026, 10, 1);

@@ -4,7 +4,7 @@ import { createMoneyIntent, intentUrl, INTENT_TTL_MS } from "./intents.ts";
 import { MIN_BOOST } from "./boost-rules.ts";
 import { parseAmount } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
-import type { BoostIntentPayload } from "./boosts.ts";
+import type { BoostIntentPayload } from "./boost-intent.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 
 /**

@@ -5,7 +5,8 @@ import { eventually, startTestStack, type TestStack } from "../../../testing/sta
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bountyBoosts, chainTransactions, communityBounties, wallets } from "../../../db/schema/index.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { refundDueBoosts, settleBoosts } from "./boosts.ts";
+import { refundDueBoosts } from "./boost-refunds.ts";
+import { settleBoosts } from "./boost-mirror.ts";
 
 /**
  * Issue 29 over HTTP, webhooks and a real chain: bob and carol boost alice's bounty; the totals and funders

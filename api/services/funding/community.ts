@@ -12,14 +12,16 @@ import { settleMergedFix } from "../payouts/settle.ts";
 import { decide } from "../payouts/decision.ts";
 import { bountyFacts } from "../payouts/facts.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
-import { boostIssue, liveCommunityBounty, settleBoosts } from "./boosts.ts";
+import { boostIssue } from "./boost-create.ts";
+import { liveCommunityBounty } from "./boost-read.ts";
+import { settleBoosts } from "./boost-mirror.ts";
 import { fundableIssue } from "./issue-lookup.ts";
 import { communityBountyShown, refreshCommunityVisibility } from "./community-visibility.ts";
 
 /**
  * Community bounties (issue 29, items 2 and 8): an issue funded by boosts alone, on a registered repository
  * without a pool bounty or on any public repository. Its money is the funders' shares, escrowed on-chain
- * (boosts.ts); this row gives it the id, title and lifecycle the original product's client reads
+ * (boost-create.ts); this row gives it the id, title and lifecycle the original product's client reads
  * (spec/original-client-contract.md section 12), in that client's shapes:
  *   pending_payment (created, not funded yet) -> funded (a share is escrowed) -> claimed (a pull request's
  *   author claimed it; verified with GitHub, payout in the outbox) -> completed (paid), or refunded / expired
@@ -252,7 +254,7 @@ export async function createCommunityBounty(
   return (await objects(db, [row!]))[0]!;
 }
 
-/** POST /api/community-bounties/{id}/pay: the creator's boost of the amount they asked for (boosts.ts rules). */
+/** POST /api/community-bounties/{id}/pay: the creator's boost of the amount they asked for (boost-create.ts rules). */
 export async function payCommunityBounty(ctx: AppContext, input: { user: User; id: number; idempotencyKey: string }) {
   const db = ctx.database.db;
   const [row] = await db.select().from(communityBounties).where(eq(communityBounties.id, input.id)).limit(1);

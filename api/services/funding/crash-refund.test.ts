@@ -16,7 +16,7 @@ import { countBy, killMidFlight, settleInProcess } from "../../../testing/crash.
 import { startProcessStack, type ProcessStack, type ServerProcess } from "../../../testing/process-stack.ts";
 import { eventually } from "../../../testing/stack.ts";
 import { SIGNER_LEASE_MS } from "../../chain/outbox.ts";
-import { settleBoosts } from "./boosts.ts";
+import { settleBoosts } from "./boost-mirror.ts";
 
 const REPO = fixtureRepo("issuepool-demo/xdc-wallet-kit")!;
 const FULL_NAME = `${REPO.owner}/${REPO.name}`;

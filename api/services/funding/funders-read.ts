@@ -4,7 +4,7 @@ import { bountyBoosts, users, type BountyBoost, type Currency, type RefundReason
 import { toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
 
-/** Reading the funders of issues (boosts.ts writes them): for every place a bounty shows. */
+/** Reading the funders of issues (boost-create.ts writes them): for every place a bounty shows. */
 
 /** A funder as everyone sees them: no login when they chose to be anonymous (their own view keeps it). */
 export interface BoostView {

@@ -1,3 +1,3 @@
 /** Every kind of money intent, imported once so each registers itself (intent-kinds.ts). One line per kind. */
 import "../tips/tip-intent.ts";
-import "./boosts.ts";
+import "./boost-intent.ts";

@@ -5,7 +5,7 @@ import type { User } from "../../../db/schema/index.ts";
 /**
  * What each kind of money intent (intents.ts) means: the shape of its payload, the sentence the
  * confirmation page shows, and what confirming does. The confirm route dispatches on the intent's kind
- * through `intentKinds`; a new kind adds one entry (built in its own module, e.g. boosts.ts, tips.ts).
+ * through `intentKinds`; a new kind adds one entry (built in its own module, e.g. boost-intent.ts, tip-intent.ts).
  */
 export interface IntentKind<P = unknown> {
   payload: z.ZodType<P>;
@@ -20,7 +20,7 @@ export interface IntentKind<P = unknown> {
 
 const registry = new Map<string, IntentKind<never>>();
 
-/** Registers a kind once at module load (boosts.ts registers "boost"). */
+/** Registers a kind once at module load (boost-intent.ts registers "boost"). */
 export function defineIntentKind<P>(name: string, kind: IntentKind<P>): IntentKind<P> {
   registry.set(name, kind as unknown as IntentKind<never>);
   return kind;

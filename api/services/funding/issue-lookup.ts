@@ -5,7 +5,7 @@ import { DomainError, ErrorCode } from "../../errors.ts";
 import { clientForRepository } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable, type GitHubRepo } from "../../github/repositories.ts";
-import { openIssue } from "../money/bounties.ts";
+import { openIssue } from "../money/bounty-lookups.ts";
 
 export interface IssueRef {
   repoId: number;

@@ -10,7 +10,7 @@ import { parseEther } from "viem";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { call, createTestUser } from "../../../testing/auth.ts";
 import { bounties, bountyBoosts, communityBounties, repositories, type User } from "../../../db/schema/index.ts";
-import { settleBoosts } from "./boosts.ts";
+import { settleBoosts } from "./boost-mirror.ts";
 
 let t: TestContext;
 let alice: User;

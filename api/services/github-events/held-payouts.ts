@@ -24,7 +24,7 @@ import { withBountyLock } from "../money/pool-guard.ts";
 import { decide } from "../payouts/decision.ts";
 import { bountyFacts } from "../payouts/facts.ts";
 import { mergePayoutKey, payBounty } from "../payouts/pay.ts";
-// The hold itself lives in holds.ts (money/bounties.ts holds too, and this file pays through it): re-exported for callers.
+// The hold itself lives in holds.ts (money/bounty-release.ts holds too, and this file pays through it): re-exported for callers.
 export { holdPayout } from "./holds.ts";
 
 export { mergePayoutKey };

@@ -5,7 +5,7 @@ import { heldPayouts, type HeldPayout } from "../../../db/schema/index.ts";
 /**
  * Holding a bounty for a GitHub user without a wallet (the first state of
  * held-payouts.ts, which releases them). Apart from the release because the
- * merge path (money/bounties.ts) holds, and the release pays through it.
+ * merge path (money/bounty-release.ts) holds, and the release pays through it.
  */
 export async function holdPayout(
   ctx: Pick<AppContext, "database" | "log" | "changes">,

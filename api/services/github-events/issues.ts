@@ -10,7 +10,7 @@ import { bountyFacts } from "../payouts/facts.ts";
 import { committedTo } from "../payouts/decision.ts";
 import { clearAwaiting, markAwaiting } from "../money/awaiting.ts";
 import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
-import { refundAllFunders } from "../funding/boosts.ts";
+import { refundAllFunders } from "../funding/boost-refunds.ts";
 import { followIssue } from "./bounty-metadata.ts";
 
 /**

@@ -6,7 +6,7 @@ import { eventually, startTestStack, type TestStack } from "../../../testing/sta
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions } from "../../../db/schema/index.ts";
 import { startMailSink, type MailSink } from "../../../testing/dev-tools.ts";
-import { refundDueBoosts } from "../funding/boosts.ts";
+import { refundDueBoosts } from "../funding/boost-refunds.ts";
 
 /**
  * Bounties awaiting the pool manager's decision (issue 11): an issue closed

@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, type Address } from "viem";
 import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
-import type { Database } from "../../../db/client.ts";
+import type { DbOrTx } from "../../../db/client.ts";
 import { chainTransactions, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
@@ -63,7 +63,7 @@ export async function fundingStatus(ctx: Pick<AppContext, "database" | "clock">,
 }
 
 /** XDC the wallet has committed in the outbox but not yet broadcast (the chain's pending balance does not know it yet). */
-async function unbroadcastSpend(db: Database, wallet: Wallet): Promise<bigint> {
+async function unbroadcastSpend(db: DbOrTx, wallet: Wallet): Promise<bigint> {
   const rows = await db
     .select({ value: chainTransactions.value })
     .from(chainTransactions)

@@ -9,8 +9,9 @@ import { anvilPrivateKey, startOnrampSimulator, type OnrampSimulator } from "../
 import { startCashoutPasses, type CashoutPasses } from "../cashout/schedule.ts";
 import { OPEN_STATUSES } from "../cashout/progress.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { onChainPool } from "./bounties.ts";
-import { refundDueBoosts, settleBoosts } from "../funding/boosts.ts";
+import { onChainPool } from "./bounty-lookups.ts";
+import { refundDueBoosts } from "../funding/boost-refunds.ts";
+import { settleBoosts } from "../funding/boost-mirror.ts";
 import { releaseDueSplits } from "../splits/release.ts";
 import { bountyStates } from "./bounty-state.ts";
 

@@ -4,7 +4,7 @@ import { createTestContext, type TestContext } from "../../../testing/context.ts
 import { createTestUser } from "../../../testing/auth.ts";
 import { chainTransactions, type TxStatus, type User } from "../../../db/schema/index.ts";
 import { DomainError, httpStatusOf } from "../../errors.ts";
-import { requesterOf } from "../../chain/outbox.ts";
+import { requesterOf } from "../../chain/outbox-rows.ts";
 import { allowanceOf, DAILY_WINDOW_MS, enforceLimits, limitFigure, scopesOf } from "./limits.ts";
 
 /**

@@ -1,9 +1,9 @@
 import { and, eq, gt, inArray, isNull } from "drizzle-orm";
-import type { Database } from "../../../db/client.ts";
+import type { DbOrTx } from "../../../db/client.ts";
 import { chainTransactions, TX_STATUSES } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { toXdcString } from "../../chain/amounts.ts";
-import { requesterOf } from "../../chain/outbox.ts";
+import { requesterOf } from "../../chain/outbox-rows.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { XDC } from "./rules.ts";
 
@@ -66,7 +66,7 @@ export interface LimitFigure {
 }
 
 /** One scope's window at `now`. */
-export async function limitFigure(db: Database, scope: LimitScope, now: number): Promise<LimitFigure> {
+export async function limitFigure(db: DbOrTx, scope: LimitScope, now: number): Promise<LimitFigure> {
   const { limit, kinds } = SCOPES[scope.name];
   // The funder's rows by requester: the leading column of the outbox's (requester, idempotency_key) index.
   const owner = scope.name === "repository" ? eq(chainTransactions.githubRepoId, scope.repoId) : eq(chainTransactions.requester, requesterOf(scope.userId));
@@ -118,7 +118,7 @@ export interface Allowance {
 }
 
 /** What a request of this kind may move at `now`, and why. */
-export async function allowanceOf(db: Database, request: LimitedRequest, now: number): Promise<Allowance> {
+export async function allowanceOf(db: DbOrTx, request: LimitedRequest, now: number): Promise<Allowance> {
   const figures: LimitFigure[] = [];
   for (const scope of scopesOf(request)) figures.push(await limitFigure(db, scope, now));
   return allowanceFrom(figures);
@@ -134,7 +134,7 @@ export function allowanceFrom(figures: LimitFigure[]): Allowance {
  * The write path's check, run as the outbox's `enqueue` guard (inside the write transaction that inserts the
  * request's row, stamped `now`): refuses an amount above what the request may move.
  */
-export async function enforceLimits(tx: Database, request: LimitedRequest, amount: bigint, now: number): Promise<void> {
+export async function enforceLimits(tx: DbOrTx, request: LimitedRequest, amount: bigint, now: number): Promise<void> {
   const allowance = await allowanceOf(tx, request, now);
   if (amount > allowance.remaining) throw limitExceeded(allowance, now);
 }

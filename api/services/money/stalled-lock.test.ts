@@ -25,7 +25,7 @@ import { freePort, startProcessStack, type ProcessStack, type ServerProcess } fr
 import { callsFunction, startRpcFaultProxy, type RpcFaultProxy } from "../../../testing/rpc-fault-proxy.ts";
 import { eventually } from "../../../testing/stack.ts";
 import { SIGNER_LEASE_MS } from "../../chain/outbox.ts";
-import { submitAllocation } from "./bounties.ts";
+import { submitAllocation } from "./bounty-allocate.ts";
 import { moneyLockTimes } from "./pool-guard.ts";
 
 /** The lock's lease in both server processes; every wait and bound below is derived from it. */

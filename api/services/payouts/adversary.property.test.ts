@@ -6,7 +6,7 @@ import { eventually, registerFundedRepository, startTestStack, type TestStack } 
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bountyBoosts, chainEvents, chainTransactions, communityBounties, repositoryPools, webhookDeliveries } from "../../../db/schema/index.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { settleBoosts } from "../funding/boosts.ts";
+import { settleBoosts } from "../funding/boost-mirror.ts";
 import { releaseDueSplits } from "../splits/release.ts";
 
 /**

@@ -4,7 +4,7 @@ import { parseEther, type Address } from "viem";
 import { eventually, registerFundedRepository, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bounties, bountyBoosts, bountyCommitments, chainTransactions, communityBounties, payoutSplits } from "../../../db/schema/index.ts";
-import { settleBoosts } from "../funding/boosts.ts";
+import { settleBoosts } from "../funding/boost-mirror.ts";
 
 /**
  * Issue 36's four attacks, tried over HTTP and the emulator's webhooks the way a dishonest contributor or funder

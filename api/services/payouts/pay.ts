@@ -1,7 +1,7 @@
 import { encodeFunctionData, type Address } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { ChainSendDeps } from "../../context.ts";
-import type { Database } from "../../../db/client.ts";
+import type { Tx } from "../../../db/client.ts";
 import type { ChainTransaction } from "../../../db/schema/index.ts";
 import { isUniqueViolation } from "../../../db/client.ts";
 import { conflict, ErrorCode } from "../../errors.ts";
@@ -30,7 +30,7 @@ export async function payBounty(
     intent?: Record<string, unknown>;
     queueOnly?: boolean;
     /** The bounty's lock's fence (pool-guard.ts): the row is written only while the caller still holds that lock. */
-    fence?: (tx: Database) => Promise<void>;
+    fence?: (tx: Tx) => Promise<void>;
   },
 ): Promise<ChainTransaction> {
   const req = {

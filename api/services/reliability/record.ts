@@ -14,7 +14,7 @@
  * subtracting the payouts it passes. The boards subtract the few between the horizon and 30 days ago themselves.
  */
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
-import type { Database } from "../../../db/client.ts";
+import type { Database, DbOrTx } from "../../../db/client.ts";
 import {
   awaitingDecisions,
   bounties,
@@ -75,7 +75,7 @@ export function creditsOf(b: { amount: bigint; recipient: string | null; shares?
  * for) it was paid. Unknown parts are null (a payout sent from outside the platform).
  */
 export async function payoutFacts(
-  db: Database,
+  db: DbOrTx,
   input: { repoId: number; issueNumber: number; paidTx: string; paidAt: Date },
 ): Promise<{ paidAfterMs: number | null; paidAutomatically: boolean | null }> {
   const [payout] = await db
@@ -107,7 +107,7 @@ export async function payoutFacts(
 }
 
 /** Moves the repository's record (and the paid wallet's totals) from `before` to `after` (either absent: the bounty appeared or went). */
-export async function recordBountyChange(db: Database, repoId: number, before: CountedBounty | undefined, after: CountedBounty | undefined): Promise<void> {
+export async function recordBountyChange(db: DbOrTx, repoId: number, before: CountedBounty | undefined, after: CountedBounty | undefined): Promise<void> {
   const delta = { open: 0, paid: 0, automatic: 0, cancelled: 0, amounts: { XDC: 0n, ROXN: 0n, USDC: 0n } as Record<Currency, bigint>, buckets: new Map<number, number>() };
   const wallets = new Map<string, { count: number; amounts: Record<Currency, bigint> }>();
   const count = (b: CountedBounty | undefined, sign: 1 | -1) => {
@@ -160,12 +160,12 @@ export async function recordBountyChange(db: Database, repoId: number, before: C
   await db.insert(repositoryReliability).values({ githubRepoId: repoId, ...values }).onConflictDoUpdate({ target: repositoryReliability.githubRepoId, set: values });
 }
 
-async function isPrivateRepository(db: Database, repoId: number): Promise<boolean> {
+async function isPrivateRepository(db: DbOrTx, repoId: number): Promise<boolean> {
   const [row] = await db.select({ isPrivate: repositories.isPrivate }).from(repositories).where(eq(repositories.githubRepoId, repoId)).limit(1);
   return row?.isPrivate ?? false;
 }
 
-async function addToContributor(db: Database, recipient: string, count: number, amounts: Record<Currency, bigint>): Promise<void> {
+async function addToContributor(db: DbOrTx, recipient: string, count: number, amounts: Record<Currency, bigint>): Promise<void> {
   if (count === 0 && amounts.XDC === 0n && amounts.ROXN === 0n && amounts.USDC === 0n) return;
   const [row] = await db.select().from(contributorTotals).where(eq(contributorTotals.recipient, recipient)).limit(1);
   const plus = (a: bigint | undefined, b: bigint) => ((a ?? 0n) + b < 0n ? 0n : (a ?? 0n) + b);
@@ -256,7 +256,7 @@ interface Moved {
 const zero = (): Moved => ({ count: 0, amounts: { XDC: 0n, ROXN: 0n, USDC: 0n } });
 
 /** Since when the recent totals count payouts; null while they are not built (rebuildRecentTotals builds them). */
-export async function recentHorizon(db: Database): Promise<Date | null> {
+export async function recentHorizon(db: DbOrTx): Promise<Date | null> {
   const [row] = await db.select({ since: recentTotalsHorizon.since }).from(recentTotalsHorizon).where(eq(recentTotalsHorizon.id, 1)).limit(1);
   return row?.since ?? null;
 }
@@ -265,7 +265,7 @@ export async function recentHorizon(db: Database): Promise<Date | null> {
  * The 30-day boards' side of a bounty's change: a payout at or after the horizon counts (its wallet's and its
  * repository's recent totals), taken back when the bounty leaves 'paid'. Then the horizon moves on if it is due.
  */
-async function recordRecentChange(db: Database, repoId: number, before: CountedBounty | undefined, after: CountedBounty | undefined): Promise<void> {
+async function recordRecentChange(db: DbOrTx, repoId: number, before: CountedBounty | undefined, after: CountedBounty | undefined): Promise<void> {
   const horizon = await recentHorizon(db);
   if (!horizon) return;
   const repo = zero();
@@ -293,7 +293,7 @@ async function recordRecentChange(db: Database, repoId: number, before: CountedB
 const isZero = (m: Moved) => m.count === 0 && m.amounts.XDC === 0n && m.amounts.ROXN === 0n && m.amounts.USDC === 0n;
 
 /** Adds `moved` to one recent-totals row; a row whose count falls to 0 goes (the tables hold the period's payees only). */
-async function addRecent(db: Database, kind: "contributor" | "repository", key: string | number, moved: Moved): Promise<void> {
+async function addRecent(db: DbOrTx, kind: "contributor" | "repository", key: string | number, moved: Moved): Promise<void> {
   if (isZero(moved)) return;
   const plus = (a: bigint | undefined, b: bigint) => ((a ?? 0n) + b < 0n ? 0n : (a ?? 0n) + b);
   if (kind === "contributor") {
@@ -316,7 +316,7 @@ async function addRecent(db: Database, kind: "contributor" | "repository", key: 
  * on the all-time board): what leaves the recent totals when the horizon passes them, and what a board subtracts
  * itself between the horizon and its 30 days (bounties_closed_idx: the range only).
  */
-export async function payoutsBetween(db: Database, from: Date, to: Date): Promise<{ repositories: Map<number, Moved>; wallets: Map<string, Moved> }> {
+export async function payoutsBetween(db: DbOrTx, from: Date, to: Date): Promise<{ repositories: Map<number, Moved>; wallets: Map<string, Moved> }> {
   const result = { repositories: new Map<number, Moved>(), wallets: new Map<string, Moved>() };
   if (to <= from) return result;
   const rows = await db
@@ -341,7 +341,7 @@ export async function payoutsBetween(db: Database, from: Date, to: Date): Promis
 }
 
 /** The split payouts' shares by "repoId/issueNumber" (of the bounties given, or all). */
-async function sharesByBounty(db: Database, of?: { repoId: number; issueNumber: number }[]): Promise<Map<string, PayoutShare[]>> {
+async function sharesByBounty(db: DbOrTx, of?: { repoId: number; issueNumber: number }[]): Promise<Map<string, PayoutShare[]>> {
   // By repository when they are few (a minute's payouts), else all (a rebuild): split payouts are the rare ones.
   const repoIds = of ? [...new Set(of.map((b) => b.repoId))] : [];
   const rows = await db
@@ -359,7 +359,7 @@ async function sharesByBounty(db: Database, of?: { repoId: number; issueNumber: 
 const negate = (m: Moved): Moved => ({ count: -m.count, amounts: { XDC: -m.amounts.XDC, ROXN: -m.amounts.ROXN, USDC: -m.amounts.USDC } });
 
 /** Moves the horizon to 30 days before `now` when it is a step behind, subtracting the payouts it passes (in the caller's transaction). */
-async function moveHorizon(db: Database, horizon: Date, now: Date): Promise<void> {
+async function moveHorizon(db: DbOrTx, horizon: Date, now: Date): Promise<void> {
   const target = new Date(now.getTime() - RECENT_PERIOD_MS);
   if (target.getTime() - horizon.getTime() < HORIZON_STEP_MS) return;
   const leaving = await payoutsBetween(db, horizon, target);
@@ -373,8 +373,8 @@ export async function advanceRecentTotals(db: Database, now = new Date()): Promi
   const horizon = await recentHorizon(db);
   if (!horizon || now.getTime() - RECENT_PERIOD_MS - horizon.getTime() < HORIZON_STEP_MS) return;
   await db.transaction(async (tx) => {
-    const current = await recentHorizon(tx as unknown as Database);
-    if (current) await moveHorizon(tx as unknown as Database, current, now);
+    const current = await recentHorizon(tx);
+    if (current) await moveHorizon(tx, current, now);
   });
 }
 
@@ -382,14 +382,13 @@ export async function advanceRecentTotals(db: Database, now = new Date()): Promi
 export async function rebuildRecentTotals(db: Database, now = new Date()): Promise<void> {
   const since = new Date(now.getTime() - RECENT_PERIOD_MS);
   await db.transaction(async (tx) => {
-    const t = tx as unknown as Database;
-    const recent = await payoutsBetween(t, since, new Date(8.64e15));
-    await t.delete(repositoryRecentTotals);
-    await t.delete(contributorRecentTotals);
+    const recent = await payoutsBetween(tx, since, new Date(8.64e15));
+    await tx.delete(repositoryRecentTotals);
+    await tx.delete(contributorRecentTotals);
     const repoRows = [...recent.repositories].map(([githubRepoId, m]) => ({ githubRepoId, paidCount: m.count, xdc: m.amounts.XDC, roxn: m.amounts.ROXN, usdc: m.amounts.USDC }));
-    for (let i = 0; i < repoRows.length; i += 500) await t.insert(repositoryRecentTotals).values(repoRows.slice(i, i + 500));
+    for (let i = 0; i < repoRows.length; i += 500) await tx.insert(repositoryRecentTotals).values(repoRows.slice(i, i + 500));
     const walletRows = [...recent.wallets].map(([recipient, m]) => ({ recipient, paidCount: m.count, xdc: m.amounts.XDC, roxn: m.amounts.ROXN, usdc: m.amounts.USDC }));
-    for (let i = 0; i < walletRows.length; i += 500) await t.insert(contributorRecentTotals).values(walletRows.slice(i, i + 500));
-    await t.insert(recentTotalsHorizon).values({ id: 1, since }).onConflictDoUpdate({ target: recentTotalsHorizon.id, set: { since } });
+    for (let i = 0; i < walletRows.length; i += 500) await tx.insert(contributorRecentTotals).values(walletRows.slice(i, i + 500));
+    await tx.insert(recentTotalsHorizon).values({ id: 1, since }).onConflictDoUpdate({ target: recentTotalsHorizon.id, set: { since } });
   });
 }

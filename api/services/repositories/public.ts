@@ -11,7 +11,7 @@ import { listedRepositoriesPage, type PublicRepository } from "./list-public.ts"
 import { publicListCacheFor } from "./public-list-cache.ts";
 import { repositoryByFullName } from "./register.ts";
 import { bountyStates, isAdvertised, stateInputs, type StateInputs } from "../money/bounty-state.ts";
-import { fundersOf } from "../money/bounties.ts";
+import { fundersOf } from "../money/bounty-read.ts";
 import { fundersOfIssues } from "../funding/funders-read.ts";
 
 const decimal = (value: bigint, currency: Currency) => toDecimalString(value, DECIMALS[currency]);

@@ -13,7 +13,7 @@ import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, repositories, wallets } from "../../../db/schema/index.ts";
 import { fixtureRepo } from "../../../testing/dev-tools.ts";
 import { requirementsMarkdown } from "../../../testing/scoping-fixtures.ts";
-import { onChainBounty } from "../money/bounties.ts";
+import { onChainBounty } from "../money/bounty-lookups.ts";
 
 const REPO = fixtureRepo("issuepool-demo/contract-audit-tools")!;
 const FULL_NAME = `${REPO.owner}/${REPO.name}`;

@@ -8,7 +8,8 @@ import { encodeFullName, githubUnavailable } from "../../github/repositories.ts"
 import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
 import { requireManagedRepository } from "../money/access.ts";
-import { onChainBounty, onChainPool, submitAllocation } from "../money/bounties.ts";
+import { onChainBounty, onChainPool } from "../money/bounty-lookups.ts";
+import { submitAllocation } from "../money/bounty-allocate.ts";
 import { MIN_BOUNTY, requireAmountStep } from "../money/rules.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import type { Plan, PlanTask } from "../../../lib/scoping.ts";

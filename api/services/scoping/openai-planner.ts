@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkPlan, InvalidPlanError, PLAN_LIMITS, PlanShape, type Plan, type Planner, type ScopingDocument } from "./plan.ts";
-import { canonicalId, idsIn, readDocument } from "./requirements-reader.ts";
+import { canonicalId, idsIn } from "./document-text.ts";
+import { readDocument } from "./requirements-reader.ts";
 
 /**
  * A planner on any OpenAI-compatible Chat Completions server (hosted models,

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { planDocument, requirementTitle } from "./builtin-planner.ts";
+import { planDocument } from "./builtin-planner.ts";
+import { requirementTitle } from "./planner-titles.ts";
 import { checkPlan, InvalidPlanError, PLAN_LIMITS } from "./plan.ts";
 import { openAiPlanner, PlannerFailure } from "./openai-planner.ts";
 import { DocumentError, extractDocument, UNSUPPORTED_MESSAGE } from "./extract.ts";

@@ -7,7 +7,8 @@ import { eventually, registerFundedRepository, startTestStack, type TestStack } 
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, webhookDeliveries } from "../../../db/schema/index.ts";
 import { executeDueOutflows } from "../money/refunds.ts";
-import { releaseDueSplits, releaseHeldShares } from "./release.ts";
+import { releaseDueSplits } from "./release.ts";
+import { releaseHeldShares } from "./release-held.ts";
 
 /**
  * A co-author's held split share (issue 29, item 4) is paid with the operator's payTip when they register; a

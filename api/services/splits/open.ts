@@ -14,7 +14,7 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, chainTransactions, payoutSplits, payoutSplitShares, type Currency, type PayoutSplit, type PayoutSplitShare, type Repository } from "../../../db/schema/index.ts";
-import { tipDelivery } from "../tips/tips.ts";
+import { tipDelivery } from "../tips/tip-read.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";

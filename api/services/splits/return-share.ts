@@ -7,7 +7,7 @@ import { conflict, ErrorCode, notFound } from "../../errors.ts";
 import { requireManagedRepository } from "../money/access.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
 import { transactionResult, type TransactionResult } from "../money/transaction-result.ts";
-import { heldSharePayKey, heldShareTipId } from "./release.ts";
+import { heldSharePayKey, heldShareTipId } from "./release-held.ts";
 import { HELD_SHARE_RETURN_DELAY_MS } from "./held-share-return-time.ts";
 
 type Deps = Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "indexer" | "changes" | "log">;

@@ -5,7 +5,8 @@ import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { eventually, registerFundedRepository, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bountyShares, chainTransactions, payoutSplits, webhookDeliveries } from "../../../db/schema/index.ts";
-import { releaseDueSplits, releaseHeldShares } from "./release.ts";
+import { releaseDueSplits } from "./release.ts";
+import { releaseHeldShares } from "./release-held.ts";
 import { markAwaiting } from "../money/awaiting.ts";
 import { mentionsIn, renderedMarkdown } from "../../../testing/markdown.ts";
 

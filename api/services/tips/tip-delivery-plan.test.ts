@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../../../db/client.ts";
 import { testEnv } from "../../../testing/context.ts";
-import { tipDeliveryEvents } from "./tips.ts";
+import { tipDeliveryEvents } from "./tip-read.ts";
 
 let database: DatabaseHandle;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { eventually, startTestStack, type TestStack } from "../../../testing/sta
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { chainTransactions, tips } from "../../../db/schema/index.ts";
 import { executeDueOutflows } from "../money/refunds.ts";
-import { releaseHeldTips } from "./tips.ts";
+import { releaseHeldTips } from "./tip-held.ts";
 
 /**
  * A held tip whose payTip the contract queues as an outflow (over its total cap, issue 29): the transaction is

@@ -6,8 +6,8 @@ import { DomainError, ErrorCode } from "../../errors.ts";
 import { newCustodialWallet, walletOfUser } from "../wallets/custodial.ts";
 import { audit } from "../audit.ts";
 import { releaseHeldPayouts } from "../github-events/held-payouts.ts";
-import { releaseHeldShares } from "../splits/release.ts";
-import { releaseHeldTips } from "../tips/tips.ts";
+import { releaseHeldShares } from "../splits/release-held.ts";
+import { releaseHeldTips } from "../tips/tip-held.ts";
 import { toUserObject, type UserObject } from "./user-object.ts";
 
 export const ALREADY_REGISTERED = new DomainError({

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import type { Keyring } from "../../crypto/keyring.ts";
 import type { Logger } from "../../logger.ts";
 import type { Database, DatabaseHandle } from "../../../db/client.ts";
@@ -71,8 +71,8 @@ const walletByGitHubUser = preparedQuery((db) =>
 );
 
 /** The wallet address of the Issuepool user with this GitHub id, if they have registered one. */
-export async function walletOfGitHubUser(db: Database, githubId: number): Promise<string | undefined> {
-  return (await walletByGitHubUser(db).get({ githubId }))?.address;
+export async function walletOfGitHubUser(db: Database, githubId: number): Promise<Address | undefined> {
+  return (await walletByGitHubUser(db).get({ githubId }))?.address as Address | undefined;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from "viem";
 import type { AppContext } from "../../context.ts";
-import type { Database } from "../../../db/client.ts";
-import type { OutboxRequest } from "../../chain/outbox.ts";
+import type { Tx } from "../../../db/client.ts";
+import type { OutboxRequest } from "../../chain/outbox-rows.ts";
 import { chainTransactions, type ChainTransaction, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
@@ -347,7 +347,7 @@ export function sendRequest(
 }
 
 /** Checked again inside the outbox's insert transaction, so concurrent sends from one wallet add up. */
-export function sendGuard(send: CheckedSend): ((db: Database) => Promise<void>) | undefined {
+export function sendGuard(send: CheckedSend): ((tx: Tx) => Promise<void>) | undefined {
   if (send.token !== "XDC") return undefined;
   return async (db) => {
     if (send.xdcPending - (await unbroadcastXdc(db, send.wallet)) < send.amount + send.fee + GAS_RESERVE) throw gasReserveError();

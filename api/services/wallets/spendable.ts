@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import type { Database } from "../../../db/client.ts";
+import type { DbOrTx } from "../../../db/client.ts";
 import { chainTransactions, type Wallet } from "../../../db/schema/index.ts";
 
 /**
@@ -11,7 +11,7 @@ import { chainTransactions, type Wallet } from "../../../db/schema/index.ts";
  * makes concurrent spends from one wallet add up instead of each seeing the
  * whole balance.
  */
-export async function unbroadcastXdc(db: Database, wallet: Pick<Wallet, "id">): Promise<bigint> {
+export async function unbroadcastXdc(db: DbOrTx, wallet: Pick<Wallet, "id">): Promise<bigint> {
   const rows = await db
     .select({ value: chainTransactions.value })
     .from(chainTransactions)

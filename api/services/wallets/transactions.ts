@@ -18,7 +18,7 @@ import { toXdcAddress } from "../../chain/address.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { limitFigure } from "../money/limits.ts";
 import { walletOfUser } from "./custodial.ts";
-import { receivedTipTransfers, tipDelivery } from "../tips/tips.ts";
+import { receivedTipTransfers, tipDelivery } from "../tips/tip-read.ts";
 import { notASplit, paysHeldShare } from "./bounty-history.ts";
 
 /** What leaves the wallet: its sends, tips and pool fundings (approvals move nothing; withdrawals come back as events). */
