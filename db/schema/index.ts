@@ -25,3 +25,4 @@ export * from "./alerts.ts";
 export * from "./reliability.ts";
 export * from "./commitments.ts";
 export * from "./repository-visibility.ts";
+export * from "./attempts.ts";
