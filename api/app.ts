@@ -36,6 +36,7 @@ import { contributorRoutes, profileVisibilityRoutes } from "./routes/contributor
 import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
 import { splitRoutes } from "./routes/splits/index.ts";
+import { attemptRoutes } from "./routes/attempts/index.ts";
 import { tipRoutes } from "./routes/tips/index.ts";
 import { boostRoutes } from "./routes/funding/boosts.ts";
 import { communityRoutes } from "./routes/funding/community.ts";
@@ -98,6 +99,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
   app.route("/api/intents", intentRoutes(ctx));
   app.route("/api/splits", splitRoutes(ctx));
+  app.route("/api/attempts", attemptRoutes(ctx));
   app.route("/api/tips", tipRoutes(ctx));
   app.route("/api/funding", boostRoutes(ctx));
   app.route("/api/community-bounties", communityRoutes(ctx));

@@ -25,6 +25,7 @@ import { releaseHeldShares } from "./services/splits/release.ts";
 import { releaseHeldTips } from "./services/tips/tips.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
 import type { AppContext } from "./context.ts";
+import { expireLocks } from "./services/attempts/attempts.ts";
 
 /**
  * The webhook pass's after-pass (part of the "webhooks" pass below): what waited for a registration is paid (held
@@ -67,6 +68,7 @@ export const PASS_NAMES = [
   "hourly-review",
   "watcher",
   "recent-totals",
+  "attempt-locks",
   "outbound",
   "digest",
   "scoping",
@@ -109,6 +111,9 @@ export function declareSchedule(ctx: RootContext, options: { intervals?: Partial
     await executeDueOutflows(ctx);
   });
   const githubReturn = loop("github-return", ctx, every("github-return", GITHUB_RETURN_PROBE_MS), () => retryWhenGitHubAnswers(ctx));
+  // Exclusive attempts' locks past their time (issue 39): released unless the holder has a linked pull request; the
+  // next in the queue holds the bounty and is told. `now`: a fake clock (tests, the dev stack's /dev/attempt-locks).
+  const attemptLocks = loop("attempt-locks", ctx, every("attempt-locks", 60_000), (o) => expireLocks(ctx, o?.now));
   const recentTotals = loop("recent-totals", ctx, every("recent-totals", 60_000), () => advanceRecentTotals(ctx.database.db));
 
   const passes: ScheduledPass[] = [
@@ -201,6 +206,8 @@ export function declareSchedule(ctx: RootContext, options: { intervals?: Partial
         ]
       : []),
     { name: "recent-totals", every: "every minute", afterRepair: false, ...recentTotals },
+    // Records the new holder's claim on-chain through the outbox: after the start-up check, like the other chain writers.
+    { name: "attempt-locks", every: "every minute: locks past their time", afterRepair: true, ...attemptLocks },
     { name: "outbound", every: "1 s", lease: "per delivery", afterRepair: false, start: () => ctx.outbound.start(options.intervals?.outbound), stop: () => ctx.outbound.stop(), runOnce: () => ctx.outbound.runOnce() },
     {
       name: "digest",

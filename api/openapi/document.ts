@@ -32,6 +32,7 @@ import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { intentsApi } from "../routes/intents/index.ts";
 import { splitsApi } from "../routes/splits/index.ts";
+import { attemptsApi } from "../routes/attempts/index.ts";
 import { tipsApi } from "../routes/tips/index.ts";
 import { boostsApi } from "../routes/funding/boosts.ts";
 import { communityApi } from "../routes/funding/community.ts";
@@ -88,6 +89,7 @@ export const DECLARATIONS = [
   ...feedsApi,
   ...exploreApi,
   ...contributorsApi,
+  ...attemptsApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";
@@ -155,6 +157,7 @@ export function apiDocument() {
       { name: "vscode", description: "The VS Code extension's sign-in" },
       { name: "funding", description: "Boosts and community bounties: anyone funds an issue; confirmations of payments asked for in GitHub comments" },
       { name: "alerts", description: "Saved searches and their digest, Atom feeds, outbound webhooks for integrators" },
+      { name: "attempts", description: "Who works on a bounty: open, exclusive (a lock and a queue) or by application; humans only or agents allowed" },
     ],
   });
   return cached;

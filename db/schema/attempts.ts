@@ -67,6 +67,8 @@ export const bountyAttempts = sqliteTable(
     lockedUntil: timestamp("locked_until"),
     endedAt: timestamp("ended_at"),
     endReason: text("end_reason", { enum: ATTEMPT_END_REASONS }),
+    /** The merged pull request that ended it (`merged`, `merged_other`). */
+    pullNumber: integer("pull_number"),
     /** When the person was told they now hold the bounty (a queue move or a pick): told once. */
     notifiedAt: timestamp("notified_at"),
   },

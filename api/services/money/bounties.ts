@@ -1,12 +1,10 @@
 import { and, asc, eq, gt, inArray, isNull, notInArray, or, sql } from "drizzle-orm";
-import { recordClaimEvent } from "../notify/events.ts";
 import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyClaims, chainTransactions, repositoryPools, users, wallets, type Bounty, type ChainTransaction, type Currency, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { recordClaimOnChain } from "./claims.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
@@ -27,6 +25,7 @@ import { payBounty } from "../payouts/pay.ts";
 import { fixesOfIssue, recordCommitment, settleMergedFix } from "../payouts/settle.ts";
 import { poolDebitsAfter, poolSnapshot, withBountyLock, withPoolLock } from "./pool-guard.ts";
 import { fundersOfIssues, type IssueFunders } from "../funding/funders-read.ts";
+import { attemptStanding, startAttempt } from "../attempts/attempts.ts";
 
 const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).from(wallets).where(eq(wallets.address, sql.placeholder("address"))).limit(1).prepare());
 
@@ -577,7 +576,7 @@ export async function cancelBounty(
  * POST /api/blockchain/register (Contribute): the contributor signs up to
  * work on an issue of a registered repository. Idempotent.
  */
-export async function registerContribution(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "changes">, input: { user: User; repoId: number; issueNumber: number }) {
+export async function registerContribution(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "changes" | "log" | "mailer">, input: { user: User; repoId: number; issueNumber: number; note?: string }) {
   if (input.user.role !== "contributor") {
     throw new DomainError({ code: ErrorCode.FORBIDDEN, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
   }
@@ -587,15 +586,20 @@ export async function registerContribution(ctx: Pick<AppContext, "env" | "databa
   // Only an open issue of this repository: a claim on any other number is junk, and would block cancelling a bounty set there later.
   const token = await userGitHubToken(ctx, input.user);
   await openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }), repository.fullName, input.issueNumber);
-  const claimed = await ctx.database.db
-    .insert(bountyClaims)
-    .values({ githubRepoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id })
-    .onConflictDoNothing()
-    .returning({ userId: bountyClaims.userId });
-  if (claimed.length) await recordClaimEvent(ctx.database.db, { repoId: input.repoId, issueNumber: input.issueNumber, userId: input.user.id, login: input.user.username });
-  await recordClaimOnChain(ctx, { repoId: input.repoId, issueNumber: input.issueNumber, contributor: wallet.address as Address });
-  ctx.changes.publish(["claims", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
-  return { success: true, message: "You're now registered to contribute to this issue.", walletAddress: toXdcAddress(wallet.address) };
+  // The bounty's mode (issue 39): open registers as before; exclusive holds or queues; application applies with the note.
+  const outcome = await startAttempt(ctx, {
+    repository,
+    issueNumber: input.issueNumber,
+    user: input.user,
+    who: { githubUserId: input.user.githubId, login: input.user.username },
+    note: input.note,
+  });
+  return {
+    success: true as const,
+    message: outcome.message,
+    walletAddress: toXdcAddress(wallet.address),
+    ...(outcome.status === "working" ? {} : { attempt: attemptStanding(outcome) }),
+  };
 }
 
 /** Registered contributors of an issue (for the bot comment and the manual payout form). */

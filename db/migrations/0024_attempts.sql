@@ -34,6 +34,7 @@ CREATE TABLE `bounty_attempts` (
 	`locked_until` integer,
 	`ended_at` integer,
 	`end_reason` text,
+	`pull_number` integer,
 	`notified_at` integer,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE no action
 );
