@@ -197,11 +197,14 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     // Boosts' expiry on demand (a journey cannot wait a day): the chain's clock moves on by `seconds`, then the hourly
     // refund pass runs as of that clock (e2e/boost-expiry.e2e.ts).
     let refundBoostsAfter: ((seconds: number) => Promise<number>) | undefined;
+    // Attempts' locks on demand (a journey cannot wait a week): the lock pass as of `seconds` from now (e2e/attempts.e2e.ts).
+    let expireLocksAfter: ((seconds: number) => Promise<number>) | undefined;
     // Their writes take a session, the anti-forgery token and JSON, like every write (scripts/lib/dev-routes.ts).
     const devOnlyRoutes = devRoutes({
       mail: mailSink.routes(),
       digestAsOfTomorrow: async () => (await digestAsOfTomorrow?.()) ?? 0,
       refundBoostsAfter: async (seconds) => (await refundBoostsAfter?.(seconds)) ?? 0,
+      expireLocksAfter: async (seconds) => (await expireLocksAfter?.(seconds)) ?? 0,
     });
     log.info(`local mail sink: mail sent by the platform is listed at ${publicUrl}/dev/mail; on-ramp simulator at ${onrampSimulator.url}`);
     // ---- end of local mail sink and on-ramp simulator ----
@@ -248,6 +251,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       // Expiries are read against the chain's clock, which just moved on.
       return Number(await server.schedule!.runOnce("boost-refunds"));
     };
+    expireLocksAfter = async (seconds) => ((await server.schedule!.runOnce("attempt-locks", { now: Date.now() + seconds * 1000 })) as { expired: number }).expired;
 
     if (options.seed !== false) {
       const seedChain: SeedChain = { fund: localFunder(anvil.rpcUrl, chain, deployment) };
