@@ -9,9 +9,9 @@
  * - application: contributors apply with a short note; the pool manager picks one, who then holds it as above.
  *
  * Who may attempt: `humans` refuses accounts GitHub marks as bots (type "Bot") and accounts the pool manager
- * flagged; `agents` allows them. A contributor has at most MAX_LIVE_ATTEMPTS live attempts (holding, queued,
- * applied or working), and one (NEWCOMER_LIVE_ATTEMPTS) before a pull request of theirs is merged on any
- * registered repository.
+ * flagged; `agents` allows them. A contributor holds or waits for at most MAX_LIVE_ATTEMPTS places (holding,
+ * queued or applied, on exclusive and application bounties), and one (NEWCOMER_LIVE_ATTEMPTS) before a pull request
+ * of theirs is merged on any registered repository. Registering on an open bounty blocks nobody: not counted.
  */
 export const ATTEMPT_MODES = ["open", "exclusive", "application"] as const;
 export type AttemptMode = (typeof ATTEMPT_MODES)[number];

@@ -224,9 +224,11 @@ describe("who may attempt", () => {
     }
   }, 90_000);
 
-  test("a newcomer (no merged pull request on a registered repository) holds one attempt at a time; after a merge, three; each refusal names them and what lifts it", async () => {
+  test("a newcomer (no merged pull request on a registered repository) holds one place at a time; after a merge, three; each refusal names them and what lifts it; open bounties are not counted", async () => {
     const issues = [await bountiedIssue("Limit A"), await bountiedIssue("Limit B"), await bountiedIssue("Limit C"), await bountiedIssue("Limit D")];
+    const open = await bountiedIssue("Limit open");
     try {
+      for (const issue of issues) await settings(issue, { mode: "exclusive", audience: null, lockDays: null });
       expect((await attempt(dave, issues[0]!)).status).toBe(200);
       const second = await attempt(dave, issues[1]!);
       expect(second.status).toBe(409);
@@ -246,6 +248,8 @@ describe("who may attempt", () => {
       expect(over.code).toBe("attempt_limit");
       expect(over.message).toContain("You already have 3 attempts under way");
       expect(over.message).toContain("drop it with /unattempt");
+      // Registering on an open bounty holds no place: not counted, as before issue 39.
+      expect((await attempt(dave, open)).status).toBe(200);
     } finally {
       await dropAllOf(dave);
     }

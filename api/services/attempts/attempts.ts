@@ -55,6 +55,9 @@ export function attemptStanding(outcome: AttemptOutcome) {
   };
 }
 
+/** Attempts that hold or wait for a place: what the limits count. */
+export const PLACE_STATUSES = ["holding", "queued", "applied"] as const;
+
 const live = inArray(bountyAttempts.status, [...LIVE_ATTEMPT_STATUSES]);
 const onIssue = (repoId: number, issueNumber: number) => and(eq(bountyAttempts.githubRepoId, repoId), eq(bountyAttempts.issueNumber, issueNumber));
 
@@ -122,12 +125,13 @@ export async function startAttempt(
       message: `The pool manager picks who works on this bounty: apply with a short note on how you would fix it (on GitHub: \`/attempt I would …\`).`,
     });
   }
-  const limit = await attemptLimitOf(ctx, input.who, repository);
+  // The limits count attempts that hold or wait for a place (an open bounty's registration blocks nobody: unlimited, as before).
+  const limit = settings.mode === "open" ? { limit: Infinity, newcomer: false } : await attemptLimitOf(ctx, input.who, repository);
   const attempt = await db.transaction(
     async (tx) => {
       const already = await tx.select().from(bountyAttempts).where(and(onIssue(repoId, issueNumber), eq(bountyAttempts.userId, user.id), live)).limit(1);
       if (already[0]) return { row: already[0], already: true };
-      const others = await tx.select({ id: bountyAttempts.id }).from(bountyAttempts).where(and(eq(bountyAttempts.userId, user.id), live));
+      const others = await tx.select({ id: bountyAttempts.id }).from(bountyAttempts).where(and(eq(bountyAttempts.userId, user.id), inArray(bountyAttempts.status, [...PLACE_STATUSES])));
       if (others.length >= limit.limit) return { refused: true as const };
       const [holder] = await tx.select({ id: bountyAttempts.id }).from(bountyAttempts).where(and(onIssue(repoId, issueNumber), eq(bountyAttempts.status, "holding"))).limit(1);
       const status: LiveStatus = settings.mode === "open" ? "working" : settings.mode === "application" ? "applied" : holder ? "queued" : "holding";

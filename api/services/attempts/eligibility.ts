@@ -4,7 +4,9 @@
  * - `humans_only`: the bounty is for people and the account is a bot on GitHub (type "Bot", or a `[bot]` login), or
  *   the pool manager flagged it as automated on this repository. Lifted by the pool manager (agents allowed, or the
  *   flag removed).
- * - `attempt_limit`: MAX_LIVE_ATTEMPTS live attempts already. Lifted by finishing or dropping one (`/unattempt`).
+ * The limits count attempts that hold or wait for a place (holding, queued, applied) on exclusive and application
+ * bounties; registering on an open bounty blocks nobody and stays unlimited, as before issue 39.
+ * - `attempt_limit`: MAX_LIVE_ATTEMPTS such attempts already. Lifted by finishing or dropping one (`/unattempt`).
  * - `newcomer_attempt_limit`: one live attempt already, and no pull request of theirs merged on a registered
  *   repository. Lifted the same way, or by a first merged pull request.
  *
@@ -14,7 +16,7 @@
  */
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
-import { bountyAttempts, contributorMerges, LIVE_ATTEMPT_STATUSES, repositories, type Repository } from "../../../db/schema/index.ts";
+import { bountyAttempts, contributorMerges, repositories, type Repository } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { encodeFullName } from "../../github/repositories.ts";
@@ -77,13 +79,13 @@ export async function recordMerge(ctx: DatabaseDeps, merge: { githubUserId: numb
     .onConflictDoNothing();
 }
 
-/** The person's live attempts on other issues, oldest first, with their repository's name. */
+/** The person's attempts that hold or wait for a place (what the limits count), oldest first, with their repository's name. */
 export async function liveAttemptsOf(ctx: DatabaseDeps, userId: number, except?: { repoId: number; issueNumber: number }) {
   const rows = await ctx.database.db
     .select({ repoId: bountyAttempts.githubRepoId, issueNumber: bountyAttempts.issueNumber, status: bountyAttempts.status, fullName: repositories.fullName })
     .from(bountyAttempts)
     .leftJoin(repositories, eq(repositories.githubRepoId, bountyAttempts.githubRepoId))
-    .where(and(eq(bountyAttempts.userId, userId), inArray(bountyAttempts.status, [...LIVE_ATTEMPT_STATUSES])))
+    .where(and(eq(bountyAttempts.userId, userId), inArray(bountyAttempts.status, ["holding", "queued", "applied"])))
     .orderBy(bountyAttempts.id);
   return except ? rows.filter((r) => !(r.repoId === except.repoId && r.issueNumber === except.issueNumber)) : rows;
 }

@@ -37,7 +37,7 @@ const MARKER = "<!-- issuepool:preview -->";
 /** A placeholder (comment id -1) older than this is taken to be a crashed creation and retried. */
 const CREATION_TIMEOUT_MS = 60_000;
 
-type Deps = Pick<AppContext, "env" | "database" | "log" | "chain">;
+type Deps = Pick<AppContext, "env" | "database" | "log" | "chain" | "changes">;
 
 interface PullJson {
   number: number;
@@ -207,6 +207,9 @@ export async function syncPullPreview(ctx: Deps, repository: Repository, pullNum
     .insert(pullPreviews)
     .values({ githubRepoId: repository.githubRepoId, pullNumber, authorGithubId: pull.user?.id ?? 0, authorLogin: pull.user?.login ?? "ghost", state, closes: JSON.stringify(closes), mentions: JSON.stringify(mentions) })
     .onConflictDoUpdate({ target: [pullPreviews.githubRepoId, pullPreviews.pullNumber], set: { state, ...record } });
+  // The issues' own comments list their open pull requests: each issue it closes now or closed before is told of the change.
+  const touched = new Set([...closes, ...(existing ? (JSON.parse(existing.closes) as number[]) : [])]);
+  if (touched.size) ctx.changes.publish([`repo:${repository.githubRepoId}`, ...[...touched].map((n) => `bounty:${repository.githubRepoId}:${n}`)]);
   if (!bountied.length && !existing?.commentId) return { closes, state };
   const defaultBranch = repository.defaultBranch ?? (await client.get<{ default_branch: string }>(path)).default_branch;
   const previews = state === "open" ? await Promise.all([...closes.map((n) => ({ n, c: true })), ...mentions.map((n) => ({ n, c: false }))].sort((a, b) => a.n - b.n).map(({ n, c }) => previewIssue(ctx, client, repository, pull, n, c, defaultBranch))) : [];
