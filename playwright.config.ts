@@ -28,7 +28,7 @@ const ONBOARDING_SEEN = ["welcome", "rewards-guide", "contribution-demo", "pool-
 }));
 
 /** Journeys that move the demo personas' XDC or the chain's clock: boosts (bob and carol fund alice's bounty), shared rewards (they are paid), an expired boost (the clock moves days on), a held tip (alice's XDC). */
-const MOVE_PERSONAS_XDC = /\/(boosts|boost-expiry|held-tip|splits)\.e2e\.ts$/;
+const MOVE_PERSONAS_XDC = /\/(boosts|boost-expiry|held-tip|splits|attempts)\.e2e\.ts$/;
 /** A held split share returned to the pool after 30 days (the chain's clock moves a month on). */
 const MOVES_CLOCK_A_MONTH = /\/held-share-return\.e2e\.ts$/;
 
