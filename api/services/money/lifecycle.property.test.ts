@@ -102,7 +102,7 @@ const Command = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("boost" as const), slot, funder: fc.constantFrom("bob" as const, "dave" as const), currency, amount: fc.constantFrom("1", "2.5") }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("expire" as const) }) },
   // Attempts (issue 39): the bounty made exclusive, attempts that hold or queue, dropped ones, locks past their time.
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("exclusive" as const), slot }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("exclusive" as const), slot }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("attempt" as const), slot, who: fc.constantFrom("bob" as const, "dave" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("unattempt" as const), slot, who: fc.constantFrom("bob" as const, "dave" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("expireLocks" as const) }) },
@@ -401,6 +401,13 @@ test("any sequence of fund, allocate, register, close, reopen, merge (co-authore
     { kind: "cancel", slot: 0 },
     { kind: "boost", slot: 0, funder: "dave", currency: "XDC", amount: "2.5" },
     { kind: "merge", slot: 0, author: "bob", coAuthor: null },
+    // An exclusive bounty (issue 39): bob holds it, dave queues, bob's lock expires and dave holds it, dave drops it.
+    { kind: "allocate", slot: 1, currency: "XDC", amount: "1" },
+    { kind: "exclusive", slot: 1 },
+    { kind: "attempt", slot: 1, who: "bob" },
+    { kind: "attempt", slot: 1, who: "dave" },
+    { kind: "expireLocks" },
+    { kind: "unattempt", slot: 1, who: "dave" },
   ];
   const preludeIssues: number[] = [];
   for (const command of prelude) {
@@ -408,6 +415,7 @@ test("any sequence of fund, allocate, register, close, reopen, merge (co-authore
     await settle();
     await checkInvariants();
   }
+  for (const reached of ["attempt 200 holding", "attempt 200 queued", "held with a queue", "locks expired 1 kept 0", "unattempt 200"]) expect([...seen]).toContain(reached);
   const [preludeRow] = await stack.t.ctx.database.db.select().from(bounties).where(and(eq(bounties.githubRepoId, LITE.id), eq(bounties.issueNumber, preludeIssues[0]!)));
   // Paid the whole: bob's and dave's shares (the pool's share went back to the pool).
   expect({ status: preludeRow?.status, amount: preludeRow?.amount }).toEqual({ status: "paid", amount: 995_000_000_000_000_000n + 2_487_500_000_000_000_000n });
