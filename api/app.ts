@@ -1,4 +1,5 @@
 import { awaitStartupRepair } from "./middleware/startup-gate.ts";
+import { statementRoutes } from "./routes/statements/index.ts";
 import { Hono } from "hono";
 import type { AppBindings, AppContext } from "./context.ts";
 import { noApiEndpoint } from "./errors.ts";
@@ -43,6 +44,7 @@ import { communityRoutes } from "./routes/funding/community.ts";
 import { alertSearchRoutes } from "./routes/alerts/searches.ts";
 import { alertWebhookRoutes } from "./routes/alerts/webhooks.ts";
 import { feedRoutes } from "./routes/alerts/feeds.ts";
+import { metricsRoute } from "./routes/ops/metrics.ts";
 
 export interface CreateAppOptions {
   /** Serves everything that is not `/api/*`: the Astro site. Absent in API-only tests. */
@@ -58,7 +60,7 @@ export interface CreateAppOptions {
 export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono<AppBindings> {
   const app = new Hono<AppBindings>();
 
-  app.use(edge(ctx.env, ctx.log));
+  app.use(edge(ctx.env, ctx.log, ctx.ops.metrics.observeRequest));
   app.use("/api/*", limitBody(ctx.env.MAX_BODY_BYTES, ["/api/webhooks/github", ...SCOPING_UPLOAD_PATHS]));
   app.use("/api/*", exactAmounts(["/api/webhooks/"]));
   app.onError(onError);
@@ -108,8 +110,11 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/feeds", feedRoutes(ctx));
   app.route("/api/explore", exploreRoutes(ctx));
   app.route("/api/contributors", contributorRoutes(ctx));
+  app.route("/api/statements", statementRoutes(ctx));
   app.route("/api/user", profileVisibilityRoutes(ctx));
   app.route("/api", docsRoutes(apiDocument));
+  // Prometheus's scrape, in text format (docs/operations.md): who may read it is configured (api/routes/ops/metrics.ts).
+  app.get("/metrics", metricsRoute(ctx));
 
   app.all("/api/*", (c) =>
     errorResponse(

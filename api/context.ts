@@ -1,4 +1,5 @@
 import type { Env } from "./env.ts";
+import type { Clock } from "./clock.ts";
 import type { Logger } from "./logger.ts";
 import type { DatabaseHandle } from "../db/client.ts";
 import type { Keyring } from "./crypto/keyring.ts";
@@ -12,6 +13,7 @@ import type { PageCache } from "./site-host/page-cache.ts";
 import type { BackgroundWorker, ComputeDispatch, DigestPort, DocumentExtractor, WebhookPort } from "./workers/ports.ts";
 import type { StartupRepair } from "./startup.ts";
 import type { ChainReconciler } from "./chain/outbox-reconciling.ts";
+import type { Operations } from "./ops/index.ts";
 
 /**
  * Everything a request handler may reach, built once at start (api/server.ts,
@@ -23,6 +25,8 @@ import type { ChainReconciler } from "./chain/outbox-reconciling.ts";
  */
 export interface AppContext {
   env: Env;
+  /** The platform's time for the rules measured in it (the daily funding limits); the system's outside tests. */
+  clock: Clock;
   database: DatabaseHandle;
   log: Logger;
   /** Master keys for secrets at rest (wallet keys, GitHub tokens). */
@@ -55,6 +59,8 @@ export interface AppContext {
   healthChecks: Record<string, () => Promise<HealthCheckResult>>;
   /** The start-up check against the chain (api/startup.ts): money requests wait for it. */
   startup: StartupRepair;
+  /** Metrics and their collection pass (api/ops/index.ts; docs/operations.md). */
+  ops: Operations;
 }
 
 /**

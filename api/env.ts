@@ -92,6 +92,42 @@ const EnvSchema = z.object({
   LOG_FORMAT: z.enum(["json", "pretty"]).default("json"),
   /** Append log lines to this file instead of standard output (the browser journeys read the server's log from it). */
   LOG_FILE: z.string().min(1).optional(),
+  /**
+   * More field names whose values the log never shows (comma-separated), beside the built-in ones (keys, tokens,
+   * cookies, one-time codes, signatures…: api/logger.ts). The configured secrets' values are never logged either.
+   */
+  LOG_REDACT_FIELDS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((f) => f.trim()).filter(Boolean)),
+  /**
+   * Monitoring (docs/operations.md). `/metrics` in Prometheus text format: with METRICS_TOKEN set, for callers that
+   * send `Authorization: Bearer <token>`; without it, only for callers on this machine (a loopback address, no proxy
+   * header), and not at all in production. METRICS_PORT serves it on a listener of its own instead
+   * (METRICS_HOST, default 127.0.0.1), not on the main port.
+   */
+  METRICS_TOKEN: z.string().min(16, "at least 16 characters").optional(),
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  /** How often the figures that need the database or the chain are gathered for /metrics and the operator's page. */
+  METRICS_INTERVAL_MS: positiveInt.default(5_000),
+  /** GitHub logins (comma-separated) of the platform's operators: they may open /ops. Nobody else sees it (404). */
+  OPS_LOGINS: z
+    .string()
+    .default("")
+    .transform((v) => v.split(",").map((l) => l.trim().toLowerCase()).filter(Boolean)),
+  /** Where the operator's page links the guardian's runbook (your copy of docs/contracts.md, "Pause and recovery"). */
+  OPS_RUNBOOK_URL: optionalUrl,
+  /** /api/health/ready says "not ready" while the indexer is more than this many blocks behind the chain. */
+  READY_MAX_LAG_BLOCKS: z.coerce.number().int().min(0).default(30),
+  /**
+   * Backups of the embedded database (docs/operations.md): `npm run backup` and a pass every BACKUP_INTERVAL_HOURS
+   * (0: none; 0 unless set when NODE_ENV=test) write a consistent copy to BACKUP_DIR (default DATA_DIR/backups),
+   * keeping the newest BACKUP_KEEP.
+   */
+  BACKUP_DIR: z.string().min(1).optional(),
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
+  BACKUP_INTERVAL_HOURS: z.coerce.number().min(0).max(24 * 365).default(24),
   /** Largest request body accepted by default (uploads have their own limit). */
   MAX_BODY_BYTES: positiveInt.default(1024 * 1024),
   SUPPORT_EMAIL: z.email().default("support@issuepool.dev"),
@@ -144,6 +180,12 @@ const EnvSchema = z.object({
   /** How long one chain RPC call may take before it fails as "could not reach the XDC network" (a hung node; retried once). */
   CHAIN_RPC_TIMEOUT_MS: positiveInt.default(10_000),
   /**
+   * A money lock's lease (a pool's or a bounty's, api/services/money/pool-guard.ts): renewed every third of it while
+   * its holder works, so it lapses this long after a holder stops (crashed, frozen); a request waits 1.6 times it for
+   * the lock before it answers 503 `Pool busy`, and a holder keeps it at most 6 times it.
+   */
+  MONEY_LOCK_MS: z.coerce.number().int().min(300).max(60_000).default(5_000),
+  /**
    * How many blocks back the platform re-checks its beliefs against the chain (api/chain/outbox-reconciling.ts):
    * confirmed transactions' blocks and the indexer's blocks. XDC (XDPoS 2.0) commits a block once three more with
    * quorum certificates follow it; the default of 100 blocks (about 3 minutes on XDC) leaves a wide margin, and locally
@@ -164,6 +206,28 @@ const EnvSchema = z.object({
    * expired. Unset: orders expire without asking.
    */
   ONRAMP_STATUS_URL: optionalUrl,
+  /**
+   * How long the provider keeps an order open for payment, in minutes: an order no webhook moved by then was abandoned
+   * on its page and is shown as expired (after asking ONRAMP_STATUS_URL, when set). Set it to the provider's figure.
+   */
+  ONRAMP_ORDER_LIFETIME_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
+  /**
+   * The provider's sell-side (off-ramp) API, for cash-outs to UPI (api/services/onramp/sell-api.ts): quotes, KYC,
+   * orders with a deposit address, order status. Unset: cash-out is not offered.
+   */
+  ONRAMP_API_URL: optionalUrl.transform((u) => u?.replace(/\/+$/, "")),
+  /** How often open cash-outs are asked about at the provider (their webhooks move them sooner). */
+  CASHOUT_POLL_INTERVAL_MS: positiveInt.default(30_000),
+  /**
+   * The price source of statements and receipts (issue 40): a CoinGecko-compatible `simple/price` URL, its name as
+   * statements show it, and which of its coin ids each currency is. Unset: XDC_USD_PRICE (USD only), else no prices.
+   */
+  PRICE_SOURCE_URL: optionalUrl,
+  PRICE_SOURCE_NAME: z.string().min(1).max(200).optional(),
+  PRICE_COIN_IDS: z
+    .string()
+    .regex(/^(XDC|ROXN|USDC):[a-z0-9-]+(,(XDC|ROXN|USDC):[a-z0-9-]+)*$/, "must read like XDC:xdce-crowd-sale,USDC:usd-coin")
+    .default("XDC:xdce-crowd-sale,USDC:usd-coin"),
   /** Sends above this many XDC (or the same figure of ROXN/USDC) need an e-mailed one-time code. */
   SEND_OTP_THRESHOLD: z
     .string()
@@ -245,7 +309,7 @@ const EnvSchema = z.object({
   SITE_DIST_DIR: z.string().min(1).default("dist"),
 });
 
-export type Env = z.infer<typeof EnvSchema> & { PUBLIC_URL: string; DATABASE_URL: string };
+export type Env = z.infer<typeof EnvSchema> & { PUBLIC_URL: string; DATABASE_URL: string; BACKUP_DIR: string };
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -283,12 +347,31 @@ export function loadEnv(overrides: Values = {}, source: Values = process.env, de
   }
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
   const databaseUrl = env.DATABASE_URL ?? `file:${env.DATA_DIR.replace(/\/+$/, "")}/app.db`;
-  return { ...env, PUBLIC_URL: publicUrl, DATABASE_URL: databaseUrl };
+  const backupDir = env.BACKUP_DIR ?? `${env.DATA_DIR.replace(/\/+$/, "")}/backups`;
+  // Test servers back up only when a test asks (each process test would otherwise take a copy at start).
+  if (env.NODE_ENV === "test" && raw.BACKUP_INTERVAL_HOURS === undefined) env.BACKUP_INTERVAL_HOURS = 0;
+  return { ...env, PUBLIC_URL: publicUrl, DATABASE_URL: databaseUrl, BACKUP_DIR: backupDir };
 }
 
 /** DATA_DIR alone, before the rest is known: the dev stack keeps its generated secrets there. */
 export function configuredDataDir(source: Values = process.env): string {
   return String(source.DATA_DIR ?? "data");
+}
+
+/**
+ * What `npm run backup` and `npm run restore` need (api/ops/backup-cli.ts, restore-cli.ts), read alone: they run
+ * beside a stopped or running platform without its secrets.
+ */
+export function backupSettings(source: Values = process.env): { dataDir: string; databaseUrl: string; backupDir: string; keep: number } {
+  const dataDir = configuredDataDir(source).replace(/\/+$/, "");
+  const keep = Number(source.BACKUP_KEEP ?? 7);
+  if (!Number.isInteger(keep) || keep < 1) throw new ConfigError(`Invalid configuration:\n  BACKUP_KEEP: must be a whole number of copies, at least 1 (got ${JSON.stringify(String(source.BACKUP_KEEP))})`);
+  return {
+    dataDir,
+    databaseUrl: String(source.DATABASE_URL ?? `file:${dataDir}/app.db`),
+    backupDir: String(source.BACKUP_DIR ?? `${dataDir}/backups`),
+    keep,
+  };
 }
 
 /** SITE_DIST_DIR alone, for the site build (astro.config.ts, scripts/build-site.ts). */

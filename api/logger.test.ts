@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { createMemoryLogger, redact } from "./logger.ts";
+import { createLogger, createMemoryLogger, redact } from "./logger.ts";
+import { logRedaction } from "./logger-config.ts";
+import { testEnv } from "../testing/context.ts";
 
 describe("logger", () => {
   test("writes one JSON object per line with bound fields", () => {
@@ -24,6 +26,40 @@ describe("logger", () => {
     expect(out.nested.list[0].otp).toBe("[redacted]");
     expect(out.amount).toBe("5");
     expect(out.ok).toBe("visible");
+  });
+});
+
+describe("redaction by configuration", () => {
+  test("configured field names are redacted beside the built-in ones, at any depth and in bound fields", () => {
+    const log = createMemoryLogger("info", { redaction: { fields: ["walletLabel"] } });
+    log.child({ sessionToken: "s3cret-session" }).info("x", { deep: { a: [{ walletLabel: "mine", signature: "sig" }] }, visible: "yes" });
+    const line = log.lines[0]!;
+    expect(line).not.toContain("s3cret-session");
+    expect(line).not.toContain("mine");
+    expect(line).not.toContain('"sig"');
+    expect(JSON.parse(line)).toMatchObject({ visible: "yes", sessionToken: "[redacted]", deep: { a: [{ walletLabel: "[redacted]", signature: "[redacted]" }] } });
+  });
+
+  test("the configured secrets' values never appear, in fields, errors or the message", async () => {
+    const env = await testEnv({ LOG_REDACT_FIELDS: "nickname" });
+    const redaction = logRedaction(env);
+    expect(redaction.fields).toEqual(["nickname"]);
+    const log = createMemoryLogger("info", { redaction });
+    const key = env.ENCRYPTION_KEYS.split(",")[0]!.split(":")[1]!;
+    log.error(`failed with ${env.APP_SECRET}`, { err: new Error(`bad key ${env.OPERATOR_PRIVATE_KEY.slice(2)}`), note: `k=${key}`, nickname: "n" });
+    const line = log.lines[0]!;
+    for (const secret of [env.APP_SECRET, env.OPERATOR_PRIVATE_KEY.slice(2), key, env.GITHUB_CLIENT_SECRET]) expect(line).not.toContain(secret);
+    expect(line).toContain("[redacted]");
+    expect(JSON.parse(line).msg).toBe("failed with [redacted]");
+  });
+
+  test("pretty lines for a terminal: the request line short, other lines with their fields on one line", () => {
+    const lines: string[] = [];
+    const log = createLogger("info", (l) => lines.push(l), {}, "pretty");
+    log.request("GET", "/repos", 200, 3.1, "rid-1");
+    log.warn("answer breaks the API document", { problems: "x", token: "t0k3n-value" });
+    expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: GET \/repos 200 3\.1ms$/);
+    expect(lines[1]).toMatch(/WARN: answer breaks the API document \{"problems":"x","token":"\[redacted\]"\}$/);
   });
 });
 

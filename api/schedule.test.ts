@@ -46,8 +46,8 @@ describe("the schedule (issue 37, item 5)", () => {
       const passes = declareSchedule(t.ctx);
       const names = passes.map((p) => p.name);
       expect(new Set(names).size).toBe(names.length);
-      // The escrow watcher runs only where the guardian key is (none in this context).
-      expect(names).toEqual(PASS_NAMES.filter((n) => n !== "watcher"));
+      // The escrow watcher runs only where the guardian key is, backups only of an embedded file (neither here).
+      expect(names).toEqual(PASS_NAMES.filter((n) => n !== "watcher" && n !== "backup"));
       for (const p of passes) expect(p.every.length).toBeGreaterThan(0);
       // What moves money waits for the start-up check; mail, scoping and compute do not.
       const waits = passes.filter((p) => p.afterRepair).map((p) => p.name);

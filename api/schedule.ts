@@ -26,6 +26,8 @@ import { releaseHeldTips } from "./services/tips/tips.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
 import type { AppContext } from "./context.ts";
 import { expireLocks } from "./services/attempts/attempts.ts";
+import { backupScheduleFor } from "./ops/backup-schedule.ts";
+import { cashoutPassesFor, MONEY_MOMENTS_INTERVAL_MS } from "./services/cashout/schedule.ts";
 
 /**
  * The webhook pass's after-pass (part of the "webhooks" pass below): what waited for a registration is paid (held
@@ -73,6 +75,10 @@ export const PASS_NAMES = [
   "digest",
   "scoping",
   "compute",
+  "cashout-poll",
+  "money-moments",
+  "metrics",
+  "backup",
 ] as const;
 export type PassName = (typeof PASS_NAMES)[number];
 
@@ -95,6 +101,9 @@ export function declareSchedule(ctx: RootContext, options: { intervals?: Partial
   const poll = ctx.chain.config.pollingIntervalMs;
 
   const { reconciler } = ctx;
+  // Backups of the embedded database file (none with a libSQL server, or BACKUP_INTERVAL_HOURS=0).
+  const backups = backupScheduleFor(ctx);
+  const cashouts = cashoutPassesFor(ctx, { pollIntervalMs: options.intervals?.["cashout-poll"] });
   const catchUp = githubCatchUp(ctx);
   const watcher = watcherFor(ctx);
   const splitRelease = loop("split-release", ctx, every("split-release", releaseInterval(env)), () => releaseDueSplits(ctx, { leaseMs: Math.max(10_000, env.SPLIT_RELEASE_INTERVAL_MS * 3) }));
@@ -220,6 +229,41 @@ export function declareSchedule(ctx: RootContext, options: { intervals?: Partial
     },
     { name: "scoping", every: "1 s, nudged by each job", lease: "per job", afterRepair: false, start: () => ctx.scoping.start(options.intervals?.scoping), stop: () => ctx.scoping.stop(), runOnce: () => ctx.scoping.runOnce() },
     { name: "compute", every: "1 s", lease: "per task", afterRepair: false, start: () => ctx.compute.start(options.intervals?.compute), stop: () => ctx.compute.stop(), runOnce: () => ctx.compute.runPass() },
+    {
+      name: "cashout-poll",
+      every: `${env.CASHOUT_POLL_INTERVAL_MS} ms (CASHOUT_POLL_INTERVAL_MS): open cash-outs asked about at the provider, those a crash left taken further`,
+      lease: "cashout-poll",
+      afterRepair: true,
+      ...cashouts.poll,
+    },
+    {
+      name: "money-moments",
+      every: `${MONEY_MOMENTS_INTERVAL_MS} ms and when bounties change: each new money event's price recorded, each arrived reward handled (mail, automatic cash-out)`,
+      lease: "money-moments",
+      afterRepair: true,
+      ...cashouts.moments,
+    },
+    {
+      name: "metrics",
+      every: `${env.METRICS_INTERVAL_MS} ms (METRICS_INTERVAL_MS): the figures of /metrics and /ops that need the database or the chain`,
+      afterRepair: false,
+      start: () => ctx.ops.collector.start(every("metrics", env.METRICS_INTERVAL_MS)),
+      stop: () => ctx.ops.collector.stop(),
+      runOnce: () => ctx.ops.collector.runOnce(),
+    },
+    ...(backups
+      ? [
+          {
+            name: "backup",
+            every: `a look every ${Math.min(env.BACKUP_INTERVAL_HOURS * 60, 10)} min (the first a minute after start); a copy when the newest is ${env.BACKUP_INTERVAL_HOURS} h old (BACKUP_INTERVAL_HOURS)`,
+            lease: "backup",
+            afterRepair: false,
+            start: () => backups.start(options.intervals?.backup),
+            stop: () => backups.stop(),
+            runOnce: () => backups.runOnce(),
+          } satisfies ScheduledPass,
+        ]
+      : []),
   ];
   return passes;
 }

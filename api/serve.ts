@@ -3,14 +3,14 @@
  * the API and the built site on one port, and shuts down gracefully.
  */
 import { ConfigError, loadEnv } from "./env.ts";
-import { createLogger } from "./logger.ts";
+import { loggerFromEnv } from "./logger-config.ts";
 import { startServer, stopOnSignals, type StartOptions } from "./server.ts";
 
 /** Serves from the environment until SIGTERM/SIGINT; bad configuration exits 78 with the variable named. */
 export async function serveFromEnvironment(options: Pick<StartOptions, "site" | "checkAnswers"> = {}): Promise<void> {
   try {
     const env = loadEnv();
-    const log = createLogger(env.LOG_LEVEL, undefined, {}, env.LOG_FORMAT);
+    const log = loggerFromEnv(env);
     const running = await startServer(env, { ...options, log });
     stopOnSignals(running.stop, log);
   } catch (err) {

@@ -1,13 +1,15 @@
 import type { Server } from "bun";
+import { systemClock } from "./clock.ts";
 import { createApp, type CreateAppOptions } from "./app.ts";
 import type { RootContext } from "./context.ts";
 import type { Env } from "./env.ts";
-import { createLogger, logDestination, type Logger } from "./logger.ts";
+import type { Logger } from "./logger.ts";
+import { loggerFromEnv } from "./logger-config.ts";
 import { assertWritableDataDir } from "./data-dir.ts";
 import { createServices } from "./services/index.ts";
 import { createSite, type Site } from "./site-host/index.ts";
 import { NETWORKS } from "./chain/networks.ts";
-import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
+import { filePath, migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import type { RuntimeConfig } from "../lib/runtime-config.ts";
 import { createKeyring } from "./crypto/keyring.ts";
 import { chainProbe, createChainAccess } from "./chain/clients.ts";
@@ -36,14 +38,18 @@ import { Extractor } from "./services/scoping/extractor.ts";
 import { plannerFor } from "./services/scoping/jobs.ts";
 import { ComputeDispatcher, computeSettings } from "./workers/compute-dispatch.ts";
 import { ensureRecords } from "./services/reliability/record.ts";
+import { createOperations } from "./ops/index.ts";
+import { serveMetricsApart } from "./routes/ops/metrics.ts";
+import { finishRestoreReport } from "./ops/restore-report.ts";
+import { markRunning } from "./ops/backup.ts";
 
 export interface RunningServer {
   url: string;
   server: Server<unknown>;
   ctx: RootContext;
   site?: Site;
-  /** The passes this process runs (api/schedule.ts); none when started without workers. */
-  schedule?: RunningSchedule;
+  /** The passes this process runs (api/schedule.ts); only the metrics' when started without workers. */
+  schedule: RunningSchedule;
   /** Stops accepting, lets in-flight requests finish, then closes the database. Idempotent. */
   stop(): Promise<void>;
 }
@@ -90,7 +96,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
 
 /** Builds the application context: database (migrated), workers, health checks. */
 export async function createContext(env: Env, options: StartOptions = {}): Promise<RootContext> {
-  const log = options.log ?? createLogger(env.LOG_LEVEL, logDestination(env.LOG_FILE), {}, env.LOG_FORMAT);
+  const log = options.log ?? loggerFromEnv(env);
   if (!options.database) assertWritableDataDir(env);
   const database =
     options.database ??
@@ -109,7 +115,9 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   const chain = createChainAccess(env);
   const changes = new ChangeFeed();
   const outbox = new Outbox({ db: database.db, chain, keyring, log });
-  const indexer = new RewardsIndexer({ db: database.db, chain, log, onChange: (tags) => changes.publish(tags) });
+  const indexer = new RewardsIndexer({ db: database.db, chain, log, onChange: (tags) => changes.publish(tags), onRewind: (detail) => ops.metrics.rewound(detail) });
+  const startup = new StartupRepair();
+  const ops = createOperations({ database, chain, indexer, log, startup });
   const mailer = createMailer(env, log);
   // The workers are built before the context they belong to (no half-built context); the webhook worker's handler
   // and after-pass reach the context when they run.
@@ -138,6 +146,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
   const extractor = new Extractor();
   const ctx: RootContext = {
     env,
+    clock: systemClock,
     database,
     log,
     keyring,
@@ -145,8 +154,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     chain,
     outbox,
     indexer,
-    reconciler: new ChainReconciler({ db: database.db, chain, log, indexer }),
-    startup: new StartupRepair(),
+    reconciler: new ChainReconciler({ db: database.db, chain, log, indexer, onRepair: ops.metrics.repaired }),
+    startup,
     changes,
     mailer,
     responseCache: new PageCache(5000),
@@ -157,6 +166,7 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
     extractor,
     compute: new ComputeDispatcher({ db: database.db, log, settings: computeSettings(env) }),
     healthChecks: { chain: () => timed(chainProbe(chain, HEALTH_CHECK_TIMEOUT_MS)) },
+    ops,
   };
   changes.subscribe((tags) => tags.forEach((tag) => ctx.responseCache.invalidate(tag)));
   return ctx;
@@ -164,6 +174,8 @@ export async function createContext(env: Env, options: StartOptions = {}): Promi
 
 export async function startServer(env: Env, options: StartOptions = {}): Promise<RunningServer> {
   const ctx = await createContext(env, options);
+  // While this process has the embedded database open, `npm run restore` refuses to replace it (api/ops/backup.ts).
+  const unmarkRunning = ctx.database.embedded && env.DATABASE_URL.startsWith("file:") ? markRunning(filePath(env.DATABASE_URL)) : undefined;
   const runtime = runtimeConfig(env);
   // What the pages read, handed to them through `locals` (the context does not carry it).
   const services = createServices(ctx);
@@ -192,12 +204,18 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
     ctx.log,
     () => stopping !== undefined,
   );
-  const schedule = options.workers !== false ? startSchedule(ctx, { repaired: ctx.startup.repaired }) : undefined;
+  // A process without workers (the API apart from them) still collects the figures of its own /metrics.
+  ctx.ops.metrics.withProcessMetrics();
+  const schedule = startSchedule(ctx, { only: options.workers === false ? ["metrics"] : undefined, repaired: ctx.startup.repaired });
+  // After a restore: what the chain knows that the backup did not, once the start-up check is done (restore-report.ts).
+  const restoreReport = options.workers !== false ? finishRestoreReport(ctx) : undefined;
+  // /metrics on a port of its own when configured (else on the main port: api/routes/ops/metrics.ts).
+  const metricsServer = serveMetricsApart(env, ctx.ops.metrics, ctx.log);
 
   // The health check is polled hard by load balancers: Bun's router answers it directly (same answer, headers and log line).
-  const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx));
+  const health = edgeRoute(env, ctx.log, "/api/health", healthResponder(ctx), ctx.ops.metrics.observeRequest);
   // Cached public reads and pages, and built files, leave before the app too (docs/performance.md).
-  const early = earlyAnswers(env, ctx.log, [publicReadsSource(ctx.responseCache), ...(site ? [site.early] : [])]);
+  const early = earlyAnswers(env, ctx.log, [publicReadsSource(ctx.responseCache), ...(site ? [site.early] : [])], ctx.ops.metrics.observeRequest);
   const answer: ServerFetch = (request, srv) => early(request) ?? app.fetch(request, srv);
   const server = Bun.serve({
     hostname: env.HOST,
@@ -225,10 +243,13 @@ export async function startServer(env: Env, options: StartOptions = {}): Promise
       await ctx.compute.stop();
       await server.stop();
       await repaired;
-      await schedule?.stop();
+      await schedule.stop();
+      await restoreReport?.stop();
+      metricsServer?.stop(true);
       ctx.extractor.close();
       ctx.mailer.close();
       ctx.database.close();
+      unmarkRunning?.();
       ctx.log.info("stopped");
     })());
 

@@ -16,23 +16,27 @@
 import type { Logger } from "./logger.ts";
 import { describeChainError } from "./chain/errors.ts";
 
-export type StartupState = "repairing" | "repaired";
+/** `pending` from start until the check completes (`done`); `failed` while its tries so far failed (it goes on). */
+export type StartupState = "pending" | "done" | "failed";
 
 export class StartupRepair {
   /** A context no server started (the tests' own) trusts its records: nothing was interrupted. */
-  state: StartupState = "repaired";
-  startedAt: number | null = null;
-  repairedAt: number | null = null;
-  lastError: string | null = null;
+  state: StartupState = "done";
+  /** When the state last changed (ms). */
+  since = Date.now();
+  /** Why it is `failed` (the chain's error), or what `done` means when this process did not check. */
+  detail?: string;
   private whenDone: Promise<void> = Promise.resolve();
   private resolve?: () => void;
 
-  /** The server starts: from now until `run` succeeds, money waits. */
+  /** The server starts: from now until the check completes, money waits. */
   begin(): void {
-    this.state = "repairing";
-    this.startedAt = Date.now();
-    this.repairedAt = null;
+    this.set("pending");
     this.whenDone = new Promise<void>((resolve) => (this.resolve = resolve));
+  }
+
+  get isDone(): boolean {
+    return this.state === "done";
   }
 
   /** Resolves once the check is done. */
@@ -40,14 +44,24 @@ export class StartupRepair {
     return this.whenDone;
   }
 
+  done(detail?: string): void {
+    if (this.state === "done") return;
+    this.set("done", detail);
+    this.resolve?.();
+  }
+
+  failed(detail: string): void {
+    if (this.state !== "done") this.set("failed", detail);
+  }
+
   /** Whether the check is done, waiting for it up to `ms`. */
   async wait(ms: number): Promise<boolean> {
-    if (this.state === "repaired") return true;
+    if (this.isDone) return true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
     await Promise.race([this.whenDone, timeout]);
     clearTimeout(timer);
-    return (this.state as StartupState) === "repaired";
+    return this.isDone;
   }
 
   /**
@@ -55,21 +69,25 @@ export class StartupRepair {
    * and how long the platform waited.
    */
   async run(check: () => Promise<{ repaired: number }>, log: Logger, stopped: () => boolean): Promise<void> {
+    const started = Date.now();
     for (let attempt = 1; !stopped(); attempt++) {
       try {
         const { repaired } = await check();
-        this.state = "repaired";
-        this.repairedAt = Date.now();
-        this.lastError = null;
-        this.resolve?.();
-        log.info("start-up check against the chain done: money requests are served", { ms: this.repairedAt - (this.startedAt ?? this.repairedAt), repaired, attempts: attempt });
+        this.done();
+        log.info("start-up check against the chain done: money requests are served", { ms: Date.now() - started, repaired, attempts: attempt });
         return;
       } catch (err) {
-        this.lastError = describeChainError(err);
-        if (attempt === 1 || attempt % 30 === 0) log.warn("start-up check against the chain failed; money requests wait for it", { err: this.lastError, attempt });
+        this.failed(describeChainError(err));
+        if (attempt === 1 || attempt % 30 === 0) log.warn("start-up check against the chain failed; money requests wait for it", { err: this.detail, attempt });
         await Bun.sleep(1000);
       }
     }
+  }
+
+  private set(state: StartupState, detail?: string): void {
+    this.state = state;
+    this.detail = detail;
+    this.since = Date.now();
   }
 }
 

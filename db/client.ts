@@ -30,6 +30,20 @@ export function isStorageFull(err: unknown): boolean {
 }
 
 /**
+ * Whether a write was refused by a unique index or primary key (SQLite's constraint codes, which drizzle wraps
+ * as the cause). With `columns` ("chain_transactions.github_repo_id"), only a refusal by the index over them:
+ * SQLite names the index's columns in its message and nowhere else, and reading its words is this module's job.
+ */
+export function isUniqueViolation(err: unknown, columns?: string): boolean {
+  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, extendedCode, message } = e as { code?: unknown; extendedCode?: unknown; message?: unknown };
+    const unique = [code, extendedCode].some((c) => c === "SQLITE_CONSTRAINT_UNIQUE" || c === "SQLITE_CONSTRAINT_PRIMARYKEY");
+    if (unique && (columns === undefined || String(message ?? "").includes(`constraint failed: ${columns}`))) return true;
+  }
+  return false;
+}
+
+/**
  * Whether the storage is full right now, as the writes find it: a write
  * refused with SQLITE_FULL starts an episode, the next write that succeeds
  * ends it. Listeners hear each change once (one warning per episode, not

@@ -123,6 +123,8 @@ test("a pool manager adds a webhook endpoint on the repository page and receives
     await expect.poll(() => hook.received.find((r) => r.body.includes('"webhook.test"')), { timeout: 20_000 }).toBeTruthy();
     const test = hook.received.find((r) => r.body.includes('"webhook.test"'))!;
     expect((new Webhook(secret).verify(test.body, test.headers) as { type: string }).type).toBe("webhook.test");
+    // The button says how it went, beside the endpoint, without opening the log (issue 38).
+    await expect(row.locator('[data-test-result="delivered"]')).toContainText("Test event delivered: the endpoint answered 2", { timeout: 20_000 });
     await row.getByRole("button", { name: "Delivery log" }).click();
     await expect(row.locator("[data-delivery-log]")).toContainText("webhook.test");
 

@@ -97,7 +97,7 @@ test("closed as completed without a pull request: awaiting decision, then releas
   await expect(page.locator("li[data-toast-type]").filter({ hasText: "Bounty Released" })).toContainText("3.0000 XDC to @carol", { timeout: 20_000 });
   await expect(row).toBeHidden({ timeout: 20_000 });
   await expect.poll(() => stateOf(page, issue.number), { timeout: 20_000 }).toBe("paid");
-  await expect.poll(() => botComment(page, issue.number), { timeout: 20_000 }).toContain("**Paid** 3 XDC to @carol");
+  await expect.poll(() => botComment(page, issue.number), { timeout: 20_000 }).toContain("**Paid** 3.0000 XDC to @carol");
   expect(await botComment(page, issue.number)).not.toContain("Nobody yet");
   // Once: a second release is refused.
   const { csrfToken } = await (await page.request.get("/api/auth/csrf-token")).json();

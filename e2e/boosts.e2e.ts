@@ -31,13 +31,15 @@ test("bob and carol boost alice's bounty; the row shows its funders, carol anony
   await signIn(page, "carol", KIT);
   await boost(page, "3", true);
 
-  // Confirmed on-chain and mirrored within seconds: 1.99 + 2.985 = 4.975 XDC from two funders.
+  // Confirmed on-chain and mirrored within seconds: 1.99 + 2.985 = 4.975 XDC from two funders, on alice's 25 XDC: the row
+  // shows the whole bounty and what it is made of (issue 38).
   await expect(async () => {
     await page.reload();
-    await expect(issueRow(page, 1).locator("[data-funders]")).toHaveText("incl. 4.975 XDC from 2 funders", { timeout: 2_000 });
+    await expect(issueRow(page, 1).locator("[data-funders]")).toHaveText("25.0000 XDC from the pool + 4.9750 XDC from 2 funders", { timeout: 2_000 });
   }).toPass({ timeout: 60_000 });
+  await expect(issueRow(page, 1).locator("[data-bounty-total]")).toHaveText("29.9750 XDC");
   const names = await issueRow(page, 1).locator("[data-funders]").getAttribute("title");
-  expect(names).toContain("@bob: 1.99 XDC");
-  expect(names).toContain("anonymous: 2.985 XDC");
+  expect(names).toContain("@bob: 1.9900 XDC");
+  expect(names).toContain("anonymous: 2.9850 XDC");
   expect(names).not.toContain("carol");
 });

@@ -55,8 +55,8 @@ for (const javaScriptEnabled of [true, false]) {
       const first = rows.first();
       await expect(first).toContainText("#1");
       await expect(first).toContainText("Support xdc-prefixed addresses in the address parser");
-      await expect(first.locator("[data-reward]")).toHaveText("25 XDC");
-      await expect(rows.nth(2).locator("[data-reward]")).toHaveText("150 ROXN");
+      await expect(first.locator("[data-reward]")).toHaveText("25.0000 XDC");
+      await expect(rows.nth(2).locator("[data-reward]")).toHaveText("150.00 ROXN");
 
       const issueLink = first.getByRole("link");
       await expect(issueLink).toHaveAttribute("href", /\/issuepool-demo\/xdc-wallet-kit\/issues\/1$/);

@@ -73,9 +73,9 @@ test("anonymous visitors get the whole page as HTML, without React", async ({ pa
   await expect(bounties).toHaveCount(3);
   expect(await bounties.evaluateAll((items) => items.map((i) => Number(i.getAttribute("data-active-bounty"))))).toEqual([1, 2, 4]);
 
-  // A private (or unknown) repository shows nothing to anonymous visitors.
-  await page.goto("/repos/carol/private-notes");
-  await expect(page.getByRole("heading", { name: "Repository not available" })).toBeVisible();
+  // A private (or unknown) repository shows nothing to anonymous visitors: the not-found page, with its 404 (issue 38).
+  expect((await page.goto("/repos/carol/private-notes"))!.status()).toBe(404);
+  await expect(page.getByRole("heading", { name: "404 Page Not Found" })).toBeVisible();
   await expect(page.getByText("Private issue that must never appear publicly")).toHaveCount(0);
 });
 
@@ -142,6 +142,11 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await expect(fees).toContainText("9.9500 XDC");
   await page.locator("[data-funding-panel]").screenshot({ path: testInfo.outputPath("funding-xdc.png") });
   await add.click();
+  // Money leaves only after a confirmation with the fee and the net (issue 38: one click moved it).
+  const confirmXdc = page.getByRole("dialog", { name: "Add 10.0000 XDC to the pool?" });
+  await expect(confirmXdc.locator("[data-confirm-fee-breakdown=XDC]")).toContainText("0.0500 XDC");
+  await expect(confirmXdc.locator("[data-confirm-fee-breakdown=XDC]")).toContainText("9.9500 XDC");
+  await confirmXdc.getByRole("button", { name: "Confirm and add XDC" }).click();
   await expectToast(page, "XDC Funding Submitted", "9.9500 XDC goes to the pool");
   await expect(xdcPool).toHaveText(`${showUnits(poolBefore + shownUnits("9.95", 4), 4)} XDC`, { timeout: 20_000 });
 
@@ -159,6 +164,7 @@ test("a pool manager funds in XDC, approves and adds ROXN, and sets an XDC bount
   await expect(page.locator("[data-fee-breakdown=ROXN]")).toContainText("99.50 ROXN");
   await page.locator("[data-funding-panel]").screenshot({ path: testInfo.outputPath("funding-roxn.png") });
   await page.getByRole("button", { name: "Approve & Add ROXN" }).click();
+  await page.getByRole("dialog", { name: "Add 100.00 ROXN to the pool?" }).getByRole("button", { name: "Confirm and add ROXN" }).click();
   await expectToast(page, "ROXN Funding Submitted");
   await expect(roxnPool).toHaveText(`${showUnits(roxnBefore + shownUnits("99.5", 2), 2)} ROXN`, { timeout: 20_000 });
 

@@ -24,9 +24,13 @@ test("a pool manager registers a repository through the GitHub App install", asy
   });
   await page.getByRole("button", { name: "Install on dave" }).click();
   await expect(page).toHaveURL(/\/repos\/register$/);
-  await expect(page.getByText("GitHub App successfully installed! You can now register your repositories.", { exact: true })).toBeVisible();
-  // The pending registration resumes by itself (after 1.5 s).
+  // The pending registration resumes by itself (after 1.5 s), and says so meanwhile (issue 38: the page offered
+  // Register and "you can now register", then registered by itself with nothing shown).
+  await expect(page.locator('[data-registering="dave/hello-xdc"]')).toContainText("Registering dave/hello-xdc");
+  await expect(page.locator('[data-admin-repo="dave/hello-xdc"]').getByRole("button", { name: "Register", exact: true })).toHaveCount(0);
+  await expect(page.getByText("You can now register your repositories.", { exact: false })).toHaveCount(0);
   await expect(page.getByText("Repository registered successfully", { exact: true })).toBeVisible({ timeout: 15_000 });
+  await expect(page.locator("[data-registering]")).toHaveCount(0);
   const registered = page.locator('[data-admin-repo="dave/hello-xdc"]');
   await expect(registered.getByText("App Installed")).toBeVisible();
   await expect(registered.getByRole("link", { name: "Fund / Manage" })).toHaveAttribute("href", "/repos/dave/hello-xdc");
@@ -69,7 +73,7 @@ for (const javaScriptEnabled of [true, false]) {
       await expect(page.getByText("3 Funded Available")).toBeVisible();
       const row = page.locator('[data-bounty-row][data-issue="1"]');
       await expect(row).toContainText("Support xdc-prefixed addresses in the address parser");
-      await expect(row.locator("[data-reward]")).toHaveText("25 XDC");
+      await expect(row.locator("[data-reward]")).toHaveText("25.0000 XDC");
       await expect(page.getByText("Total Value Locked")).toBeVisible();
       await expect(page.getByText("Total funds locked in this repository's pool and bounties.")).toBeVisible();
       await expect(page.getByRole("link", { name: "View on GitHub" })).toBeVisible();
@@ -79,7 +83,7 @@ for (const javaScriptEnabled of [true, false]) {
         await expect(page.locator("#panel-bounties")).toBeHidden();
         await page.getByRole("tab", { name: "Open Bounties" }).click();
         await page.getByRole("button", { name: "Refresh" }).click();
-        await expect(row.locator("[data-reward]")).toHaveText("25 XDC");
+        await expect(row.locator("[data-reward]")).toHaveText("25.0000 XDC");
       } else {
         // Without JavaScript both panels are on the page, one after the other.
         await expect(page.getByText("Rewards claimed")).toBeVisible();

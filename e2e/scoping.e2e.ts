@@ -166,7 +166,7 @@ test("a pool manager turns a 12-task plan into 12 GitHub issues with their bodie
   await panel.locator("[data-scoping-create]").click();
   const dialog = page.getByRole("dialog", { name: "Create these issues?" });
   await expect(dialog).toContainText("12 issues will be opened in issuepool-demo/tool-library");
-  await expect(dialog).toContainText("12.0000 USDC in all");
+  await expect(dialog).toContainText("12.00 USDC in all");
   await dialog.locator("[data-scoping-confirm]").click();
   const issues = panel.locator("[data-scoped-issues]");
   await expect(issues.locator("[data-scoped-issue]")).toHaveCount(12, { timeout: 30_000 });
@@ -187,4 +187,10 @@ test("a pool manager turns a 12-task plan into 12 GitHub issues with their bodie
   // On chain, as the platform's mirror of the contract reports it.
   const pool = (await (await page.request.get(`/api/blockchain/pool-info/${TOOL_LIBRARY.id}`)).json()) as { issues: { issueId: number; currency: string; usdcAmount: string; status: string }[] };
   for (const n of numbers) expect(pool.issues.find((b) => b.issueId === n)).toMatchObject({ currency: "USDC", usdcAmount: "1", status: "open" });
+
+  // After a reload the plan still says which tasks were opened as issues (issue 38: it no longer did).
+  await page.reload();
+  await expect(page.locator("[data-task-issue]")).toHaveCount(12, { timeout: 20_000 });
+  await expect(page.locator("[data-task-issue]").first()).toContainText("with a bounty of 1.00 USDC");
+  expect((await page.locator("[data-task-issue]").evaluateAll((items) => items.map((i) => Number(i.getAttribute("data-task-issue"))))).sort((a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b));
 });

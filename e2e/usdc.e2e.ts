@@ -26,6 +26,7 @@ test("fund a pool in USDC, set a USDC bounty, merge the fix: the author is paid 
   await page.getByLabel("Amount (USDC)").fill("10");
   await expect(page.locator("[data-fee-breakdown=USDC]")).toContainText("9.95 USDC");
   await page.getByRole("button", { name: /^(Approve & )?Add USDC$/ }).click();
+  await page.getByRole("dialog", { name: "Add 10.00 USDC to the pool?" }).getByRole("button", { name: "Confirm and add USDC" }).click();
   await expect(page.locator("li[data-toast-type]").filter({ hasText: "USDC Funding Submitted" })).toBeVisible({ timeout: 30_000 });
   await expect(usdcPool).toHaveText(`${showUnits(before + shownUnits("9.95", 2), 2)} USDC`, { timeout: 20_000 });
 

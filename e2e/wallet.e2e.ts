@@ -180,7 +180,8 @@ test("buying XDC with INR through the on-ramp simulator", async ({ page }) => {
   const row = provider.locator("[data-onramp-transaction]").first();
   await expect(row.locator("[data-transaction-type]")).toHaveText("Buy");
   await expect(row).toContainText("Purchase");
-  await expect(row).toContainText("400.0000 XDC");
+  // Signed like every other row of the history (issue 38: sales and sends had no sign while tips had one).
+  await expect(row).toContainText("+400.0000 XDC");
   await expect(row.locator("[data-status]")).toHaveText("Success");
   await expect(row.locator("[data-status]")).toHaveClass(/text-success/);
 });
@@ -206,7 +207,7 @@ test("selling XDC for INR: the platform sends the XDC to the simulator's deposit
   const row = provider.locator("[data-onramp-transaction]").first();
   await expect(row.locator("[data-transaction-type]")).toHaveText("Sell");
   await expect(row).toContainText("Withdraw");
-  await expect(row).toContainText("5.0000 XDC");
+  await expect(row).toContainText("-5.0000 XDC");
   await expect(row.locator("[data-status]")).toHaveText("Success");
 });
 
@@ -264,7 +265,7 @@ test("sending: bad addresses and amounts give clear errors and send nothing; a g
   const shownTo = sent.locator("[data-full-address]");
   await expect(shownTo).toHaveAttribute("title", `xdc${recipient.slice(2)}`);
   await expect(shownTo).toHaveText(`xdc${recipient.slice(2, 5)}…${recipient.slice(-4)}`);
-  await expect(sent).toContainText("1.5000 XDC");
+  await expect(sent).toContainText("-1.5000 XDC");
   await expect(sent).toContainText(/0x[0-9a-f]{8}…[0-9a-f]{6}/);
   // Nothing clicked: the row is read again until it settles, and the balance follows (issue 16).
   await expect(sent.locator("[data-status]")).toHaveText("Confirmed", { timeout: 20_000 });

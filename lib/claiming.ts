@@ -22,3 +22,9 @@ export const CLAIM_STEPS = {
   pullRequest: (issueNumber: number | string) => `Open a pull request with \`Fixes #${issueNumber}\` in its description.`,
   paid: "When it is merged, the bounty is paid to your Issuepool wallet automatically.",
 } as const;
+
+/**
+ * The guides' one sentence on taking on an issue (the welcome, the Rewards Guide, the FAQ; issue 38: each said
+ * "choose Contribute", a button signed-in contributors never see).
+ */
+export const HOW_TO_TAKE_AN_ISSUE = `Pick a funded issue and comment ${ATTEMPT_COMMAND} on it on GitHub (new to Issuepool? Contribute on the issue signs you in with GitHub and puts you down for it), then open a pull request with “Fixes #number”.`;

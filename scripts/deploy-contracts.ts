@@ -41,6 +41,7 @@ import {
   TestUsdcBytecode,
 } from "../contracts/artifacts/index.ts";
 import { anvilAccounts, anvilPrivateKey } from "./lib/anvil.ts";
+import { unitOf, type Currency } from "../lib/money.ts";
 
 /** Chains with real USDC, where deploying the test token would be a mistake. */
 const XDC_CHAIN_IDS = new Set<number>([xdc.id, xdcTestnet.id]);
@@ -90,7 +91,7 @@ export interface DeployOptions {
    */
   payoutDelaySeconds?: number;
   /** Per currency: payouts above it to a never-paid address wait payoutDelay. Default: DEFAULT_NEW_RECIPIENT_THRESHOLDS. */
-  newRecipientThresholds?: Record<"XDC" | "ROXN" | "USDC", bigint>;
+  newRecipientThresholds?: Record<Currency, bigint>;
   /** The real USDC; required on XDC. Unset: deploy TestUsdc. */
   usdcAddress?: Address;
   deploymentsFile: string;
@@ -109,7 +110,7 @@ export interface DeployResult {
 }
 
 /** Per currency, in its smallest unit: per repository and in total, per rolling day. */
-export type OutflowCaps = Record<"XDC" | "ROXN" | "USDC", { perRepo: bigint; total: bigint }>;
+export type OutflowCaps = Record<Currency, { perRepo: bigint; total: bigint }>;
 
 /**
  * The caps a deployment starts with (the admin changes them, within the
@@ -117,16 +118,16 @@ export type OutflowCaps = Record<"XDC" | "ROXN" | "USDC", { perRepo: bigint; tot
  * stay far below them.
  */
 export const DEFAULT_CAPS: OutflowCaps = {
-  XDC: { perRepo: 10_000n * 10n ** 18n, total: 50_000n * 10n ** 18n },
-  ROXN: { perRepo: 100_000n * 10n ** 18n, total: 500_000n * 10n ** 18n },
-  USDC: { perRepo: 10_000n * 10n ** 6n, total: 50_000n * 10n ** 6n },
+  XDC: { perRepo: 10_000n * unitOf("XDC"), total: 50_000n * unitOf("XDC") },
+  ROXN: { perRepo: 100_000n * unitOf("ROXN"), total: 500_000n * unitOf("ROXN") },
+  USDC: { perRepo: 10_000n * unitOf("USDC"), total: 50_000n * unitOf("USDC") },
 };
 
 /** Payouts above these to an address RepoRewards never paid wait the payout delay. */
-export const DEFAULT_NEW_RECIPIENT_THRESHOLDS: Record<"XDC" | "ROXN" | "USDC", bigint> = {
-  XDC: 100n * 10n ** 18n,
-  ROXN: 1_000n * 10n ** 18n,
-  USDC: 100n * 10n ** 6n,
+export const DEFAULT_NEW_RECIPIENT_THRESHOLDS: Record<Currency, bigint> = {
+  XDC: 100n * unitOf("XDC"),
+  ROXN: 1_000n * unitOf("ROXN"),
+  USDC: 100n * unitOf("USDC"),
 };
 
 /** RepoRewards' payout delay (seconds) on XDC unless configured. */

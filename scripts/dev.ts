@@ -14,7 +14,8 @@ import { dirname, join } from "node:path";
 import { createServer } from "node:net";
 import { buildSite } from "./build-site.ts";
 import { ConfigError, configuredDataDir, isProduction, loadEnv, type Env } from "../api/env.ts";
-import { createLogger, logDestination, type Logger } from "../api/logger.ts";
+import { createLogger, type Logger } from "../api/logger.ts";
+import { loggerFromEnv } from "../api/logger-config.ts";
 import { startServer, stopOnSignals, type RunningServer } from "../api/server.ts";
 import { migrateDatabase, openDatabase, type DatabaseHandle } from "../db/client.ts";
 import { loadOrCreateDevSecrets } from "./lib/dev-secrets.ts";
@@ -34,8 +35,10 @@ import {
   chainIdentity,
   chainTransactions,
   repositoryPools,
+  users,
   walletNonces,
 } from "../db/schema/index.ts";
+import { customerIdOf } from "../api/services/cashout/settings.ts";
 import { localChain } from "../api/chain/config.ts";
 import { assertWritableDataDir } from "../api/data-dir.ts";
 import { startDemoNode } from "./lib/demo-node.ts";
@@ -103,7 +106,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     SMTP_URL: "smtp://127.0.0.1:1",
   };
   const base = loadEnv(options.overrides, process.env, { LOG_FORMAT: "pretty", ...secrets, ...placeholders });
-  const log = options.log ?? createLogger(base.LOG_LEVEL, logDestination(base.LOG_FILE), {}, base.LOG_FORMAT);
+  const log = options.log ?? loggerFromEnv(base);
   const stops: (() => Promise<void> | void)[] = [];
   let stopped: Promise<void> | undefined;
   // The chain is saved first thing too: a supervisor's SIGKILL may follow its SIGTERM before the stop gets to anvil.
@@ -180,6 +183,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       rpcUrl: anvil.rpcUrl,
       // anvil's account 9 plays the provider's hot wallet (accounts 0-2 deploy, operate and collect fees).
       providerKey: anvilPrivateKey(9),
+      // Its sell side buys USDC too (cash-outs to UPI, issue 40).
+      usdcAddress: deployment.usdc,
       log: (m) => log.debug(m),
     });
     stops.push(() => onrampSimulator.stop());
@@ -191,6 +196,9 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       OUTBOUND_ALLOW_LOOPBACK: "true",
       // Asked before an abandoned order expires; never the simulator's when a real provider is configured.
       ...(realProvider ? {} : { ONRAMP_STATUS_URL: `${onrampSimulator.url}/api/order-status` }),
+      // Cash-out to UPI through the simulator's sell side, and its made-up prices for statements (issue 40).
+      ...(realProvider ? {} : { ONRAMP_API_URL: onrampSimulator.url }),
+      ...(process.env.PRICE_SOURCE_URL || process.env.XDC_USD_PRICE ? {} : { PRICE_SOURCE_URL: onrampSimulator.priceUrl, PRICE_SOURCE_NAME: "On-ramp simulator (made-up prices)" }),
     };
     // The daily digest on demand, as of tomorrow (a journey cannot wait a day): e2e/alerts.e2e.ts.
     let digestAsOfTomorrow: (() => Promise<number>) | undefined;
@@ -199,12 +207,19 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     let refundBoostsAfter: ((seconds: number) => Promise<number>) | undefined;
     // Attempts' locks on demand (a journey cannot wait a week): the lock pass as of `seconds` from now (e2e/attempts.e2e.ts).
     let expireLocksAfter: ((seconds: number) => Promise<number>) | undefined;
+    let customerOfLogin: ((login: string) => Promise<string | undefined>) | undefined;
     // Their writes take a session, the anti-forgery token and JSON, like every write (scripts/lib/dev-routes.ts).
     const devOnlyRoutes = devRoutes({
       mail: mailSink.routes(),
       digestAsOfTomorrow: async () => (await digestAsOfTomorrow?.()) ?? 0,
       refundBoostsAfter: async (seconds) => (await refundBoostsAfter?.(seconds)) ?? 0,
       expireLocksAfter: async (seconds) => (await expireLocksAfter?.(seconds)) ?? 0,
+      // The simulator's sell side for trying cash-outs by hand: a customer's KYC state (by GitHub login).
+      setKyc: async (login, status) => {
+        const customerId = await customerOfLogin?.(login);
+        if (customerId) onrampSimulator.sell.setKyc(customerId, status);
+        return customerId;
+      },
     });
     log.info(`local mail sink: mail sent by the platform is listed at ${publicUrl}/dev/mail; on-ramp simulator at ${onrampSimulator.url}`);
     // ---- end of local mail sink and on-ramp simulator ----
@@ -229,6 +244,8 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       ESCROW_ALERT_EMAILS: "escrow-alerts@issuepool.local",
       GITHUB_URL: github.webUrl,
       GITHUB_API_URL: github.apiUrl,
+      // The demo pool manager is also the demo's operator: /ops (docs/operations.md).
+      OPS_LOGINS: "alice",
     });
 
     const database = await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN, busyTimeoutMs: env.DATABASE_BUSY_TIMEOUT_MS });
@@ -245,6 +262,10 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     stops.push(server.stop);
     // Both through the schedule's own passes (api/schedule.ts), as of another moment.
     digestAsOfTomorrow = async () => Number(await server.schedule!.runOnce("digest", { now: Date.now() + 86_400_000 }));
+    customerOfLogin = async (login) => {
+      const [user] = await server.ctx.database.db.select({ id: users.id }).from(users).where(eq(users.username, login));
+      return user ? customerIdOf(server.ctx, user.id) : undefined;
+    };
     refundBoostsAfter = async (seconds) => {
       if (seconds) await rpc(anvil.rpcUrl, "evm_increaseTime", [seconds]);
       await rpc(anvil.rpcUrl, "evm_mine", []);
@@ -294,6 +315,7 @@ function banner(stack: DevStack): string {
     `  GitHub emulator   ${stack.github.webUrl}/_emulator  (sign in as a demo user; open, close and merge issues and PRs)`,
     `  Local chain       ${stack.chainRpcUrl}`,
     `  Data              ${stack.env.DATA_DIR}/  (delete it to start from scratch)`,
+    `  Operations        ${stack.url}/ops  (as ${stack.env.OPS_LOGINS.join(", ") || "an account in OPS_LOGINS"}); metrics at ${stack.url}/metrics; backups: npm run backup`,
     ...(stack.demoNodeLog ? [`  Demo node log     ${stack.demoNodeLog}  (restarted by itself if it dies)`] : []),
     "",
     "  Demo users (choose one on the GitHub sign-in page):",

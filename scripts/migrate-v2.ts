@@ -28,6 +28,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { RepoRewardsAbi, RepoRewardsV2Abi, TestUsdcAbi } from "../contracts/artifacts/index.ts";
+import { unitOf } from "../lib/money.ts";
 
 const OPEN = 1;
 const CURRENCIES = [0, 1, 2] as const;
@@ -126,7 +127,7 @@ export async function prepareMigration(options: MigrationOptions): Promise<Migra
 }
 
 function maxCapsCalls(v2Call: (name: string, args: readonly unknown[]) => Hex): Hex[] {
-  const max = [10_000_000n * 10n ** 18n, 10_000_000n * 10n ** 18n, 1_000_000n * 10n ** 6n];
+  const max = [10_000_000n * unitOf("XDC"), 10_000_000n * unitOf("ROXN"), 1_000_000n * unitOf("USDC")];
   return CURRENCIES.map((c) => v2Call("setCaps", [c, max[c]!, max[c]!]));
 }
 

@@ -8,10 +8,11 @@
  * same data adds nothing.
  */
 import { eq } from "drizzle-orm";
-import { encodeFunctionData, erc20Abi, parseEther, parseUnits, type Address } from "viem";
+import { encodeFunctionData, erc20Abi, parseUnits, type Address } from "viem";
 import type { AppContext } from "../api/context.ts";
 import { bountyClaims, githubInstallations, repositories, users, type Currency, type Role } from "../db/schema/index.ts";
 import { RepoRewardsAbi } from "../contracts/artifacts/index.ts";
+import { DECIMALS } from "../lib/money.ts";
 import { registerUser } from "../api/services/users/register.ts";
 import { walletOfUser } from "../api/services/wallets/custodial.ts";
 import { ensurePoolManager } from "../api/services/money/access.ts";
@@ -145,6 +146,8 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
         isPrivate: repo.private,
         stars: repo.stars,
         forks: repo.forks,
+        // What Explore filters by (issue 38: the demo's bounties had no language or labels).
+        language: repo.language,
         installationId: installed.get(repo.owner) ?? null,
         registeredByUserId: alice,
         registeredAt,
@@ -159,7 +162,7 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
     await ensurePoolManager(ctx, repo.id, aliceWallet.address as Address);
 
     for (const { currency, amount } of demo.funding) {
-      const value = currency === "USDC" ? parseUnits(amount, 6) : parseEther(amount);
+      const value = parseUnits(amount, DECIMALS[currency]);
       const key = `seed:fund:${repo.id}:${currency}`;
       if (currency !== "XDC") {
         await settle(ctx, {
@@ -191,7 +194,7 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
     }
     for (const bounty of demo.bounties) {
       const issue = repo.issues.find((i) => i.number === bounty.issue)!;
-      const value = bounty.currency === "USDC" ? parseUnits(bounty.amount, 6) : parseEther(bounty.amount);
+      const value = parseUnits(bounty.amount, DECIMALS[bounty.currency]);
       await settle(ctx, {
         userId: alice,
         idempotencyKey: `seed:bounty:${repo.id}:${bounty.issue}`,
@@ -206,6 +209,7 @@ export async function seedDemo(ctx: AppContext, deps: { github: GitHubEmulator; 
           amount: value.toString(),
           issueTitle: issue.title,
           issueUrl: `${ctx.env.GITHUB_URL}/${demo.fullName}/issues/${bounty.issue}`,
+          issueLabels: issue.labels,
         },
         signer: { kind: "operator" },
         to: ctx.chain.config.contracts.rewards,

@@ -1,6 +1,7 @@
 import { loadEnv, type Env } from "../api/env.ts";
 import { makeTempDir } from "./temp-dirs.ts";
 import { createMemoryLogger } from "../api/logger.ts";
+import { logRedaction } from "../api/logger-config.ts";
 import { createContext } from "../api/server.ts";
 import { createApp, type CreateAppOptions } from "../api/app.ts";
 import type { RootContext } from "../api/context.ts";
@@ -32,7 +33,8 @@ export async function createTestContext(options: TestContextOptions = {}, appOpt
   const dir = options.fileDatabase ? await makeTempDir() : undefined;
   // Test sessions come from their own addresses through a trusted proxy header (see testing/auth.ts).
   const env = await testEnv({ LOG_LEVEL: "debug", TRUST_PROXY: "true", DATABASE_URL: dir ? `file:${dir}/app.db` : ":memory:", DATA_DIR: dir ?? "data", ...options.env });
-  const log = createMemoryLogger();
+  // The logger as the server configures it (the secrets' values redacted: api/logger-config.ts), remembering lines.
+  const log = createMemoryLogger("debug", { redaction: logRedaction(env) });
   const database = await openDatabase(env.DATABASE_URL);
   const ctx = await createContext(env, { log, database });
   if (!options.env?.CHAIN_RPC_URL) delete ctx.healthChecks.chain;

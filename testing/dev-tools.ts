@@ -10,3 +10,4 @@ export { fixtureRepo } from "../scripts/github-emulator/fixture.ts";
 export { startMailSink, type MailSink } from "../scripts/mail-sink/index.ts";
 export { buildSite } from "../scripts/build-site.ts";
 export { safeClientReturnTo } from "../site/lib/auth-flow.ts";
+export { startOnrampSimulator, type OnrampSimulator } from "../scripts/onramp-simulator/index.ts";

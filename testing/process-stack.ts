@@ -58,7 +58,7 @@ export async function spawnServer(env: Record<string, string>, logFile: string, 
   let url: string | undefined;
   while (!url) {
     const text = (await Bun.file(logFile).text()).slice(offset);
-    url = /"msg":"listening".*?"url":"([^"]+)"/.exec(text)?.[1];
+    url = /^(?=.*"msg":"listening").*?"url":"([^"]+)"/m.exec(text)?.[1];
     if (url) break;
     if (killed() || Date.now() - started > timeoutMs) {
       proc.kill("SIGKILL");

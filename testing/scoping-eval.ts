@@ -25,6 +25,10 @@ export interface EvalDocument {
   outOfScope?: string[];
   /** The document's milestones, in order, when it has them. */
   phases?: string[];
+  /** Its goals, each said in the plan's summary. */
+  goals?: string[];
+  /** [task, other]: the task holding the first must not need (directly or through others) the one holding the second. */
+  independent?: [string, string][];
 }
 
 const file = (name: string) => readFileSync(new URL(`./scoping-eval/${name}`, import.meta.url), "utf8");
@@ -225,6 +229,19 @@ export function evaluationSet(): EvalDocument[] {
       notTasks: ["Equipment rental", "books rooms for the band and pays"],
       dependency: ["book a room for a time slot", "create an account"],
       outOfScope: ["Equipment rental"],
+    },
+    {
+      name: "ledgerlite.docx (goals, features L1…L7, constraints written as plain sentences: issue 38)",
+      format: "docx",
+      text: file("ledgerlite.md"),
+      // Every constraint is kept, with or without a "must": the GDPR, where the data lives, how treasurers sign in.
+      requirements: [...ids("L", 1, 7), "falls under the GDPR", "stored in the UK or the EU", "two-factor authentication"],
+      nonWork: ["Goals", "Out of scope"],
+      notTasks: ["Payroll", "Gift Aid claims", "close a month in under an hour", "see where the money went"],
+      dependency: ["L5", "L1"],
+      outOfScope: ["Payroll", "Gift Aid claims"],
+      goals: ["Treasurers close a month in under an hour instead of a day", "Trustees see where the money went without asking the treasurer"],
+      independent: [["L6", "L7"], ["L6", "L1"], ["L1", "L7"]],
     },
     {
       name: "tool-library.pdf (headings and bullets, nested acceptance criteria)",

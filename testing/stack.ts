@@ -47,7 +47,14 @@ export function startEmulatorFor(origin: string, secrets: Awaited<ReturnType<typ
   });
 }
 
-export async function startTestStack(options: { env?: Record<string, string>; workers?: boolean; caps?: OutflowCaps } = {}): Promise<TestStack> {
+export async function startTestStack(
+  options: {
+    /** Extra settings; a function is given the app's URL and the chain first (for services that call the app back, such as the on-ramp simulator). */
+    env?: Record<string, string> | ((url: string, chain: TestChain) => Promise<Record<string, string>>);
+    workers?: boolean;
+    caps?: OutflowCaps;
+  } = {},
+): Promise<TestStack> {
   const chain = await startTestChain({ caps: options.caps });
   let handler: (request: Request, server: Server<unknown>) => Response | Promise<Response> = () => new Response("starting", { status: 503 });
   const listener = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, server) => handler(request, server) });
@@ -56,7 +63,7 @@ export async function startTestStack(options: { env?: Record<string, string>; wo
   const github = await startEmulatorFor(url, secrets);
   const t = await createTestContext({
     fileDatabase: true,
-    env: { ...chain.env, PUBLIC_URL: url, GITHUB_URL: github.webUrl, GITHUB_API_URL: github.apiUrl, ...options.env },
+    env: { ...chain.env, PUBLIC_URL: url, GITHUB_URL: github.webUrl, GITHUB_API_URL: github.apiUrl, ...(typeof options.env === "function" ? await options.env(url, chain) : options.env) },
   });
   handler = (request, server) => t.app.fetch(request, server);
   // As in production (api/schedule.ts), the passes a flow test needs: the outbox, the indexer, the webhook worker

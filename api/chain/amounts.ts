@@ -1,13 +1,13 @@
 import { formatUnits } from "viem";
+import { DECIMALS } from "../../lib/money.ts";
 
 /**
  * Amounts at the API's edge: decimal strings in, smallest-unit bigints
  * inside, decimal strings out. Parsing is strict (no exponents, no more
  * decimals than the token has, no negatives), so "1e18", "-5" or
- * "0.0000000000000000001" XDC are refused instead of rounded.
+ * "0.0000000000000000001" XDC are refused instead of rounded. The decimals
+ * of each currency are lib/money.ts's `DECIMALS`.
  */
-export const TOKEN_DECIMALS = { XDC: 18, ROXN: 18, USDC: 6 } as const;
-export type TokenSymbol = keyof typeof TOKEN_DECIMALS;
 
 export type ParsedAmount = { ok: true; value: bigint } | { ok: false; reason: "format" | "decimals" | "too_large" };
 
@@ -36,4 +36,4 @@ export function toDecimalString(value: bigint, decimals: number): string {
   return formatUnits(value, decimals);
 }
 
-export const toXdcString = (value: bigint) => toDecimalString(value, TOKEN_DECIMALS.XDC);
+export const toXdcString = (value: bigint) => toDecimalString(value, DECIMALS.XDC);

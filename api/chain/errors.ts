@@ -73,3 +73,23 @@ export function describeChainError(err: unknown): string {
   if (err instanceof BaseError) return err.shortMessage;
   return err instanceof Error ? err.message.split("\n")[0]! : String(err);
 }
+
+/**
+ * A failed transaction's recorded error (what the node or the contract said, `describeChainError`) as a sentence
+ * for the person who asked. Reading the chain's words is this module's job, not the services'.
+ */
+export function explainTransactionError(error: string | null): string {
+  if (!error) return "The transaction could not be completed.";
+  if (/insufficient funds/i.test(error)) return "Insufficient funds for gas: add XDC to your wallet to pay for network fees.";
+  if (/InsufficientPool/.test(error)) return "The pool does not hold enough for this amount.";
+  if (/BountyExists/.test(error)) return "A bounty is already assigned to this issue. You cannot change it.";
+  if (/BountyNotOpen/.test(error)) return "This bounty is not open: it was already paid or cancelled.";
+  if (/NotPoolManager/.test(error)) return "You are not a pool manager of this repository.";
+  if (/ERC20InsufficientAllowance/.test(error)) return "The ROXN allowance is too low: approve ROXN first.";
+  if (/ERC20InsufficientBalance/.test(error)) return "Insufficient balance for this amount.";
+  if (/EnforcedPause/.test(error)) return "Payments are paused for maintenance. Please try again later.";
+  if (/NotClaimant/.test(error)) return "Someone registered to work on this issue: its bounty can only be paid to a registered contributor.";
+  if (/NotReady/.test(error)) return "This step waits out a delay on the contract and cannot run yet.";
+  if (/FeeTooHigh/.test(error)) return "The platform fee changed: review the new fee and try again.";
+  return "The transaction could not be completed.";
+}

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { Database } from "../../db/client.ts";
+import { CURRENCIES } from "../../lib/money.ts";
 import { labelsColumn } from "../services/explore/search.ts";
 import { payoutFacts, recordBountyChange, type CountedBounty, type PayoutShare } from "../services/reliability/record.ts";
 import { bounties, bountyShares, chainEvents, chainTransactions, payoutSplitShares, repositoryPools, type BountyStatus, type Currency } from "../../db/schema/index.ts";
@@ -23,7 +24,8 @@ import { bounties, bountyShares, chainEvents, chainTransactions, payoutSplitShar
  * has nothing on it. The pool's locked amount (repository_pools.allocated) is the pool's shares of its open and
  * queued bounties, as the contract's getBountyDetails(...).poolShare states them.
  */
-export const CURRENCY_BY_INDEX: Currency[] = ["XDC", "ROXN", "USDC"];
+/** A currency by its on-chain id (lib/money.ts keeps CURRENCIES in the contract's order). */
+export const CURRENCY_BY_INDEX: readonly Currency[] = CURRENCIES;
 /**
  * The events that move a pool's bounty. A payout over the contract's daily cap (or young money, or a new
  * address) is queued (OutflowQueued, then BountyPaid when it runs, or OutflowCancelled when the guardian drops

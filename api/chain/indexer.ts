@@ -45,6 +45,8 @@ export interface IndexerDeps {
   log: Logger;
   /** Told which data changed (page cache tags): "repositories", "repo:<id>". */
   onChange?: (tags: string[]) => void;
+  /** Told of every rewind (the metrics and the operator's page: api/ops/metrics.ts). */
+  onRewind?: (detail: { from: number; to: number; events: number; repositories: number }) => void;
 }
 
 /** What a service asks of the indexer (AppContext's `indexer`): catch up now, or where it stands. Its background passes stay with the composition root (`RootContext`). */
@@ -302,6 +304,7 @@ export class RewardsIndexer {
       `indexer: the chain no longer has block ${cursor} as it was read (a reorganisation, or a chain that lost its last blocks); rewound to block ${ancestor}, ${orphaned.length} events of the orphaned blocks removed, the mirror of ${registered.size} repositories rebuilt, reading again from there`,
       { from: cursor, to: ancestor, events: orphaned.length, repositories: [...registered] },
     );
+    this.deps.onRewind?.({ from: cursor, to: ancestor, events: orphaned.length, repositories: registered.size });
     if (repoIds.length) {
       this.deps.onChange?.([
         "repositories",

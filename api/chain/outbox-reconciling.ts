@@ -50,6 +50,8 @@ export interface ReconcilerDeps {
   log: Logger;
   /** The indexer's own check, run in the same pass (it rewinds to the common ancestor on a mismatch). */
   indexer?: { checkForReorg(): Promise<unknown> };
+  /** Told of every repair as it is made (the metrics and the operator's page: api/ops/metrics.ts). */
+  onRepair?: (kind: "rebroadcast" | "moved" | "resent" | "chain_replaced", detail: Record<string, unknown>) => void;
 }
 
 /** What one pass repaired (for tests and the log). */
@@ -92,6 +94,7 @@ export class ChainReconciler {
     const repairs: Repairs = { rebroadcast: [], moved: [], resent: [], chainReplaced: false };
     if (!options.withoutLease && !(await this.lease.hold(this.leaseName))) return repairs;
     repairs.chainReplaced = (await checkChainIdentity(this.deps)) === "replaced";
+    if (repairs.chainReplaced) this.deps.onRepair?.("chain_replaced", { chainId: this.deps.chain.config.chain.id });
     if (!repairs.chainReplaced) {
       const head = Number(await this.deps.chain.client.getBlockNumber({ cacheTime: 0 }));
       const floor = Math.max(0, head - this.deps.chain.config.reorgWindowBlocks);
@@ -134,6 +137,7 @@ export class ChainReconciler {
       // A hash recorded for the first time is no repair.
       if (updated.length && row.blockHash !== null) {
         repairs.moved.push(row.id);
+        this.deps.onRepair?.("moved", { id: row.id, kind: row.kind, hash: row.txHash, nonce: row.nonce, from: row.blockNumber, to: Number(receipt.blockNumber) });
         this.deps.log.warn("chain reconciliation: a confirmed transaction was mined again in another block; its block is recorded anew", {
           id: row.id,
           kind: row.kind,
@@ -193,6 +197,7 @@ export class ChainReconciler {
           .set({ sentAt: new Date(), updatedAt: new Date() })
           .where(and(eq(chainTransactions.id, row.id), eq(chainTransactions.status, "sent")));
         repairs.resent.push(row.id);
+        this.deps.onRepair?.("resent", { id: row.id, kind: row.kind, hash: row.txHash, nonce: row.nonce });
         this.deps.log.warn("chain reconciliation: a sent transaction was in no node's pool; broadcast again", {
           id: row.id,
           kind: row.kind,
@@ -215,6 +220,7 @@ export class ChainReconciler {
       if (!back.length) continue;
       await this.broadcast(row);
       repairs.rebroadcast.push(row.id);
+      this.deps.onRepair?.("rebroadcast", { id: row.id, kind: row.kind, hash: row.txHash, nonce: row.nonce, why });
       log.warn(`chain reconciliation: a ${row.status} transaction is no longer on-chain (${why}); it is sent again as signed`, {
         id: row.id,
         kind: row.kind,

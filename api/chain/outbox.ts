@@ -62,6 +62,11 @@ export interface OutboxRequest {
   to: Address;
   data: Hex;
   value?: bigint;
+  /**
+   * When the request was checked against the daily limits (api/services/money/limits.ts): the row counts in the
+   * rolling windows from this instant, the same one its guard measured them at. Default: the database's time.
+   */
+  createdAt?: Date;
 }
 
 /** A signer's pass holds this lease; a pass takes far less, and a crashed process's lease lapses after it. */
@@ -135,12 +140,15 @@ export class Outbox {
    * Inserts the row, or returns the first row for this key (a replay, which
    * skips `guard`). `guard` runs in the same write transaction as the insert,
    * so a rule over other rows (the daily funding limit) holds even under
-   * concurrent requests.
+   * concurrent requests. `fence` is a money lock's (pool-guard.ts,
+   * `lock.fence`): it runs first in that transaction and refuses the insert
+   * unless the caller still holds its lock, so a holder that lost it writes
+   * nothing and nothing is signed for it.
    */
   async enqueue(
     req: OutboxRequest,
     guard?: (tx: Database) => Promise<void>,
-    options: { replayChecked?: boolean } = {},
+    options: { replayChecked?: boolean; fence?: (tx: Database) => Promise<void> } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     const { db, chain } = this.deps;
     const requestHash = hashToken(stableJson(req.request));
@@ -175,6 +183,7 @@ export class Outbox {
           toAddress: req.to,
           data: req.data,
           value: req.value ?? 0n,
+          ...(req.createdAt ? { createdAt: req.createdAt } : {}),
         })
         // Only the same key is a replay; any other unique rule (one payout per issue) must fail loudly.
         .onConflictDoNothing({ target: [chainTransactions.requester, chainTransactions.idempotencyKey] })
@@ -182,7 +191,7 @@ export class Outbox {
     // One live payout per issue (a bounty is paid once): checked in the insert's own write transaction, so two
     // concurrent payouts cannot both pass; the unique index chain_tx_one_payout_idx stands behind it.
     const onePayout = req.kind === "pay_bounty" && req.githubRepoId != null && req.issueNumber != null ? (into: Database) => refuseSecondPayout(into, req.githubRepoId!, req.issueNumber!, requesterOf(req.userId), req.idempotencyKey) : undefined;
-    const guards = [onePayout, guard].filter((g): g is (tx: Database) => Promise<void> => g !== undefined);
+    const guards = [options.fence, onePayout, guard].filter((g): g is (tx: Database) => Promise<void> => g !== undefined);
     // A single insert needs no transaction of its own; a guard's reads and the insert share one.
     const inserted = guards.length
       ? await db.transaction(
@@ -229,9 +238,9 @@ export class Outbox {
    */
   async submit(
     req: OutboxRequest,
-    options: { timeoutMs?: number; guard?: (tx: Database) => Promise<void>; replayChecked?: boolean } = {},
+    options: { timeoutMs?: number; guard?: (tx: Database) => Promise<void>; replayChecked?: boolean; fence?: (tx: Database) => Promise<void> } = {},
   ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
-    const { tx, replayed } = await this.enqueue(req, options.guard, { replayChecked: options.replayChecked });
+    const { tx, replayed } = await this.enqueue(req, options.guard, { replayChecked: options.replayChecked, fence: options.fence });
     return { tx: await this.untilBroadcast(tx, options.timeoutMs), replayed };
   }
 
@@ -256,12 +265,21 @@ export class Outbox {
    * sends once, but if an earlier attempt failed or reverted, tries again
    * under the next key (`key#2`, `key#3`, ...) instead of replaying the failure.
    */
-  async submitOnce(req: OutboxRequest, options: { timeoutMs?: number; /** Only the row: the caller drives it later (`untilBroadcast`). */ queueOnly?: boolean } = {}): Promise<{ tx: ChainTransaction; replayed: boolean }> {
+  async submitOnce(
+    req: OutboxRequest,
+    options: {
+      timeoutMs?: number;
+      /** Only the row: the caller drives it later (`untilBroadcast`). */
+      queueOnly?: boolean;
+      /** A money lock's fence (see `enqueue`). */
+      fence?: (tx: Database) => Promise<void>;
+    } = {},
+  ): Promise<{ tx: ChainTransaction; replayed: boolean }> {
     for (let attempt = 1; attempt < 100; attempt++) {
       const key = attempt === 1 ? req.idempotencyKey : `${req.idempotencyKey}#${attempt}`;
       const existing = await this.findByKey(req.userId, key);
       if (existing && (existing.status === "failed" || existing.status === "reverted")) continue;
-      if (options.queueOnly) return this.enqueue({ ...req, idempotencyKey: key });
+      if (options.queueOnly) return this.enqueue({ ...req, idempotencyKey: key }, undefined, { fence: options.fence });
       return this.submit({ ...req, idempotencyKey: key }, options);
     }
     throw new Error(`outbox: too many failed attempts for ${req.idempotencyKey}`);
@@ -421,7 +439,8 @@ const rowByKey = preparedQuery((db) =>
     .prepare(),
 );
 
-const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
+/** The scope of a requester's idempotency keys (the `requester` column): `user:<id>`, or `platform`. */
+export const requesterOf = (userId: number | null) => (userId === null ? "platform" : `user:${userId}`);
 
 /** Not yet accepted by a node: the signer's passes move it. */
 const isUnsent = (tx: ChainTransaction) => tx.status === "queued" || tx.status === "signed";

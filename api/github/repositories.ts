@@ -32,7 +32,7 @@ export const githubUnavailable = (cause?: unknown) =>
  */
 export async function repositoryAsUser(ctx: Pick<AppContext, "env" | "keyring">, user: User, fullName: string): Promise<GitHubRepo> {
   const token = await userGitHubToken(ctx, user);
-  if (!token) throw new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
+  if (!token) throw new DomainError({ code: ErrorCode.GITHUB_SIGN_IN_REQUIRED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
   try {
     return await createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }).get<GitHubRepo>(`/repos/${encodeFullName(fullName)}`);
   } catch (err) {
@@ -40,7 +40,7 @@ export async function repositoryAsUser(ctx: Pick<AppContext, "env" | "keyring">,
       throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Repository not found." });
     }
     if (err instanceof GitHubApiError && err.status === 401) {
-      throw new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Your GitHub sign-in has expired. Sign in again." });
+      throw new DomainError({ code: ErrorCode.GITHUB_SIGN_IN_REQUIRED, error: "Unauthorized", message: "Your GitHub sign-in has expired. Sign in again." });
     }
     throw githubUnavailable();
   }
@@ -49,6 +49,6 @@ export async function repositoryAsUser(ctx: Pick<AppContext, "env" | "keyring">,
 /** `owner/name` with each part URL-encoded; anything else is refused. */
 export function encodeFullName(fullName: string): string {
   const match = /^([A-Za-z0-9-]{1,39})\/([A-Za-z0-9._-]{1,100})$/.exec(fullName);
-  if (!match) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid repository", message: "Repository owner and name are required" });
+  if (!match) throw new DomainError({ code: ErrorCode.INVALID_REPOSITORY, error: "Invalid repository", message: "Repository owner and name are required" });
   return `${encodeURIComponent(match[1]!)}/${encodeURIComponent(match[2]!)}`;
 }

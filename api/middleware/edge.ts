@@ -1,9 +1,18 @@
 import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
 import type { AppBindings } from "../context.ts";
 
 const VALID_REQUEST_ID = /^[\w\-=]{1,255}$/;
+
+/**
+ * Told of every answered request (the HTTP figures of /metrics, api/ops/metrics.ts): `route` is the pattern that
+ * answered (`/api/repos/:owner/:repo`, `/*` for the site), never the path, so the label's values stay few.
+ */
+export type RequestObserver = (method: string, route: string, status: number, seconds: number) => void;
+/** The route label of answers made before the app (cached public reads and pages, built files). */
+export const EARLY_ROUTE = "(early)";
 
 /** The embeddable board's policy: no script, plugin, form, connection or base; styles and images of its own. */
 export const EMBED_CSP =
@@ -19,7 +28,7 @@ export const EMBED_CSP =
  * - security headers: nosniff everywhere; for documents also a referrer
  *   policy and no framing, except the embeddable board under /embed/.
  */
-export function edge(env: Env, log: Logger): MiddlewareHandler<AppBindings> {
+export function edge(env: Env, log: Logger, observe?: RequestObserver): MiddlewareHandler<AppBindings> {
   const https = env.PUBLIC_URL.startsWith("https://");
   return async (c, next) => {
     const started = performance.now();
@@ -29,7 +38,9 @@ export function edge(env: Env, log: Logger): MiddlewareHandler<AppBindings> {
     await next();
     const path = c.req.path;
     finishResponse(c.res.headers, path, requestId, https);
-    log.request(c.req.method, path, c.res.status, Math.round((performance.now() - started) * 10) / 10, requestId);
+    const ms = performance.now() - started;
+    log.request(c.req.method, path, c.res.status, Math.round(ms * 10) / 10, requestId);
+    observe?.(c.req.method, routePath(c) || "(none)", c.res.status, ms / 1000);
   };
 }
 
@@ -67,12 +78,14 @@ export function finishResponse(headers: Headers, path: string, requestId: string
  * For answers made before Hono (api/server.ts): gives a response what `edge`
  * gives every request (the id, the headers, the log line).
  */
-export function outsideTheApp(env: Env, log: Logger): (request: Request, path: string, response: Response, started: number) => Response {
+export function outsideTheApp(env: Env, log: Logger, observe?: RequestObserver, route = EARLY_ROUTE): (request: Request, path: string, response: Response, started: number) => Response {
   const https = env.PUBLIC_URL.startsWith("https://");
   return (request, path, response, started) => {
     const requestId = requestIdOf(request);
     finishResponse(response.headers, path, requestId, https);
-    log.request(request.method, path, response.status, Math.round((performance.now() - started) * 10) / 10, requestId);
+    const ms = performance.now() - started;
+    log.request(request.method, path, response.status, Math.round(ms * 10) / 10, requestId);
+    observe?.(request.method, route, response.status, ms / 1000);
     return response;
   };
 }
@@ -81,8 +94,8 @@ export function outsideTheApp(env: Env, log: Logger): (request: Request, path: s
  * A route answered by Bun's own router, before Hono: for the few requests
  * that are polled hard and need nothing of the app (the health check).
  */
-export function edgeRoute(env: Env, log: Logger, path: string, respond: () => Promise<Response>): (request: Request) => Promise<Response> {
-  const finish = outsideTheApp(env, log);
+export function edgeRoute(env: Env, log: Logger, path: string, respond: () => Promise<Response>, observe?: RequestObserver): (request: Request) => Promise<Response> {
+  const finish = outsideTheApp(env, log, observe, path);
   return async (request) => {
     const started = performance.now();
     return finish(request, path, await respond(), started);

@@ -14,7 +14,7 @@ export function requireIdempotencyKey(c: Context): string {
   const key = c.req.header("idempotency-key")?.trim();
   if (!key || !/^[A-Za-z0-9_.:-]{8,128}$/.test(key)) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.IDEMPOTENCY_KEY_REQUIRED,
       error: "Idempotency-Key required",
       message: "This request needs an Idempotency-Key header of 8 to 128 letters, digits, '-', '_', '.' or ':'.",
     });

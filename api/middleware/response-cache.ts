@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppBindings } from "../context.ts";
 import type { Env } from "../env.ts";
 import type { Logger } from "../logger.ts";
-import { outsideTheApp } from "./edge.ts";
+import { outsideTheApp, type RequestObserver } from "./edge.ts";
 import { allowCredentialedOrigin, allowPublicRead } from "./cors.ts";
 import { PAGE_CACHE_HEADER, pathAndQuery, pathOfKey, type PageCache } from "../site-host/page-cache.ts";
 import { respondWithFile, type StaticFile } from "../site-host/static-files.ts";
@@ -103,8 +103,8 @@ export function publicReadsSource(cache: PageCache): EarlySource {
  * a cache entry exists only if the app routed that very key to a cacheable
  * handler before.
  */
-export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[]): (request: Request) => Response | undefined {
-  const finish = outsideTheApp(env, log);
+export function earlyAnswers(env: Env, log: Logger, sources: EarlySource[], observe?: RequestObserver): (request: Request) => Response | undefined {
+  const finish = outsideTheApp(env, log, observe);
   return (request) => {
     if (request.method !== "GET") return undefined;
     for (const source of sources) {

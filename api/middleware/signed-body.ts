@@ -67,7 +67,7 @@ export async function readSignedBody(request: Request, options: SignedBodyOption
   if (declared !== undefined && declared > options.maxBytes) throw tooLarge();
   const busy = () =>
     new DomainError({
-      code: ErrorCode.SERVICE_UNAVAILABLE,
+      code: ErrorCode.OVERLOADED,
       error: "Service Unavailable",
       message: "Too many large webhook deliveries at once. Retry shortly.",
       // Closing the connection spares reading (and buffering) a body that will not be used.

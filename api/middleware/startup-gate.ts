@@ -14,7 +14,7 @@ export const MONEY_PATHS = ["/api/blockchain/", "/api/wallet/", "/api/funding/",
 export function awaitStartupRepair(ctx: Pick<AppContext, "startup">, waitMs = STARTUP_WAIT_MS): MiddlewareHandler<AppBindings> {
   return async (c, next) => {
     const method = c.req.method;
-    if (method === "GET" || method === "HEAD" || method === "OPTIONS" || ctx.startup.state === "repaired") return next();
+    if (method === "GET" || method === "HEAD" || method === "OPTIONS" || ctx.startup.isDone) return next();
     if (!MONEY_PATHS.some((p) => c.req.path.startsWith(p))) return next();
     if (!(await ctx.startup.wait(waitMs))) {
       throw new DomainError({

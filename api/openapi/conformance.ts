@@ -11,7 +11,7 @@ import { BREAKS_DOCUMENT_LOG } from "./broken-answers.ts";
  * server never validates its own answers (that would cost every request).
  */
 
-type Operation = { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+type Operation = { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>; "x-error-codes"?: string[] };
 type Document = { paths: Record<string, Record<string, Operation>>; components?: unknown };
 
 interface Route {
@@ -118,7 +118,15 @@ export function conformanceTo(document: Document): Conformance {
       const schema = declared?.content?.["application/json"]?.schema;
       if (!schema) return [`${where}: the API document declares no JSON response for status ${status}`];
       const validate = validatorOf(schema);
-      if (validate(body)) return [];
+      if (validate(body)) {
+        // An error answer carries a code its operation documents (x-error-codes, api/openapi/declare.ts).
+        const code = status >= 400 && body && typeof body === "object" ? (body as { code?: unknown }).code : undefined;
+        const documented = route?.operation["x-error-codes"];
+        if (typeof code === "string" && documented && !documented.includes(code)) {
+          return [`${where}: code "${code}" is not among the operation's x-error-codes (${documented.join(", ")}): add it to the declaration's errors`];
+        }
+        return [];
+      }
       const field = (params: Record<string, unknown>) => params.additionalProperty ?? params.unevaluatedProperty;
       return (validate.errors ?? []).map((e) => `${where}: ${e.instancePath || "(body)"} ${e.message}${field(e.params) !== undefined ? ` (${String(field(e.params))})` : ""}`);
     },

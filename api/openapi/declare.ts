@@ -1,5 +1,6 @@
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
 import { ErrorCode } from "../errors.ts";
+import { MONEY_PATHS } from "../middleware/startup-gate.ts";
 
 /**
  * How a route is described in the API document (GET /api/openapi.json).
@@ -70,14 +71,43 @@ export function noJson(description: string, contentType?: string) {
   return contentType ? { description, content: { [contentType]: { schema: z.string() } } } : { description };
 }
 
-const errorResponse = json("Any failure: the error shape, whatever the status (4xx, 5xx).", ErrorBody);
+const errorResponse = json("Any failure: the error shape, whatever the status (4xx, 5xx). `x-error-codes` lists the codes this operation answers with.", ErrorBody);
+
+const WRITES = new Set(["post", "put", "patch", "delete"]);
+
+/**
+ * The codes every operation can answer with because of what runs before or around its handler, so a declaration
+ * lists only its own: any failure we did not foresee (`internal`) and a full disk (`storage_full`, even a read
+ * records its session's use); under the session loader (everything but /api/health) an editor token that is not
+ * valid or used to write (`unauthorized`); on a write, the body limit (`payload_too_large`), a body that is not
+ * JSON (`malformed_json`) and, with a session, the anti-forgery check (`csrf_failed`; not on the webhooks and the
+ * one-click unsubscribe, which no session signs); on a write that moves money, the start-up check not done in time
+ * (`not_ready`, api/middleware/startup-gate.ts).
+ */
+export function edgeErrorCodes(route: Pick<RouteConfig, "method" | "path">): ErrorCode[] {
+  const codes: ErrorCode[] = [ErrorCode.INTERNAL, ErrorCode.STORAGE_FULL];
+  if (route.path !== "/api/health") codes.push(ErrorCode.UNAUTHORIZED);
+  if (WRITES.has(route.method)) {
+    codes.push(ErrorCode.PAYLOAD_TOO_LARGE, ErrorCode.MALFORMED_JSON);
+    if (!route.path.startsWith("/api/webhooks/") && route.path !== "/api/alerts/unsubscribe") codes.push(ErrorCode.CSRF_FAILED);
+    if (MONEY_PATHS.some((p) => route.path.startsWith(p))) codes.push(ErrorCode.NOT_READY);
+  }
+  return codes;
+}
 
 /** Stable public reads (CORS-open, versioned): see docs/api.md, "Public reads". */
 export const STABLE = { "x-stability": "stable", "x-since-version": "1" } as const;
 
-/** A route's declaration: `createRoute` with the shared error response as the default. */
-export function declareRoute<const R extends RouteConfig>(config: R) {
-  return createRoute({ ...config, responses: { ...config.responses, default: errorResponse } });
+/**
+ * A route's declaration: `createRoute` with the shared error response as the default, and the error codes the
+ * operation answers with as `x-error-codes`: `errors` (what its handler, its middleware and the services they call
+ * raise: api/openapi/error-codes.test.ts finds them in the source and fails on one missing) and the edge's
+ * (`edgeErrorCodes`). The tests' answers are checked against the list (api/openapi/conformance.ts).
+ */
+export function declareRoute<const R extends RouteConfig>(config: R & { errors?: readonly ErrorCode[] }) {
+  const { errors = [], ...route } = config;
+  const codes = [...new Set([...errors, ...edgeErrorCodes(route)])].sort();
+  return createRoute({ ...route, responses: { ...route.responses, default: errorResponse }, "x-error-codes": codes } as unknown as R);
 }
 
 export type RouteDeclaration = ReturnType<typeof declareRoute>;

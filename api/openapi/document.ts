@@ -41,6 +41,8 @@ import { alertWebhooksApi } from "../routes/alerts/webhooks.ts";
 import { feedsApi } from "../routes/alerts/feeds.ts";
 import { exploreApi } from "../routes/explore/index.ts";
 import { contributorsApi } from "../routes/contributors/index.ts";
+import { cashoutApi } from "../routes/wallet/cashout.ts";
+import { statementsApi } from "../routes/statements/index.ts";
 
 /**
  * The API document (OpenAPI 3.1), generated from the routes' declarations.
@@ -90,6 +92,8 @@ export const DECLARATIONS = [
   ...exploreApi,
   ...contributorsApi,
   ...attemptsApi,
+  ...cashoutApi,
+  ...statementsApi,
 ] as const;
 
 export const API_VERSION = "1.0.0";
@@ -158,6 +162,7 @@ export function apiDocument() {
       { name: "funding", description: "Boosts and community bounties: anyone funds an issue; confirmations of payments asked for in GitHub comments" },
       { name: "alerts", description: "Saved searches and their digest, Atom feeds, outbound webhooks for integrators" },
       { name: "attempts", description: "Who works on a bounty: open, exclusive (a lock and a queue) or by application; humans only or agents allowed" },
+      { name: "statements", description: "Statements, receipts and invoices of payouts, fundings, boosts and tips (PDF, CSV)" },
     ],
   });
   return cached;

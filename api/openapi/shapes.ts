@@ -3,6 +3,7 @@ import { orNull } from "./declare.ts";
 import { ROLES } from "../../db/schema/users.ts";
 import { AWAITING_REASONS, BOUNTY_STATUSES } from "../../db/schema/bounties.ts";
 import { BOUNTY_STATES } from "../services/money/bounty-state.ts";
+import { CURRENCIES } from "../../lib/money.ts";
 
 /**
  * Response shapes more than one area answers with. Area-only shapes live in
@@ -18,7 +19,7 @@ export const Wei = z.string().regex(/^\d+$/).openapi("Wei", { description: "The 
 export const XdcAddress = z.string().regex(/^xdc[0-9a-fA-F]{40}$/).openapi("XdcAddress");
 export const Timestamp = z.string().openapi("Timestamp", { description: "ISO 8601, UTC" });
 export const TxHash = z.string().openapi("TransactionHash", { description: "0x… transaction hash" });
-export const Token = z.enum(["XDC", "ROXN", "USDC"]);
+export const Token = z.enum(CURRENCIES);
 
 /** The user object (GET /api/auth/user, registration). */
 export const UserObject = z
@@ -52,6 +53,17 @@ export const TransactionResult = z
     }),
   })
   .openapi("TransactionResult");
+
+/** One daily funding limit's figure (api/services/money/limits.ts; docs/api.md, "Daily funding limits"). */
+export const LimitFigure = z
+  .object({
+    scope: z.enum(["repository", "funder"]).meta({ description: "repository: XDC pool fundings into this repository by anyone; funder: the person's XDC pool fundings and XDC boosts" }),
+    dailyLimitXdc: Amount,
+    usedXdc: Amount.meta({ description: "What counts in the rolling 24 h window now (pending transactions included)" }),
+    remainingXdc: Amount.meta({ description: "dailyLimitXdc − usedXdc, never below 0" }),
+    resetsAt: orNull(Timestamp).meta({ description: "When the oldest counted amount leaves the window and the figure grows; null when nothing counts" }),
+  })
+  .openapi("LimitFigure");
 
 /** Per currency, as decimals. */
 export const PerCurrency = z.object({ XDC: Amount, ROXN: Amount, USDC: Amount }).openapi("AmountsPerCurrency");
@@ -114,12 +126,13 @@ export const BountyObject = z
     status: z.enum(BOUNTY_STATUSES),
     recipient: z.string().nullable(),
     transactionHash: z.string().nullable(),
-    state: z.enum(BOUNTY_STATES).meta({ description: "The platform's state (docs/design.md, \"A bounty's life\"): open, claimed, awaiting (the pool manager's decision), held (for a GitHub user until they register), releasing (shared among a merged pull request's people after a release window), paid, cancelled" }),
+    state: z.enum(BOUNTY_STATES).meta({ description: "The platform's state (docs/design.md, \"A bounty's life\"): open, claimed, awaiting (the pool manager's decision), held (for a GitHub user until they register), releasing (shared among a merged pull request's people after a release window), paying (its payout sent, not yet mirrored as paid), paid, cancelled" }),
     heldFor: z.string().nullable().meta({ description: "GitHub login the bounty is held for" }),
     awaitingReason: z.enum(AWAITING_REASONS).nullable(),
     issueTitle: z.string().nullable(),
     issueUrl: z.string().nullable(),
-    boosted: z.string().optional().meta({ description: "The funders' active shares, decimal, on top of the amount (issue 29)" }),
-    funders: z.array(BountyFunder).optional(),
+    total: Amount.meta({ description: "The whole bounty: the pool's share (xdcAmount, roxnAmount or usdcAmount) plus the funders' active shares (boosted); the figure every page shows" }),
+    boosted: Amount.meta({ description: "The funders' active shares, decimal, on top of the pool's share (issue 29)" }),
+    funders: z.array(BountyFunder),
   })
   .openapi("Bounty");

@@ -9,13 +9,14 @@ import { reliabilityOf } from "./reliability/read.ts";
 import { contributorStandings, projectStandings, type LeaderboardPeriod } from "./money/leaderboards.ts";
 import { publicProfile } from "./users/public-profile.ts";
 import { hasCode, isRefusal } from "../errors.ts";
+import { isOperator, opsOverview } from "./ops/overview.ts";
 
 /**
  * The domain services, bound to the application context once. Route handlers
  * and Astro pages (through `locals`) call these; neither touches tables
  * directly.
  */
-export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "changes">) {
+export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "changes" | "ops" | "startup">) {
   const db = ctx.database.db;
   return {
     repositories: {
@@ -57,6 +58,11 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
           if (hasCode(err, "not_found")) return null;
           throw err;
         }),
+    },
+    /** The operator's page (/ops): only for the logins in OPS_LOGINS (api/services/ops/overview.ts). */
+    ops: {
+      isOperator: (login: string | null | undefined) => isOperator(ctx.env, login),
+      overview: () => opsOverview(ctx),
     },
   };
 }

@@ -89,8 +89,9 @@ describe("the embeddable board", () => {
     expect(html).toContain("5,000.00 ROXN");
     expect(html).toContain("2 open bounties");
     expect(html).toContain("Support xdc-prefixed addresses");
-    expect(html).toContain("25 XDC");
-    expect(html).toContain("150 ROXN");
+    // A bounty reads as on every page (lib/money-format.ts, issue 38).
+    expect(html).toContain("25.0000 XDC");
+    expect(html).toContain("150.00 ROXN");
     expect(html).toContain("ROXN &lt;approve&gt; helper");
     expect(html).toContain("Powered by Issuepool");
     expect(html).not.toContain("<script");
@@ -126,8 +127,8 @@ describe("the embeddable board", () => {
     const html = await (await fetch(`${base}/embed/issuepool-demo/xdc-wallet-kit?probe=split`)).text();
     const item = /<li[^>]*data-issue="9"[^>]*>([\s\S]*?)<\/li>/.exec(html)?.[1] ?? "";
     const text = item.replace(/<[^>]+>/g, "").replace(/\s+/g, " ").trim();
-    expect(text).toContain("10 XDC");
-    expect(text).toContain("shared: @dora 6 XDC, @erin 4 XDC");
+    expect(text).toContain("10.0000 XDC");
+    expect(text).toContain("shared: @dora 6.0000 XDC, @erin 4.0000 XDC");
     expect(item).toMatch(/<a href="\/@erin" target="_blank" rel="noopener"[^>]*>@erin<\/a>/);
     expect(html).not.toContain(ERIN_ADDRESS);
     // A payout to one recipient is unchanged: the whole amount, to them.
@@ -215,10 +216,11 @@ describe("the embeddable board", () => {
       running.ctx.changes.publish([`repo:${walletKit.id}`]);
       const html = await (await fetch(url)).text();
       const row = html.slice(html.indexOf('data-issue="1"'), html.indexOf("</li>", html.indexOf('data-issue="1"')));
-      expect(row).toMatch(/data-reward[^>]*>29\.975 XDC</);
-      expect(row).toMatch(/data-funders[^>]*>incl\. 4\.975 XDC from 2 funders</);
-      expect(row).toContain("@bob: 1.99 XDC");
-      expect(row).toContain("anonymous: 2.985 XDC");
+      // The total and the one breakdown every page shows (issue 38).
+      expect(row).toMatch(/data-reward[^>]*>29\.9750 XDC</);
+      expect(row).toMatch(/data-funders[^>]*>25\.0000 XDC from the pool \+ 4\.9750 XDC from 2 funders</);
+      expect(row).toContain("@bob: 1.9900 XDC");
+      expect(row).toContain("anonymous: 2.9850 XDC");
       expect(html).not.toContain("carol");
       // A bounty nobody boosted shows its amount alone.
       const other = html.slice(html.indexOf('data-issue="4"'));

@@ -77,7 +77,8 @@ export async function createSite(options: SiteOptions): Promise<Site> {
       const path = pathOfKey(key);
       // "/" redirects, and /api/* and the routes mounted before the site (/dev/mail) are the app's.
       if (path === "/" || path.startsWith("/api/") || path.startsWith("/dev/")) return undefined;
-      const file = lookupStaticFile(files, path) ?? pageCache.get(key, options.signedIn?.(request));
+      const signedIn = options.signedIn;
+      const file = lookupStaticFile(files, path) ?? pageCache.get(key, signedIn ? () => signedIn(request) : false);
       return file && { file, path };
     },
     mount(app) {

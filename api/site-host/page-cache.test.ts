@@ -54,6 +54,14 @@ describe("PageCache", () => {
     // Other pages are shared by everyone as before.
     await cache.getOrRender("/repos", async () => page("list", "max-age=60; tags=repositories"));
     expect(cache.get("/repos", true)).toBeDefined();
+    // Who asks is read only for a page cached as the anonymous one's (issue 38: reading every cached page's cookie cost
+    // the cached /repos 7-9 % more CPU per request).
+    let asked = 0;
+    const signedIn = () => (asked++, true);
+    expect(cache.get("/repos", signedIn)).toBeDefined();
+    expect(asked).toBe(0);
+    expect(cache.get("/@carol", signedIn)).toBeUndefined();
+    expect(asked).toBe(1);
   });
 
   test("a request with a session does not wait for an anonymous render in flight of a page cached as anonymous", async () => {

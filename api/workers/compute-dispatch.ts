@@ -59,8 +59,8 @@ export function computeSettings(env: Env): ComputeSettings {
 }
 
 /** 503 when no node is online, 504 when none answered in time: the spec's one sentence either way. */
-export const networkUnavailable = () => new DomainError({ code: ErrorCode.SERVICE_UNAVAILABLE, error: "No compute node online", message: NETWORK_FAILED_MESSAGE });
-export const networkFailed = () => new DomainError({ code: ErrorCode.GATEWAY_TIMEOUT, error: "No answer from the network", message: NETWORK_FAILED_MESSAGE });
+export const networkUnavailable = () => new DomainError({ code: ErrorCode.NO_COMPUTE_NODE, error: "No compute node online", message: NETWORK_FAILED_MESSAGE });
+export const networkFailed = () => new DomainError({ code: ErrorCode.COMPUTE_TIMEOUT, error: "No answer from the network", message: NETWORK_FAILED_MESSAGE });
 
 interface Waiter {
   node: ComputeNode;
@@ -256,7 +256,7 @@ export class ComputeDispatcher implements ComputeDispatch {
   async complete(node: ComputeNode, taskId: string, leaseToken: string, answer: string): Promise<{ units: number }> {
     const { db, log } = this.deps;
     const done = await completeTask(db, { taskId, nodeId: node.id, walletAddress: node.walletAddress, leaseToken, answer, now: this.now() });
-    if (!done) throw conflict("This task is no longer yours: its lease ran out or its asker stopped waiting.", "Task not held");
+    if (!done) throw conflict("This task is no longer yours: its lease ran out or its asker stopped waiting.", "Task not held", ErrorCode.TASK_NOT_HELD);
     log.info("compute task completed", { taskId, nodeId: node.id, units: done.units, tokens: done.tokens });
     this.tell({ id: taskId, status: "done", answer, error: null });
     return { units: done.units };
@@ -266,7 +266,7 @@ export class ComputeDispatcher implements ComputeDispatch {
   async fail(node: ComputeNode, taskId: string, leaseToken: string, error: string): Promise<void> {
     const now = this.now();
     const outcome = await failTask(this.deps.db, { taskId, nodeId: node.id, leaseToken, error, now });
-    if (!outcome) throw conflict("This task is no longer yours: its lease ran out or its asker stopped waiting.", "Task not held");
+    if (!outcome) throw conflict("This task is no longer yours: its lease ran out or its asker stopped waiting.", "Task not held", ErrorCode.TASK_NOT_HELD);
     this.deps.log.info("compute task attempt failed", { taskId, nodeId: node.id, status: outcome.status, error: error.slice(0, 200) });
     node.lastFailureAt = new Date(now);
     if (outcome.status === "queued") void this.offer();
@@ -275,7 +275,7 @@ export class ComputeDispatcher implements ComputeDispatch {
 
   /** The node is stopping and gives its task back. */
   async release(node: ComputeNode, taskId: string, leaseToken: string): Promise<void> {
-    if (!(await releaseTask(this.deps.db, { taskId, nodeId: node.id, leaseToken }))) throw conflict("This task is no longer yours.", "Task not held");
+    if (!(await releaseTask(this.deps.db, { taskId, nodeId: node.id, leaseToken }))) throw conflict("This task is no longer yours.", "Task not held", ErrorCode.TASK_NOT_HELD);
     this.deps.log.info("compute task given back", { taskId, nodeId: node.id });
     void this.offer();
   }

@@ -1,13 +1,12 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, notExists, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { digestRuns, savedSearches, users, type SavedSearch } from "../../db/schema/index.ts";
-import { formatExact } from "../../lib/money-format.ts";
 import { randomToken } from "../crypto/tokens.ts";
 import { isRefusal } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { digestMail, type DigestSection, type SkippedSearch } from "../mail/digest.ts";
 import type { Mailer } from "../mail/mailer.ts";
-import { matchingBounties, parseSearch, type MatchedBounty } from "../services/alerts/search.ts";
+import { matchedAmountText, matchingBounties, parseSearch, type MatchedBounty } from "../services/alerts/search.ts";
 import { unsubscribeToken } from "../services/alerts/saved-searches.ts";
 import { releaseLease, takeLease } from "./lease.ts";
 import { Periodic } from "./periodic.ts";
@@ -203,7 +202,7 @@ export class DigestWorker implements BackgroundWorker {
           title: b.issueTitle ?? `Issue #${b.issueNumber}`,
           repository: b.fullName,
           issueNumber: b.issueNumber,
-          amount: `${formatExact(b.amount, b.currency)} ${b.currency}`,
+          amount: matchedAmountText(b),
           url: `${this.deps.publicUrl}/${b.fullName}`,
         })),
         more: Math.max(0, matches.length - DIGEST_LIST_SIZE),

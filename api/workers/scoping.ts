@@ -3,9 +3,9 @@ import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { Database } from "../../db/client.ts";
 import { scopingJobs } from "../../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
-import type { Planner } from "../services/scoping/plan.ts";
-import { planWithFallback } from "../services/scoping/plan-job.ts";
+import { failedJobText, planWithFallback } from "../services/scoping/plan-job.ts";
 import { PlannerFailure } from "../services/scoping/openai-planner.ts";
+import { InvalidPlanError, type Planner } from "../services/scoping/plan.ts";
 import { DOCUMENT_FAILURE_PREFIX, DocumentError, textSha256 } from "../services/scoping/document-error.ts";
 import { Periodic } from "./periodic.ts";
 import type { BackgroundWorker } from "./ports.ts";
@@ -129,14 +129,14 @@ export class ScopingWorker implements BackgroundWorker {
         await db.update(scopingJobs).set({ status: "queued", leaseUntil: null, leaseToken: null, attempts: job.attempts - 1 }).where(held);
         return;
       }
-      const permanent = err instanceof PlannerFailure || job.attempts >= SCOPING_MAX_ATTEMPTS || (err as Error).name === "InvalidPlanError";
+      const permanent = err instanceof PlannerFailure || err instanceof InvalidPlanError || job.attempts >= SCOPING_MAX_ATTEMPTS;
       const message = (err as Error).message.slice(0, 500);
       log.warn("scoping job attempt failed", { jobId: job.id, planner: job.planner, attempts: job.attempts, permanent, err: message });
       await db
         .update(scopingJobs)
         .set(
           permanent
-            ? { status: "failed", error: message, leaseUntil: null, leaseToken: null, finishedAt: new Date() }
+            ? { status: "failed", error: failedJobText(err), leaseUntil: null, leaseToken: null, finishedAt: new Date() }
             : { status: "queued", error: message, leaseUntil: null, leaseToken: null, nextAttemptAt: new Date(Date.now() + 2000 * 2 ** Math.min(job.attempts, 8)) },
         )
         .where(held);

@@ -26,6 +26,7 @@ import { openDatabase } from "../../db/client.ts";
 import { createMailer } from "../mail/mailer.ts";
 import type { Database } from "../../db/client.ts";
 import { chainCursors, chainTransactions } from "../../db/schema/index.ts";
+import { CURRENCIES } from "../../lib/money.ts";
 import { RepoRewardsAbi } from "../../contracts/artifacts/index.ts";
 import type { ChainAccess } from "../chain/clients.ts";
 import { describeChainError } from "../chain/errors.ts";
@@ -39,7 +40,6 @@ import { Periodic } from "./periodic.ts";
  * BountyPaid; an escrowed tip's payout (TipPaid) is the operator's choice of address, like a bounty's.
  */
 const OUTFLOW_EVENTS = new Set(["BountyPaid", "PoolWithdrawn", "OutflowQueued", "ExcessSwept", "TipPaid"]);
-const CURRENCY_NAMES = ["XDC", "ROXN", "USDC"] as const;
 const BATCH_BLOCKS = 2000n;
 
 export interface WatcherDeps {
@@ -130,7 +130,7 @@ export class EscrowWatcher {
         functionName: "caps",
         args: [currency, repoId],
       });
-      const name = CURRENCY_NAMES[currency] ?? String(currency);
+      const name = CURRENCIES[currency] ?? String(currency);
       if (repoUsed >= scaled(perRepo)) findings.push({ kind: "near-cap", detail: `repository ${repoId}: ${repoUsed} of its ${perRepo} ${name} daily cap (smallest units) went out` });
       if (totalUsed >= scaled(total)) findings.push({ kind: "near-cap", detail: `in total: ${totalUsed} of the ${total} ${name} daily cap (smallest units) went out` });
     }
@@ -221,7 +221,8 @@ if (import.meta.main) {
     process.exit(1);
   }
   const env = parsed.data;
-  const log = createLogger(env.LOG_LEVEL);
+  // The guardian's key is never logged, with or without its 0x (api/logger.ts).
+  const log = createLogger(env.LOG_LEVEL, undefined, {}, "json", { redaction: { values: [env.GUARDIAN_PRIVATE_KEY, env.GUARDIAN_PRIVATE_KEY.slice(2)] } });
   const database = await openDatabase(env.DATABASE_URL, { authToken: env.DATABASE_AUTH_TOKEN });
   // The chain settings the server uses, built from the watcher's few variables (no operator key is read).
   const config = chainConfig({ ...env, USDC_TOKEN_ADDRESS: env.REWARDS_CONTRACT_ADDRESS, ROXN_TOKEN_ADDRESS: env.REWARDS_CONTRACT_ADDRESS } as unknown as Env);

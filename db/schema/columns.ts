@@ -16,5 +16,5 @@ export const amount = customType<{ data: bigint; driverData: string }>({
 /** Milliseconds since the epoch, read as a Date. */
 export const timestamp = (name: string) => integer(name, { mode: "timestamp_ms" });
 
-export const CURRENCIES = ["XDC", "ROXN", "USDC"] as const;
-export type Currency = (typeof CURRENCIES)[number];
+/** The currency columns' enum: the platform's currencies (lib/money.ts), not a list of its own. */
+export { CURRENCIES, type Currency } from "../../lib/money.ts";

@@ -18,12 +18,12 @@ import { startMailSink } from "../../testing/dev-tools.ts";
 import { DigestWorker } from "../../api/workers/digest.ts";
 import type { Mailer, MailMessage } from "../../api/mail/mailer.ts";
 import { createMailer } from "../../api/mail/mailer.ts";
+import { CURRENCIES, unitOf } from "../../lib/money.ts";
 
 const SUBSCRIBERS = Number(process.argv[2] ?? 10_000);
 const BOUNTIES = Number(process.argv[3] ?? 200_000);
 const SMTP = process.argv.includes("--smtp");
 const REPOS = 200;
-const XDC = 10n ** 18n;
 const WORDS = ["parser", "wallet", "docs", "bridge", "indexer", "sdk", "ui", "tests", "cli", "api"];
 
 const sink = SMTP ? await startMailSink({ keep: 50 }) : undefined;
@@ -56,8 +56,8 @@ await batchInsert(
   ["github_repo_id", "issue_number", "currency", "amount", "status", "allocated_tx", "allocated_at", "issue_title", "updated_block"],
   Array.from({ length: BOUNTIES }, (_, i) => {
     const fresh = i % 10 === 0;
-    const currency = ["XDC", "ROXN", "USDC"][i % 3]!;
-    const amount = (BigInt(1 + (i % 500)) * (currency === "USDC" ? 10n ** 6n : XDC)).toString();
+    const currency = CURRENCIES[i % 3]!;
+    const amount = (BigInt(1 + (i % 500)) * unitOf(currency)).toString();
     return [700_000 + (i % REPOS), 1 + Math.floor(i / REPOS), currency, amount, "open", `0x${i.toString(16).padStart(64, "0")}`, fresh ? savedAt + 1_000 + (i % 80_000_000) : savedAt - 1_000 - i, `Improve the ${WORDS[i % WORDS.length]} (${i})`, 1];
   }),
 );
@@ -68,7 +68,7 @@ await batchInsert(
 );
 const searches: string[] = [];
 for (let i = 0; i < 40; i++) {
-  const parts = [`currency=${["XDC", "ROXN", "USDC"][i % 3]}`, `min=${(i % 5) * 50}`];
+  const parts = [`currency=${CURRENCIES[i % 3]}`, `min=${(i % 5) * 50}`];
   if (i % 2) parts.push(`q=${WORDS[i % WORDS.length]}`);
   if (i % 4 === 0) parts.push(`repo=org${i % 20}/repo${i}`);
   searches.push(new URLSearchParams(parts.map((p) => p.split("=") as [string, string])).toString());

@@ -30,10 +30,10 @@ import { advanceRecentTotals, rebuildRecords } from "../../api/services/reliabil
 import { PublicRepositoryListCache } from "../../api/services/repositories/public-list-cache.ts";
 import { listedRepositoriesPage } from "../../api/services/repositories/list-public.ts";
 import { reliabilityOf } from "../../api/services/reliability/read.ts";
+import { unitOf } from "../../lib/money.ts";
 
 const TARGET_RATIO = 0.3;
 const CONTRIBUTORS = 20_000;
-const UNIT = { XDC: 10n ** 18n, ROXN: 10n ** 18n, USDC: 10n ** 6n } as const;
 const LANGUAGES = ["TypeScript", "Rust", "Go", "Python", "Solidity", "JavaScript", "C", "Java", null];
 const LABELS = ["bug", "enhancement", "good first issue", "documentation", "help wanted", "security"];
 const WORDS = "address parser wallet signing checksum gas estimate token allowance transfer batch ledger docs guide error typed rpc retry cache index explorer contract event log block nonce fee pool bounty payout webhook".split(" ");
@@ -102,7 +102,7 @@ async function seed(url: string, repositoryCount: number): Promise<{ seconds: nu
       const roll = random();
       const status = roll < 0.2 ? "open" : roll < 0.8 ? "paid" : "cancelled";
       const currency = random() < 0.8 ? "XDC" : random() < 0.5 ? "ROXN" : "USDC";
-      const amount = BigInt(1 + Math.floor(random() * 500)) * UNIT[currency];
+      const amount = BigInt(1 + Math.floor(random() * 500)) * unitOf(currency);
       if (status === "open" && currency === "XDC") openXdc += amount;
       const allocatedAt = registeredAt + Math.floor(random() * Math.max(1, now - registeredAt));
       const closedAt = status === "open" ? null : Math.min(now, allocatedAt + Math.floor(random() * 20 * day));
@@ -114,7 +114,7 @@ async function seed(url: string, repositoryCount: number): Promise<{ seconds: nu
       );
       if (status === "open" && random() < 0.25) claimValues.push(`(${id}, ${n}, ${1 + Math.floor(random() * CONTRIBUTORS)})`);
     }
-    poolValues.push(`(${id}, 'XDC', '${BigInt(Math.floor(random() * 2000)) * UNIT.XDC}', '${openXdc}')`);
+    poolValues.push(`(${id}, 'XDC', '${BigInt(Math.floor(random() * 2000)) * unitOf("XDC")}', '${openXdc}')`);
     if (repoValues.length >= 2000) {
       await rows("INSERT INTO repositories (github_repo_id, full_name, full_name_key, owner, name, description, html_url, language, registered_at, updated_at)", repoValues.splice(0));
       await rows("INSERT INTO repository_pools (github_repo_id, currency, balance, allocated)", poolValues.splice(0));

@@ -98,7 +98,7 @@ export async function startPlatform(dataDir: string, extraEnv: Record<string, st
     stderr: "inherit",
     stdin: "ignore",
   });
-  const url = await waitForFileLine(logFile, /"msg":"listening".*?"url":"([^"]+)"/, 300_000, proc);
+  const url = await waitForFileLine(logFile, /^(?=.*"msg":"listening").*?"url":"([^"]+)"/m, 300_000, proc);
   return {
     url,
     proc,
@@ -122,7 +122,7 @@ export async function startServerProcess(command: string[], options: { env: Reco
     stderr: "inherit",
     stdin: "ignore",
   });
-  const url = await waitForFileLine(options.logFile, /"msg":"listening".*?"url":"([^"]+)"/, options.timeoutMs ?? 60_000, proc);
+  const url = await waitForFileLine(options.logFile, /^(?=.*"msg":"listening").*?"url":"([^"]+)"/m, options.timeoutMs ?? 60_000, proc);
   return {
     url,
     proc,

@@ -31,6 +31,7 @@ import { openDatabase, migrateDatabase, type Database } from "../../db/client.ts
 import { bounties, bountyClaims, githubCache, githubInstallations, repositories, repositoryPools, users, type Currency } from "../../db/schema/index.ts";
 import { issuesCacheKey, repoCacheKey, type IssueSummary, type RepoPublicInfo } from "../../api/github/data.ts";
 import { generateDevSecrets } from "../lib/dev-secrets.ts";
+import { unitOf } from "../../lib/money.ts";
 import { makeTempDir, NO_CHAIN, NO_EXTERNALS } from "../../testing/context.ts";
 import { compareServers, load, loadGenerator, percentile, startBaseline, startBareBytes, startServerProcess, table, type ChildServer, type LoadResult } from "./lib.ts";
 
@@ -39,7 +40,6 @@ const ISSUES_PER_REPOSITORY = 50;
 const OWNERS = 50;
 const USERS = 100;
 const TARGET_RATIO = 0.3;
-const UNIT: Record<Currency, bigint> = { XDC: 10n ** 18n, ROXN: 10n ** 18n, USDC: 10n ** 6n };
 
 /** The child: the production server on the seeded database, without workers or the site. */
 async function serve(): Promise<void> {
@@ -345,7 +345,7 @@ async function seed(databaseUrl: string): Promise<string[]> {
     const bountyCount = Math.floor(random() * 9);
     for (let n = 1; n <= bountyCount; n++) {
       const currency: Currency = random() < 0.8 ? "XDC" : random() < 0.5 ? "ROXN" : "USDC";
-      const amount = BigInt(5 + Math.floor(random() * 200)) * UNIT[currency];
+      const amount = BigInt(5 + Math.floor(random() * 200)) * unitOf(currency);
       const paid = random() < 0.2;
       if (!paid) allocated[currency] += amount;
       bountyRows.push({
@@ -368,9 +368,9 @@ async function seed(databaseUrl: string): Promise<string[]> {
         for (let c = 0; c < claimants; c++) claimRows.push({ githubRepoId: id, issueNumber: n, userId: userRows[(i * 7 + n * 3 + c) % userRows.length]!.id });
       }
     }
-    if (random() < 0.85) poolRows.push({ githubRepoId: id, currency: "XDC", balance: BigInt(Math.floor(random() * 2000)) * UNIT.XDC, allocated: allocated.XDC });
-    if (random() < 0.3 || allocated.ROXN > 0n) poolRows.push({ githubRepoId: id, currency: "ROXN", balance: BigInt(Math.floor(random() * 10000)) * UNIT.ROXN, allocated: allocated.ROXN });
-    if (random() < 0.1 || allocated.USDC > 0n) poolRows.push({ githubRepoId: id, currency: "USDC", balance: BigInt(Math.floor(random() * 500)) * UNIT.USDC, allocated: allocated.USDC });
+    if (random() < 0.85) poolRows.push({ githubRepoId: id, currency: "XDC", balance: BigInt(Math.floor(random() * 2000)) * unitOf("XDC"), allocated: allocated.XDC });
+    if (random() < 0.3 || allocated.ROXN > 0n) poolRows.push({ githubRepoId: id, currency: "ROXN", balance: BigInt(Math.floor(random() * 10000)) * unitOf("ROXN"), allocated: allocated.ROXN });
+    if (random() < 0.1 || allocated.USDC > 0n) poolRows.push({ githubRepoId: id, currency: "USDC", balance: BigInt(Math.floor(random() * 500)) * unitOf("USDC"), allocated: allocated.USDC });
 
     const info: RepoPublicInfo = {
       id,

@@ -47,7 +47,7 @@ ${button("/repos/rename", "Rename", { repo: name }, html`<label>New name for ${n
 ${button("/repos/transfer", "Transfer", { repo: name }, html`<label>New owner of ${name} <select name="newOwner">${owners.map((o) => html`<option>${o}</option>`)}</select></label>`)}
 ${button("/repos/visibility", repo.private ? "Make public" : "Make private", { repo: name, visibility: repo.private ? "public" : "private" })}
 ${button("/issues", "Open issue", { repo: name }, html`${userSelect(world, "author", "as")}<label>Title <input name="title" required></label><label>Labels <input name="labels" size="12" placeholder="bug, bounty"></label>`)}
-${button("/pulls", "Open pull request", { repo: name }, html`${userSelect(world, "author", "as")}<label>Title <input name="title" required></label><label>Body <input name="body" placeholder="Fixes #1"></label><label>Head branch <input name="head" size="12" required></label>`)}
+${button("/pulls", "Open pull request", { repo: name }, html`${userSelect(world, "author", "as")}<label>Title <input name="title" required></label><label>Body <input name="body" placeholder="Fixes #1"></label><label>Head branch <input name="head" size="12" required></label><label>Commit message <textarea name="commitMessage" rows="3" cols="40" placeholder="Fix #1&#10;&#10;Co-authored-by: Carol Private &lt;1003+carol@users.noreply.github.com&gt;"></textarea></label>`)}
 <table><thead><tr><th>#</th><th>Title</th><th>State</th><th>Labels</th><th>Actions</th></tr></thead><tbody>
 ${items.map(
   (i) =>

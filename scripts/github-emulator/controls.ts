@@ -41,6 +41,8 @@ const schemas = {
     base: z.string().min(1).optional(),
     /** Commit messages (with any `Co-authored-by:` trailers), authored by the pull request's author unless `author` says otherwise. */
     commits: z.array(z.object({ message: z.string().min(1), author: login.optional() })).optional(),
+    /** The control page's one commit message (a form cannot send `commits`): trailers such as `Co-authored-by:` included. */
+    commitMessage: z.string().optional(),
   }),
   /** Commits pushed to an open pull request (`pull_request.synchronize`); `actor` defaults to the pull request's author. */
   pushToPullRequest: z.object({ repo, number, commits: z.array(z.object({ message: z.string().min(1), author: login.optional() })).min(1), actor: login.optional() }),
@@ -151,7 +153,10 @@ export function createControls({ world, actions, webhooks }: EmulatorContext): E
     async openPullRequest(raw) {
       const input = parse("openPullRequest", raw);
       const r = findRepo(input.repo);
-      return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base, commits: input.commits }));
+      // A form's text area sends CRLF line ends; a commit message has LF.
+      const typed = input.commitMessage?.replace(/\r\n/g, "\n").trim();
+      const commits = input.commits ?? (typed ? [{ message: typed }] : undefined);
+      return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base, commits }));
     },
     async pushToPullRequest(raw) {
       const input = parse("pushToPullRequest", raw);

@@ -309,6 +309,18 @@ describe("shared rewards' questions (issue 29)", () => {
     expect((await get("/repos/alice/xdc-explorer-lite/pulls/999999/commits", tokens.alice)).res.status).toBe(404);
   });
 
+  test("the control page's pull request form takes a commit message, trailers included (issue 38)", async () => {
+    const page = await (await fetch(`${w.emulator.webUrl}/_emulator`)).text();
+    expect(page).toContain('name="commitMessage"');
+    const form = new URLSearchParams({ repo: "alice/xdc-explorer-lite", author: "bob", title: "Form pair work", body: "", head: "bob:form-pair", commitMessage: "Fix it\r\n\r\nCo-authored-by: Carol <1003+carol@users.noreply.github.com>" });
+    const posted = await fetch(`${w.emulator.webUrl}/_emulator/pulls`, { method: "POST", body: form, redirect: "manual" });
+    expect(posted.status).toBe(303);
+    const pulls = (await get("/repos/alice/xdc-explorer-lite/pulls?state=all&per_page=100", tokens.alice)).body as { number: number; title: string }[];
+    const number = pulls.find((p) => p.title === "Form pair work")!.number;
+    const { body } = await get(`/repos/alice/xdc-explorer-lite/pulls/${number}/commits`, tokens.alice);
+    expect(body.map((c: { commit: { message: string } }) => c.commit.message)).toEqual(["Fix it\n\nCo-authored-by: Carol <1003+carol@users.noreply.github.com>"]);
+  });
+
   test("GET /search/users?q=<e-mail> in:email finds the account showing that address; a bare login finds it too", async () => {
     expect((await get(`/search/users?q=${encodeURIComponent("carol@example.com in:email")}`, tokens.alice)).body).toMatchObject({ total_count: 1, items: [{ login: "carol", id: 1003 }] });
     expect((await get(`/search/users?q=${encodeURIComponent("nobody@example.com in:email")}`, tokens.alice)).body).toMatchObject({ total_count: 0, items: [] });

@@ -16,12 +16,19 @@ export interface DevHooks {
   refundBoostsAfter(seconds: number): Promise<number>;
   /** Runs the attempts' lock pass as of `seconds` from now; how many locks it released. */
   expireLocksAfter(seconds: number): Promise<number>;
+  /** Sets a user's KYC state at the on-ramp simulator's sell side (by GitHub login); their customer id, or undefined. */
+  setKyc?(login: string, status: KycStatus): Promise<string | undefined>;
 }
+
+const KYC_STATUSES = ["approved", "required", "pending", "rejected"] as const;
+type KycStatus = (typeof KYC_STATUSES)[number];
 
 const DigestBody = z.object({ _csrf: z.string().optional() }).strict();
 const RefundBody = z
   .object({ seconds: z.number().int().min(0).max(MAX_CLOCK_STEP_SECONDS).meta({ description: "How far the chain's clock moves on first" }), _csrf: z.string().optional() })
   .strict();
+
+const KycBody = z.object({ login: z.string().min(1).max(39), status: z.enum(KYC_STATUSES), _csrf: z.string().optional() }).strict();
 
 /**
  * The development server's own routes (the embedded default only; never in production): a journey cannot wait a
@@ -33,6 +40,7 @@ const RefundBody = z
  *   POST /dev/digest          {}          the daily digest, as of tomorrow        -> { handled }
  *   POST /dev/refund-boosts   { seconds } the chain's clock on, then refunds due  -> { sent }
  *   POST /dev/attempt-locks   { seconds } the lock pass as of that much later     -> { expired }
+ *   POST /dev/onramp-kyc      { login, status } a user's KYC state at the simulator's sell side -> { customerId, status }
  */
 export function devRoutes(hooks: DevHooks): (app: Hono<AppBindings>) => void {
   return (app) => {
@@ -49,5 +57,15 @@ export function devRoutes(hooks: DevHooks): (app: Hono<AppBindings>) => void {
       requireSession(c);
       return c.json({ expired: await hooks.expireLocksAfter(c.req.valid("json").seconds) });
     });
+    const setKyc = hooks.setKyc;
+    if (setKyc) {
+      app.post("/dev/onramp-kyc", validate("json", KycBody), async (c) => {
+        requireSession(c);
+        const { login, status } = c.req.valid("json");
+        const customerId = await setKyc(login, status);
+        if (!customerId) return c.json({ error: "no such user" }, 404);
+        return c.json({ customerId, status });
+      });
+    }
   };
 }

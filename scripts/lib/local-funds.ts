@@ -1,6 +1,7 @@
 import { createWalletClient, http, parseEther, parseUnits, publicActions, type Address, type Chain, type Hex } from "viem";
 import { RoxnAbi, TestUsdcAbi } from "../../contracts/artifacts/index.ts";
 import { anvilAccounts } from "./anvil.ts";
+import { DECIMALS } from "../../lib/money.ts";
 
 /** One JSON-RPC call to the local node (anvil's own methods included), its error thrown as an Error. */
 export async function anvilRpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
@@ -26,8 +27,8 @@ export function localFunder(rpcUrl: string, chain: Chain, tokens: { roxn: Addres
   return async function fund(address: Address, amounts: LocalAmounts): Promise<void> {
     if (amounts.xdc) await anvilRpc(rpcUrl, "anvil_setBalance", [address, `0x${parseEther(amounts.xdc).toString(16)}`]);
     const mints: Hex[] = [];
-    if (amounts.roxn) mints.push(await wallet.writeContract({ address: tokens.roxn, abi: RoxnAbi, functionName: "mint", args: [address, parseEther(amounts.roxn)] }));
-    if (amounts.usdc) mints.push(await wallet.writeContract({ address: tokens.usdc, abi: TestUsdcAbi, functionName: "mint", args: [address, parseUnits(amounts.usdc, 6)] }));
+    if (amounts.roxn) mints.push(await wallet.writeContract({ address: tokens.roxn, abi: RoxnAbi, functionName: "mint", args: [address, parseUnits(amounts.roxn, DECIMALS.ROXN)] }));
+    if (amounts.usdc) mints.push(await wallet.writeContract({ address: tokens.usdc, abi: TestUsdcAbi, functionName: "mint", args: [address, parseUnits(amounts.usdc, DECIMALS.USDC)] }));
     for (const hash of mints) {
       const receipt = await wallet.waitForTransactionReceipt({ hash });
       if (receipt.status !== "success") throw new Error(`funding ${address}: mint ${hash} reverted`);

@@ -36,6 +36,7 @@ import { formatXdc, inrToXdc, xdcToInr } from "./prices.ts";
 import { orderPage, startPage, messagePage } from "./pages.ts";
 import type { SimulatedOrder, SimulatedOrderState } from "./order.ts";
 import { localChain } from "../../api/chain/config.ts";
+import { addPriceApi, addSellApi, type SellSimulator } from "./sell-api.ts";
 
 export interface OnrampSimulatorOptions {
   /** 0 or unset: a free port. */
@@ -49,8 +50,16 @@ export interface OnrampSimulatorOptions {
   providerKey: Hex;
   /** Price in paise per XDC (default 250: 1 XDC = ₹2.50). */
   paisePerXdc?: bigint;
-  /** How long a sale waits for the XDC before it fails. */
+  /** How long a sale waits for the XDC before it fails (also a cash-out's deposit). */
   saleTimeoutMs?: number;
+  /** The USDC token on the local chain, for USDC cash-outs. */
+  usdcAddress?: Address;
+  /** Paise per USDC (default 8400: 1 USDC = ₹84.00). */
+  paisePerUsdc?: bigint;
+  /** How long a cash-out quote is valid (default 60 s). */
+  quoteTtlMs?: number;
+  /** CoinGecko coin ids the price endpoint answers for (default xdce-crowd-sale and usd-coin). */
+  priceCoinIds?: Record<string, "XDC" | "USDC">;
   log?: (message: string) => void;
 }
 
@@ -59,6 +68,10 @@ export type { SimulatedOrder, SimulatedOrderState };
 export interface OnrampSimulator {
   url: string;
   orders: Map<number, SimulatedOrder>;
+  /** The sell-side API (cash-outs to UPI; sell-api.ts): its orders and controls. */
+  sell: SellSimulator;
+  /** The CoinGecko-shaped price endpoint (PRICE_SOURCE_URL). */
+  priceUrl: string;
   stop(): Promise<void>;
 }
 
@@ -261,12 +274,31 @@ export async function startOnrampSimulator(options: OnrampSimulatorOptions): Pro
     return c.body(body, 200, { "content-type": "application/json", [SIGNATURE_HEADER]: await signWebhookBody(options.appSecret, body) });
   });
   app.get("/", (c) => c.html(messagePage("On-ramp simulator", "Open the buy or sell page from the Issuepool wallet.")));
+  const paisePer = { XDC: paisePerXdc, USDC: options.paisePerUsdc ?? 8400n };
+  let url = "";
+  const sell = addSellApi(app, () => url, {
+    appId: options.appId,
+    appSecret: options.appSecret,
+    webhookUrl: options.webhookUrl,
+    rpcUrl: options.rpcUrl,
+    chain,
+    usdcAddress: options.usdcAddress,
+    paisePer,
+    quoteTtlMs: options.quoteTtlMs,
+    depositTimeoutMs: saleTimeoutMs,
+    log,
+  });
+  addPriceApi(app, paisePer, options.priceCoinIds ?? { "xdce-crowd-sale": "XDC", "usd-coin": "USDC" });
 
   const server = Bun.serve({ hostname: "127.0.0.1", port: options.port ?? 0, fetch: app.fetch });
+  url = `http://127.0.0.1:${server.port}`;
   return {
-    url: `http://127.0.0.1:${server.port}`,
+    url,
     orders,
+    sell,
+    priceUrl: `${url}/api/v3/simple/price`,
     async stop() {
+      sell.stop();
       for (const timer of watchers) clearInterval(timer);
       await server.stop(true);
     },

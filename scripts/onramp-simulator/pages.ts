@@ -105,3 +105,13 @@ ${
 }`;
   return layout(`Order ${order.orderId}`, body, finished ? { seconds: 1, url: returnUrl } : order.state === "created" ? undefined : { seconds: 1 });
 }
+
+/** The provider's identity check for cash-outs (simulated: one button approves it). */
+export function kycPage(customerId: string, status: string): Html {
+  return layout(
+    "Verify your identity",
+    html`<h1>Verify your identity</h1>
+<p>Before paying INR to a UPI account the provider must know who you are. Customer <code>${customerId}</code>: <span class="state" data-kyc-state="${status}">${status}</span>.</p>
+<form method="post"><div class="actions"><button type="submit" class="primary">Verify identity (simulated)</button></div></form>`,
+  );
+}

@@ -1,4 +1,5 @@
 import { formatEther, parseEther } from "viem";
+import { unitOf } from "../../lib/money.ts";
 
 /** The simulator's made-up price, in paise per XDC; amounts as decimal strings, never floats. */
 const PAISE_PER_RUPEE = 100n;
@@ -11,7 +12,7 @@ export function inrToXdc(inr: string, paisePerXdc: bigint): string {
 
 /** XDC to INR, 2 decimals, rounded down. */
 export function xdcToInr(xdc: string, paisePerXdc: bigint): string {
-  const paise = (parseEther(xdc) * paisePerXdc) / 10n ** 18n;
+  const paise = (parseEther(xdc) * paisePerXdc) / unitOf("XDC");
   return `${paise / PAISE_PER_RUPEE}.${String(paise % PAISE_PER_RUPEE).padStart(2, "0")}`;
 }
 

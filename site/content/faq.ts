@@ -71,7 +71,7 @@ export const FAQ_SECTIONS: FaqSection[] = [
     title: "Issue Rewards",
     entries: [
       { q: "How is a bounty set?", a: "A pool manager opens Set Reward on an issue, chooses XDC, ROXN or USDC and an amount from the pool. The minimum is 1 XDC or 0.0001 ROXN/USDC. A bounty is final once set." },
-      { q: "How do I earn a bounty?", a: "Choose Contribute on a funded issue, open a pull request that closes it (for example with 'Fixes #12' in the description) and get it merged. The bounty is paid to your wallet automatically, once." },
+      { q: "How do I earn a bounty?", a: "Comment /attempt on a funded issue on GitHub (new to Issuepool? choose Contribute on the issue's row on Issuepool: it signs you in with GitHub and puts you down for it), open a pull request that closes it (for example with 'Fixes #12' in the description) and get it merged. The bounty is paid to your wallet automatically, once." },
       { q: "What happens if an issue is closed without a fix?", a: "An issue closed as not planned returns its bounty to the repository's pool, and every funder's boost to its funder. Funds are never forfeited." },
       { q: "Can a bounty be paid twice?", a: "No. The contract pays each bounty at most once, to one contributor, and the platform records every payout." },
     ],

@@ -1,5 +1,6 @@
-/** Amounts (the one money formatter, lib/money-format.ts) and relative times for the pages. */
-export { DECIMALS, decimalToUnits, formatAmount, formatUnits, type Symbol } from "../../lib/money-format.ts";
+/** Amounts (the one definition of money, lib/money.ts, and its formatter, lib/money-format.ts) and relative times for the pages. */
+export { bountyText, decimalToUnits, formatAmount, formatFull, formatUnits } from "../../lib/money-format.ts";
+export { CURRENCIES, CURRENCY_NAMES, DECIMALS, unitOf, type Currency } from "../../lib/money.ts";
 
 /** 'Registered: 3 days ago' style relative time. */
 export function timeAgo(date: Date, now: Date = new Date()): string {

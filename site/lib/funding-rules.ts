@@ -4,9 +4,9 @@
  * unit. The server checks all of them again; these only spare the person a
  * round trip and give the spec's messages before anything is sent.
  */
-import { DECIMALS, formatAmount } from "./format.ts";
+import { DECIMALS, formatAmount, unitOf, type Currency } from "./format.ts";
 
-export type Currency = keyof typeof DECIMALS;
+export type { Currency };
 
 /** A toast's title and sentence: what went wrong, in the spec's words. */
 export interface Problem {
@@ -14,7 +14,7 @@ export interface Problem {
   message: string;
 }
 
-const unit = (currency: Currency) => 10n ** BigInt(DECIMALS[currency]);
+const unit = unitOf;
 
 /**
  * Strict decimal parsing of what a person typed: digits with an optional

@@ -28,7 +28,7 @@ export interface DemoIssue {
 export const demoStatus = (issue: Pick<DemoIssue, "reward">): "open" | "funded" => (issue.reward !== null && issue.reward > 0 ? "funded" : "open");
 
 const CONTRIBUTION_STEPS = [
-  "Claim the issue with Contribute",
+  "Comment /attempt on the issue to claim it",
   "Fork the repository and write the fix",
   "Open a pull request that says “Fixes #{number}”",
   "The maintainer reviews and merges it",

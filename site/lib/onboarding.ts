@@ -82,5 +82,24 @@ export function setupOnboarding(): void {
     button.addEventListener("click", () => void openGuide(button.dataset.openGuide as GuideName));
   });
   const guide = guideToOpen(pageOf(location.pathname), currentRole(), hasSeen);
-  if (guide) void openGuide(guide);
+  if (guide) void openUnlessExperienced(guide);
+}
+
+/**
+ * The guides open by themselves for visitors and new accounts, not for someone who has done what they teach on
+ * every new browser (issue 38: alice, running five repositories, got the Welcome and the Pool Manager Guide). Asked
+ * once per browser: an experienced account's guides are marked seen (the Help menu still opens them).
+ */
+async function openUnlessExperienced(guide: GuideName): Promise<void> {
+  if (document.documentElement.dataset.auth === "yes") {
+    // The guide's module loads while the question is asked: a new account's guide opens no later than before.
+    const loading = guide === "welcome" ? undefined : import("../islands/onboarding/mount.tsx").catch(() => undefined);
+    const [answer] = await Promise.all([fetch("/api/user/onboarding", { credentials: "same-origin", headers: { Accept: "application/json" } }).catch(() => null), loading]);
+    const body = answer?.ok ? ((await answer.json().catch(() => null)) as { newAccount?: boolean } | null) : null;
+    if (body?.newAccount === false) {
+      for (const name of GUIDES) markSeen(name);
+      return;
+    }
+  }
+  await openGuide(guide);
 }

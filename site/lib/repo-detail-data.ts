@@ -6,7 +6,7 @@
  */
 import type { Currency } from "./funding-rules.ts";
 import { fromApi } from "./funding-rules.ts";
-import { formatAmount } from "./format.ts";
+import { bountyText, formatFull } from "./format.ts";
 import type { ApiResponse } from "./api.ts";
 
 export interface IssueLabel {
@@ -104,7 +104,7 @@ export interface UnifiedLike {
   githubRepoFullName: string;
   github: { name: string; full_name: string; description: string | null; html_url: string; private: boolean } | null;
   issues: RepoIssue[];
-  bounties: { issueNumber: number; currency: Currency; amount: string }[];
+  bounties: { issueNumber: number; currency: Currency; amount: string; total: string; boosted: string; funders: BountyInfo["funders"] }[];
   blockchain: { poolRewards: Record<Currency, string> } | null;
   stale: boolean;
 }
@@ -143,6 +143,9 @@ export function initialFromUnified(unified: UnifiedLike): InitialRepoData | null
             xdcAmount: b.currency === "XDC" ? b.amount : "0",
             roxnAmount: b.currency === "ROXN" ? b.amount : "0",
             usdcAmount: b.currency === "USDC" ? b.amount : "0",
+            total: b.total,
+            boosted: b.boosted,
+            funders: b.funders,
             status: "open",
             recipient: null,
             transactionHash: null,
@@ -165,11 +168,30 @@ export function bountyAmount(bounty: BountyInfo): { currency: Currency; amount: 
   return { currency, amount: fromApi(raw, currency) };
 }
 
-/** '25.0000 XDC', '150.00 ROXN'; 'N/A' when the amount cannot be read. */
+/**
+ * The bounty as every page shows it (lib/money-format.ts, issue 38): the whole of it ("54.9750 XDC"), the breakdown
+ * when funders added to it ("50.0000 XDC from the pool + 4.9750 XDC from 1 funder"), and who the funders are (a
+ * title: anonymous ones unnamed).
+ */
+export function bountyFigures(bounty: BountyInfo): { currency: Currency; total: string; breakdown: string | null; names: string } {
+  const { currency, amount } = bountyAmount(bounty);
+  const funders = fromApi(bounty.boosted, currency);
+  const text = bountyText({ currency, pool: amount, funders, funderCount: bounty.funders.length });
+  const names = bounty.funders.map((f) => `${f.funder ? `@${f.funder}` : "anonymous"}: ${formatFull(fromApi(f.amount, currency), currency)} ${currency}`).join("\n");
+  return { currency, ...text, names };
+}
+
+/** The whole bounty ('54.9750 XDC', '150.00 ROXN'); 'N/A' when there is none. */
 export function bountyLabel(bounty: BountyInfo | null | undefined): string {
   if (!bounty) return "N/A";
+  const { amount } = bountyAmount(bounty);
+  return amount > 0n || fromApi(bounty.boosted, bounty.currency) > 0n ? bountyFigures(bounty).total : "N/A";
+}
+
+/** The pool's share alone (what a cancellation returns to the pool: the funders' shares stay theirs). */
+export function poolShareLabel(bounty: BountyInfo): string {
   const { currency, amount } = bountyAmount(bounty);
-  return amount > 0n ? `${formatAmount(amount, currency)} ${currency}` : "N/A";
+  return `${formatFull(amount, currency)} ${currency}`;
 }
 
 /** A bounty that is set (open or paid) blocks another one: bounties are final. */

@@ -56,7 +56,7 @@ test("the public view starts the page for registered public repositories only", 
     repoId: 5,
     github: { name: "r", full_name: "o/r", description: null, html_url: "https://gh/o/r", private: false },
     issues: [{ id: 1, number: 2, title: "t", html_url: "u", labels: [], body: "long" } as never],
-    bounties: [{ issueNumber: 2, currency: "ROXN", amount: "150" }],
+    bounties: [{ issueNumber: 2, currency: "ROXN", amount: "150", total: "150", boosted: "0", funders: [] }],
     blockchain: { poolRewards: { XDC: "1", ROXN: "2", USDC: "0" } },
   })!;
   expect(data.repo.repoId).toBe(5);
@@ -67,6 +67,6 @@ test("the public view starts the page for registered public repositories only", 
 });
 
 test("active bounties are sorted by issue number", () => {
-  const b = (issueId: number) => ({ issueId, isRoxn: false, currency: "XDC" as const, xdcAmount: "1", roxnAmount: "0", usdcAmount: "0", status: "open" as const, recipient: null, transactionHash: null, state: "open" as const, heldFor: null, awaitingReason: null, issueTitle: null, issueUrl: null });
+  const b = (issueId: number) => ({ issueId, isRoxn: false, currency: "XDC" as const, xdcAmount: "1", roxnAmount: "0", usdcAmount: "0", status: "open" as const, recipient: null, transactionHash: null, state: "open" as const, heldFor: null, awaitingReason: null, issueTitle: null, issueUrl: null, total: "1", boosted: "0", funders: [] });
   expect(sortedBounties({ xdcPoolRewards: "0", roxnPoolRewards: "0", usdcPoolRewards: "0", issues: [b(4), b(1), b(2)] }).map((x) => x.issueId)).toEqual([1, 2, 4]);
 });

@@ -2,15 +2,20 @@ import { hasSeen, markSeen } from "./onboarding-flags.ts";
 
 export const REWARDS_GUIDE_FLAG = "rewards-guide";
 
-/** Shows the Rewards Guide banners until one is dismissed with 'Got it'. */
+/**
+ * The Rewards Guide banners until one is dismissed with 'Got it'. They are in the page's first paint; <html
+ * data-guide-seen> (set by the head's boot script when dismissed, and here on dismissal) leaves them out.
+ */
 export function setupRewardsGuide(root: ParentNode = document): void {
-  if (hasSeen(REWARDS_GUIDE_FLAG)) return;
   const guides = Array.from(root.querySelectorAll<HTMLElement>("[data-rewards-guide]"));
+  if (hasSeen(REWARDS_GUIDE_FLAG)) {
+    document.documentElement.setAttribute("data-guide-seen", "");
+    return;
+  }
   for (const guide of guides) {
-    guide.hidden = false;
     guide.querySelector("[data-dismiss-guide]")?.addEventListener("click", () => {
       markSeen(REWARDS_GUIDE_FLAG);
-      guides.forEach((g) => (g.hidden = true));
+      document.documentElement.setAttribute("data-guide-seen", "");
     });
   }
 }

@@ -3,12 +3,15 @@
  * `ui-theme` and applied as a `light`/`dark` class on <html>. The same logic
  * runs inline in <head> (HEAD_BOOT_SCRIPT) so the first paint already has
  * the right colours; that script also reads the signed-in hint cookie into
- * <html data-auth data-role> so the header shows the right state at once.
+ * <html data-auth data-role> so the header shows the right state at once, and
+ * marks <html data-guide-seen> when the Rewards Guide was dismissed, so the
+ * guide is in the first paint or not at all (issue 38: revealed by a module
+ * script, it was the page's largest paint, late on a slow phone).
  */
 export type Theme = "light" | "dark" | "system";
 export const THEME_STORAGE_KEY = "ui-theme";
 
-export const HEAD_BOOT_SCRIPT = `(function(){try{var r=document.documentElement;var t=localStorage.getItem('${THEME_STORAGE_KEY}');if(t!=='light'&&t!=='dark')t='system';var d=t==='dark'||(t==='system'&&matchMedia('(prefers-color-scheme: dark)').matches);r.classList.remove('light','dark');r.classList.add(d?'dark':'light');var m=/(?:^|;\\s*)ip_signed_in=([a-z]+)/.exec(document.cookie);if(m){r.setAttribute('data-auth','yes');r.setAttribute('data-role',m[1])}}catch(e){}})();`;
+export const HEAD_BOOT_SCRIPT = `(function(){try{var r=document.documentElement;var t=localStorage.getItem('${THEME_STORAGE_KEY}');if(t!=='light'&&t!=='dark')t='system';var d=t==='dark'||(t==='system'&&matchMedia('(prefers-color-scheme: dark)').matches);r.classList.remove('light','dark');r.classList.add(d?'dark':'light');var m=/(?:^|;\\s*)ip_signed_in=([a-z]+)/.exec(document.cookie);if(m){r.setAttribute('data-auth','yes');r.setAttribute('data-role',m[1])}if(localStorage.getItem('ip-onboarding:rewards-guide')==='seen')r.setAttribute('data-guide-seen','')}catch(e){}})();`;
 
 export function readTheme(): Theme {
   try {

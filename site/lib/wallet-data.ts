@@ -1,6 +1,6 @@
 import { api, type ApiResponse } from "./api.ts";
 import { createResource, type Resource } from "./wallet-resource.ts";
-import { decimalToUnits, formatAmount, type Symbol } from "./format.ts";
+import { decimalToUnits, formatAmount, type Currency } from "./format.ts";
 
 /**
  * The wallet's server data (spec sections 3 and 7) with the spec's caching:
@@ -95,12 +95,12 @@ export function refreshWallet(userId: number): Promise<unknown> {
 }
 
 /** A decimal string from the API ("12.5") in the token's smallest unit; undefined when it is not one. */
-export function toUnits(decimal: string | null | undefined, symbol: Symbol): bigint | undefined {
+export function toUnits(decimal: string | null | undefined, symbol: Currency): bigint | undefined {
   return decimalToUnits(decimal, symbol);
 }
 
 /** The one money formatter, for the API's decimal strings. */
-export function formatBalance(decimal: string | null | undefined, symbol: Symbol): string {
+export function formatBalance(decimal: string | null | undefined, symbol: Currency): string {
   const units = toUnits(decimal, symbol);
   return units === undefined ? "—" : formatAmount(units, symbol);
 }

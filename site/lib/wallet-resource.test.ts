@@ -53,3 +53,36 @@ describe("watchUntilSettled", () => {
     expect(times.length).toBe(stopped);
   });
 });
+
+describe("refetch on focus", () => {
+  test("coming back to the window reads again though the data is fresh (issue 38), once for a focus and a visibility change together", async () => {
+    const globals = globalThis as unknown as { window?: unknown; document?: unknown };
+    const saved = { window: globals.window, document: globals.document };
+    const win = new EventTarget();
+    const doc = Object.assign(new EventTarget(), { visibilityState: "visible" });
+    globals.window = win;
+    globals.document = doc;
+    let reads = 0;
+    const balance = createResource(async () => ++reads, { freshMs: 30_000, retry: 0, fallbackError: "x", refetchOnFocus: true });
+    const stop = balance.watch();
+    try {
+      await until(() => balance.$state.get().data === 1);
+      // Fresh (well within 30 s), but older than the gap: the focus reads again.
+      const { updatedAt } = balance.$state.get();
+      (balance.$state as unknown as { set(v: unknown): void }).set({ ...balance.$state.get(), updatedAt: updatedAt - 2_500 });
+      win.dispatchEvent(new Event("focus"));
+      doc.dispatchEvent(new Event("visibilitychange"));
+      await until(() => balance.$state.get().data === 2);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(reads).toBe(2);
+      // Right after a read: a second focus does not read again.
+      win.dispatchEvent(new Event("focus"));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(reads).toBe(2);
+    } finally {
+      stop();
+      globals.window = saved.window;
+      globals.document = saved.document;
+    }
+  });
+});

@@ -36,6 +36,12 @@ export interface ResourceOptions {
 }
 
 const RETRY_DELAY_MS = 1000;
+/**
+ * Coming back to the window reads again whatever the data's age (issue 38: a wallet tab showed the balance from
+ * before a purchase completed in another tab for ~28 s, until its 30 s freshness ran out); a focus and a
+ * visibility change arriving together, or a quick back-and-forth, read once.
+ */
+export const FOCUS_REFETCH_GAP_MS = 2000;
 
 export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOptions): Resource<T> {
   const initial: ResourceState<T> = Object.freeze({ data: undefined, error: null, loading: false, updatedAt: 0 });
@@ -74,8 +80,8 @@ export function createResource<T>(fetcher: () => Promise<T>, options: ResourceOp
       const timer = setInterval(() => void load({ force: true }), options.refetchIntervalMs);
       cleanups.push(() => clearInterval(timer));
     }
-    const onFocus = () => void load();
-    const onVisible = () => document.visibilityState === "visible" && void load();
+    const onFocus = () => void (Date.now() - $state.get().updatedAt >= FOCUS_REFETCH_GAP_MS ? load({ force: true }) : load());
+    const onVisible = () => document.visibilityState === "visible" && onFocus();
     const onOnline = () => void load({ force: true });
     if (options.refetchOnFocus) {
       window.addEventListener("focus", onFocus);

@@ -1,5 +1,5 @@
 import { getAddress, isAddress } from "viem";
-import { DECIMALS, formatAmount, type Symbol } from "./format.ts";
+import { DECIMALS, formatAmount, type Currency } from "./format.ts";
 import { toUnits } from "./wallet-data.ts";
 
 /**
@@ -23,7 +23,7 @@ export function recipientProblem(input: string, ownAddress: string | null): stri
   return null;
 }
 
-export function amountProblem(input: string, symbol: Symbol, balance: bigint | undefined): string | null {
+export function amountProblem(input: string, symbol: Currency, balance: bigint | undefined): string | null {
   const text = input.trim();
   const fraction = /^\d+\.(\d+)$/.exec(text)?.[1]?.replace(/0+$/, "");
   if (fraction && fraction.length > DECIMALS[symbol]) return `${symbol} amounts have at most ${DECIMALS[symbol]} decimal places.`;

@@ -3,6 +3,7 @@ import type { VSCode } from "./vscode-api.ts";
 import type { PlatformClient, PublicRepo } from "./platform.ts";
 import { repositoryOfFolder, type RepoRef } from "./git-remote.ts";
 import { decimalToUnits, formatAmount } from "../../lib/money-format.ts";
+import type { Currency } from "../../lib/money.ts";
 
 /**
  * "Issuepool Bounties": the open bounties of the GitHub repository of each
@@ -17,7 +18,7 @@ export interface BountyNode {
   issueNumber: number;
   title: string;
   url: string;
-  currency: "XDC" | "ROXN" | "USDC";
+  currency: Currency;
   /** As shown: XDC 4 decimals, ROXN and USDC 2. */
   amount: string;
   state: "open" | "claimed";

@@ -1,3 +1,5 @@
+import type { Currency } from "../../lib/money.ts";
+
 /**
  * The extension's one client of the Issuepool API. The editor token goes
  * only to the platform that issued it, only in the Authorization header,
@@ -40,8 +42,6 @@ export interface WalletInfo {
   xdcBalance?: string;
   usdcBalance?: string;
 }
-
-export type Currency = "XDC" | "ROXN" | "USDC";
 
 /** GET /api/public/unified-repo/{owner}/{repo} (the parts the editor reads). */
 export interface PublicRepo {

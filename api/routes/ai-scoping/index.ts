@@ -5,7 +5,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { DomainError, badRequest, ErrorCode, unauthorized } from "../../errors.ts";
+import { DomainError, ErrorCode, refused, unauthorized } from "../../errors.ts";
 import { validate } from "../../validate.ts";
 import { enforceRateLimit } from "../../middleware/rate-limit.ts";
 import { createScopingJob, getScopingJob, listScopingJobs, SCOPING_MAX_UPLOAD_BYTES } from "../../services/scoping/jobs.ts";
@@ -66,15 +66,15 @@ export function aiScopingRoutes(ctx: AppContext) {
       limitUpload,
       async (c) => {
         if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("multipart/form-data"))
-          throw badRequest('Send the document as multipart/form-data in the field "document".');
+          throw refused(ErrorCode.INVALID_UPLOAD, 'Send the document as multipart/form-data in the field "document".');
         const form = await c.req.parseBody().catch(() => {
-          throw badRequest('The upload could not be read. Send the document as multipart/form-data in the field "document".');
+          throw refused(ErrorCode.INVALID_UPLOAD, 'The upload could not be read. Send the document as multipart/form-data in the field "document".');
         });
         const document = form.document;
-        if (!(document instanceof File)) throw badRequest('Choose a document to upload (form field "document").');
+        if (!(document instanceof File)) throw refused(ErrorCode.INVALID_UPLOAD, 'Choose a document to upload (form field "document").');
         if (document.size > SCOPING_MAX_UPLOAD_BYTES)
           throw new DomainError({ code: ErrorCode.PAYLOAD_TOO_LARGE, error: "Payload Too Large", message: "The document is larger than 5 MB. Upload a smaller file or its text." });
-        if (document.size === 0) throw badRequest("The document is empty.");
+        if (document.size === 0) throw refused(ErrorCode.INVALID_UPLOAD, "The document is empty.");
         const job = await createScopingJob(ctx, c.get("user")!, { fileName: document.name, bytes: new Uint8Array(await document.arrayBuffer()) });
         return c.json(job, 202);
       },
@@ -115,24 +115,31 @@ const Issues = json("The issues made from the plan", z.object({ issues: z.array(
 export const aiScopingApi = [
   declareRoute({
     method: "post", path: "/api/ai-scoping/upload", operationId: "uploadScopingDocument", tags: ["ai-scoping"], security: SESSION_WRITE,
+    errors: ["invalid_upload", "rate_limited", "unreadable_document", "unsupported_media_type"],
     summary: "Uploads a document (PDF, DOCX, text; at most 5 MB) to be planned into tasks",
     request: { body: { content: { "multipart/form-data": { schema: z.object({ document: z.string().meta({ format: "binary" }) }) } }, required: true } },
     responses: { 202: json("The job, queued", ScopingJob) },
   }),
   declareRoute({
     method: "get", path: "/api/ai-scoping/results/{jobId}", operationId: "getScopingJob", tags: ["ai-scoping"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "The owner's job and, once completed, its plan (anyone else: 404)",
     request: { params: JobId },
     responses: { 200: json("The job", ScopingJob) },
   }),
   declareRoute({
     method: "post", path: "/api/ai-scoping/results/{jobId}/issues", operationId: "createIssuesFromPlan", tags: ["ai-scoping"], security: SESSION_WRITE,
+    errors: ["admin_required", "already_paid", "app_not_installed", "below_minimum", "bounty_exists", "chain_unavailable", "github_refused",
+      "github_sign_in_required", "github_unavailable", "idempotency_conflict", "in_progress", "invalid_amount", "invalid_repository",
+      "invalid_selection", "not_found", "plan_not_ready", "pool_busy", "rate_limited", "repository_mismatch", "role_required", "validation_failed",
+      "wallet_required"],
     summary: "Pool managers: opens the chosen tasks as GitHub issues, optionally with a bounty each",
     request: { params: JobId, body: { content: { "application/json": { schema: CreateIssues } }, required: true } },
     responses: { 200: Issues },
   }),
   declareRoute({
     method: "get", path: "/api/ai-scoping/results/{jobId}/issues", operationId: "listScopedIssues", tags: ["ai-scoping"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "The issues made from the plan, with their bounties' status",
     request: { params: JobId },
     responses: { 200: Issues },

@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { ANONYMOUS, declareRoute, noJson, z } from "../../openapi/declare.ts";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
+import { Token } from "../../openapi/shapes.ts";
 import { contributorFeed, exploreFeed, repositoryFeed } from "../../services/alerts/feeds.ts";
 
 /**
@@ -12,7 +13,7 @@ import { contributorFeed, exploreFeed, repositoryFeed } from "../../services/ale
  */
 const ATOM = "application/atom+xml; charset=utf-8";
 const ExploreQuery = z.object({
-  currency: z.enum(["XDC", "ROXN", "USDC"]).optional(),
+  currency: Token.optional(),
   min: z.string().optional(),
   max: z.string().optional(),
   label: z.string().optional(),
@@ -40,18 +41,21 @@ const tags = ["alerts"];
 export const feedsApi = [
   declareRoute({
     method: "get", path: "/api/feeds/explore", operationId: "exploreFeed", tags, security: ANONYMOUS,
+    errors: ["invalid_search", "invalid_search_text"],
     summary: "Atom feed of the open bounties matching an explore search (the newest 50)",
     request: { query: ExploreQuery },
     responses: { 200: noJson("The feed", "application/atom+xml") },
   }),
   declareRoute({
     method: "get", path: "/api/feeds/repos/{owner}/{repo}", operationId: "repositoryFeed", tags, security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Atom feed of a public repository's bounties: set, paid, returned to the pool (the latest 50)",
     request: { params: RepoParams },
     responses: { 200: noJson("The feed", "application/atom+xml") },
   }),
   declareRoute({
     method: "get", path: "/api/feeds/contributors/{login}", operationId: "contributorFeed", tags, security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Atom feed of the bounties paid to a contributor (public repositories, the latest 50)",
     request: { params: LoginParam },
     responses: { 200: noJson("The feed", "application/atom+xml") },

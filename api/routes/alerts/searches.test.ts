@@ -298,7 +298,7 @@ describe("Atom feeds", () => {
   test("a repository's feed; a private or unknown repository is 404", async () => {
     const xml = await (await t.app.request("/api/feeds/repos/acme/parsers")).text();
     expect(xml).toContain("<title>Issuepool bounties of acme/parsers</title>");
-    expect(xml).toContain("Paid 50 XDC: #6 Paid parser bounty");
+    expect(xml).toContain("Paid 50.0000 XDC: #6 Paid parser bounty");
     expect((await t.app.request("/api/feeds/repos/acme/secret")).status).toBe(404);
     expect((await t.app.request("/api/feeds/repos/acme/nothing")).status).toBe(404);
   });
@@ -306,7 +306,7 @@ describe("Atom feeds", () => {
   test("a contributor's feed lists what they were paid", async () => {
     const xml = await (await t.app.request("/api/feeds/contributors/dave")).text();
     expect(xml).toContain("<title>Bounties earned by dave on Issuepool</title>");
-    expect(xml).toContain("50 XDC for acme/parsers#6 Paid parser bounty");
+    expect(xml).toContain("50.0000 XDC for acme/parsers#6 Paid parser bounty");
     expect((await t.app.request("/api/feeds/contributors/nobody-here")).status).toBe(404);
   });
 
@@ -315,6 +315,6 @@ describe("Atom feeds", () => {
     expect(res.status).toBe(200);
     const xml = await res.text();
     expect(xml).toContain("<title>Bounties earned by dave on Issuepool</title>");
-    expect(xml).toContain("50 XDC for acme/parsers#6 Paid parser bounty");
+    expect(xml).toContain("50.0000 XDC for acme/parsers#6 Paid parser bounty");
   });
 });

@@ -94,12 +94,14 @@ function afterSignIn(done: { user: { isProfileComplete: boolean }; returnTo: str
 export const githubSignInApi = [
   declareRoute({
     method: "get", path: "/api/auth/github", operationId: "startGitHubSignIn", tags: ["auth"], security: ANONYMOUS,
+    errors: ["rate_limited", "validation_failed"],
     summary: "Starts a GitHub sign-in (a browser navigation)",
     request: { query: SignInQuery },
     responses: { 302: noJson("To GitHub's authorize page (state + PKCE S256)") },
   }),
   declareRoute({
     method: "get", path: "/api/auth/github/callback", operationId: "finishGitHubSignIn", tags: ["auth"], security: ANONYMOUS,
+    errors: ["github_unavailable", "rate_limited"],
     summary: "GitHub sends the browser back here",
     request: { query: z.object({ code: z.string().optional(), state: z.string().optional(), error: z.string().optional() }) },
     responses: {

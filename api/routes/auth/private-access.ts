@@ -42,6 +42,7 @@ export const privateAccessApi = [
   }),
   declareRoute({
     method: "get", path: "/api/auth/github/upgrade-private", operationId: "upgradePrivateAccess", tags: ["auth"], security: SESSION,
+    errors: ["rate_limited", "validation_failed"],
     summary: "Signs in with GitHub again, asking for private repositories (a browser navigation)",
     request: { query: UpgradeQuery },
     responses: { 302: noJson("To GitHub's authorize page (scopes + repo, read:org; state + PKCE S256)") },

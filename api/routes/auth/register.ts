@@ -9,7 +9,7 @@ import { rateLimit } from "../../middleware/rate-limit.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { setHintCookie } from "../../middleware/cookies.ts";
 import { clientAddress } from "../../middleware/client-address.ts";
-import { badRequest, forbidden } from "../../errors.ts";
+import { ErrorCode, forbidden, refused } from "../../errors.ts";
 import { ROLES } from "../../../db/schema/index.ts";
 import { registerUser } from "../../services/users/register.ts";
 
@@ -29,10 +29,10 @@ export function registerRoutes(ctx: AppContext) {
     const { user } = requireSession(c);
     const body = c.req.valid("json");
     if ((body.githubId !== undefined && body.githubId !== user.githubId) || (body.username !== undefined && body.username !== user.username)) {
-      throw forbidden("You can only register yourself.");
+      throw forbidden("You can only register yourself.", ErrorCode.NOT_OWNER);
     }
     const email = body.email ?? user.email;
-    if (!email) throw badRequest("An e-mail address is required.", undefined, "Registration Failed");
+    if (!email) throw refused(ErrorCode.EMAIL_REQUIRED, "An e-mail address is required.", { error: "Registration Failed" });
     const registered = await registerUser(ctx, { user, role: body.role, email, ip: clientAddress(c, ctx.env.TRUST_PROXY) });
     setHintCookie(c, ctx.env, registered.role);
     return c.json({ success: true, user: registered });
@@ -42,6 +42,7 @@ export function registerRoutes(ctx: AppContext) {
 export const registerApi = [
   declareRoute({
     method: "post", path: "/api/auth/register", operationId: "register", tags: ["auth"], security: SESSION_WRITE,
+    errors: ["already_registered", "email_required", "not_owner", "rate_limited", "validation_failed"],
     summary: "Completes registration: role and e-mail; creates the custodial wallet",
     request: { body: { content: { "application/json": { schema: RegisterBody } }, required: true } },
     responses: { 200: json("Registered", Success.extend({ user: UserObject })) },

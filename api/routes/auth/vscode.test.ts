@@ -53,7 +53,7 @@ const asEditor = (token: string, path = "/api/auth/user", init: RequestInit = {}
 async function expectRefused(res: Response, userId: number, tokensBefore: number) {
   expect(res.status).toBe(400);
   const body = await res.json();
-  expect(body).toMatchObject({ error: "invalid_grant", code: "bad_request" });
+  expect(body).toMatchObject({ error: "invalid_grant", code: "invalid_grant" });
   expect(JSON.stringify(body)).not.toContain("ipv_");
   expect(await tokensOf(userId)).toHaveLength(tokensBefore);
 }

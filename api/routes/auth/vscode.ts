@@ -15,7 +15,7 @@ import {
   setVscodeRequestCookie,
   VSCODE_SIGNED_IN_PATH,
 } from "../../middleware/cookies.ts";
-import { DomainError, ErrorCode, badRequest, unauthorized } from "../../errors.ts";
+import { DomainError, ErrorCode, refused, unauthorized } from "../../errors.ts";
 import { revokeVscodeToken, revokeVscodeTokens } from "../../services/auth/vscode.ts";
 import {
   CHALLENGE_PATTERN,
@@ -71,7 +71,7 @@ export function vscodeRoutes(ctx: AppContext) {
       async (c) => {
         const query = c.req.valid("query");
         const redirectUri = editorRedirectUri(query.redirect_uri, ctx.env.VSCODE_REDIRECT_URI);
-        if (!redirectUri) throw badRequest("redirect_uri must be the Issuepool extension's URI in VS Code, VS Code Insiders, VSCodium or Cursor.", undefined, "invalid_request");
+        if (!redirectUri) throw refused(ErrorCode.INVALID_REDIRECT_URI, "redirect_uri must be the Issuepool extension's URI in VS Code, VS Code Insiders, VSCodium or Cursor.", { error: "invalid_request" });
         const request = { state: query.state, codeChallenge: query.code_challenge, redirectUri, expiresAt: Date.now() + VSCODE_REQUEST_TTL_MS };
         const user = c.get("session") ? c.get("user") : undefined;
         // Signed in and registered, and the editor opened this page (Sec-Fetch-Site none): hand over at once.
@@ -114,7 +114,7 @@ export function vscodeRoutes(ctx: AppContext) {
           if (!(err instanceof VscodeGrantError)) throw err;
           c.get("log").warn("editor code refused", { reason: err.reason });
           // One answer for every refusal: which check failed is for our log, not for whoever holds the code.
-          throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "invalid_grant", message: "This sign-in code is not valid any more. Sign in again from VS Code." });
+          throw new DomainError({ code: ErrorCode.INVALID_GRANT, error: "invalid_grant", message: "This sign-in code is not valid any more. Sign in again from VS Code." });
         }
       },
     )
@@ -167,6 +167,7 @@ export async function handOver(
 export const vscodeApi = [
   declareRoute({
     method: "get", path: "/api/auth/vscode/authorize", operationId: "authorizeVscode", tags: ["vscode"], security: OPTIONAL_USER,
+    errors: ["invalid_redirect_uri", "rate_limited", "validation_failed"],
     summary: "The extension opens the browser here to sign in",
     request: { query: AuthorizeQuery },
     responses: { 302: noJson("To the sign-in or registration page, the request kept in a cookie"), 303: noJson("Signed in: to the hand-over page") },
@@ -178,6 +179,7 @@ export const vscodeApi = [
   }),
   declareRoute({
     method: "post", path: "/api/auth/vscode/token", operationId: "exchangeVscodeCode", tags: ["vscode"], security: ANONYMOUS,
+    errors: ["invalid_grant", "rate_limited", "validation_failed"],
     summary: "The extension trades its one-time code and PKCE verifier for a token",
     request: { body: { content: { "application/json": { schema: TokenBody } }, required: true } },
     responses: {

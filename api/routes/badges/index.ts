@@ -2,7 +2,7 @@ import { ANONYMOUS, declareRoute, json, STABLE, z } from "../../openapi/declare.
 import { Hono } from "hono";
 import { makeBadge } from "badge-maker";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { formatAmount } from "../../../lib/money-format.ts";
+import { bountyText, formatAmount } from "../../../lib/money-format.ts";
 import { notFound } from "../../errors.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
 import { ownerName, repoName } from "../params.ts";
@@ -79,7 +79,8 @@ export function badgeRoutes(ctx: AppContext) {
       // An open bounty counts its funders' active shares (issue 29), and says how many backed it.
       const funding = bounty?.status === "open" ? (await fundersOfIssues(ctx.database.db, repository.githubRepoId, [bounty.issueNumber])).get(bounty.issueNumber) : undefined;
       const backers = funding?.funders.length ? ` · ${funding.funders.length} ${funding.funders.length === 1 ? "funder" : "funders"}` : "";
-      const figure = bounty ? `${formatAmount(bounty.amount + (funding?.boosted ?? 0n), bounty.currency, 2)} ${bounty.currency}` : "";
+      // The same figure as every page (lib/money-format.ts): the whole bounty, never rounded.
+      const figure = bounty ? bountyText({ currency: bounty.currency, pool: bounty.amount, funders: funding?.boosted ?? 0n, funderCount: funding?.funders.length ?? 0 }).total : "";
       const badge: Badge =
         !bounty || bounty.status === "cancelled"
           ? { label: "bounty", message: "none", color: "lightgrey" }
@@ -136,24 +137,28 @@ const badgeResponses = {
 export const badgesApi = [
   declareRoute({
     method: "get", path: "/api/badges/{owner}/{repo}", operationId: "getRepositoryBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["not_found"],
     summary: "A repository's badge: its pool and open bounties (`{owner}/{name}.svg` or `{owner}/{name}.json`)",
     request: { params: z.object({ owner: ownerName, repo: z.string().regex(/^.+\.(svg|json)$/).meta({ description: "The repository's name and the format", example: "xdc-wallet-kit.json" }) }) },
     responses: badgeResponses,
   }),
   declareRoute({
     method: "get", path: "/api/badges/{owner}/{repo}/issues/{file}", operationId: "getIssueBadge", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["not_found"],
     summary: "An issue's bounty badge (`{number}.svg` or `{number}.json`)",
     request: { params: z.object({ owner: ownerName, repo: repoName, file: z.string().regex(/^\d{1,9}\.(svg|json)$/).meta({ example: "12.json" }) }) },
     responses: badgeResponses,
   }),
   declareRoute({
     method: "get", path: "/api/badges/{owner}/{repo}/reliability.svg", operationId: "getReliabilityBadgeSVG", tags: ["public"], security: ANONYMOUS,
+    errors: ["not_found"],
     summary: "A sponsor's reliability badge (also at /badge/{owner}/{repo}/reliability.svg): payouts, median time from merge to paid, share paid automatically, decisions waiting",
     request: { params: z.object({ owner: ownerName, repo: repoName }) },
     responses: badgeResponses,
   }),
   declareRoute({
     method: "get", path: "/api/badges/{owner}/{repo}/reliability.json", operationId: "getReliabilityBadgeJSON", tags: ["public"], security: ANONYMOUS,
+    errors: ["not_found"],
     summary: "A sponsor's reliability badge (as JSON): payouts, median time from merge to paid, share paid automatically, decisions waiting",
     request: { params: z.object({ owner: ownerName, repo: repoName }) },
     responses: badgeResponses,

@@ -8,7 +8,7 @@ import type { AppBindings, AppContext, DatabaseDeps } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
-import { badRequest, forbidden } from "../../errors.ts";
+import { ErrorCode, forbidden, refused } from "../../errors.ts";
 import { and, eq, like } from "drizzle-orm";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
 import { bounties, CURRENCIES, githubCache } from "../../../db/schema/index.ts";
@@ -162,7 +162,7 @@ export function bountyRoutes(ctx: AppContext) {
         const body = c.req.valid("json");
         if (body.walletAddress) {
           const own = await walletOfUser(ctx.database.db, user.id);
-          if (!own || parseAddress(body.walletAddress) !== own.address) throw forbidden("That wallet is not yours.");
+          if (!own || parseAddress(body.walletAddress) !== own.address) throw forbidden("That wallet is not yours.", ErrorCode.NOT_OWNER);
         }
         // The spec's body is role, walletAddress and issueId; without repoId the issue says which repository it is.
         const target = body.repoId ? { repoId: body.repoId, issueNumber: body.issueId } : await issueByReference(ctx, body.issueId);
@@ -177,11 +177,11 @@ export function bountyRoutes(ctx: AppContext) {
         const { user } = requireSession(c);
         const body = c.req.valid("json");
         if ((body.githubId !== undefined && body.githubId !== user.githubId) || (body.username !== undefined && body.username !== user.username)) {
-          throw forbidden("You can only make yourself a pool manager.");
+          throw forbidden("You can only make yourself a pool manager.", ErrorCode.NOT_OWNER);
         }
         const { repoId } = c.req.valid("param");
         const { wallet, repository } = await requireManagedRepository(ctx, user, { repoId, orRegisteredName: true, action: "manage" });
-        if (parseAddress(body.walletAddress) !== wallet.address) throw forbidden("That wallet is not yours.");
+        if (parseAddress(body.walletAddress) !== wallet.address) throw forbidden("That wallet is not yours.", ErrorCode.NOT_OWNER);
         await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address);
         return c.json({ success: true, message: "You are a pool manager of this repository on-chain." });
       },
@@ -206,15 +206,16 @@ async function issueByReference(ctx: DatabaseDeps, issueId: number): Promise<{ r
   }
   const withBounty = await db.selectDistinct({ repoId: bounties.githubRepoId }).from(bounties).where(eq(bounties.issueNumber, issueId));
   if (withBounty.length === 1) return { repoId: withBounty[0]!.repoId, issueNumber: issueId };
-  throw badRequest(
+  throw refused(
+    ErrorCode.AMBIGUOUS_ISSUE,
     withBounty.length > 1 ? "Several repositories have an issue with this number: send repoId as well." : "No such issue is known: send repoId as well.",
   );
 }
 
 const jsonBody = <T extends z.ZodType>(schema: T) => ({ content: { "application/json": { schema } }, required: true });
-const bountyWrite = <const Id extends string, const P extends string, S extends z.ZodObject>(operationId: Id, summary: string, path: P, schema: S) =>
+const bountyWrite = <const Id extends string, const P extends string, S extends z.ZodObject>(operationId: Id, summary: string, path: P, schema: S, errors: readonly ErrorCode[]) =>
   declareRoute({
-    method: "post", path, operationId, tags: ["blockchain"], security: SESSION_WRITE, summary,
+    method: "post", path, operationId, tags: ["blockchain"], security: SESSION_WRITE, summary, errors,
     request: { params: RepoIssueParam, headers: IdempotencyHeaders, body: jsonBody(schema) },
     responses: { 200: json("Submitted or confirmed (a replay answers the first result)", TransactionResult) },
   });
@@ -222,13 +223,19 @@ const bountyWrite = <const Id extends string, const P extends string, S extends 
 export const bountiesApi = [
   declareRoute({
     method: "get", path: "/api/blockchain/issue-claimants/{repoId}/{issueId}", operationId: "listIssueClaimants", tags: ["blockchain"], security: SESSION,
+    errors: ["admin_required", "github_sign_in_required", "github_unavailable", "invalid_repository", "not_found", "repository_mismatch",
+      "role_required", "validation_failed", "wallet_required"],
     summary: "Who registered for an issue, with their wallets (the pool manager's choices when releasing by hand)",
     request: { params: RepoIssueParam },
     responses: { 200: json("The claimants", z.object({ claimants: z.array(z.object({ username: z.string(), address: z.string() })) })) },
   }),
-  bountyWrite("allocateBounty", "Sets a bounty on an issue from the pool (final)", "/api/blockchain/allocate-bounty/{repoId}/{issueId}", AllocateBody),
+  bountyWrite("allocateBounty", "Sets a bounty on an issue from the pool (final)", "/api/blockchain/allocate-bounty/{repoId}/{issueId}", AllocateBody,
+    ["admin_required", "already_paid", "below_minimum", "bounty_exists", "chain_unavailable", "github_sign_in_required", "github_unavailable",
+      "idempotency_conflict", "idempotency_key_required", "invalid_amount", "invalid_repository", "issue_closed", "not_an_issue", "not_found",
+      "pool_busy", "repository_mismatch", "role_required", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"]),
   declareRoute({
     method: "get", path: "/api/blockchain/issue-bounty/{repoId}/{issueId}", operationId: "getIssueBounty", tags: ["public"], security: OPTIONAL_USER,
+    errors: ["github_sign_in_required", "github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     "x-stability": "stable", "x-since-version": "1",
     summary: "An issue's bounty (404 when none)",
     request: { params: RepoIssueParam },
@@ -236,6 +243,7 @@ export const bountiesApi = [
   }),
   declareRoute({
     method: "get", path: "/api/blockchain/pool-info/{repoId}", operationId: "getPoolInfo", tags: ["public"], security: OPTIONAL_USER,
+    errors: ["github_sign_in_required", "github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     "x-stability": "stable", "x-since-version": "1",
     summary: "A repository's unallocated pools and its bounties",
     request: { params: RepoParam },
@@ -245,6 +253,10 @@ export const bountiesApi = [
   }),
   declareRoute({
     method: "post", path: "/api/blockchain/distribute-bounty/{repoId}/{issueId}", operationId: "distributeBounty", tags: ["blockchain"], security: SESSION_WRITE,
+    errors: ["admin_required", "already_paid", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable",
+      "claim_not_needed", "claim_not_verified", "github_sign_in_required", "github_unavailable", "idempotency_conflict", "idempotency_key_required",
+      "invalid_address", "invalid_recipient", "invalid_repository", "no_open_bounty", "not_due", "not_found", "not_ready", "pool_bounty",
+      "pool_busy", "repository_mismatch", "role_required", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"],
     summary: "Pays an open bounty (also one awaiting the decision) to a registered contributor's wallet or a GitHub login, once; held for a login without a wallet",
     request: { params: RepoIssueParam, headers: IdempotencyHeaders, body: jsonBody(DistributeBody) },
     responses: {
@@ -271,9 +283,15 @@ export const bountiesApi = [
       ),
     },
   }),
-  bountyWrite("cancelBounty", "Returns an unclaimed bounty to the pool", "/api/blockchain/cancel-bounty/{repoId}/{issueId}", CancelBody),
+  bountyWrite("cancelBounty", "Returns an unclaimed bounty to the pool", "/api/blockchain/cancel-bounty/{repoId}/{issueId}", CancelBody,
+    ["admin_required", "already_paid", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable",
+      "claim_not_needed", "claim_not_verified", "github_sign_in_required", "github_unavailable", "idempotency_conflict", "idempotency_key_required",
+      "invalid_repository", "no_open_bounty", "no_pool_share", "not_due", "not_found", "not_ready", "pool_bounty", "pool_busy", "refund_requested",
+      "repository_mismatch", "role_required", "someone_working", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"]),
   declareRoute({
     method: "post", path: "/api/blockchain/register", operationId: "registerContribution", tags: ["blockchain"], security: SESSION_WRITE,
+    errors: ["already_paid", "ambiguous_issue", "github_unavailable", "idempotency_conflict", "invalid_repository", "issue_closed", "not_an_issue",
+      "not_found", "not_owner", "role_required", "validation_failed", "wallet_required"],
     summary: "Contribute: registers the contributor for an issue",
     request: { body: jsonBody(ContributeBody) },
     responses: {
@@ -285,6 +303,9 @@ export const bountiesApi = [
   }),
   declareRoute({
     method: "post", path: "/api/blockchain/repository/{repoId}/manager", operationId: "becomePoolManager", tags: ["blockchain"], security: SESSION_WRITE,
+    errors: ["admin_required", "already_paid", "chain_busy", "chain_unavailable", "github_sign_in_required", "github_unavailable",
+      "idempotency_conflict", "invalid_repository", "manager_pending", "not_found", "not_owner", "repository_mismatch", "role_required",
+      "validation_failed", "wallet_required"],
     summary: "Makes the user's wallet a pool manager of the repository on-chain",
     request: { params: RepoParam, body: jsonBody(ManagerBody) },
     responses: { 200: json("Done", z.object({ success: z.literal(true), message: z.string() })) },

@@ -113,6 +113,11 @@ describe("funding a pool with XDC", () => {
     expect((await xdcPool()) - poolBefore).toBe(parseEther("99.5"));
     const collectorAfter = await stack.t.ctx.chain.client.getBalance({ address: stack.chain.feeCollector });
     expect(collectorAfter - collectorBefore).toBe(parseEther("0.5"));
+    // The funder's wallet history tells it (issue 38: pool fundings appeared nowhere): what left the wallet, the fee in it.
+    const { entries } = await (await call(stack.t, "/api/wallet/bounty-history?limit=50", { as: alice })).json();
+    expect(entries.find((e: { transactionHash: string }) => e.transactionHash === body.transactionHash)).toMatchObject({
+      kind: "funding", direction: "out", currency: "XDC", amount: "100", fee: "0.5", repository: `${REPO.owner}/${REPO.name}`,
+    });
   });
 
   test("replaying a request with the same Idempotency-Key returns the first result and funds nothing more", async () => {
@@ -411,6 +416,10 @@ describe("bounties", () => {
     await settle();
     expect((await xdcPool()) - poolBefore).toBe(parseEther("3"));
     expect((await issueBounty(unclaimed)).status).toBe(404);
+    // The pool manager's history: back to the pool, not into her wallet (issue 38: it read as if she had received it).
+    await stack.t.ctx.database.db.update(repositories).set({ registeredByUserId: alice.user.id }).where(eq(repositories.githubRepoId, REPO.id));
+    const { entries } = await (await call(stack.t, "/api/wallet/bounty-history?limit=50", { as: alice })).json();
+    expect(entries.find((e: { kind: string; issueNumber: number | null }) => e.kind === "refund" && e.issueNumber === unclaimed)).toMatchObject({ direction: "none", amount: "3", fee: null });
 
     const claimedIssue = await openIssue("Someone works on this one");
     expect((await allocate(claimedIssue, { bountyAmount: "3", isRoxn: false })).status).toBe(200);

@@ -55,12 +55,14 @@ export function blockchainUserRoutes(ctx: AppContext) {
 export const blockchainUsersApi = [
   declareRoute({
     method: "get", path: "/api/blockchain/user/{id}/type", operationId: "getUserType", tags: ["blockchain"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "The user's own role (anyone else: 404)",
     request: { params: UserRef },
     responses: { 200: json("The role", z.object({ type: Role.nullable() })) },
   }),
   declareRoute({
     method: "get", path: "/api/blockchain/user/{id}/wallet", operationId: "getUserWallet", tags: ["blockchain"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "The user's own wallet address (anyone else: 404)",
     request: { params: UserRef },
     responses: { 200: json("The address", z.object({ address: z.string().nullable() })) },

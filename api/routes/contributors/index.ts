@@ -4,7 +4,8 @@ import { Amount, PerCurrency, Timestamp, Token, TxHash, XdcAddress } from "../..
 import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { NETWORKS } from "../../chain/networks.ts";
@@ -34,7 +35,7 @@ export function profileVisibilityRoutes(ctx: Pick<AppContext, "database" | "chan
   });
 }
 
-const dec = (amount: bigint, currency: Currency) => toDecimalString(amount, TOKEN_DECIMALS[currency]);
+const dec = (amount: bigint, currency: Currency) => toDecimalString(amount, DECIMALS[currency]);
 
 /** The profile as the API and the page show it: decimals, ISO times, xdc… address, explorer links. */
 export function profileAnswer(p: PublicProfile, env: Pick<Env, "CHAIN">) {
@@ -75,12 +76,14 @@ const Profile = z
 export const contributorsApi = [
   declareRoute({
     method: "get", path: "/api/contributors/{login}", operationId: "getContributorProfile", tags: ["public"], security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "A contributor's public profile: bounties earned (newest 50), repositories contributed to, what they work on now",
     request: { params: LoginParam },
     responses: { 200: json("The profile", Profile) },
   }),
   declareRoute({
     method: "patch", path: "/api/user/profile-visibility", operationId: "setProfileVisibility", tags: ["auth"], security: SESSION_WRITE,
+    errors: ["validation_failed"],
     summary: "Shows or hides the signed-in user's wallet address on their public profile (hidden by default)",
     request: { body: { content: { "application/json": { schema: VisibilityBody } }, required: true } },
     responses: { 200: json("Saved", z.object({ success: z.literal(true), showWalletAddress: z.boolean() })) },

@@ -9,7 +9,9 @@ import { parseEther, parseUnits } from "viem";
 import { sql } from "drizzle-orm";
 import { createTestContext, type TestContext } from "../../../testing/context.ts";
 import { call, createTestUser, signInAs, type TestSession } from "../../../testing/auth.ts";
-import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, chainTransactions, repositories, type BoostStatus, type Currency } from "../../../db/schema/index.ts";
+import { awaitingDecisions, bounties, bountyBoosts, bountyClaims, chainTransactions, payoutSplits, repositories, type BoostStatus, type Currency } from "../../../db/schema/index.ts";
+import { matchingBounties, parseSearch } from "../../services/alerts/search.ts";
+import { bountyStates } from "../../services/money/bounty-state.ts";
 import { settleBoosts } from "../../services/funding/boosts.ts";
 import { exploreSearchParams, parseExploreSearch } from "../../services/explore/search.ts";
 import { httpStatusOf, type DomainError } from "../../errors.ts";
@@ -285,6 +287,46 @@ describe("the search module", () => {
       throw new Error("not refused");
     } catch (err) {
       expect(httpStatusOf(err as DomainError)).toBe(400);
+    }
+  });
+});
+
+describe("GET /api/explore: only bounties someone can still work on (issue 38)", () => {
+  test("a bounty whose fix is merged (shared in its release window, its shares or its payout on the way) is out of explore, its feed and saved-search alerts", async () => {
+    const db = t.ctx.database.db;
+    await repo(6, "acme/merged", { language: "TypeScript" });
+    for (const issue of [1, 2, 3, 4, 5]) await bounty(6, issue, "XDC", parseEther("3"), 10 + issue);
+    // #2: merged with co-authors, its release window open; #3: its shares being paid.
+    await db.insert(payoutSplits).values([
+      { githubRepoId: 6, issueNumber: 2, allocatedTx: "0xa62", pullNumber: 9, authorGithubId: 1, authorLogin: "bob", currency: "XDC", amount: parseEther("3"), releaseAt: new Date(Date.now() + DAY) },
+      { githubRepoId: 6, issueNumber: 3, allocatedTx: "0xa63", pullNumber: 10, authorGithubId: 1, authorLogin: "bob", currency: "XDC", amount: parseEther("3"), releaseAt: new Date(), status: "releasing" },
+    ]);
+    // #4: merged, its payout sent (the mirror says paid once the indexer reads it); #5: a payout that failed is no payout.
+    const payout = (issueNumber: number, status: "sent" | "failed") => ({
+      id: `pay-6-${issueNumber}`, idempotencyKey: `pay-6-${issueNumber}`, requestHash: "h", kind: "pay_bounty" as const, githubRepoId: 6, issueNumber, userId: null,
+      intent: "{}", fromAddress: "0x1", chainId: 31337, toAddress: "0x2", data: "0x", value: 0n, txHash: `0xpay6${issueNumber}`, status,
+    });
+    await db.insert(chainTransactions).values([payout(4, "sent"), payout(5, "failed")]);
+    try {
+      t.ctx.changes.publish(["repositories"]);
+      expect(keys((await explore("repo=acme/merged")).body)).toEqual(["6#5", "6#1"]);
+      expect(keys((await explore("repo=acme/merged&unclaimed=1")).body)).toEqual(["6#5", "6#1"]);
+      const feed = await (await call(t, "/api/feeds/explore?repo=acme/merged")).text();
+      expect(feed).toContain("acme/merged#1 ");
+      expect(feed).toContain("acme/merged#5 ");
+      for (const issue of [2, 3, 4]) expect(feed).not.toContain(`acme/merged#${issue} `);
+      const alerted = await matchingBounties(db, parseSearch("repo=acme/merged"));
+      expect(alerted.map((b) => b.issueNumber)).toEqual([5, 1]);
+      // The repository's own pages say the same: releasing and paying are not advertised.
+      const rows = await db.select().from(bounties).where(sql`${bounties.githubRepoId} = 6`);
+      const stateOf = await bountyStates(t.ctx, rows);
+      expect(rows.map((b) => `${b.issueNumber}:${stateOf(b).state}`).sort()).toEqual(["1:open", "2:releasing", "3:releasing", "4:paying", "5:open"]);
+    } finally {
+      await db.delete(chainTransactions).where(sql`${chainTransactions.githubRepoId} = 6`);
+      await db.delete(payoutSplits).where(sql`${payoutSplits.githubRepoId} = 6`);
+      await db.delete(bounties).where(sql`${bounties.githubRepoId} = 6`);
+      await db.delete(repositories).where(sql`${repositories.githubRepoId} = 6`);
+      t.ctx.changes.publish(["repositories"]);
     }
   });
 });

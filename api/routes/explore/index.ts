@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { ANONYMOUS, declareRoute, json, z } from "../../openapi/declare.ts";
 import { Amount, Timestamp, Token } from "../../openapi/shapes.ts";
 import type { AppBindings, AppContext } from "../../context.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { EXPLORE_MAX_PAGE_SIZE, EXPLORE_SORTS, exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExplorePage } from "../../services/explore/search.ts";
 
 /**
@@ -32,8 +33,9 @@ export function exploreAnswer(page: ExplorePage) {
       url: b.url,
       labels: b.labels,
       currency: b.currency,
-      amount: toDecimalString(b.amount, TOKEN_DECIMALS[b.currency]),
-      boosted: toDecimalString(b.boosted, TOKEN_DECIMALS[b.currency]),
+      amount: toDecimalString(b.amount, DECIMALS[b.currency]),
+      boosted: toDecimalString(b.boosted, DECIMALS[b.currency]),
+      funders: b.funders,
       allocatedAt: b.allocatedAt.toISOString(),
       expiresAt: b.expiresAt?.toISOString() ?? null,
       contributors: b.contributors,
@@ -64,6 +66,7 @@ export const ExplorePageShape = z
       currency: Token,
       amount: Amount.meta({ description: "The whole bounty: the pool's share plus the funders' active shares" }),
       boosted: Amount.optional().meta({ description: "The funders' active shares within amount (issue 29)" }),
+      funders: z.number().int().optional().meta({ description: "How many funders' active shares boosted is made of" }),
       allocatedAt: Timestamp,
       expiresAt: Timestamp.nullable().optional().meta({ description: "The earliest expiry of its active boosts (a funder's share goes back then); null when none expires" }),
       contributors: z.number().int().meta({ description: "Contributors who chose to work on it" }),
@@ -76,6 +79,7 @@ export const ExplorePageShape = z
 export const exploreApi = [
   declareRoute({
     method: "get", path: "/api/explore", operationId: "exploreBounties", tags: ["public"], security: ANONYMOUS,
+    errors: ["invalid_search", "invalid_search_text"],
     summary: "Open bounties across the registered public repositories, filtered, a page at a time (keyset)",
     request: { query: ExploreQuery },
     responses: { 200: json("A page of open bounties", ExplorePageShape) },

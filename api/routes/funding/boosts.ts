@@ -9,16 +9,20 @@ import { idempotencyKeyFor } from "../../middleware/idempotency.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
 import { CURRENCIES } from "../../../db/schema/index.ts";
 import { positiveId } from "../params.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
+import { explorerTxUrl } from "../../chain/config.ts";
 import { boostIssue, boostsOfUser, bountyCurrencyOf, cancelOwnBoost, fundersOfIssues, knownRepoId } from "../../services/funding/boosts.ts";
 import { fundableIssue } from "../../services/funding/issue-lookup.ts";
 import { fundersContractOf } from "../../services/funding/funders-contract.ts";
 import { MIN_BOOST } from "../../services/funding/boost-rules.ts";
-import { DAILY_FUNDING_LIMIT, MAX_FUNDING_FEE_BPS } from "../../services/money/rules.ts";
+import { MAX_FUNDING_FEE_BPS } from "../../services/money/rules.ts";
+import { allowanceOf, DAILY_FUNDING_LIMIT, limitFigureJson } from "../../services/money/limits.ts";
+import { LimitFigure } from "../../openapi/shapes.ts";
 
 /**
  * Boosts (issue 29): anyone signed in with a wallet funds an open issue of any public repository.
- * GET    /api/funding/terms                                      fee (read from the contract), minimums, daily limit
+ * GET    /api/funding/terms                                      fee (read from the contract), minimums, daily limit (signed in: what is left of it)
  * GET    /api/funding/issues/{owner}/{name}/{issueNumber}        the issue's bounty currency, boosted total and funders
  * POST   /api/funding/issues/{owner}/{name}/{issueNumber}/boosts { currency, amount, anonymous?, expiresAt? } + Idempotency-Key
  * DELETE /api/funding/boosts/{id}                                the funder takes their own boost back (nobody has claimed)
@@ -64,18 +68,37 @@ export function boostRoutes(ctx: AppContext) {
   return new Hono<AppBindings>()
     .get("/terms", async (c) => {
       // The fee is the contract's; when the chain cannot be read the page says funding is unavailable.
-      const feeBps = await fundersContractOf(ctx.chain).feeBps().catch(() => undefined);
+      const user = c.get("user");
+      const [feeBps, allowance] = await Promise.all([
+        fundersContractOf(ctx.chain).feeBps().catch(() => undefined),
+        // What the write path allows the caller's next XDC boost (money/limits.ts), for the boost dialog.
+        user ? allowanceOf(ctx.database.db, { kind: "boost_xdc", userId: user.id }, ctx.clock.now()) : undefined,
+      ]);
+      if (user) c.header("Cache-Control", "no-store");
       return c.json({
         available: feeBps !== undefined,
         feeBps: feeBps ?? MAX_FUNDING_FEE_BPS,
         feePercent: ((feeBps ?? MAX_FUNDING_FEE_BPS) / 100).toString(),
         minimums: { XDC: toDecimalString(MIN_BOOST.XDC, 18), ROXN: toDecimalString(MIN_BOOST.ROXN, 18), USDC: toDecimalString(MIN_BOOST.USDC, 6) },
         dailyLimitXdc: toDecimalString(DAILY_FUNDING_LIMIT, 18),
+        funderLimit: allowance ? limitFigureJson(allowance.binding) : null,
       });
     })
     .get("/my-boosts", async (c) => {
       const { user } = requireSession(c);
-      return c.json({ boosts: (await boostsOfUser(ctx.database.db, user)).map(({ repoId, issueNumber, ...b }) => ({ ...b, repoId, issueNumber })) });
+      const explorer = (hash: string | null) => (hash ? explorerTxUrl(ctx.chain.config.network, hash) : null);
+      return c.json({
+        boosts: (await boostsOfUser(ctx.database.db, user)).map(({ repoId, issueNumber, repository, transactionHash, refundTransactionHash, ...b }) => ({
+          ...b,
+          repoId,
+          issueNumber,
+          repository,
+          transactionHash,
+          explorerUrl: explorer(transactionHash),
+          refundTransactionHash,
+          refundExplorerUrl: explorer(refundTransactionHash),
+        })),
+      });
     })
     .delete("/boosts/:id", validate("param", BoostIdParam), async (c) => {
       const { user } = requireSession(c);
@@ -88,7 +111,7 @@ export function boostRoutes(ctx: AppContext) {
       const funding = (await fundersOfIssues(ctx.database.db, repoId, [p.issueNumber])).get(p.issueNumber);
       const current = await bountyCurrencyOf(ctx.database.db, repoId, p.issueNumber);
       const currency = current?.currency ?? funding?.currency ?? null;
-      return c.json({ currency, boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency ?? "XDC"]), funders: funding?.funders ?? [] });
+      return c.json({ currency, boosted: toDecimalString(funding?.boosted ?? 0n, DECIMALS[currency ?? "XDC"]), funders: funding?.funders ?? [] });
     })
     .post("/issues/:owner/:name/:issueNumber/boosts", rateLimit(ctx, BOOST_RATE_LIMIT), validate("param", IssuePath), validate("json", BoostBody), async (c) => {
       const { user } = requireSession(c);
@@ -119,28 +142,48 @@ export const boostsApi = [
         feeBps: z.number().int(), feePercent: z.string(),
         minimums: z.object({ XDC: z.string(), ROXN: z.string(), USDC: z.string() }),
         dailyLimitXdc: z.string(),
+        funderLimit: orNull(LimitFigure).meta({ description: "Signed in: the caller's own daily limit across pools and boosts, which an XDC boost is checked against; null signed out" }),
       })),
     },
   }),
   declareRoute({
     method: "get", path: "/api/funding/my-boosts", operationId: "getMyBoosts", tags: ["funding"], security: SESSION,
     summary: "The signed-in user's boosts, with what happened to each (refunded and why, paid)",
-    responses: { 200: json("Boosts", z.object({ boosts: z.array(BoostShape.extend({ repoId: z.number().int(), issueNumber: z.number().int() })) })) },
+    responses: {
+      200: json("Boosts", z.object({
+        boosts: z.array(BoostShape.extend({
+          repoId: z.number().int(), issueNumber: z.number().int(),
+          repository: z.string().nullable().meta({ description: "owner/name when the repository is registered" }),
+          transactionHash: z.string().nullable().meta({ description: "The transaction that funded it (amount + fee left the wallet)" }),
+          explorerUrl: z.string().nullable(),
+          refundTransactionHash: z.string().nullable().meta({ description: "The transaction that brought the share back, once one did" }),
+          refundExplorerUrl: z.string().nullable(),
+        })),
+      })),
+    },
   }),
   declareRoute({
     method: "delete", path: "/api/funding/boosts/{id}", operationId: "cancelBoost", tags: ["funding"], security: SESSION_WRITE,
+    errors: ["already_paid", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable", "claim_not_needed",
+      "claim_not_verified", "github_unavailable", "idempotency_conflict", "invalid_repository", "no_open_bounty", "not_cancellable", "not_due",
+      "not_found", "not_ready", "pool_bounty", "someone_working", "validation_failed", "wallet_required"],
     summary: "Takes the user's own boost back while nobody has claimed the issue (404 for someone else's)",
     request: { params: BoostIdParam },
     responses: { 200: json("Refund on its way", z.object({ success: z.literal(true), boost: BoostShape })) },
   }),
   declareRoute({
     method: "get", path: "/api/funding/issues/{owner}/{name}/{issueNumber}", operationId: "getIssueFunders", tags: ["funding"], security: OPTIONAL_USER,
+    errors: ["validation_failed"],
     summary: "An issue's boosted total and funders (anonymous funders without their login)",
     request: { params: IssuePath },
     responses: { 200: json("Funders", FundingShape) },
   }),
   declareRoute({
     method: "post", path: "/api/funding/issues/{owner}/{name}/{issueNumber}/boosts", operationId: "boostIssue", tags: ["funding"], security: SESSION_WRITE,
+    errors: ["already_paid", "below_minimum", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable",
+      "claim_not_needed", "claim_not_verified", "github_unavailable", "idempotency_conflict", "idempotency_key_required", "insufficient_allowance",
+      "insufficient_balance", "invalid_amount", "invalid_expiry", "invalid_repository", "issue_closed", "limit_exceeded", "no_open_bounty",
+      "not_an_issue", "not_due", "not_found", "not_ready", "pool_bounty", "rate_limited", "validation_failed", "wallet_required", "wrong_currency"],
     summary: "Adds to an open issue's bounty from the user's wallet (any public repository; the first boost opens a community bounty)",
     request: { params: IssuePath, headers: IdempotencyHeaders, body: { content: { "application/json": { schema: BoostBody } }, required: true } },
     responses: {

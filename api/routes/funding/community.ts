@@ -58,7 +58,7 @@ const ClaimBody = z.object({ prNumber: z.number().int().positive(), prUrl: z.str
 
 function bountyId(raw: string): number {
   const id = /^\d{1,12}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id) || id <= 0) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid bounty ID", message: "Invalid bounty ID" });
+  if (!Number.isSafeInteger(id) || id <= 0) throw new DomainError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid bounty ID", message: "Invalid bounty ID" });
   return id;
 }
 
@@ -119,36 +119,50 @@ export const CommunityBountyShape = z
 export const communityApi = [
   declareRoute({
     method: "get", path: "/api/community-bounties", operationId: "listCommunityBounties", tags: ["funding"], security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Community bounties (the original client's list), newest first",
     request: { query: ListQuery },
     responses: { 200: json("Bounties", z.object({ bounties: z.array(CommunityBountyShape), total: z.number().int(), limit: z.number().int(), offset: z.number().int() })) },
   }),
   declareRoute({
     method: "get", path: "/api/community-bounties/leaderboard", operationId: "communityBountyLeaderboard", tags: ["funding"], security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Claimers of completed community bounties, by count",
     request: { query: LeaderboardQuery },
     responses: { 200: json("Leaderboard", z.object({ leaderboard: z.array(z.object({ githubUsername: z.string(), bountiesCompleted: z.number().int(), currencies: z.object({ XDC: z.string(), ROXN: z.string(), USDC: z.string() }) })) })) },
   }),
   declareRoute({
     method: "get", path: "/api/community-bounties/{id}", operationId: "getCommunityBounty", tags: ["funding"], security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "One community bounty (400 Invalid bounty ID, 404 Bounty not found)",
     request: { params: IdParam },
     responses: { 200: json("The bounty", z.object({ bounty: CommunityBountyShape })) },
   }),
   declareRoute({
     method: "post", path: "/api/community-bounties", operationId: "createCommunityBounty", tags: ["funding"], security: SESSION_WRITE,
+    errors: ["already_paid", "bounty_committed", "bounty_exists", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable",
+      "claim_not_needed", "claim_not_verified", "github_unavailable", "invalid_amount", "invalid_repository", "issue_closed", "no_open_bounty",
+      "not_an_issue", "not_due", "not_found", "not_ready", "pool_bounty", "rate_limited", "validation_failed", "wallet_required"],
     summary: "A community bounty on an open issue of any public repository, awaiting its creator's payment",
     request: { body: { content: { "application/json": { schema: CreateBody } }, required: true } },
     responses: { 201: json("Created", z.object({ bounty: CommunityBountyShape, message: z.string() })) },
   }),
   declareRoute({
     method: "post", path: "/api/community-bounties/{id}/pay", operationId: "payCommunityBounty", tags: ["funding"], security: SESSION_WRITE,
+    errors: ["already_paid", "below_minimum", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable",
+      "claim_not_needed", "claim_not_verified", "github_unavailable", "idempotency_conflict", "idempotency_key_required", "insufficient_allowance",
+      "insufficient_balance", "invalid_amount", "invalid_expiry", "invalid_repository", "issue_closed", "limit_exceeded", "no_open_bounty",
+      "not_an_issue", "not_awaiting_payment", "not_due", "not_found", "not_owner", "not_ready", "pool_bounty", "rate_limited", "validation_failed",
+      "wallet_required", "wrong_currency"],
     summary: "The creator escrows the bounty's amount from their wallet (a boost; 0.5 % fee)",
     request: { params: IdParam },
     responses: { 200: json("Funded", z.object({ txHash: z.string(), blockchainBountyId: z.null(), status: z.literal("funded"), bounty: CommunityBountyShape, message: z.string() })) },
   }),
   declareRoute({
     method: "post", path: "/api/community-bounties/{id}/claim", operationId: "claimCommunityBounty", tags: ["funding"], security: SESSION_WRITE,
+    errors: ["already_claimed", "already_paid", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable",
+      "claim_not_needed", "claim_not_verified", "github_unavailable", "idempotency_conflict", "invalid_repository", "no_open_bounty", "not_due",
+      "not_found", "not_ready", "pool_bounty", "pool_busy", "rate_limited", "validation_failed", "wallet_required"],
     summary: "The author of a merged pull request that closes the issue claims the bounty (verified with GitHub), and is paid",
     request: { params: IdParam, body: { content: { "application/json": { schema: ClaimBody } }, required: true } },
     responses: { 200: json("Claimed", z.object({ status: z.literal("claimed"), bounty: CommunityBountyShape, message: z.string() })) },

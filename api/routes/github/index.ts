@@ -91,6 +91,7 @@ export const RepositoryForUser = z.object({
 export const githubApi = [
   declareRoute({
     method: "get", path: "/api/github/user/repos", operationId: "listUserRepositories", tags: ["repositories"], security: USER,
+    errors: ["github_sign_in_required", "github_unavailable", "validation_failed"],
     summary: "The user's GitHub repositories: admin flag, app installed, registered",
     request: { query: RefreshQuery },
     responses: {
@@ -106,18 +107,21 @@ export const githubApi = [
   }),
   declareRoute({
     method: "get", path: "/api/github/repos/{owner}/{name}", operationId: "getRepositoryForUser", tags: ["repositories"], security: OPTIONAL_USER,
+    errors: ["github_sign_in_required", "github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "A repository (with the user's admin flag) and its open issues",
     request: { params: OwnerNameParam },
     responses: { 200: json("The repository and its issues", RepositoryForUser) },
   }),
   declareRoute({
     method: "post", path: "/api/github/app/finalize-installation", operationId: "finalizeInstallation", tags: ["repositories"], security: SESSION_WRITE,
+    errors: ["github_unavailable", "not_found", "validation_failed"],
     summary: "Links a GitHub App installation the user owns",
     request: { body: { content: { "application/json": { schema: FinalizeInstallationBody } }, required: true } },
     responses: { 200: json("Linked", z.object({ success: z.literal(true), count: z.number().int(), installationId: z.number().int() })) },
   }),
   declareRoute({
     method: "get", path: "/api/github/issues", operationId: "listLabelledIssues", tags: ["repositories"], security: OPTIONAL_USER,
+    errors: ["github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "Open issues of a registered public repository with any of the labels (a bare array; X-Data-Stale on an old copy)",
     request: { query: LabelledIssuesQuery },
     responses: { 200: json("The issues", z.array(IssueSummary)) },

@@ -36,11 +36,13 @@ export function githubOrgRoutes(ctx: AppContext) {
 export const githubOrgApi = [
   declareRoute({
     method: "get", path: "/api/github/user/orgs", operationId: "listAdminOrganizations", tags: ["repositories"], security: USER,
+    errors: ["github_sign_in_required", "github_unavailable"],
     summary: "The GitHub organisations the user administers (active memberships with role admin)",
     responses: { 200: json("The organisations", z.object({ orgs: z.array(z.object({ login: z.string(), avatar_url: z.string() })) })) },
   }),
   declareRoute({
     method: "get", path: "/api/github/orgs/{org}/repos", operationId: "listAdminOrganizationRepositories", tags: ["repositories"], security: USER,
+    errors: ["admin_required", "github_sign_in_required", "github_unavailable", "validation_failed"],
     summary: "An organisation's repositories the user administers, with whether each is registered (not an admin of it: 403)",
     request: { params: OrgParam },
     responses: {
@@ -54,6 +56,7 @@ export const githubOrgApi = [
   }),
   declareRoute({
     method: "get", path: "/api/github/app/install-url", operationId: "getAppInstallUrl", tags: ["repositories"], security: USER,
+    errors: ["github_unavailable"],
     summary: "Where to install the platform's GitHub App",
     responses: { 200: json("GitHub's install page", z.object({ installUrl: z.string() })) },
   }),

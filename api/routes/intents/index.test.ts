@@ -18,7 +18,7 @@ defineIntentKind("test-note", {
   async confirm(_ctx, { user, payload, idempotencyKey }) {
     if (failNext) {
       failNext = false;
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient balance", message: "Not enough XDC." });
+      throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: "Insufficient balance", message: "Not enough XDC." });
     }
     done.push({ userId: user.id, key: idempotencyKey, note: payload.note });
     return { result: `note:${done.length}`, message: "Noted.", link: null };

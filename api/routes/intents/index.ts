@@ -59,12 +59,22 @@ export const IntentView = z.object({
 export const intentsApi = [
   declareRoute({
     method: "get", path: "/api/intents/{token}", operationId: "getMoneyIntent", tags: ["funding"], security: USER,
+    errors: ["link_expired", "link_used", "not_found", "validation_failed"],
     summary: "A payment asked for in a GitHub comment, for its author to confirm (404 for anyone else, 410 once expired or used)",
     request: { params: TokenParam },
     responses: { 200: json("What confirming does", IntentView) },
   }),
   declareRoute({
     method: "post", path: "/api/intents/{token}/confirm", operationId: "confirmMoneyIntent", tags: ["funding"], security: SESSION_WRITE,
+    // Its own, and what confirming each kind (a boost, a tip) can refuse with.
+    errors: [
+      "link_expired", "link_used", "not_found", "rate_limited", "validation_failed",
+      "already_paid", "below_minimum", "bounty_committed", "bounty_held", "bounty_settling", "bounty_shared", "chain_unavailable",
+      "claim_not_needed", "claim_not_verified", "github_unavailable", "idempotency_conflict", "insufficient_allowance",
+      "insufficient_balance", "insufficient_gas", "invalid_amount", "invalid_expiry", "invalid_recipient", "invalid_repository",
+      "issue_closed", "limit_exceeded", "no_open_bounty", "not_an_issue", "not_due", "not_ready", "pool_bounty",
+      "repository_changed", "wallet_required", "wrong_currency",
+    ],
     summary: "Confirms a payment asked for in a GitHub comment (once; 410 once expired or used)",
     request: { params: TokenParam },
     responses: { 200: json("Done", z.object({ success: z.literal(true), message: z.string(), link: z.string().nullable() })) },

@@ -33,6 +33,7 @@ const PerCurrencyDecimals = z.object({ XDC: Amount, ROXN: Amount, USDC: Amount }
 export const leaderboardApi = [
   declareRoute({
     method: "get", path: "/api/leaderboard/contributors", operationId: "listContributorLeaderboard", tags: ["public"], security: ANONYMOUS,
+    errors: ["validation_failed"],
     summary: "Contributors by rewards paid to them (XDC, then ROXN, then USDC); the top 50, a bare array",
     request: { query: PeriodQuery },
     responses: {
@@ -45,6 +46,7 @@ export const leaderboardApi = [
   }),
   declareRoute({
     method: "get", path: "/api/leaderboard/projects", operationId: "listProjectLeaderboard", tags: ["public"], security: ANONYMOUS,
+    errors: ["validation_failed"],
     summary: "Active public repositories: all time by open bounties, then bounties paid; 30 days by bounties paid in the period; the top 50, a bare array",
     request: { query: PeriodQuery },
     responses: {

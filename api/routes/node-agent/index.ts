@@ -96,6 +96,7 @@ const Ok = json("Done", z.object({ ok: z.literal(true) }));
 export const nodeAgentApi = [
   declareRoute({
     method: "post", path: "/api/node-agent/pairings", operationId: "startNodePairing", tags: ["nodes"], security: ANONYMOUS,
+    errors: ["invalid_address", "rate_limited", "validation_failed"],
     summary: "A node asks to be paired with a wallet (the owner approves the code on the Provider Hub)",
     request: { body: jsonBody(StartPairing) },
     responses: {
@@ -106,6 +107,7 @@ export const nodeAgentApi = [
   }),
   declareRoute({
     method: "post", path: "/api/node-agent/pairings/redeem", operationId: "redeemNodePairing", tags: ["nodes"], security: ANONYMOUS,
+    errors: ["not_found", "rate_limited", "validation_failed"],
     summary: "The node polls its pairing; once approved it gets its token (once)",
     request: { body: jsonBody(Redeem) },
     responses: {
@@ -134,18 +136,21 @@ export const nodeAgentApi = [
   }),
   declareRoute({
     method: "post", path: "/api/node-agent/tasks/{taskId}/result", operationId: "completeNodeTask", tags: ["nodes"], security: NODE,
+    errors: ["task_not_held", "validation_failed"],
     summary: "The task's answer (409 when the lease is gone)",
     request: { params: TaskParam, body: jsonBody(Result) },
     responses: { 200: json("The units earned", z.object({ units: z.number().int() })) },
   }),
   declareRoute({
     method: "post", path: "/api/node-agent/tasks/{taskId}/failure", operationId: "failNodeTask", tags: ["nodes"], security: NODE,
+    errors: ["task_not_held", "validation_failed"],
     summary: "The node could not run the task (another node tries)",
     request: { params: TaskParam, body: jsonBody(Failure) },
     responses: { 200: Ok },
   }),
   declareRoute({
     method: "post", path: "/api/node-agent/tasks/{taskId}/release", operationId: "releaseNodeTask", tags: ["nodes"], security: NODE,
+    errors: ["task_not_held", "validation_failed"],
     summary: "The node is stopping: the task goes back to the queue",
     request: { params: TaskParam, body: jsonBody(Release) },
     responses: { 200: Ok },

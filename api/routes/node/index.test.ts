@@ -110,7 +110,53 @@ describe("POST /api/node/dispatch-task", () => {
     expect((await dispatch(await asker(), "mine")).status).toBe(503);
   });
 
-  securityCases({ method: "POST", path: "/api/node/dispatch-task", body: { prompt: "hello" } }, { t: () => t, owner: () => provider });
+  securityCases({ method: "POST", path: "/api/node/dispatch-task", body: { prompt: "hello" } }, { t: () => t, owner: () => provider, sameOriginWithoutToken: true });
+
+  describe("the original product's chat, which sends no anti-forgery token (issue 38)", () => {
+    const send = (who: TestSession, init: { origin: string | null; contentType?: string; token?: string }) =>
+      t.app.request("/api/node/dispatch-task", {
+        method: "POST",
+        headers: {
+          Cookie: who.cookie,
+          "Content-Type": init.contentType ?? "application/json",
+          ...(init.origin ? { Origin: init.origin } : {}),
+          ...(init.token ? { "X-CSRF-Token": init.token } : {}),
+        },
+        body: JSON.stringify({ prompt: "hello from the original client" }),
+      });
+    const own = () => new URL(t.env.PUBLIC_URL).origin;
+    const refusedAsForgery = async (res: Response) => {
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { code: string }).code).toBe("csrf_failed");
+    };
+
+    test("a same-origin JSON request with a session is accepted without the token (it reaches the dispatcher)", async () => {
+      await silenceAllNodes();
+      const res = await send(await asker(), { origin: own() });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { message: string }).message).toBe(NETWORK_FAILED_MESSAGE);
+    });
+
+    test("refused without the token: no Origin, another site's Origin, a body that is not JSON, a wrong token", async () => {
+      const who = await asker();
+      const before = await t.ctx.database.db.select().from(computeTasks).where(eq(computeTasks.userId, who.user.id));
+      await refusedAsForgery(await send(who, { origin: null }));
+      await refusedAsForgery(await send(who, { origin: "https://evil.example" }));
+      await refusedAsForgery(await send(who, { origin: own(), contentType: "text/plain" }));
+      await refusedAsForgery(await send(who, { origin: own(), token: "forged-token" }));
+      expect(await t.ctx.database.db.select().from(computeTasks).where(eq(computeTasks.userId, who.user.id))).toEqual(before);
+    });
+
+    test("every other write still needs the token from the same origin", async () => {
+      const who = await asker();
+      const res = await t.app.request("/api/alerts/searches", {
+        method: "POST",
+        headers: { Cookie: who.cookie, "Content-Type": "application/json", Origin: own() },
+        body: JSON.stringify({ query: "currency=XDC", name: "x" }),
+      });
+      await refusedAsForgery(res);
+    });
+  });
 });
 
 describe("which node gets a task", () => {

@@ -124,12 +124,14 @@ export const nodeApi = [
   }),
   declareRoute({
     method: "get", path: "/api/node/status", operationId: "getWalletNodeStatus", tags: ["nodes"], security: USER,
+    errors: ["not_found", "validation_failed"],
     summary: "Whether a node of the user's own wallet is online",
     request: { query: WalletQuery },
     responses: { 200: json("The status", z.object({ status: NodeStatus })) },
   }),
   declareRoute({
     method: "post", path: "/api/node/dispatch-task", operationId: "dispatchTask", tags: ["nodes"], security: SESSION_WRITE,
+    errors: ["compute_timeout", "no_compute_node", "rate_limited", "validation_failed"],
     summary: "Sends a prompt to the compute network and waits for the answer",
     request: { body: { content: { "application/json": { schema: Dispatch } }, required: true } },
     responses: { 200: json("The answer", z.object({ message: z.string() })) },
@@ -141,24 +143,28 @@ export const nodeApi = [
   }),
   declareRoute({
     method: "delete", path: "/api/node/nodes/{nodeId}", operationId: "revokeNode", tags: ["nodes"], security: SESSION_WRITE,
+    errors: ["not_found", "validation_failed"],
     summary: "Revokes one of the user's nodes",
     request: { params: NodeParam },
     responses: { 200: json("Revoked", z.object({ revoked: z.literal(true) })) },
   }),
   declareRoute({
     method: "get", path: "/api/node/pairings/{code}", operationId: "findPairing", tags: ["nodes"], security: USER,
+    errors: ["not_found", "rate_limited", "validation_failed"],
     summary: "A node waiting for the user's approval (anything else: 404)",
     request: { params: CodeParam },
     responses: { 200: json("The pairing", Pairing) },
   }),
   declareRoute({
     method: "post", path: "/api/node/pairings/approve", operationId: "approvePairing", tags: ["nodes"], security: SESSION_WRITE,
+    errors: ["not_found", "rate_limited", "validation_failed"],
     summary: "Approves a node's pairing for the user's wallet",
     request: { body: { content: { "application/json": { schema: Approve } }, required: true } },
     responses: { 200: json("The approved pairing", Pairing) },
   }),
   declareRoute({
     method: "get", path: "/api/nodes/status", operationId: "listNodeStatuses", tags: ["nodes"], security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "Every paired node by public id, a bare array (the spec's node status; no address, wallet or user)",
     responses: {
       200: json("The nodes", z.array(z.object({

@@ -10,7 +10,8 @@ import { GitHubApiError } from "../../github/client.ts";
 import { publicRepository, publicRepositoryBounties, splitXdcRewards, unifiedRepo } from "../../services/repositories/public.ts";
 import { labelledPublicIssues, STALE_HEADER } from "../github/index.ts";
 import { OwnerRepoParam, OwnerRepoQuery, RepoParam } from "../params.ts";
-import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import type { Currency } from "../../../db/schema/index.ts";
 
 /**
@@ -77,7 +78,7 @@ export function publicRoutes(ctx: AppContext) {
  */
 export function unifiedContract(unified: Awaited<ReturnType<typeof unifiedRepo>>) {
   const units = (value: string, currency: Currency) => {
-    const parsed = parseAmount(value, TOKEN_DECIMALS[currency]);
+    const parsed = parseAmount(value, DECIMALS[currency]);
     return parsed.ok ? parsed.value.toString() : "0";
   };
   const rewards = splitXdcRewards(unified.repoRewards);
@@ -116,15 +117,16 @@ export const UnifiedRepository = z.object({
   issues: z.array(IssueSummary),
   bounties: z.array(z.object({
     issueNumber: z.number().int(), title: z.string(), html_url: z.string().nullable(), labels: Labels,
-    currency: Token, amount: Amount, claimants: z.number().int(),
-    boosted: Amount.optional().meta({ description: "The funders' active shares on top of the amount (issue 29)" }), funders: z.array(BountyFunder).optional(),
+    currency: Token, amount: Amount.meta({ description: "The pool's share" }), claimants: z.number().int(),
+    total: Amount.meta({ description: "The whole bounty: the pool's share plus the funders' active shares (the figure every page shows)" }),
+    boosted: Amount.meta({ description: "The funders' active shares on top of the pool's share (issue 29)" }), funders: z.array(BountyFunder),
   })),
   blockchain: z.object({
     network: z.string(),
     contractAddress: z.string().meta({ description: "0x… form" }),
     poolRewards: Wei.meta({ description: "The XDC pool in wei" }),
     pools: PerCurrency,
-    allocated: PerCurrency.meta({ description: "In advertised (open or claimed) bounties" }),
+    allocated: PerCurrency.meta({ description: "In advertised (open or claimed) bounties, their funders' shares included" }),
     awaiting: PerCurrency.meta({ description: "In bounties awaiting the pool manager's decision: not advertised" }),
     held: PerCurrency.meta({ description: "In bounties held for a GitHub user without a wallet: not advertised" }),
     issues: z.array(z.object({
@@ -157,6 +159,7 @@ export const UnifiedRepository = z.object({
 export const publicApi = [
   declareRoute({
     method: "get", path: "/api/public/repositories/{repoId}", operationId: "getPublicRepository", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "A registered public repository's GitHub details",
     request: { params: RepoParam },
     responses: {
@@ -165,6 +168,7 @@ export const publicApi = [
   }),
   declareRoute({
     method: "get", path: "/api/public/repositories/{repoId}/bounties", operationId: "listPublicRepositoryBounties", tags: ["public"], security: ANONYMOUS,
+    errors: ["not_found", "validation_failed"],
     summary: "The bounties of a registered public repository, open and paid (the original product's shape)",
     request: { params: RepoParam },
     responses: {
@@ -179,18 +183,21 @@ export const publicApi = [
   }),
   declareRoute({
     method: "get", path: "/api/public/github/issues", operationId: "listPublicIssues", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "Open issues of a registered public repository (a bare array; X-Data-Stale on an old copy)",
     request: { query: OwnerRepoQuery },
     responses: { 200: json("The issues", z.array(IssueSummary)) },
   }),
   declareRoute({
     method: "get", path: "/api/public/github/repos/{owner}/{repo}", operationId: "getPublicRepositoryWithIssues", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "A registered public repository and its open issues",
     request: { params: OwnerRepoParam },
     responses: { 200: json("The repository and its issues", RepositoryForUser.extend({ repoId: z.number().int(), repo: RepositoryInfo.extend({ permissions: z.object({ admin: z.literal(false) }) }) })) },
   }),
   declareRoute({
     method: "get", path: "/api/public/unified-repo/{owner}/{repo}", operationId: "getUnifiedRepository", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["github_unavailable", "validation_failed"],
     summary: "Everything the public repository page shows (real figures only)",
     request: { params: OwnerRepoParam },
     responses: { 200: json("The unified view", UnifiedRepository) },

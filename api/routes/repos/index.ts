@@ -36,12 +36,14 @@ export function reposRoutes(ctx: AppContext) {
 export const reposApi = [
   declareRoute({
     method: "get", path: "/api/repos/details", operationId: "getRepositoryIds", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["not_found", "validation_failed"],
     summary: "A registered public repository's ids by name",
     request: { query: OwnerRepoQuery },
     responses: { 200: json("The ids", z.object({ repoId: z.number().int(), githubRepoId: z.number().int(), githubRepoFullName: z.string() })) },
   }),
   declareRoute({
     method: "get", path: "/api/repos/{repoId}/rewards", operationId: "listRepositoryRewards", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["not_found", "validation_failed"],
     summary: "The open bounties of a repository: XDC in `rewards`, the other currencies in `otherRewards`",
     request: { params: RepoParam },
     responses: {

@@ -8,14 +8,14 @@ import { requireSession, requireUser } from "../../middleware/session.ts";
 import { accessibleRepositories, setRepositoryActive } from "../../services/repositories/accessible.ts";
 import { userRepositories } from "../../services/repositories/user-repos.ts";
 import { positiveId } from "../params.ts";
-import { badRequest, noApiEndpoint } from "../../errors.ts";
+import { ErrorCode, noApiEndpoint, refused } from "../../errors.ts";
 
 const GithubRepoParam = z.object({ githubRepoId: positiveId });
 const ACTIVE_PATH = /^\/api\/repositories\/([^/]+)\/active$/;
 /** The GitHub repository id of PATCH /api/repositories/{githubRepoId}/active (routed as PATCH /*: see below). */
 function activeRepoId(path: string): number {
   const param = GithubRepoParam.safeParse({ githubRepoId: ACTIVE_PATH.exec(path)?.[1] });
-  if (!param.success) throw badRequest("githubRepoId must be a positive whole number");
+  if (!param.success) throw refused(ErrorCode.VALIDATION_FAILED, "githubRepoId must be a positive whole number");
   return param.data.githubRepoId;
 }
 const ActiveBody = z.object({ isActive: z.boolean({ message: "isActive must be a boolean" }) });
@@ -62,11 +62,13 @@ export const AccessibleRepository = z.object({
 export const accessibleRepositoriesApi = [
   declareRoute({
     method: "get", path: "/api/repositories/accessible", operationId: "listAccessibleRepositories", tags: ["repositories"], security: USER,
+    errors: ["github_sign_in_required", "github_unavailable"],
     summary: "Registered repositories the user may see (active public ones, private ones they reach, their own inactive ones)",
     responses: { 200: json("The repositories, newest first", z.object({ repositories: z.array(AccessibleRepository) })) },
   }),
   declareRoute({
     method: "patch", path: "/api/repositories/{githubRepoId}/active", operationId: "setRepositoryActive", tags: ["repositories"], security: SESSION_WRITE,
+    errors: ["not_found", "not_owner", "validation_failed"],
     summary: "Marks a repository active or inactive (the pool manager who registered it; others 403)",
     request: { params: GithubRepoParam, body: { content: { "application/json": { schema: ActiveBody } }, required: true } },
     responses: { 200: json("Changed", z.object({ success: z.literal(true), isActive: z.boolean() })) },

@@ -78,6 +78,8 @@ export const PublicRepositoryList = z.object({
 export const repositoriesApi = [
   declareRoute({
     method: "post", path: "/api/repositories/register", operationId: "registerRepository", tags: ["repositories"], security: SESSION_WRITE,
+    errors: ["admin_required", "already_paid", "chain_busy", "chain_unavailable", "github_sign_in_required", "github_unavailable",
+      "idempotency_conflict", "invalid_repository", "manager_pending", "not_found", "rate_limited", "role_required", "validation_failed"],
     summary: "Registers a repository the pool manager administers on GitHub (or answers where to install the app)",
     request: { body: { content: { "application/json": { schema: RegisterRepositoryBody } }, required: true } },
     responses: {
@@ -104,6 +106,7 @@ export const repositoriesApi = [
   }),
   declareRoute({
     method: "get", path: "/api/repositories/public", operationId: "listPublicRepositories", tags: ["public"], security: ANONYMOUS, ...STABLE,
+    errors: ["invalid_cursor", "validation_failed"],
     summary: "Registered public repositories with their pools (all of them; or a page with ?limit=&cursor=)",
     request: { query: PublicListQuery },
     responses: { 200: json("The repositories, newest first", PublicRepositoryList) },

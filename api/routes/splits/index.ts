@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppBindings, AppContext } from "../../context.ts";
 import { ANONYMOUS, declareRoute, IdempotencyHeaders, json, SESSION_WRITE } from "../../openapi/declare.ts";
-import { Amount, Timestamp, TransactionResult, TxHash } from "../../openapi/shapes.ts";
+import { Amount, Timestamp, Token, TransactionResult, TxHash } from "../../openapi/shapes.ts";
 import { validate } from "../../validate.ts";
 import { requireSession } from "../../middleware/session.ts";
 import { rateLimit } from "../../middleware/rate-limit.ts";
@@ -61,7 +61,7 @@ export const SplitView = z
     issueNumber: z.number().int(),
     pullNumber: z.number().int(),
     author: z.string(),
-    currency: z.enum(["XDC", "ROXN", "USDC"]),
+    currency: Token,
     amount: Amount,
     status: z.enum(["window", "releasing", "released", "superseded"]),
     releaseAt: Timestamp.meta({ description: "When the window closes and the shares are paid" }),
@@ -87,24 +87,31 @@ export const SplitView = z
 export const splitsApi = [
   declareRoute({
     method: "get", path: "/api/splits/{repoId}", operationId: "listRepositorySplits", tags: ["blockchain"], security: ANONYMOUS,
+    errors: ["chain_unavailable", "not_found", "validation_failed"],
     summary: "A repository's shared rewards: bounties of co-authored pull requests, in their release window, being paid, or paid",
     request: { params: RepoParam },
     responses: { 200: json("The splits", z.object({ splits: z.array(SplitView) })) },
   }),
   declareRoute({
     method: "get", path: "/api/splits/{repoId}/{issueNumber}", operationId: "getIssueSplit", tags: ["blockchain"], security: ANONYMOUS,
+    errors: ["chain_unavailable", "not_found", "validation_failed"],
     summary: "How an issue's bounty is shared among a merged pull request's people (404 when it is not)",
     request: { params: IssueParam },
     responses: { 200: json("The split", SplitView) },
   }),
   declareRoute({
     method: "put", path: "/api/splits/{repoId}/{issueNumber}", operationId: "setIssueSplit", tags: ["blockchain"], security: SESSION_WRITE,
+    errors: ["admin_required", "chain_unavailable", "github_sign_in_required", "github_unavailable", "invalid_repository", "invalid_split",
+      "not_found", "pool_busy", "rate_limited", "repository_mismatch", "role_required", "split_closed", "validation_failed", "wallet_required"],
     summary: "The pool manager sets the shares during the release window: any GitHub people, percentages summing to 100 (409 once the window is over)",
     request: { params: IssueParam, body: { content: { "application/json": { schema: SharesBody } }, required: true } },
     responses: { 200: json("The split as set", SplitView) },
   }),
   declareRoute({
     method: "post", path: "/api/splits/{repoId}/{issueNumber}/shares/{login}/return", operationId: "returnHeldShare", tags: ["blockchain"], security: SESSION_WRITE,
+    errors: ["admin_required", "already_paid", "bounty_settling", "chain_unavailable", "github_sign_in_required", "github_unavailable",
+      "idempotency_conflict", "idempotency_key_required", "invalid_repository", "not_due", "not_found", "nothing_held", "pool_busy", "rate_limited",
+      "repository_mismatch", "role_required", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"],
     summary: "The pool manager returns a share held for a person who never registered to the repository's pool, 30 days after it was held (the contract's refundTip; it can go nowhere else). 409 before then, while it is being paid to its person, or when nothing is held",
     request: { params: ShareParam, headers: IdempotencyHeaders },
     responses: { 200: json("Submitted or confirmed (a replay answers the first result)", TransactionResult) },

@@ -55,6 +55,9 @@ export const TipView = z
 export const tipsApi = [
   declareRoute({
     method: "post", path: "/api/tips", operationId: "giveTip", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["already_paid", "below_minimum", "chain_unavailable", "github_unavailable", "idempotency_conflict", "idempotency_key_required",
+      "insufficient_balance", "insufficient_gas", "invalid_amount", "invalid_recipient", "not_found", "rate_limited", "validation_failed",
+      "wallet_required"],
     summary: "Tips a GitHub person from the signed-in user's wallet (held until they register when they have no wallet)",
     request: { headers: IdempotencyHeaders, body: { content: { "application/json": { schema: TipBody } }, required: true } },
     responses: { 200: json("The tip", TipView) },

@@ -43,11 +43,13 @@ export const CodeSent = z.object({ success: z.literal(true), message: z.string()
 export const exportApi = [
   declareRoute({
     method: "post", path: "/api/wallet/export-request", operationId: "requestKeyExportCode", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["email_required", "mail_unavailable", "rate_limited", "wallet_required"],
     summary: "E-mails a one-time code for exporting the private key",
     responses: { 200: json("Code sent", CodeSent) },
   }),
   declareRoute({
     method: "post", path: "/api/wallet/export-data", operationId: "exportWalletKey", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["invalid_code", "invalid_public_key", "rate_limited", "validation_failed", "wallet_required"],
     summary: "The private key, encrypted to the browser's ephemeral P-256 key",
     request: { body: { content: { "application/json": { schema: ExportDataBody } }, required: true } },
     responses: {

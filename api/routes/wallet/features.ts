@@ -5,6 +5,7 @@ import { sendRoutes } from "./send.ts";
 import { onrampRoutes } from "./onramp.ts";
 import { tokenCatalogueRoutes } from "./tokens.ts";
 import { walletHistoryRoutes } from "./history.ts";
+import { cashoutRoutes } from "./cashout.ts";
 
 /**
  * The wallet's features beyond balances (spec section 7 and the Wallet
@@ -19,5 +20,6 @@ export function walletFeatureRoutes(ctx: AppContext) {
     .route("/", sendRoutes(ctx))
     .route("/", onrampRoutes(ctx))
     .route("/", tokenCatalogueRoutes(ctx))
-    .route("/", walletHistoryRoutes(ctx));
+    .route("/", walletHistoryRoutes(ctx))
+    .route("/", cashoutRoutes(ctx));
 }

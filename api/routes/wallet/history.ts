@@ -8,7 +8,8 @@ import { validate } from "../../validate.ts";
 import { requireUser } from "../../middleware/session.ts";
 import { DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { toXdcAddress } from "../../chain/address.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { walletBalances } from "../../services/money/balances.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { walletLimits, walletTransactions } from "../../services/wallets/transactions.ts";
@@ -31,14 +32,14 @@ export function walletHistoryRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json([]);
       const balances = await walletBalances(ctx.chain, wallet.address as Address).catch(() => {
-        throw new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet balances" });
+        throw new DomainError({ code: ErrorCode.WALLET_UNAVAILABLE, error: "Wallet Unavailable", message: "Failed to fetch wallet balances" });
       });
       const address = toXdcAddress(wallet.address);
       const network = ctx.chain.config.network.name;
       return c.json([
-        { currency: "XDC" as const, network, balance: toDecimalString(balances.xdc, TOKEN_DECIMALS.XDC), address },
-        { currency: "ROXN" as const, network, balance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN), address },
-        { currency: "USDC" as const, network, balance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC), address },
+        { currency: "XDC" as const, network, balance: toDecimalString(balances.xdc, DECIMALS.XDC), address },
+        { currency: "ROXN" as const, network, balance: toDecimalString(balances.roxn, DECIMALS.ROXN), address },
+        { currency: "USDC" as const, network, balance: toDecimalString(balances.usdc, DECIMALS.USDC), address },
       ]);
     })
     .get("/transactions", validate("query", Limit), async (c) => {
@@ -54,6 +55,7 @@ export function walletHistoryRoutes(ctx: AppContext) {
 export const walletHistoryApi = [
   declareRoute({
     method: "get", path: "/api/wallet/multi-currency-balances/{id}", operationId: "listWalletBalances", tags: ["wallet"], security: USER,
+    errors: ["chain_unavailable", "not_found", "validation_failed", "wallet_unavailable"],
     summary: "The user's own balances per currency, a bare array (another user's id: 404; no wallet: empty)",
     request: { params: IdParam },
     responses: {
@@ -65,6 +67,7 @@ export const walletHistoryApi = [
   }),
   declareRoute({
     method: "get", path: "/api/wallet/transactions", operationId: "listWalletTransactions", tags: ["wallet"], security: USER,
+    errors: ["validation_failed"],
     summary: "The wallet's latest transactions: its sends and fundings, rewards and withdrawals it received",
     request: { query: Limit },
     responses: {

@@ -8,14 +8,15 @@ import { validate } from "../../validate.ts";
 import { requireSession, requireUser } from "../../middleware/session.ts";
 import { DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { toXdcAddress, parseAddress } from "../../chain/address.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { walletBalances } from "../../services/money/balances.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { IdParam } from "../params.ts";
 
 const ConfirmWalletBody = z.object({ address: z.string().max(64) });
 
-const walletInfoFailed = (cause: unknown) => new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch wallet info", cause });
+const walletInfoFailed = (cause: unknown) => new DomainError({ code: ErrorCode.WALLET_UNAVAILABLE, error: "Wallet Unavailable", message: "Failed to fetch wallet info", cause });
 
 /**
  * GET  /api/wallet/info                 address, balance (XDC), tokenBalance (ROXN) as integer strings in wei (the spec's
@@ -41,9 +42,9 @@ export function walletRoutes(ctx: AppContext) {
         address: toXdcAddress(wallet.address),
         balance: balances.xdc.toString(),
         tokenBalance: balances.roxn.toString(),
-        xdcBalance: toDecimalString(balances.xdc, TOKEN_DECIMALS.XDC),
-        roxnBalance: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN),
-        usdcBalance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC),
+        xdcBalance: toDecimalString(balances.xdc, DECIMALS.XDC),
+        roxnBalance: toDecimalString(balances.roxn, DECIMALS.ROXN),
+        usdcBalance: toDecimalString(balances.usdc, DECIMALS.USDC),
       });
     })
     .post("/", validate("json", ConfirmWalletBody), async (c) => {
@@ -51,12 +52,12 @@ export function walletRoutes(ctx: AppContext) {
       const { user } = requireSession(c);
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) {
-        throw new DomainError({ code: ErrorCode.CONFLICT, error: "No wallet", message: "Complete your registration to create your XDC wallet." });
+        throw new DomainError({ code: ErrorCode.REGISTRATION_INCOMPLETE, error: "No wallet", message: "Complete your registration to create your XDC wallet." });
       }
       const given = parseAddress(c.req.valid("json").address);
-      if (!given) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter a valid XDC address (xdc… or 0x…)." });
+      if (!given) throw new DomainError({ code: ErrorCode.INVALID_ADDRESS, error: "Invalid address", message: "Enter a valid XDC address (xdc… or 0x…)." });
       if (given !== wallet.address) {
-        throw new DomainError({ code: ErrorCode.CONFLICT, error: "Wallet already set", message: "Your account already has a different wallet address." });
+        throw new DomainError({ code: ErrorCode.WALLET_EXISTS, error: "Wallet already set", message: "Your account already has a different wallet address." });
       }
       return c.json({ success: true, address: toXdcAddress(wallet.address) });
     })
@@ -67,9 +68,9 @@ export function walletRoutes(ctx: AppContext) {
       const wallet = await walletOfUser(ctx.database.db, user.id);
       if (!wallet) return c.json({ balance: "0" });
       const balances = await walletBalances(ctx.chain, wallet.address as Address).catch((err) => {
-        throw new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Wallet Unavailable", message: "Failed to fetch USDC balance", cause: err });
+        throw new DomainError({ code: ErrorCode.WALLET_UNAVAILABLE, error: "Wallet Unavailable", message: "Failed to fetch USDC balance", cause: err });
       });
-      return c.json({ balance: toDecimalString(balances.usdc, TOKEN_DECIMALS.USDC) });
+      return c.json({ balance: toDecimalString(balances.usdc, DECIMALS.USDC) });
     });
 }
 
@@ -83,7 +84,7 @@ export function tokenRoutes(ctx: AppContext) {
     const balances = await walletBalances(ctx.chain, wallet.address as Address).catch((err) => {
       throw walletInfoFailed(err);
     });
-    return c.json({ balance: balances.roxn.toString(), formatted: toDecimalString(balances.roxn, TOKEN_DECIMALS.ROXN) });
+    return c.json({ balance: balances.roxn.toString(), formatted: toDecimalString(balances.roxn, DECIMALS.ROXN) });
   });
 }
 
@@ -100,23 +101,27 @@ const WalletInfo = z.object({
 export const walletApi = [
   declareRoute({
     method: "get", path: "/api/wallet/info", operationId: "getWalletInfo", tags: ["wallet"], security: OPTIONAL_USER,
+    errors: ["chain_unavailable", "wallet_unavailable"],
     summary: "The wallet's address and balances",
     responses: { 200: json("Address and balances", WalletInfo) },
   }),
   declareRoute({
     method: "post", path: "/api/wallet", operationId: "confirmWallet", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["invalid_address", "registration_incomplete", "validation_failed", "wallet_exists"],
     summary: "Confirms the user's (custodial) wallet address",
     request: { body: { content: { "application/json": { schema: ConfirmWalletBody } }, required: true } },
     responses: { 200: json("Confirmed", z.object({ success: z.literal(true), address: z.string() })) },
   }),
   declareRoute({
     method: "get", path: "/api/wallet/usdc-balance/{id}", operationId: "getUsdcBalance", tags: ["wallet"], security: USER,
+    errors: ["chain_unavailable", "not_found", "validation_failed", "wallet_unavailable"],
     summary: "The user's own USDC balance (another user's id: 404)",
     request: { params: IdParam },
     responses: { 200: json("The balance", z.object({ balance: Amount })) },
   }),
   declareRoute({
     method: "get", path: "/api/token/balance", operationId: "getRoxnBalance", tags: ["wallet"], security: USER,
+    errors: ["chain_unavailable", "wallet_unavailable"],
     summary: "The user's ROXN balance",
     responses: { 200: json("In wei and as a decimal", z.object({ balance: Wei, formatted: Amount })) },
   }),

@@ -60,18 +60,21 @@ const ProviderUrl = json("The provider's hosted page", z.object({ url: z.string(
 export const onrampApi = [
   declareRoute({
     method: "get", path: "/api/wallet/buy-xdc-url", operationId: "startXdcPurchase", tags: ["wallet"], security: SESSION,
+    errors: ["chain_unavailable", "csrf_failed", "insufficient_balance", "rate_limited", "validation_failed", "wallet_required"],
     summary: "Records a buy order; the provider's buy page (same-site requests only)",
     request: { query: StartQuery },
     responses: { 200: ProviderUrl },
   }),
   declareRoute({
     method: "get", path: "/api/wallet/sell-xdc-url", operationId: "startXdcSale", tags: ["wallet"], security: SESSION,
+    errors: ["chain_unavailable", "csrf_failed", "insufficient_balance", "rate_limited", "validation_failed", "wallet_required"],
     summary: "Records a sell order; the provider's sell page (same-site requests only)",
     request: { query: StartQuery },
     responses: { 200: ProviderUrl },
   }),
   declareRoute({
     method: "get", path: "/api/wallet/onramp-transactions", operationId: "listOnrampTransactions", tags: ["wallet"], security: USER,
+    errors: ["validation_failed"],
     summary: "Buy and sell orders, newest first",
     request: { query: ListQuery },
     responses: { 200: json("The orders", z.object({ transactions: z.array(OnrampTransaction) })) },

@@ -69,7 +69,10 @@ export const SendQuote = z.object({
 export const SendMax = z.object({ token: Token, amount: Amount, fee: Amount, reserve: Amount });
 export const SendResult = TransactionResult.extend({ id: z.string(), token: Token, to: z.string(), amount: Amount });
 export const BountyHistoryEntry = z.object({
-  id: z.string(), kind: z.enum(["reward", "held", "withdrawal", "refund"]), currency: Token, amount: Amount,
+  id: z.string(), kind: z.enum(["reward", "held", "withdrawal", "refund", "funding"]),
+  direction: z.enum(["in", "out", "none"]).meta({ description: "Which way the money went for this wallet: in, out, or neither (a cancelled bounty goes back to the pool, not to the wallet)" }),
+  currency: Token, amount: Amount.meta({ description: "What moved; a funding: what left the wallet, fee included" }),
+  fee: Amount.nullable().meta({ description: "The platform's fee within amount (a funding); null otherwise" }),
   repository: z.string().nullable(), issueNumber: z.number().int().nullable(), issueTitle: z.string().nullable(), issueUrl: z.string().nullable(),
   transactionHash: TxHash, explorerUrl: z.string().nullable(), createdAt: Timestamp,
 });
@@ -81,37 +84,47 @@ export const SentTransaction = z.object({
 export const sendApi = [
   declareRoute({
     method: "get", path: "/api/wallet/send-quote", operationId: "quoteSend", tags: ["wallet"], security: USER,
+    errors: ["chain_unavailable", "insufficient_balance", "insufficient_gas", "invalid_address", "invalid_amount", "invalid_currency",
+      "transaction_failed", "validation_failed", "wallet_required"],
     summary: "Runs every send check and estimates the fee; nothing is sent",
     request: { query: SendFields },
     responses: { 200: json("The quote", SendQuote) },
   }),
   declareRoute({
     method: "get", path: "/api/wallet/send-max", operationId: "quoteMaxSend", tags: ["wallet"], security: USER,
+    errors: ["chain_unavailable", "invalid_currency", "transaction_failed", "validation_failed", "wallet_required"],
     summary: "The most that can be sent (the form's Max)",
     request: { query: MaxQuery },
     responses: { 200: json("The maximum", SendMax) },
   }),
   declareRoute({
     method: "post", path: "/api/wallet/send-code", operationId: "requestSendCode", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["chain_unavailable", "code_not_needed", "email_required", "insufficient_balance", "insufficient_gas", "invalid_address",
+      "invalid_amount", "invalid_currency", "mail_unavailable", "rate_limited", "transaction_failed", "validation_failed", "wallet_required"],
     summary: "E-mails a code bound to this send (above the threshold)",
     request: { body: { content: { "application/json": { schema: SendFields } }, required: true } },
     responses: { 200: json("Code sent", CodeSent) },
   }),
   declareRoute({
     method: "post", path: "/api/wallet/send", operationId: "sendFromWallet", tags: ["wallet"], security: SESSION_WRITE,
+    errors: ["already_paid", "chain_unavailable", "code_required", "idempotency_conflict", "idempotency_key_required", "insufficient_balance",
+      "insufficient_gas", "invalid_address", "invalid_amount", "invalid_code", "invalid_currency", "rate_limited", "transaction_failed",
+      "transaction_queued", "validation_failed", "wallet_required"],
     summary: "Sends XDC, ROXN or USDC from the custodial wallet",
     request: { headers: IdempotencyHeaders, body: { content: { "application/json": { schema: SendBody } }, required: true } },
     responses: { 200: json("Submitted (or the first result, replayed)", SendResult) },
   }),
   declareRoute({
     method: "get", path: "/api/wallet/sends", operationId: "listSends", tags: ["wallet"], security: USER,
+    errors: ["validation_failed"],
     summary: "The wallet's latest sends, newest first",
     request: { query: Limit },
     responses: { 200: json("The sends", z.object({ sends: z.array(SentTransaction) })) },
   }),
   declareRoute({
     method: "get", path: "/api/wallet/bounty-history", operationId: "listBountyHistory", tags: ["wallet"], security: USER,
-    summary: "Rewards received, pool withdrawals and bounties refunded to the user's pools, newest first",
+    errors: ["validation_failed"],
+    summary: "Rewards received, pool withdrawals, the wallet's pool fundings and bounties refunded to the user's pools, newest first",
     request: { query: Limit },
     responses: { 200: json("The entries", z.object({ entries: z.array(BountyHistoryEntry) })) },
   }),

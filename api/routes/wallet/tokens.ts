@@ -4,6 +4,7 @@ import type { AppBindings, AppContext } from "../../context.ts";
 import { requireUser } from "../../middleware/session.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { walletTokens } from "../../services/wallets/tokens.ts";
+import { Token } from "../../openapi/shapes.ts";
 
 /** GET /api/wallet/tokens -> { tokens: [{ symbol, name, decimals, contractAddress, explorerUrl }], walletExplorerUrl } */
 export function tokenCatalogueRoutes(ctx: AppContext) {
@@ -21,7 +22,7 @@ export const tokensApi = [
     responses: {
       200: json("The catalogue", z.object({
         tokens: z.array(z.object({
-          symbol: z.enum(["XDC", "ROXN", "USDC"]), name: z.string(), decimals: z.number().int(),
+          symbol: Token, name: z.string(), decimals: z.number().int(),
           contractAddress: z.string().nullable(), explorerUrl: z.string().nullable(),
         })),
         walletExplorerUrl: z.string().nullable(),

@@ -24,7 +24,7 @@ export const GITHUB_WEBHOOK_LARGE_READS = 2;
  */
 export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
   const invalidSignature = () =>
-    new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is missing or does not match." });
+    new DomainError({ code: ErrorCode.INVALID_SIGNATURE, error: "Invalid signature", message: "The webhook signature is missing or does not match." });
   // Everything that can be checked without the body is checked before a byte of it is read: a request without a
   // well-formed signature is refused at once, however large (or endless) its body.
   const headersFirst: MiddlewareHandler<AppBindings> = async (c, next) => {
@@ -32,7 +32,7 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
     const event = c.req.header("x-github-event");
     const deliveryId = c.req.header("x-github-delivery");
     if (!event || !deliveryId || deliveryId.length > 100) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Bad webhook", message: "X-GitHub-Event and X-GitHub-Delivery are required." });
+      throw new DomainError({ code: ErrorCode.INVALID_WEBHOOK, error: "Bad webhook", message: "X-GitHub-Event and X-GitHub-Delivery are required." });
     }
     await next();
   };
@@ -84,6 +84,7 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
 export const githubWebhookApi = [
   declareRoute({
     method: "post", path: "/api/webhooks/github", operationId: "receiveGitHubWebhook", tags: ["webhooks"],
+    errors: ["invalid_signature", "invalid_webhook", "overloaded"],
     security: [{ githubSignature: [] }],
     summary: "GitHub App deliveries (signed; stored once, processed by a worker)",
     request: {

@@ -1,9 +1,9 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, bountyShares, repositories, users, wallets, type Currency } from "../../../db/schema/index.ts";
-import { formatExact } from "../../../lib/money-format.ts";
+import { bountyText, formatFull } from "../../../lib/money-format.ts";
 import { notFound } from "../../errors.ts";
-import { describeSearch, matchingBounties, parseSearch, canonicalQuery } from "./search.ts";
+import { describeSearch, matchingBounties, matchedAmountText, parseSearch, canonicalQuery } from "./search.ts";
 
 /**
  * Atom feeds (RFC 4287) of an explore search, a repository and a contributor (issue 30): public data only
@@ -48,7 +48,7 @@ ${entries}
 `;
 }
 
-const amountText = (amount: bigint, currency: Currency) => `${formatExact(amount, currency)} ${currency}`;
+const amountText = (amount: bigint, currency: Currency) => `${formatFull(amount, currency)} ${currency}`;
 
 export async function exploreFeed(deps: Deps, query: string): Promise<string> {
   // Like the explore page, the feed leaves parameters it does not read alone (utm_*, …).
@@ -64,10 +64,10 @@ export async function exploreFeed(deps: Deps, query: string): Promise<string> {
     publicUrl: base,
     entries: matches.map((b) => ({
       id: tagUri(base, `bounty/${b.repoId}/${b.issueNumber}/${b.allocatedAt.getTime()}`),
-      title: `${amountText(b.amount, b.currency)}: ${b.fullName}#${b.issueNumber} ${b.issueTitle ?? ""}`.trim(),
+      title: `${bountyText({ currency: b.currency, pool: b.amount - b.boosted, funders: b.boosted, funderCount: b.funders }).total}: ${b.fullName}#${b.issueNumber} ${b.issueTitle ?? ""}`.trim(),
       link: `${base}/${b.fullName}`,
       updated: b.allocatedAt,
-      summary: `A bounty of ${amountText(b.amount, b.currency)} on ${b.fullName}#${b.issueNumber}${b.issueTitle ? ` "${b.issueTitle}"` : ""}.`,
+      summary: `A bounty of ${matchedAmountText(b)} on ${b.fullName}#${b.issueNumber}${b.issueTitle ? ` "${b.issueTitle}"` : ""}.`,
     })),
   });
 }

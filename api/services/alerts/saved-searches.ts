@@ -1,7 +1,7 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { savedSearches, type SavedSearch, type User } from "../../../db/schema/index.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { ErrorCode, notFound, refused } from "../../errors.ts";
 import { constantTimeEqualStrings, hmacBase64url, randomToken } from "../../crypto/tokens.ts";
 import { canonicalQuery, describeSearch, parseSearch } from "./search.ts";
 import { controlCharacterRefused } from "../explore/search.ts";
@@ -27,8 +27,8 @@ export async function saveSearch(deps: Deps, user: User, input: { name?: string;
   const query = canonicalQuery(search);
   const db = deps.database.db;
   const mine = await db.select({ id: savedSearches.id, query: savedSearches.query }).from(savedSearches).where(eq(savedSearches.userId, user.id));
-  if (mine.some((s) => s.query === query)) throw badRequest("You already saved this search.");
-  if (mine.length >= MAX_SAVED_SEARCHES) throw badRequest(`At most ${MAX_SAVED_SEARCHES} saved searches.`);
+  if (mine.some((s) => s.query === query)) throw refused(ErrorCode.ALREADY_SAVED, "You already saved this search.");
+  if (mine.length >= MAX_SAVED_SEARCHES) throw refused(ErrorCode.QUOTA_EXCEEDED, `At most ${MAX_SAVED_SEARCHES} saved searches.`);
   const [row] = await db
     .insert(savedSearches)
     .values({

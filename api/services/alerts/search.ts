@@ -1,7 +1,7 @@
 import type { Database } from "../../../db/client.ts";
 import type { Currency } from "../../../db/schema/index.ts";
-import { formatExact } from "../../../lib/money-format.ts";
-import { badRequest } from "../../errors.ts";
+import { bountyText, formatExact } from "../../../lib/money-format.ts";
+import { ErrorCode, refused } from "../../errors.ts";
 import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
 import { controlCharacterRefused, EXPLORE_PARAMS, exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "../explore/search.ts";
 
@@ -21,7 +21,7 @@ export function parseSearch(query: string, options: { strict?: boolean } = { str
   if (options.strict) {
     for (const key of new Set(params.keys())) {
       if (CONTROL_CHARACTER.test(key)) throw controlCharacterRefused("query");
-      if (!SAVED_KEYS.has(key)) throw badRequest(`query: ${key} is not an explore filter (${EXPLORE_PARAMS.join(", ")}).`, undefined, "Invalid search");
+      if (!SAVED_KEYS.has(key)) throw refused(ErrorCode.INVALID_SEARCH, `query: ${key} is not an explore filter (${EXPLORE_PARAMS.join(", ")}).`, { error: "Invalid search" });
     }
   }
   params.delete("cursor");
@@ -58,8 +58,18 @@ export interface MatchedBounty {
   issueTitle: string | null;
   issueUrl: string | null;
   currency: Currency;
+  /** The whole bounty (the pool's share and its funders' active shares). */
   amount: bigint;
+  /** The funders' active shares in `amount`, and how many they are. */
+  boosted: bigint;
+  funders: number;
   allocatedAt: Date;
+}
+
+/** A matched bounty's amount in words, as every page shows it: "54.9750 XDC (50.0000 XDC from the pool + 4.9750 XDC from 1 funder)". */
+export function matchedAmountText(b: Pick<MatchedBounty, "currency" | "amount" | "boosted" | "funders">): string {
+  const { total, breakdown } = bountyText({ currency: b.currency, pool: b.amount - b.boosted, funders: b.boosted, funderCount: b.funders });
+  return breakdown ? `${total} (${breakdown})` : total;
 }
 
 /**
@@ -86,6 +96,8 @@ export async function matchingBounties(
       issueUrl: b.url,
       currency: b.currency,
       amount: b.amount,
+      boosted: b.boosted,
+      funders: b.funders,
       allocatedAt: b.allocatedAt,
     }));
 }

@@ -2,7 +2,6 @@ import { and, eq, lt } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { botComments, bounties, repositories, users, wallets, type Bounty, type Repository } from "../../../db/schema/index.ts";
 import { hashToken } from "../../crypto/tokens.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { encodeFullName } from "../../github/repositories.ts";
@@ -10,11 +9,12 @@ import { issueContributors } from "../money/bounties.ts";
 import { heldFor } from "../github-events/held-payouts.ts";
 import { isAwaiting } from "../money/awaiting.ts";
 import { splitOf, splitView, type SplitView } from "../splits/open.ts";
-import { formatExact } from "../../../lib/money-format.ts";
+import { bountyText } from "../../../lib/money-format.ts";
 import { fundersLines } from "../funding/funders-text.ts";
 import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
 import { inlineCode, mention, profileLink } from "./markdown.ts";
 import { attemptLines } from "../attempts/comment-lines.ts";
+import { cashoutLink } from "../cashout/links.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
 const CREATION_TIMEOUT_MS = 60_000;
@@ -63,13 +63,20 @@ export async function syncBountyComment(ctx: Pick<AppContext, "env" | "database"
 
 async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, repository: Repository, bounty: Bounty): Promise<string> {
   const funders = await fundersLines(ctx.database.db, repository.githubRepoId, bounty.issueNumber);
-  // Open: the pool's share (the mirror) plus the active boosts; paid, the chain's BountyPaid already counts them.
-  const total = bounty.amount + (bounty.status === "open" ? funders.boosted : 0n);
-  const amount = `${formatExact(total, bounty.currency)} ${bounty.currency}`;
+  // Open: the pool's share (the mirror) plus the active boosts; paid, the chain's BountyPaid already counts them (the
+  // boosts are paid, no longer active). The same figure and breakdown as every page (lib/money-format.ts, issue 38).
+  const figures = bountyText({ currency: bounty.currency, pool: bounty.amount, funders: funders.boosted, funderCount: funders.active });
+  const amount = figures.total;
   const page = `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`;
   const contributors = await issueContributors(ctx, repository.githubRepoId, bounty.issueNumber);
   // Every login and text people chose goes through markdown.ts: a mention only when it is a login, else a code span.
-  const working = contributors.length ? contributors.map((c) => mention(c.username)).join(", ") : "Nobody yet.";
+  const working = contributors.length ? contributors.map((c) => `${mention(c.username)} (since ${c.since.toISOString().slice(0, 10)})`).join(", ") : "Nobody yet.";
+  // The latest to take it on (with /attempt or Contribute) is answered here, in the one comment (issue 38): no reply
+  // of its own, so the issue's thread stays readable.
+  const newest = contributors.at(-1);
+  const acknowledgement = newest
+    ? `> ${mention(newest.username)}: you are down for this issue. ${CLAIM_STEPS.pullRequest(bounty.issueNumber)} ${CLAIM_STEPS.paid}`
+    : undefined;
   const split = await splitOf(ctx, repository.githubRepoId, bounty.issueNumber);
   const sharing = split && split.allocatedTx === bounty.allocatedTx && split.status !== "superseded" ? await splitView(ctx, split) : undefined;
   const held = bounty.status === "open" && !sharing ? await heldFor(ctx, repository.githubRepoId, bounty.issueNumber) : undefined;
@@ -92,7 +99,7 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
   const status = sharing
     ? sharedStatus(sharing, txLink)
     : bounty.status === "paid"
-      ? `**Paid** ${amount} to ${recipient} (transaction ${txLink(bounty.paidTx)}).`
+      ? `**Paid** ${amount} to ${recipient} (transaction ${txLink(bounty.paidTx)}).${paidCashout(ctx.env.PUBLIC_URL, bounty.currency, BigInt(bounty.amount) + funders.boosted, recipientLogin)}`
       : bounty.status === "cancelled"
         ? "**Cancelled**: the amount went back to the repository's pool."
         : held
@@ -108,7 +115,7 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
     MARKER,
     `### Issuepool bounty: ${amount}`,
     "",
-    `This issue carries a bounty of **${amount}** on [Issuepool](${page}), paid on-chain on the XDC network (${toDecimalString(total, TOKEN_DECIMALS[bounty.currency])} ${bounty.currency}).`,
+    `This issue carries a bounty of **${amount}**${figures.breakdown ? ` (${figures.breakdown})` : ""} on [Issuepool](${page}), paid on-chain on the XDC network.`,
     "",
     plainOpen
       ? [
@@ -122,7 +129,7 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
         ].join("\n")
       : "",
     // Who works on it matters while it is open; once paid or cancelled the status says all.
-    ...(plainOpen ? [`**Working on it:** ${working}`, ""] : []),
+    ...(plainOpen ? [`**Working on it:** ${working}`, ...(acknowledgement ? ["", acknowledgement] : []), ""] : []),
     `**Status:** ${status}`,
     ...(attempts.length ? ["", ...attempts] : []),
     // Boosts (issue 29): who added what, and where each funder's money went.
@@ -150,6 +157,12 @@ function sharedStatus(split: SplitView, txLink: (hash: string | null) => string)
     return `**Shared reward**: pull request #${split.pullNumber} by ${mention(split.author)} has co-authors, so this bounty is shared${split.custom ? " as the pool manager set it" : " in equal shares"}. It is paid after the release window, at **${when}**; until then the pool manager can change the shares on Issuepool or with \`/split @login 60 @login 40\`.\n\n${shares}${unresolved}`;
   }
   return `**Shared reward** of pull request #${split.pullNumber} (the rounding remainder goes to its author):\n\n${shares}${unresolved}`;
+}
+
+/** The paid contributor's way to rupees (issue 40): their wallet's "Cash out to UPI", prefilled. */
+function paidCashout(publicUrl: string, currency: Bounty["currency"], amount: bigint, login: string | undefined): string {
+  const link = login ? cashoutLink(publicUrl, currency, amount) : null;
+  return link ? ` ${mention(login!)}: [cash out to UPI](${link}).` : "";
 }
 
 /** The GitHub login of the user whose custodial wallet this is, if it is one of ours. */

@@ -60,9 +60,9 @@ test("changes of one bounty within the settle time make one comment write, with 
     await stack.t.ctx.database.db.update(bounties).set({ amount: 5n * 10n ** 18n }).where(eq(bounties.issueNumber, issue));
     stack.t.ctx.changes.publish([tag]);
     await bot.idle();
-    const mine = commentRequests.filter((r) => r.body.includes("5 XDC") || r.body.includes("2 XDC") || r.body.includes("3 XDC"));
+    const mine = commentRequests.filter((r) => r.body.includes("5.0000 XDC") || r.body.includes("2.0000 XDC") || r.body.includes("3.0000 XDC"));
     expect(mine.map((r) => r.method)).toEqual(["POST"]);
-    expect(mine[0]!.body).toContain("5 XDC");
+    expect(mine[0]!.body).toContain("5.0000 XDC");
   } finally {
     await bot.stop();
   }

@@ -1,13 +1,12 @@
 import { and, eq, gt, isNull, lt } from "drizzle-orm";
 import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
-import type { Database } from "../../../db/client.ts";
+import { isUniqueViolation, type Database } from "../../../db/client.ts";
 import { computeNodes, nodePairings, type User } from "../../../db/schema/index.ts";
 import { formatPairingCode, normalisePairingCode, NODE_TOKEN_PREFIX, PAIRING_CODE_ALPHABET, type PairingRedeemResponse, type PairingStartRequest, type PairingStartResponse } from "../../../lib/compute.ts";
 import { hashToken, randomToken } from "../../crypto/tokens.ts";
 import { parseAddress } from "../../chain/address.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { ErrorCode, notFound, refused } from "../../errors.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
-import { isUniqueViolation } from "../users/register.ts";
 
 /**
  * Pairing a node, the way a TV pairs with an account (OAuth's device flow):
@@ -32,7 +31,7 @@ export function newPairingCode(): string {
 
 export async function startPairing(db: Database, input: PairingStartRequest, options: { now: number; hubUrl: string }): Promise<PairingStartResponse> {
   const wallet = parseAddress(input.walletAddress);
-  if (!wallet) throw badRequest("walletAddress: must be an XDC address (xdc… or 0x…)");
+  if (!wallet) throw refused(ErrorCode.INVALID_ADDRESS, "walletAddress: must be an XDC address (xdc… or 0x…)");
   const deviceSecret = randomToken(32);
   const expiresAt = new Date(options.now + PAIRING_TTL_MS);
   for (let tries = 0; ; tries++) {

@@ -17,8 +17,9 @@ import { and, asc, desc, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Database } from "../../../db/client.ts";
 import { bounties, bountyBoosts, CURRENCIES, type Currency } from "../../../db/schema/index.ts";
-import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
-import { badRequest, DomainError, ErrorCode } from "../../errors.ts";
+import { parseAmount } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
+import { DomainError, ErrorCode, refused } from "../../errors.ts";
 import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
 
 /**
@@ -77,6 +78,8 @@ export interface ExploreBounty {
   amount: bigint;
   /** The funders' active shares in `amount` (all of it for a bounty the pool left to its funders). */
   boosted: bigint;
+  /** How many funders' active shares `boosted` is made of. */
+  funders: number;
   allocatedAt: Date;
   /** The earliest expiry of its active boosts (when a funder's share goes back); null when none expires. */
   expiresAt: Date | null;
@@ -90,7 +93,7 @@ export interface ExplorePage {
   nextCursor: string | null;
 }
 
-const invalid = (message: string) => badRequest(message, undefined, "Invalid search");
+const invalid = (message: string) => refused(ErrorCode.INVALID_SEARCH, message, { error: "Invalid search" });
 
 /**
  * A parameter with a control character (C0 with NUL, DEL, C1): refused before anything reads it. A NUL reached
@@ -112,11 +115,11 @@ function single(params: URLSearchParams, name: string): string | undefined {
 function amountBound(name: "min" | "max", text: string | undefined, currency: Currency | undefined): bigint | undefined {
   if (text === undefined) return undefined;
   if (!currency) throw invalid(`${name}: an amount range needs a currency (currency=XDC, ROXN or USDC); amounts in different currencies are not compared.`);
-  const parsed = parseAmount(text, TOKEN_DECIMALS[currency]);
+  const parsed = parseAmount(text, DECIMALS[currency]);
   if (!parsed.ok) {
     throw invalid(
       parsed.reason === "decimals"
-        ? `${name}: ${currency} has at most ${TOKEN_DECIMALS[currency]} decimals.`
+        ? `${name}: ${currency} has at most ${DECIMALS[currency]} decimals.`
         : `${name}: a number of ${currency} such as 10 or 2.5 (got "${text}").`,
     );
   }
@@ -190,7 +193,7 @@ export function exploreSearchParams(search: Partial<ExploreSearch>, options: { w
 }
 
 function formatBound(value: bigint, currency: Currency): string {
-  const decimals = BigInt(TOKEN_DECIMALS[currency]);
+  const decimals = BigInt(DECIMALS[currency]);
   const unit = 10n ** decimals;
   const fraction = (value % unit).toString().padStart(Number(decimals), "0").replace(/0+$/, "");
   return `${value / unit}${fraction ? `.${fraction}` : ""}`;
@@ -356,8 +359,8 @@ export async function searchOpenBounties(
     titles === "none" ? [] : await exploreQuery(deps.database.db, search, { ...allocatedAfter, ...(titles ? { titles } : {}), ...(reading?.keys ? { titleKeys: reading.keys } : {}) });
   const funders = await fundersTotals(deps.database.db, rows.slice(0, search.limit));
   const page = rows.slice(0, search.limit).map((r) => {
-    const boosted = funders.get(`${r.repoId}:${r.issueNumber}`) ?? 0n;
-    return { ...r, amount: r.amount + boosted, boosted, labels: parseLabels(r.labels), contributors: Number(r.contributors) };
+    const { amount: boosted, count } = funders.get(`${r.repoId}:${r.issueNumber}`) ?? { amount: 0n, count: 0 };
+    return { ...r, amount: r.amount + boosted, boosted, funders: count, labels: parseLabels(r.labels), contributors: Number(r.contributors) };
   });
   const last = page.at(-1);
   // The order's key is the pool's share (bounties.amount_key), not the total shown.
@@ -374,14 +377,17 @@ export async function searchOpenBounties(
  * community bounty it is: api/services/funding/pool-left.ts). Read by bounty_boosts_issue_idx, one probe per row.
  * Summed here: SQLite's sum() of TEXT amounts is a float.
  */
-async function fundersTotals(db: Database, rows: { repoId: number; issueNumber: number }[]): Promise<Map<string, bigint>> {
-  const out = new Map<string, bigint>();
+async function fundersTotals(db: Database, rows: { repoId: number; issueNumber: number }[]): Promise<Map<string, { amount: bigint; count: number }>> {
+  const out = new Map<string, { amount: bigint; count: number }>();
   if (!rows.length) return out;
   const shares = await db
     .select({ repoId: bountyBoosts.githubRepoId, issueNumber: bountyBoosts.issueNumber, amount: bountyBoosts.amount })
     .from(bountyBoosts)
     .where(or(...rows.map((r) => and(eq(bountyBoosts.githubRepoId, r.repoId), eq(bountyBoosts.issueNumber, r.issueNumber), eq(bountyBoosts.status, "active")))));
-  for (const s of shares) out.set(`${s.repoId}:${s.issueNumber}`, (out.get(`${s.repoId}:${s.issueNumber}`) ?? 0n) + s.amount);
+  for (const s of shares) {
+    const total = out.get(`${s.repoId}:${s.issueNumber}`) ?? { amount: 0n, count: 0 };
+    out.set(`${s.repoId}:${s.issueNumber}`, { amount: total.amount + s.amount, count: total.count + 1 });
+  }
   return out;
 }
 
@@ -402,6 +408,11 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
     // Not on offer: awaiting its pool manager's decision (this allocation), or held for a GitHub user who earned it.
     sql`not exists (select 1 from awaiting_decisions a where a.github_repo_id = "bounties"."github_repo_id" and a.issue_number = "bounties"."issue_number" and a.allocated_tx = "bounties"."allocated_tx")`,
     sql`not exists (select 1 from held_payouts h where h.github_repo_id = "bounties"."github_repo_id" and h.issue_number = "bounties"."issue_number" and h.released_at is null)`,
+    // Nor a bounty whose fix is merged (issue 38): shared among its people (release window open, or shares being paid),
+    // or paid and not yet mirrored as paid (bounty-state.ts: only open and claimed are advertised). Primary-key and
+    // partial-index probes (payout_splits, chain_tx_one_payout_idx: its terms are the index's).
+    sql`not exists (select 1 from payout_splits s where s.github_repo_id = "bounties"."github_repo_id" and s.issue_number = "bounties"."issue_number" and s.status in ('window', 'releasing'))`,
+    sql`not exists (select 1 from chain_transactions p where p.github_repo_id = "bounties"."github_repo_id" and p.issue_number = "bounties"."issue_number" and p.kind = 'pay_bounty' and p.status not in ('failed', 'reverted') and p.old_chain is null)`,
   ];
   if (search.currency) conditions.push(eq(bounties.currency, search.currency));
   // Unary + keeps SQLite from reading an amount range by index and sorting it: a range matches a large share of a
@@ -520,8 +531,11 @@ function parseLabels(text: string | null): string[] {
   }
 }
 
-/** Label names as bounties.labels keeps them: lower-cased, unique, a JSON array (null when none). */
+/**
+ * Label names as bounties.labels keeps them: lower-cased, unique, a JSON array ("[]" when the issue has none; null
+ * when the names are not known: github-events/bounty-metadata.ts asks GitHub for them).
+ */
 export function labelsColumn(names: readonly string[] | undefined): string | null {
-  const unique = [...new Set((names ?? []).map((n) => n.trim().toLowerCase()).filter(Boolean))];
-  return unique.length ? JSON.stringify(unique) : null;
+  if (names === undefined) return null;
+  return JSON.stringify([...new Set(names.map((n) => n.trim().toLowerCase()).filter(Boolean))]);
 }

@@ -2,7 +2,8 @@ import type { AppContext } from "../../context.ts";
 import type { Currency, Repository } from "../../../db/schema/index.ts";
 import { createMoneyIntent, intentUrl, INTENT_TTL_MS } from "./intents.ts";
 import { MIN_BOOST } from "./boost-rules.ts";
-import { parseAmount, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import type { BoostIntentPayload } from "./boosts.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 
@@ -16,7 +17,7 @@ export async function boostIntentReply(
   ctx: Pick<AppContext, "database" | "appSecret" | "env">,
   input: { repository: Repository; issueNumber: number; comment: { id: number; user: { id: number; login: string } }; currency: Currency; amount: string },
 ): Promise<string> {
-  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[input.currency]);
+  const parsed = parseAmount(input.amount, DECIMALS[input.currency]);
   if (!parsed.ok || parsed.value < MIN_BOOST[input.currency]) {
     return `The minimum boost is ${input.currency === "XDC" ? "1 XDC" : `0.0001 ${input.currency}`}.`;
   }

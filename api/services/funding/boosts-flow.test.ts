@@ -116,14 +116,20 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     });
     // Wherever the bounty shows: the pool's bounty list has the funders beside the amount.
     const info = await (await call(stack.t, `/api/blockchain/pool-info/${LITE.id}`)).json();
-    expect(info.issues.find((b: { issueId: number }) => b.issueId === issue)).toMatchObject({ xdcAmount: "10", boosted: "7.96", funders: [expect.objectContaining({ funder: "bob" }), expect.objectContaining({ funder: null })] });
+    expect(info.issues.find((b: { issueId: number }) => b.issueId === issue)).toMatchObject({ xdcAmount: "10", boosted: "7.96", total: "17.96", funders: [expect.objectContaining({ funder: "bob" }), expect.objectContaining({ funder: null })] });
     // The issue's badge counts them too.
     const badge = await (await call(stack.t, `/api/badges/alice/xdc-explorer-lite/issues/${issue}.json`)).json();
-    expect(badge.message).toBe("17.96 XDC · 2 funders");
+    expect(badge.message).toBe("17.9600 XDC · 2 funders");
     // The bot's one comment names the funders and the total (10 + 4.975 + 2.985).
     await eventually(async () => {
       const body = await botComment(issue);
-      return body.includes("### Issuepool bounty: 17.96 XDC") && body.includes("- @bob: 4.975 XDC") && body.includes("- an anonymous funder: 2.985 XDC") && !body.includes("@carol") ? true : undefined;
+      return body.includes("### Issuepool bounty: 17.9600 XDC") &&
+        body.includes("**17.9600 XDC** (10.0000 XDC from the pool + 7.9600 XDC from 2 funders)") &&
+        body.includes("- @bob: 4.9750 XDC") &&
+        body.includes("- an anonymous funder: 2.9850 XDC") &&
+        !body.includes("@carol")
+        ? true
+        : undefined;
     }, 30_000, "funders in the bot comment");
     // The mirror equals the chain: each funder's share.
     expect(await shareOnChain(issue, bobAddress)).toBe(parseEther("4.975"));
@@ -144,7 +150,7 @@ describe("boosts: bob and carol fund alice's bounty", () => {
     expect(await refundDueBoosts(stack.t.ctx, Date.now() + 3 * DAY)).toBe(0);
     expect((await balance(bobAddress)) - bobBefore).toBe(parseEther("4.975"));
     expect((await funders(issue)).funders).toHaveLength(1);
-    await eventually(async () => ((await botComment(issue)).includes("- @bob: 4.975 XDC") && (await botComment(issue)).includes("refunded to its funder (its expiry passed)") ? true : undefined), 30_000, "refund in the bot comment");
+    await eventually(async () => ((await botComment(issue)).includes("- @bob: 4.9750 XDC") && (await botComment(issue)).includes("refunded to its funder (its expiry passed)") ? true : undefined), 30_000, "refund in the bot comment");
     const bobHistory = await (await call(stack.t, "/api/funding/my-boosts", { as: bob })).json();
     expect(bobHistory.boosts[0]).toMatchObject({ status: "refunded", refundReason: "expired" });
 

@@ -20,15 +20,14 @@ import {
   type User,
 } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { formatExact } from "../../../lib/money-format.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "../money/balances.ts";
-import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MAX_FUNDING_FEE_BPS } from "../money/rules.ts";
-import { checkExpiry, parseBoostAmount, splitFee } from "./boost-rules.ts";
-import { BOOST_KIND, funderLimitReached, funderWindow } from "./funder-limit.ts";
-
-export { funderLimitReached, funderWindow };
+import { GAS_RESERVE, MAX_FUNDING_FEE_BPS } from "../money/rules.ts";
+import { enforceLimits } from "../money/limits.ts";
+import { BOOST_KIND, checkExpiry, parseBoostAmount, splitFee } from "./boost-rules.ts";
 import { fundersContractOf } from "./funders-contract.ts";
 import { openCommunityBountiesLeftByPool } from "./pool-left.ts";
 import { defineIntentKind } from "./intent-kinds.ts";
@@ -56,8 +55,8 @@ export type { IssueRef };
  * to the funder's address, by the operator through the outbox under the key `boost-refund:<id>` (replays and
  * restarts re-find the same transaction; the contract refuses a second refund of a share). The row moves to
  * `refunding` before the transaction is queued, so a crash in between leaves a row the next pass finishes.
- * The daily funding limit (1000 XDC, rolling 24 h) counts per funder across pool fundings and boosts, inside
- * the write transaction that queues the boost.
+ * The daily funding limit (1000 XDC, rolling 24 h) counts per funder across pool fundings and XDC boosts, checked
+ * by money/limits.ts inside the write transaction that queues the boost.
  */
 
 type Deps = Pick<AppContext, "database" | "outbox" | "chain" | "changes" | "log">;
@@ -117,7 +116,7 @@ export interface BoostResult {
  * Adds the user's boost to an open issue (the caller has checked with GitHub that the issue is open and is an
  * issue). A replay of the same key answers the first boost.
  */
-export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now()): Promise<BoostResult> {
+export async function boostIssue(ctx: Deps & Pick<AppContext, "clock">, input: BoostInput, now = ctx.clock.now()): Promise<BoostResult> {
   const db = ctx.database.db;
   const earlier = await boostByKey(db, input.user.id, input.idempotencyKey);
   if (earlier) return resultOf(ctx, earlier);
@@ -125,7 +124,7 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
   const gross = parseBoostAmount(input.amount, input.currency);
   const expiresAt = checkExpiry(input.expiresAt, now);
   const wallet = await walletOfUser(db, input.user.id);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "Set up your Issuepool wallet before funding an issue." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "Set up your Issuepool wallet before funding an issue." });
   // The chain says whether the issue has a bounty and in which currency (the database's mirror may lag behind an
   // allocation made a moment ago); a live community bounty row says it is the community's.
   // Three independent reads side by side (a boost's round trips before it is queued: scripts/bench/chain.ts).
@@ -144,7 +143,7 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
       ? undefined
       : { currency: onChain.currency, source: community ? ("community" as const) : ("pool" as const), closed: onChain.status !== "open" };
   if (existing && existing.currency !== input.currency) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Wrong currency", message: `This issue's bounty is in ${existing.currency}: boosts add to it in ${existing.currency}.` });
+    throw new DomainError({ code: ErrorCode.WRONG_CURRENCY, error: "Wrong currency", message: `This issue's bounty is in ${existing.currency}: boosts add to it in ${existing.currency}.` });
   }
 
   const { fee, share } = splitFee(gross, feeBps);
@@ -166,15 +165,12 @@ export async function boostIssue(ctx: Deps, input: BoostInput, now = Date.now())
       intent: { repoId: input.issue.repoId, issueNumber: input.issue.issueNumber, currency: input.currency, amount: gross.toString(), share: share.toString(), funder: address },
       signer: { kind: "wallet", wallet },
       ...call,
+      // The row counts in the funder's daily window from the instant the limit was checked at.
+      createdAt: new Date(now),
     },
     async (txDb) => {
-      if (input.currency === "XDC") {
-        const window = await funderWindow(txDb, input.user.id, now);
-        if (window.total + gross > DAILY_FUNDING_LIMIT) {
-          const remaining = window.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - window.total;
-          throw funderLimitReached(remaining, new Date((window.oldest?.getTime() ?? now) + DAILY_WINDOW_MS), now);
-        }
-      }
+      // The funder's 1000 XDC a day across pools and boosts (limits.ts); token boosts have no daily limit.
+      if (input.currency === "XDC") await enforceLimits(txDb, { kind: "boost_xdc", userId: input.user.id }, gross, now);
       communityId = existing?.source === "pool" ? null : await ensureCommunityBounty(txDb, input.issue, input.currency, input.user);
       const [row] = await txDb
         .insert(bountyBoosts)
@@ -207,19 +203,19 @@ async function requireFunds(ctx: Deps, currency: Currency, address: Address, gro
   if (currency === "XDC") {
     const balance = await ctx.chain.client.getBalance({ address, blockTag: "pending" });
     if (balance < gross + GAS_RESERVE) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatExact(balance, "XDC")} XDC; keep 0.1 XDC for gas.` });
+      throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatExact(balance, "XDC")} XDC; keep 0.1 XDC for gas.` });
     }
     return;
   }
   const [balances, allowance] = await Promise.all([walletBalances(ctx.chain, address, { fresh: true }), tokenAllowance(ctx.chain, currency, address)]);
   const balance = currency === "ROXN" ? balances.roxn : balances.usdc;
-  if (balance < gross) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: `Insufficient ${currency} Balance`, message: `Your ${currency} balance is ${formatExact(balance, currency)} ${currency}.` });
+  if (balance < gross) throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: `Insufficient ${currency} Balance`, message: `Your ${currency} balance is ${formatExact(balance, currency)} ${currency}.` });
   if (allowance < gross) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.INSUFFICIENT_ALLOWANCE,
       error: `Insufficient ${currency} allowance`,
       message: `Approve ${currency} before funding.`,
-      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS[currency]) },
+      details: { allowance: toDecimalString(allowance, DECIMALS[currency]) },
     });
   }
 }
@@ -388,7 +384,7 @@ export async function refundFunders(
   let txId: string;
   if (input.by.kind === "funder") {
     const wallet = await walletOfUser(db, input.by.user.id);
-    if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "Your wallet is needed to take your boost back." });
+    if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "Your wallet is needed to take your boost back." });
     const { tx } = await ctx.outbox.submitOnce({
       ...common,
       userId: input.by.user.id,
@@ -512,7 +508,7 @@ export async function cancelOwnBoost(ctx: Deps & Pick<AppContext, "env" | "keyri
   if (!boost) throw new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "Boost not found." });
   if (boost.status === "refunding" || boost.status === "refunded") return boostView(boost, input.user.username, true);
   if (boost.status !== "active") {
-    throw new DomainError({ code: ErrorCode.CONFLICT, error: "Not cancellable", message: boost.status === "pending" ? "This boost is not confirmed yet; try again in a moment." : "This boost can no longer be cancelled." });
+    throw new DomainError({ code: ErrorCode.NOT_CANCELLABLE, error: "Not cancellable", message: boost.status === "pending" ? "This boost is not confirmed yet; try again in a moment." : "This boost can no longer be cancelled." });
   }
   // The one payout decision first: a bounty a merged pull request earned keeps every share for its author(s), whether
   // the platform has acted on the merge yet or not (GitHub is asked: a webhook may have been lost).
@@ -525,7 +521,7 @@ export async function cancelOwnBoost(ctx: Deps & Pick<AppContext, "env" | "keyri
   const [claim] = await db.select({ userId: bountyClaims.userId }).from(bountyClaims).where(and(eq(bountyClaims.githubRepoId, boost.githubRepoId), eq(bountyClaims.issueNumber, boost.issueNumber))).limit(1);
   const community = await liveCommunityBounty(db, boost.githubRepoId, boost.issueNumber);
   if (claim || (community && community.status !== "funded")) {
-    throw new DomainError({ code: ErrorCode.CONFLICT, error: "Someone is working on it", message: "A contributor has claimed this issue: your boost stays until the issue is resolved, expires or is closed as not planned." });
+    throw new DomainError({ code: ErrorCode.SOMEONE_WORKING, error: "Someone is working on it", message: "A contributor has claimed this issue: your boost stays until the issue is resolved, expires or is closed as not planned." });
   }
   const txId = await refundFunders(ctx, { repoId: boost.githubRepoId, issueNumber: boost.issueNumber, funders: [boost.funderAddress], reason: "cancelled", by: { kind: "funder", user: input.user } });
   if (txId) await ctx.outbox.untilBroadcast(await ctx.outbox.get(txId));
@@ -534,9 +530,36 @@ export async function cancelOwnBoost(ctx: Deps & Pick<AppContext, "env" | "keyri
 }
 
 /** A user's own boosts, newest first (the wallet history's funding part). */
-export async function boostsOfUser(db: Database, user: User, limit = 100): Promise<(BoostView & { repoId: number; issueNumber: number })[]> {
-  const rows = await db.select().from(bountyBoosts).where(eq(bountyBoosts.userId, user.id)).orderBy(sql`${bountyBoosts.createdAt} desc`).limit(limit);
-  return rows.map((row) => ({ ...boostView(row, user.username, true), repoId: row.githubRepoId, issueNumber: row.issueNumber }));
+/**
+ * The user's boosts for their history, each with its repository and the transactions that moved its money (issue 38:
+ * the rows read "Issue #2" with no repository and no transaction): `transactionHash` funded it, `refundTransactionHash`
+ * brought it back (null while none did).
+ */
+export async function boostsOfUser(
+  db: Database,
+  user: User,
+  limit = 100,
+): Promise<(BoostView & { repoId: number; issueNumber: number; repository: string | null; transactionHash: string | null; refundTransactionHash: string | null })[]> {
+  const rows = await db
+    .select({
+      boost: bountyBoosts,
+      repository: repositories.fullName,
+      fundTx: sql<string | null>`(select tx_hash from chain_transactions t where t.id = ${bountyBoosts.fundTxId})`,
+      refundTx: sql<string | null>`(select tx_hash from chain_transactions t where t.id = ${bountyBoosts.refundTxId})`,
+    })
+    .from(bountyBoosts)
+    .leftJoin(repositories, eq(repositories.githubRepoId, bountyBoosts.githubRepoId))
+    .where(eq(bountyBoosts.userId, user.id))
+    .orderBy(sql`${bountyBoosts.createdAt} desc`)
+    .limit(limit);
+  return rows.map(({ boost, repository, fundTx, refundTx }) => ({
+    ...boostView(boost, user.username, true),
+    repoId: boost.githubRepoId,
+    issueNumber: boost.issueNumber,
+    repository,
+    transactionHash: fundTx,
+    refundTransactionHash: refundTx,
+  }));
 }
 
 /** `/bounty 50 XDC` by someone who is not the pool manager: a boost, confirmed in the app (intents.ts). */
@@ -565,7 +588,7 @@ defineIntentKind("boost", {
   async confirm(ctx, { user, payload, idempotencyKey }) {
     // Still open, still an issue: asked again now, not trusted from when the comment was written.
     const issue = await fundableIssue(ctx, { owner: payload.owner, name: payload.name, issueNumber: payload.issueNumber, user });
-    if (issue.repoId !== payload.repoId) throw new DomainError({ code: ErrorCode.CONFLICT, error: "Repository changed", message: "This repository is no longer the one the comment was written in." });
+    if (issue.repoId !== payload.repoId) throw new DomainError({ code: ErrorCode.REPOSITORY_CHANGED, error: "Repository changed", message: "This repository is no longer the one the comment was written in." });
     const done = await boostIssue(ctx, {
       user,
       issue,

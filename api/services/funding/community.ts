@@ -3,7 +3,8 @@ import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { bountyBoosts, chainTransactions, communityBounties, repositories, type CommunityBounty, type CommunityStatus, type Currency, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { clientForRepository } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
@@ -33,7 +34,7 @@ const STATUS_ORDER: CommunityStatus[] = ["pending_payment", "funded", "claimed",
 
 /** Decimal strings with 8 places, as the original server sends them ("10.00000000"). */
 function eight(value: bigint, currency: Currency): string {
-  const decimals = TOKEN_DECIMALS[currency];
+  const decimals = DECIMALS[currency];
   const scaled = decimals >= 8 ? value / 10n ** BigInt(decimals - 8) : value * 10n ** BigInt(8 - decimals);
   const whole = scaled / 100_000_000n;
   const fraction = (scaled % 100_000_000n).toString().padStart(8, "0");
@@ -216,9 +217,9 @@ export async function createCommunityBounty(
   input: { user: User; owner: string; name: string; issueNumber: number; title: string; description?: string; amount: string; currency: Currency },
 ): Promise<CommunityBountyObject> {
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Wallet required", message: "Set up your Issuepool wallet before creating a bounty." });
-  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[input.currency]);
-  if (!parsed.ok || parsed.value === 0n) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid input", message: "amount: enter a valid amount" });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "Wallet required", message: "Set up your Issuepool wallet before creating a bounty." });
+  const parsed = parseAmount(input.amount, DECIMALS[input.currency]);
+  if (!parsed.ok || parsed.value === 0n) throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid input", message: "amount: enter a valid amount" });
   const issue = await fundableIssue(ctx, { owner: input.owner, name: input.name, issueNumber: input.issueNumber, user: input.user });
   const db = ctx.database.db;
   const existing = await liveCommunityBounty(db, issue.repoId, issue.issueNumber);
@@ -256,11 +257,11 @@ export async function payCommunityBounty(ctx: AppContext, input: { user: User; i
   const db = ctx.database.db;
   const [row] = await db.select().from(communityBounties).where(eq(communityBounties.id, input.id)).limit(1);
   if (!row) throw notFound();
-  if (row.createdByUserId !== input.user.id) throw new DomainError({ code: ErrorCode.FORBIDDEN, error: "Only bounty creator can pay", message: "Only bounty creator can pay" });
-  if (row.status !== "pending_payment") throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Bounty is not awaiting payment", message: `This bounty is ${row.status.replace("_", " ")}.` });
+  if (row.createdByUserId !== input.user.id) throw new DomainError({ code: ErrorCode.NOT_OWNER, error: "Only bounty creator can pay", message: "Only bounty creator can pay" });
+  if (row.status !== "pending_payment") throw new DomainError({ code: ErrorCode.NOT_AWAITING_PAYMENT, error: "Bounty is not awaiting payment", message: `This bounty is ${row.status.replace("_", " ")}.` });
   const issue = await fundableIssue(ctx, { owner: row.repoOwner, name: row.repoName, issueNumber: row.issueNumber, user: input.user });
   const gross = row.requestedAmount ?? 0n;
-  const result = await boostIssue(ctx, { user: input.user, issue, currency: row.currency, amount: toDecimalString(gross, TOKEN_DECIMALS[row.currency]), idempotencyKey: `community-pay:${row.id}:${input.idempotencyKey}` });
+  const result = await boostIssue(ctx, { user: input.user, issue, currency: row.currency, amount: toDecimalString(gross, DECIMALS[row.currency]), idempotencyKey: `community-pay:${row.id}:${input.idempotencyKey}` });
   const bounty = await communityBountyById(ctx, row.id);
   return { txHash: result.txHash ?? "", blockchainBountyId: null, status: "funded" as const, bounty, message: "Bounty funded" };
 }
@@ -317,7 +318,7 @@ export async function claimCommunityBounty(ctx: AppContext, input: { user: User;
     })
     .where(and(eq(communityBounties.id, row.id), eq(communityBounties.status, "funded")))
     .returning();
-  if (!claimed.length) throw new DomainError({ code: ErrorCode.CONFLICT, error: "Already claimed", message: "Someone claimed this bounty first." });
+  if (!claimed.length) throw new DomainError({ code: ErrorCode.ALREADY_CLAIMED, error: "Already claimed", message: "Someone claimed this bounty first." });
   ctx.changes.publish([`bounty:${row.githubRepoId}:${row.issueNumber}`]);
   const message =
     settled.outcome === "split"

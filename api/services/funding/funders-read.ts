@@ -1,7 +1,8 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { bountyBoosts, users, type BountyBoost, type Currency, type RefundReason } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 
 /** Reading the funders of issues (boosts.ts writes them): for every place a bounty shows. */
 
@@ -20,7 +21,7 @@ export interface BoostView {
 }
 
 export function boostView(row: BountyBoost, login: string | null, owner = false): BoostView {
-  const decimals = TOKEN_DECIMALS[row.currency];
+  const decimals = DECIMALS[row.currency];
   return {
     id: row.id,
     funder: row.anonymous && !owner ? null : login,

@@ -53,8 +53,8 @@ export function intentUrl(publicUrl: string, token: string): string {
 }
 
 const notFound = () => new DomainError({ code: ErrorCode.NOT_FOUND, error: "Not Found", message: "This confirmation link does not exist or is not yours." });
-const expired = () => new DomainError({ code: ErrorCode.GONE, error: "Link expired", message: "This confirmation link has expired. Ask again with a new comment." });
-const used = () => new DomainError({ code: ErrorCode.GONE, error: "Link already used", message: "This confirmation link has already been used." });
+const expired = () => new DomainError({ code: ErrorCode.LINK_EXPIRED, error: "Link expired", message: "This confirmation link has expired. Ask again with a new comment." });
+const used = () => new DomainError({ code: ErrorCode.LINK_USED, error: "Link already used", message: "This confirmation link has already been used." });
 
 function view(row: MoneyIntent): MoneyIntentView {
   return { id: row.id, kind: row.kind, githubUserId: row.githubUserId, payload: JSON.parse(row.payload), source: row.source, createdAt: row.createdAt, expiresAt: row.expiresAt };

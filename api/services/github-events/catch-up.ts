@@ -41,6 +41,8 @@ export interface GitHubCatchUpDeps {
   issueClosed(repository: Repository, issue: ClosedIssue): Promise<unknown>;
   /** The closed issues of a repository updated since `since` (default: GitHub's issues list through the installation). */
   closedIssuesSince?(repository: Repository, since: Date): Promise<ClosedIssue[]>;
+  /** After the closes: what else GitHub has to tell (labels and languages still unknown: bounty-metadata.ts). */
+  afterPass?(): Promise<unknown>;
   now?: () => number;
 }
 
@@ -106,6 +108,7 @@ export class GitHubCatchUp {
       }
       if (allHandled) this.checkedUntil.set(repository.githubRepoId, reached);
     }
+    await this.deps.afterPass?.().catch((err) => log.warn("GitHub catch-up: the pass after the closes failed", { err: (err as Error).message }));
     return { handled, unreachable };
   }
 

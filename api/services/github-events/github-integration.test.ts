@@ -6,6 +6,7 @@ import { eventually, startTestStack, type TestStack } from "../../../testing/sta
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bounties, chainTransactions, heldPayouts, repositories, wallets, webhookDeliveries } from "../../../db/schema/index.ts";
 import { sharedTestSecrets } from "../../../testing/dev-tools.ts";
+import { fillBountyMetadata } from "./bounty-metadata.ts";
 
 let stack: TestStack;
 let dave: TestSession; // pool manager, admin of dave/hello-xdc
@@ -133,7 +134,7 @@ test("from installing the app to being paid for a merged fix, with the public fi
       const found = await botComments(HELLO.fullName, 1);
       return found.length ? found : undefined;
     }, 15_000, "bot comment");
-    expect(comment!.body).toContain("Issuepool bounty: 20 XDC");
+    expect(comment!.body).toContain("Issuepool bounty: 20.0000 XDC");
     expect(comment!.body).toContain("Nobody yet.");
     // Each kind of visitor is told the route the page offers them (issue 16): registered contributors never see
     // Contribute, so they comment /attempt; everyone else chooses Contribute.
@@ -164,6 +165,8 @@ test("from installing the app to being paid for a merged fix, with the public fi
     expect(paid!.recipient).toBe(bobWallet);
     await eventually(async () => ((await botComments(HELLO.fullName, 1))[0]?.body.includes("**Paid**") ? true : undefined), 15_000, "paid comment");
     expect((await botComments(HELLO.fullName, 1))[0]!.body).toContain(paid!.paidTx!);
+    // The paid contributor's link to their wallet's cash-out, prefilled with the reward (issue 40).
+    expect((await botComments(HELLO.fullName, 1))[0]!.body).toContain(`[cash out to UPI](${stack.url}/wallet?cashout=XDC&amount=`);
 
     // The same delivery again (GitHub's redeliver keeps its id and body), and the same event
     // under new ids, five at once: nothing more is paid.
@@ -204,7 +207,7 @@ test("from installing the app to being paid for a merged fix, with the public fi
     expect(text).toStartWith("<svg");
     expect(text).toContain("XDC pool");
     const issue = await (await call(stack.t, `/api/badges/${HELLO.fullName}/issues/1.json`)).json();
-    expect(issue).toMatchObject({ schemaVersion: 1, label: "bounty", message: "20.00 XDC · paid" });
+    expect(issue).toMatchObject({ schemaVersion: 1, label: "bounty", message: "20.0000 XDC · paid" });
   }
 }, 120_000);
 
@@ -333,6 +336,40 @@ describe("rights and privacy", () => {
   });
 });
 
+describe("what Explore filters by follows GitHub (issue 38)", () => {
+  const explore = async (query: string) => {
+    const res = await call(stack.t, `/api/explore?repo=${LITE.fullName}&${query}`);
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { bounties: { issueNumber: number; labels: string[]; language: string | null }[] }).bounties;
+  };
+
+  test("a bounty's labels and its repository's language: set with it, followed when the labels change, filled for rows that have none", async () => {
+    const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: `Labelled work ${Date.now()}`, author: "alice", labels: ["bug"] });
+    const number = (opened.issue as { number: number }).number;
+    expect((await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${number}`, { bountyAmount: "2", isRoxn: false, githubRepoFullName: LITE.fullName })).status).toBe(200);
+    await eventually(async () => ((await explore("label=bug")).some((b) => b.issueNumber === number) ? true : undefined), 20_000, "bounty by its label");
+    expect((await explore("language=go")).some((b) => b.issueNumber === number)).toBe(true);
+
+    // A label added on GitHub: its delivery updates the bounty.
+    await stack.github.controls.addLabel({ repo: LITE.fullName, number, label: "help wanted", actor: "alice" });
+    await eventually(async () => ((await explore("label=help%20wanted")).find((b) => b.issueNumber === number)?.labels.includes("bug") ? true : undefined), 20_000, "a new label");
+
+    // Rows from before (and the demo's) had none: the catch-up pass asks GitHub once and fills them.
+    const db = stack.t.ctx.database.db;
+    await db.update(bounties).set({ labels: null }).where(and(eq(bounties.githubRepoId, LITE.id), eq(bounties.issueNumber, number)));
+    await db.update(repositories).set({ language: null }).where(eq(repositories.githubRepoId, LITE.id));
+    stack.t.ctx.changes.publish(["repositories"]);
+    expect((await explore("label=bug")).some((b) => b.issueNumber === number)).toBe(false);
+    expect(await explore("language=go")).toEqual([]);
+    const filled = await fillBountyMetadata({ db, log: stack.t.ctx.log, env: stack.t.ctx.env });
+    expect(filled.repoIds).toContain(LITE.id);
+    stack.t.ctx.changes.publish(["repositories"]);
+    expect((await explore("label=bug&language=Go")).find((b) => b.issueNumber === number)?.labels.sort()).toEqual(["bug", "help wanted"]);
+    // Asked once: nothing is left to fill.
+    expect((await fillBountyMetadata({ db, log: stack.t.ctx.log, env: stack.t.ctx.env })).bounties).toBe(0);
+  }, 60_000);
+});
+
 describe("commands in issue comments, and issues closed as not planned", () => {
   const latestBotReply = async (issue: number) => (await botComments(LITE.fullName, issue)).at(-1)?.body ?? "";
 
@@ -360,6 +397,11 @@ describe("commands in issue comments, and issues closed as not planned", () => {
 
     await stack.github.controls.addComment({ repo: LITE.fullName, number, author: "bob", body: "/attempt" });
     await eventually(async () => ((await botComments(LITE.fullName, number)).some((c) => c.body.includes("@bob") && c.body.includes("Issuepool bounty")) ? true : undefined), 15_000, "attempt");
+    // The bot answers /attempt in its one comment (issue 38): who is on it since when, and what comes next; no reply of its own.
+    await eventually(async () => ((await botComments(LITE.fullName, number)).find((c) => c.body.includes("Issuepool bounty"))?.body.includes(`> @bob: you are down for this issue. Open a pull request with \`Fixes #${number}\``) ? true : undefined), 15_000, "acknowledgement");
+    const [one, ...more] = (await botComments(LITE.fullName, number)).filter((c) => c.body.includes("Issuepool bounty"));
+    expect(more).toHaveLength(0);
+    expect(one!.body).toMatch(/\*\*Working on it:\*\* @bob \(since \d{4}-\d{2}-\d{2}\)/);
   }, 60_000);
 
   test("an issue closed as not planned returns its bounty to the pool", async () => {
@@ -418,7 +460,7 @@ describe("a bounty earned by an author without a wallet (issue 11)", () => {
     const payouts = () =>
       stack.t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, LITE.id), eq(chainTransactions.issueNumber, number)));
     expect(await payouts()).toHaveLength(1);
-    await eventually(async () => ((await botComments(LITE.fullName, number))[0]?.body.includes("**Paid** 4 XDC to @frank") ? true : undefined), 15_000, "paid comment");
+    await eventually(async () => ((await botComments(LITE.fullName, number))[0]?.body.includes("**Paid** 4.0000 XDC to @frank") ? true : undefined), 15_000, "paid comment");
     expect((await botComments(LITE.fullName, number))[0]!.body).not.toContain("Nobody yet");
 
     // The merge redelivered, the worker's sweep, a second registration: nothing more.

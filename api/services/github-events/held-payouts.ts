@@ -43,7 +43,7 @@ export async function heldFor(ctx: DatabaseDeps, repoId: number, issueNumber: nu
  * Pays every held bounty whose GitHub user now has a wallet (only `githubUserId`'s when given). Returns how
  * many payouts it put in the outbox.
  */
-export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "log" | "chain" | "outbox" | "changes">, only?: { githubUserId: number }): Promise<number> {
+export async function releaseHeldPayouts(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">, only?: { githubUserId: number }): Promise<number> {
   const db = ctx.database.db;
   const due = await db
     .select({ hold: heldPayouts, address: wallets.address })
@@ -55,7 +55,7 @@ export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "log
   for (const { hold, address } of due) {
     const person = { id: hold.githubUserId, login: hold.githubLogin };
     // The one payout decision, under the bounty's lock: still held for this person, still open, nothing on its way.
-    const queued = await withBountyLock(ctx, hold.githubRepoId, hold.issueNumber, async () => {
+    const queued = await withBountyLock(ctx, hold.githubRepoId, hold.issueNumber, async (lock) => {
       const decision = decide(await bountyFacts(ctx, hold.githubRepoId, hold.issueNumber), { kind: "held", person });
       if (!decision.ok) {
         ctx.log.info("held bounty not paid: the payout decision refused", { repoId: hold.githubRepoId, issue: hold.issueNumber, login: hold.githubLogin, code: decision.refusal.code });
@@ -71,6 +71,7 @@ export async function releaseHeldPayouts(ctx: Pick<AppContext, "database" | "log
           to: address as Address,
           reason: `held for @${hold.githubLogin} (${hold.pullNumber === null ? "chosen by the pool manager" : `pull request #${hold.pullNumber}`}) until they registered`,
           queueOnly: true,
+          fence: lock.fence,
         });
       } catch (err) {
         // Paid or being paid already (a concurrent release, or by hand): the hold is done all the same.

@@ -11,6 +11,7 @@ import { committedTo } from "../payouts/decision.ts";
 import { clearAwaiting, markAwaiting } from "../money/awaiting.ts";
 import { mergedFixesOf, payMergedFix } from "./pull-requests.ts";
 import { refundAllFunders } from "../funding/boosts.ts";
+import { followIssue } from "./bounty-metadata.ts";
 
 /**
  * issues: any change refreshes the repository's issue list. Then the
@@ -33,7 +34,9 @@ export async function handleIssues(ctx: Pick<AppContext, "env" | "database" | "l
   const [registered] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);
   if (!registered) return "ignored";
   await forgetCached(ctx, issuesCacheKey(repo.id));
-  ctx.changes.publish([`repo:${repo.id}`]);
+  // The bounty's labels and title, and the repository's language, as GitHub says them now (Explore filters by them).
+  const followed = await followIssue(ctx.database.db, registered, payload as Parameters<typeof followIssue>[2]);
+  ctx.changes.publish([`repo:${repo.id}`, ...(followed ? ["repositories"] : [])]);
   if (issue.pull_request) return "done";
   if (payload.action === "reopened") {
     await clearAwaiting(ctx, repo.id, issue.number);

@@ -67,20 +67,20 @@ export async function requireManagedRepository(
   user: User,
   input: { repoId: number; fullName?: string | null; orRegisteredName?: boolean; action: AdminAction },
 ): Promise<ManagedRepository> {
-  if (user.role !== "poolmanager") throw forbidden("Only pool managers can manage repository funds and bounties.");
+  if (user.role !== "poolmanager") throw forbidden("Only pool managers can manage repository funds and bounties.", ErrorCode.ROLE_REQUIRED);
   if (!input.fullName && !input.orRegisteredName) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "Repository details missing." });
+    throw new DomainError({ code: ErrorCode.REPOSITORY_MISMATCH, error: "Repository details missing.", message: "Repository details missing." });
   }
   const repository = await registeredRepository(ctx, input.repoId);
   const fullName = input.fullName || repository.fullName;
   if (repository.fullNameKey !== fullName.toLowerCase()) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Repository details missing.", message: "The repository name does not match this repository." });
+    throw new DomainError({ code: ErrorCode.REPOSITORY_MISMATCH, error: "Repository details missing.", message: "The repository name does not match this repository." });
   }
   const onGitHub = await repositoryAsUser(ctx, user, repository.fullName);
   if (onGitHub.id !== repository.githubRepoId) throw notFound("Repository not found.");
-  if (!onGitHub.permissions?.admin) throw forbidden(adminRefusal(input.action));
+  if (!onGitHub.permissions?.admin) throw forbidden(adminRefusal(input.action), ErrorCode.ADMIN_REQUIRED);
   const wallet = await walletOfUser(ctx.database.db, user.id);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   return { repository, wallet };
 }
 
@@ -102,7 +102,7 @@ export async function ensurePoolManager(ctx: ChainSendDeps, repoId: number, addr
   if (readyAt > 0n && readyAt > now) {
     if (options.wait === false) return;
     throw new DomainError({
-      code: ErrorCode.CONFLICT,
+      code: ErrorCode.MANAGER_PENDING,
       error: "Pool manager rights pending",
       message: `Your pool manager rights on-chain take effect on ${new Date(Number(readyAt) * 1000).toUTCString()}: the contract makes every new manager wait, so a stolen platform key cannot appoint one at once.`,
     });
@@ -123,7 +123,7 @@ export async function ensurePoolManager(ctx: ChainSendDeps, repoId: number, addr
   const settled = await outbox.waitForSettled(tx, timeoutMs);
   if (settled.status !== "confirmed") {
     throw new DomainError({
-      code: ErrorCode.SERVICE_UNAVAILABLE,
+      code: ErrorCode.CHAIN_BUSY,
       error: "Blockchain Busy",
       message: "Could not set you as pool manager on-chain yet. Please try again in a moment.",
     });

@@ -106,7 +106,7 @@ describe("closed as completed without a paying pull request", () => {
     const erin = await stack.signUp("erin", "contributor");
     await eventually(async () => ((await stack.t.ctx.chain.client.getBalance({ address: erin.wallet })) === parseEther("4") ? true : undefined), 20_000, "erin paid");
     await waitState(issue, "paid");
-    await waitComment(issue, "**Paid** 4 XDC to @erin");
+    await waitComment(issue, "**Paid** 4.0000 XDC to @erin");
     await stack.t.ctx.webhooks.runOnce();
     expect(await payouts(issue)).toHaveLength(1);
     expect(await botComment(issue)).not.toContain("Nobody yet");

@@ -30,7 +30,8 @@ import {
   type AwaitingReason,
 } from "../../../db/schema/index.ts";
 import { formatExact } from "../../../lib/money-format.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { awaitingDecisionMail } from "../../mail/templates.ts";
 
 /** An e-mail waits this long after the issue closed, so a merge processed just after it can pay first. */
@@ -243,7 +244,7 @@ export async function awaitingForManager(ctx: DatabaseDeps, userId: number) {
         issueTitle: bounty.issueTitle,
         issueUrl: bounty.issueUrl,
         currency: bounty.currency,
-        amount: toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]),
+        amount: toDecimalString(bounty.amount, DECIMALS[bounty.currency]),
         reason: decision.reason,
         since: decision.createdAt.toISOString(),
       }))

@@ -3,10 +3,11 @@ import { preparedQuery } from "../../../db/prepared.ts";
 import { encodeFunctionData, type Address } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyClaims, chainTransactions, repositoryPools, users, wallets, type Bounty, type ChainTransaction, type Currency, type User } from "../../../db/schema/index.ts";
-import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
+import { conflict, DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { formatAmount, formatExact } from "../../../lib/money-format.ts";
 import { createGitHubClient, GitHubApiError, type GitHubClient } from "../../github/client.ts";
@@ -31,7 +32,7 @@ const walletOwner = preparedQuery((db) => db.select({ userId: wallets.userId }).
 
 const BOUNTY_WAIT_MS = 12_000; // the client gives up at 15 s (spec section 7)
 
-const invalid = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+const invalid = (message: string, code: ErrorCode = ErrorCode.INVALID_AMOUNT) => new DomainError({ code, error: "Invalid Amount", message });
 
 export interface AllocateInput {
   user: User;
@@ -106,7 +107,7 @@ export async function allocateBounty(ctx: Pick<AppContext, "env" | "database" | 
  * open.
  */
 export async function submitAllocation(
-  ctx: Pick<AppContext, "database" | "chain" | "outbox">,
+  ctx: Pick<AppContext, "env" | "database" | "chain" | "outbox">,
   input: {
     userId: number | null;
     idempotencyKey: string;
@@ -120,12 +121,12 @@ export async function submitAllocation(
     replayChecked?: boolean;
   },
 ) {
-  const decimals = TOKEN_DECIMALS[input.currency];
+  const decimals = DECIMALS[input.currency];
   const parsed = parseAmount(input.amount, decimals);
   if (!parsed.ok || parsed.value === 0n) throw invalid("Please enter a valid bounty amount.");
   const amount = parsed.value;
   const minimum = MIN_BOUNTY[input.currency];
-  if (amount < minimum) throw invalid(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.currency}`);
+  if (amount < minimum) throw invalid(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.currency}`, ErrorCode.BELOW_MINIMUM);
   requireAmountStep(amount, input.currency);
   // Checked and queued under the pool's lock, counting what is already on its way out of the pool and any allocation
   // of this issue not yet mined: of concurrent allocations only those the pool covers are sent, the rest get the
@@ -137,7 +138,7 @@ export async function submitAllocation(
   const snapshot = await poolSnapshot(ctx, input.repoId);
   const bountyThen = onChainBounty(ctx, input.repoId, input.issueNumber, snapshot.block);
   bountyThen.catch(() => undefined); // awaited under the lock (or not at all: a replay)
-  const queued = await withPoolLock(ctx, input.repoId, async () => {
+  const queued = await withPoolLock(ctx, input.repoId, async (lock) => {
     // One round of reads, side by side (the section's length is how many rounds it waits for the database).
     const [earlier, pending, inFlight, boostedSince] = await Promise.all([
       ctx.outbox.replay(input.userId, input.idempotencyKey, input.request),
@@ -153,10 +154,11 @@ export async function submitAllocation(
       throw conflict(
         `A bounty of ${formatExact(current.amount, current.currency)} ${current.currency} is already assigned. You cannot change it.`,
         "Bounty already assigned",
+        ErrorCode.BOUNTY_EXISTS,
       );
     }
     if (inFlight) {
-      throw conflict(`A bounty of ${formatExact(inFlight.amount, inFlight.currency)} ${inFlight.currency} is already being assigned. You cannot change it.`, "Bounty already assigned");
+      throw conflict(`A bounty of ${formatExact(inFlight.amount, inFlight.currency)} ${inFlight.currency} is already being assigned. You cannot change it.`, "Bounty already assigned", ErrorCode.BOUNTY_EXISTS);
     }
     const available = pool[input.currency] - pending;
     if (amount > available) {
@@ -186,7 +188,7 @@ export async function submitAllocation(
         functionName: "allocateBounty",
         args: [BigInt(input.repoId), BigInt(input.issueNumber), CURRENCY_INDEX[input.currency], amount],
       }),
-    }, undefined, { replayChecked: true });
+    }, undefined, { replayChecked: true, fence: lock.fence });
     return tx;
   });
   return ctx.outbox.untilBroadcast(queued);
@@ -252,8 +254,8 @@ export async function openIssue(client: GitHubClient, fullName: string, number: 
     if (err instanceof GitHubApiError && err.status === 404) throw notFound(`Issue #${number} was not found in ${fullName}.`);
     throw githubUnavailable();
   }
-  if (issue.pull_request) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Not an issue", message: `#${number} is a pull request, not an issue.` });
-  if (issue.state !== "open") throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Issue closed", message: `Issue #${number} is closed.` });
+  if (issue.pull_request) throw new DomainError({ code: ErrorCode.NOT_AN_ISSUE, error: "Not an issue", message: `#${number} is a pull request, not an issue.` });
+  if (issue.state !== "open") throw new DomainError({ code: ErrorCode.ISSUE_CLOSED, error: "Issue closed", message: `Issue #${number} is closed.` });
   return issue;
 }
 
@@ -294,15 +296,18 @@ export async function issueBounty(ctx: DatabaseDeps, repoId: number, issueNumber
     .where(and(eq(bounties.githubRepoId, repoId), eq(bounties.issueNumber, issueNumber)))
     .limit(1);
   if (!bounty || bounty.status === "cancelled") throw notFound("No bounty is assigned to this issue.");
-  return bountyObject(bounty, (await bountyStates(ctx, [bounty]))(bounty));
+  const funded = await fundersOfIssues(ctx.database.db, repoId, [issueNumber]);
+  return bountyObject(bounty, (await bountyStates(ctx, [bounty]))(bounty), funded.get(issueNumber));
 }
 
 /**
  * A bounty as the API shows it: `status` is the chain's (open, paid,
- * cancelled), `state` the platform's refinement (bounty-state.ts).
+ * cancelled), `state` the platform's refinement (bounty-state.ts); the
+ * amounts are the pool's share, `boosted` the funders' active shares and
+ * `total` the two together, the one figure every page shows (issue 38).
  */
-export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
-  const amount = toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]);
+export function bountyObject(bounty: Bounty, info?: BountyStateInfo, funding?: IssueFunders) {
+  const amount = toDecimalString(bounty.amount, DECIMALS[bounty.currency]);
   return {
     issueId: bounty.issueNumber,
     isRoxn: bounty.currency === "ROXN",
@@ -318,6 +323,7 @@ export function bountyObject(bounty: Bounty, info?: BountyStateInfo) {
     awaitingReason: info?.awaitingReason ?? null,
     issueTitle: bounty.issueTitle,
     issueUrl: bounty.issueUrl,
+    ...fundersOf(funding, bounty),
   };
 }
 
@@ -336,14 +342,20 @@ export async function poolInfo(ctx: DatabaseDeps, repoId: number) {
     xdcPoolRewards: toDecimalString(pool("XDC"), 18),
     roxnPoolRewards: toDecimalString(pool("ROXN"), 18),
     usdcPoolRewards: toDecimalString(pool("USDC"), 6),
-    issues: rows.filter((b) => b.status !== "cancelled").map((b) => ({ ...bountyObject(b, stateOf(b)), ...fundersOf(funded.get(b.issueNumber), b.currency) })),
+    issues: rows.filter((b) => b.status !== "cancelled").map((b) => bountyObject(b, stateOf(b), funded.get(b.issueNumber))),
   };
 }
 
-/** The funders beside a bounty (issue 29): their active shares and who they are (anonymous ones without a login). */
-export function fundersOf(funding: IssueFunders | undefined, currency: Currency) {
+/**
+ * The funders beside a bounty (issue 29): their active shares and who they are (anonymous ones without a login), and
+ * the bounty's total: the pool's share and the funders' active shares (a paid bounty's shares are paid, not active: its
+ * amount is the whole payout).
+ */
+export function fundersOf(funding: IssueFunders | undefined, bounty: Pick<Bounty, "currency" | "amount">) {
+  const currency = bounty.currency;
   return {
-    boosted: toDecimalString(funding?.boosted ?? 0n, TOKEN_DECIMALS[currency]),
+    total: toDecimalString(bounty.amount + (funding?.boosted ?? 0n), DECIMALS[currency]),
+    boosted: toDecimalString(funding?.boosted ?? 0n, DECIMALS[currency]),
     funders: (funding?.funders ?? []).map((f) => ({ funder: f.funder, amount: f.amount, fundedAt: f.fundedAt, expiresAt: f.expiresAt })),
   };
 }
@@ -391,11 +403,11 @@ export async function distributeBounty(
     let login: { id: number; login: string } | null = null;
     if (input.contributorLogin) {
       if (!/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/.test(input.contributorLogin)) {
-        throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid login", message: "Enter the contributor's GitHub login." });
+        throw new DomainError({ code: ErrorCode.INVALID_RECIPIENT, error: "Invalid login", message: "Enter the contributor's GitHub login." });
       }
     } else {
       address = parseAddress(input.contributorAddress ?? "") ?? null;
-      if (!address) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
+      if (!address) throw new DomainError({ code: ErrorCode.INVALID_ADDRESS, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
     }
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "payBounty" });
     // Who is paid, as a GitHub person: the user the address or login belongs to, else the GitHub user by that login.
@@ -416,7 +428,7 @@ export async function distributeBounty(
       }
     } else {
       const owner = await walletOwner(ctx.database.db).get({ address: address! });
-      if (!owner) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
+      if (!owner) throw new DomainError({ code: ErrorCode.INVALID_RECIPIENT, error: "Unknown contributor", message: "The contributor must be a registered Issuepool user." });
       const [person] = await ctx.database.db.select({ githubId: users.githubId, username: users.username }).from(users).where(eq(users.id, owner.userId)).limit(1);
       recipient = { id: person!.githubId, login: person!.username };
     }
@@ -425,7 +437,7 @@ export async function distributeBounty(
     // Decided under the bounty's lock with any payout or cancellation of this bounty on its way: of a Release and a
     // Cancel (or two Releases) sent at once, one goes to the chain and the other gets the platform's 409 (issue 25).
     let unpaid: FixFacts | undefined;
-    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (): Promise<ChainTransaction | HeldResult | undefined> => {
+    const decided = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock): Promise<ChainTransaction | HeldResult | undefined> => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       const decision = decide(await bountyFacts(ctx, input.repoId, input.issueNumber, { withMoney: known.fixes.length > 0 }), { kind: "release", recipient, fixes: known.fixes });
@@ -447,7 +459,7 @@ export async function distributeBounty(
           explorerUrl: null,
         };
       }
-      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true, queueOnly: true });
+      return payBounty(ctx, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request, repoId: input.repoId, issueNumber: input.issueNumber, to: address!, reason: "manual", replayChecked: true, queueOnly: true, fence: lock.fence });
     });
     if (!decided) {
       // The fix's own payout, carried out now (the lock is free again); the pool manager is told why theirs is refused.
@@ -474,7 +486,7 @@ async function githubUser(ctx: Pick<AppContext, "env" | "keyring">, manager: Use
     throw githubUnavailable();
   }
   if (found.type && found.type !== "User") {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Not a person", message: `@${found.login} is an organization: choose a person's GitHub login.` });
+    throw new DomainError({ code: ErrorCode.INVALID_RECIPIENT, error: "Not a person", message: `@${found.login} is an organization: choose a person's GitHub login.` });
   }
   return { id: found.id, login: found.login };
 }
@@ -505,7 +517,8 @@ export async function cancelBounty(
     // A merged fix whose webhook was lost (an outage) is not overtaken by a cancellation: asked of GitHub first.
     const known = await fixesOfIssue(ctx, input.repoId, input.issueNumber);
     // Under the bounty's lock, like a Release: a payout or cancellation of this bounty on its way refuses this one (409).
-    tx = await withBountyLock(ctx, input.repoId, input.issueNumber, async () => {
+    // Only the row is written under it, fenced (the next holder sees it settling from then on); it is sent after.
+    const queued = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock) => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       // The one payout decision: nothing settling, open, not earned by anyone (held, shared, committed, a merged fix).
@@ -516,7 +529,7 @@ export async function cancelBounty(
       /** Funders' shares are on it: only the pool's share goes back (cancelPoolShare). */
       let poolShareOnly = false;
       const shares = await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.rewards, abi: RepoRewardsAbi, functionName: "getBountyDetails", args: [BigInt(input.repoId), BigInt(input.issueNumber)] });
-      if (shares.poolShare === 0n) throw conflict("The pool has nothing on this bounty: it is its funders' (each can take their own share back).", "Nothing of the pool's");
+      if (shares.poolShare === 0n) throw conflict("The pool has nothing on this bounty: it is its funders' (each can take their own share back).", "Nothing of the pool's", ErrorCode.NO_POOL_SHARE);
       // Awaiting the pool manager's decision means the issue is closed: the whole bounty ends then, and the hourly pass
       // refunds every funder (refundDueBoosts). A cancellation requested earlier (a claimed bounty) is completed as requested.
       const awaiting = await isAwaiting(ctx, input.repoId, input.issueNumber);
@@ -530,7 +543,7 @@ export async function cancelBounty(
           .from(bountyClaims)
           .where(and(eq(bountyClaims.githubRepoId, input.repoId), eq(bountyClaims.issueNumber, input.issueNumber)))
           .limit(1);
-        if (claims.length || onChainClaims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.");
+        if (claims.length || onChainClaims.length) throw conflict("Someone is already working on this issue: the bounty can no longer be cancelled.", "Conflict", ErrorCode.SOMEONE_WORKING);
       }
       refundRequest = onChainClaims.length > 0;
       if (refundRequest) {
@@ -538,11 +551,11 @@ export async function cancelBounty(
         if (readyAt > 0n) {
           const { timestamp } = await ctx.chain.client.getBlock({ blockTag: "latest" });
           // Requested earlier and not due yet: say when. Due: this call carries it out (the hourly pass would too).
-          if (readyAt > timestamp) throw conflict(`The refund is already requested: the bounty returns to the pool after ${new Date(Number(readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC.`, "Refund requested");
+          if (readyAt > timestamp) throw conflict(`The refund is already requested: the bounty returns to the pool after ${new Date(Number(readyAt) * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC.`, "Refund requested", ErrorCode.REFUND_REQUESTED);
           refundRequest = false;
         }
       }
-      const { tx: submitted } = await ctx.outbox.submit(
+      const { tx: submitted } = await ctx.outbox.enqueue(
         {
         userId: input.user.id,
         idempotencyKey: input.idempotencyKey,
@@ -555,10 +568,12 @@ export async function cancelBounty(
         to: ctx.chain.config.contracts.rewards,
         data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: poolShareOnly ? "cancelPoolShare" : "cancelBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber)] }),
         },
-        { replayChecked: true },
+        undefined,
+        { replayChecked: true, fence: lock.fence },
       );
       return submitted;
     });
+    tx = await ctx.outbox.untilBroadcast(queued);
   }
   const intent = JSON.parse(tx.intent) as { refundRequest?: boolean; poolShareOnly?: boolean };
   const requested = intent.refundRequest === true;
@@ -578,11 +593,11 @@ export async function cancelBounty(
  */
 export async function registerContribution(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "changes" | "log" | "mailer">, input: { user: User; repoId: number; issueNumber: number; note?: string }) {
   if (input.user.role !== "contributor") {
-    throw new DomainError({ code: ErrorCode.FORBIDDEN, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
+    throw new DomainError({ code: ErrorCode.ROLE_REQUIRED, error: "Role Selection Required", message: "Please select your role as Pool Manager or Contributor" });
   }
   const repository = await registeredRepository(ctx, input.repoId);
   const [wallet] = await ctx.database.db.select().from(wallets).where(eq(wallets.userId, input.user.id)).limit(1);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   // Only an open issue of this repository: a claim on any other number is junk, and would block cancelling a bounty set there later.
   const token = await userGitHubToken(ctx, input.user);
   await openIssue(createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token }), repository.fullName, input.issueNumber);
@@ -605,7 +620,7 @@ export async function registerContribution(ctx: Pick<AppContext, "env" | "databa
 /** Registered contributors of an issue (for the bot comment and the manual payout form). */
 export async function issueContributors(ctx: DatabaseDeps, repoId: number, issueNumber: number) {
   return ctx.database.db
-    .select({ userId: users.id, username: users.username, address: wallets.address })
+    .select({ userId: users.id, username: users.username, address: wallets.address, since: bountyClaims.createdAt })
     .from(bountyClaims)
     .innerJoin(users, eq(users.id, bountyClaims.userId))
     .leftJoin(wallets, eq(wallets.userId, users.id))

@@ -1,25 +1,28 @@
-import { and, eq, gte, inArray, notInArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, type Address } from "viem";
 import type { AppContext, ChainSendDeps, DatabaseDeps } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { chainTransactions, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { parseAmount, toDecimalString, toXdcString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString, toXdcString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { forgetBalances, tokenAllowance, walletBalances } from "./balances.ts";
-import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS, GAS_RESERVE, MIN_XDC_FUNDING_EXCLUSIVE } from "./rules.ts";
+import { GAS_RESERVE, MIN_XDC_FUNDING_EXCLUSIVE } from "./rules.ts";
 import { transactionResult, type TransactionResult } from "./transaction-result.ts";
 import { CURRENCY_INDEX, MAX_FUNDING_FEE_BPS, requireAmountStep } from "./rules.ts";
-import { funderLimitReached, funderWindow } from "../funding/funder-limit.ts";
+import { allowanceFrom, allowanceOf, enforceLimits, limitFigure, limitFigureJson, type LimitFigureJson, type LimitScopeName } from "./limits.ts";
 
 const invalidAmount = (symbol: string) =>
-  new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
+  new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${symbol} amount.` });
 
 /**
  * GET /api/blockchain/repository/{id}/funding-status. The spec's clients read dailyLimit, currentTotal and
  * remainingLimit as numbers of XDC (they call `.toFixed`); the exact amounts are beside them as decimal strings.
+ * `limits` has both figures a funding is checked against (limits.ts): the repository's, and for a signed-in
+ * caller their own as a funder, and which of them binds.
  */
 export interface FundingStatus {
   dailyLimit: number;
@@ -28,66 +31,35 @@ export interface FundingStatus {
   dailyLimitXdc: string;
   currentTotalXdc: string;
   remainingLimitXdc: string;
-  /** When the oldest funding in the window leaves it (the limit grows again); null when nothing was funded. */
+  /** When the binding figure grows again (its oldest funding leaves the window); null when nothing counts in it. */
   windowEndTime: string | null;
-}
-
-/** The rolling 24-hour XDC funding window of a repository, from the outbox (pending fundings count). */
-async function fundingWindow(db: Database, repoId: number, now: number): Promise<{ total: bigint; oldest: Date | null }> {
-  const rows = await db
-    .select({ value: chainTransactions.value, createdAt: chainTransactions.createdAt })
-    .from(chainTransactions)
-    .where(
-      and(
-        eq(chainTransactions.githubRepoId, repoId),
-        eq(chainTransactions.kind, "fund_xdc"),
-        notInArray(chainTransactions.status, ["failed", "reverted"]),
-        gte(chainTransactions.createdAt, new Date(now - DAILY_WINDOW_MS)),
-      ),
-    );
-  const total = rows.reduce((sum, r) => sum + r.value, 0n);
-  const oldest = rows.reduce<Date | null>((min, r) => (!min || r.createdAt < min ? r.createdAt : min), null);
-  return { total, oldest };
+  limits: { repository: LimitFigureJson; funder: LimitFigureJson | null; binding: LimitScopeName };
 }
 
 /**
- * The repository's window; for a signed-in funder, `remainingLimit` is the smaller of what the repository and
- * the funder have left (the funder's 1000 XDC a day counts across pools and boosts, issue 29), and
- * `windowEndTime` is when the binding one grows again. `currentTotal` stays the repository's.
+ * The repository's window; for a signed-in funder, `remainingLimit` is what their next XDC funding of this
+ * repository may be (the smaller of what the repository and the funder have left, exactly what the write path
+ * allows: limits.ts), and `windowEndTime` when that grows again. `currentTotal` stays the repository's.
  */
-export async function fundingStatus(ctx: DatabaseDeps, repoId: number, now = Date.now(), funderUserId?: number): Promise<FundingStatus> {
-  const { total, oldest } = await fundingWindow(ctx.database.db, repoId, now);
-  let remaining = total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - total;
-  let windowStart = oldest;
-  if (funderUserId !== undefined) {
-    const funder = await funderWindow(ctx.database.db, funderUserId, now);
-    const funderRemaining = funder.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - funder.total;
-    if (funderRemaining < remaining) {
-      remaining = funderRemaining;
-      windowStart = funder.oldest;
-    }
-  }
+export async function fundingStatus(ctx: Pick<AppContext, "database" | "clock">, repoId: number, funderUserId?: number, now = ctx.clock.now()): Promise<FundingStatus> {
+  const db = ctx.database.db;
+  // Signed in: exactly what the write path will check (the same function, the same scopes); a visitor: the repository's.
+  const allowance =
+    funderUserId === undefined
+      ? allowanceFrom([await limitFigure(db, { name: "repository", repoId }, now)])
+      : await allowanceOf(db, { kind: "fund_xdc", userId: funderUserId, repoId }, now);
+  const repository = allowance.figures.find((f) => f.scope === "repository")!;
+  const funder = allowance.figures.find((f) => f.scope === "funder");
   return {
-    dailyLimit: Number(toXdcString(DAILY_FUNDING_LIMIT)),
-    currentTotal: Number(toXdcString(total)),
-    remainingLimit: Number(toXdcString(remaining)),
-    dailyLimitXdc: toXdcString(DAILY_FUNDING_LIMIT),
-    currentTotalXdc: toXdcString(total),
-    remainingLimitXdc: toXdcString(remaining),
-    windowEndTime: windowStart ? new Date(windowStart.getTime() + DAILY_WINDOW_MS).toISOString() : null,
+    dailyLimit: Number(toXdcString(repository.limit)),
+    currentTotal: Number(toXdcString(repository.used)),
+    remainingLimit: Number(toXdcString(allowance.remaining)),
+    dailyLimitXdc: toXdcString(repository.limit),
+    currentTotalXdc: toXdcString(repository.used),
+    remainingLimitXdc: toXdcString(allowance.remaining),
+    windowEndTime: allowance.binding.resetsAt?.toISOString() ?? null,
+    limits: { repository: limitFigureJson(repository), funder: funder ? limitFigureJson(funder) : null, binding: allowance.binding.scope },
   };
-}
-
-function dailyLimitReached(remaining: bigint, resetAt: Date): DomainError {
-  const remainingText = formatAmount(remaining, "XDC");
-  const when = `${resetAt.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-  return new DomainError({
-    code: ErrorCode.RATE_LIMITED,
-    error: "Exceeds daily funding limit",
-    message: `Daily funding limit reached. Remaining: ${remainingText} XDC. Limit resets at ${when}.`,
-    details: { remainingLimit: toXdcString(remaining), limitResetTime: resetAt.toISOString() },
-    headers: { "Retry-After": String(Math.max(1, Math.ceil((resetAt.getTime() - Date.now()) / 1000))) },
-  });
 }
 
 /** XDC the wallet has committed in the outbox but not yet broadcast (the chain's pending balance does not know it yet). */
@@ -111,31 +83,33 @@ export interface FundXdcInput {
  * POST /api/blockchain/repository/{repoId}/fund. Rules (spec section 5):
  * more than 1 XDC; 0.1 XDC left for gas; within the repository's rolling
  * 24-hour limit of 1000 XDC, and within the funder's own 1000 XDC across
- * pools and boosts (issue 29). The limits and the wallet's spendable balance
- * are checked again inside the write transaction that records the funding,
- * so concurrent requests cannot overrun them.
+ * pools and boosts (issue 29), both from limits.ts. The limits and the
+ * wallet's spendable balance are checked again inside the write transaction
+ * that records the funding, so concurrent requests cannot overrun them.
  */
-export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox">, input: FundXdcInput, now = Date.now()): Promise<TransactionResult> {
+export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "clock" | "database" | "keyring" | "chain" | "outbox">, input: FundXdcInput): Promise<TransactionResult> {
   const request = { route: "fund_xdc", repoId: input.repoId, amountXdc: String(input.amountXdc), repositoryFullName: input.repositoryFullName };
   const messages = { pending: "XDC funding submitted", confirmed: "XDC funding confirmed", failedTitle: "Error Adding XDC Funds" };
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (earlier) return transactionResult(ctx, await ctx.outbox.untilBroadcast(earlier), messages);
 
-  const parsed = parseAmount(input.amountXdc, TOKEN_DECIMALS.XDC);
+  const parsed = parseAmount(input.amountXdc, DECIMALS.XDC);
   if (!parsed.ok || parsed.value === 0n) throw invalidAmount("XDC");
   const amount = parsed.value;
   if (amount <= MIN_XDC_FUNDING_EXCLUSIVE) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
+    throw new DomainError({ code: ErrorCode.BELOW_MINIMUM, error: "Minimum funding amount not met", message: "Minimum is > 1 XDC" });
   }
   const { repository, wallet } = await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.repositoryFullName, action: "fund" });
   const balance = await ctx.chain.client.getBalance({ address: wallet.address as Address, blockTag: "pending" });
   if (balance < amount) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
+    throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: "Insufficient XDC Balance", message: `Your XDC balance is ${formatAmount(balance, "XDC")} XDC.` });
   }
-  const insufficientForGas = new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
+  const insufficientForGas = new DomainError({ code: ErrorCode.INSUFFICIENT_GAS, error: "Insufficient funds for gas", message: "Leave at least 0.1 XDC for gas." });
   if (balance < amount + GAS_RESERVE) throw insufficientForGas;
   await ensurePoolManager(ctx, repository.githubRepoId, wallet.address as Address, undefined, { wait: false });
 
+  // The instant the limits are measured at, and the one the row counts from.
+  const now = ctx.clock.now();
   const { tx } = await ctx.outbox.submit(
     {
       userId: input.user.id,
@@ -148,20 +122,12 @@ export async function fundRepositoryXdc(ctx: Pick<AppContext, "env" | "database"
       to: ctx.chain.config.contracts.rewards,
       data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "fundPoolXdc", args: [BigInt(repository.githubRepoId), MAX_FUNDING_FEE_BPS] }),
       value: amount,
+      createdAt: new Date(now),
     },
     {
       guard: async (tx) => {
-        const window = await fundingWindow(tx, repository.githubRepoId, now);
-        if (window.total + amount > DAILY_FUNDING_LIMIT) {
-          const remaining = window.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - window.total;
-          throw dailyLimitReached(remaining, new Date((window.oldest?.getTime() ?? now) + DAILY_WINDOW_MS));
-        }
-        // And the funder's own 1000 XDC a day across every pool and boost (issue 29).
-        const funder = await funderWindow(tx, input.user.id, now);
-        if (funder.total + amount > DAILY_FUNDING_LIMIT) {
-          const remaining = funder.total >= DAILY_FUNDING_LIMIT ? 0n : DAILY_FUNDING_LIMIT - funder.total;
-          throw funderLimitReached(remaining, new Date((funder.oldest?.getTime() ?? now) + DAILY_WINDOW_MS), now);
-        }
+        // The repository's 1000 XDC a day and the funder's own across every pool and boost (limits.ts).
+        await enforceLimits(tx, { kind: "fund_xdc", userId: input.user.id, repoId: repository.githubRepoId }, amount, now);
         if (balance - (await unbroadcastSpend(tx, wallet)) < amount + GAS_RESERVE) throw insufficientForGas;
       },
     },
@@ -205,9 +171,9 @@ async function fundRepositoryToken(
   const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (earlier) return transactionResult(ctx, await ctx.outbox.untilBroadcast(earlier), messages);
 
-  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
+  const parsed = parseAmount(input.amount, DECIMALS[token]);
   if (!parsed.ok || parsed.value === 0n) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
+    throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
   }
   const amount = parsed.value;
   requireAmountStep(amount, token);
@@ -217,17 +183,17 @@ async function fundRepositoryToken(
   const balance = token === "ROXN" ? balances.roxn : balances.usdc;
   if (amount > balance) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.INSUFFICIENT_BALANCE,
       error: `Insufficient ${token} Balance`,
       message: `Your ${token} balance is ${formatAmount(balance, token)} ${token}.`,
     });
   }
   if (amount > allowance) {
     throw new DomainError({
-      code: ErrorCode.BAD_REQUEST,
+      code: ErrorCode.INSUFFICIENT_ALLOWANCE,
       error: `Insufficient ${token} allowance`,
       message: `Approve ${token} before adding it to the pool.`,
-      details: { allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) },
+      details: { allowance: toDecimalString(allowance, DECIMALS[token]) },
     });
   }
   await ensurePoolManager(ctx, repository.githubRepoId, address, undefined, { wait: false });
@@ -270,9 +236,9 @@ export async function approveToken(
   const messages = { pending: `${token} approval submitted`, confirmed: `${token} approved`, failedTitle: `${token} Approval Failed` };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
-    const parsed = parseAmount(input.amount, TOKEN_DECIMALS[token]);
+    const parsed = parseAmount(input.amount, DECIMALS[token]);
     if (!parsed.ok || parsed.value === 0n) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
+      throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `Please enter a valid ${token} amount.` });
     }
     requireAmountStep(parsed.value, token);
     const tokenAddress = token === "ROXN" ? ctx.chain.config.contracts.roxn : ctx.chain.config.contracts.usdc;
@@ -290,5 +256,5 @@ export async function approveToken(
   const settled = await ctx.outbox.waitForSettled(tx, 15_000);
   const result = transactionResult(ctx, settled, messages);
   const allowance = await tokenAllowance(ctx.chain, token, input.wallet.address as Address);
-  return { ...result, allowance: toDecimalString(allowance, TOKEN_DECIMALS[token]) };
+  return { ...result, allowance: toDecimalString(allowance, DECIMALS[token]) };
 }

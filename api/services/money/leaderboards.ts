@@ -11,7 +11,8 @@ import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { contributorRecentTotals, contributorTotals, repositories, repositoryPools, repositoryRecentTotals, repositoryReliability, users, wallets, type Currency } from "../../../db/schema/index.ts";
 import { payoutsBetween, rebuildRecentTotals, RECENT_PERIOD_MS, recentHorizon } from "../reliability/record.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 
 export const LEADERBOARD_SIZE = 50;
 
@@ -41,7 +42,7 @@ export interface ProjectRow {
 }
 
 const twoDecimals = (value: bigint, currency: Currency) => {
-  const [whole, fraction = ""] = toDecimalString(value, TOKEN_DECIMALS[currency]).split(".");
+  const [whole, fraction = ""] = toDecimalString(value, DECIMALS[currency]).split(".");
   return `${whole}.${fraction.padEnd(2, "0").slice(0, 2)}`;
 };
 
@@ -217,7 +218,7 @@ async function projectsInPeriod(db: Database, now: Date): Promise<Omit<ProjectSt
 
 /** The original product's projects board (its shape), with what was paid and what is open per currency. */
 export async function projectLeaderboard(deps: { database: { db: Database }; githubUrl: string }, period: LeaderboardPeriod = "all"): Promise<ProjectRow[]> {
-  const decimals = (e: Earned) => ({ XDC: toDecimalString(e.XDC, TOKEN_DECIMALS.XDC), ROXN: toDecimalString(e.ROXN, TOKEN_DECIMALS.ROXN), USDC: toDecimalString(e.USDC, TOKEN_DECIMALS.USDC) });
+  const decimals = (e: Earned) => ({ XDC: toDecimalString(e.XDC, DECIMALS.XDC), ROXN: toDecimalString(e.ROXN, DECIMALS.ROXN), USDC: toDecimalString(e.USDC, DECIMALS.USDC) });
   return (await projectStandings(deps, period)).map((r, i) => ({
     rank: i + 1,
     id: r.id,

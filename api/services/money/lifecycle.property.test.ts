@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { and, eq, inArray } from "drizzle-orm";
-import { erc20Abi, type Address } from "viem";
+import { erc20Abi, parseEventLogs, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { bounties, bountyAttempts, bountyBoosts, bountyClaims, chainEvents, chainTransactions, LIVE_ATTEMPT_STATUSES, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
+import { bounties, bountyAttempts, bountyBoosts, bountyClaims, cashouts, chainEvents, chainTransactions, LIVE_ATTEMPT_STATUSES, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
+import { anvilPrivateKey, startOnrampSimulator, type OnrampSimulator } from "../../../testing/dev-tools.ts";
+import { startCashoutPasses, type CashoutPasses } from "../cashout/schedule.ts";
+import { OPEN_STATUSES } from "../cashout/progress.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { onChainPool } from "./bounties.ts";
 import { refundDueBoosts, settleBoosts } from "../funding/boosts.ts";
@@ -21,8 +24,9 @@ import { expireLocks } from "../attempts/attempts.ts";
  * expiry, merges co-authored through `Co-authored-by:` trailers (the split's
  * release window, then its payout or its shares held for newcomers), and tips
  * (held in escrow for newcomers, paid when they sign up), in XDC, ROXN and
- * USDC, and (issue 39) attempts on bounties made exclusive (held, queued, dropped, locks expired by the pass a week
- * on). After each step, once the platform has
+ * USDC, (issue 39) attempts on bounties made exclusive (held, queued, dropped, locks expired by the pass a week
+ * on), and (issue 40) cash-outs to UPI through the on-ramp simulator, some
+ * of whose payouts fail and are refunded. After each step, once the platform has
  * settled (webhooks processed, outbox empty, indexer caught up):
  * - the contract holds exactly the pools plus every bounty's pool share and
  *   funders' shares still owed (open: the whole bounty; cancelled: the
@@ -62,8 +66,20 @@ let n = 0;
 const key = () => `lifecycle-${n++}-${Date.now()}`;
 const money = (s: TestSession, path: string, body: Record<string, unknown>) => call(stack.t, path, { as: s, body, headers: { "Idempotency-Key": key() } });
 
+let simulator: OnrampSimulator;
+let cashoutPasses: CashoutPasses;
+const ONRAMP_SECRET = "lifecycle-onramp-secret-0123456789";
+
 beforeAll(async () => {
-  stack = await startTestStack({ workers: true, env: { SPLIT_RELEASE_WINDOW_MS: String(WINDOW_MS) } });
+  stack = await startTestStack({
+    workers: true,
+    env: async (url, chain) => {
+      // The on-ramp simulator's sell side, for cash-outs to UPI (issue 40).
+      simulator = await startOnrampSimulator({ appId: "lifecycle", appSecret: ONRAMP_SECRET, webhookUrl: `${url}/api/webhooks/onramp`, rpcUrl: chain.anvil.rpcUrl, providerKey: anvilPrivateKey(9), usdcAddress: chain.deployment.usdc });
+      return { SPLIT_RELEASE_WINDOW_MS: String(WINDOW_MS), ONRAMP_APP_ID: "lifecycle", ONRAMP_APP_SECRET: ONRAMP_SECRET, ONRAMP_URL: simulator.url, ONRAMP_API_URL: simulator.url, CASHOUT_POLL_INTERVAL_MS: "500" };
+    },
+  });
+  cashoutPasses = startCashoutPasses(stack.t.ctx, { pollIntervalMs: 500, minAgeMs: 500 });
   alice = await stack.signUp("alice", "poolmanager");
   bob = await stack.signUp("bob", "contributor");
   await stack.chain.fund(alice.wallet, { xdc: "5000", roxn: "5000", usdc: "5000" });
@@ -81,7 +97,11 @@ beforeAll(async () => {
     for (const token of ["roxn", "usdc"]) expect((await money(funder, `/api/blockchain/approve-${token}`, { amount: "500" })).status).toBe(200);
   }
 }, 120_000);
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  await cashoutPasses?.stop();
+  await stack?.stop();
+  await simulator?.stop();
+});
 
 // ---- commands ----
 const currency = fc.constantFrom<Currency>(...CURRENCIES);
@@ -106,6 +126,8 @@ const Command = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("attempt" as const), slot, who: fc.constantFrom("bob" as const, "dave" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("unattempt" as const), slot, who: fc.constantFrom("bob" as const, "dave" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("expireLocks" as const) }) },
+  // Issue 40: a funder cashes out to UPI; the simulator's sandbox fails the payout to `failure@upi` (refunded).
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("cashout" as const), from: fc.constantFrom("bob" as const, "dave" as const), currency: fc.constantFrom("XDC" as const, "USDC" as const), amount: fc.constantFrom("1", "2"), upiId: fc.constantFrom("payee@upi", "failure@upi") }) },
 );
 type Command = typeof Command extends fc.Arbitrary<infer T> ? T : never;
 
@@ -238,6 +260,16 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
       seen.add(`locks expired ${moved.expired} kept ${moved.kept}`);
       return;
     }
+    case "cashout": {
+      const as = command.from === "bob" ? bob : dave;
+      const quoted = await call(stack.t, "/api/wallet/cashout/quote", { as, body: { currency: command.currency, amount: command.amount } });
+      expect(quoted.status, await quoted.clone().text()).toBeLessThan(500);
+      if (!quoted.ok) return void seen.add(`cashout quote ${quoted.status}`);
+      const confirmed = await call(stack.t, "/api/wallet/cashout", { as, body: { quoteId: (await quoted.json()).id, upiId: command.upiId } });
+      expect(confirmed.status, await confirmed.clone().text()).toBeLessThan(500);
+      seen.add(`cashout ${confirmed.status}`);
+      return;
+    }
     case "signUp": {
       if (signedUp.has(command.login)) return;
       signedUp.add(command.login);
@@ -260,6 +292,12 @@ async function settle() {
     },
     30_000,
     "settled",
+  ).then(() =>
+    // Cash-outs run to their end: completed, refunded (the crypto back), or cancelled (nothing sent); never open.
+    eventually(async () => {
+      await cashoutPasses.runOnce();
+      return (await db.select({ id: cashouts.id }).from(cashouts).where(inArray(cashouts.status, OPEN_STATUSES))).length === 0 ? true : undefined;
+    }, 60_000, "cash-outs ended"),
   ).catch(async (err) => {
     // Say what is stuck.
     const stuckTxs = await db.select().from(chainTransactions).where(inArray(chainTransactions.status, ["queued", "signed", "sent"]));
@@ -346,6 +384,29 @@ async function checkInvariants() {
       expect({ number, funder, back }).toEqual({ number, funder, back: refunded });
     }
   }
+  // Cash-outs (issue 40): each ended completed or refunded (or cancelled with nothing sent), sent once; a completed one's
+  // exact amount sits at its deposit address, a refunded one's came back to the wallet in its refund transaction.
+  for (const row of await db.select().from(cashouts)) {
+    expect(["completed", "refunded", "cancelled"]).toContain(row.status);
+    seen.add(`cashout ${row.status}`);
+    const sends = await db.select().from(chainTransactions).where(eq(chainTransactions.idempotencyKey, `cashout:${row.id}`));
+    expect(sends.length).toBeLessThanOrEqual(1);
+    if (row.status !== "cancelled") expect(sends[0]?.status).toBe("confirmed");
+    const deposit = row.depositAddress as Address | null;
+    if (row.status === "completed") {
+      const at = row.currency === "XDC"
+        ? await ctx.chain.client.getBalance({ address: deposit! })
+        : await ctx.chain.client.readContract({ address: ctx.chain.config.contracts.usdc, abi: erc20Abi, functionName: "balanceOf", args: [deposit!] });
+      expect({ id: row.id, at }).toEqual({ id: row.id, at: row.amount });
+    }
+    if (row.status === "refunded") {
+      const receipt = await ctx.chain.client.getTransactionReceipt({ hash: row.refundTxHash as `0x${string}` });
+      const back = row.currency === "XDC"
+        ? (await ctx.chain.client.getTransaction({ hash: row.refundTxHash as `0x${string}` })).value
+        : parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs }).filter((l) => l.args.to.toLowerCase() === row.walletAddress.toLowerCase()).reduce((sum, l) => sum + l.args.value, 0n);
+      expect({ id: row.id, back }).toEqual({ id: row.id, back: row.amount });
+    }
+  }
   // Escrowed tips (held for a GitHub user, or queued to their wallet); each paid at most once.
   const escrowedTips: Record<Currency, bigint> = { XDC: 0n, ROXN: 0n, USDC: 0n };
   const tipCount = (await ctx.chain.client.readContract({ address: contract, abi: RepoRewardsAbi, functionName: "nextTipId" })) as bigint;
@@ -388,7 +449,7 @@ async function checkInvariants() {
   }
 }
 
-test("any sequence of fund, allocate, register, close, reopen, merge (co-authored or not), release, cancel, withdraw, sign-up, boosts, expiries, split releases, tips and attempts (exclusive locks, queues, drops, expiries) keeps the money accounted for and one holder per bounty", async () => {
+test("any sequence of fund, allocate, register, close, reopen, merge (co-authored or not), release, cancel, withdraw, sign-up, boosts, expiries, split releases, tips, cash-outs and attempts (exclusive locks, queues, drops, expiries) keeps the money accounted for and one holder per bounty", async () => {
   // Some money in each pool to start, so allocations are not all refused.
   for (const [c, amount] of [["XDC", "20"], ["ROXN", "20"], ["USDC", "20"]] as const) await run({ kind: "fund", currency: c, amount }, []);
   await settle();

@@ -1,12 +1,12 @@
 import type { Currency } from "../../../db/schema/index.ts";
+import { CURRENCIES, currencyId, unitOf } from "../../../lib/money.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 
 /** Business constants of spec section 9, in the smallest unit. */
-export const XDC = 10n ** 18n;
+export const XDC = unitOf("XDC");
 export const MIN_XDC_FUNDING_EXCLUSIVE = 1n * XDC; // "above 1 XDC"
 export const GAS_RESERVE = XDC / 10n; // 0.1 XDC stays in the wallet for fees
-export const DAILY_FUNDING_LIMIT = 1000n * XDC; // per repository, and per funder across pools and boosts (issue 29), rolling 24 h
-export const DAILY_WINDOW_MS = 24 * 3600 * 1000;
+// The daily funding limits (1000 XDC a day per repository and per funder) live in limits.ts, with the rest of their rule.
 
 export const MIN_BOUNTY: Record<Currency, bigint> = {
   XDC: 1n * XDC,
@@ -31,12 +31,13 @@ export const AMOUNT_STEP: Record<Currency, { units: bigint; decimals: number }> 
  */
 export const MAX_FUNDING_FEE_BPS = 50;
 
-export const CURRENCY_INDEX: Record<Currency, number> = { XDC: 0, ROXN: 1, USDC: 2 };
+/** The escrow contract's currency ids (lib/money.ts: a currency's index in CURRENCIES). */
+export const CURRENCY_INDEX = Object.fromEntries(CURRENCIES.map((c) => [c, currencyId(c)])) as Record<Currency, number>;
 
 /** Refuses an amount finer than its currency's step, before anything else is checked. */
 export function requireAmountStep(amount: bigint, currency: Currency): void {
   const step = AMOUNT_STEP[currency];
   if (amount % step.units !== 0n) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message: `${currency} amounts have at most ${step.decimals} decimal places.` });
+    throw new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message: `${currency} amounts have at most ${step.decimals} decimal places.` });
   }
 }

@@ -2,6 +2,7 @@ import type { AppContext } from "../../context.ts";
 import type { ChainTransaction } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
+import { explainTransactionError } from "../../chain/errors.ts";
 import { parseEventLogs, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 
@@ -40,15 +41,15 @@ export async function withQueuedOutflow(ctx: Pick<AppContext, "chain">, tx: Chai
 export function transactionResult(ctx: Pick<AppContext, "chain">, tx: ChainTransaction, messages: { pending: string; confirmed: string; failedTitle: string }): TransactionResult {
   if (tx.status === "failed" || tx.status === "reverted") {
     throw new DomainError({
-      code: ErrorCode.UNPROCESSABLE,
+      code: ErrorCode.TRANSACTION_FAILED,
       error: messages.failedTitle,
-      message: explainFailure(tx.error),
+      message: explainTransactionError(tx.error),
       details: { status: tx.status },
     });
   }
   if (!tx.txHash) {
     throw new DomainError({
-      code: ErrorCode.SERVICE_UNAVAILABLE,
+      code: ErrorCode.TRANSACTION_QUEUED,
       error: messages.failedTitle,
       message: "The network is busy: your request is queued and will be sent shortly.",
       details: { status: tx.status },
@@ -61,21 +62,4 @@ export function transactionResult(ctx: Pick<AppContext, "chain">, tx: ChainTrans
     message: confirmed ? messages.confirmed : messages.pending,
     explorerUrl: explorerTxUrl(ctx.chain.config.network, tx.txHash),
   };
-}
-
-/** The outbox's technical error as a sentence for the person who asked. */
-export function explainFailure(error: string | null): string {
-  if (!error) return "The transaction could not be completed.";
-  if (/insufficient funds/i.test(error)) return "Insufficient funds for gas: add XDC to your wallet to pay for network fees.";
-  if (/InsufficientPool/.test(error)) return "The pool does not hold enough for this amount.";
-  if (/BountyExists/.test(error)) return "A bounty is already assigned to this issue. You cannot change it.";
-  if (/BountyNotOpen/.test(error)) return "This bounty is not open: it was already paid or cancelled.";
-  if (/NotPoolManager/.test(error)) return "You are not a pool manager of this repository.";
-  if (/ERC20InsufficientAllowance/.test(error)) return "The ROXN allowance is too low: approve ROXN first.";
-  if (/ERC20InsufficientBalance/.test(error)) return "Insufficient balance for this amount.";
-  if (/EnforcedPause/.test(error)) return "Payments are paused for maintenance. Please try again later.";
-  if (/NotClaimant/.test(error)) return "Someone registered to work on this issue: its bounty can only be paid to a registered contributor.";
-  if (/NotReady/.test(error)) return "This step waits out a delay on the contract and cannot run yet.";
-  if (/FeeTooHigh/.test(error)) return "The platform fee changed: review the new fee and try again.";
-  return "The transaction could not be completed.";
 }

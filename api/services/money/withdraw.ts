@@ -13,7 +13,8 @@ import type { AppContext } from "../../context.ts";
 import { CURRENCIES, type Currency, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
 import { ensurePoolManager, requireManagedRepository } from "./access.ts";
 import { CURRENCY_INDEX, GAS_RESERVE, requireAmountStep } from "./rules.ts";
@@ -22,7 +23,7 @@ import { transactionResult, withQueuedOutflow, type TransactionResult } from "./
 
 const WITHDRAW_WAIT_MS = 12_000;
 
-const invalid = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+const invalid = (message: string) => new DomainError({ code: ErrorCode.INVALID_AMOUNT, error: "Invalid Amount", message });
 
 export interface WithdrawInput {
   user: User;
@@ -43,10 +44,10 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   }
 
   if (typeof input.currency !== "string" || !(CURRENCIES as readonly string[]).includes(input.currency)) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid currency", message: "Choose XDC, ROXN or USDC." });
+    throw new DomainError({ code: ErrorCode.INVALID_CURRENCY, error: "Invalid currency", message: "Choose XDC, ROXN or USDC." });
   }
   const currency = input.currency as Currency;
-  const parsed = parseAmount(input.amount, TOKEN_DECIMALS[currency]);
+  const parsed = parseAmount(input.amount, DECIMALS[currency]);
   if (!parsed.ok || parsed.value === 0n) throw invalid(`Please enter a valid ${currency} amount.`);
   const amount = parsed.value;
   requireAmountStep(amount, currency);
@@ -55,17 +56,17 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
   const address = wallet.address as Address;
   const gas = await ctx.chain.client.getBalance({ address, blockTag: "pending" });
   if (gas < GAS_RESERVE / 10n) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient funds for gas", message: "Keep at least 0.01 XDC in your wallet to pay for the withdrawal's gas." });
+    throw new DomainError({ code: ErrorCode.INSUFFICIENT_GAS, error: "Insufficient funds for gas", message: "Keep at least 0.01 XDC in your wallet to pay for the withdrawal's gas." });
   }
   await ensurePoolManager(ctx, repository.githubRepoId, address);
 
-  const amountText = toDecimalString(amount, TOKEN_DECIMALS[currency]);
+  const amountText = toDecimalString(amount, DECIMALS[currency]);
   // Check and queue under the pool's lock, counting debits already queued: of concurrent withdrawals only those the
   // pool covers are sent, the rest get this 400 (issue 25).
   // Only the row is written under the lock (the next holder counts it from then on); its broadcast waits outside.
   // The pool read before the lock at one block, what the outbox took out since counted under it (PoolSnapshot).
   const snapshot = await poolSnapshot(ctx, repository.githubRepoId);
-  const { tx: queued } = await withPoolLock(ctx, repository.githubRepoId, async () => {
+  const { tx: queued } = await withPoolLock(ctx, repository.githubRepoId, async (lock) => {
     const pool = snapshot.pool[currency] - (await poolDebitsAfter(ctx, repository.githubRepoId, currency, snapshot));
     if (amount > pool) {
       throw invalid(`Amount cannot exceed available ${currency} pool balance (${formatAmount(pool > 0n ? pool : 0n, currency, 4)} ${currency})`);
@@ -87,7 +88,8 @@ export async function withdrawFromPool(ctx: Pick<AppContext, "env" | "database" 
         }),
       },
       undefined,
-      { replayChecked: true },
+      // Written only while this request still holds the pool's lock (pool-guard.ts): the check above then still stands.
+      { replayChecked: true, fence: lock.fence },
     );
   });
   const tx = await ctx.outbox.untilBroadcast(queued);

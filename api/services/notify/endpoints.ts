@@ -10,7 +10,7 @@ import {
   type User,
   type WebhookEndpoint,
 } from "../../../db/schema/index.ts";
-import { badRequest, notFound } from "../../errors.ts";
+import { ErrorCode, notFound, refused } from "../../errors.ts";
 import { sealText, unsealText } from "../../crypto/envelope.ts";
 import { randomToken } from "../../crypto/tokens.ts";
 import { AddressRefused, assertPublicUrl, type Resolve } from "./address-guard.ts";
@@ -51,16 +51,16 @@ export async function checkEndpointUrl(deps: Pick<AppContext, "env">, text: stri
   try {
     url = new URL(text);
   } catch {
-    throw badRequest("url: must be an absolute http(s) URL.");
+    throw refused(ErrorCode.INVALID_URL, "url: must be an absolute http(s) URL.");
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw badRequest("url: must be an http(s) URL.");
-  if (url.protocol === "http:" && !deps.env.OUTBOUND_ALLOW_LOOPBACK) throw badRequest("url: must be an https URL.");
-  if (url.username || url.password) throw badRequest("url: must not carry a user name or password.");
+  if (url.protocol !== "https:" && url.protocol !== "http:") throw refused(ErrorCode.INVALID_URL, "url: must be an http(s) URL.");
+  if (url.protocol === "http:" && !deps.env.OUTBOUND_ALLOW_LOOPBACK) throw refused(ErrorCode.INVALID_URL, "url: must be an https URL.");
+  if (url.username || url.password) throw refused(ErrorCode.INVALID_URL, "url: must not carry a user name or password.");
   try {
     await assertPublicUrl(url, { allowLoopback: deps.env.OUTBOUND_ALLOW_LOOPBACK, resolve });
   } catch (err) {
-    if (err instanceof AddressRefused) throw badRequest("url: must reach a public address (not loopback, private, link-local or metadata ranges).", { address: err.address });
-    throw badRequest(`url: its host does not resolve (${(err as Error).message}).`);
+    if (err instanceof AddressRefused) throw refused(ErrorCode.INVALID_URL, "url: must reach a public address (not loopback, private, link-local or metadata ranges).", { details: { address: err.address } });
+    throw refused(ErrorCode.INVALID_URL, `url: its host does not resolve (${(err as Error).message}).`);
   }
   return url;
 }
@@ -77,7 +77,7 @@ export async function createEndpoint(
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.userId, user.id), isNull(webhookEndpoints.deletedAt)));
-  if (owned.length >= MAX_ENDPOINTS_PER_OWNER) throw badRequest(`At most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints per account.`);
+  if (owned.length >= MAX_ENDPOINTS_PER_OWNER) throw refused(ErrorCode.QUOTA_EXCEEDED, `At most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints per account.`);
   const id = `ep_${randomToken(12)}`;
   const secret = newEndpointSecret();
   const [endpoint] = await db

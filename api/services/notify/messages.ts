@@ -1,5 +1,6 @@
 import type { BountyEvent, WebhookEndpoint } from "../../../db/schema/index.ts";
-import { formatExact, type Symbol } from "../../../lib/money-format.ts";
+import { formatExact } from "../../../lib/money-format.ts";
+import { isCurrency } from "../../../lib/money.ts";
 
 /**
  * What an endpoint receives, by kind. Standard endpoints get the Standard Webhooks shape
@@ -26,7 +27,7 @@ const SENTENCES: Record<string, string> = {
 
 export function standardPayload(event: BountyEvent, context: EventContext) {
   const data = JSON.parse(event.data) as Record<string, unknown>;
-  const currency = typeof data.currency === "string" ? (data.currency as Symbol) : null;
+  const currency = isCurrency(data.currency) ? data.currency : null;
   const amount = typeof data.amount === "string" ? data.amount : null;
   return {
     type: event.type,

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, lt } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
+import type { Env } from "../../env.ts";
 import { chainTransactions, onrampTransactions, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { toXdcAddress } from "../../chain/address.ts";
@@ -32,13 +33,13 @@ export async function startOnrampOrder(
   input: { user: User; kind: OnrampKind; returnTo?: ReturnPage },
 ): Promise<{ url: string; id: string }> {
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
-  if (!wallet) throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  if (!wallet) throw new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
   if (input.kind === "sell") {
     const balances = await walletBalances(ctx.chain, wallet.address as Address, { fresh: true }).catch(() => {
       throw new DomainError({ code: ErrorCode.CHAIN_UNAVAILABLE, error: "Network unavailable", message: "Could not read your XDC balance. Please try again." });
     });
     if (balances.xdc === 0n) {
-      throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Insufficient XDC Balance", message: "You have no XDC to withdraw." });
+      throw new DomainError({ code: ErrorCode.INSUFFICIENT_BALANCE, error: "Insufficient XDC Balance", message: "You have no XDC to withdraw." });
     }
   }
   const type = input.kind === "buy" ? "onramp" : "offramp";
@@ -81,15 +82,15 @@ export interface OnrampTransactionView {
 }
 
 /**
- * An order no webhook has moved within this time was abandoned on the
- * provider's page: it is shown as Expired instead of Initiated forever
- * (issue 16). The same 24 hours after which a sale is never sent any more
- * (webhook.ts), so an expired sale can never move money.
+ * An order no webhook has moved within the provider's order lifetime (ONRAMP_ORDER_LIFETIME_MINUTES, an hour by
+ * default) was abandoned on the provider's page: it is shown as Expired, not Initiated for a day (issues 16 and 38:
+ * abandoned orders piled up as Initiated). The provider's later word still moves it forward (STATUS_RANK); a sale is
+ * never sent after 24 hours whatever it says (SALE_ORDER_MAX_AGE_MS, webhook.ts).
  */
-export const ONRAMP_ORDER_EXPIRY_MS = SALE_ORDER_MAX_AGE_MS;
+export const orderLifetimeMs = (env: Pick<Env, "ONRAMP_ORDER_LIFETIME_MINUTES">) => Math.min(env.ONRAMP_ORDER_LIFETIME_MINUTES * 60_000, SALE_ORDER_MAX_AGE_MS);
 
 /**
- * Expires the user's orders still `initiated` after ONRAMP_ORDER_EXPIRY_MS.
+ * Expires the user's orders still `initiated` after the provider's order lifetime (orderLifetimeMs).
  * Where the provider's order-status call is configured, each is first
  * reconciled with it: its signed answer is applied exactly as a webhook (the
  * provider may have taken the order up and its webhook been lost); an order
@@ -102,7 +103,7 @@ export async function expireStaleOrders(ctx: Pick<AppContext, "env" | "database"
   const stale = await db
     .select({ id: onrampTransactions.id, merchantReference: onrampTransactions.merchantReference })
     .from(onrampTransactions)
-    .where(and(eq(onrampTransactions.userId, userId), eq(onrampTransactions.status, "initiated"), lt(onrampTransactions.createdAt, new Date(now - ONRAMP_ORDER_EXPIRY_MS))));
+    .where(and(eq(onrampTransactions.userId, userId), eq(onrampTransactions.status, "initiated"), lt(onrampTransactions.createdAt, new Date(now - orderLifetimeMs(ctx.env)))));
   let expired = 0;
   for (const order of stale) {
     if (ctx.env.ONRAMP_STATUS_URL) {

@@ -4,11 +4,12 @@ import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { onrampTransactions, webhookDeliveries, type ChainTransaction } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress } from "../../chain/address.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { forgetBalances } from "../money/balances.ts";
 import { GAS_RESERVE } from "../money/rules.ts";
 import { hashToken } from "../../crypto/tokens.ts";
-import { isUniqueViolation } from "../users/register.ts";
+import { isUniqueViolation } from "../../../db/client.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { pendingXdcBalance, unbroadcastXdc } from "../wallets/spendable.ts";
 import type { OnrampMetadata } from "./metadata.ts";
@@ -46,7 +47,7 @@ const LEASE_MS = 60_000;
 export const SALE_ORDER_MAX_AGE_MS = 24 * 3600 * 1000;
 
 export const invalidSignature = () =>
-  new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Invalid signature", message: "The webhook signature is not valid." });
+  new DomainError({ code: ErrorCode.INVALID_SIGNATURE, error: "Invalid signature", message: "The webhook signature is not valid." });
 
 export async function receiveOnrampWebhook(
   ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">,
@@ -135,7 +136,7 @@ async function applyEvent(ctx: Pick<AppContext, "database" | "log" | "chain" | "
   if (STATUS_RANK[status] < STATUS_RANK[current]) return ignored(`stale: ${status} after ${current}`);
 
   const meta = JSON.parse(order.metadata) as OnrampMetadata;
-  const cryptoAmount = decimal(payload.actualCryptoAmount ?? payload.expectedCryptoAmount, TOKEN_DECIMALS.XDC);
+  const cryptoAmount = decimal(payload.actualCryptoAmount ?? payload.expectedCryptoAmount, DECIMALS.XDC);
   const fiatAmount = decimal(payload.fiatAmount, 8);
   let depositAddress: Address | undefined;
   if (order.type === "offramp" && payload.depositAddress !== undefined) {
@@ -193,7 +194,7 @@ async function sendSale(ctx: Pick<AppContext, "database" | "log" | "chain" | "ou
   if (!order) throw new Error(`on-ramp order ${orderRowId} vanished`);
   const meta = JSON.parse(order.metadata) as OnrampMetadata;
   const depositAddress = meta.depositAddress as Address;
-  const parsed = parseAmount(order.cryptoAmount, TOKEN_DECIMALS.XDC);
+  const parsed = parseAmount(order.cryptoAmount, DECIMALS.XDC);
   if (!parsed.ok || parsed.value === 0n) return failSale(ctx, order.id, "the provider asked for no valid amount");
   const amount = parsed.value;
 

@@ -1,7 +1,9 @@
 import { encodeFunctionData, type Address } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { ChainSendDeps } from "../../context.ts";
+import type { Database } from "../../../db/client.ts";
 import type { ChainTransaction } from "../../../db/schema/index.ts";
+import { isUniqueViolation } from "../../../db/client.ts";
 import { conflict, ErrorCode } from "../../errors.ts";
 
 /** The payout of a merged fix: one key per issue, whichever path sends it. */
@@ -27,6 +29,8 @@ export async function payBounty(
     /** More for the intent (e.g. the community bounty it pays). */
     intent?: Record<string, unknown>;
     queueOnly?: boolean;
+    /** The bounty's lock's fence (pool-guard.ts): the row is written only while the caller still holds that lock. */
+    fence?: (tx: Database) => Promise<void>;
   },
 ): Promise<ChainTransaction> {
   const req = {
@@ -42,18 +46,13 @@ export async function payBounty(
     data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "payBounty", args: [BigInt(input.repoId), BigInt(input.issueNumber), input.to] }),
   };
   try {
-    if (input.queueOnly) return (await ctx.outbox.enqueue(req, undefined, { replayChecked: input.replayChecked })).tx;
-    return (await ctx.outbox.submit(req, { replayChecked: input.replayChecked })).tx;
+    if (input.queueOnly) return (await ctx.outbox.enqueue(req, undefined, { replayChecked: input.replayChecked, fence: input.fence })).tx;
+    return (await ctx.outbox.submit(req, { replayChecked: input.replayChecked, fence: input.fence })).tx;
   } catch (err) {
     if (isOnePayoutIndex(err)) throw conflict("This bounty has already been paid.", "Already paid", ErrorCode.ALREADY_PAID);
     throw err;
   }
 }
 
-/** The database refused a second live payout of the issue (chain_tx_one_payout_idx). */
-function isOnePayoutIndex(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (/UNIQUE constraint failed: chain_transactions\.github_repo_id/i.test(String((e as Error).message))) return true;
-  }
-  return false;
-}
+/** The database refused a second live payout of the issue (chain_tx_one_payout_idx, over github_repo_id and issue_number). */
+const isOnePayoutIndex = (err: unknown) => isUniqueViolation(err, "chain_transactions.github_repo_id");

@@ -58,7 +58,7 @@ export async function settleMergedFix(ctx: Deps, input: MergedFixInput): Promise
   // Co-authors are asked of GitHub only for a pull request that can earn the bounty at all.
   const people = fix.merged && fix.closesIssue && fix.issueState === "closed" ? await fixPeople(input.client, repository, { number: fix.number, author: fix.author }) : { people: [fix.author], unresolved: [] };
   let queued: ChainTransaction | undefined;
-  const settled = await withBountyLock(ctx, repoId, issueNumber, async (): Promise<Settled> => {
+  const settled = await withBountyLock(ctx, repoId, issueNumber, async (lock): Promise<Settled> => {
     const facts = await bountyFacts(ctx, repoId, issueNumber, { withMoney: true });
     const decision = decide(facts, { kind: "merge", fix, people: people.people, claim: input.claim && { login: input.claim.login, appInstalled: input.claim.appInstalled } });
     if (!decision.ok) return { outcome: "refused", fix, refusal: decision.refusal, retry: decision.retry ?? false };
@@ -92,6 +92,7 @@ export async function settleMergedFix(ctx: Deps, input: MergedFixInput): Promise
       reason: `pull request #${fix.number} merged`,
       intent: input.claim ? { communityBountyId: input.claim.communityBountyId, pullNumber: fix.number } : { pullNumber: fix.number },
       queueOnly: true,
+      fence: lock.fence,
     });
     return { outcome: "paid", fix, to: author, tx: queued };
   });

@@ -7,8 +7,9 @@
 import { and, desc, eq, inArray, or } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { repositories, repositoryPools, type Currency, type User } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
-import { forbidden, notFound } from "../../errors.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
+import { ErrorCode, forbidden, notFound } from "../../errors.ts";
 
 export interface AccessibleRepository {
   id: number;
@@ -56,9 +57,9 @@ export async function accessibleRepositories(
     registeredAt: r.registeredAt.toISOString(),
     isPrivate: r.isPrivate,
     isActive: r.isActive,
-    xdcPoolRewards: toDecimalString(poolOf(r.githubRepoId, "XDC"), TOKEN_DECIMALS.XDC),
-    roxnPoolRewards: toDecimalString(poolOf(r.githubRepoId, "ROXN"), TOKEN_DECIMALS.ROXN),
-    usdcPoolRewards: toDecimalString(poolOf(r.githubRepoId, "USDC"), TOKEN_DECIMALS.USDC),
+    xdcPoolRewards: toDecimalString(poolOf(r.githubRepoId, "XDC"), DECIMALS.XDC),
+    roxnPoolRewards: toDecimalString(poolOf(r.githubRepoId, "ROXN"), DECIMALS.ROXN),
+    usdcPoolRewards: toDecimalString(poolOf(r.githubRepoId, "USDC"), DECIMALS.USDC),
     poolInfoError: null,
   }));
 }
@@ -74,7 +75,7 @@ export async function setRepositoryActive(
   const db = deps.database.db;
   const [repository] = await db.select().from(repositories).where(eq(repositories.githubRepoId, input.githubRepoId)).limit(1);
   if (!repository || (repository.isPrivate && repository.registeredByUserId !== input.user.id)) throw notFound("Repository not found");
-  if (repository.registeredByUserId !== input.user.id) throw forbidden("Only the pool manager who registered this repository can change whether it is active.");
+  if (repository.registeredByUserId !== input.user.id) throw forbidden("Only the pool manager who registered this repository can change whether it is active.", ErrorCode.NOT_OWNER);
   await db.update(repositories).set({ isActive: input.isActive, updatedAt: new Date() }).where(eq(repositories.githubRepoId, input.githubRepoId));
   return { githubRepoId: repository.githubRepoId, fullName: repository.fullName, isActive: input.isActive, isPrivate: repository.isPrivate };
 }

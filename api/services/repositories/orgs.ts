@@ -39,13 +39,13 @@ export interface OrgRepository {
 
 async function clientFor(ctx: Pick<AppContext, "env" | "keyring">, user: User): Promise<GitHubClient> {
   const token = await userGitHubToken(ctx, user);
-  if (!token) throw new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "GitHub token not available: sign in with GitHub again." });
+  if (!token) throw new DomainError({ code: ErrorCode.GITHUB_SIGN_IN_REQUIRED, error: "Unauthorized", message: "GitHub token not available: sign in with GitHub again." });
   return createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token });
 }
 
 const failed = (err: unknown) =>
   new DomainError({
-    code: err instanceof GitHubApiError && err.status === 401 ? ErrorCode.UNAUTHORIZED : ErrorCode.BAD_GATEWAY,
+    code: err instanceof GitHubApiError && err.status === 401 ? ErrorCode.GITHUB_SIGN_IN_REQUIRED : ErrorCode.GITHUB_UNAVAILABLE,
     error: "Failed to fetch GitHub organizations",
     message: "Failed to fetch GitHub organizations",
   });
@@ -72,7 +72,7 @@ export async function adminOrganizations(ctx: GitHubDeps, user: User): Promise<A
 /** The organisation's repositories the user administers (up to 100, latest updated first). 403 unless an admin of it. */
 export async function adminOrganizationRepositories(ctx: GitHubDeps, user: User, org: string): Promise<OrgRepository[]> {
   const orgs = await adminOrganizations(ctx, user);
-  if (!orgs.some((o) => o.login.toLowerCase() === org.toLowerCase())) throw forbidden("You must be an admin of this organization");
+  if (!orgs.some((o) => o.login.toLowerCase() === org.toLowerCase())) throw forbidden("You must be an admin of this organization", ErrorCode.ADMIN_REQUIRED);
   const client = await clientFor(ctx, user);
   let repos: Omit<OrgRepository, "isRegistered">[];
   try {

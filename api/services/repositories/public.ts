@@ -1,8 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { bounties, bountyShares, repositories, repositoryPools, users, wallets, type Bounty, type Currency, type Repository } from "../../../db/schema/index.ts";
-import { badRequest, notFound } from "../../errors.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { ErrorCode, notFound, refused } from "../../errors.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { clientForRepository, openIssues, repositoryInfo, type IssueSummary, type RepoPublicInfo } from "../../github/data.ts";
 import { GitHubApiError } from "../../github/client.ts";
@@ -13,7 +14,7 @@ import { bountyStates, isAdvertised, stateInputs, type StateInputs } from "../mo
 import { fundersOf } from "../money/bounties.ts";
 import { fundersOfIssues } from "../funding/funders-read.ts";
 
-const decimal = (value: bigint, currency: Currency) => toDecimalString(value, TOKEN_DECIMALS[currency]);
+const decimal = (value: bigint, currency: Currency) => toDecimalString(value, DECIMALS[currency]);
 
 /** One repository of the public list as the API answers it. */
 const listedAnswer = (r: PublicRepository) => ({
@@ -40,7 +41,7 @@ export async function publicRepositoryList(ctx: DatabaseDeps & Pick<AppContext, 
 
 function decodeListCursor(cursor: string): { registeredAt: number; id: number } {
   const match = /^(\d{1,15})\.(\d{1,15})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!match) throw badRequest("cursor: not a cursor this list gave (start again from the first page).");
+  if (!match) throw refused(ErrorCode.INVALID_CURSOR, "cursor: not a cursor this list gave (start again from the first page).");
   return { registeredAt: Number(match[1]), id: Number(match[2]) };
 }
 
@@ -88,13 +89,17 @@ export function splitXdcRewards<T extends { currency: Currency }>(rewards: T[]):
   return { xdc: rewards.filter((r) => r.currency === "XDC"), other: rewards.filter((r) => r.currency !== "XDC") };
 }
 
-/** GET /api/repos/{repoId}/rewards: the issues' XDC rewards (issueNumber, amount), others apart; advertised bounties only. */
+/**
+ * GET /api/repos/{repoId}/rewards: the issues' XDC rewards (issueNumber, amount: the whole bounty, its funders' shares
+ * included), others apart; advertised bounties only.
+ */
 export async function repositoryRewards(ctx: DatabaseDeps, repoId: number) {
   await publicRepository(ctx, { repoId });
   const rows = (await advertisedBounties(ctx, await repositoryBounties(ctx, repoId))).advertised;
+  const funded = await fundersOfIssues(ctx.database.db, repoId, rows.map((b) => b.issueNumber));
   const all = rows
     .sort((a, b) => a.issueNumber - b.issueNumber)
-    .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency }));
+    .map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount + (funded.get(b.issueNumber)?.boosted ?? 0n), b.currency), currency: b.currency }));
   const { xdc, other } = splitXdcRewards(all);
   return { rewards: xdc, otherRewards: other };
 }
@@ -114,14 +119,20 @@ export interface UnifiedRepo {
     html_url: string | null;
     labels: IssueSummary["labels"];
     currency: Currency;
+    /** The pool's share. */
     amount: string;
+    /** The whole bounty: the pool's share and the funders' active shares (the figure shown). */
+    total: string;
+    /** The funders' active shares, and who they are. */
+    boosted: string;
+    funders: ReturnType<typeof fundersOf>["funders"];
     claimants: number;
   }[];
   blockchain: {
     network: string;
     contractAddress: string;
     poolRewards: Record<Currency, string>;
-    /** In advertised (open or claimed) bounties: the value locked for contributors. */
+    /** In advertised (open or claimed) bounties, their funders' shares included: the value locked for contributors. */
     allocated: Record<Currency, string>;
     /** Shown apart, not advertised: bounties awaiting the pool manager's decision, and held for a GitHub user. */
     awaiting: Record<Currency, string>;
@@ -256,8 +267,9 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
   const { advertised, awaiting, held } = await advertisedBounties(ctx, repoBounties, inputs);
   const open = advertised.sort((a, b) => a.issueNumber - b.issueNumber);
   const funded = await fundersOfIssues(ctx.database.db, repoId, open.map((b) => b.issueNumber));
+  const totalOf = (b: Bounty) => b.amount + (funded.get(b.issueNumber)?.boosted ?? 0n);
   const allocated = { ...zero };
-  for (const b of open) allocated[b.currency] += b.amount;
+  for (const b of open) allocated[b.currency] += totalOf(b);
   const paid = repoBounties.filter((b) => b.status === "paid");
   const paidTotals = { ...zero };
   for (const b of paid) paidTotals[b.currency] += b.amount;
@@ -287,7 +299,7 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
         currency: b.currency,
         amount: decimal(b.amount, b.currency),
         claimants: claims.get(b.issueNumber) ?? 0,
-        ...fundersOf(funded.get(b.issueNumber), b.currency),
+        ...fundersOf(funded.get(b.issueNumber), b),
       };
     }),
     blockchain: {
@@ -298,10 +310,10 @@ export async function unifiedRepo(ctx: Pick<AppContext, "env" | "database" | "lo
       allocated: asDecimals(allocated),
       awaiting: asDecimals(awaiting),
       held: asDecimals(held),
-      issues: open.map((b) => ({ issueId: b.issueNumber, rewardAmount: decimal(b.amount, b.currency), currency: b.currency })),
+      issues: open.map((b) => ({ issueId: b.issueNumber, rewardAmount: decimal(totalOf(b), b.currency), currency: b.currency })),
     },
     repoDetails: { poolRewards: decimal(pool.XDC, "XDC") },
-    repoRewards: open.map((b) => ({ issueNumber: b.issueNumber, amount: decimal(b.amount, b.currency), currency: b.currency })),
+    repoRewards: open.map((b) => ({ issueNumber: b.issueNumber, amount: decimal(totalOf(b), b.currency), currency: b.currency })),
     recentPayouts: recent.map((b) => ({
       issueNumber: b.issueNumber,
       title: issueByNumber.get(b.issueNumber)?.title ?? b.issueTitle ?? `Issue #${b.issueNumber}`,

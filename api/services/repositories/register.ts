@@ -24,7 +24,7 @@ export type RegisterResult =
   | { success: false; installUrl: string; message: string };
 
 export const requiresAdmin = () =>
-  new DomainError({ code: ErrorCode.FORBIDDEN, error: "Requires Admin", message: "You need admin rights on this repository on GitHub to register it." });
+  new DomainError({ code: ErrorCode.ADMIN_REQUIRED, error: "Requires Admin", message: "You need admin rights on this repository on GitHub to register it." });
 
 /**
  * POST /api/repositories/register. The pool manager must be an admin of the
@@ -35,7 +35,7 @@ export const requiresAdmin = () =>
  * again is harmless.
  */
 export async function registerRepository(ctx: Pick<AppContext, "env" | "database" | "keyring" | "chain" | "outbox" | "changes">, input: { user: User; githubRepoId: number; fullName: string }): Promise<RegisterResult> {
-  if (input.user.role !== "poolmanager") throw forbidden("Only pool managers can register repositories.");
+  if (input.user.role !== "poolmanager") throw forbidden("Only pool managers can register repositories.", ErrorCode.ROLE_REQUIRED);
   const repo = await repositoryAsUser(ctx, input.user, input.fullName);
   if (repo.id !== input.githubRepoId) throw notFound("Repository not found.");
   if (!repo.permissions?.admin) throw requiresAdmin();
@@ -55,7 +55,8 @@ export async function registerRepository(ctx: Pick<AppContext, "env" | "database
     ...repositoryIdentity(repo),
     stars: repo.stargazers_count,
     forks: repo.forks_count,
-    language: repo.language ?? null,
+    // "" when GitHub detected none: known (github-events/bounty-metadata.ts asks again only for null).
+    language: repo.language ?? "",
     installationId: installation.id,
     githubCreatedAt: repo.created_at ? new Date(repo.created_at) : null,
     githubUpdatedAt: repo.updated_at ? new Date(repo.updated_at) : null,

@@ -1,7 +1,7 @@
 import { inArray } from "drizzle-orm";
 import type { GitHubDeps } from "../../context.ts";
 import { repositories, type User } from "../../../db/schema/index.ts";
-import { DomainError, ErrorCode } from "../../errors.ts";
+import { DomainError, ErrorCode, hasCode } from "../../errors.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, repositoryAsUser, type GitHubRepo } from "../../github/repositories.ts";
 import { clientForRepository, openIssues } from "../../github/data.ts";
@@ -33,7 +33,7 @@ export interface UserRepository {
 export async function userRepositories(ctx: GitHubDeps, user: User, options: { refresh?: boolean } = {}): Promise<{ repositories: UserRepository[]; stale: boolean }> {
   if (options.refresh) await forgetCached(ctx, userRepositoriesCacheKey(user.id));
   const token = await userGitHubToken(ctx, user);
-  if (!token) throw new DomainError({ code: ErrorCode.UNAUTHORIZED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
+  if (!token) throw new DomainError({ code: ErrorCode.GITHUB_SIGN_IN_REQUIRED, error: "Unauthorized", message: "Sign in with GitHub again to continue." });
   const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token });
   let cached;
   try {
@@ -62,7 +62,7 @@ export async function userRepositories(ctx: GitHubDeps, user: User, options: { r
     });
   } catch (err) {
     throw new DomainError({
-      code: err instanceof GitHubApiError && err.status === 401 ? ErrorCode.UNAUTHORIZED : ErrorCode.BAD_GATEWAY,
+      code: err instanceof GitHubApiError && err.status === 401 ? ErrorCode.GITHUB_SIGN_IN_REQUIRED : ErrorCode.GITHUB_UNAVAILABLE,
       error: "Failed to fetch GitHub repositories",
       message: "Failed to fetch GitHub repositories",
     });
@@ -78,7 +78,7 @@ export async function userRepositories(ctx: GitHubDeps, user: User, options: { r
 }
 
 export const failedFromGitHub = () =>
-  new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to fetch repository details from GitHub", message: "Failed to fetch repository details from GitHub" });
+  new DomainError({ code: ErrorCode.GITHUB_UNAVAILABLE, error: "Failed to fetch repository details from GitHub", message: "Failed to fetch repository details from GitHub" });
 
 /**
  * GET /api/github/repos/{owner}/{name}: a repository as the signed-in user
@@ -88,7 +88,7 @@ export const failedFromGitHub = () =>
 export async function repositoryForUser(ctx: GitHubDeps, user: User | null, fullName: string) {
   const repo = user
     ? await repositoryAsUser(ctx, user, fullName).catch((err) => {
-        if (err instanceof DomainError && err.code === ErrorCode.BAD_GATEWAY) throw failedFromGitHub();
+        if (hasCode(err, ErrorCode.GITHUB_UNAVAILABLE)) throw failedFromGitHub();
         throw err;
       })
     : await publicRepositoryOnGitHub(ctx, fullName);

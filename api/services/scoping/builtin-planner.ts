@@ -136,7 +136,7 @@ const VERB_START =
 const SYSTEM_SUBJECT = /^(?:the\s+)?(?:system|application|app|platform|service|api|software|product|server|backend|back end|website|web site|site|tool|portal|solution|web app|mobile app|frontend|front end)\s+/i;
 const MODAL_PHRASE = /^(must|shall|should|will|can|may|needs? to|has to|have to|is required to|are required to|is able to|are able to)\s+(?:be able to\s+)?(not\s+)?/i;
 const ROLE_WORDS =
-  /^(users?|admins?|administrators?|customers?|visitors?|members?|managers?|contributors?|maintainers?|owners?|buyers?|sellers?|operators?|developers?|students?|teachers?|patients?|staff|guests?|nurses?|doctors?|clinicians?|dispatchers?|technicians?|drivers?|riders?|volunteers?|coordinators?|agents?|employees?|editors?|authors?|reviewers?|residents?|tenants?|landlords?|parents?|coaches?|players?|clients?|accountants?|auditors?|approvers?|requesters?|moderators?|organisers?|organizers?|attendees?|vendors?|suppliers?|planners?|supervisors?|field staff|front desk|couriers?|recipients?|engineers?|librarians?|contractors?|leaders?|passengers?|travell?ers?|shoppers?|subscribers?|applicants?|candidates?|recruiters?|learners?|instructors?|tutors?|mentors?|inspectors?|citizens?|caregivers?|carers?|families|pharmacists?|cashiers?|analysts?|donors?|hosts?|partners?|reps?|officers?)$/i;
+  /^(users?|admins?|administrators?|customers?|visitors?|members?|managers?|contributors?|maintainers?|owners?|buyers?|sellers?|operators?|developers?|students?|teachers?|patients?|staff|guests?|nurses?|doctors?|clinicians?|dispatchers?|technicians?|drivers?|riders?|volunteers?|coordinators?|agents?|employees?|editors?|authors?|reviewers?|residents?|tenants?|landlords?|parents?|coaches?|players?|clients?|accountants?|auditors?|approvers?|requesters?|moderators?|organisers?|organizers?|attendees?|vendors?|suppliers?|planners?|supervisors?|field staff|front desk|couriers?|recipients?|engineers?|librarians?|contractors?|leaders?|passengers?|travell?ers?|shoppers?|subscribers?|applicants?|candidates?|recruiters?|learners?|instructors?|tutors?|mentors?|inspectors?|citizens?|caregivers?|carers?|families|pharmacists?|cashiers?|analysts?|donors?|hosts?|partners?|reps?|officers?|treasurers?|trustees?|readers?|secretar(?:y|ies)|chairs?|clerks?|bookkeepers?|directors?|therapists?|counsell?ors?|lawyers?|solicitors?|receptionists?|coordinators?|bands?)$/i;
 
 /** An imperative title for a requirement: "The system shall import X" -> "Import X", "Nurses must be able to see Y" -> "Let nurses see Y". */
 export function requirementTitle(requirement: string): string {
@@ -184,6 +184,9 @@ function titleOf(requirement: string): string {
     if (!/^be\s/i.test(rest) && lead.split(/\s+/).length <= 5 && !/[,;]/.test(lead)) return clip(`${capitalize(rest)} ${lowerFirst(lead)}`, PLAN_LIMITS.title);
     if (!/^be\s/i.test(rest)) return clip(capitalize(rest), PLAN_LIMITS.title);
   }
+  // A long sentence whose first clause says it all ("X falls under the GDPR: a donor can …"): titled by that clause.
+  const firstClause = text.match(/^([^:]{20,90}):\s+\S/);
+  if (firstClause && text.length > 70 && firstClause[1]!.split(/\s+/).length >= 4) return requirementTitle(firstClause[1]!);
   const person = /\b(must|shall|should|will|can|may|needs? to|has to|have to|is required to|are required to)\b/i.test(text.split(" ").slice(0, 8).join(" ")) ? undefined : roleSubject(text);
   if (person && !MODAL_PHRASE.test(person[1])) {
     const [verb, ...rest] = person[1].split(" ");
@@ -193,7 +196,7 @@ function titleOf(requirement: string): string {
     const [verb, ...rest] = text.replace(SYSTEM_SUBJECT, "").split(" ");
     if (/^[a-z-]+s$/.test(verb!) && !/^(is|has|does|was)$/.test(verb!)) return clip(`${capitalize(baseVerb(verb!))} ${rest.join(" ")}`, PLAN_LIMITS.title);
   }
-  const passive = text.match(/^(.{2,50}?)\s+(is|are)\s+(\w+(?:ed|en)|sent|kept|shown|paid|held|built|made|sold|told)\b\s*(.*)$/i);
+  const passive = text.match(/^(.{2,50}?)\s+(is|are)\s+(\w+(?:ed|en)|sent|kept|shown|paid|held|built|made|sold|told|read|set|put|run|shut|split|cut|spent|left|lost|found|bought|brought|caught|taught|won|dealt|meant|sent|felt|met|led|fed|spread|sunk|stuck|struck|hung|spun|swept|kept)\b\s*(.*)$/i);
   if (passive && !SYSTEM_SUBJECT.test(`${passive[1]} `)) return clip(`Ensure ${lowerFirst(passive[1]!)} ${passive[2]!.toLowerCase()} ${passive[3]} ${passive[4]}`.trim(), PLAN_LIMITS.title);
   const modal = text.match(/^(.{2,60}?)\s+(must|shall|should|will|can|may|needs? to|has to|have to|is required to|are required to)\s+(?:be able to\s+)?(not\s+)?(.+)$/i);
   if (modal && modal[1]!.split(/\s+/).length <= 6) {
@@ -204,6 +207,8 @@ function titleOf(requirement: string): string {
       if (!/^be\s/i.test(rest!)) return clip(not ? `Stop ${lowerFirst(subject)} from ${ing(rest!)}` : `Let ${lowerFirst(subject)} ${rest}`, PLAN_LIMITS.title);
     }
     const plural = /s$/i.test(bare.split(" ").at(-1)!) && !/ss$/i.test(bare) && !/\b(status|data|this)$/i.test(bare);
+    // An ability ("Treasurers can import …") is given to whoever has it.
+    if (/^(can|may)$/i.test(modal[2]!) && !not && !/^be\s/i.test(rest!)) return clip(`Let ${lowerFirst(subject)} ${rest}`, PLAN_LIMITS.title);
     if (/^be\s/i.test(rest!)) {
       const complement = rest!.replace(/^be\s+/i, "");
       return clip(`Ensure ${lowerFirst(subject)} ${plural ? "are" : "is"} ${not ? "not " : ""}${complement}`, PLAN_LIMITS.title);
@@ -213,11 +218,19 @@ function titleOf(requirement: string): string {
   const role = text.match(/^(?:the\s+)?(\w+(?:\s\w+)?)\s+(lets?|allows?|enables?)\s+(.+?)\s+(?:to\s+)?(\w+.*)$/i);
   if (role && SYSTEM_SUBJECT.test(`${role[1]} `)) return clip(`Let ${role[3]} ${role[4]}`, PLAN_LIMITS.title);
   if (VERB_START.test(text)) return clip(capitalize(text), PLAN_LIMITS.title);
+  // "A README explains how …": the thing to provide, and what it does.
+  const thing = text.match(/^((?:a|an|the)\s+[\w-]+(?:\s[\w-]+){0,3}?)\s+(explains|shows|lists|describes|covers|tells|gives|says|holds|keeps|sends|lets|helps)\s+(.+)$/i);
+  if (thing) return clip(`Provide ${lowerFirst(thing[1]!)} that ${thing[2]!.toLowerCase()} ${thing[3]}`, PLAN_LIMITS.title);
   if (/^(a|an|the)\s/i.test(text)) return clip(`Provide ${lowerFirst(text)}`, PLAN_LIMITS.title);
   const actorVerb = text.match(/^(?:the\s+)?([A-Za-z]+(?:\s[A-Za-z]+)?)\s+([a-z]+s)\s+(.+)$/);
   if (actorVerb && ROLE_WORDS.test(actorVerb[1]!)) return clip(`Let ${lowerFirst(actorVerb[1]!)} ${actorVerb[2]!.replace(/(?<=[^s])s$/, "").replace(/ie$/, "y")} ${actorVerb[3]}`, PLAN_LIMITS.title);
+  // A sentence, not a feature's name (issue 38: "Support balances are read from …"): said as a goal to meet.
+  if (CLAUSE.test(text)) return clip(`Make sure ${lowerFirst(text)}`, PLAN_LIMITS.title);
   return clip(`Support ${lowerFirst(text)}`, PLAN_LIMITS.title);
 }
+
+/** A finite verb: the text is a sentence about something, not the name of a feature. */
+const CLAUSE = /\s(?:is|are|was|were|has|have|falls?|goes|stays?|gets?|appears?|applies|belongs?|contains?|includes?|lives?|runs?|works?|happens?|remains?|exists?|comes?|depends?|counts?|matches?|lasts?|needs?)\s/i;
 
 function isRole(subject: string): boolean {
   const parts = subject.split(/\s*(?:,|\band\b|\bor\b)\s*/).filter(Boolean);
@@ -236,7 +249,11 @@ function roleSubject(text: string): [string, string] | undefined {
   const words = text.split(" ");
   for (let n = 3; n >= 1; n--) {
     const subject = words.slice(0, n).join(" ");
-    if (words.length > n + 1 && isRole(subject) && /^[a-z]/.test(words[n]!) && !/^(must|shall|should|will|can|may|is|are|needs?|has|have|cannot)$/i.test(words[n + 1]!)) return [subject, words.slice(n).join(" ")];
+    // The word after a role is its verb: not an adjective or a noun of a longer subject ("Donor personal data …").
+    const verb = words[n]!;
+    const singular = !/s$/i.test(subject) || /ss$/i.test(subject);
+    const verbLike = singular ? /[a-z]s$/.test(verb) : !/(al|ic|ous|ful|less|able|ible|ed|ing|ly|data)$/i.test(verb);
+    if (words.length > n + 1 && isRole(subject) && /^[a-z]/.test(verb) && verbLike && !/^(must|shall|should|will|can|may|is|are|needs?|has|have|cannot)$/i.test(words[n + 1]!)) return [subject, words.slice(n).join(" ")];
   }
   return undefined;
 }
@@ -411,12 +428,29 @@ const INFRA = /\b(set ?up|infrastructure|ci\/cd|pipeline|hosting|deploy\w*|archi
 const AUTH = /\b(sign(?:s|ed)?[- ]?(?:in|up|on)|log(?:s|ged)?[- ]?in|login|authenticat\w*|sso|single sign-on|accounts?|registration|register|identity|oauth|entra|okta|saml|passwords?)\b/i;
 const DATA_MODEL = /\b(data ?model|database|schema|data store)\b/i;
 const IMPORT = /\b(import\w*|sync\w*|ingest\w*|migrat\w*|feeds?|load (?:the )?(?:existing|data))\b/i;
-const REPORT = /\b(dashboards?|analytics|statistics|kpis?|insights|reporting|reports? (?:of|on|per|for|by|from)|(?:monthly|weekly|daily|annual|quarterly|usage|attendance|sales|financial|end-of-\w+) reports?)\b/i;
+const REPORT = /\b(dashboards?|analytics|statistics|kpis?|insights|reporting|reports? (?:of|on|per|for|by|from)|(?:monthly|weekly|daily|annual|quarterly|usage|attendance|sales|financial|end-of-\w+) reports?|(?:produce|generate|create|run|print|export)s?\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,5}reports?)\b/i;
 const PERSON = /\b(users?|members?|staff|admins?|administrators?|owners?|customers?|patients?|nurses?|doctors?|clinicians?|managers?|profiles?|accounts?|sign(?:ed)?[- ]in|log(?:ged)?[- ]in|their own|my|role|roles|permissions?|technicians?|dispatchers?|students?|teachers?|volunteers?|employees?|agents?|drivers?|riders?|residents?|tenants?|reviewers?)\b/i;
+
+/** Documentation of the work (a README, a guide): written after what it documents, never needed by it. */
+const DOCS = /\b(readme|documentation|docs|user guide|manual|tutorial|document the)\b/i;
+
+/** Who does a requirement ("Readers sign in …" -> "reader"), when its subject is a person; lower-case, singular. */
+function actorOf(draft: Draft): string | undefined {
+  const text = draft.requirements[0]?.text.replace(/^(?:the|an?|each|every|all|any)\s+/i, "") ?? "";
+  const words = text.split(/\s+/);
+  for (let n = 3; n >= 1; n--) {
+    const subject = words.slice(0, n).join(" ");
+    if (words.length > n && isRole(subject)) return subject.toLowerCase().replace(/(?<=[^s])s$/, "");
+  }
+  return undefined;
+}
+/** Actors that stand for everyone who signs in. */
+const ANYONE = /^(user|member|person|people|everyone|account holder)$/;
 
 function tierOf(draft: Draft): number {
   const head = draft.requirements[0] ? `${draft.title} ${draft.requirements[0].text}` : draft.title;
   const title = draft.title;
+  if (DOCS.test(title)) return 5;
   if (INFRA.test(title) && !REPORT.test(title)) return 0;
   if (DATA_MODEL.test(title)) return 1;
   if (AUTH.test(title) || (AUTH.test(head) && /\b(sign|log)\b/i.test(head) && !REPORT.test(title))) return 1;
@@ -466,8 +500,22 @@ function orderAndLink(drafts: Draft[], read: ReadDocument, fallbackText?: string
   const infra = drafts.findIndex((d) => d.tier === 0);
   const titleStems = drafts.map((d) => [...stems(d.title)].filter(rare));
   // What an import brings in ("Import appointments from MedDesk" -> appointments): whatever uses it comes after.
-  const importedObjects = drafts.map((d) => (d.tier === 2 ? [...stems(d.title.replace(/\b(from|with|into|every|each)\b.*$/i, ""))].filter((s) => !/^(import|sync|ingest|migrat|existi|open|old)/.test(s)) : []));
+  // Only what follows the verb: the person who imports is no object (issue 38: a dark theme for treasurers "needed" their import).
+  const importedObjects = drafts.map((d) => {
+    if (d.tier !== 2) return [];
+    const object = d.title.replace(/^.*?\b(?:import\w*|sync\w*|ingest\w*|migrat\w*|load)\b/i, "").replace(/\b(from|with|into|every|each|as)\b.*$/i, "");
+    return [...stems(object)].filter((s) => !/^(import|sync|ingest|migrat|existi|open|old)/.test(s));
+  });
   const explicit = /\b(depends on|requires|after|builds on|once|uses|using|based on|from the)\b/i;
+  // Who signs in (issue 38: every task naming any person depended on the readers' sign-in, an SMS to customers too).
+  const authActor = primaryAuth >= 0 ? actorOf(drafts[primaryAuth]!) : undefined;
+  const signedIn = /\b(sign(?:ed)?[- ]in|log(?:ged)?[- ]in|their (?:own|account|profile)|my|profiles?|permissions?|roles?)\b/i;
+  const needsSignIn = (d: Draft, text: string) => {
+    const actor = actorOf(d);
+    // Who signs in is named: the tasks that person does, or that say they are signed in.
+    if (authActor && !ANYONE.test(authActor)) return actor === authActor || (actor !== undefined && ANYONE.test(actor)) || signedIn.test(text);
+    return PERSON.test(text) || actor !== undefined;
+  };
   drafts.forEach((d, a) => {
     const saysAfter = explicit.test(texts[a]!);
     const own = new Set(d.requirements.map((r) => r.id && canonicalId(r.id)).filter(Boolean));
@@ -476,10 +524,12 @@ function orderAndLink(drafts: Draft[], read: ReadDocument, fallbackText?: string
       if (b !== undefined && !own.has(id)) add(a, b, 10);
     }
     if (infra >= 0 && a !== infra) add(a, infra, 2);
-    if (primaryAuth >= 0 && a !== primaryAuth && d.tier >= 2 && PERSON.test(texts[a]!)) add(a, primaryAuth, 3);
+    if (primaryAuth >= 0 && a !== primaryAuth && d.tier >= 2 && needsSignIn(d, texts[a]!)) add(a, primaryAuth, 3);
     if (dataModel >= 0 && a !== dataModel && d.tier >= 2 && /\b(stores?|stored|saves?|saved|records?|persist\w*|history|keeps?)\b/i.test(texts[a]!)) add(a, dataModel, 3);
     drafts.forEach((e, b) => {
       if (a === b) return;
+      // Documentation comes after what it documents (issue 38: "dark mode" depended on the README task).
+      if (e.tier === 5 && d.tier < 5) return;
       const shared = titleStems[b]!.filter((s) => bodyStems[a]!.has(s)).length;
       if (shared === 0 && e.tier !== 2 && d.tier !== 4) return;
       let objectShared = 0;
@@ -487,6 +537,8 @@ function orderAndLink(drafts: Draft[], read: ReadDocument, fallbackText?: string
       // Data import before what uses the imported data; reports after what produces theirs.
       if (e.tier === 2 && d.tier >= 3 && (shared > 0 || objectShared >= 2 || importedObjects[b]!.some((o) => bodyStems[a]!.has(o)))) add(a, b, 4);
       if (d.tier === 4 && e.tier === 3 && (shared > 0 || objectShared >= 2)) add(a, b, 2);
+      // A report is made of the data that comes in: after the imports.
+      if (d.tier === 4 && e.tier === 2) add(a, b, 2);
       if (e.tier < d.tier && e.tier >= 1 && shared > 0) add(a, b, 1);
       if (shared > 0 && saysAfter && b < a) add(a, b, 1 + shared);
       if (shared >= 2 && b < a) add(a, b, shared);
@@ -614,7 +666,10 @@ function findProjectName(document: { fileName: string; text: string }, read: Rea
 }
 
 function summarize(read: ReadDocument, tasks: PlanTask[], drafts: Draft[]): string {
-  const opening = (read.context.find((p) => p.length > 40) ?? read.root.children[0]?.paragraphs.find((p) => p.length > 40) ?? "").trim();
+  // The goals are said on their own (issue 38: a Goals section was ignored); the opening is what introduces the project.
+  const goalSentences = new Set(read.goals);
+  const opening = (read.context.find((p) => p.length > 40 && !sentences(p).every((s) => goalSentences.has(s))) ?? read.root.children[0]?.paragraphs.find((p) => p.length > 40) ?? "").trim();
+  const goals = read.goals.length ? clip(` Goals: ${read.goals.map((g) => g.replace(/[.;]+$/, "")).join("; ")}.`, 400) : "";
   const count = (c: Complexity) => tasks.filter((t) => t.estimatedComplexity === c).length;
   const requirements = drafts.reduce((s, d) => s + d.requirements.length, 0);
   const phaseCount = read.milestones.length ? new Set(tasks.map((t) => t.phase)).size : layers(tasks);
@@ -625,9 +680,9 @@ function summarize(read: ReadDocument, tasks: PlanTask[], drafts: Draft[]): stri
     ` (${count("High")} high, ${count("Medium")} medium, ${count("Low")} low complexity).`;
   const out = read.outOfScope.length ? ` Out of scope, not planned: ${read.outOfScope.map((o) => o.replace(/[.;]+$/, "")).join("; ")}.` : "";
   const outClipped = clip(out, 500);
-  const room = PLAN_LIMITS.summary - shape.length - outClipped.length - 2;
+  const room = PLAN_LIMITS.summary - shape.length - outClipped.length - goals.length - 2;
   const lead = opening ? clip(sentences(opening).slice(0, 3).join(" "), Math.max(0, room)) : "";
-  return `${lead ? `${lead} ` : ""}${capitalize(shape)}${outClipped}`.trim();
+  return `${lead ? `${lead}` : ""}${goals} ${capitalize(shape)}${outClipped}`.trim();
 }
 
 function layers(tasks: PlanTask[]): number {

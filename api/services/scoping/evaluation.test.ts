@@ -81,6 +81,11 @@ function evaluate(doc: EvalDocument, plan: Plan): void {
   expect(from === to || needs(plan, from!, to!)).toBe(true);
   expect(from).not.toBe(to);
   for (const item of doc.outOfScope ?? []) expect(plan.summary).toContain(item);
+  // The goals are said (issue 38: a Goals section was ignored), and no task needs work it has nothing to do with.
+  for (const goal of doc.goals ?? []) expect(plan.summary).toContain(goal);
+  for (const [a, b] of doc.independent ?? []) expect({ [`${a} needs ${b}`]: needs(plan, holders(plan, a)[0]!, holders(plan, b)[0]!) }).toEqual({ [`${a} needs ${b}`]: false });
+  // Titles are imperatives, never "Support <a sentence>" (issue 38: "Support balances are read from …").
+  for (const task of plan.tasks) expect(task.title).not.toMatch(/^Support \w+ (?:is|are|was|were|can|get|gets|see|sees)\b/i);
   if (doc.phases) expect(namedPhasesOf(plan).map((p) => p.name)).toEqual(doc.phases);
 }
 

@@ -99,8 +99,9 @@ async function pdfText(bytes: Uint8Array): Promise<string> {
     }
   } catch (err) {
     if (err instanceof DocumentError) throw err;
-    const message = (err as Error).message ?? "";
-    throw new DocumentError("unreadable", /password/i.test(message) ? "The PDF is protected by a password. Upload it without the password." : "The PDF could not be read. Save it again or upload it as text.");
+    // pdf.js names the refusal of an encrypted document (PasswordException); its message is not for deciding.
+    const encrypted = (err as { name?: unknown }).name === "PasswordException";
+    throw new DocumentError("unreadable", encrypted ? "The PDF is protected by a password. Upload it without the password." : "The PDF could not be read. Save it again or upload it as text.");
   }
 }
 

@@ -1,11 +1,12 @@
 import { and, eq, isNull } from "drizzle-orm";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
 import { scopingIssues, type Currency, type User } from "../../../db/schema/index.ts";
-import { DomainError, badRequest, conflict, ErrorCode } from "../../errors.ts";
+import { conflict, DomainError, ErrorCode, refused } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { GitHubApiError } from "../../github/client.ts";
 import { encodeFullName, githubUnavailable } from "../../github/repositories.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { requireManagedRepository } from "../money/access.ts";
 import { onChainBounty, onChainPool, submitAllocation } from "../money/bounties.ts";
 import { MIN_BOUNTY, requireAmountStep } from "../money/rules.ts";
@@ -48,25 +49,25 @@ const bountyKey = (jobId: string, taskId: number, repositoryId: number) => `scop
 
 export async function createIssuesFromPlan(ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "outbox">, input: CreateIssuesInput): Promise<{ issues: ScopedIssue[] }> {
   const job = await getScopingJob(ctx, input.user, input.jobId);
-  if (job.status !== "completed" || !job.result) throw conflict("The plan is not ready yet.", "Plan not ready");
+  if (job.status !== "completed" || !job.result) throw conflict("The plan is not ready yet.", "Plan not ready", ErrorCode.PLAN_NOT_READY);
   const plan = job.result;
   const chosen = [...new Set(input.taskIds)].sort((a, b) => a - b).map((id) => plan.tasks.find((t) => t.id === id));
-  if (chosen.length === 0) throw badRequest("Choose at least one task.");
-  if (chosen.some((t) => !t)) throw badRequest("A chosen task is not in this plan.");
+  if (chosen.length === 0) throw refused(ErrorCode.INVALID_SELECTION, "Choose at least one task.");
+  if (chosen.some((t) => !t)) throw refused(ErrorCode.INVALID_SELECTION, "A chosen task is not in this plan.");
   const tasks = chosen as PlanTask[];
 
   const { repository } = await requireManagedRepository(ctx, input.user, { repoId: input.repositoryId, fullName: input.githubRepoFullName, action: "openIssues" });
   if (!repository.installationId)
-    throw conflict("Install the Issuepool GitHub App on this repository first: issues are opened by the app.", "GitHub App not installed");
+    throw conflict("Install the Issuepool GitHub App on this repository first: issues are opened by the app.", "GitHub App not installed", ErrorCode.APP_NOT_INSTALLED);
 
   // The bounty rules, for all of them at once, before anything is created.
   let bounty: { currency: Currency; amount: bigint } | undefined;
   if (input.bounty) {
-    const decimals = TOKEN_DECIMALS[input.bounty.currency];
+    const decimals = DECIMALS[input.bounty.currency];
     const parsed = parseAmount(input.bounty.amount, decimals);
     if (!parsed.ok || parsed.value === 0n) throw invalidAmount("Please enter a valid bounty amount.");
     const minimum = MIN_BOUNTY[input.bounty.currency];
-    if (parsed.value < minimum) throw invalidAmount(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.bounty.currency}`);
+    if (parsed.value < minimum) throw invalidAmount(`Minimum bounty must be at least ${toDecimalString(minimum, decimals)} ${input.bounty.currency}`, ErrorCode.BELOW_MINIMUM);
     requireAmountStep(parsed.value, input.bounty.currency);
     bounty = { currency: input.bounty.currency, amount: parsed.value };
     const pending = [];
@@ -103,7 +104,7 @@ export async function createIssuesFromPlan(ctx: Pick<AppContext, "env" | "databa
         continue;
       }
       // Another request is opening it right now: do not open a second one.
-      if (claimed && Date.now() - claimed.createdAt.getTime() < CLAIM_MS) throw conflict("These issues are being created right now. Reload in a moment.", "In progress");
+      if (claimed && Date.now() - claimed.createdAt.getTime() < CLAIM_MS) throw conflict("These issues are being created right now. Reload in a moment.", "In progress", ErrorCode.IN_PROGRESS);
       // A crash between GitHub's answer and our write left a row without a number: find the issue by its marker before opening another.
       issue = await findByMarker(client, path, MARKER(job.jobId, task.id));
       await ctx.database.db
@@ -119,7 +120,7 @@ export async function createIssuesFromPlan(ctx: Pick<AppContext, "env" | "databa
           labels: label ? [label] : [],
         });
       } catch (err) {
-        if (err instanceof GitHubApiError && err.status < 500) throw new DomainError({ code: ErrorCode.FORBIDDEN, error: "GitHub refused", message: `GitHub refused to open the issue: ${err.message}` });
+        if (err instanceof GitHubApiError && err.status < 500) throw new DomainError({ code: ErrorCode.GITHUB_REFUSED, error: "GitHub refused", message: `GitHub refused to open the issue: ${err.message}` });
         throw githubUnavailable();
       }
     }
@@ -145,7 +146,7 @@ export async function createIssuesFromPlan(ctx: Pick<AppContext, "env" | "databa
         repoId: input.repositoryId,
         issueNumber: numbers.get(task.id)!,
         currency: bounty.currency,
-        amount: toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]),
+        amount: toDecimalString(bounty.amount, DECIMALS[bounty.currency]),
         issue: { title: task.title, html_url: (await linksOf(ctx, job.jobId, input.repositoryId)).find((r) => r.taskId === task.id)?.issueUrl ?? "" },
         replayChecked: true,
       });
@@ -169,7 +170,7 @@ export async function scopedIssues(ctx: Pick<AppContext, "database" | "outbox">,
       issueUrl: row.issueUrl,
       bounty:
         tx && intent
-          ? { currency: intent.currency, amount: toDecimalString(BigInt(intent.amount), TOKEN_DECIMALS[intent.currency]), status: tx.status, transactionHash: tx.txHash ?? null }
+          ? { currency: intent.currency, amount: toDecimalString(BigInt(intent.amount), DECIMALS[intent.currency]), status: tx.status, transactionHash: tx.txHash ?? null }
           : null,
     });
   }
@@ -210,4 +211,4 @@ function issueBody(plan: Plan, task: PlanTask, numbers: Map<number, number>, fil
   ].join("\n");
 }
 
-const invalidAmount = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid Amount", message });
+const invalidAmount = (message: string, code: ErrorCode = ErrorCode.INVALID_AMOUNT) => new DomainError({ code, error: "Invalid Amount", message });

@@ -8,6 +8,7 @@ import type { Plan } from "../../../lib/scoping.ts";
 import { detectFormat, DocumentError, extractDocument } from "./extract.ts";
 import { DOCUMENT_FAILURE_PREFIX, textSha256 } from "./document-error.ts";
 import { openAiPlanner } from "./openai-planner.ts";
+import { FAILED_JOB_TEXTS } from "./plan-job.ts";
 import type { Planner } from "./plan.ts";
 
 /** Largest document accepted (the rest of the API keeps MAX_BODY_BYTES). */
@@ -56,7 +57,7 @@ export async function createScopingJob(ctx: Pick<AppContext, "env" | "database" 
   } catch (err) {
     if (!(err instanceof DocumentError)) throw err;
     throw new DomainError({
-      code: err.kind === "unsupported" ? ErrorCode.UNSUPPORTED_MEDIA_TYPE : err.kind === "too-long" ? ErrorCode.PAYLOAD_TOO_LARGE : ErrorCode.UNPROCESSABLE,
+      code: err.kind === "unsupported" ? ErrorCode.UNSUPPORTED_MEDIA_TYPE : err.kind === "too-long" ? ErrorCode.PAYLOAD_TOO_LARGE : ErrorCode.UNREADABLE_DOCUMENT,
       error: err.kind === "unsupported" ? "Unsupported Media Type" : "Document not readable",
       message: err.message,
     });
@@ -143,13 +144,13 @@ function view(job: Pick<Job, keyof typeof VIEW_COLUMNS>): ScopingJobView {
   };
 }
 
-/** The owner sees why in general terms; details stay in the log. */
+/**
+ * The owner sees why in general terms; details stay in the log. The worker records a failed job's sentence
+ * (`failedJobText`, chosen from the failure's kind); any other text (a row from before) shows as the general one.
+ */
 function publicError(error: string | null): string {
-  if (!error) return "The plan could not be made.";
-  if (error.startsWith(DOCUMENT_FAILURE_PREFIX)) return error.slice(DOCUMENT_FAILURE_PREFIX.length);
-  if (/did not answer within/.test(error)) return "The language model did not answer in time.";
-  if (/invalid twice|not a valid plan|not valid/.test(error)) return "The language model's plan was not valid.";
-  return "The plan could not be made.";
+  if (error?.startsWith(DOCUMENT_FAILURE_PREFIX)) return error.slice(DOCUMENT_FAILURE_PREFIX.length);
+  return (Object.values(FAILED_JOB_TEXTS) as string[]).find((text) => text === error) ?? FAILED_JOB_TEXTS.other;
 }
 
 function safeFileName(name: string): string {

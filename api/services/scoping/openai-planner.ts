@@ -17,9 +17,19 @@ export interface OpenAiPlannerOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * How the model failed for good: too slow, refused (the server or the model), its plan invalid twice (or leaving
+ * requirements out), or its answer not a chat completion. The owner's sentence is chosen from this, never from the text.
+ */
+export type PlannerFailureKind = "timeout" | "refused" | "invalid" | "incomplete" | "unusable";
+
 /** Errors the worker must not retry: the model answered, but not usefully, or too slowly. */
 export class PlannerFailure extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly kind: PlannerFailureKind,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = "PlannerFailure";
   }
@@ -70,20 +80,20 @@ export function openAiPlanner(options: OpenAiPlannerOptions): Planner {
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (err) {
-      if (timeout.aborted) throw new PlannerFailure(`The model did not answer within ${Math.round(options.timeoutMs / 1000)} s`, { cause: err });
+      if (timeout.aborted) throw new PlannerFailure(`The model did not answer within ${Math.round(options.timeoutMs / 1000)} s`, "timeout", { cause: err });
       throw err; // unreachable or reset: the worker retries with backoff
     }
     const body = await response.text().catch(() => "");
     if (response.status === 429 || response.status >= 500) throw new Error(`The model server answered ${response.status}`);
-    if (!response.ok) throw new PlannerFailure(`The model server refused the request (${response.status}): ${body.slice(0, 200)}`);
+    if (!response.ok) throw new PlannerFailure(`The model server refused the request (${response.status}): ${body.slice(0, 200)}`, "refused");
     let parsed: z.infer<typeof Completion>;
     try {
       parsed = Completion.parse(JSON.parse(body));
     } catch {
-      throw new PlannerFailure("The model server's answer is not a chat completion");
+      throw new PlannerFailure("The model server's answer is not a chat completion", "unusable");
     }
     const message = parsed.choices[0]!.message;
-    if (message.refusal) throw new PlannerFailure(`The model refused: ${message.refusal.slice(0, 200)}`);
+    if (message.refusal) throw new PlannerFailure(`The model refused: ${message.refusal.slice(0, 200)}`, "refused");
     return message.content ?? "";
   }
 
@@ -98,7 +108,7 @@ export function openAiPlanner(options: OpenAiPlannerOptions): Planner {
       const check = (answer: string) => {
         const plan = checkPlan(JSON.parse(answer));
         const left = leftOut(plan, document.text);
-        if (left.length) throw new InvalidPlanError([`the plan leaves out ${left.length} requirement${left.length === 1 ? "" : "s"} of the document (${left.slice(0, 8).join(", ")}${left.length > 8 ? ", …" : ""})`]);
+        if (left.length) throw new InvalidPlanError([`the plan leaves out ${left.length} requirement${left.length === 1 ? "" : "s"} of the document (${left.slice(0, 8).join(", ")}${left.length > 8 ? ", …" : ""})`], true);
         return plan;
       };
       let answer = await complete(messages, signal);
@@ -111,7 +121,8 @@ export function openAiPlanner(options: OpenAiPlannerOptions): Planner {
         try {
           return check(answer);
         } catch (second) {
-          throw new PlannerFailure(`The model's plan was invalid twice: ${second instanceof InvalidPlanError ? second.problems.join("; ") : "not JSON"}`);
+          const incomplete = second instanceof InvalidPlanError && second.incomplete;
+          throw new PlannerFailure(`The model's plan was invalid twice: ${second instanceof InvalidPlanError ? second.problems.join("; ") : "not JSON"}`, incomplete ? "incomplete" : "invalid");
         }
       }
     },

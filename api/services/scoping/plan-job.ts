@@ -1,6 +1,6 @@
 import { builtinPlanner } from "./builtin-planner.ts";
-import { PlannerFailure } from "./openai-planner.ts";
-import { checkPlan, type Plan, type Planner, type ScopingDocument } from "./plan.ts";
+import { PlannerFailure, type PlannerFailureKind } from "./openai-planner.ts";
+import { checkPlan, InvalidPlanError, type Plan, type Planner, type ScopingDocument } from "./plan.ts";
 
 export interface PlanOutcome {
   plan: Plan;
@@ -23,18 +23,45 @@ export async function planWithFallback(planner: Planner, document: ScopingDocume
     return { plan: checkPlan(await planner.plan(document, options.signal)), planner: planner.name, fallback: null };
   } catch (err) {
     if (options.signal?.aborted) throw err;
-    const permanent = err instanceof PlannerFailure || (err as Error).name === "InvalidPlanError" || options.lastAttempt;
+    const permanent = err instanceof PlannerFailure || err instanceof InvalidPlanError || options.lastAttempt;
     if (!permanent) throw err;
-    return { plan: checkPlan(await builtinPlanner.plan(document)), planner: "builtin", fallback: fallbackReason(err as Error) };
+    return { plan: checkPlan(await builtinPlanner.plan(document)), planner: "builtin", fallback: fallbackReason(err) };
   }
 }
 
+/** How a planner failed, from the error's type and kind (never its text). */
+function failureKind(err: unknown): PlannerFailureKind | undefined {
+  if (err instanceof PlannerFailure) return err.kind;
+  if (err instanceof InvalidPlanError) return err.incomplete ? "incomplete" : "invalid";
+  return undefined;
+}
+
 /** The owner's sentence for why the model's plan was not used (details stay in the log). */
-export function fallbackReason(err: Error): string {
-  const m = err.message;
-  if (/leaves out/.test(m)) return "The language model's plan left requirements out.";
-  if (/did not answer within/.test(m)) return "The language model did not answer in time.";
-  if (/invalid twice|not a valid plan|not valid/.test(m)) return "The language model's plan was not valid.";
-  if (/refused/.test(m)) return "The language model refused the request.";
-  return "The language model could not be reached.";
+export function fallbackReason(err: unknown): string {
+  switch (failureKind(err)) {
+    case "incomplete":
+      return "The language model's plan left requirements out.";
+    case "timeout":
+      return "The language model did not answer in time.";
+    case "invalid":
+      return "The language model's plan was not valid.";
+    case "refused":
+      return "The language model refused the request.";
+    default:
+      return "The language model could not be reached.";
+  }
+}
+
+/** What the owner reads on a job that failed for good (details stay in the log); jobs.ts shows only these. */
+export const FAILED_JOB_TEXTS = {
+  timeout: "The language model did not answer in time.",
+  invalid: "The language model's plan was not valid.",
+  other: "The plan could not be made.",
+} as const;
+
+export function failedJobText(err: unknown): string {
+  const kind = failureKind(err);
+  if (kind === "timeout") return FAILED_JOB_TEXTS.timeout;
+  if (kind === "invalid" || kind === "incomplete") return FAILED_JOB_TEXTS.invalid;
+  return FAILED_JOB_TEXTS.other;
 }

@@ -91,7 +91,11 @@ export function checkPlan(candidate: unknown): Plan {
 }
 
 export class InvalidPlanError extends Error {
-  constructor(readonly problems: string[]) {
+  /** `incomplete`: the plan is well formed but leaves requirements of the document out. */
+  constructor(
+    readonly problems: string[],
+    readonly incomplete = false,
+  ) {
     super(`The plan is not valid: ${problems.join("; ")}`);
     this.name = "InvalidPlanError";
   }

@@ -15,9 +15,14 @@
  *   should / will" sentences and user stories ("As a …, I want …") in
  *   paragraphs; a document with none of these gives its feature sentences.
  * - Sections are work, or context that is never a task: background, purpose,
- *   overview, users and roles (the actors), out of scope (kept for the
- *   summary), assumptions, glossary, milestones and release plans (the
- *   phases), acceptance criteria (attached to the requirements they test).
+ *   overview, goals (kept for the summary), users and roles (the actors), out
+ *   of scope (kept for the summary), assumptions, glossary, milestones and
+ *   release plans (the phases), acceptance criteria (attached to the
+ *   requirements they test).
+ * - A constraints section (constraints, compliance, security, privacy,
+ *   non-functional or quality requirements) is work in every sentence: a
+ *   constraint is often written plainly ("Data is stored in the EU."), with no
+ *   "must" to find it by (issue 38: a GDPR constraint written so was dropped).
  */
 
 export type SectionKind = "work" | "context" | "actors" | "outOfScope" | "milestones" | "acceptance";
@@ -61,6 +66,8 @@ export interface ReadDocument {
   requirements: Requirement[];
   actors: { name: string; about: string }[];
   outOfScope: string[];
+  /** What the project is for (a Goals or Objectives section): the plan's summary says it. */
+  goals: string[];
   milestones: { name: string; text: string }[];
   /** Acceptance criteria of their own sections, with the work section they sit under (if any). */
   acceptance: { text: string; under?: Section }[];
@@ -395,7 +402,12 @@ function tableRequirements(section: Section): { id?: string; text: string; detai
 const ACCEPTANCE_LABEL = /^(?:acceptance(?: criteria)?|done when|verified when|test)\s*:\s*(.*)$/i;
 
 /** The requirements a work section states itself (not its subsections'). */
-function ownRequirements(section: Section, loose: boolean): Omit<Requirement, "section" | "order">[] {
+/** A section of constraints: each of its sentences is a requirement, with or without a modal verb. */
+const CONSTRAINTS = /\b(constraints?|compliance|regulatory|regulations?|legal|security|privacy|data protection|non-?functional|quality (?:attributes|requirements)|technical requirements|limitations)\b/i;
+/** A section of goals: context, said in the plan's summary. */
+const GOALS = /^(?:\d+(?:\.\d+)*\.?\s+)?(?:project |business |product |key )?(goals?|objectives?|aims?|success metrics|kpis)(?:\s+and\s+(?:goals?|objectives?|aims?|non-?goals?))?$/i;
+
+function ownRequirements(section: Section, loose: boolean | "every sentence"): Omit<Requirement, "section" | "order">[] {
   const out: Omit<Requirement, "section" | "order">[] = [];
   let inAcceptance = false;
   for (const p of section.paragraphs) {
@@ -406,7 +418,8 @@ function ownRequirements(section: Section, loose: boolean): Omit<Requirement, "s
       continue;
     }
     for (const s of sentences(p)) {
-      if (MODAL.test(s) || STORY.test(s) || (loose && FEATURE_SENTENCE.test(s) && s.split(/\s+/).length >= 5)) {
+      const every = loose === "every sentence" && s.split(/\s+/).length >= 3;
+      if (every || MODAL.test(s) || STORY.test(s) || (loose && FEATURE_SENTENCE.test(s) && s.split(/\s+/).length >= 5)) {
         if (/^(this|the following|these|below|the table)\b.*\b(section|document|lists?|describes?|table)\b/i.test(s)) continue;
         out.push({ text: s, details: [], acceptance: [] });
         inAcceptance = false;
@@ -449,7 +462,7 @@ export function readDocument(text: string): ReadDocument {
   let requirements: Requirement[] = [];
   let order = 0;
   const take = (loose: boolean, from: Section[]) => {
-    for (const section of from) for (const r of ownRequirements(section, loose)) requirements.push({ ...r, section, order: order++ });
+    for (const section of from) for (const r of ownRequirements(section, !loose && CONSTRAINTS.test(section.title) ? "every sentence" : loose)) requirements.push({ ...r, section, order: order++ });
   };
   take(false, work);
   // Paragraph requirements that merely restate an identified one's line are dropped.
@@ -513,5 +526,10 @@ export function readDocument(text: string): ReadDocument {
       }));
     });
   const context = sections.filter((s) => s.kind === "context" && s !== root).flatMap((s) => s.paragraphs);
-  return { title, root, sections, requirements, actors, outOfScope, milestones, acceptance, context };
+  const goals = sections
+    .filter((s) => s.kind === "context" && GOALS.test(s.title))
+    .flatMap((s) => [...s.items.map((i) => i.text), ...s.paragraphs.flatMap(sentences), ...s.rows.slice(1).map((r) => r.join(": "))])
+    .map((g) => g.trim())
+    .filter(Boolean);
+  return { title, root, sections, requirements, actors, outOfScope, goals, milestones, acceptance, context };
 }

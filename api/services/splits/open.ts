@@ -15,7 +15,8 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, chainTransactions, payoutSplits, payoutSplitShares, type Currency, type PayoutSplit, type PayoutSplitShare, type Repository } from "../../../db/schema/index.ts";
 import { tipDelivery } from "../tips/tips.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { notFound } from "../../errors.ts";
 import type { CoAuthorTrailer, GitHubPerson } from "./co-authors.ts";
@@ -151,7 +152,7 @@ export async function splitView(deps: Pick<AppContext, "database" | "chain">, sp
   const weights = shares.map((s) => ({ key: s.share.githubUserId, weight: BigInt(s.share.weight) }));
   const total = weights.reduce((sum, w) => sum + w.weight, 0n);
   const projected = weights.length ? splitAmount(split.amount, weights, split.authorGithubId) : [];
-  const decimals = TOKEN_DECIMALS[split.currency];
+  const decimals = DECIMALS[split.currency];
   // The contract goes by the chain's clock, not this server's: read once, and only when a share is held.
   let chainNow: Promise<number> | undefined;
   const returnTime = async (share: PayoutSplitShare): Promise<{ returnableAt: string | null; returnable: boolean }> => {

@@ -38,14 +38,14 @@ import { takeLease } from "../../workers/lease.ts";
 import { eachWithLimit } from "../../workers/slots.ts";
 import { decide } from "../payouts/decision.ts";
 import { bountyFacts } from "../payouts/facts.ts";
-import { withBountyLock } from "../money/pool-guard.ts";
+import { withBountyLock, type MoneyLock } from "../money/pool-guard.ts";
 import { heldSharePayData, splitPayoutData } from "./chain.ts";
 import { splitAmount } from "./shares.ts";
 import { SPLIT_OPENED_TAG } from "./open.ts";
 import { heldShareEvent } from "./held-share-return-time.ts";
 import type { ChangeFeed } from "../../changes.ts";
 
-type Deps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
+type Deps = Pick<AppContext, "env" | "database" | "chain" | "outbox" | "log" | "changes">;
 
 export const splitPayoutKey = (repoId: number, issueNumber: number) => `split-payout:${repoId}:${issueNumber}`;
 const LEASE = "split-release";
@@ -125,11 +125,14 @@ async function releaseSplit(deps: Deps, found: PayoutSplit, now: number, queued?
   }
   // Under the bounty's lock, which a pool manager's change of a held split's shares takes too (set-shares.ts):
   // the shares read here are the shares paid.
-  return withBountyLock(deps, split.githubRepoId, split.issueNumber, () => payOrHold(deps, split, now, queued));
+  return withBountyLock(deps, split.githubRepoId, split.issueNumber, (lock) => payOrHold(deps, lock, split, now, queued));
 }
 
-/** Pays (or holds) a claimed split; with `queued`, its payout is only queued and added there for the caller to send. */
-async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number, queued?: ChainTransaction[]): Promise<boolean> {
+/**
+ * Pays (or holds) a claimed split; with `queued`, its payout is only queued and added there for the caller to send.
+ * The shares' amounts and the payout row are written only while the bounty's lock is still this pass's (`lock.fence`).
+ */
+async function payOrHold(deps: Deps, lock: MoneyLock, claimed: PayoutSplit, now: number, queued?: ChainTransaction[]): Promise<boolean> {
   const db = deps.database.db;
   const [split] = await db.select().from(payoutSplits).where(splitWhere(claimed));
   if (!split || split.status !== "releasing") return false;
@@ -160,12 +163,13 @@ async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number, queued?:
     // Nobody to pay now: the whole split waits for the first registration (nothing leaves the escrow).
     const holdAll = missing.length === paid.length;
     await db.transaction(async (tx) => {
+      await lock.fence(tx);
       await tx.update(payoutSplits).set({ amount: bounty.amount, currency: bounty.currency, updatedAt: new Date(now) }).where(splitWhere(split));
       for (const part of parts) {
         const status = part.amount === 0n ? "paid" : addresses.has(part.key) ? "pending" : holdAll ? "held" : "escrowed";
         await tx.update(payoutSplitShares).set({ amount: part.amount, status }).where(and(sharesWhere(split), eq(payoutSplitShares.githubUserId, part.key)));
       }
-    });
+    }, { behavior: "immediate" });
     const loginOf = (key: number) => ordered.find((s) => s.githubUserId === key)!.githubLogin;
     if (holdAll) {
       deps.log.info("split held until someone with a share has a wallet", { repoId: split.githubRepoId, issue: split.issueNumber, waitingFor: missing.map((m) => loginOf(m.key)) });
@@ -197,7 +201,7 @@ async function payOrHold(deps: Deps, claimed: PayoutSplit, now: number, queued?:
       signer: { kind: "operator" },
       to: deps.chain.config.contracts.rewards,
       data: splitPayoutData({ repoId: split.githubRepoId, issueNumber: split.issueNumber, recipients, amounts, held }),
-    }, { queueOnly: Boolean(queued) });
+    }, { queueOnly: Boolean(queued), fence: lock.fence });
     queued?.push(tx);
     await recordPayout(deps, split, tx.id, now);
     deps.log.info("split payout submitted", { repoId: split.githubRepoId, issue: split.issueNumber, tx: tx.txHash, txId: tx.id, recipients: payable.length, escrowed: held.length });

@@ -3,7 +3,7 @@ import { encodeFunctionData, type Hex } from "viem";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import type { AppContext } from "../../context.ts";
 import { payoutSplitShares, type User } from "../../../db/schema/index.ts";
-import { conflict, notFound } from "../../errors.ts";
+import { conflict, ErrorCode, notFound } from "../../errors.ts";
 import { requireManagedRepository } from "../money/access.ts";
 import { withBountyLock } from "../money/pool-guard.ts";
 import { transactionResult, type TransactionResult } from "../money/transaction-result.ts";
@@ -33,7 +33,8 @@ export async function returnHeldShare(
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, orRegisteredName: true, action: "manage" });
-    tx = await withBountyLock(ctx, input.repoId, input.issueNumber, async () => {
+    // Only the row is written under the lock, fenced; it is sent after.
+    const queued = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock) => {
       const earlier = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
       if (earlier) return earlier;
       const [share] = await ctx.database.db
@@ -42,24 +43,24 @@ export async function returnHeldShare(
         .where(and(eq(payoutSplitShares.githubRepoId, input.repoId), eq(payoutSplitShares.issueNumber, input.issueNumber), sql`lower(${payoutSplitShares.githubLogin}) = ${login.toLowerCase()}`))
         .limit(1);
       if (!share) throw notFound(`@${login} has no share of this issue's bounty.`);
-      if (share.status !== "escrowed" || !share.txId) throw conflict(`Nothing of @${login}'s share is held: it was ${share.status === "returned" ? "already returned to the pool" : "paid or is being paid"}.`, "Nothing held");
+      if (share.status !== "escrowed" || !share.txId) throw conflict(`Nothing of @${login}'s share is held: it was ${share.status === "returned" ? "already returned to the pool" : "paid or is being paid"}.`, "Nothing held", ErrorCode.NOTHING_HELD);
       const payment = await ctx.outbox.findByKey(null, heldSharePayKey(share.githubRepoId, share.issueNumber, share.githubUserId));
-      if (payment && payment.status !== "failed" && payment.status !== "reverted") throw conflict(`@${login} has registered: the share is being paid to them.`, "Being paid");
+      if (payment && payment.status !== "failed" && payment.status !== "reverted") throw conflict(`@${login} has registered: the share is being paid to them.`, "Being paid", ErrorCode.BOUNTY_SETTLING);
       const payout = await ctx.outbox.get(share.txId);
-      if (payout.status !== "confirmed" || !payout.txHash || payout.blockNumber === null) throw conflict("The split's payout is not confirmed yet.", "Not held yet");
+      if (payout.status !== "confirmed" || !payout.txHash || payout.blockNumber === null) throw conflict("The split's payout is not confirmed yet.", "Not held yet", ErrorCode.NOT_DUE);
       const tipId = await heldShareTipId(ctx, share, payout.txHash as Hex, payout.blockNumber);
-      if (tipId === undefined) throw conflict("The contract has not held this share yet (its payout is queued).", "Not held yet");
+      if (tipId === undefined) throw conflict("The contract has not held this share yet (its payout is queued).", "Not held yet", ErrorCode.NOT_DUE);
       const rewards = ctx.chain.config.contracts.rewards;
       const [tip, latest] = await Promise.all([
         ctx.chain.client.readContract({ address: rewards, abi: RepoRewardsAbi, functionName: "getTip", args: [tipId] }),
         ctx.chain.client.getBlock({ blockTag: "latest" }),
       ]);
-      if (tip.status !== TIP_HELD) throw conflict(`Nothing of @${login}'s share is held any more.`, "Nothing held");
+      if (tip.status !== TIP_HELD) throw conflict(`Nothing of @${login}'s share is held any more.`, "Nothing held", ErrorCode.NOTHING_HELD);
       const readyAt = BigInt(tip.createdAt) * 1000n + BigInt(HELD_SHARE_RETURN_DELAY_MS);
       if (readyAt > latest.timestamp * 1000n) {
-        throw conflict(`@${login}'s share can go back to the pool from ${new Date(Number(readyAt)).toISOString().slice(0, 16).replace("T", " ")} UTC, 30 days after it was held.`, "Not due yet");
+        throw conflict(`@${login}'s share can go back to the pool from ${new Date(Number(readyAt)).toISOString().slice(0, 16).replace("T", " ")} UTC, 30 days after it was held.`, "Not due yet", ErrorCode.NOT_DUE);
       }
-      const { tx: submitted } = await ctx.outbox.submit(
+      const { tx: submitted } = await ctx.outbox.enqueue(
         {
           userId: input.user.id,
           idempotencyKey: input.idempotencyKey,
@@ -72,10 +73,12 @@ export async function returnHeldShare(
           to: rewards,
           data: encodeFunctionData({ abi: RepoRewardsAbi, functionName: "refundTip", args: [tipId] }),
         },
-        { replayChecked: true },
+        undefined,
+        { replayChecked: true, fence: lock.fence },
       );
       return submitted;
     });
+    tx = await ctx.outbox.untilBroadcast(queued);
   }
   const settled = await ctx.outbox.waitForSettled(tx, RETURN_WAIT_MS);
   if (settled.status === "confirmed") {

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { payoutSplits, payoutSplitShares, type PayoutSplit, type User } from "../../../db/schema/index.ts";
-import { DomainError, ErrorCode, conflict, notFound } from "../../errors.ts";
+import { conflict, DomainError, ErrorCode, notFound } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
 import { requireManagedRepository } from "../money/access.ts";
@@ -15,7 +15,7 @@ import { validateSplit, type SplitEntry } from "./split-command.ts";
 
 type Deps = Pick<AppContext, "database" | "env" | "log" | "changes" | "chain" | "outbox">;
 
-const invalidSplit = (message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid split", message });
+const invalidSplit = (message: string) => new DomainError({ code: ErrorCode.INVALID_SPLIT, error: "Invalid split", message });
 
 /**
  * Sets the shares of a split during its release window. Who: the pool
@@ -64,12 +64,14 @@ export async function setSplitShares(
 
   // Under the bounty's lock, which the release pass takes to pay (release.ts): either these shares are paid, or
   // the payout has gone and this change is refused.
-  await withBountyLock(deps, input.repoId, input.issueNumber, async () => {
+  await withBountyLock(deps, input.repoId, input.issueNumber, async (lock) => {
     const [fresh] = await deps.database.db.select().from(payoutSplits).where(and(eq(payoutSplits.githubRepoId, input.repoId), eq(payoutSplits.issueNumber, input.issueNumber)));
     if (!fresh || !changeable(fresh, now) || (fresh.status === "releasing" && (await deps.outbox.findByKey(null, splitPayoutKey(input.repoId, input.issueNumber))))) {
       throw closedWindow(fresh ?? split);
     }
+    // Fenced like an outbox row: written only while this change still holds the bounty's lock (pool-guard.ts).
     await deps.database.db.transaction(async (tx) => {
+      await lock.fence(tx);
       await tx.update(payoutSplits).set({ setBy: input.userId, updatedAt: new Date(now) }).where(and(eq(payoutSplits.githubRepoId, input.repoId), eq(payoutSplits.issueNumber, input.issueNumber)));
       await tx.delete(payoutSplitShares).where(and(eq(payoutSplitShares.githubRepoId, input.repoId), eq(payoutSplitShares.issueNumber, input.issueNumber)));
       await tx.insert(payoutSplitShares).values(
@@ -82,7 +84,7 @@ export async function setSplitShares(
           weight: Number(checked.entries[position]!.bps),
         })),
       );
-    });
+    }, { behavior: "immediate" });
   });
   deps.log.info("split shares set by the pool manager", { repoId: input.repoId, issue: input.issueNumber, userId: input.userId, shares: people.map((p, i) => `${p.login}:${checked.entries[i]!.bps}`) });
   deps.changes.publish(["repositories", `repo:${input.repoId}`, `bounty:${input.repoId}:${input.issueNumber}`]);
@@ -99,6 +101,7 @@ const closedWindow = (split: PayoutSplit) =>
   conflict(
     split.status === "superseded" ? "This bounty was paid or cancelled another way: the split no longer applies." : "The release window is over: the shares are fixed and being paid.",
     "Release window over",
+    ErrorCode.SPLIT_CLOSED,
   );
 
 /** PUT /api/splits/{repoId}/{issueNumber}: the pool manager of the repository (admin on GitHub, checked now). */

@@ -23,5 +23,6 @@ test("a tip's delivery is read by index, not by a scan of chain_events", async (
   // Its three terms: TipPaid by the tip's id, the payTip's events by hash, the guardian's cancel of a tip's outflow.
   expect(details.join("\n")).toContain("chain_events_tip_paid_idx");
   expect(details.join("\n")).toContain("chain_events_tx_lower_idx");
-  expect(details.join("\n")).toContain("chain_events_repo_idx");
+  // (by the repository's index, or the one issue's index of migration 0022, which starts with the repository)
+  expect(details.join("\n")).toMatch(/chain_events_(repo|issue)_idx/);
 });

@@ -63,6 +63,10 @@ describe("tips", () => {
     expect(graces).toContainEqual(expect.objectContaining({ kind: "tip", isIncoming: true, tokenAmount: "1.99" }));
     const mine = await (await call(stack.t, "/api/tips", { as: grace })).json();
     expect(mine.received).toContainEqual(expect.objectContaining({ id: given.id, from: "bob", status: "confirmed" }));
+    // Grace reads it as hers (issue 38: her own history said "Tip … sent to @grace"); bob as his.
+    expect(mine.received.find((t: { id: number }) => t.id === given.id).message).toBe("Tip from @bob: 1.9900 XDC (2.0000 XDC less the 0.0100 XDC fee) reached your wallet.");
+    const bobsTips = await (await call(stack.t, "/api/tips", { as: bob })).json();
+    expect(bobsTips.given.find((t: { id: number }) => t.id === given.id).message).toBe("Tip of 2 XDC (fee 0.01 XDC) sent to @grace.");
   }, 90_000);
 
   test("to someone without a wallet: escrowed for their GitHub id, then paid once to the wallet they register", async () => {

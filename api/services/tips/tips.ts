@@ -31,7 +31,8 @@ import type { AppContext } from "../../context.ts";
 import type { Database } from "../../../db/client.ts";
 import { chainEvents, chainTransactions, tips, users, wallets, type ChainTransaction, type Currency, type Tip, type User } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode, notFound } from "../../errors.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { createGitHubClient, GitHubApiError } from "../../github/client.ts";
 import { githubUnavailable } from "../../github/repositories.ts";
@@ -41,7 +42,7 @@ import { CURRENCY_INDEX, GAS_RESERVE, MAX_FUNDING_FEE_BPS, MIN_BOUNTY, requireAm
 import { walletOfUser } from "../wallets/custodial.ts";
 import { unbroadcastXdc } from "../wallets/spendable.ts";
 import { tokenContract } from "../wallets/tokens.ts";
-import { formatExact } from "../../../lib/money-format.ts";
+import { formatExact, formatFull } from "../../../lib/money-format.ts";
 
 /** What sending and releasing tips use. */
 type TipDeps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "changes">;
@@ -50,7 +51,7 @@ type TipDeps = Pick<AppContext, "database" | "chain" | "outbox" | "log" | "chang
 export const MIN_TIP = MIN_BOUNTY;
 export const TIP_KINDS = ["tip_xdc", "tip_token"] as const;
 
-const tipError = (error: string, message: string) => new DomainError({ code: ErrorCode.BAD_REQUEST, error, message });
+const tipError = (code: ErrorCode, error: string, message: string) => new DomainError({ code, error, message });
 
 export interface TipInput {
   user: User;
@@ -88,16 +89,16 @@ export interface TipView {
 export async function giveTip(ctx: TipDeps & Pick<AppContext, "env" | "keyring">, input: TipInput): Promise<TipView> {
   const earlier = await tipByKey(ctx, input.user.id, input.idempotencyKey);
   if (earlier) return tipView(ctx, earlier);
-  const decimals = TOKEN_DECIMALS[input.currency];
+  const decimals = DECIMALS[input.currency];
   const parsed = parseAmount(input.amount, decimals);
-  if (!parsed.ok || parsed.value === 0n) throw tipError("Invalid Amount", `Please enter a valid ${input.currency} amount.`);
+  if (!parsed.ok || parsed.value === 0n) throw tipError(ErrorCode.INVALID_AMOUNT, "Invalid Amount", `Please enter a valid ${input.currency} amount.`);
   const amount = parsed.value;
-  if (amount < MIN_TIP[input.currency]) throw tipError("Invalid Amount", `A tip is at least ${formatExact(MIN_TIP[input.currency], input.currency)} ${input.currency}.`);
+  if (amount < MIN_TIP[input.currency]) throw tipError(ErrorCode.BELOW_MINIMUM, "Invalid Amount", `A tip is at least ${formatExact(MIN_TIP[input.currency], input.currency)} ${input.currency}.`);
   requireAmountStep(amount, input.currency);
   const wallet = await walletOfUser(ctx.database.db, input.user.id);
-  if (!wallet) throw tipError("No wallet", "No wallet is connected. Please check your profile settings.");
+  if (!wallet) throw tipError(ErrorCode.WALLET_REQUIRED, "No wallet", "No wallet is connected. Please check your profile settings.");
   const recipient = await githubPerson(ctx, input.user, input.login);
-  if (recipient.id === input.user.githubId) throw tipError("Invalid recipient", "You cannot tip yourself.");
+  if (recipient.id === input.user.githubId) throw tipError(ErrorCode.INVALID_RECIPIENT, "Invalid recipient", "You cannot tip yourself.");
   await requireCovered(ctx, wallet, input.currency, amount);
   const to = await walletOfGitHubUser(ctx, recipient.id);
   const fee = await tipFee(ctx, amount);
@@ -133,7 +134,7 @@ async function tipByKey(ctx: Pick<AppContext, "database">, userId: number, key: 
 /** A GitHub person by login, asked with the tipper's token (404 / 400 for an organisation or a bot). */
 async function githubPerson(ctx: Pick<AppContext, "env" | "keyring">, user: User, login: string): Promise<{ id: number; login: string }> {
   const name = login.replace(/^@/, "");
-  if (!/^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/.test(name)) throw tipError("Invalid login", "Enter the GitHub login of the person to tip.");
+  if (!/^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/.test(name)) throw tipError(ErrorCode.INVALID_RECIPIENT, "Invalid login", "Enter the GitHub login of the person to tip.");
   const client = createGitHubClient({ apiUrl: ctx.env.GITHUB_API_URL, token: await userGitHubToken(ctx, user) });
   let found: { id: number; login: string; type?: string };
   try {
@@ -142,7 +143,7 @@ async function githubPerson(ctx: Pick<AppContext, "env" | "keyring">, user: User
     if (err instanceof GitHubApiError && err.status === 404) throw notFound(`GitHub user @${name} was not found.`);
     throw githubUnavailable();
   }
-  if (found.type && found.type !== "User") throw tipError("Not a person", `@${found.login} is not a person: tip a person's GitHub login.`);
+  if (found.type && found.type !== "User") throw tipError(ErrorCode.INVALID_RECIPIENT, "Not a person", `@${found.login} is not a person: tip a person's GitHub login.`);
   return { id: found.id, login: found.login };
 }
 
@@ -156,8 +157,8 @@ async function requireCovered(ctx: Pick<AppContext, "chain" | "database">, walle
   const [balances, unbroadcast] = await Promise.all([walletBalances(ctx.chain, wallet.address as Address, { fresh: true }), unbroadcastXdc(ctx.database.db, wallet)]);
   const xdc = balances.xdc - unbroadcast;
   const held = currency === "XDC" ? xdc : currency === "ROXN" ? balances.roxn : balances.usdc;
-  if (amount > held) throw tipError(`Insufficient ${currency} Balance`, `Your ${currency} balance is ${formatExact(held > 0n ? held : 0n, currency)} ${currency}.`);
-  if (currency === "XDC" ? amount + GAS_RESERVE > xdc : xdc < GAS_RESERVE) throw tipError("Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
+  if (amount > held) throw tipError(ErrorCode.INSUFFICIENT_BALANCE, `Insufficient ${currency} Balance`, `Your ${currency} balance is ${formatExact(held > 0n ? held : 0n, currency)} ${currency}.`);
+  if (currency === "XDC" ? amount + GAS_RESERVE > xdc : xdc < GAS_RESERVE) throw tipError(ErrorCode.INSUFFICIENT_GAS, "Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
 }
 
 /** The contract's fee on a tip (read from the contract, as on funding). */
@@ -429,7 +430,11 @@ const statusOf = (tip: Tip, tx: Pick<ChainTransaction, "status"> | null, deliver
   return delivery?.state === "queued" ? "queued" : "confirmed";
 };
 
-export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: Tip, known?: { fromLogin?: string }): Promise<TipView> {
+/**
+ * A tip as its tipper, or (`received`) its recipient reads it (issue 38: the recipient's own history read "Tip …
+ * sent to @bob"): the recipient is told who it came from and what reached their wallet.
+ */
+export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: Tip, known?: { fromLogin?: string; received?: boolean }): Promise<TipView> {
   const db = ctx.database.db;
   const txOf = async (id: string | null) => (id ? ((await db.select().from(chainTransactions).where(eq(chainTransactions.id, id)).limit(1))[0] ?? null) : null);
   const [tx, delivered] = await Promise.all([txOf(tip.txId), txOf(tip.payTxId)]);
@@ -445,14 +450,15 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
     from: fromLogin,
     to: tip.toLogin,
     currency: tip.currency,
-    amount: toDecimalString(tip.amount, TOKEN_DECIMALS[tip.currency]),
-    fee: toDecimalString(tip.fee, TOKEN_DECIMALS[tip.currency]),
+    amount: toDecimalString(tip.amount, DECIMALS[tip.currency]),
+    fee: toDecimalString(tip.fee, DECIMALS[tip.currency]),
     status,
     transactionHash: last?.txHash ?? null,
     explorerUrl: last?.txHash ? explorerTxUrl(ctx.chain.config.network, last.txHash) : null,
     createdAt: tip.createdAt.toISOString(),
-    message:
-      delivery?.state === "dropped"
+    message: known?.received
+      ? receivedMessage(tip, fromLogin, status, delivery)
+      : delivery?.state === "dropped"
         ? `Tip of ${amount}${feeText} to @${tip.toLogin} held in the escrow again: the contract's guardian stopped its queued payout. Issuepool sends it to their wallet again.`
         : status === "held"
         ? `Tip of ${amount}${feeText} held for @${tip.toLogin} in the escrow: sent to their Issuepool wallet as soon as they sign in and register.`
@@ -464,14 +470,26 @@ export async function tipView(ctx: Pick<AppContext, "database" | "chain">, tip: 
   };
 }
 
+function receivedMessage(tip: Tip, from: string, status: TipView["status"], delivery: TipDelivery | undefined): string {
+  const amount = `${formatFull(tip.amount, tip.currency)} ${tip.currency}`;
+  const net = `${formatFull(tip.amount - tip.fee, tip.currency)} ${tip.currency}`;
+  const fee = tip.fee > 0n ? ` (${amount} less the ${formatFull(tip.fee, tip.currency)} ${tip.currency} fee)` : "";
+  if (delivery?.state === "dropped") return `Tip from @${from} held in the escrow again: the contract's guardian stopped its queued payout. Issuepool sends ${net} to your wallet again.`;
+  if (status === "held") return `Tip from @${from} held for you in the escrow: ${net}${fee} reaches your Issuepool wallet once you sign in and register.`;
+  if (status === "queued") return `Tip from @${from} queued by the contract's outflow limits: ${net}${fee} reaches your wallet when the queue runs.`;
+  if (status === "failed") return `Tip from @${from} failed: nothing was sent.`;
+  if (status === "pending") return `Tip from @${from} on its way: ${net}${fee} to your wallet.`;
+  return `Tip from @${from}: ${net}${fee} reached your wallet.`;
+}
+
 /** GET /api/tips: the signed-in user's tips, given and received, newest first. */
 export async function myTips(ctx: Pick<AppContext, "database" | "chain">, user: Pick<User, "id" | "githubId" | "username">, limit = 50): Promise<{ given: TipView[]; received: TipView[] }> {
   const db = ctx.database.db;
   const rows = (where: ReturnType<typeof eq>) =>
     db.select({ tip: tips, from: users.username }).from(tips).innerJoin(users, eq(users.id, tips.fromUserId)).where(where).orderBy(desc(tips.createdAt), desc(tips.id)).limit(limit);
   const [given, received] = await Promise.all([rows(eq(tips.fromUserId, user.id)), rows(eq(tips.toGithubId, user.githubId))]);
-  const view = (r: { tip: Tip; from: string }) => tipView(ctx, r.tip, { fromLogin: r.from });
-  return { given: await Promise.all(given.map(view)), received: await Promise.all(received.map(view)) };
+  const view = (received: boolean) => (r: { tip: Tip; from: string }) => tipView(ctx, r.tip, { fromLogin: r.from, received });
+  return { given: await Promise.all(given.map(view(false))), received: await Promise.all(received.map(view(true))) };
 }
 
 /** Tips a GitHub user received and were confirmed on-chain, for their wallet history (wallets/transactions.ts). */

@@ -9,7 +9,8 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { bounties, bountyClaims, chainEvents, repositories, type Currency, type User } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 
@@ -54,7 +55,7 @@ export async function userActivity(deps: { database: { db: Database }; chainId: 
   const received: Activity[] = rewards.map(({ event, repoName, issueTitle }) => {
     const args = JSON.parse(event.args) as { currency: number | string; amount: string };
     const currency = CURRENCY_BY_INDEX[Number(args.currency)] ?? "XDC";
-    const amount = toDecimalString(BigInt(args.amount), TOKEN_DECIMALS[currency]);
+    const amount = toDecimalString(BigInt(args.amount), DECIMALS[currency]);
     return {
       id: `reward-${event.id}`,
       type: "reward",
@@ -70,7 +71,7 @@ export async function userActivity(deps: { database: { db: Database }; chainId: 
     title: "Contribution In Progress",
     description: `${repoName} #${claim.issueNumber}${bounty.issueTitle ? `: ${bounty.issueTitle}` : ""}`,
     timestamp: claim.createdAt.toISOString(),
-    metadata: { amount: toDecimalString(bounty.amount, TOKEN_DECIMALS[bounty.currency]), currency: bounty.currency, txHash: null, repoName, issueNumber: claim.issueNumber },
+    metadata: { amount: toDecimalString(bounty.amount, DECIMALS[bounty.currency]), currency: bounty.currency, txHash: null, repoName, issueNumber: claim.issueNumber },
   }));
   return [...received, ...working].sort((a, b) => b.timestamp.localeCompare(a.timestamp)).slice(0, limit);
 }

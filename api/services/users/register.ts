@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { users, wallets, type Role, type User } from "../../../db/schema/index.ts";
+import { isUniqueViolation } from "../../../db/client.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { newCustodialWallet, walletOfUser } from "../wallets/custodial.ts";
 import { audit } from "../audit.ts";
@@ -10,7 +11,7 @@ import { releaseHeldTips } from "../tips/tips.ts";
 import { toUserObject, type UserObject } from "./user-object.ts";
 
 export const ALREADY_REGISTERED = new DomainError({
-  code: ErrorCode.CONFLICT,
+  code: ErrorCode.ALREADY_REGISTERED,
   error: "Registration Error",
   message: "User already has a wallet address registered.",
 });
@@ -22,7 +23,7 @@ export const ALREADY_REGISTERED = new DomainError({
  * unique index on wallets.user_id) is refused and changes nothing.
  */
 export async function registerUser(
-  ctx: Pick<AppContext, "database" | "log" | "keyring" | "chain" | "outbox" | "changes">,
+  ctx: Pick<AppContext, "env" | "database" | "log" | "keyring" | "chain" | "outbox" | "changes">,
   input: { user: User; role: Role; email: string; ip?: string },
 ): Promise<UserObject> {
   const db = ctx.database.db;
@@ -57,13 +58,4 @@ export async function registerUser(
     ctx.log.warn("sending held tips after registration failed; the worker retries", { userId: updated.id, err: (err as Error).message }),
   );
   return toUserObject(updated, { address: wallet.address });
-}
-
-export function isUniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if (/UNIQUE constraint failed|SQLITE_CONSTRAINT_UNIQUE|SQLITE_CONSTRAINT_PRIMARYKEY/i.test(String((e as Error).message ?? e))) return true;
-    const code = (e as { code?: string }).code;
-    if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") return true;
-  }
-  return false;
 }

@@ -1,27 +1,43 @@
 /**
  * The money the platform moved for a user besides what they sent themselves
  * (issue 11: a contributor's earned rewards appeared nowhere in their
- * wallet): bounties paid to their wallet, pool withdrawals to it, and
- * bounties of their repositories cancelled back to the pool. Read from the
- * indexer's copy of the contract's events, with the repository and the
- * issue's title, newest first.
+ * wallet): bounties paid to their wallet, pool withdrawals to it, their own
+ * fundings of pools (issue 38: they appeared nowhere), and bounties of their
+ * repositories cancelled back to the pool. Read from the indexer's copy of
+ * the contract's events, with the repository and the issue's title, newest
+ * first. Each entry says which way its money went for this wallet
+ * (`direction`): in, out, or neither (a cancelled bounty goes back to the
+ * pool, not to the pool manager's wallet).
  */
 import { and, desc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
 import { bounties, chainEvents, repositories, type Currency, type User } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import { toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { walletOfUser } from "./custodial.ts";
 
-/** held: a share of a split payout kept in the escrow for the user (no wallet yet); its reward follows when paid. */
-export type HistoryKind = "reward" | "held" | "withdrawal" | "refund";
+/**
+ * held: a share of a split payout kept in the escrow for the user (no wallet yet); its reward follows when paid.
+ * funding: the user's wallet funded a repository's pool (amount: what left the wallet, fee included).
+ */
+export type HistoryKind = "reward" | "held" | "withdrawal" | "refund" | "funding";
+
+/** Which way an entry's money went for this wallet: into it, out of it, or neither (it moved between the pool and a bounty). */
+export type HistoryDirection = "in" | "out" | "none";
+
+export const HISTORY_DIRECTION: Record<HistoryKind, HistoryDirection> = { reward: "in", withdrawal: "in", funding: "out", held: "none", refund: "none" };
 
 export interface HistoryEntry {
   id: string;
   kind: HistoryKind;
+  direction: HistoryDirection;
   currency: Currency;
+  /** What moved: for a funding, what left the wallet (the pool got it less `fee`). */
   amount: string;
+  /** The platform's fee in `amount` (a funding); null when none was taken. */
+  fee: string | null;
   repository: string | null;
   issueNumber: number | null;
   issueTitle: string | null;
@@ -51,6 +67,7 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
           and(eq(chainEvents.name, "BountySharePaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`),
           and(eq(chainEvents.name, "PoolWithdrawn"), sql`lower(json_extract(${chainEvents.args}, '$.to')) = ${address}`),
           and(eq(chainEvents.name, "TipPaid"), sql`lower(json_extract(${chainEvents.args}, '$.recipient')) = ${address}`, paysHeldShare),
+          and(eq(chainEvents.name, "PoolFunded"), sql`lower(json_extract(${chainEvents.args}, '$.funder')) = ${address}`),
         ]
       : []),
     // Held for them before they had a wallet (the repository and issue are the event's own).
@@ -67,7 +84,7 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
     .orderBy(desc(chainEvents.blockNumber), desc(chainEvents.logIndex))
     .limit(limit);
   return rows.map(({ event, repository, issueTitle, issueUrl }) => {
-    const args = JSON.parse(event.args) as { currency: number | string; amount: string };
+    const args = JSON.parse(event.args) as { currency: number | string; amount?: string; gross?: string; fee?: string };
     const currency = CURRENCY_BY_INDEX[Number(args.currency)] ?? "XDC";
     const kind: HistoryKind =
       event.name === "BountyPaid" || event.name === "BountySharePaid" || event.name === "TipPaid"
@@ -76,12 +93,20 @@ export async function bountyHistory(ctx: Pick<AppContext, "database" | "chain">,
           ? "held"
           : event.name === "PoolWithdrawn"
             ? "withdrawal"
-            : "refund";
+            : event.name === "PoolFunded"
+              ? "funding"
+              : "refund";
+    const decimals = DECIMALS[currency];
+    // PoolFunded names what left the funder (gross), the fee and what reached the pool (net).
+    const amount = BigInt(kind === "funding" ? (args.gross ?? "0") : (args.amount ?? "0"));
+    const fee = kind === "funding" && args.fee !== undefined ? toDecimalString(BigInt(args.fee), decimals) : null;
     return {
       id: `${event.txHash}:${event.logIndex}`,
       kind,
+      direction: HISTORY_DIRECTION[kind],
       currency,
-      amount: toDecimalString(BigInt(args.amount), TOKEN_DECIMALS[currency]),
+      amount: toDecimalString(amount, decimals),
+      fee,
       repository,
       issueNumber: event.issueNumber,
       issueTitle: event.issueNumber === null ? null : issueTitle,

@@ -41,7 +41,7 @@ export interface ExportData {
 }
 
 const noWallet = () =>
-  new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
+  new DomainError({ code: ErrorCode.WALLET_REQUIRED, error: "No wallet", message: "No wallet is connected. Please check your profile settings." });
 
 async function requireWallet(ctx: DatabaseDeps, user: User): Promise<Wallet> {
   const wallet = await walletOfUser(ctx.database.db, user.id);
@@ -51,7 +51,7 @@ async function requireWallet(ctx: DatabaseDeps, user: User): Promise<Wallet> {
 
 function requireEmail(user: User): string {
   if (!user.email) {
-    throw new DomainError({ code: ErrorCode.BAD_REQUEST, error: "No e-mail address", message: "Add an e-mail address to your profile to receive the code." });
+    throw new DomainError({ code: ErrorCode.EMAIL_REQUIRED, error: "No e-mail address", message: "Add an e-mail address to your profile to receive the code." });
   }
   return user.email;
 }
@@ -73,7 +73,7 @@ export async function requestKeyExportCode(ctx: Pick<AppContext, "database" | "a
 
 const invalidPublicKey = () =>
   new DomainError({
-    code: ErrorCode.BAD_REQUEST,
+    code: ErrorCode.INVALID_PUBLIC_KEY,
     error: "Invalid public key",
     message: "ephemeralPublicKey must be a P-256 public key: the raw uncompressed point (65 bytes), base64-encoded.",
   });

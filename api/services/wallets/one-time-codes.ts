@@ -144,11 +144,11 @@ export const tooManyCodes = (retryAfterSeconds: number) =>
   });
 
 export const codeMissing = () =>
-  new DomainError({ code: ErrorCode.BAD_REQUEST, error: "Invalid code", message: "This code is invalid, used or expired. Request a new code." });
+  new DomainError({ code: ErrorCode.INVALID_CODE, error: "Invalid code", message: "This code is invalid, used or expired. Request a new code." });
 
 export const wrongCode = (attemptsLeft: number) =>
   new DomainError({
-    code: ErrorCode.BAD_REQUEST,
+    code: ErrorCode.INVALID_CODE,
     error: "Invalid code",
     message: `The code is not correct. ${attemptsLeft} ${attemptsLeft === 1 ? "attempt" : "attempts"} left.`,
     details: { attemptsLeft },
@@ -164,7 +164,7 @@ export const codeLocked = () =>
 
 /** The spec's text when the e-mail with the code cannot be sent. */
 export const otpMailFailed = (cause?: unknown) =>
-  new DomainError({ code: ErrorCode.BAD_GATEWAY, error: "Failed to send OTP", message: "Failed to send OTP", cause });
+  new DomainError({ code: ErrorCode.MAIL_UNAVAILABLE, error: "Failed to send OTP", message: "Failed to send OTP", cause });
 
 /** b***@example.com: enough to recognise the address, not to harvest it. */
 export function maskEmail(email: string): string {

@@ -1,10 +1,13 @@
 import { and, desc, eq, inArray } from "drizzle-orm";
 import { encodeFunctionData, erc20Abi, zeroAddress, type Address, type Hex } from "viem";
 import type { AppContext } from "../../context.ts";
+import type { Database } from "../../../db/client.ts";
+import type { OutboxRequest } from "../../chain/outbox.ts";
 import { chainTransactions, type ChainTransaction, type User, type Wallet } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress, toXdcAddress } from "../../chain/address.ts";
-import { parseAmount, toDecimalString, TOKEN_DECIMALS, type TokenSymbol } from "../../chain/amounts.ts";
+import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
+import { DECIMALS, type Currency } from "../../../lib/money.ts";
 import { explorerTxUrl } from "../../chain/config.ts";
 import { describeChainError, isPermanentEstimateError } from "../../chain/errors.ts";
 import { formatAmount } from "../../../lib/money-format.ts";
@@ -41,9 +44,9 @@ export interface SendInput {
   amount: unknown;
 }
 
-interface CheckedSend {
+export interface CheckedSend {
   wallet: Wallet;
-  token: TokenSymbol;
+  token: Currency;
   recipient: Address;
   amount: bigint;
   /** Estimated network fee in XDC (gas estimate x gas price). */
@@ -59,7 +62,7 @@ interface CheckedSend {
 }
 
 export interface SendQuote {
-  token: TokenSymbol;
+  token: Currency;
   to: string;
   amount: string;
   fee: string;
@@ -72,41 +75,40 @@ export interface SendQuote {
 
 export interface SendResult extends TransactionResult {
   id: string;
-  token: TokenSymbol;
+  token: Currency;
   to: string;
   amount: string;
 }
 
-const sendError = (error: string, message: string, details?: Record<string, unknown>) =>
-  new DomainError({ code: ErrorCode.BAD_REQUEST, error, message, details });
+const sendError = (code: ErrorCode, error: string, message: string, details?: Record<string, unknown>) => new DomainError({ code, error, message, details });
 
-const invalidAmount = (symbol: string) => sendError("Invalid Amount", `Please enter a valid ${symbol} amount.`);
+const invalidAmount = (symbol: string) => sendError(ErrorCode.INVALID_AMOUNT, "Invalid Amount", `Please enter a valid ${symbol} amount.`);
 
-export function parseToken(input: unknown): TokenSymbol {
-  if (typeof input === "string" && (WALLET_TOKENS as readonly string[]).includes(input)) return input as TokenSymbol;
-  throw sendError("Invalid token", "Choose XDC, ROXN or USDC.");
+export function parseToken(input: unknown): Currency {
+  if (typeof input === "string" && (WALLET_TOKENS as readonly string[]).includes(input)) return input as Currency;
+  throw sendError(ErrorCode.INVALID_CURRENCY, "Invalid token", "Choose XDC, ROXN or USDC.");
 }
 
 /** The recipient, or the error that says what is wrong with it. */
 export function parseRecipient(input: unknown): Address {
   const text = typeof input === "string" ? input.trim() : "";
-  if (!text) throw sendError("Invalid address", "Enter the recipient's address (xdc… or 0x…).");
+  if (!text) throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address", "Enter the recipient's address (xdc… or 0x…).");
   const hex = /^xdc/i.test(text) ? `0x${text.slice(3)}` : text;
   if (!/^0x[0-9a-fA-F]{40}$/.test(hex)) {
-    throw sendError("Invalid address", "Enter a valid XDC address: xdc or 0x followed by 40 hexadecimal characters.");
+    throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address", "Enter a valid XDC address: xdc or 0x followed by 40 hexadecimal characters.");
   }
   const address = parseAddress(text);
   if (!address) {
-    throw sendError("Invalid address checksum", "The address's mixed upper and lower case does not match its checksum: check it for a typo.");
+    throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address checksum", "The address's mixed upper and lower case does not match its checksum: check it for a typo.");
   }
-  if (address === zeroAddress) throw sendError("Invalid address", "Sending to the zero address would destroy the funds.");
+  if (address === zeroAddress) throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address", "Sending to the zero address would destroy the funds.");
   return address;
 }
 
-export function parseSendAmount(input: unknown, token: TokenSymbol): bigint {
-  const parsed = parseAmount(input, TOKEN_DECIMALS[token]);
+export function parseSendAmount(input: unknown, token: Currency): bigint {
+  const parsed = parseAmount(input, DECIMALS[token]);
   if (!parsed.ok) {
-    if (parsed.reason === "decimals") throw sendError("Invalid Amount", `${token} amounts have at most ${TOKEN_DECIMALS[token]} decimal places.`);
+    if (parsed.reason === "decimals") throw sendError(ErrorCode.INVALID_AMOUNT, "Invalid Amount", `${token} amounts have at most ${DECIMALS[token]} decimal places.`);
     throw invalidAmount(token);
   }
   if (parsed.value === 0n) throw invalidAmount(token);
@@ -114,9 +116,9 @@ export function parseSendAmount(input: unknown, token: TokenSymbol): bigint {
 }
 
 /** SEND_OTP_THRESHOLD in the token's smallest unit (extra decimals beyond the token's are dropped). */
-export function otpThreshold(ctx: Pick<AppContext, "env">, token: TokenSymbol): bigint {
+export function otpThreshold(ctx: Pick<AppContext, "env">, token: Currency): bigint {
   const [whole = "0", fraction = ""] = ctx.env.SEND_OTP_THRESHOLD.split(".");
-  const decimals = TOKEN_DECIMALS[token];
+  const decimals = DECIMALS[token];
   return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.slice(0, decimals).padEnd(decimals, "0") || "0");
 }
 
@@ -125,7 +127,7 @@ export function otpThreshold(ctx: Pick<AppContext, "env">, token: TokenSymbol): 
  * its way in transactions not broadcast yet, and of a token its balance
  * (read fresh). Shared by the checks of a send and by Max.
  */
-async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wallet, token: TokenSymbol): Promise<{ pending: bigint; xdcAvailable: bigint; held: bigint }> {
+async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wallet, token: Currency): Promise<{ pending: bigint; xdcAvailable: bigint; held: bigint }> {
   const [pending, unbroadcast, balances] = await Promise.all([
     pendingXdcBalance(ctx, wallet),
     unbroadcastXdc(ctx.database.db, wallet),
@@ -138,20 +140,24 @@ async function spendable(ctx: Pick<AppContext, "database" | "chain">, wallet: Wa
   return { pending, xdcAvailable, held: token === "XDC" ? xdcAvailable : token === "ROXN" ? balances!.roxn : balances!.usdc };
 }
 
-const gasReserveError = () => sendError("Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
+const gasReserveError = () => sendError(ErrorCode.INSUFFICIENT_GAS, "Insufficient funds for gas", "Leave at least 0.1 XDC for gas.");
 
-async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<CheckedSend> {
+/**
+ * Every rule of a send, checked, and its fee estimated: also what a cash-out to the provider's deposit address
+ * goes through (api/services/cashout/), since a cash-out is a send.
+ */
+export async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<CheckedSend> {
   const token = parseToken(input.token);
   const recipient = parseRecipient(input.to);
   const amount = parseSendAmount(input.amount, token);
   const wallet = await walletOfUser(ctx.database.db, user.id);
-  if (!wallet) throw sendError("No wallet", "No wallet is connected. Please check your profile settings.");
-  if (recipient === wallet.address) throw sendError("Invalid address", "This is your own wallet: enter the address you want to send to.");
+  if (!wallet) throw sendError(ErrorCode.WALLET_REQUIRED, "No wallet", "No wallet is connected. Please check your profile settings.");
+  if (recipient === wallet.address) throw sendError(ErrorCode.INVALID_ADDRESS, "Invalid address", "This is your own wallet: enter the address you want to send to.");
 
-  const decimals = TOKEN_DECIMALS[token];
+  const decimals = DECIMALS[token];
   const { pending, xdcAvailable, held } = await spendable(ctx, wallet, token);
   if (amount > held) {
-    throw sendError(`Insufficient ${token} Balance`, `Your ${token} balance is ${formatAmount(held, token)} ${token}.`, {
+    throw sendError(ErrorCode.INSUFFICIENT_BALANCE, `Insufficient ${token} Balance`, `Your ${token} balance is ${formatAmount(held, token)} ${token}.`, {
       balance: toDecimalString(held, decimals),
     });
   }
@@ -162,12 +168,12 @@ async function checkSend(ctx: Pick<AppContext, "env" | "database" | "log" | "cha
   // The reserve is what stays after the fee: the form promises "0.1 XDC stays in the wallet" (issue 16).
   if (token === "XDC" && (amount + fee + GAS_RESERVE > xdcAvailable || amount + maxFee > xdcAvailable)) throw gasReserveError();
   if (token !== "XDC" && maxFee > xdcAvailable) {
-    throw sendError("Insufficient funds for gas", `You need about ${formatAmount(maxFee, "XDC")} XDC in your wallet to pay the network fee.`);
+    throw sendError(ErrorCode.INSUFFICIENT_GAS, "Insufficient funds for gas", `You need about ${formatAmount(maxFee, "XDC")} XDC in your wallet to pay the network fee.`);
   }
   return { wallet, token, recipient, amount, fee, maxFee, xdcPending: pending, xdcAvailable, otpRequired: amount > otpThreshold(ctx, token), call };
 }
 
-function transferCall(ctx: Pick<AppContext, "chain">, token: TokenSymbol, recipient: Address, amount: bigint): { to: Address; data: Hex; value: bigint } {
+function transferCall(ctx: Pick<AppContext, "chain">, token: Currency, recipient: Address, amount: bigint): { to: Address; data: Hex; value: bigint } {
   const contract = tokenContract(ctx, token);
   return contract
     ? { to: contract, data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [recipient, amount] }), value: 0n }
@@ -179,7 +185,7 @@ async function estimateFee(
   ctx: Pick<AppContext, "log" | "chain" | "outbox">,
   user: User,
   wallet: Wallet,
-  token: TokenSymbol,
+  token: Currency,
   call: { to: Address; data: Hex; value: bigint },
 ): Promise<{ fee: bigint; maxFee: bigint }> {
   try {
@@ -191,14 +197,14 @@ async function estimateFee(
   } catch (err) {
     if (isPermanentEstimateError(err)) {
       ctx.log.info("send refused by the estimate", { userId: user.id, token, err: describeChainError(err) });
-      throw new DomainError({ code: ErrorCode.UNPROCESSABLE, error: "Send Failed", message: "The network refused this transfer: nothing was sent." });
+      throw new DomainError({ code: ErrorCode.TRANSACTION_FAILED, error: "Send Failed", message: "The network refused this transfer: nothing was sent." });
     }
     throw chainUnavailable(err);
   }
 }
 
 export interface SendMax {
-  token: TokenSymbol;
+  token: Currency;
   /** The most that can be sent: for XDC the spendable balance less the 0.1 XDC reserve and the estimated fee. */
   amount: string;
   fee: string;
@@ -215,7 +221,7 @@ export interface SendMax {
 export async function quoteMaxSend(ctx: Pick<AppContext, "database" | "log" | "chain" | "outbox">, user: User, input: { token: unknown; to?: unknown }): Promise<SendMax> {
   const token = parseToken(input.token);
   const wallet = await walletOfUser(ctx.database.db, user.id);
-  if (!wallet) throw sendError("No wallet", "No wallet is connected. Please check your profile settings.");
+  if (!wallet) throw sendError(ErrorCode.WALLET_REQUIRED, "No wallet", "No wallet is connected. Please check your profile settings.");
   let recipient: Address | undefined;
   try {
     recipient = input.to ? parseRecipient(input.to) : undefined;
@@ -223,7 +229,7 @@ export async function quoteMaxSend(ctx: Pick<AppContext, "database" | "log" | "c
     recipient = undefined;
   }
   if (!recipient || recipient === wallet.address) recipient = MAX_ESTIMATE_RECIPIENT;
-  const decimals = TOKEN_DECIMALS[token];
+  const decimals = DECIMALS[token];
   const { held } = await spendable(ctx, wallet, token);
   // A token's fee is paid in XDC, so all of the token can go. For XDC the estimate's value does not change the
   // gas of a plain transfer; 1 unit keeps the estimate valid whatever the balance.
@@ -245,12 +251,12 @@ const sendSubject = (send: Pick<CheckedSend, "token" | "recipient" | "amount">) 
 /** GET /api/wallet/send-quote: every rule checked, the fee estimated, nothing changed. */
 export async function quoteSend(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox">, user: User, input: SendInput): Promise<SendQuote> {
   const send = await checkSend(ctx, user, input);
-  const decimals = TOKEN_DECIMALS[send.token];
+  const decimals = DECIMALS[send.token];
   return {
     token: send.token,
     to: toXdcAddress(send.recipient),
     amount: toDecimalString(send.amount, decimals),
-    fee: toDecimalString(send.fee, TOKEN_DECIMALS.XDC),
+    fee: toDecimalString(send.fee, DECIMALS.XDC),
     feeCurrency: "XDC",
     total: send.token === "XDC" ? toDecimalString(send.amount + send.fee, decimals) : null,
     otpRequired: send.otpRequired,
@@ -262,16 +268,16 @@ export async function quoteSend(ctx: Pick<AppContext, "env" | "database" | "log"
 export async function requestSendCode(ctx: Pick<AppContext, "env" | "database" | "log" | "appSecret" | "chain" | "outbox" | "mailer">, input: { user: User; send: SendInput; ip?: string }): Promise<{ success: true; message: string; expiresAt: string }> {
   const send = await checkSend(ctx, input.user, input.send);
   if (!send.otpRequired) {
-    throw sendError("No code needed", `Only sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need a code.`);
+    throw sendError(ErrorCode.CODE_NOT_NEEDED, "No code needed", `Only sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need a code.`);
   }
-  if (!input.user.email) throw sendError("No e-mail address", "Add an e-mail address to your profile to receive the code.");
+  if (!input.user.email) throw sendError(ErrorCode.EMAIL_REQUIRED, "No e-mail address", "Add an e-mail address to your profile to receive the code.");
   const issued = await issueCode(ctx, { userId: input.user.id, purpose: "send", subject: sendSubject(send) });
   try {
     await ctx.mailer.send(
       sendCodeMail({
         to: input.user.email,
         code: issued.code,
-        amount: toDecimalString(send.amount, TOKEN_DECIMALS[send.token]),
+        amount: toDecimalString(send.amount, DECIMALS[send.token]),
         token: send.token,
         recipient: toXdcAddress(send.recipient),
         validMinutes: CODE_TTL_MS / 60_000,
@@ -298,35 +304,16 @@ export async function sendFromWallet(
   const send = await checkSend(ctx, input.user, input.send);
   if (send.otpRequired) {
     if (!input.otp) {
-      throw sendError("Confirmation code required", `Sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need the 6-digit code we e-mail you.`, {
+      throw sendError(ErrorCode.CODE_REQUIRED, "Confirmation code required", `Sends above ${ctx.env.SEND_OTP_THRESHOLD} ${send.token} need the 6-digit code we e-mail you.`, {
         otpRequired: true,
       });
     }
     await consumeCode(ctx, { userId: input.user.id, purpose: "send", subject: sendSubject(send), code: input.otp });
   }
-  const { wallet, token, recipient, amount, call } = send;
-  const { tx } = await ctx.outbox.submit(
-    {
-      userId: input.user.id,
-      idempotencyKey: input.idempotencyKey,
-      request,
-      kind: token === "XDC" ? "send_xdc" : "send_token",
-      intent: { currency: token, to: recipient, amount: amount.toString() },
-      signer: { kind: "wallet", wallet },
-      to: call.to,
-      data: call.data,
-      value: call.value,
-    },
-    {
-      // Checked again inside the insert's write transaction, so concurrent sends from one wallet add up.
-      guard:
-        token === "XDC"
-          ? async (db) => {
-              if (send.xdcPending - (await unbroadcastXdc(db, wallet)) < amount + send.fee + GAS_RESERVE) throw gasReserveError();
-            }
-          : undefined,
-    },
-  );
+  const { wallet, token, recipient, amount } = send;
+  const { tx } = await ctx.outbox.submit(sendRequest(send, { userId: input.user.id, idempotencyKey: input.idempotencyKey, request }), {
+    guard: sendGuard(send),
+  });
   forgetBalances(ctx.chain, wallet.address as Address);
   await audit(ctx.database.db, {
     userId: input.user.id,
@@ -337,16 +324,46 @@ export async function sendFromWallet(
   return sendResult(ctx, tx);
 }
 
+/**
+ * The outbox row of a checked send: kind `send_xdc` / `send_token` whoever starts it (the user's send form, or a
+ * cash-out to the provider's deposit address), so every send counts alike in the wallet's daily figures
+ * (transactions.ts, walletLimits) and history. `intent` adds to what the row records (a cash-out's id).
+ */
+export function sendRequest(
+  send: CheckedSend,
+  input: { userId: number | null; idempotencyKey: string; request: unknown; intent?: Record<string, unknown> },
+): OutboxRequest {
+  return {
+    userId: input.userId,
+    idempotencyKey: input.idempotencyKey,
+    request: input.request,
+    kind: send.token === "XDC" ? "send_xdc" : "send_token",
+    intent: { currency: send.token, to: send.recipient, amount: send.amount.toString(), ...input.intent },
+    signer: { kind: "wallet", wallet: send.wallet },
+    to: send.call.to,
+    data: send.call.data,
+    value: send.call.value,
+  };
+}
+
+/** Checked again inside the outbox's insert transaction, so concurrent sends from one wallet add up. */
+export function sendGuard(send: CheckedSend): ((db: Database) => Promise<void>) | undefined {
+  if (send.token !== "XDC") return undefined;
+  return async (db) => {
+    if (send.xdcPending - (await unbroadcastXdc(db, send.wallet)) < send.amount + send.fee + GAS_RESERVE) throw gasReserveError();
+  };
+}
+
 function sendResult(ctx: Pick<AppContext, "chain">, tx: ChainTransaction): SendResult {
-  const intent = JSON.parse(tx.intent) as { currency: TokenSymbol; to: string; amount: string };
+  const intent = JSON.parse(tx.intent) as { currency: Currency; to: string; amount: string };
   const token = intent.currency;
   const result = transactionResult(ctx, tx, { pending: `${token} sent: waiting for confirmation`, confirmed: `${token} sent`, failedTitle: "Send Failed" });
-  return { ...result, id: tx.id, token, to: toXdcAddress(intent.to), amount: toDecimalString(BigInt(intent.amount), TOKEN_DECIMALS[token]) };
+  return { ...result, id: tx.id, token, to: toXdcAddress(intent.to), amount: toDecimalString(BigInt(intent.amount), DECIMALS[token]) };
 }
 
 export interface SentTransaction {
   id: string;
-  token: TokenSymbol;
+  token: Currency;
   to: string;
   amount: string;
   status: "pending" | "confirmed" | "failed";
@@ -366,12 +383,12 @@ export async function listSends(ctx: Pick<AppContext, "database" | "chain">, use
     .orderBy(desc(chainTransactions.createdAt))
     .limit(limit);
   return rows.map((tx) => {
-    const intent = JSON.parse(tx.intent) as { currency: TokenSymbol; to: string; amount: string };
+    const intent = JSON.parse(tx.intent) as { currency: Currency; to: string; amount: string };
     return {
       id: tx.id,
       token: intent.currency,
       to: toXdcAddress(intent.to),
-      amount: toDecimalString(BigInt(intent.amount), TOKEN_DECIMALS[intent.currency]),
+      amount: toDecimalString(BigInt(intent.amount), DECIMALS[intent.currency]),
       status: tx.status === "confirmed" ? "confirmed" : tx.status === "failed" || tx.status === "reverted" ? "failed" : "pending",
       transactionHash: tx.txHash,
       explorerUrl: tx.txHash ? explorerTxUrl(ctx.chain.config.network, tx.txHash) : null,

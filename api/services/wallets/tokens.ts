@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import type { AppContext } from "../../context.ts";
-import { TOKEN_DECIMALS, type TokenSymbol } from "../../chain/amounts.ts";
+import { CURRENCIES, CURRENCY_NAMES, DECIMALS, type Currency } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 
 /**
@@ -8,16 +8,10 @@ import { toXdcAddress } from "../../chain/address.ts";
  * the ROXN and USDC tokens, with explorer links when the network has an
  * explorer (the local chain does not).
  */
-export const WALLET_TOKENS: readonly TokenSymbol[] = ["XDC", "ROXN", "USDC"];
-
-export const TOKEN_NAMES: Record<TokenSymbol, string> = {
-  XDC: "XDC Network coin",
-  ROXN: "ROXN platform token",
-  USDC: "USD Coin",
-};
+export const WALLET_TOKENS: readonly Currency[] = CURRENCIES;
 
 export interface TokenInfo {
-  symbol: TokenSymbol;
+  symbol: Currency;
   name: string;
   decimals: number;
   /** The token's contract (xdc form); null for XDC itself. */
@@ -26,7 +20,7 @@ export interface TokenInfo {
   explorerUrl: string | null;
 }
 
-export function tokenContract(ctx: Pick<AppContext, "chain">, symbol: TokenSymbol): Address | null {
+export function tokenContract(ctx: Pick<AppContext, "chain">, symbol: Currency): Address | null {
   const { contracts } = ctx.chain.config;
   return symbol === "ROXN" ? contracts.roxn : symbol === "USDC" ? contracts.usdc : null;
 }
@@ -40,8 +34,8 @@ export function walletTokens(ctx: Pick<AppContext, "chain">, walletAddress: stri
     if (explorer && holder) explorerUrl = contract ? `${explorer}/token/${toXdcAddress(contract)}?a=${holder}` : `${explorer}/address/${holder}`;
     return {
       symbol,
-      name: TOKEN_NAMES[symbol],
-      decimals: TOKEN_DECIMALS[symbol],
+      name: CURRENCY_NAMES[symbol],
+      decimals: DECIMALS[symbol],
       contractAddress: contract ? toXdcAddress(contract) : null,
       explorerUrl,
     };

@@ -8,13 +8,15 @@
  * to it, pool withdrawals to it). Money that reaches the wallet from outside
  * the platform (a plain transfer from an exchange) is not among them.
  */
-import { and, desc, eq, gt, inArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Database } from "../../../db/client.ts";
 import { chainEvents, chainTransactions, type Currency, type User } from "../../../db/schema/index.ts";
-import { toDecimalString, TOKEN_DECIMALS } from "../../chain/amounts.ts";
+import type { Clock } from "../../clock.ts";
+import { toDecimalString, toXdcString } from "../../chain/amounts.ts";
+import { DECIMALS } from "../../../lib/money.ts";
 import { toXdcAddress } from "../../chain/address.ts";
 import { CURRENCY_BY_INDEX } from "../../chain/indexer.ts";
-import { DAILY_FUNDING_LIMIT, DAILY_WINDOW_MS } from "../money/rules.ts";
+import { limitFigure } from "../money/limits.ts";
 import { walletOfUser } from "./custodial.ts";
 import { receivedTipTransfers, tipDelivery } from "../tips/tips.ts";
 import { notASplit, paysHeldShare } from "./bounty-history.ts";
@@ -96,7 +98,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
         hash: tx.txHash!,
         isIncoming: false,
         tokenSymbol: intent.currency,
-        tokenAmount: toDecimalString(amount, TOKEN_DECIMALS[intent.currency]),
+        tokenAmount: toDecimalString(amount, DECIMALS[intent.currency]),
         value: intent.currency === "XDC" ? amount.toString() : "0",
         from: mine,
         to: isSend && intent.to ? toXdcAddress(intent.to) : rewards,
@@ -115,7 +117,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
       hash: event.txHash,
       isIncoming: true,
       tokenSymbol: currency,
-      tokenAmount: toDecimalString(amount, TOKEN_DECIMALS[currency]),
+      tokenAmount: toDecimalString(amount, DECIMALS[currency]),
       value: currency === "XDC" ? amount.toString() : "0",
       from: rewards,
       to: mine,
@@ -137,7 +139,7 @@ export async function walletTransactions(deps: Deps, user: Pick<User, "id" | "gi
     isIncoming: true,
     tokenSymbol: tip.currency,
     // What arrived: the tip less the contract's fee.
-    tokenAmount: toDecimalString(tip.amount - tip.fee, TOKEN_DECIMALS[tip.currency]),
+    tokenAmount: toDecimalString(tip.amount - tip.fee, DECIMALS[tip.currency]),
     value: tip.currency === "XDC" ? (tip.amount - tip.fee).toString() : "0",
     from: toXdcAddress(tx.fromAddress),
     to: mine,
@@ -159,40 +161,18 @@ export interface WalletLimits {
 }
 
 /**
- * The wallet's daily figures in XDC, over the rolling 24 h window the platform's one daily limit uses (the funding
- * limit, DAILY_FUNDING_LIMIT, which the platform enforces per repository): `usedAmount` is the XDC the wallet sent
- * or funded in the window (queued ones included: they count as soon as they are asked), `resetTime` (epoch ms)
- * when its oldest outflow leaves the window. The platform puts no cap on a wallet's own sends (large ones need an
- * e-mailed code instead): these figures inform, they refuse nothing.
+ * GET /api/wallet/limits, in the original client's shape (numbers of XDC, `resetTime` epoch ms or null): the
+ * wallet owner's funder figure of the daily funding limit (money/limits.ts), the same one the funding and boost
+ * paths enforce. A user has one wallet, so per wallet and per funder are the same money; `remainingLimit` is the
+ * most their next XDC boost may be, and the most an XDC funding may be unless the repository's own figure is
+ * smaller (funding-status says which binds). Sends are not limited and do not count.
  */
-export async function walletLimits(deps: { database: { db: Database } }, user: Pick<User, "id">, now = Date.now()): Promise<WalletLimits> {
-  const dailyLimit = Number(toDecimalString(DAILY_FUNDING_LIMIT, TOKEN_DECIMALS.XDC));
-  const wallet = await walletOfUser(deps.database.db, user.id);
-  if (!wallet) return { usedAmount: 0, remainingLimit: dailyLimit, dailyLimit, resetTime: null };
-  const rows = await deps.database.db
-    .select({ intent: chainTransactions.intent, createdAt: chainTransactions.createdAt })
-    .from(chainTransactions)
-    .where(
-      and(
-        eq(chainTransactions.walletId, wallet.id),
-        inArray(chainTransactions.kind, ["send_xdc", "fund_xdc"]),
-        inArray(chainTransactions.status, ["queued", "signed", "sent", "confirmed"]),
-        gt(chainTransactions.createdAt, new Date(now - DAILY_WINDOW_MS)),
-      ),
-    );
-  let used = 0n;
-  let oldest: number | null = null;
-  for (const row of rows) {
-    used += BigInt((JSON.parse(row.intent) as { amount: string }).amount);
-    const at = row.createdAt.getTime();
-    if (oldest === null || at < oldest) oldest = at;
-  }
-  const usedAmount = Number(toDecimalString(used, TOKEN_DECIMALS.XDC));
-  const remaining = DAILY_FUNDING_LIMIT > used ? DAILY_FUNDING_LIMIT - used : 0n;
+export async function walletLimits(deps: { database: { db: Database }; clock: Clock }, user: Pick<User, "id">, now = deps.clock.now()): Promise<WalletLimits> {
+  const figure = await limitFigure(deps.database.db, { name: "funder", userId: user.id }, now);
   return {
-    usedAmount,
-    remainingLimit: Number(toDecimalString(remaining, TOKEN_DECIMALS.XDC)),
-    dailyLimit,
-    resetTime: oldest === null ? null : oldest + DAILY_WINDOW_MS,
+    usedAmount: Number(toXdcString(figure.used)),
+    remainingLimit: Number(toXdcString(figure.remaining)),
+    dailyLimit: Number(toXdcString(figure.limit)),
+    resetTime: figure.resetsAt?.getTime() ?? null,
   };
 }

@@ -1,4 +1,5 @@
 import { decimalToUnits, formatAmount } from "../../../lib/money-format.ts";
+import { CURRENCIES } from "../../../lib/money.ts";
 import type { UnifiedRepo } from "../../../api/services/repositories/public.ts";
 
 /**
@@ -8,7 +9,7 @@ import type { UnifiedRepo } from "../../../api/services/repositories/public.ts";
  */
 export function poolFigures(blockchain: UnifiedRepo["blockchain"]): string[] {
   const figures: string[] = [];
-  for (const currency of ["XDC", "ROXN", "USDC"] as const) {
+  for (const currency of CURRENCIES) {
     const value = decimalToUnits(blockchain?.poolRewards[currency] ?? "0", currency) ?? 0n;
     if (currency === "XDC" || value > 0n) figures.push(`${formatAmount(value, currency, 2)} ${currency}`);
   }

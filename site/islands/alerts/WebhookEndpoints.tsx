@@ -23,6 +23,8 @@ export default function WebhookEndpoints({ repositoryId }: { repositoryId?: numb
   const [open, setOpen] = useState<string | null>(null);
   const [log, setLog] = useState<Attempt[] | null>(null);
   const [busy, setBusy] = useState(false);
+  /** The last test event of each endpoint: on its way, or its delivery's answer (issue 38: nothing showed unless the log was opened). */
+  const [tests, setTests] = useState<Record<string, { sentAt: number; attempt?: Attempt; gaveUp?: boolean }>>({});
 
   const load = useCallback(async () => {
     try {
@@ -41,6 +43,21 @@ export default function WebhookEndpoints({ repositoryId }: { repositoryId?: numb
     const answer = await api<ApiResponse<"getWebhookEndpoint">>(`/api/alerts/webhooks/${id}`);
     setLog(answer.attempts);
   }, []);
+
+  /** Reads the endpoint's log until the test event's delivery shows (the worker sends it within seconds), then says how it went. */
+  const followTest = async (id: string, sentAt: number) => {
+    for (let i = 0; i < 30; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const answer = await api<ApiResponse<"getWebhookEndpoint">>(`/api/alerts/webhooks/${id}`).catch(() => null);
+      const attempt = answer?.attempts.find((a) => a.type === "webhook.test" && Date.parse(a.at) >= sentAt);
+      if (attempt) {
+        setTests((all) => ({ ...all, [id]: { sentAt, attempt } }));
+        if (open === id) setLog(answer!.attempts);
+        return;
+      }
+    }
+    setTests((all) => ({ ...all, [id]: { sentAt, gaveUp: true } }));
+  };
 
   const add = async (event: React.FormEvent) => {
     event.preventDefault();
@@ -63,9 +80,11 @@ export default function WebhookEndpoints({ repositoryId }: { repositoryId?: numb
   const act = async (endpoint: Endpoint, what: "test" | "rotate" | "delete" | "toggle") => {
     try {
       if (what === "test") {
+        // A second of margin: the server's clock writes the attempt's time.
+        const sentAt = Date.now() - 1000;
+        setTests((all) => ({ ...all, [endpoint.id]: { sentAt } }));
         await api(`/api/alerts/webhooks/${endpoint.id}/test`, { method: "POST" });
-        toast({ type: "success", title: "Test event queued", message: "It is sent within a few seconds; see the delivery log." });
-        setTimeout(() => void showLog(endpoint.id), 3000);
+        void followTest(endpoint.id, sentAt);
       } else if (what === "rotate") {
         const answer = await api<ApiResponse<"rotateWebhookSecret">>(`/api/alerts/webhooks/${endpoint.id}/rotate-secret`, { method: "POST" });
         setSecret({ id: endpoint.id, value: answer.secret });
@@ -146,6 +165,7 @@ export default function WebhookEndpoints({ repositoryId }: { repositoryId?: numb
                 <Button size="sm" variant="outline" onClick={() => void act(endpoint, "delete")}>Delete</Button>
               </div>
               <p className="mt-1 text-xs text-muted-foreground">{endpoint.events.join(", ")}</p>
+              {tests[endpoint.id] && <TestResult {...tests[endpoint.id]!} />}
               {open === endpoint.id && (
                 <div className="mt-2 overflow-x-auto" data-delivery-log>
                   {log === null ? (
@@ -175,5 +195,24 @@ export default function WebhookEndpoints({ repositoryId }: { repositoryId?: numb
         </ul>
       )}
     </div>
+  );
+}
+
+/** How the last test event went, beside its endpoint. */
+function TestResult({ attempt, gaveUp }: { attempt?: Attempt; gaveUp?: boolean }) {
+  if (!attempt) {
+    return (
+      <p role="status" className="mt-1 text-sm text-muted-foreground" data-test-result="sending">
+        {gaveUp ? "The test event has not been sent yet: see the delivery log in a moment." : "Sending a test event…"}
+      </p>
+    );
+  }
+  const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
+  return (
+    <p role="status" className={`mt-1 text-sm ${ok ? "text-success" : "text-destructive"}`} data-test-result={ok ? "delivered" : "failed"}>
+      {ok
+        ? `Test event delivered: the endpoint answered ${attempt.statusCode} in ${attempt.latencyMs} ms.`
+        : `Test event not delivered: ${attempt.statusCode !== null ? `the endpoint answered ${attempt.statusCode}` : (attempt.error ?? "no answer")}.`}
+    </p>
   );
 }

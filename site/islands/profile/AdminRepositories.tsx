@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { api, ApiRequestError, errorMessage, type ApiResponse } from "../../lib/api.ts";
 import { toast } from "../../stores/toast.ts";
 // decimalToUnits, not funding-rules' fromApi: the funding rules (the repository page's chunk) stay off /my-repos (issue 27: page weight).
-import { decimalToUnits, formatAmount } from "../../lib/format.ts";
+import { decimalToUnits, formatFull } from "../../lib/format.ts";
 import type { Currency } from "../../lib/funding-rules.ts";
 import { badgeClass, cardClass, inputClass } from "../../lib/ui.ts";
 import { Button, ButtonLink } from "../ui/button.tsx";
@@ -31,6 +31,8 @@ export default function AdminRepositories() {
   const [error, setError] = useState<string | null>(null);
   const [search, setSearch] = useState("");
   const [busy, setBusy] = useState<number | null>(null);
+  /** A registration finishing by itself after the App was installed for it (its full name). */
+  const [finishing, setFinishing] = useState<string | null>(null);
 
   const load = useCallback(async (refresh = false) => {
     setError(null);
@@ -79,22 +81,36 @@ export default function AdminRepositories() {
     }
     storeInstallation(installation.installationId, installation.setupAction);
     history.replaceState(history.state, "", location.pathname);
+    // Back from installing the App for a registration: it finishes by itself (spec: retried after 1.5 s), so its row
+    // says so from the start instead of offering Register (issue 38: a Register button and "you can now register",
+    // then the registration 1.5 s later with nothing shown).
+    const waiting = pendingRegistration();
+    if (waiting) {
+      setBusy(waiting.githubRepoId);
+      setFinishing(waiting.githubRepoFullName);
+    }
     (async () => {
       try {
         const { count } = await api("/api/github/app/finalize-installation", {
           method: "POST",
           body: { installationId: installation.installationId },
         });
-        toast({
-          type: "success",
-          message: count > 0 ? `Successfully linked ${count} repositories.` : "GitHub App successfully installed! You can now register your repositories.",
-        });
+        if (!waiting) {
+          toast({
+            type: "success",
+            message: count > 0 ? `Successfully linked ${count} repositories.` : "GitHub App successfully installed! You can now register your repositories.",
+          });
+        }
       } catch (err) {
         toast({ type: "error", title: "Installation Link Error", message: errorMessage(err, "Failed to finalize installation") });
       }
       await load(true);
       const pending = pendingRegistration();
-      if (pending) setTimeout(() => void register(pending), PENDING_RETRY_MS);
+      if (pending) setTimeout(() => void register(pending).finally(() => setFinishing(null)), PENDING_RETRY_MS);
+      else {
+        setBusy(null);
+        setFinishing(null);
+      }
     })();
   }, [load, register]);
 
@@ -122,6 +138,11 @@ export default function AdminRepositories() {
         />
       </div>
       {error && <p role="alert" className="mt-4 text-sm text-destructive">{error}</p>}
+      {finishing && (
+        <p role="status" className="mt-4 flex items-center gap-2 rounded-lg border border-primary/30 bg-primary/5 px-3 py-2 text-sm" data-registering={finishing}>
+          <Spinner className="h-4 w-4" /> GitHub App installed. Registering {finishing}…
+        </p>
+      )}
       {repos === null ? (
         <div className="mt-6 flex justify-center text-primary"><Spinner label="Loading repositories" /></div>
       ) : !hasAdmin ? (
@@ -150,7 +171,15 @@ export default function AdminRepositories() {
                   <ButtonLink href={`/repos/${repo.full_name}`} size="sm">Fund / Manage</ButtonLink>
                 ) : repo.permissions.admin ? (
                   <Button size="sm" disabled={busy !== null} onClick={() => void register({ githubRepoId: repo.id, githubRepoFullName: repo.full_name })}>
-                    {busy === repo.id ? <Spinner className="h-4 w-4" label="Registering" /> : repo.appInstalled ? "Register" : "Install App & Register"}
+                    {busy === repo.id ? (
+                      <>
+                        <Spinner className="h-4 w-4" /> Registering…
+                      </>
+                    ) : repo.appInstalled ? (
+                      "Register"
+                    ) : (
+                      "Install App & Register"
+                    )}
                   </Button>
                 ) : null}
               </div>
@@ -216,7 +245,7 @@ function AwaitingDecisionsCard() {
               </p>
             </div>
             <span className="font-semibold tabular-nums">
-              {formatAmount(decimalToUnits(b.amount, b.currency) ?? 0n, b.currency)} {b.currency}
+              {formatFull(decimalToUnits(b.amount, b.currency) ?? 0n, b.currency)} {b.currency}
             </span>
             <ButtonLink href={`/repos/${b.repositoryFullName}#issues`} size="sm">
               Decide

@@ -8,8 +8,8 @@ import { Spinner } from "../ui/spinner.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { serverMessage, useActionKey } from "./actions.ts";
 import { inputClass } from "../../lib/ui.ts";
-
-type Currency = "XDC" | "ROXN" | "USDC";
+import { parseAmount } from "../../lib/funding-rules.ts";
+import { decimalToUnits, formatFull, type Currency } from "../../lib/format.ts";
 type Terms = ApiResponse<"getFundingTerms">;
 
 /**
@@ -35,6 +35,10 @@ export function BoostDialog(props: { repo: RepoView; issue: RepoIssue | null; bo
   if (!issue) return null;
   const minimum = terms?.minimums[currency] ?? (currency === "XDC" ? "1" : "0.0001");
   const fee = terms ? terms.feePercent : "0.5";
+  // What leaves the wallet, the fee and what the bounty gets, in figures (issue 38: only words about the fee).
+  const gross = parseAmount(amount.trim(), currency);
+  const feeUnits = gross !== null && gross > 0n ? (gross * BigInt(terms?.feeBps ?? 50)) / 10_000n : null;
+  const money = (value: bigint) => `${formatFull(value, currency)} ${currency}`;
 
   const submit = async () => {
     if (busy || !amount) return;
@@ -100,11 +104,36 @@ export function BoostDialog(props: { repo: RepoView; issue: RepoIssue | null; bo
           Return it to me if not fixed by (optional)
           <input className={inputClass} type="date" value={expires} onChange={(e) => setExpires(e.target.value)} aria-label="Expiry date" />
         </label>
+        {gross !== null && feeUnits !== null && (
+          <dl className="grid gap-1 rounded-xl border border-border bg-background/60 p-3 text-sm" aria-label="What the boost costs" data-boost-figures>
+            <div className="flex justify-between gap-3">
+              <dt className="text-muted-foreground">Leaves your wallet</dt>
+              <dd className="tabular-nums">{money(gross)}</dd>
+            </div>
+            <div className="flex justify-between gap-3">
+              <dt className="text-muted-foreground">Platform fee ({fee} %)</dt>
+              <dd className="tabular-nums">− {money(feeUnits)}</dd>
+            </div>
+            <div className="flex justify-between gap-3 border-t border-border pt-1 font-semibold">
+              <dt>Added to the bounty</dt>
+              <dd className="tabular-nums" data-boost-net>
+                {money(gross - feeUnits)}
+              </dd>
+            </div>
+          </dl>
+        )}
         <p className="text-xs text-muted-foreground">
           Minimum {minimum} {currency}. A {fee} % platform fee (read from the contract) comes out of the amount; the rest is your share of the bounty. Your share is paid to
           whoever fixes the issue, or comes back to you: after your expiry date, if the issue is closed as not planned, or when you take it back while nobody has claimed the
           issue. {bounty ? "" : "This issue has no bounty yet: your boost starts a community bounty."}
         </p>
+        {currency === "XDC" && terms?.funderLimit && (
+          // The figure the server checks an XDC boost against (money/limits.ts): the funder's own, across pools and boosts.
+          <p className="text-xs text-muted-foreground" data-boost-limit>
+            You can boost up to {formatFull(decimalToUnits(terms.funderLimit.remainingXdc, "XDC") ?? 0n, "XDC")} XDC today: your own limit of{" "}
+            {formatFull(decimalToUnits(terms.funderLimit.dailyLimitXdc, "XDC") ?? 0n, "XDC")} XDC a day across all pools and boosts.
+          </p>
+        )}
       </div>
     </Dialog>
   );

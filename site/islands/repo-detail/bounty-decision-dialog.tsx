@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { api, type ApiResponse } from "../../lib/api.ts";
-import { bountyLabel, type BountyInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
+import { bountyLabel, poolShareLabel, type BountyInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
 import { toast } from "../../stores/toast.ts";
 import { Button } from "../ui/button.tsx";
 import { Spinner } from "../ui/spinner.tsx";
@@ -57,7 +57,9 @@ export function BountyDecisionDialog(props: {
   }, [props.open, issue?.number, repo.repoId]);
 
   if (!issue || !bounty) return null;
-  const amountLabel = bountyLabel(bounty);
+  // Released, the whole bounty is paid (its funders' shares with it); cancelled, only the pool's share goes back to the
+  // pool (the funders' shares stay theirs: issue 29).
+  const amountLabel = mode === "release" ? bountyLabel(bounty) : poolShareLabel(bounty);
   const awaiting = bounty.state === "awaiting";
   const byLogin = chosen === LOGIN_CHOICE;
   const typedLogin = login.trim().replace(/^@/, "");

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { api, type ApiResponse } from "../../lib/api.ts";
+import { decimalToUnits, formatFull } from "../../lib/format.ts";
 
 type CommunityBounty = ApiResponse<"listCommunityBounties">["bounties"][number];
 
@@ -31,7 +32,7 @@ export function CommunityBountiesOf({ owner, name }: { owner: string; name: stri
               #{b.githubIssueNumber} {b.title}
             </a>
             <span className="font-semibold tabular-nums">
-              {b.amount.replace(/\.?0+$/, "")} {b.currency}
+              {formatFull(decimalToUnits(b.amount, b.currency) ?? 0n, b.currency)} {b.currency}
             </span>
             {b.status === "claimed" && <span className="text-xs text-muted-foreground">claimed by @{b.claimedByGithubUsername}</span>}
           </li>

@@ -22,6 +22,7 @@ import { inputClass } from "../../lib/ui.ts";
 import { openOnramp } from "../../lib/wallet-onramp.ts";
 import { toast } from "../../stores/toast.ts";
 import { Button } from "../ui/button.tsx";
+import { Dialog } from "../ui/dialog.tsx";
 import { Spinner } from "../ui/spinner.tsx";
 import { serverMessage, transactionToast, useActionKey, type TransactionResult } from "./actions.ts";
 
@@ -89,11 +90,15 @@ export function AmountField(props: {
 }
 
 /** Spec section 9: 0.5% of the funding goes to the platform, the net to the pool. */
-export function FeeBreakdown({ amount, symbol }: { amount: bigint | null; symbol: Currency }) {
+export function FeeBreakdown({ amount, symbol, confirming = false }: { amount: bigint | null; symbol: Currency; confirming?: boolean }) {
   const parts = amount !== null && amount > 0n ? feeBreakdown(amount) : null;
   const show = (value: bigint | undefined) => (value === undefined ? "—" : `${formatAmount(value, symbol)} ${symbol}`);
   return (
-    <dl className="grid grid-cols-1 gap-1.5 rounded-xl border border-border bg-background/60 p-3.5 text-sm" aria-label="Fee breakdown" data-fee-breakdown={symbol}>
+    <dl
+      className="grid grid-cols-1 gap-1.5 rounded-xl border border-border bg-background/60 p-3.5 text-sm"
+      aria-label="Fee breakdown"
+      {...(confirming ? { "data-confirm-fee-breakdown": symbol } : { "data-fee-breakdown": symbol })}
+    >
       <div className="flex justify-between gap-3">
         <dt className="text-muted-foreground">Amount</dt>
         <dd className="tabular-nums">{show(parts?.gross)}</dd>
@@ -107,6 +112,54 @@ export function FeeBreakdown({ amount, symbol }: { amount: bigint | null; symbol
         <dd className="tabular-nums">{show(parts?.net)}</dd>
       </div>
     </dl>
+  );
+}
+
+/**
+ * The last look before money leaves the wallet for a pool (issue 38: adding funds moved 200 XDC in one click, while
+ * cancel, release and send confirm): the amount, the fee and the net, and where it goes.
+ */
+export function ConfirmFunding(props: {
+  amount: bigint | null;
+  symbol: Currency;
+  repo: RepoView;
+  busy: boolean;
+  busyLabel: string;
+  note?: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const { amount, symbol } = props;
+  return (
+    <Dialog
+      open={amount !== null}
+      onOpenChange={(open) => !open && !props.busy && props.onCancel()}
+      modalLocked={props.busy}
+      title={amount !== null ? `Add ${formatAmount(amount, symbol)} ${symbol} to the pool?` : "Add funds"}
+      description={`From your wallet to the ${props.repo.fullName} pool.`}
+    >
+      <div className="mt-4 grid gap-4" data-confirm-funding={symbol}>
+        <FeeBreakdown amount={amount} symbol={symbol} confirming />
+        <p className="text-sm text-muted-foreground">
+          The net amount funds bounties on this repository's issues; the pool manager can withdraw what no bounty holds. The fee is not refunded.
+          {props.note ? ` ${props.note}` : ""}
+        </p>
+        <div className="flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+          <Button variant="outline" onClick={props.onCancel} disabled={props.busy}>
+            Cancel
+          </Button>
+          <Button onClick={props.onConfirm} disabled={props.busy}>
+            {props.busy ? (
+              <>
+                <Spinner className="h-4 w-4" /> {props.busyLabel}
+              </>
+            ) : (
+              `Confirm and add ${symbol}`
+            )}
+          </Button>
+        </div>
+      </div>
+    </Dialog>
   );
 }
 
@@ -136,10 +189,11 @@ export function XdcFundingForm(props: {
 }) {
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState<bigint | null>(null);
   const action = useActionKey();
   const amount = parseAmount(text, "XDC");
 
-  const submit = async (event: FormEvent) => {
+  const review = (event: FormEvent) => {
     event.preventDefault();
     if (busy || !props.repo.repoId) return;
     const problem = xdcFundingProblem({ amount, balance: props.balance, remainingLimit: props.remainingLimit, repositoryFullName: props.repo.fullName });
@@ -149,7 +203,13 @@ export function XdcFundingForm(props: {
       toast({ type: "error", ...problem, ...(short ? { action: { label: "Buy XDC", href: "/wallet" } } : {}) });
       return;
     }
-    const amountXdc = toPlainDecimal(amount!, "XDC");
+    setConfirming(amount);
+  };
+
+  const fund = async () => {
+    if (busy || confirming === null || !props.repo.repoId) return;
+    const amount = confirming;
+    const amountXdc = toPlainDecimal(amount, "XDC");
     setBusy(true);
     try {
       const result = await api(`/api/blockchain/repository/${props.repo.repoId}/fund`, {
@@ -158,7 +218,7 @@ export function XdcFundingForm(props: {
         idempotencyKey: action.keyFor(`${props.repo.repoId}/xdc/${amountXdc}`),
       });
       action.settle();
-      const { net } = feeBreakdown(amount!);
+      const { net } = feeBreakdown(amount);
       transactionToast({
         title: "XDC Funding Submitted",
         message: `${formatAmount(net, "XDC")} XDC goes to the pool after the ${FEE_PERCENT_LABEL} fee.`,
@@ -187,6 +247,7 @@ export function XdcFundingForm(props: {
       }
     } finally {
       setBusy(false);
+      setConfirming(null);
     }
   };
 
@@ -196,7 +257,7 @@ export function XdcFundingForm(props: {
   };
 
   return (
-    <form onSubmit={submit} noValidate className="grid grid-cols-1 gap-4" aria-labelledby="add-xdc-title" data-add-xdc-form>
+    <form onSubmit={review} noValidate className="grid grid-cols-1 gap-4" aria-labelledby="add-xdc-title" data-add-xdc-form>
       <h4 id="add-xdc-title" className="text-sm font-semibold">
         Add XDC funds
       </h4>
@@ -230,6 +291,7 @@ export function XdcFundingForm(props: {
           Add XDC
         </SubmitButton>
       </div>
+      <ConfirmFunding amount={confirming} symbol="XDC" repo={props.repo} busy={busy} busyLabel="Adding XDC..." onConfirm={() => void fund()} onCancel={() => setConfirming(null)} />
     </form>
   );
 }
@@ -257,10 +319,11 @@ export function TokenFundingForm(props: {
   const [step, setStep] = useState<RoxnStep>("idle");
   const approveKey = useActionKey();
   const fundKey = useActionKey();
+  const [confirming, setConfirming] = useState<bigint | null>(null);
   const amount = parseAmount(text, token);
   const approvalFirst = needsRoxnApproval(amount, props.allowance);
 
-  const submit = async (event: FormEvent) => {
+  const review = (event: FormEvent) => {
     event.preventDefault();
     if (step !== "idle" || !props.repo.repoId) return;
     const problem = tokenFundingProblem(token, { amount, balance: props.balance, repositoryFullName: props.repo.fullName });
@@ -268,7 +331,13 @@ export function TokenFundingForm(props: {
       toast({ type: "error", ...problem });
       return;
     }
-    const tokenAmount = toPlainDecimal(amount!, token);
+    setConfirming(amount);
+  };
+
+  const submit = async () => {
+    if (step !== "idle" || confirming === null || !props.repo.repoId) return;
+    const amount = confirming;
+    const tokenAmount = toPlainDecimal(amount, token);
     if (approvalFirst) {
       setStep("approving");
       try {
@@ -281,13 +350,15 @@ export function TokenFundingForm(props: {
         if (typeof approved.allowance !== "string") {
           toast({ type: "error", title: `${token} Approval Failed`, message: "Invalid allowance format received from server." });
           setStep("idle");
+          setConfirming(null);
           return;
         }
         const allowance = parseAmount(approved.allowance, token) ?? 0n;
         props.onAllowance(allowance);
-        if (allowance < amount!) {
+        if (allowance < amount) {
           toast({ type: "info", title: `${token} Approval Pending`, message: `${approved.message}. Try again once it is confirmed.` });
           setStep("idle");
+          setConfirming(null);
           return;
         }
         transactionToast({ title: `${token} Approved`, message: approved.message || `${token} approved`, actionLabel: "View on Explorer", result: approved });
@@ -295,6 +366,7 @@ export function TokenFundingForm(props: {
         approveKey.settle(err);
         toast({ type: "error", title: `${token} Approval Failed`, message: serverMessage(err, `Failed to approve ${token}`) });
         setStep("idle");
+        setConfirming(null);
         return;
       }
     }
@@ -306,7 +378,7 @@ export function TokenFundingForm(props: {
         idempotencyKey: fundKey.keyFor(`${props.repo.repoId}/${lower}/${tokenAmount}`),
       });
       fundKey.settle();
-      const { net } = feeBreakdown(amount!);
+      const { net } = feeBreakdown(amount);
       transactionToast({
         title: `${token} Funding Submitted`,
         message: `${formatAmount(net, token)} ${token} goes to the pool after the ${FEE_PERCENT_LABEL} fee.`,
@@ -320,6 +392,7 @@ export function TokenFundingForm(props: {
       toast({ type: "error", title: errorTitle(err, `Error Adding ${token} Funds`), message: serverMessage(err, `Failed to add ${token} funds`) });
     } finally {
       setStep("idle");
+      setConfirming(null);
     }
   };
 
@@ -334,7 +407,7 @@ export function TokenFundingForm(props: {
 
   const busy = step !== "idle";
   return (
-    <form onSubmit={submit} noValidate className="grid grid-cols-1 gap-4" aria-labelledby={`add-${lower}-title`} {...{ [`data-add-${lower}-form`]: "" }}>
+    <form onSubmit={review} noValidate className="grid grid-cols-1 gap-4" aria-labelledby={`add-${lower}-title`} {...{ [`data-add-${lower}-form`]: "" }}>
       <h4 id={`add-${lower}-title`} className="text-sm font-semibold">
         Add {token} funds
       </h4>
@@ -361,6 +434,16 @@ export function TokenFundingForm(props: {
           {approvalFirst ? `Approve & Add ${token}` : `Add ${token}`}
         </SubmitButton>
       </div>
+      <ConfirmFunding
+        amount={confirming}
+        symbol={token}
+        repo={props.repo}
+        busy={busy}
+        busyLabel={step === "approving" ? "Approving..." : `Adding ${token}...`}
+        note={confirming !== null && needsRoxnApproval(confirming, props.allowance) ? `The pool contract is approved to take this ${token} first (one more transaction).` : undefined}
+        onConfirm={() => void submit()}
+        onCancel={() => setConfirming(null)}
+      />
     </form>
   );
 }

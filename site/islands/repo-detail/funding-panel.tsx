@@ -4,7 +4,7 @@ import { api } from "../../lib/api.ts";
 import { walletInfo } from "../../lib/wallet-data.ts";
 import { FUNDING_STATUS_POLL_MS, fromApi, type Currency } from "../../lib/funding-rules.ts";
 import { formatAmount } from "../../lib/format.ts";
-import { bountyAmount, poolsOf, sortedBounties, type PoolInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
+import { bountyFigures, poolsOf, sortedBounties, type PoolInfo, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
 import { explorerTxLink } from "../../lib/repo-detail-links.ts";
 import { githubSignInUrl } from "../../lib/auth-flow.ts";
 import type { SessionUser } from "../../stores/session.ts";
@@ -16,6 +16,7 @@ import { TokenMark } from "./tokens.tsx";
 import { Notice, Skeleton, Stat } from "./ui.tsx";
 import { Tabs } from "../ui/tabs.tsx";
 import { useResource } from "./use-resource.ts";
+import { bindingLabel, FundingLimits } from "./funding-limits.tsx";
 
 const loadForms = () => import("./manager-forms.ts");
 const AssignBountyForm = lazy(() => loadForms().then((m) => ({ default: m.AssignBountyForm })));
@@ -23,14 +24,6 @@ const WithdrawForm = lazy(() => loadForms().then((m) => ({ default: m.WithdrawFo
 const RoxnFundingForm = lazy(() => loadForms().then((m) => ({ default: m.RoxnFundingForm })));
 const TokenFundingForm = lazy(() => loadForms().then((m) => ({ default: m.TokenFundingForm })));
 const XdcFundingForm = lazy(() => loadForms().then((m) => ({ default: m.XdcFundingForm })));
-
-interface FundingStatus {
-  /** Numbers of XDC for the spec's clients; the site reads the exact decimal strings beside them. */
-  dailyLimitXdc: string;
-  currentTotalXdc: string;
-  remainingLimitXdc: string;
-  windowEndTime: string | null;
-}
 
 export interface FundingPanelProps {
   repo: RepoView;
@@ -234,6 +227,7 @@ export function FundingPanel(props: FundingPanelProps) {
                       <Stat
                         label="Remaining today"
                         value={status.error && !status.data ? "Unavailable" : amountText(remaining, "XDC")}
+                        hint={status.data ? bindingLabel(status.data) : undefined}
                         testId="xdc-remaining"
                       />
                     )}
@@ -292,46 +286,7 @@ export function FundingPanel(props: FundingPanelProps) {
   );
 }
 
-function FundingLimits({ status }: { status: FundingStatus | undefined }) {
-  if (!status) return <Skeleton className="h-20 w-full" />;
-  const limit = fromApi(status.dailyLimitXdc, "XDC");
-  const used = fromApi(status.currentTotalXdc, "XDC");
-  const percent = limit > 0n ? Number((used * 1000n) / limit) / 10 : 0;
-  const resets = status.windowEndTime ? new Date(status.windowEndTime) : null;
-  return (
-    <section aria-labelledby="funding-limits-title" className="rounded-xl border border-border bg-background/60 p-3.5" data-funding-limits>
-      <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h4 id="funding-limits-title" className="text-sm font-semibold">
-          Daily funding limit
-        </h4>
-        <span className="text-xs tabular-nums text-muted-foreground">
-          {formatAmount(used, "XDC")} of {formatAmount(limit, "XDC")} XDC used
-        </span>
-      </div>
-      <div
-        className="mt-2.5 h-2 overflow-hidden rounded-full bg-muted"
-        role="progressbar"
-        aria-label="Daily funding limit used"
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={Math.round(percent)}
-      >
-        <div className={`h-full rounded-full ${percent >= 100 ? "bg-destructive" : "bg-primary"}`} style={{ width: `${Math.min(100, percent)}%` }} />
-      </div>
-      <p className="mt-2 text-xs text-muted-foreground">
-        {resets && !Number.isNaN(resets.getTime()) ? (
-          <>
-            Rolling 24-hour window; the limit grows again from <time dateTime={status.windowEndTime!}>{resets.toLocaleString()}</time>.
-          </>
-        ) : (
-          "Rolling 24-hour window per repository. Nothing was funded in the last 24 hours."
-        )}
-      </p>
-    </section>
-  );
-}
-
-const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", releasing: "Being shared (release window)", queued: "Payout queued (over the daily limit)", paid: "Paid", cancelled: "Cancelled" } as const;
+const STATE_LABELS = { open: "Open", claimed: "Working on it", awaiting: "Awaiting decision", held: "Held", releasing: "Being shared (release window)", paying: "Being paid", queued: "Payout queued (over the daily limit)", paid: "Paid", cancelled: "Cancelled" } as const;
 
 function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null | undefined; issues: RepoIssue[]; explorerUrl: string }) {
   // Paid bounties are done: they leave this list (they are in the Rewards figures and the contributor's wallet history).
@@ -355,7 +310,7 @@ function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null |
       ) : (
         <ul className="mt-4 divide-y divide-border">
           {list.map((bounty) => {
-            const { currency, amount } = bountyAmount(bounty);
+            const { currency, total, breakdown, names } = bountyFigures(bounty);
             const issue = byNumber.get(bounty.issueId);
             const tx = explorerTxLink(explorerUrl, bounty.transactionHash);
             return (
@@ -389,8 +344,15 @@ function ActiveBounties({ pool, issues, explorerUrl }: { pool: PoolInfo | null |
                     )}
                   </p>
                 </div>
-                <span className="shrink-0 text-sm font-semibold tabular-nums">
-                  {formatAmount(amount, currency)} {currency}
+                <span className="shrink-0 text-right text-sm font-semibold tabular-nums">
+                  <span className="block" data-bounty-total>
+                    {total}
+                  </span>
+                  {breakdown && (
+                    <span className="block text-xs font-medium text-muted-foreground" data-funders title={names}>
+                      {breakdown}
+                    </span>
+                  )}
                 </span>
               </li>
             );

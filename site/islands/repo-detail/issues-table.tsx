@@ -1,8 +1,7 @@
 import type { ReactNode } from "react";
 import { labelStyle } from "../../lib/labels.ts";
 import { contributeSignInUrl } from "../../lib/repo-detail-links.ts";
-import { bountyAmount, errorTooltip, isBountySet, type BountyInfo, type IssueLabel, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
-import { formatAmount } from "../../lib/format.ts";
+import { bountyFigures, errorTooltip, isBountySet, type BountyInfo, type IssueLabel, type RepoIssue, type RepoView } from "../../lib/repo-detail-data.ts";
 import { Button, ButtonLink } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
@@ -182,7 +181,7 @@ export function RewardCell({ state }: { state: RewardState }) {
       );
     }
     case "bounty": {
-      const { currency, amount } = bountyAmount(state.bounty);
+      const { currency, total, breakdown, names } = bountyFigures(state.bounty);
       const paid = state.bounty.status === "paid";
       return (
         <span className="inline-flex flex-wrap items-center gap-1.5" data-reward="bounty">
@@ -193,14 +192,14 @@ export function RewardCell({ state }: { state: RewardState }) {
             }
           >
             <TokenMark symbol={currency} className="h-4 w-4 text-[9px]" />
-            {formatAmount(amount, currency)} {currency}
+            <span data-bounty-total>{total}</span>
           </span>
           {paid && <span className="text-xs font-medium text-muted-foreground">Paid</span>}
           {state.bounty.state === "held" && <span className="text-xs font-medium text-warning" data-badge>Held for @{state.bounty.heldFor}</span>}
           {state.bounty.state === "awaiting" && <span className="text-xs font-medium text-warning" data-badge>Awaiting decision</span>}
-          {state.bounty.funders && state.bounty.funders.length > 0 && (
-            <span className="text-xs font-medium text-muted-foreground" data-funders title={state.bounty.funders.map((f) => `${f.funder ? `@${f.funder}` : "anonymous"}: ${f.amount} ${currency}`).join("\n")}>
-              incl. {state.bounty.boosted} {currency} from {state.bounty.funders.length} {state.bounty.funders.length === 1 ? "funder" : "funders"}
+          {breakdown && (
+            <span className="text-xs font-medium text-muted-foreground" data-funders title={names}>
+              {breakdown}
             </span>
           )}
           {state.bounty.status === "queued" && (

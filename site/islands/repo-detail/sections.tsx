@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { formatAmount } from "../../lib/format.ts";
+import { CURRENCIES, formatAmount, type Currency } from "../../lib/format.ts";
 import type { poolsOf, RepoView } from "../../lib/repo-detail-data.ts";
 import { Button, ButtonLink } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
@@ -56,13 +56,21 @@ export function RepoHeader(props: { repo: RepoView; art?: ReactNode; openIssues:
           <dl className="mt-5 grid grid-cols-2 gap-3 border-t border-border pt-5 sm:grid-cols-4">
             <HeaderStat label="Open issues" value={String(props.openIssues)} />
             <HeaderStat label="Funded issues" value={props.openBounties === null ? null : String(props.openBounties)} />
-            <HeaderStat label="XDC pool" value={pools ? `${formatAmount(pools.XDC, "XDC")}` : null} unit="XDC" />
-            <HeaderStat label="ROXN pool" value={pools ? `${formatAmount(pools.ROXN, "ROXN")}` : null} unit="ROXN" />
+            {/* Each currency the pool holds (issue 38: a pool of 99.50 USDC read 0 XDC / 0 ROXN); XDC when it holds none. */}
+            {(pools ? heldCurrencies(pools) : (["XDC"] as const)).map((symbol) => (
+              <HeaderStat key={symbol} label={`${symbol} pool`} value={pools ? formatAmount(pools[symbol], symbol) : null} unit={symbol} />
+            ))}
           </dl>
         )}
       </div>
     </header>
   );
+}
+
+/** The currencies a pool holds, in the catalogue's order; XDC alone when it holds nothing. */
+export function heldCurrencies(pools: NonNullable<ReturnType<typeof poolsOf>>): Currency[] {
+  const held = CURRENCIES.filter((c) => pools[c] > 0n);
+  return held.length ? held : ["XDC"];
 }
 
 export function HeaderStat({ label, value, unit }: { label: string; value: string | null; unit?: string }) {

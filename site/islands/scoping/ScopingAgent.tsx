@@ -146,7 +146,7 @@ export default function ScopingAgent(props: { signedIn: boolean; isPoolManager: 
   const statusText = uploading ? `Uploading ${uploading}…` : job ? STATUS_TEXT[job.status] : null;
 
   return (
-    <div className="grid gap-6 lg:grid-cols-[minmax(0,1fr)_18rem]">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-[minmax(0,1fr)_18rem]">
       <div className="min-w-0 space-y-6">
         <section className={`${cardClass} p-5 sm:p-6`} aria-labelledby="scoping-upload-title">
           <h2 id="scoping-upload-title" className="text-lg font-semibold">Upload a requirements document</h2>
@@ -193,7 +193,7 @@ export default function ScopingAgent(props: { signedIn: boolean; isPoolManager: 
                 {working && <Spinner className="h-4 w-4" />}
                 {job?.status === "completed" && !uploading && <Icon name="check" className="h-4 w-4 text-emerald-600 dark:text-emerald-400" />}
                 <span>{statusText}</span>
-                {job && !uploading && <span className="truncate text-muted-foreground">· {job.fileName}</span>}
+                {job && !uploading && <span className="min-w-0 truncate text-muted-foreground">· {job.fileName}</span>}
               </p>
             )}
           </div>

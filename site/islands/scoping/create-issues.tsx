@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { api, errorMessage, type ApiResponse } from "../../lib/api.ts";
 import { parseAmount, toPlainDecimal, type Currency } from "../../lib/funding-rules.ts";
-import { formatAmount } from "../../lib/format.ts";
+import { formatFull } from "../../lib/format.ts";
 import { cardClass, inputClass } from "../../lib/ui.ts";
 import { SCOPING_POLL_MS, type Plan } from "../../../lib/scoping.ts";
 import { toast } from "../../stores/toast.ts";
@@ -22,7 +22,7 @@ const BOUNTY_STATUS: Record<string, string> = { queued: "Submitting", signed: "S
  * the same bounty on each from the pool. One confirm step names everything
  * that will happen; afterwards each issue and bounty shows as it confirms.
  */
-export default function CreateIssues(props: { jobId: string; plan: Plan; selected: Set<number>; onClose: () => void }) {
+export default function CreateIssues(props: { jobId: string; plan: Plan; selected: Set<number>; onClose: () => void; onCreated?: () => void }) {
   const [repos, setRepos] = useState<AdminRepository[] | null>(null);
   const [repoId, setRepoId] = useState<number | null>(null);
   const [label, setLabel] = useState("issuepool");
@@ -49,10 +49,11 @@ export default function CreateIssues(props: { jobId: string; plan: Plan; selecte
   const loadIssues = useCallback(async () => {
     try {
       setIssues((await api(`/api/ai-scoping/results/${props.jobId}/issues`)).issues);
+      props.onCreated?.();
     } catch {
       /* shown again on the next poll */
     }
-  }, [props.jobId]);
+  }, [props.jobId, props.onCreated]);
 
   useEffect(() => {
     void loadIssues();
@@ -165,7 +166,7 @@ export default function CreateIssues(props: { jobId: string; plan: Plan; selecte
           </p>
           {withBounty && amount ? (
             <p>
-              Each gets a bounty of <strong>{formatAmount(amount, currency, 4)} {currency}</strong> from the pool: <strong>{formatAmount(total, currency, 4)} {currency}</strong> in all, one
+              Each gets a bounty of <strong>{formatFull(amount, currency)} {currency}</strong> from the pool: <strong>{formatFull(total, currency)} {currency}</strong> in all, one
               transaction each. Bounties are final once set.
             </p>
           ) : (

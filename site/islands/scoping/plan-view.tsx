@@ -1,10 +1,14 @@
-import { lazy, Suspense, useMemo, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from "react";
+import { api, type ApiResponse } from "../../lib/api.ts";
+import { decimalToUnits, formatFull } from "../../lib/format.ts";
 import { namedPhasesOf, type Complexity, type Plan } from "../../../lib/scoping.ts";
 import { badgeClass, cardClass } from "../../lib/ui.ts";
 import { Button } from "../ui/button.tsx";
 import { Icon } from "../ui/icon.tsx";
 
 const CreateIssues = lazy(() => import("./create-issues.tsx"));
+
+type ScopedIssue = ApiResponse<"listScopedIssues">["issues"][number];
 
 const COMPLEXITY_CLASS: Record<Complexity, string> = {
   Low: "border-emerald-500/40 bg-emerald-500/10 text-emerald-800 dark:text-emerald-300",
@@ -41,6 +45,17 @@ export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: bool
   const byId = useMemo(() => new Map(plan.tasks.map((t) => [t.id, t])), [plan]);
   const [selected, setSelected] = useState<Set<number>>(() => new Set(plan.tasks.map((t) => t.id)));
   const [creating, setCreating] = useState(false);
+  // Which tasks were opened as issues, read with the plan (issue 38: after a reload the plan no longer showed them).
+  const [opened, setOpened] = useState<Map<number, ScopedIssue>>(new Map());
+  const loadOpened = useCallback(() => {
+    api(`/api/ai-scoping/results/${props.jobId}/issues`).then(
+      ({ issues }) => setOpened(new Map(issues.filter((i) => i.issueNumber !== null).map((i) => [i.taskId, i]))),
+      () => undefined,
+    );
+  }, [props.jobId]);
+  useEffect(() => {
+    if (props.isPoolManager) loadOpened();
+  }, [loadOpened, props.isPoolManager]);
   const count = (c: Complexity) => plan.tasks.filter((t) => t.estimatedComplexity === c).length;
   const toggle = (id: number) =>
     setSelected((current) => {
@@ -54,7 +69,7 @@ export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: bool
     <div className="space-y-6" data-plan>
       <section className={`${cardClass} p-5 sm:p-6`} aria-labelledby="plan-title">
         <p className="text-xs font-semibold uppercase tracking-wide text-primary">Project plan</p>
-        <h2 id="plan-title" className="mt-1 text-2xl font-bold tracking-tight" data-plan-name>{plan.projectName}</h2>
+        <h2 id="plan-title" className="mt-1 break-words text-2xl font-bold tracking-tight" data-plan-name>{plan.projectName}</h2>
         <p className="mt-2 max-w-prose text-sm leading-relaxed">{plan.summary}</p>
         <PlannerNote planner={props.planner} fallback={props.fallback} />
         <dl className="mt-4 flex flex-wrap gap-x-6 gap-y-2 text-sm">
@@ -100,7 +115,7 @@ export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: bool
         </div>
         {props.isPoolManager && creating && (
           <Suspense fallback={<p className="mt-3 text-sm text-muted-foreground">Loading…</p>}>
-            <CreateIssues jobId={props.jobId} plan={plan} selected={selected} onClose={() => setCreating(false)} />
+            <CreateIssues jobId={props.jobId} plan={plan} selected={selected} onClose={() => setCreating(false)} onCreated={loadOpened} />
           </Suspense>
         )}
         <ol className="mt-3 space-y-3">
@@ -122,6 +137,21 @@ export function PlanView(props: { jobId: string; plan: Plan; isPoolManager: bool
                 </h4>
                 <ComplexityBadge value={task.estimatedComplexity} />
               </div>
+              {opened.get(task.id) && (
+                <p className="mt-1 text-sm" data-task-issue={opened.get(task.id)!.issueNumber}>
+                  <Icon name="check" className="mr-1 inline h-3.5 w-3.5 text-success" />
+                  Opened as{" "}
+                  {opened.get(task.id)!.issueUrl ? (
+                    <a href={opened.get(task.id)!.issueUrl!} target="_blank" rel="noopener noreferrer" className="font-medium text-primary underline-offset-2 hover:underline">
+                      issue #{opened.get(task.id)!.issueNumber}
+                    </a>
+                  ) : (
+                    <span className="font-medium">issue #{opened.get(task.id)!.issueNumber}</span>
+                  )}
+                  {opened.get(task.id)!.bounty &&
+                    ` with a bounty of ${formatFull(decimalToUnits(opened.get(task.id)!.bounty!.amount, opened.get(task.id)!.bounty!.currency) ?? 0n, opened.get(task.id)!.bounty!.currency)} ${opened.get(task.id)!.bounty!.currency}`}
+                </p>
+              )}
               {task.complexityReasons && task.complexityReasons.length > 0 && (
                 <p className="mt-1 text-xs text-muted-foreground" data-complexity-reasons>
                   {task.estimatedComplexity}: {task.complexityReasons.join(", ")}

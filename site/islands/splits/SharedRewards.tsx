@@ -1,4 +1,5 @@
 import { useEffect, useState } from "react";
+import { sharesTotal } from "../../lib/split-shares.ts";
 import { api, errorMessage, newIdempotencyKey, type ApiResponse } from "../../lib/api.ts";
 import { toast } from "../../stores/toast.ts";
 import { buttonClass, cardClass, inputClass } from "../../lib/ui.ts";
@@ -71,7 +72,8 @@ function SplitCard({ split, canEdit, onSaved }: { split: Split; canEdit: boolean
       setReturning({ login, key, busy: false });
     }
   };
-  const sum = editing?.reduce((total, r) => total + (Number(r.percent) || 0), 0) ?? 0;
+  // Saved only when the shares make the whole bounty (issue 38: the button was enabled at any total).
+  const { percent: sum, saveable } = sharesTotal(editing ?? []);
 
   const save = async () => {
     if (!editing) return;
@@ -115,10 +117,16 @@ function SplitCard({ split, canEdit, onSaved }: { split: Split; canEdit: boolean
             <button type="button" className={buttonClass("outline", "sm")} onClick={() => setEditing([...editing, { login: "", percent: "" }])}>
               Add a person
             </button>
-            <span className={`text-sm ${Math.abs(sum - 100) < 0.001 ? "text-muted-foreground" : "text-destructive"}`} data-split-sum>
-              Total {Math.round(sum * 100) / 100} %
+            <span id={`split-sum-${split.issueNumber}`} className={`text-sm ${saveable ? "text-muted-foreground" : "text-destructive"}`} data-split-sum>
+              Total {sum} %{!saveable && " (the shares must add up to 100 %)"}
             </span>
-            <button type="button" className={buttonClass("default", "sm")} disabled={saving} onClick={() => void save()}>
+            <button
+              type="button"
+              className={buttonClass("default", "sm")}
+              disabled={saving || !saveable}
+              aria-describedby={`split-sum-${split.issueNumber}`}
+              onClick={() => void save()}
+            >
               {saving ? "Saving…" : "Save shares"}
             </button>
             <button type="button" className={buttonClass("ghost", "sm")} onClick={() => setEditing(null)}>

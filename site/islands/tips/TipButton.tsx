@@ -3,6 +3,7 @@ import { useStore } from "../ui/use-store.ts";
 import { api, errorMessage, newIdempotencyKey, type ApiResponse } from "../../lib/api.ts";
 import { $user, loadSession } from "../../stores/session.ts";
 import { buttonClass, inputClass } from "../../lib/ui.ts";
+import { CURRENCIES, type Currency } from "../../lib/format.ts";
 
 type Tip = ApiResponse<"giveTip">;
 type Step = { step: "closed" } | { step: "open"; key: string } | { step: "sending"; key: string } | { step: "done"; tip: Tip } | { step: "failed"; key: string; message: string };
@@ -18,7 +19,7 @@ export default function TipButton({ login, className = "" }: { login: string; cl
   const user = useStore($user, null);
   const [state, setState] = useState<Step>({ step: "closed" });
   const [amount, setAmount] = useState("1");
-  const [currency, setCurrency] = useState<"XDC" | "ROXN" | "USDC">("XDC");
+  const [currency, setCurrency] = useState<Currency>("XDC");
   if (user && user.username.toLowerCase() === login.toLowerCase()) return null;
 
   const send = async (key: string) => {
@@ -55,30 +56,42 @@ export default function TipButton({ login, className = "" }: { login: string; cl
       </p>
     );
   }
+  // A form of its own, with its labels and unit in sight (issue 38: it was squeezed into the profile header, its
+  // amount field without a label or a unit).
   return (
     <form
-      className="flex flex-wrap items-center gap-2"
+      className="grid w-full max-w-md gap-3 rounded-xl border border-border bg-card p-4 text-left shadow-sm"
+      aria-label={`Tip @${login}`}
       data-tip-form={login}
       onSubmit={(e) => {
         e.preventDefault();
         void send(state.key);
       }}
     >
-      <label className="sr-only" htmlFor={`tip-amount-${login}`}>Amount</label>
-      <input id={`tip-amount-${login}`} className={`${inputClass} w-24`} inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} required />
-      <label className="sr-only" htmlFor={`tip-currency-${login}`}>Currency</label>
-      <select id={`tip-currency-${login}`} className={`${inputClass} w-24`} value={currency} onChange={(e) => setCurrency(e.target.value as typeof currency)}>
-        <option>XDC</option>
-        <option>ROXN</option>
-        <option>USDC</option>
-      </select>
-      <button type="submit" className={buttonClass("default", "sm")} disabled={state.step === "sending"}>
-        {state.step === "sending" ? "Sending…" : `Send to @${login}`}
-      </button>
-      <button type="button" className={buttonClass("ghost", "sm")} onClick={() => setState({ step: "closed" })}>
-        Cancel
-      </button>
-      <span className="w-full text-xs text-muted-foreground">0.5 % fee, read from the contract; held in escrow if @{login} has no Issuepool wallet yet.</span>
+      <p className="text-sm font-semibold">Tip @{login} from your wallet</p>
+      <div className="grid grid-cols-[minmax(0,1fr)_7rem] gap-3">
+        <label className="grid gap-1 text-sm font-medium" htmlFor={`tip-amount-${login}`}>
+          Tip amount ({currency})
+          <input id={`tip-amount-${login}`} className={inputClass} inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} required />
+        </label>
+        <label className="grid gap-1 text-sm font-medium" htmlFor={`tip-currency-${login}`}>
+          Currency
+          <select id={`tip-currency-${login}`} className={inputClass} value={currency} onChange={(e) => setCurrency(e.target.value as Currency)}>
+            {CURRENCIES.map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <p className="text-xs text-muted-foreground">0.5 % fee, read from the contract; held in escrow if @{login} has no Issuepool wallet yet.</p>
+      <div className="flex flex-wrap justify-end gap-2">
+        <button type="button" className={buttonClass("ghost", "sm")} onClick={() => setState({ step: "closed" })}>
+          Cancel
+        </button>
+        <button type="submit" className={buttonClass("default", "sm")} disabled={state.step === "sending"}>
+          {state.step === "sending" ? "Sending…" : `Send to @${login}`}
+        </button>
+      </div>
       {state.step === "failed" && (
         <p role="alert" className="w-full text-sm text-destructive">
           {state.message}

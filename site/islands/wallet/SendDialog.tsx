@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { api, ApiRequestError, errorMessage, newIdempotencyKey, type ApiResponse } from "../../lib/api.ts";
-import { formatAmount, formatUnits, type Symbol } from "../../lib/format.ts";
+import { CURRENCIES, DECIMALS, formatAmount, formatUnits, type Currency } from "../../lib/format.ts";
 import { inputClass } from "../../lib/ui.ts";
 import { OtpInput } from "../ui/otp-input.tsx";
 import { toUnits } from "../../lib/wallet-data.ts";
@@ -13,7 +13,6 @@ import { InlineAlert, WalletDialog } from "./WalletDialog.tsx";
 
 type Quote = ApiResponse<"quoteSend">;
 
-const TOKENS: Symbol[] = ["XDC", "ROXN", "USDC"];
 type Problem = { title?: string; message: string } | null;
 
 const problemOf = (err: unknown, fallback: string): Problem => ({
@@ -30,14 +29,14 @@ const problemOf = (err: unknown, fallback: string): Problem => ({
  */
 export function SendDialog(props: {
   address: string;
-  balances: Record<Symbol, string | undefined>;
+  balances: Record<Currency, string | undefined>;
   onSent: () => void;
   open: boolean;
   /** Closing unmounts it (XdcWalletPanel), which forgets the form. */
   onOpenChange: (open: boolean) => void;
 }) {
   const { open } = props;
-  const [token, setToken] = useState<Symbol>("XDC");
+  const [token, setToken] = useState<Currency>("XDC");
   const [to, setTo] = useState("");
   const [amount, setAmount] = useState("");
   const [fieldErrors, setFieldErrors] = useState<{ to?: string; amount?: string }>({});
@@ -140,9 +139,9 @@ export function SendDialog(props: {
   // Fees are tiny next to the 4 decimals balances show: 6 here, and the total follows them.
   const feeText = (fee: string) => {
     const units = toUnits(fee, "XDC") ?? 0n;
-    return `${units > 0n && units < 10n ** 12n ? "< 0.000001" : formatUnits(units, 18, 6)} XDC`;
+    return `${units > 0n && units < 10n ** 12n ? "< 0.000001" : formatUnits(units, DECIMALS.XDC, 6)} XDC`;
   };
-  const totalText = (q: Quote) => (q.total ? `${formatUnits(toUnits(q.total, "XDC") ?? 0n, 18, 6)} XDC` : `${q.amount} ${q.token} + ${feeText(q.fee)}`);
+  const totalText = (q: Quote) => (q.total ? `${formatUnits(toUnits(q.total, "XDC") ?? 0n, DECIMALS.XDC, 6)} XDC` : `${q.amount} ${q.token} + ${feeText(q.fee)}`);
 
   return (
     <>
@@ -158,7 +157,7 @@ export function SendDialog(props: {
             <fieldset className="grid gap-2">
               <legend className="mb-2 text-sm font-semibold">Token</legend>
               <div className="grid grid-cols-3 gap-2" role="radiogroup" aria-label="Token">
-                {TOKENS.map((symbol) => (
+                {CURRENCIES.map((symbol) => (
                   <label
                     key={symbol}
                     className="flex cursor-pointer flex-col rounded-lg border border-border px-3 py-2 text-sm has-[:checked]:border-primary has-[:checked]:bg-primary/5 has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-ring"

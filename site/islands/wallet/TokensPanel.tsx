@@ -1,11 +1,11 @@
 import { useEffect } from "react";
 import { useResourceState } from "../ui/use-store.ts";
-import type { Symbol } from "../../lib/format.ts";
+import { CURRENCIES, CURRENCY_NAMES, DECIMALS, type Currency } from "../../lib/format.ts";
 import { formatBalance, tokenCatalogue, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
 
-function balanceText(symbol: Symbol, value: string | undefined, error: string | null) {
+function balanceText(symbol: Currency, value: string | undefined, error: string | null) {
   if (value === undefined) return error ? "—" : <Spinner className="h-4 w-4" label={`Loading ${symbol} balance`} />;
   return `${formatBalance(value, symbol)} ${symbol}`;
 }
@@ -17,12 +17,8 @@ export function TokensPanel({ userId }: { userId: number }) {
   const catalogue = useResourceState(tokenCatalogue);
   useEffect(() => void tokenCatalogue.load(), []);
 
-  const balanceOf: Record<Symbol, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
-  const tokens = catalogue.data?.tokens ?? [
-    { symbol: "XDC" as const, name: "XDC Network coin", contractAddress: null, explorerUrl: null, decimals: 18 },
-    { symbol: "ROXN" as const, name: "ROXN platform token", contractAddress: null, explorerUrl: null, decimals: 18 },
-    { symbol: "USDC" as const, name: "USD Coin", contractAddress: null, explorerUrl: null, decimals: 6 },
-  ];
+  const balanceOf: Record<Currency, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
+  const tokens = catalogue.data?.tokens ?? CURRENCIES.map((symbol) => ({ symbol, name: CURRENCY_NAMES[symbol], contractAddress: null, explorerUrl: null, decimals: DECIMALS[symbol] }));
 
   return (
     <div className="grid gap-4">

@@ -1,4 +1,4 @@
-import { useEffect, type ReactNode } from "react";
+import { lazy, Suspense, useEffect, type ReactNode } from "react";
 import { api, type ApiResponse } from "../../lib/api.ts";
 import { createResource } from "../../lib/wallet-resource.ts";
 import { useResourceState } from "../ui/use-store.ts";
@@ -19,6 +19,20 @@ import { Button } from "../ui/button.tsx";
 import { CopyButton } from "../ui/copy-button.tsx";
 import { Icon } from "../ui/icon.tsx";
 import { Spinner } from "../ui/spinner.tsx";
+
+/** Cash-outs and statements (issue 40) load with the tab's first view, apart from the rest of the wallet. */
+const CashoutsSection = lazy(() => import("./CashoutsSection.tsx").then((m) => ({ default: m.CashoutsSection })));
+const StatementsSection = lazy(() => import("./StatementsSection.tsx").then((m) => ({ default: m.StatementsSection })));
+
+/** A reward's way to rupees (issue 40): the wallet's cash-out, prefilled. ROXN cannot be cashed out. */
+function CashoutLink({ entry }: { entry: BountyHistoryEntry }) {
+  if (entry.kind !== "reward" || entry.currency === "ROXN") return null;
+  return (
+    <a href={`/wallet?cashout=${entry.currency}&amount=${entry.amount}`} className="ml-2 whitespace-nowrap font-semibold text-primary hover:underline" data-history-cashout>
+      Cash out
+    </a>
+  );
+}
 
 /** Spec section 4: success green, failed red, anything else amber; shown capitalised. */
 export function statusTone(status: string): string {
@@ -107,7 +121,8 @@ function OnrampRow({ tx }: { tx: OnrampTransaction }) {
           <span className={`${badgeClass} border-border bg-muted font-medium text-foreground`}>{sell ? "Withdraw" : "Purchase"}</span>
         </span>
       }
-      amount={tx.amount ? `${formatBalance(tx.amount, "XDC")} XDC` : "—"}
+      // What came in (a purchase) or left (a sale), signed like every other row (issue 38: sales had no minus sign).
+      amount={tx.amount ? `${sell ? "-" : "+"}${formatBalance(tx.amount, "XDC")} XDC` : "—"}
       detail={
         <span className="text-muted-foreground">
           {tx.fiatAmount && (
@@ -134,7 +149,7 @@ function SendRow({ tx }: { tx: SentTransaction }) {
       icon="send"
       iconTone="bg-muted"
       title={`Sent ${tx.token}`}
-      amount={`${formatBalance(tx.amount, tx.token)} ${tx.token}`}
+      amount={`-${formatBalance(tx.amount, tx.token)} ${tx.token}`}
       detail={
         <span className="inline-flex items-center gap-1 text-muted-foreground">
           to
@@ -152,22 +167,35 @@ function SendRow({ tx }: { tx: SentTransaction }) {
   );
 }
 
-const HISTORY_TITLES = { reward: "Reward received", held: "Reward share held in escrow for you", withdrawal: "Pool withdrawal", refund: "Bounty refunded to pool" } as const;
+const HISTORY_TITLES = {
+  reward: "Reward received",
+  held: "Reward share held in escrow for you",
+  withdrawal: "Pool withdrawal",
+  refund: "Bounty cancelled: back to the pool",
+  funding: "Pool funded",
+} as const;
 
-/** Money the platform moved for this user (issue 11): a bounty paid to them, a pool withdrawal, a bounty back to their pool. */
+/**
+ * Money the platform moved for this user (issue 11): a bounty paid to them, a pool withdrawal, their own funding of a
+ * pool, a bounty back to their pool. The sign follows which way the money went for this wallet (issue 38: a cancelled
+ * bounty read as if the pool manager had received it; it went back to the pool).
+ */
 function HistoryRow({ entry }: { entry: BountyHistoryEntry }) {
-  // A held share has not arrived yet: no "+" until its reward entry.
-  const incoming = entry.kind !== "refund" && entry.kind !== "held";
+  const sign = entry.direction === "in" ? "+" : entry.direction === "out" ? "-" : "";
   return (
     <TransactionRow
-      data={{ "data-history-entry": entry.id, "data-history-kind": entry.kind }}
-      icon={incoming ? "arrowDownLeft" : "arrowUpRight"}
+      data={{ "data-history-entry": entry.id, "data-history-kind": entry.kind, "data-direction": entry.direction }}
+      icon={entry.direction === "in" ? "arrowDownLeft" : "arrowUpRight"}
       iconTone={entry.kind === "reward" ? "bg-success/10 text-success" : "bg-muted"}
       title={HISTORY_TITLES[entry.kind]}
-      amount={`${incoming ? "+" : ""}${formatBalance(entry.amount, entry.currency)} ${entry.currency}`}
+      amount={<span className={entry.direction === "none" ? "text-muted-foreground" : undefined}>{`${sign}${formatBalance(entry.amount, entry.currency)} ${entry.currency}`}</span>}
       detail={
         <span className="text-muted-foreground">
+          {entry.kind === "refund" && "Into the pool of "}
+          {entry.kind === "funding" && "To the pool of "}
           {entry.repository}
+          {entry.fee && ` · incl. ${formatBalance(entry.fee, entry.currency)} ${entry.currency} fee`}
+          {entry.kind === "refund" && " (not your wallet)"}
           {entry.issueNumber !== null && (
             <>
               {" · "}
@@ -182,6 +210,7 @@ function HistoryRow({ entry }: { entry: BountyHistoryEntry }) {
               )}
             </>
           )}
+          <CashoutLink entry={entry} />
         </span>
       }
       status="confirmed"
@@ -222,26 +251,39 @@ const myBoosts = createResource(async () => (await api("/api/funding/my-boosts")
 
 const REFUND_REASONS = { expired: "its expiry passed", cancelled: "you took it back", not_planned: "the issue was closed as not planned" } as const;
 
-/** A boost the user funded (issue 29): the share that went to the bounty, or came back to them and why. */
+/**
+ * A boost the user funded (issue 29): what left the wallet (the share and the fee: issue 38 showed the share alone,
+ * 4.975 of the 5 XDC that left), on which repository's issue, and its transaction; or the share that came back and why.
+ */
 function BoostRow({ boost }: { boost: BoostEntry }) {
   const back = boost.status === "refunded";
+  const gross = (decimalToUnits(boost.amount, boost.currency) ?? 0n) + (decimalToUnits(boost.fee, boost.currency) ?? 0n);
+  const issue = boost.repository ? `${boost.repository}#${boost.issueNumber}` : `Issue #${boost.issueNumber}`;
   return (
     <TransactionRow
       data={{ "data-boost": String(boost.id), "data-boost-status": boost.status }}
       icon={back ? "arrowDownLeft" : "arrowUpRight"}
       iconTone={back ? "bg-success/10 text-success" : "bg-muted"}
       title={back ? "Boost refunded to you" : boost.status === "refunding" ? "Boost on its way back to you" : "Boost"}
-      amount={`${back ? "+" : "-"}${formatBalance(boost.amount, boost.currency)} ${boost.currency}`}
+      amount={back ? `+${formatBalance(boost.amount, boost.currency)} ${boost.currency}` : `-${formatAmount(gross, boost.currency)} ${boost.currency}`}
       detail={
         <span className="text-muted-foreground">
-          Issue #{boost.issueNumber}
-          {boost.refundReason && ` · ${REFUND_REASONS[boost.refundReason]}`}
+          {boost.repository ? (
+            <a href={`/repos/${boost.repository}`} className="text-foreground hover:underline" data-boost-issue>
+              {issue}
+            </a>
+          ) : (
+            <span data-boost-issue>{issue}</span>
+          )}
+          {back
+            ? boost.refundReason && ` · ${REFUND_REASONS[boost.refundReason]}`
+            : ` · ${formatBalance(boost.amount, boost.currency)} ${boost.currency} to the bounty, ${formatBalance(boost.fee, boost.currency)} ${boost.currency} fee`}
         </span>
       }
       status={boost.status}
       createdAt={boost.fundedAt}
-      hash={null}
-      explorerUrl={null}
+      hash={back ? (boost.refundTransactionHash ?? boost.transactionHash) : boost.transactionHash}
+      explorerUrl={back ? (boost.refundExplorerUrl ?? boost.explorerUrl) : boost.explorerUrl}
     />
   );
 }
@@ -253,6 +295,9 @@ function BoostRow({ boost }: { boost: BoostEntry }) {
  * Again' when the list cannot be read), and below them what was sent from
  * this wallet.
  */
+/** A cash-out that settled moved the wallet's money: its sends and balances are read again. */
+const settledCashout = () => void sentTransactions.load({ force: true });
+
 export function TransactionsPanel() {
   const onramp = useResourceState(onrampTransactions);
   const sends = useResourceState(sentTransactions);
@@ -272,7 +317,7 @@ export function TransactionsPanel() {
       <section aria-labelledby="history-title" className="grid gap-3" data-bounty-history>
         <div className="flex items-center justify-between gap-2">
           <h2 id="history-title" className="font-semibold">
-            Rewards, refunds and withdrawals
+            Rewards, pool fundings, refunds and withdrawals
           </h2>
           <Button variant="ghost" size="sm" onClick={() => void bountyHistory.load({ force: true })} disabled={history.loading} aria-label="Refresh rewards and refunds">
             <Icon name="refresh" className={`h-4 w-4 ${history.loading ? "animate-spin" : ""}`} /> Refresh
@@ -322,6 +367,10 @@ export function TransactionsPanel() {
           </ul>
         </section>
       )}
+
+      <Suspense fallback={null}>
+        <CashoutsSection onSettled={settledCashout} />
+      </Suspense>
 
       <section aria-labelledby="onramp-title" className="grid gap-3">
         <div className="flex items-center justify-between gap-2">
@@ -381,6 +430,10 @@ export function TransactionsPanel() {
           </ul>
         )}
       </section>
+
+      <Suspense fallback={null}>
+        <StatementsSection />
+      </Suspense>
     </div>
   );
 }

@@ -29,8 +29,24 @@ const tabTrigger =
  * network comes back; a return from the on-ramp shows its notice, refreshes
  * and clears the query string.
  */
+/** A reward's "Cash out" link (the payout mail, the bot's comment, a history row): `?cashout=XDC&amount=50`, read once. */
+function cashoutRequest(): { currency: "XDC" | "USDC"; amount: string } | undefined {
+  const params = new URLSearchParams(window.location.search);
+  const currency = params.get("cashout");
+  if (currency !== "XDC" && currency !== "USDC") return undefined;
+  const amount = params.get("amount") ?? "";
+  params.delete("cashout");
+  params.delete("amount");
+  const rest = params.toString();
+  window.history.replaceState(null, "", `${window.location.pathname}${rest ? `?${rest}` : ""}${window.location.hash}`);
+  return { currency, amount: /^\d+(\.\d+)?$/.test(amount) ? amount : "" };
+}
+
 export default function WalletApp({ address, userId, returnTo = "/wallet", compact = false }: WalletAppProps) {
   const [section, setSection] = useState<"wallet" | "tokens" | "transactions">("wallet");
+  // Read after hydration (the server's render has no query string to go by).
+  const [cashout, setCashout] = useState<ReturnType<typeof cashoutRequest>>();
+  useEffect(() => setCashout(cashoutRequest()), []);
   useEffect(() => watchSession(), []);
   useEffect(() => {
     if (!address) return;
@@ -86,7 +102,7 @@ export default function WalletApp({ address, userId, returnTo = "/wallet", compa
       ]}
       panel={(value) =>
         value === "wallet" ? (
-          <XdcWalletPanel address={address} userId={userId} returnTo={returnTo} onSent={onSent} />
+          <XdcWalletPanel address={address} userId={userId} returnTo={returnTo} onSent={onSent} cashout={cashout} />
         ) : value === "tokens" ? (
           <TokensPanel userId={userId} />
         ) : (

@@ -1,7 +1,7 @@
-import { lazy, Suspense, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { useResourceState } from "../ui/use-store.ts";
 import { QRCodeSVG } from "qrcode.react";
-import type { Symbol } from "../../lib/format.ts";
+import { CURRENCIES, type Currency } from "../../lib/format.ts";
 import { cardClass } from "../../lib/ui.ts";
 import { formatBalance, toUnits, usdcBalance, walletInfo } from "../../lib/wallet-data.ts";
 import { openOnramp, type ReturnPage } from "../../lib/wallet-onramp.ts";
@@ -17,6 +17,8 @@ import { Spinner } from "../ui/spinner.tsx";
  */
 const loadSend = () => import("./SendDialog.tsx");
 const loadExport = () => import("./ExportDialog.tsx");
+const loadCashout = () => import("./CashoutDialog.tsx");
+const CashoutDialog = lazy(() => loadCashout().then((m) => ({ default: m.CashoutDialog })));
 const SendDialog = lazy(() => loadSend().then((m) => ({ default: m.SendDialog })));
 const ExportDialog = lazy(() => loadExport().then((m) => ({ default: m.ExportDialog })));
 
@@ -28,15 +30,26 @@ export const qrValue = (address: string) => `xdc:${address.replace(/^xdc/i, "")}
  * with a copy button, the three balances with a refresh button, buying and
  * withdrawing XDC for INR, and (beyond the spec) sending and the export.
  */
-export function XdcWalletPanel(props: { address: string; userId: number; returnTo: ReturnPage; onSent: () => void; compact?: boolean }) {
+export function XdcWalletPanel(props: {
+  address: string;
+  userId: number;
+  returnTo: ReturnPage;
+  onSent: () => void;
+  compact?: boolean;
+  /** A reward's "Cash out" link opened the page: the cash-out dialog opens prefilled. */
+  cashout?: { currency: "XDC" | "USDC"; amount: string };
+}) {
   const info = useResourceState(walletInfo);
   const usdc = useResourceState(usdcBalance(props.userId));
   const [opening, setOpening] = useState<"buy" | "sell" | null>(null);
-  const [dialog, setDialog] = useState<"send" | "export" | null>(null);
+  const [dialog, setDialog] = useState<"send" | "export" | "cashout" | null>(null);
+  useEffect(() => {
+    if (props.cashout) setDialog("cashout");
+  }, [props.cashout]);
   const closeDialog = (open: boolean) => !open && setDialog(null);
   const refreshing = info.loading || usdc.loading;
 
-  const balances: Record<Symbol, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
+  const balances: Record<Currency, string | undefined> = { XDC: info.data?.xdcBalance, ROXN: info.data?.roxnBalance, USDC: usdc.data?.balance };
   const xdc = toUnits(info.data?.xdcBalance, "XDC");
   const canWithdraw = Boolean(props.address) && xdc !== undefined && xdc > 0n;
 
@@ -80,7 +93,7 @@ export function XdcWalletPanel(props: { address: string; userId: number; returnT
             </Button>
           </div>
           <dl className="mt-2 grid grid-cols-1 gap-2 sm:grid-cols-3">
-            {(["XDC", "ROXN", "USDC"] as const).map((symbol) => {
+            {CURRENCIES.map((symbol) => {
               const state = symbol === "USDC" ? usdc : info;
               return (
                 <div key={symbol} className={`${cardClass} flex items-baseline justify-between gap-3 px-4 py-3 sm:block`} data-balance={symbol}>
@@ -109,6 +122,11 @@ export function XdcWalletPanel(props: { address: string; userId: number; returnT
           <Button variant="secondary" onClick={() => onramp("sell")} disabled={!canWithdraw || opening !== null}>
             {opening === "sell" ? <Spinner className="h-4 w-4" /> : <Icon name="arrowUpRight" />} Withdraw XDC to INR
           </Button>
+          {!props.compact && (
+            <Button variant="secondary" className="min-[420px]:col-span-2" onClick={() => setDialog("cashout")} onPointerEnter={loadCashout} onFocus={loadCashout}>
+              <Icon name="arrowUpRight" /> Cash out to UPI
+            </Button>
+          )}
           <Button variant="outline" onClick={() => setDialog("send")} onPointerEnter={loadSend} onFocus={loadSend}>
             <Icon name="send" /> Send
           </Button>
@@ -118,6 +136,7 @@ export function XdcWalletPanel(props: { address: string; userId: number; returnT
           <Suspense fallback={null}>
             {dialog === "send" && <SendDialog open onOpenChange={closeDialog} address={props.address} balances={balances} onSent={props.onSent} />}
             {dialog === "export" && <ExportDialog open onOpenChange={closeDialog} address={props.address} />}
+            {dialog === "cashout" && <CashoutDialog open onOpenChange={closeDialog} initial={props.cashout} onStarted={props.onSent} />}
           </Suspense>
         </div>
       </div>

@@ -1,0 +1,124 @@
+/**
+ * Paint on a phone (issue 38): the largest contentful paint of the public pages for a first-time visitor on a
+ * slow 4G phone, as Chromium measures it: 150 ms round trip, 1.6 Mbps down and 750 kbps up (DevTools'
+ * "Slow 4G"), the CPU slowed down 4x, a 412 px wide screen, nothing cached. Each page is loaded three times
+ * in a fresh browser context and the median is printed, with the element that painted last. Not a test: the
+ * figures depend on the machine (a busy one paints later), so they are read beside each other, and beside the
+ * original product's client on the same API (4.4 to 5.2 s, issue 38).
+ *
+ * Target: /repos, the public repository page, /explore and the FAQ under 1 s each.
+ *
+ *   node_modules/.bin/bun scripts/bench/phone-paint.ts
+ *   PHONE_PAINT_URL=http://localhost:3000 node_modules/.bin/bun scripts/bench/phone-paint.ts   (a running stack)
+ *
+ * Without PHONE_PAINT_URL it starts the embedded stack (as scripts/bench/page-weight.ts does) in a temporary
+ * data directory.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser } from "@playwright/test";
+import { startDevStack } from "../dev.ts";
+import { createLogger } from "../../api/logger.ts";
+import { table } from "./lib.ts";
+
+export const PHONE = { width: 412, height: 915 };
+/** DevTools' "Slow 4G" preset, and the CPU slowdown a mid-range phone has against this machine. */
+export const SLOW_4G = { latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1_000) / 8, cpuSlowdown: 4 };
+export const TARGET_MS = 1000;
+const RUNS = 3;
+
+const PAGES = ["/repos", "/issuepool-demo/xdc-wallet-kit", "/explore", "/faq"];
+
+export interface Paint {
+  page: string;
+  /** Each run's largest contentful paint, ms after navigation started. */
+  runs: number[];
+  median: number;
+  /** What painted last in the median run. */
+  element: string;
+}
+
+/** One cold load of `path` on the phone profile: its largest contentful paint and the element it was. */
+async function paintOnce(browser: Browser, baseUrl: string, path: string): Promise<{ ms: number; element: string }> {
+  const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+  try {
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      const seen: { t: number; el: string }[] = [];
+      (window as unknown as { __lcp: typeof seen }).__lcp = seen;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries() as (PerformanceEntry & { element?: Element | null })[]) {
+          const el = entry.element;
+          const text = el ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""} "${(el.textContent ?? "").trim().slice(0, 40)}"` : "(removed)";
+          seen.push({ t: entry.startTime, el: text });
+        }
+      }).observe({ type: "largest-contentful-paint", buffered: true });
+    });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: SLOW_4G.latency,
+      downloadThroughput: SLOW_4G.downloadThroughput,
+      uploadThroughput: SLOW_4G.uploadThroughput,
+    });
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: SLOW_4G.cpuSlowdown });
+    const response = await page.goto(baseUrl + path, { waitUntil: "load", timeout: 60_000 });
+    if (!response || response.status() >= 400) throw new Error(`${path} answered ${response?.status()}`);
+    // Whatever scripts reveal after load (a guide, a dialog) counts too: wait until the network and the page are quiet.
+    await page.waitForLoadState("networkidle", { timeout: 60_000 });
+    await page.waitForTimeout(1500);
+    const entries = await page.evaluate(() => (window as unknown as { __lcp: { t: number; el: string }[] }).__lcp);
+    const last = entries.at(-1);
+    if (!last) throw new Error(`${path}: no largest-contentful-paint entry`);
+    return { ms: Math.round(last.t), element: last.el };
+  } finally {
+    await context.close();
+  }
+}
+
+export async function measurePaints(browser: Browser, baseUrl: string, pages = PAGES): Promise<Paint[]> {
+  const out: Paint[] = [];
+  for (const path of pages) {
+    const runs: { ms: number; element: string }[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await paintOnce(browser, baseUrl, path));
+    const sorted = [...runs].sort((a, b) => a.ms - b.ms);
+    const median = sorted[Math.floor(sorted.length / 2)]!;
+    out.push({ page: path, runs: runs.map((r) => r.ms), median: median.ms, element: median.element });
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  let paints: Paint[];
+  const given = process.env.PHONE_PAINT_URL;
+  try {
+    if (given) paints = await measurePaints(browser, given.replace(/\/+$/, ""));
+    else {
+      const dataDir = mkdtempSync(join(tmpdir(), "issuepool-phone-paint-"));
+      const log = createLogger("warn", undefined, {}, "pretty");
+      const stack = await startDevStack({ overrides: { PORT: 0, DATA_DIR: dataDir, LOG_LEVEL: "warn" }, log });
+      try {
+        paints = await measurePaints(browser, stack.url);
+      } finally {
+        await stack.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log(`\nLargest contentful paint, first visit on a phone: ${PHONE.width} px, ${SLOW_4G.latency} ms RTT, 1.6 Mbps, CPU ${SLOW_4G.cpuSlowdown}x slower (median of ${RUNS})\n`);
+  console.log(table([["page", "median ms", "runs ms", "target", "painted last"], ...paints.map((p) => [p.page, p.median, p.runs.join(" / "), p.median < TARGET_MS ? "< 1 s ok" : "OVER 1 s", p.element])]));
+  const over = paints.filter((p) => p.median >= TARGET_MS);
+  if (over.length) {
+    console.error(`\nover ${TARGET_MS} ms: ${over.map((p) => p.page).join(", ")}`);
+    process.exit(1);
+  }
+}
