@@ -290,8 +290,7 @@ export const bountiesApi = [
       "repository_mismatch", "role_required", "someone_working", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"]),
   declareRoute({
     method: "post", path: "/api/blockchain/register", operationId: "registerContribution", tags: ["blockchain"], security: SESSION_WRITE,
-    errors: ["already_paid", "ambiguous_issue", "github_unavailable", "idempotency_conflict", "invalid_repository", "issue_closed", "not_an_issue",
-      "not_found", "not_owner", "role_required", "validation_failed", "wallet_required"],
+    errors: ["already_paid", "ambiguous_issue", "application_note_required", "attempt_limit", "github_unavailable", "humans_only", "idempotency_conflict", "invalid_repository", "issue_closed", "newcomer_attempt_limit", "not_an_issue", "not_found", "not_owner", "role_required", "validation_failed", "wallet_required"],
     summary: "Contribute: registers the contributor for an issue",
     request: { body: jsonBody(ContributeBody) },
     responses: {
