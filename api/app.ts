@@ -39,6 +39,7 @@ import { intentRoutes } from "./routes/intents/index.ts";
 import { splitRoutes } from "./routes/splits/index.ts";
 import { attemptRoutes } from "./routes/attempts/index.ts";
 import { tipRoutes } from "./routes/tips/index.ts";
+import { reviewRoutes } from "./routes/reviews/index.ts";
 import { boostRoutes } from "./routes/funding/boosts.ts";
 import { communityRoutes } from "./routes/funding/community.ts";
 import { alertSearchRoutes } from "./routes/alerts/searches.ts";
@@ -103,6 +104,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/splits", splitRoutes(ctx));
   app.route("/api/attempts", attemptRoutes(ctx));
   app.route("/api/tips", tipRoutes(ctx));
+  app.route("/api/reviews", reviewRoutes(ctx));
   app.route("/api/funding", boostRoutes(ctx));
   app.route("/api/community-bounties", communityRoutes(ctx));
   app.route("/api/alerts/webhooks", alertWebhookRoutes(ctx));

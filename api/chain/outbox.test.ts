@@ -11,6 +11,8 @@ import { walletOfUser } from "../services/wallets/custodial.ts";
 import { createChainAccess } from "./clients.ts";
 import { Outbox, REBROADCAST_AFTER_MS, SIGNER_LEASE_MS, type OutboxRequest } from "./outbox.ts";
 import { eventually } from "../../testing/stack.ts";
+import { hasCode } from "../errors.ts";
+import { isUniqueViolation } from "../../db/client.ts";
 
 let chain: TestChain;
 let t: TestContext;
@@ -287,7 +289,20 @@ describe("idempotency at the database level", () => {
       () => undefined,
       (err: unknown) => err,
     );
-    expect(String((error as { cause?: Error })?.cause?.message)).toContain("UNIQUE constraint failed");
+    // Refused in the write transaction with the platform's code (issue 36: no matching of SQLite's error text)...
+    expect(hasCode(error, "already_paid")).toBe(true);
+    const live = await t.ctx.database.db.select().from(chainTransactions).where(and(eq(chainTransactions.kind, "pay_bounty"), eq(chainTransactions.githubRepoId, 41), eq(chainTransactions.issueNumber, 7)));
+    expect(live.map((r) => r.idempotencyKey)).toEqual(["pay-a"]);
+    // ...and the database's unique index still stands behind it: a second live row written past the outbox is refused.
+    const row = live[0]!;
+    const bypass = await t.ctx.database.db
+      .insert(chainTransactions)
+      .values({ ...row, id: row.id + 1_000_000, idempotencyKey: "pay-c" })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(isUniqueViolation(bypass)).toBe(true);
   });
 });
 

@@ -22,12 +22,30 @@ export interface SkippedSearch {
   reason: string;
 }
 
-export function digestMail(input: { to: string; sections: DigestSection[]; skipped?: SkippedSearch[]; unsubscribeUrl: string; settingsUrl: string }): MailMessage {
+/** A bountied pull request of the pool manager's repositories waiting past the review deadline (issue 39). */
+export interface DigestReview {
+  repository: string;
+  pullNumber: number;
+  title: string | null;
+  author: string;
+  url: string;
+  waitingDays: number;
+  releaseRequested: boolean;
+}
+
+export function digestMail(input: { to: string; sections: DigestSection[]; skipped?: SkippedSearch[]; reviews?: DigestReview[]; unsubscribeUrl: string; settingsUrl: string }): MailMessage {
   const total = input.sections.reduce((n, s) => n + s.bounties.length + s.more, 0);
   const skipped = input.skipped ?? [];
+  const reviews = input.reviews ?? [];
   const subject = total
     ? `${total} new ${total === 1 ? "bounty matches" : "bounties match"} your saved searches`
-    : `${skipped.length === 1 ? "A saved search was" : `${skipped.length} saved searches were`} skipped in your digest`;
+    : reviews.length
+      ? `${reviews.length === 1 ? "A pull request waits" : `${reviews.length} pull requests wait`} for your review`
+      : `${skipped.length === 1 ? "A saved search was" : `${skipped.length} saved searches were`} skipped in your digest`;
+  const reviewLine = (r: DigestReview) => `${r.repository}#${r.pullNumber}${r.title ? ` ${r.title}` : ""} by ${r.author}, waiting ${r.waitingDays} ${r.waitingDays === 1 ? "day" : "days"}${r.releaseRequested ? " (release requested)" : ""}`;
+  const reviewsText = reviews.length
+    ? ["Pull requests waiting for your review past the deadline:", ...reviews.map((r) => `  - ${reviewLine(r)}\n    ${r.url}`), ""]
+    : [];
   const skippedText = skipped.length
     ? [
         `Skipped (the digest of ${skipped.length === 1 ? "this search is" : "these searches is"} now off; change or delete ${skipped.length === 1 ? "it" : "them"}: ${input.settingsUrl}):`,
@@ -36,6 +54,7 @@ export function digestMail(input: { to: string; sections: DigestSection[]; skipp
       ]
     : [];
   const text = [
+    ...reviewsText,
     ...(total ? [`New bounties on Issuepool since your last digest:`, ""] : []),
     ...skippedText,
     ...input.sections.flatMap((s) => [
@@ -60,7 +79,12 @@ export function digestMail(input: { to: string; sections: DigestSection[]; skipp
         .map((s) => `<li style="margin:0 0 6px"><strong>${escape(s.name)}</strong>: ${escape(s.reason)}</li>`)
         .join("")}</ul>`
     : "";
-  const html = `<!doctype html><html><body style="font:15px/1.5 system-ui,sans-serif;color:#1f2328;max-width:560px;margin:24px auto;padding:0 16px">${total ? `<p style="margin:0 0 12px">New bounties on Issuepool since your last digest:</p>` : ""}${skippedHtml}${sections}<p style="color:#59636e;font-size:13px;margin-top:24px"><a href="${escape(input.settingsUrl)}">Change your saved searches</a> · <a href="${escape(input.unsubscribeUrl)}">Unsubscribe</a></p><p style="color:#59636e;font-size:13px">Issuepool</p></body></html>`;
+  const reviewsHtml = reviews.length
+    ? `<h2 style="font-size:16px;margin:0 0 8px">Pull requests waiting for your review past the deadline</h2><ul style="padding-left:20px;margin:0 0 12px">${reviews
+        .map((r) => `<li style="margin:0 0 6px"><a href="${escape(r.url)}">${escape(reviewLine(r))}</a></li>`)
+        .join("")}</ul>`
+    : "";
+  const html = `<!doctype html><html><body style="font:15px/1.5 system-ui,sans-serif;color:#1f2328;max-width:560px;margin:24px auto;padding:0 16px">${reviewsHtml}${total ? `<p style="margin:0 0 12px">New bounties on Issuepool since your last digest:</p>` : ""}${skippedHtml}${sections}<p style="color:#59636e;font-size:13px;margin-top:24px"><a href="${escape(input.settingsUrl)}">Change your saved searches</a> · <a href="${escape(input.unsubscribeUrl)}">Unsubscribe</a></p><p style="color:#59636e;font-size:13px">Issuepool</p></body></html>`;
   return {
     to: input.to,
     subject,

@@ -34,6 +34,7 @@ import { intentsApi } from "../routes/intents/index.ts";
 import { splitsApi } from "../routes/splits/index.ts";
 import { attemptsApi } from "../routes/attempts/index.ts";
 import { tipsApi } from "../routes/tips/index.ts";
+import { reviewsApi } from "../routes/reviews/index.ts";
 import { boostsApi } from "../routes/funding/boosts.ts";
 import { communityApi } from "../routes/funding/community.ts";
 import { alertSearchesApi } from "../routes/alerts/searches.ts";
@@ -84,6 +85,7 @@ export const DECLARATIONS = [
   ...intentsApi,
   ...splitsApi,
   ...tipsApi,
+  ...reviewsApi,
   ...boostsApi,
   ...communityApi,
   ...alertWebhooksApi,

@@ -4,6 +4,7 @@ import { payoutSplits } from "../../db/schema/index.ts";
 import { listRegisteredBy } from "./repositories/list-public.ts";
 import { publicListCacheFor } from "./repositories/public-list-cache.ts";
 import { unifiedRepo } from "./repositories/public.ts";
+import { movedAddress, MOVED_MAX_AGE_S } from "./repositories/former-names.ts";
 import { exploreSearchParams, parseExploreSearch, searchOpenBounties, type ExploreSearch } from "./explore/search.ts";
 import { reliabilityOf } from "./reliability/read.ts";
 import { contributorStandings, projectStandings, type LeaderboardPeriod } from "./money/leaderboards.ts";
@@ -25,6 +26,11 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
       listRegisteredBy: (userId: number) => listRegisteredBy(db, userId),
       /** Everything the public repository page shows (real figures, never private repositories). */
       unified: (owner: string, name: string) => unifiedRepo(ctx, owner, name),
+      /**
+       * A former name of a public registered repository (renamed or transferred): its current `owner/name`, where the
+       * pages redirect (issue 39); undefined for any other name.
+       */
+      movedTo: async (owner: string, name: string) => (await movedAddress(ctx, owner, name, (r) => r.fullName)) ?? undefined,
     },
     /**
      * /explore (api/services/explore/search.ts): a search, or the sentence that says which parameter is wrong (the
@@ -42,6 +48,8 @@ export function createServices(ctx: Pick<AppContext, "env" | "database" | "log" 
       params: exploreSearchParams,
       search: (search: ExploreSearch) => searchOpenBounties(ctx, search),
     },
+    /** How long a redirect from a former name may be remembered (seconds). */
+    movedMaxAge: MOVED_MAX_AGE_S,
     /** Whether a repository has shared rewards to show (its page mounts their island only then: no JavaScript for nothing). */
     hasSplits: async (repoId: number) =>
       (await db.select({ id: payoutSplits.githubRepoId }).from(payoutSplits).where(eq(payoutSplits.githubRepoId, repoId)).limit(1)).length > 0,

@@ -8,6 +8,7 @@ import { digestMail, type DigestSection, type SkippedSearch } from "../mail/dige
 import type { Mailer } from "../mail/mailer.ts";
 import { matchedAmountText, matchingBounties, parseSearch, type MatchedBounty } from "../services/alerts/search.ts";
 import { unsubscribeToken } from "../services/alerts/saved-searches.ts";
+import { overdueReviewsFor, poolManagersWithOverdueReviews } from "../services/reviews/reminders.ts";
 import { releaseLease, takeLease } from "./lease.ts";
 import { Periodic } from "./periodic.ts";
 import type { BackgroundWorker } from "./ports.ts";
@@ -26,6 +27,9 @@ import type { BackgroundWorker } from "./ports.ts";
  * against control characters, existed) is told to its owner in that day's digest (sent for it even when nothing
  * else is new) and its digest turned off, so it is told once; a search that failed for another reason (the
  * database busy) keeps its cursor and is tried again the next day.
+ *
+ * A pool manager's digest also lists their repositories' bountied pull requests waiting past the review deadline
+ * (issue 39); a pool manager with such a pull request and no saved search gets a digest for it alone.
  */
 export const DIGEST_LEASE_MS = 120_000;
 /** Bounties listed per search; the rest are counted ("and 12 more"). */
@@ -104,8 +108,24 @@ export class DigestWorker implements BackgroundWorker {
         .limit(BATCH);
       if (!batch.length) break;
       afterUserId = batch.at(-1)!.userId;
-      handled += await this.digestBatch(batch as { userId: number; email: string }[], day, cutoff, memo);
+      handled += await this.digestBatch(batch as { userId: number; email: string }[], day, cutoff, memo, now);
       await takeLease(db, "digest", this.owner, DIGEST_LEASE_MS, this.now());
+    }
+    // Pool managers with a bountied pull request waiting past its review deadline (issue 39) get that day's digest
+    // for it even without a saved search; those with one were just handled (the entry was in their digest).
+    const managers = await poolManagersWithOverdueReviews(db, now);
+    if (managers.length) {
+      const due = await db
+        .select({ userId: users.id, email: users.email })
+        .from(users)
+        .where(
+          and(
+            inArray(users.id, managers),
+            isNotNull(users.email),
+            notExists(db.select({ one: sql`1` }).from(digestRuns).where(and(eq(digestRuns.userId, users.id), eq(digestRuns.day, day)))),
+          ),
+        );
+      for (let i = 0; i < due.length; i += BATCH) handled += await this.digestBatch(due.slice(i, i + BATCH) as { userId: number; email: string }[], day, cutoff, memo, now);
     }
     return handled;
   }
@@ -114,7 +134,7 @@ export class DigestWorker implements BackgroundWorker {
    * One batch of subscribers: their runs claimed in one statement (durable before any mail leaves), their mails
    * built and handed to the mailer a few at a time, the outcomes and the cursors written in one transaction.
    */
-  private async digestBatch(batch: { userId: number; email: string }[], day: string, cutoff: Date, memo: Map<string, Promise<MatchedBounty[]>>): Promise<number> {
+  private async digestBatch(batch: { userId: number; email: string }[], day: string, cutoff: Date, memo: Map<string, Promise<MatchedBounty[]>>, now: number): Promise<number> {
     const { db, log } = this.deps;
     const claimed = await db
       .insert(digestRuns)
@@ -129,6 +149,7 @@ export class DigestWorker implements BackgroundWorker {
       .from(savedSearches)
       .where(and(inArray(savedSearches.userId, ids), eq(savedSearches.digest, true)))
       .orderBy(asc(savedSearches.createdAt));
+    const overdue = await overdueReviewsFor(db, ids, now);
     const byUser = new Map<number, SavedSearch[]>();
     for (const search of searches) byUser.set(search.userId, [...(byUser.get(search.userId) ?? []), search]);
     const outcomes: { userId: number; status: "sent" | "empty" | "failed"; bounties: number; searchIds: string[]; turnedOff: string[] }[] = [];
@@ -142,19 +163,29 @@ export class DigestWorker implements BackgroundWorker {
           // Searches that ran move their cursors; a refused one is over (its digest goes off), a failed one is retried.
           const searchIds = mine.filter((s) => !skipped.some((k) => k.id === s.id)).map((s) => s.id);
           const total = sections.reduce((n, s) => n + s.bounties.length + s.more, 0);
-          if (total || refused.length) {
+          const reviews = (overdue.get(userId) ?? []).map((r) => ({
+            repository: r.repository,
+            pullNumber: r.pullNumber,
+            title: r.title,
+            author: r.author,
+            url: r.url ?? `${this.deps.publicUrl}/repos/${r.repository}`,
+            waitingDays: Math.floor((now - r.waitingSince.getTime()) / 86_400_000),
+            releaseRequested: r.releaseRequested,
+          }));
+          if (total || refused.length || reviews.length) {
             const token = await unsubscribeToken(this.deps.appSecret, userId);
             await this.deps.mailer.send(
               digestMail({
                 to: emails.get(userId)!,
                 sections,
                 skipped: refused.map(({ name, reason }) => ({ name, reason })),
+                reviews,
                 unsubscribeUrl: `${this.deps.publicUrl}/api/alerts/unsubscribe?token=${encodeURIComponent(token)}`,
                 settingsUrl: `${this.deps.publicUrl}/settings/alerts`,
               }),
             );
           }
-          outcomes.push({ userId, status: total || refused.length ? "sent" : "empty", bounties: total, searchIds, turnedOff: refused.map((s) => s.id) });
+          outcomes.push({ userId, status: total || refused.length || reviews.length ? "sent" : "empty", bounties: total, searchIds, turnedOff: refused.map((s) => s.id) });
         } catch (err) {
           // At most once: the mail may have left before the error; its bounties come in the next digest.
           log.warn("digest failed", { userId, err: (err as Error).message });

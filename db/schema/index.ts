@@ -29,3 +29,5 @@ export * from "./attempts.ts";
 export * from "./ops.ts";
 export * from "./cashouts.ts";
 export * from "./statements.ts";
+export * from "./repository-names.ts";
+export * from "./reviews.ts";

@@ -7,9 +7,9 @@
 import { installationCovers, installationFor, installationOfAccount, installationRepos, permissionsOf, roleOf } from "./access.ts";
 import { closingReferences, mentionedIssues } from "./references.ts";
 import { installationJson, orgHookJson, shortRepo, simpleUser, type Json } from "./shapes-accounts.ts";
-import { commentJson, issueJson, pullJson } from "./shapes-issues.ts";
+import { commentJson, issueJson, pullJson, reviewJson } from "./shapes-issues.ts";
 import { findLabel, labelJson, repoJson } from "./shapes-repos.ts";
-import { newLabel, newPull, sha1Hex, type CommentRecord, type InstallationRecord, type IssueRecord, type LabelRecord, type RepoRecord } from "./state.ts";
+import { newLabel, newPull, sha1Hex, type CommentRecord, type InstallationRecord, type IssueRecord, type LabelRecord, type RepoRecord, type ReviewRecord } from "./state.ts";
 import type { WebhookDelivery, Webhooks } from "./webhooks.ts";
 import { fullName, nodeId, type World } from "./world.ts";
 
@@ -156,6 +156,31 @@ export class Actions {
   private commentEvent(repo: RepoRecord, issue: IssueRecord, comment: CommentRecord, action: string, sender: string, extra: Json = {}): Emitted {
     const body = { action, issue: issueJson(this.world, repo, issue), comment: commentJson(this.world, repo, issue, comment), ...extra };
     return this.hooks.emit("issue_comment", { ...body, ...this.envelope(repo, sender) });
+  }
+
+  /**
+   * A review of a pull request, as POST /pulls/{n}/reviews makes it: with an event it is submitted at once (the
+   * pull_request_review webhook, action "submitted"); without one it stays PENDING and nothing is delivered. As on
+   * GitHub, an author cannot approve or request changes on their own pull request, and a comment or a request for
+   * changes needs a body.
+   */
+  reviewPull(input: { repo: RepoRecord; issue: IssueRecord; author: string; event?: "APPROVE" | "REQUEST_CHANGES" | "COMMENT"; body?: string }): Outcome<ReviewRecord> {
+    const { repo, issue, author } = input;
+    const pull = issue.pull;
+    if (!pull) throw new ActionError(404, "Not Found");
+    const body = input.body ?? "";
+    const own = issue.author.toLowerCase() === author.toLowerCase();
+    if (input.event === "APPROVE" && own) throw new ActionError(422, "Can not approve your own pull request");
+    if (input.event === "REQUEST_CHANGES" && own) throw new ActionError(422, "Can not request changes on your own pull request");
+    if ((input.event === "REQUEST_CHANGES" || input.event === "COMMENT") && body.trim() === "") throw new ActionError(422, `Review Can not ${input.event === "COMMENT" ? "comment" : "request changes"} without a body`);
+    const state = ({ APPROVE: "APPROVED", REQUEST_CHANGES: "CHANGES_REQUESTED", COMMENT: "COMMENTED" } as const)[input.event ?? "COMMENT"];
+    const reviews = (this.world.state.reviews ??= []);
+    const at = input.event ? this.touch(issue) : null;
+    const review: ReviewRecord = { id: 80_000_000 + reviews.length + 1, repoId: repo.id, number: issue.number, author, body, state: input.event ? state : "PENDING", commitId: pull.headSha, submittedAt: at };
+    reviews.push(review);
+    if (!input.event) return this.done(review, []);
+    const payload = { action: "submitted", review: reviewJson(this.world, repo, issue, review, true), pull_request: pullJson(this.world, repo, issue, true), ...this.envelope(repo, author) };
+    return this.done(review, [this.hooks.emit("pull_request_review", payload)]);
   }
 
   /** `head` is "branch" (a branch of the repository when the author can push, else of their fork) or "owner:branch". */

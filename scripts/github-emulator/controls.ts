@@ -14,7 +14,7 @@ import { ActionError, type Outcome } from "./actions.ts";
 import type { EmulatorContext } from "./context.ts";
 import { layout } from "./html.ts";
 import { installationJson, type Json } from "./shapes-accounts.ts";
-import { commentJson, issueJson, pullJson } from "./shapes-issues.ts";
+import { commentJson, issueJson, pullJson, reviewJson } from "./shapes-issues.ts";
 import { repoJson } from "./shapes-repos.ts";
 import type { IssueRecord, RepoRecord } from "./state.ts";
 import type { WebhookDelivery } from "./webhooks.ts";
@@ -49,6 +49,8 @@ const schemas = {
   /** `at`: when GitHub records the merge (ISO, not in the future), for tests of a pull request merged long ago. */
   mergePullRequest: z.object({ repo, number, actor: login.optional(), at: z.iso.datetime().optional() }),
   closePullRequest: z.object({ repo, number, actor: login.optional() }),
+  /** A submitted review (GitHub's APPROVE, REQUEST_CHANGES or COMMENT), or a pending one without `event`. */
+  reviewPullRequest: z.object({ repo, number, author: login, event: z.enum(["APPROVE", "REQUEST_CHANGES", "COMMENT"]).optional(), body: z.string().default("") }),
   renameRepository: z.object({ repo, name: z.string().min(1), actor: login.optional() }),
   transferRepository: z.object({ repo, newOwner: login, actor: login.optional() }),
   setRepositoryVisibility: z.object({ repo, visibility: z.enum(["public", "private"]), actor: login.optional() }),
@@ -70,6 +72,8 @@ export interface EmulatorControls {
   pushToPullRequest(input: Inputs["pushToPullRequest"]): Promise<ControlResult<"pull_request">>;
   mergePullRequest(input: Inputs["mergePullRequest"]): Promise<ControlResult<"pull_request">>;
   closePullRequest(input: Inputs["closePullRequest"]): Promise<ControlResult<"pull_request">>;
+  /** A review of a pull request: the pull_request_review webhook when submitted. */
+  reviewPullRequest(input: Inputs["reviewPullRequest"]): Promise<ControlResult<"review">>;
   renameRepository(input: Inputs["renameRepository"]): Promise<ControlResult<"repository">>;
   transferRepository(input: Inputs["transferRepository"]): Promise<ControlResult<"repository">>;
   setRepositoryVisibility(input: Inputs["setRepositoryVisibility"]): Promise<ControlResult<"repository">>;
@@ -172,6 +176,13 @@ export function createControls({ world, actions, webhooks }: EmulatorContext): E
       const { repo: r, issue, actor } = withIssue("closePullRequest", raw);
       return pullResult(r, actions.closePull({ repo: r, issue, actor }));
     },
+    async reviewPullRequest(raw) {
+      const input = parse("reviewPullRequest", raw);
+      const r = findRepo(input.repo);
+      const issue = findIssue(r, input.number);
+      const outcome = actions.reviewPull({ repo: r, issue, author: user(input.author), event: input.event, body: input.body });
+      return { review: reviewJson(world, r, issue, outcome.value), deliveryIds: await delivered(outcome) };
+    },
     async renameRepository(raw) {
       const input = parse("renameRepository", raw);
       const r = findRepo(input.repo);
@@ -235,6 +246,7 @@ export function controlRoutes(controls: EmulatorControls, { webhooks }: Emulator
     "/pulls/push": controls.pushToPullRequest,
     "/pulls/merge": controls.mergePullRequest,
     "/pulls/close": controls.closePullRequest,
+    "/pulls/review": controls.reviewPullRequest,
     "/repos/rename": controls.renameRepository,
     "/repos/transfer": controls.transferRepository,
     "/repos/visibility": controls.setRepositoryVisibility,

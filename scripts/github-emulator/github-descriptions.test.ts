@@ -69,6 +69,16 @@ describe("REST answers match GitHub's OpenAPI description", () => {
     expect(await check("/repos/{owner}/{repo}/issues/{issue_number}/comments", `/repos/${REPO}/issues/2/comments`, alice, { method: "POST", body: { body: "A comment" }, status: 201 })).toEqual([]);
   });
 
+  test("pull request reviews (issue 39): created (200), listed and read", async () => {
+    const pr = await w.emulator.controls.openPullRequest({ repo: REPO, author: "bob", title: "To review", body: "Fixes #2", head: "bob:review-branch" });
+    const number = Number(pr.pull_request.number);
+    const path = `/repos/${REPO}/pulls/${number}/reviews`;
+    expect(await check("/repos/{owner}/{repo}/pulls/{pull_number}/reviews", path, alice, { method: "POST", body: { event: "REQUEST_CHANGES", body: "Please add a test." } })).toEqual([]);
+    expect(await check("/repos/{owner}/{repo}/pulls/{pull_number}/reviews", path, alice)).toEqual([]);
+    const [first] = (await api(w.emulator, path, { token: alice }).then((r) => r.json())) as { id: number }[];
+    expect(await check("/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}", `${path}/${first!.id}`, alice)).toEqual([]);
+  });
+
   test("the app's own endpoints: installations and their tokens", async () => {
     const jwt = await signJwt(w.keys.privateKey, appClaims(w.clock.now));
     expect(await check("/app", "/app", jwt)).toEqual([]);
@@ -98,9 +108,12 @@ describe("webhook payloads match GitHub's webhook schemas", () => {
     await c.closePullRequest({ repo: REPO, number: Number(other.pull_request.number), actor: "alice" });
     await c.closeIssue({ repo: REPO, number: 3, reason: "not_planned", actor: "alice" });
     await c.reopenIssue({ repo: REPO, number: 3, actor: "alice" });
+    const reviewed = await c.openPullRequest({ repo: REPO, author: "bob", title: "Reviewed", body: "", head: "bob:reviewed" });
+    await c.reviewPullRequest({ repo: REPO, number: Number(reviewed.pull_request.number), author: "alice", event: "APPROVE" });
+    await c.reviewPullRequest({ repo: REPO, number: Number(reviewed.pull_request.number), author: "erin", event: "COMMENT", body: "Looks fine." });
     const deliveries = w.emulator.deliveries.slice(since);
     const kinds = new Set(deliveries.map((d) => `${d.event}.${d.action}`));
-    for (const kind of ["installation.created", "issues.opened", "issues.labeled", "issue_comment.created", "pull_request.opened", "pull_request.closed", "issues.closed", "issues.reopened"]) expect(kinds).toContain(kind);
+    for (const kind of ["installation.created", "issues.opened", "issues.labeled", "issue_comment.created", "pull_request.opened", "pull_request.closed", "issues.closed", "issues.reopened", "pull_request_review.submitted"]) expect(kinds).toContain(kind);
     for (const d of deliveries) {
       expect({ delivery: `${d.event}.${d.action}`, errors: webhookSchemaErrors(d.event, d.payload as Record<string, unknown>) }).toEqual({ delivery: `${d.event}.${d.action}`, errors: [] });
     }

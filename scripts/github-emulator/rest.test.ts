@@ -234,6 +234,35 @@ describe("issue comments", () => {
   });
 });
 
+describe("pull request reviews (issue 39)", () => {
+  const REPO = "issuepool-demo/xdc-wallet-kit";
+  const post = (path: string, token: string, body: unknown) => api(w.emulator, path, { token, method: "POST", body });
+
+  test("a submitted review delivers pull_request_review; a pending one is its author's alone and delivers nothing", async () => {
+    const path = `/repos/${REPO}/pulls/7/reviews`;
+    const since = w.emulator.deliveries.length;
+    const pending = await post(path, tokens.erin, { body: "Draft thoughts" });
+    expect(pending.status).toBe(200);
+    expect(await pending.json()).toMatchObject({ state: "PENDING", user: { login: "erin" } });
+    expect((await get(path, tokens.alice)).body.map((r: { state: string }) => r.state)).not.toContain("PENDING");
+    const approved = await post(path, tokens.alice, { event: "APPROVE" });
+    expect(await approved.json()).toMatchObject({ state: "APPROVED", user: { login: "alice" }, author_association: "MEMBER", html_url: expect.stringContaining("/pull/7#pullrequestreview-") });
+    await w.emulator.controls.settle();
+    const sent = w.emulator.deliveries.slice(since).filter((d) => d.event === "pull_request_review");
+    expect(sent.map((d) => [d.action, (d.payload as { review: { state: string; user: { login: string } } }).review.state, (d.payload as { review: { user: { login: string } } }).review.user.login])).toEqual([["submitted", "approved", "alice"]]);
+  });
+
+  test("GitHub's refusals: approving or requesting changes on one's own pull request, a comment without a body, anonymous callers", async () => {
+    const path = `/repos/${REPO}/pulls/7/reviews`;
+    const own = await post(path, tokens.bob, { event: "APPROVE" });
+    expect([own.status, await own.json()]).toEqual([422, expect.objectContaining({ errors: ["Can not approve your own pull request"] })]);
+    expect((await post(path, tokens.bob, { event: "REQUEST_CHANGES", body: "x" })).status).toBe(422);
+    expect((await post(path, tokens.alice, { event: "COMMENT" })).status).toBe(422);
+    expect((await api(w.emulator, path, { method: "POST", body: { event: "COMMENT", body: "x" } })).status).toBe(401);
+    expect((await post(`/repos/${REPO}/pulls/1/reviews`, tokens.alice, { event: "APPROVE" })).status).toBe(404);
+  });
+});
+
 describe("rate limits", () => {
   test("anonymous and authenticated budgets are enforced with GitHub's headers and message", async () => {
     const limited = await startTestWorld({ rateLimits: { anonymous: 3, authenticated: 4 } });

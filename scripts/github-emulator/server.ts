@@ -16,6 +16,7 @@ import { notFoundPage, oauthRoutes } from "./oauth.ts";
 import { pageRoutes } from "./pages.ts";
 import { rateLimit } from "./rate-limit.ts";
 import { registerCommentRoutes } from "./rest-comments.ts";
+import { registerReviewRoutes } from "./rest-reviews.ts";
 import { installationRoutes, registerRepoInstallationRoute } from "./rest-installations.ts";
 import { registerIssueRoutes } from "./rest-issues.ts";
 import { registerRepoRoutes, repoScope } from "./rest-repos.ts";
@@ -52,6 +53,7 @@ function apiApp(ctx: EmulatorContext): Hono<ApiEnv> {
   registerRepoRoutes(repos, ctx);
   registerIssueRoutes(repos, ctx);
   registerCommentRoutes(repos, ctx);
+  registerReviewRoutes(repos, ctx);
   registerRepoInstallationRoute(repos, ctx);
   api.route("/repos/:owner/:repo", repos);
   api.route("/repositories/:repository_id{[0-9]+}", repos);

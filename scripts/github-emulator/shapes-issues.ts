@@ -2,7 +2,7 @@
 import { authorAssociation } from "./access.ts";
 import { appJson, simpleUser, type Json } from "./shapes-accounts.ts";
 import { findLabel, labelJson, repoApiUrl, repoJson, repoHtmlUrl } from "./shapes-repos.ts";
-import { sha1Hex, type CommentRecord, type CommitRecord, type EventRecord, type IssueRecord, type RepoRecord } from "./state.ts";
+import { sha1Hex, type CommentRecord, type CommitRecord, type EventRecord, type IssueRecord, type RepoRecord, type ReviewRecord } from "./state.ts";
 import { issueId, nodeId, pullId, type World } from "./world.ts";
 
 const NO_REACTIONS = { total_count: 0, "+1": 0, "-1": 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
@@ -172,6 +172,31 @@ export function commentJson(world: World, repo: RepoRecord, issue: IssueRecord, 
     performed_via_github_app: world.isBot(comment.author) ? appJson(world) : null,
   };
 }
+
+/**
+ * A pull request review as the REST API returns it (GET/POST /pulls/{n}/reviews); `webhook`: as the
+ * pull_request_review webhook carries it (state in lower case, `pull_request_url` and `_links` the same).
+ */
+export function reviewJson(world: World, repo: RepoRecord, issue: IssueRecord, review: ReviewRecord, webhook = false): Json {
+  const api = repoApiUrl(world, repo);
+  const html = `${issueHtmlUrl(world, repo, issue)}#pullrequestreview-${review.id}`;
+  return {
+    id: review.id,
+    node_id: nodeId("PullRequestReview", review.id),
+    user: simpleUser(world, review.author),
+    body: review.body,
+    state: webhook ? review.state.toLowerCase() : review.state,
+    html_url: html,
+    pull_request_url: `${api}/pulls/${issue.number}`,
+    author_association: authorAssociation(world, repo, review.author),
+    _links: { html: { href: html }, pull_request: { href: `${api}/pulls/${issue.number}` } },
+    ...(review.submittedAt ? { submitted_at: review.submittedAt } : {}),
+    commit_id: review.commitId,
+  };
+}
+
+export const reviewsOf = (world: World, issue: IssueRecord): ReviewRecord[] =>
+  (world.state.reviews ?? []).filter((r) => r.repoId === issue.repoId && r.number === issue.number).sort((a, b) => a.id - b.id);
 
 const EVENT_TYPES: Record<EventRecord["event"], string> = {
   "cross-referenced": "CrossReferencedEvent",

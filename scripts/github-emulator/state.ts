@@ -113,6 +113,19 @@ export interface CommentRecord {
   updatedAt: string;
 }
 
+/** A pull request review (GitHub's "pull request review"): PENDING until submitted with an event. */
+export interface ReviewRecord {
+  id: number;
+  repoId: number;
+  number: number;
+  author: string;
+  body: string;
+  state: "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED" | "PENDING";
+  commitId: string;
+  /** null while PENDING. */
+  submittedAt: string | null;
+}
+
 export interface EventRecord {
   id: number;
   repoId: number;
@@ -153,6 +166,8 @@ export interface State {
   repos: RepoRecord[];
   issues: IssueRecord[];
   comments: CommentRecord[];
+  /** Absent in state files from before reviews existed (read as none). */
+  reviews?: ReviewRecord[];
   events: EventRecord[];
   installations: InstallationRecord[];
   tokens: TokenRecord[];

@@ -16,7 +16,7 @@ export interface WorldConfig {
 
 /** What the emulated app may do; installation tokens carry exactly these. */
 export const APP_PERMISSIONS = { issues: "write", metadata: "read", pull_requests: "read", members: "read" } as const;
-export const APP_EVENTS = ["issues", "issue_comment", "pull_request", "repository"];
+export const APP_EVENTS = ["issues", "issue_comment", "pull_request", "pull_request_review", "repository"];
 
 export class World {
   constructor(

@@ -4,6 +4,7 @@ import type { AppBindings, AppContext } from "../../context.ts";
 import { validate } from "../../validate.ts";
 import { Token } from "../../openapi/shapes.ts";
 import { contributorFeed, exploreFeed, repositoryFeed } from "../../services/alerts/feeds.ts";
+import { movedResponse } from "../moved.ts";
 
 /**
  * Atom feeds (RFC 4287), public (docs/api.md, "Feeds"):
@@ -32,6 +33,9 @@ export function feedRoutes(ctx: AppContext) {
     .get("/explore", async (c) => atom(await exploreFeed(ctx, new URL(c.req.url).search)))
     .get("/repos/:owner/:repo", validate("param", RepoParams), async (c) => {
       const { owner, repo } = c.req.valid("param");
+      // A former name of a renamed or transferred repository: its feed is under the new name (issue 39).
+      const moved = await movedResponse(ctx, c.req.url, owner, repo);
+      if (moved) return moved;
       return atom(await repositoryFeed(ctx, owner, repo));
     })
     .get("/contributors/:login", validate("param", LoginParam), async (c) => atom(await contributorFeed(ctx, c.req.valid("param").login)));
@@ -51,7 +55,10 @@ export const feedsApi = [
     errors: ["not_found", "validation_failed"],
     summary: "Atom feed of a public repository's bounties: set, paid, returned to the pool (the latest 50)",
     request: { params: RepoParams },
-    responses: { 200: noJson("The feed", "application/atom+xml") },
+    responses: {
+      200: noJson("The feed", "application/atom+xml"),
+      301: noJson("A former name of a renamed or transferred repository: `Location` is its feed under the current name"),
+    },
   }),
   declareRoute({
     method: "get", path: "/api/feeds/contributors/{login}", operationId: "contributorFeed", tags, security: ANONYMOUS,

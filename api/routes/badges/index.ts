@@ -1,4 +1,4 @@
-import { ANONYMOUS, declareRoute, json, STABLE, z } from "../../openapi/declare.ts";
+import { ANONYMOUS, declareRoute, json, noJson, STABLE, z } from "../../openapi/declare.ts";
 import { Hono } from "hono";
 import { makeBadge } from "badge-maker";
 import type { AppBindings, AppContext } from "../../context.ts";
@@ -6,6 +6,7 @@ import { bountyText, formatAmount } from "../../../lib/money-format.ts";
 import { notFound } from "../../errors.ts";
 import { repositoryByFullName } from "../../services/repositories/register.ts";
 import { ownerName, repoName } from "../params.ts";
+import { movedResponse } from "../moved.ts";
 import { and, eq } from "drizzle-orm";
 import { advertisedBounties } from "../../services/repositories/public.ts";
 import { bountyStates } from "../../services/money/bounty-state.ts";
@@ -27,7 +28,9 @@ const BADGE_AGE = 300;
  * GET /api/badges/{owner}/{repo}/issues/{number}.svg    the issue's bounty
  * and the same with .json: shields.io's endpoint format
  * (https://shields.io/badges/endpoint-badge). Private or unknown
- * repositories get a neutral "not registered" badge, never data.
+ * repositories get a neutral "not registered" badge, never data. A former
+ * name of a renamed or transferred repository redirects (301) to its current
+ * name (issue 39): badges already in READMEs keep showing.
  */
 export function badgeRoutes(ctx: AppContext) {
   const send = (c: { body: (data: string, status: number, headers: Record<string, string>) => Response }, badge: Badge, format: string, tag: string) => {
@@ -50,6 +53,10 @@ export function badgeRoutes(ctx: AppContext) {
       const owner = c.req.param("owner");
       if (!match || !ownerName.safeParse(owner).success || !repoName.safeParse(match[1]).success) throw notFound();
       const repository = await repositoryByFullName(ctx, `${owner}/${match[1]}`);
+      if (!repository) {
+        const moved = await movedResponse(ctx, c.req.url, owner, match[1]!, `.${match[2]}`);
+        if (moved) return moved;
+      }
       if (!repository || repository.isPrivate) return send(c, notRegistered, match[2]!, "repositories");
       const [xdcPool] = await ctx.database.db
         .select({ balance: repositoryPools.balance })
@@ -70,6 +77,10 @@ export function badgeRoutes(ctx: AppContext) {
       const { owner, repo } = c.req.param();
       if (!match || !/^\d{1,9}$/.test(match[1]!) || !ownerName.safeParse(owner).success || !repoName.safeParse(repo).success) throw notFound();
       const repository = await repositoryByFullName(ctx, `${owner}/${repo}`);
+      if (!repository) {
+        const moved = await movedResponse(ctx, c.req.url, owner, repo, `/issues/${c.req.param("file")}`);
+        if (moved) return moved;
+      }
       if (!repository || repository.isPrivate) return send(c, notRegistered, match[2]!, "repositories");
       const [bounty] = await ctx.database.db
         .select()
@@ -98,10 +109,14 @@ export function badgeRoutes(ctx: AppContext) {
     .get("/:owner/:repo/reliability.json", (c) => reliabilityBadge(c, { ...c.req.param(), file: "reliability.json" }));
 
   /** The sponsor's record (issue 30): how many payouts, how fast after the merge, how many automatic, decisions waiting. */
-  async function reliabilityBadge(c: Parameters<typeof send>[0], { owner, repo, file }: { owner: string; repo: string; file: string }) {
+  async function reliabilityBadge(c: Parameters<typeof send>[0] & { req: { url: string } }, { owner, repo, file }: { owner: string; repo: string; file: string }) {
     const match = /^reliability\.(svg|json)$/.exec(file);
     if (!match || !ownerName.safeParse(owner).success || !repoName.safeParse(repo).success) throw notFound();
     const repository = await repositoryByFullName(ctx, `${owner}/${repo}`);
+    if (!repository) {
+      const moved = await movedResponse(ctx, c.req.url, owner, repo, `/${file}`);
+      if (moved) return moved;
+    }
     if (!repository || repository.isPrivate) return send(c, notRegistered, match[1]!, "repositories");
     const record = (await reliabilityOf(ctx, [repository.githubRepoId])).get(repository.githubRepoId)!;
     return send(c, reliabilityBadgeOf(record), match[1]!, `repo:${repository.githubRepoId}`);
@@ -132,6 +147,7 @@ const badgeResponses = {
     description: "The badge: SVG for `.svg`, shields.io endpoint data for `.json`",
     content: { "image/svg+xml": { schema: z.string() }, "application/json": { schema: BadgeData } },
   },
+  301: noJson("A former name of a renamed or transferred repository: `Location` is the same badge under its current name"),
 };
 
 export const badgesApi = [

@@ -21,6 +21,7 @@ import { parseAmount } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
 import { DomainError, ErrorCode, refused } from "../../errors.ts";
 import { CONTROL_CHARACTER } from "../../../lib/text-input.ts";
+import { repositoryIdNamed } from "../repositories/former-names.ts";
 
 /**
  * The orders offered. "expiring": soonest expiry first, where a bounty's expiry is the earliest `expires_at` of its
@@ -397,7 +398,6 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
   // What the repository must be: listed (public, active), and of the language asked for.
   const repositoryTerms = [sql`r.is_private = 0`, sql`r.is_active = 1`];
   if (search.language) repositoryTerms.push(sql`lower(r.language) = ${search.language.toLowerCase()}`);
-  if (search.repo) repositoryTerms.push(sql`r.full_name_key = ${search.repo}`);
   const conditions: (SQL | undefined)[] = [
     eq(bounties.status, "open"),
     // A correlated probe by primary key, not a join: SQLite would build a Bloom filter over every repository for a
@@ -427,8 +427,9 @@ export function exploreQuery(db: Database, search: ExploreSearch, options: { all
     conditions.push(sql`instr(${bounties.labels}, json_quote(${search.label})) > 0`);
     conditions.push(sql`exists (select 1 from json_each("bounties"."labels") where value = ${search.label})`);
   }
-  // With a repository filter its own bounties are few: read them by (status, repository) (bounties_status_idx).
-  if (search.repo) conditions.push(sql`${bounties.githubRepoId} = (select github_repo_id from repositories where full_name_key = ${search.repo})`);
+  // With a repository filter its own bounties are few: read them by (status, repository) (bounties_status_idx). A name
+  // the repository had before a rename or transfer still means it (issue 39: saved searches keep working).
+  if (search.repo) conditions.push(sql`${bounties.githubRepoId} = ${repositoryIdNamed(search.repo)}`);
   if (search.unclaimed) {
     conditions.push(sql`not exists (select 1 from bounty_claims c where c.github_repo_id = "bounties"."github_repo_id" and c.issue_number = "bounties"."issue_number")`);
   }

@@ -8,6 +8,7 @@ import { appInstallUrl } from "../../github/app-auth.ts";
 import { installationForRepository, upsertInstallation } from "./installations.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { ensurePoolManager } from "../money/access.ts";
+import { followRepositoryName } from "./former-names.ts";
 
 /** What the registration answers about the repository (spec: repository details), not the database row. */
 export interface RegisteredRepository {
@@ -51,6 +52,8 @@ export async function registerRepository(ctx: Pick<AppContext, "env" | "database
   await upsertInstallation(ctx, installation);
 
   const now = new Date();
+  // Registered again under a new name (a rename whose webhook never came): the old name still leads here.
+  await followRepositoryName(ctx.database.db, repo.id, repo.full_name, "changed", now);
   const fields = {
     ...repositoryIdentity(repo),
     stars: repo.stargazers_count,

@@ -81,7 +81,7 @@ describe("a split payout's shares", () => {
       expect(profile.totals).toEqual({ count: 1, earned: { XDC: "1", ROXN: "0", USDC: "0" } });
       expect(profile.earned).toEqual([expect.objectContaining({ repository: LITE.fullName, issueNumber: issue, currency: "XDC", amount: "1" })]);
       const feed = await (await call(stack.t, `/api/feeds/contributors/${login}`)).text();
-      expect(feed).toContain(`<title>1 XDC for ${LITE.fullName}#${issue}`);
+      expect(feed).toContain(`<title>1.0000 XDC for ${LITE.fullName}#${issue}`);
       expect(feed).not.toContain("2 XDC");
     }
     // The sponsor's record counts the payout once, whole.
