@@ -27,8 +27,8 @@ const ONBOARDING_SEEN = ["welcome", "rewards-guide", "contribution-demo", "pool-
   value: "seen",
 }));
 
-/** Journeys that move the demo personas' XDC or the chain's clock: boosts (bob and carol fund alice's bounty), shared rewards (they are paid), an expired boost (the clock moves days on), a held tip (alice's XDC), one amount per bounty (bob boosts, issue 38), cash-outs (bob's and carol's XDC leave for the on-ramp simulator), a renamed repository (contract-audit-tools, which the "chromium" journeys read under its name; pays bob, issue 39). */
-const MOVE_PERSONAS_XDC = /\/(boosts|boost-expiry|held-tip|splits|one-amount|cashout|renames)\.e2e\.ts$/;
+/** Journeys that move the demo personas' XDC or the chain's clock: boosts (bob and carol fund alice's bounty), shared rewards (they are paid), an expired boost (the clock moves days on), a held tip (alice's XDC), one amount per bounty (bob boosts, issue 38), cash-outs (bob's and carol's XDC leave for the on-ramp simulator), a renamed repository (contract-audit-tools, which the "chromium" journeys read under its name; pays bob, issue 39), attempts (carol's co-authored fix is paid, issue 39). */
+const MOVE_PERSONAS_XDC = /\/(boosts|boost-expiry|held-tip|splits|one-amount|cashout|renames|attempts)\.e2e\.ts$/;
 /** A held split share returned to the pool after 30 days (the chain's clock moves a month on). */
 const MOVES_CLOCK_A_MONTH = /\/held-share-return\.e2e\.ts$/;
 

@@ -37,6 +37,7 @@ import { contributorRoutes, profileVisibilityRoutes } from "./routes/contributor
 import { notOffered } from "./routes/not-offered.ts";
 import { intentRoutes } from "./routes/intents/index.ts";
 import { splitRoutes } from "./routes/splits/index.ts";
+import { attemptRoutes } from "./routes/attempts/index.ts";
 import { tipRoutes } from "./routes/tips/index.ts";
 import { reviewRoutes } from "./routes/reviews/index.ts";
 import { boostRoutes } from "./routes/funding/boosts.ts";
@@ -101,6 +102,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}): Hono
   app.route("/api/leaderboard", leaderboardRoutes(ctx));
   app.route("/api/intents", intentRoutes(ctx));
   app.route("/api/splits", splitRoutes(ctx));
+  app.route("/api/attempts", attemptRoutes(ctx));
   app.route("/api/tips", tipRoutes(ctx));
   app.route("/api/reviews", reviewRoutes(ctx));
   app.route("/api/funding", boostRoutes(ctx));

@@ -108,6 +108,13 @@ export const ErrorCode = {
   POOL_BOUNTY: "pool_bounty",
   ISSUE_CLOSED: "issue_closed",
   NOT_AN_ISSUE: "not_an_issue",
+  // Attempts (issue 39): who may work on a bounty, and how.
+  HUMANS_ONLY: "humans_only",
+  ATTEMPT_LIMIT: "attempt_limit",
+  NEWCOMER_ATTEMPT_LIMIT: "newcomer_attempt_limit",
+  NO_ATTEMPT: "no_attempt",
+  APPLICATION_NOTE_REQUIRED: "application_note_required",
+  BOUNTY_LOCKED: "bounty_locked",
   /** An issue number that several repositories (or none) have a bounty on: the request must name the repository. */
   AMBIGUOUS_ISSUE: "ambiguous_issue",
   /** A community bounty that is not waiting for its payment. */
@@ -256,6 +263,12 @@ export const codeToStatus: Record<ErrorCode, ContentfulStatusCode> = {
   pool_bounty: 409,
   issue_closed: 400,
   not_an_issue: 400,
+  humans_only: 403,
+  attempt_limit: 409,
+  newcomer_attempt_limit: 409,
+  no_attempt: 404,
+  application_note_required: 400,
+  bounty_locked: 409,
   ambiguous_issue: 400,
   not_awaiting_payment: 400,
   already_claimed: 409,

@@ -27,6 +27,7 @@ import { releaseHeldTips } from "./services/tips/tip-held.ts";
 import { notifyAwaitingDecisions } from "./services/money/awaiting.ts";
 import { remindOverdueReviews, REVIEW_DEADLINE_PASS_MS } from "./services/reviews/reminders.ts";
 import type { AppContext } from "./context.ts";
+import { expireLocks } from "./services/attempts/attempts.ts";
 import { backupScheduleFor } from "./ops/backup-schedule.ts";
 import { cashoutPassesFor, MONEY_MOMENTS_INTERVAL_MS } from "./services/cashout/schedule.ts";
 
@@ -71,6 +72,7 @@ export const PASS_NAMES = [
   "hourly-review",
   "watcher",
   "recent-totals",
+  "attempt-locks",
   "review-deadlines",
   "outbound",
   "digest",
@@ -121,6 +123,9 @@ export function declareSchedule(ctx: RootContext, options: { intervals?: Partial
     await executeDueOutflows(ctx);
   });
   const githubReturn = loop("github-return", ctx, every("github-return", GITHUB_RETURN_PROBE_MS), () => retryWhenGitHubAnswers(ctx));
+  // Exclusive attempts' locks past their time (issue 39): released unless the holder has a linked pull request; the
+  // next in the queue holds the bounty and is told. `now`: a fake clock (tests, the dev stack's /dev/attempt-locks).
+  const attemptLocks = loop("attempt-locks", ctx, every("attempt-locks", 60_000), (o) => expireLocks(ctx, o?.now));
   const recentTotals = loop("recent-totals", ctx, every("recent-totals", 60_000), () => advanceRecentTotals(ctx.database.db));
   // Review deadlines (issue 39): reminders to pool managers, once per deadline (conditional writes: any process may run it).
   const reviewDeadlines = loop("review-deadlines", ctx, every("review-deadlines", REVIEW_DEADLINE_PASS_MS), (o) => remindOverdueReviews(ctx, { now: o?.now }));
@@ -215,6 +220,8 @@ export function declareSchedule(ctx: RootContext, options: { intervals?: Partial
         ]
       : []),
     { name: "recent-totals", every: "every minute", afterRepair: false, ...recentTotals },
+    // Records the new holder's claim on-chain through the outbox: after the start-up check, like the other chain writers.
+    { name: "attempt-locks", every: "every minute: locks past their time", afterRepair: true, ...attemptLocks },
     { name: "review-deadlines", every: `${REVIEW_DEADLINE_PASS_MS / 60_000} minutes: bountied pull requests waiting past their repository's review deadline remind its pool manager (once per deadline)`, afterRepair: false, ...reviewDeadlines },
     { name: "outbound", every: "1 s", lease: "per delivery", afterRepair: false, start: () => ctx.outbound.start(options.intervals?.outbound), stop: () => ctx.outbound.stop(), runOnce: () => ctx.outbound.runOnce() },
     {

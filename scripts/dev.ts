@@ -205,12 +205,15 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
     // Boosts' expiry on demand (a journey cannot wait a day): the chain's clock moves on by `seconds`, then the hourly
     // refund pass runs as of that clock (e2e/boost-expiry.e2e.ts).
     let refundBoostsAfter: ((seconds: number) => Promise<number>) | undefined;
+    // Attempts' locks on demand (a journey cannot wait a week): the lock pass as of `seconds` from now (e2e/attempts.e2e.ts).
+    let expireLocksAfter: ((seconds: number) => Promise<number>) | undefined;
     let customerOfLogin: ((login: string) => Promise<string | undefined>) | undefined;
     // Their writes take a session, the anti-forgery token and JSON, like every write (scripts/lib/dev-routes.ts).
     const devOnlyRoutes = devRoutes({
       mail: mailSink.routes(),
       digestAsOfTomorrow: async () => (await digestAsOfTomorrow?.()) ?? 0,
       refundBoostsAfter: async (seconds) => (await refundBoostsAfter?.(seconds)) ?? 0,
+      expireLocksAfter: async (seconds) => (await expireLocksAfter?.(seconds)) ?? 0,
       // The simulator's sell side for trying cash-outs by hand: a customer's KYC state (by GitHub login).
       setKyc: async (login, status) => {
         const customerId = await customerOfLogin?.(login);
@@ -269,6 +272,7 @@ export async function startDevStack(options: DevStackOptions = {}): Promise<DevS
       // Expiries are read against the chain's clock, which just moved on.
       return Number(await server.schedule!.runOnce("boost-refunds"));
     };
+    expireLocksAfter = async (seconds) => ((await server.schedule!.runOnce("attempt-locks", { now: Date.now() + seconds * 1000 })) as { expired: number }).expired;
 
     if (options.seed !== false) {
       const seedChain: SeedChain = { fund: localFunder(anvil.rpcUrl, chain, deployment) };

@@ -8,6 +8,7 @@ import {
   contributorTotals,
   repositoryReliability,
   bountyClaims,
+  bountyAttempts,
   chainBlocks,
   chainCursors,
   chainEvents,
@@ -97,6 +98,8 @@ export async function checkChainIdentity({ db, chain, log }: ChainIdentityDeps):
       await tx.delete(bounties);
       await tx.delete(repositoryPools);
       await tx.delete(bountyClaims);
+      // Attempts are on those bounties (their claims went with them); settings, flags and merges are the repositories'.
+      await tx.delete(bountyAttempts);
       await tx.delete(heldPayouts);
       await tx.delete(awaitingDecisions);
       // Splits of those bounties, and tips escrowed on that chain (their money went with it: failed, never paid).

@@ -10,7 +10,7 @@ import { answersThatBrokeTheDocument } from "./broken-answers.ts";
 import { createLogger, logDestination } from "../logger.ts";
 import { eventually } from "../../testing/stack.ts";
 
-const TAGS = ["auth", "wallet", "blockchain", "repositories", "public", "webhooks", "ai-scoping", "nodes", "vscode", "funding", "alerts", "statements"];
+const TAGS = ["auth", "wallet", "blockchain", "repositories", "public", "webhooks", "ai-scoping", "nodes", "vscode", "funding", "alerts", "statements", "attempts"];
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 type Operation = {

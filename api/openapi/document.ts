@@ -32,6 +32,7 @@ import { docsApi } from "../routes/docs/index.ts";
 import { leaderboardApi } from "../routes/leaderboard/index.ts";
 import { intentsApi } from "../routes/intents/index.ts";
 import { splitsApi } from "../routes/splits/index.ts";
+import { attemptsApi } from "../routes/attempts/index.ts";
 import { tipsApi } from "../routes/tips/index.ts";
 import { reviewsApi } from "../routes/reviews/index.ts";
 import { boostsApi } from "../routes/funding/boosts.ts";
@@ -92,6 +93,7 @@ export const DECLARATIONS = [
   ...feedsApi,
   ...exploreApi,
   ...contributorsApi,
+  ...attemptsApi,
   ...cashoutApi,
   ...statementsApi,
 ] as const;
@@ -161,6 +163,7 @@ export function apiDocument() {
       { name: "vscode", description: "The VS Code extension's sign-in" },
       { name: "funding", description: "Boosts and community bounties: anyone funds an issue; confirmations of payments asked for in GitHub comments" },
       { name: "alerts", description: "Saved searches and their digest, Atom feeds, outbound webhooks for integrators" },
+      { name: "attempts", description: "Who works on a bounty: open, exclusive (a lock and a queue) or by application; humans only or agents allowed" },
       { name: "statements", description: "Statements, receipts and invoices of payouts, fundings, boosts and tips (PDF, CSV)" },
     ],
   });

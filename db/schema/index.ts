@@ -25,6 +25,7 @@ export * from "./alerts.ts";
 export * from "./reliability.ts";
 export * from "./commitments.ts";
 export * from "./repository-visibility.ts";
+export * from "./attempts.ts";
 export * from "./ops.ts";
 export * from "./cashouts.ts";
 export * from "./statements.ts";

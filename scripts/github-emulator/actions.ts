@@ -226,6 +226,34 @@ export class Actions {
     return this.done(issue, [this.issueEvent(repo, issue, "opened", author)]);
   }
 
+  /**
+   * New commits pushed to an open pull request's head branch: its head moves to the last of them and
+   * `pull_request.synchronize` is delivered (with `before` and `after`), as GitHub does on every push.
+   */
+  pushToPull(input: { repo: RepoRecord; issue: IssueRecord; commits: { message: string; author?: string }[]; actor: string }): Outcome<IssueRecord> {
+    const { repo, issue } = input;
+    const pull = issue.pull;
+    if (!pull) throw new ActionError(404, "Not Found");
+    if (issue.state !== "open") throw new ActionError(422, "Pull request is closed: nothing can be pushed to it.");
+    const at = this.touch(issue);
+    const before = pull.headSha;
+    const existing = pull.commits ?? [];
+    const added = input.commits.map((c, i) => {
+      const who = this.world.user(c.author ?? issue.author);
+      return {
+        sha: sha1Hex(`${repo.id}:${issue.number}:commit:${existing.length + i}:${c.message}`),
+        message: c.message,
+        authorName: who?.name ?? c.author ?? issue.author,
+        authorEmail: who?.email ?? `${c.author ?? issue.author}@example.invalid`,
+        authorLogin: who?.login ?? null,
+        date: at,
+      };
+    });
+    pull.commits = [...existing, ...added];
+    pull.headSha = added[added.length - 1]!.sha;
+    return this.done(issue, [this.issueEvent(repo, issue, "synchronize", input.actor, { before, after: pull.headSha })]);
+  }
+
   /** Merges, then closes the open issues of the same repository its body closes (only when merged into the default branch, as on GitHub). */
   mergePull(input: { repo: RepoRecord; issue: IssueRecord; actor: string; at?: string }): Outcome<IssueRecord> {
     const { repo, issue, actor } = input;

@@ -44,6 +44,8 @@ const schemas = {
     /** The control page's one commit message (a form cannot send `commits`): trailers such as `Co-authored-by:` included. */
     commitMessage: z.string().optional(),
   }),
+  /** Commits pushed to an open pull request (`pull_request.synchronize`); `actor` defaults to the pull request's author. */
+  pushToPullRequest: z.object({ repo, number, commits: z.array(z.object({ message: z.string().min(1), author: login.optional() })).min(1), actor: login.optional() }),
   /** `at`: when GitHub records the merge (ISO, not in the future), for tests of a pull request merged long ago. */
   mergePullRequest: z.object({ repo, number, actor: login.optional(), at: z.iso.datetime().optional() }),
   closePullRequest: z.object({ repo, number, actor: login.optional() }),
@@ -67,6 +69,7 @@ export interface EmulatorControls {
   addLabel(input: Inputs["addLabel"]): Promise<ControlResult<"issue">>;
   addComment(input: Inputs["addComment"]): Promise<ControlResult<"comment">>;
   openPullRequest(input: Inputs["openPullRequest"]): Promise<ControlResult<"pull_request">>;
+  pushToPullRequest(input: Inputs["pushToPullRequest"]): Promise<ControlResult<"pull_request">>;
   mergePullRequest(input: Inputs["mergePullRequest"]): Promise<ControlResult<"pull_request">>;
   closePullRequest(input: Inputs["closePullRequest"]): Promise<ControlResult<"pull_request">>;
   /** A review of a pull request: the pull_request_review webhook when submitted. */
@@ -159,6 +162,12 @@ export function createControls({ world, actions, webhooks }: EmulatorContext): E
       const commits = input.commits ?? (typed ? [{ message: typed }] : undefined);
       return pullResult(r, actions.openPull({ repo: r, author: user(input.author), title: input.title, body: input.body, head: input.head, base: input.base, commits }));
     },
+    async pushToPullRequest(raw) {
+      const input = parse("pushToPullRequest", raw);
+      const r = findRepo(input.repo);
+      const issue = findIssue(r, input.number);
+      return pullResult(r, actions.pushToPull({ repo: r, issue, commits: input.commits, actor: input.actor ? user(input.actor) : issue.author }));
+    },
     async mergePullRequest(raw) {
       const { repo: r, issue, actor, input } = withIssue("mergePullRequest", raw);
       return pullResult(r, actions.mergePull({ repo: r, issue, actor, at: input.at }));
@@ -234,6 +243,7 @@ export function controlRoutes(controls: EmulatorControls, { webhooks }: Emulator
     "/issues/label": controls.addLabel,
     "/comments": controls.addComment,
     "/pulls": controls.openPullRequest,
+    "/pulls/push": controls.pushToPullRequest,
     "/pulls/merge": controls.mergePullRequest,
     "/pulls/close": controls.closePullRequest,
     "/pulls/review": controls.reviewPullRequest,

@@ -14,6 +14,8 @@ export interface FixtureUser {
   blog?: string;
   /** What the demo user is for, shown on the emulator's sign-in page. */
   persona: string;
+  /** An account GitHub marks as a bot (an app's or an agent's): it comments, it never signs in. */
+  type?: "Bot";
 }
 
 export interface FixtureLabel {
@@ -58,6 +60,7 @@ export const FIXTURE_USERS: FixtureUser[] = [
   { id: 1006, login: "frank", name: "Frank Fresh", email: "frank@example.com", persona: "New user, not registered yet; no repositories" },
   { id: 1007, login: "grace", name: "Grace Visitor", email: "grace@example.com", persona: "New user, not registered yet; wants to contribute" },
   { id: 1008, login: "heidi", name: "Heidi Tipped", email: "heidi@example.com", persona: "New user, not registered yet; tipped before she has a wallet (e2e/held-tip.e2e.ts)" },
+  { id: 1010, login: "autofix-agent[bot]", name: "Autofix Agent", email: "autofix-agent@example.invalid", persona: "A bot account (GitHub type Bot): refused on humans-only bounties (e2e/attempts.e2e.ts)", type: "Bot" },
   { id: 1009, login: "ivan", name: "Ivan Away", email: "ivan@example.com", persona: "Never registers; co-author whose held share goes back to the pool (e2e/held-share-return.e2e.ts)" },
 ];
 

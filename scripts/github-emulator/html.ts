@@ -37,7 +37,7 @@ export function layout(title: string, body: Html, signedIn?: string): Html {
 
 /** One submit button per demo user: login, name and persona, so a person (or a test) can pick by name. */
 export function userButtons(world: World, name = "login"): Html {
-  return html`<div class="users">${world.state.users.map(
+  return html`<div class="users">${world.state.users.filter((u) => u.type !== "Bot").map(
     (u) => html`<button type="submit" name="${name}" value="${u.login}"><strong>${u.login}</strong> — ${u.name}<br><span class="muted">${u.persona}</span></button>`,
   )}</div>`;
 }

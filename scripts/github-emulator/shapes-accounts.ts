@@ -35,7 +35,7 @@ export function simpleUser(world: World, login: string): Json {
   const a = account(world, login);
   const name = a.type === "Bot" ? world.botLogin : a.type === "Ghost" ? GHOST.login : a.record.login;
   const id = accountId(world, login);
-  const type = a.type === "Ghost" ? "User" : a.type;
+  const type = a.type === "Ghost" ? "User" : a.type === "User" && a.record.type === "Bot" ? "Bot" : a.type;
   const api = `${apiUrl}/users/${encodeURIComponent(name)}`;
   return {
     login: name,

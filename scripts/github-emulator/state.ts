@@ -22,6 +22,8 @@ export interface UserRecord {
   blog: string;
   persona: string;
   createdAt: string;
+  /** A bot account (not the app's own bot user): comments as type "Bot", never signs in. */
+  type?: "Bot";
 }
 
 export interface OrgRecord {
@@ -219,6 +221,7 @@ function seedState(nowMs: number): State {
       blog: u.blog ?? "",
       persona: u.persona,
       createdAt: at(900),
+      ...(u.type ? { type: u.type } : {}),
     })),
     orgs: FIXTURE_ORGS.map((o) => ({ id: o.id, login: o.login, name: o.name, members: { ...o.members }, createdAt: at(800) })),
     repos: [],

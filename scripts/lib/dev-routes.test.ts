@@ -13,6 +13,8 @@ import { DigestWorker } from "../../api/workers/digest.ts";
 import { digestRuns } from "../../db/schema/index.ts";
 import { devRoutes } from "./dev-routes.ts";
 
+import { expireLocks } from "../../api/services/attempts/attempts.ts";
+
 let t: TestContext;
 let carol: TestSession;
 let dave: TestSession;
@@ -27,6 +29,8 @@ beforeAll(async () => {
       clockSteps.push(seconds);
       return 0;
     },
+    // The lock pass as of later (issue 39): the real pass against this context's database.
+    expireLocksAfter: async (seconds) => (await expireLocks(context!.ctx, Date.now() + seconds * 1000)).expired,
   });
   t = context = await createTestContext({}, { extraRoutes: routes });
   carol = await signInAs(t, await createTestUser(t, { role: "contributor", username: "carol", email: "carol@example.com" }));
@@ -74,6 +78,7 @@ describe("/dev/* writes", () => {
     });
   }
   securityCases({ method: "POST", path: "/dev/digest", body: {} }, { t: () => t, owner: () => carol, stranger: () => dave });
+  securityCases({ method: "POST", path: "/dev/attempt-locks", body: { seconds: 60 } }, { t: () => t, owner: () => carol, stranger: () => dave });
   securityCases({ method: "POST", path: "/dev/refund-boosts", body: { seconds: 60 } }, { t: () => t, owner: () => carol, stranger: () => dave });
 
   test("same-origin JSON with a session and its token runs them", async () => {

@@ -14,6 +14,8 @@ export interface DevHooks {
   digestAsOfTomorrow(): Promise<number>;
   /** Moves the chain's clock on by `seconds`, then runs the hourly refund pass as of it; how many refunds it sent. */
   refundBoostsAfter(seconds: number): Promise<number>;
+  /** Runs the attempts' lock pass as of `seconds` from now; how many locks it released. */
+  expireLocksAfter(seconds: number): Promise<number>;
   /** Sets a user's KYC state at the on-ramp simulator's sell side (by GitHub login); their customer id, or undefined. */
   setKyc?(login: string, status: KycStatus): Promise<string | undefined>;
 }
@@ -37,6 +39,7 @@ const KycBody = z.object({ login: z.string().min(1).max(39), status: z.enum(KYC_
  *   GET  /dev/mail/...                    the local mail sink's pages
  *   POST /dev/digest          {}          the daily digest, as of tomorrow        -> { handled }
  *   POST /dev/refund-boosts   { seconds } the chain's clock on, then refunds due  -> { sent }
+ *   POST /dev/attempt-locks   { seconds } the lock pass as of that much later     -> { expired }
  *   POST /dev/onramp-kyc      { login, status } a user's KYC state at the simulator's sell side -> { customerId, status }
  */
 export function devRoutes(hooks: DevHooks): (app: Hono<AppBindings>) => void {
@@ -49,6 +52,10 @@ export function devRoutes(hooks: DevHooks): (app: Hono<AppBindings>) => void {
     app.post("/dev/refund-boosts", validate("json", RefundBody), async (c) => {
       requireSession(c);
       return c.json({ sent: await hooks.refundBoostsAfter(c.req.valid("json").seconds) });
+    });
+    app.post("/dev/attempt-locks", validate("json", RefundBody), async (c) => {
+      requireSession(c);
+      return c.json({ expired: await hooks.expireLocksAfter(c.req.valid("json").seconds) });
     });
     const setKyc = hooks.setKyc;
     if (setKyc) {

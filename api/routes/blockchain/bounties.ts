@@ -21,6 +21,8 @@ import { awaitingForManager } from "../../services/money/awaiting.ts";
 import { ensurePoolManager, requireManagedRepository, visibleRepository } from "../../services/money/access.ts";
 import { walletOfUser } from "../../services/wallets/custodial.ts";
 import { positiveId, RepoIssueParam, RepoParam } from "../params.ts";
+import { MAX_APPLICATION_NOTE } from "../../../lib/attempt-rules.ts";
+import { AttemptStanding } from "../attempts/schemas.ts";
 
 const AllocateBody = z.object({
   bountyAmount: z.union([z.string().max(80), z.number()]),
@@ -34,7 +36,14 @@ const DistributeBody = z
   .object({ contributorAddress: z.string().max(64).nullish(), contributorLogin: z.string().max(39).nullish(), githubRepoFullName: z.string().max(200).nullish() })
   .refine((b) => Boolean(b.contributorAddress) !== Boolean(b.contributorLogin), { message: "Enter the contributor's XDC address (xdc… or 0x…) or GitHub login." });
 const CancelBody = z.object({ githubRepoFullName: z.string().max(200).nullish() });
-const ContributeBody = z.object({ role: z.string().max(20).optional(), walletAddress: z.string().max(64).optional(), issueId: positiveId, repoId: positiveId.optional() });
+const ContributeBody = z.object({
+  role: z.string().max(20).optional(),
+  walletAddress: z.string().max(64).optional(),
+  issueId: positiveId,
+  repoId: positiveId.optional(),
+  /** Beyond the spec (issue 39): an application's short note, for a bounty in application mode. */
+  note: z.string().max(MAX_APPLICATION_NOTE).optional(),
+});
 const ManagerBody = z.object({ walletAddress: z.string().max(64), username: z.string().max(100).optional(), githubId: positiveId.optional() });
 
 /**
@@ -153,7 +162,7 @@ export function bountyRoutes(ctx: AppContext) {
         }
         // The spec's body is role, walletAddress and issueId; without repoId the issue says which repository it is.
         const target = body.repoId ? { repoId: body.repoId, issueNumber: body.issueId } : await issueByReference(ctx, body.issueId);
-        return c.json(await registerContribution(ctx, { user, ...target }));
+        return c.json(await registerContribution(ctx, { user, ...target, note: body.note }));
       },
     )
     .post(
@@ -277,11 +286,15 @@ export const bountiesApi = [
       "repository_mismatch", "role_required", "someone_working", "transaction_failed", "transaction_queued", "validation_failed", "wallet_required"]),
   declareRoute({
     method: "post", path: "/api/blockchain/register", operationId: "registerContribution", tags: ["blockchain"], security: SESSION_WRITE,
-    errors: ["already_paid", "ambiguous_issue", "github_unavailable", "idempotency_conflict", "invalid_repository", "issue_closed", "not_an_issue",
-      "not_found", "not_owner", "role_required", "validation_failed", "wallet_required"],
+    errors: ["already_paid", "ambiguous_issue", "application_note_required", "attempt_limit", "github_unavailable", "humans_only", "idempotency_conflict", "invalid_repository", "issue_closed", "newcomer_attempt_limit", "not_an_issue", "not_found", "not_owner", "role_required", "validation_failed", "wallet_required"],
     summary: "Contribute: registers the contributor for an issue",
     request: { body: jsonBody(ContributeBody) },
-    responses: { 200: json("Registered", z.object({ success: z.literal(true), message: z.string(), walletAddress: z.string() })) },
+    responses: {
+      200: json(
+        "Registered (the spec's answer); `attempt` says where the attempt stands on an exclusive or application bounty (issue 39)",
+        z.object({ success: z.literal(true), message: z.string(), walletAddress: z.string(), attempt: AttemptStanding.optional() }),
+      ),
+    },
   }),
   declareRoute({
     method: "post", path: "/api/blockchain/repository/{repoId}/manager", operationId: "becomePoolManager", tags: ["blockchain"], security: SESSION_WRITE,

@@ -13,6 +13,7 @@ import { bountyText } from "../../../lib/money-format.ts";
 import { fundersLines } from "../funding/funders-text.ts";
 import { ATTEMPT_COMMAND, CLAIM_STEPS } from "../../../lib/claiming.ts";
 import { inlineCode, mention, profileLink } from "./markdown.ts";
+import { attemptLines } from "../attempts/comment-lines.ts";
 import { cashoutLink } from "../cashout/links.ts";
 
 /** A placeholder row (comment id -1) older than this is taken to be a crashed creation and retried. */
@@ -108,6 +109,8 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
             : contributors.length
               ? `**Working on it**: ${working} (bounty set in transaction ${txLink(bounty.allocatedTx)}).`
               : `**Open**: ${amount} (set in transaction ${txLink(bounty.allocatedTx)}).`;
+  // Who holds it, the queue, competing pull requests (issue 39): while open; a merge that overtook a holder, always.
+  const attempts = await attemptLines(ctx, repository.githubRepoId, bounty.issueNumber, bounty.status === "open" && !held && !sharing);
   return [
     MARKER,
     `### Issuepool bounty: ${amount}`,
@@ -128,6 +131,7 @@ async function commentBody(ctx: Pick<AppContext, "env" | "database" | "chain">, 
     // Who works on it matters while it is open; once paid or cancelled the status says all.
     ...(plainOpen ? [`**Working on it:** ${working}`, ...(acknowledgement ? ["", acknowledgement] : []), ""] : []),
     `**Status:** ${status}`,
+    ...(attempts.length ? ["", ...attempts] : []),
     // Boosts (issue 29): who added what, and where each funder's money went.
     ...(funders.lines.length ? ["", ...funders.lines] : []),
   ].join("\n");

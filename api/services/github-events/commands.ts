@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
-import { recordClaimEvent } from "../notify/events.ts";
 import type { AppContext } from "../../context.ts";
-import { bountyClaims, repositories, users, CURRENCIES, type Currency, type Repository } from "../../../db/schema/index.ts";
+import { repositories, users, CURRENCIES, type Currency, type Repository } from "../../../db/schema/index.ts";
 import type { WebhookOutcome } from "../../workers/webhooks.ts";
 import { isRefusal } from "../../errors.ts";
 import { installationClient } from "../../github/app-auth.ts";
@@ -10,14 +9,13 @@ import { encodeFullName } from "../../github/repositories.ts";
 import { openIssue } from "../money/bounty-lookups.ts";
 import { submitAllocation } from "../money/bounty-allocate.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
-import { recordClaimOnChain } from "../money/claims.ts";
-import type { Address } from "viem";
-import { claimRefusal, claimRefusalText } from "../../../lib/claim-rule.ts";
+import { claimRefusalText } from "../../../lib/claim-rule.ts";
 import { parseSplitCommand } from "../splits/split-command.ts";
 import { parseTipCommand } from "../tips/tip-command.ts";
 import { handleSplitComment, handleTipComment } from "./reward-commands.ts";
 import { boostIntentReply } from "../funding/boost-command.ts";
 import { inlineCode, mention } from "../bot/markdown.ts";
+import { handleAttemptCommand } from "./attempt-commands.ts";
 
 interface CommentPayload {
   id: number;
@@ -25,16 +23,26 @@ interface CommentPayload {
   user: { id: number; login: string; type?: string };
 }
 
-export type BountyCommand = { kind: "bounty"; amount: string; currency: Currency } | { kind: "attempt" } | { kind: "invalid"; reason: string };
+export type BountyCommand =
+  | { kind: "bounty"; amount: string; currency: Currency }
+  | { kind: "attempt"; note?: string }
+  | { kind: "unattempt" }
+  | { kind: "invalid"; reason: string };
 
 /**
  * Reads a command from the first line of a comment: `/bounty 50 XDC` (ROXN,
- * USDC; XDC when no currency is given) or `/attempt`. Anything else is not a
- * command.
+ * USDC; XDC when no currency is given), `/attempt` (what follows it, on its
+ * line and the next ones, is an application's note) or `/unattempt`.
+ * Anything else is not a command.
  */
 export function parseCommand(body: string): BountyCommand | undefined {
-  const line = body.trim().split(/\r?\n/)[0]?.trim() ?? "";
-  if (/^\/attempt\b/i.test(line)) return { kind: "attempt" };
+  const text = body.trim();
+  const line = text.split(/\r?\n/)[0]?.trim() ?? "";
+  if (/^\/unattempt\b/i.test(line)) return { kind: "unattempt" };
+  if (/^\/attempt\b/i.test(line)) {
+    const note = text.replace(/^\/attempt\b/i, "").trim();
+    return note ? { kind: "attempt", note } : { kind: "attempt" };
+  }
   if (!/^\/bounty\b/i.test(line)) return undefined;
   const match = /^\/bounty\s+(\d+(?:\.\d+)?)(?:\s+([A-Za-z]+))?\s*$/i.exec(line);
   if (!match) return { kind: "invalid", reason: "Usage: `/bounty <amount> <XDC|ROXN|USDC>`, for example `/bounty 50 XDC`." };
@@ -50,13 +58,16 @@ export function parseCommand(body: string): BountyCommand | undefined {
  * commenter to work on the issue. Bots are ignored. A command that cannot be
  * carried out gets a short reply saying why.
  */
-export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database" | "chain" | "outbox" | "changes" | "log" | "appSecret">, payload: Record<string, unknown>, deliveryId: string): Promise<WebhookOutcome> {
+export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database" | "chain" | "outbox" | "changes" | "log" | "appSecret" | "mailer">, payload: Record<string, unknown>, deliveryId: string): Promise<WebhookOutcome> {
   if (payload.action !== "created") return "ignored";
   const comment = payload.comment as CommentPayload | undefined;
   const issue = payload.issue as { number: number; pull_request?: unknown } | undefined;
   const repo = payload.repository as { id: number } | undefined;
   if (!comment || !issue || !repo) return "ignored";
-  if (comment.user.type === "Bot" || comment.user.login.endsWith("[bot]")) return "ignored";
+  // The app's own comments never command anything; other bots may only ask to attempt (refused on humans-only bounties).
+  if (comment.user.login.toLowerCase() === `${ctx.env.GITHUB_APP_SLUG}[bot]`) return "ignored";
+  const fromBot = comment.user.type === "Bot" || comment.user.login.endsWith("[bot]");
+  if (fromBot && !/^\/(un)?attempt\b/i.test((comment.body ?? "").trim())) return "ignored";
   // `/split` and `/tip` work on issues and pull requests alike (reward-commands.ts).
   const split = parseSplitCommand(comment.body ?? "");
   const tip = split ? undefined : parseTipCommand(comment.body ?? "");
@@ -83,27 +94,13 @@ export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database
   if (command.kind === "invalid") return reply(command.reason);
 
   const [user] = await ctx.database.db.select().from(users).where(eq(users.githubId, comment.user.id)).limit(1);
+  if (command.kind === "attempt" || command.kind === "unattempt") return handleAttemptCommand(ctx, { repository, issueNumber: issue.number, comment, user, command, reply });
   // `/bounty 50 XDC` by anyone but the repository's pool manager is a boost, confirmed in the app (issue 29).
   if (command.kind === "bounty" && !(user?.role === "poolmanager" && (await isAdmin(ctx, repository, comment.user.login)))) {
     return reply(await boostIntentReply(ctx, { repository, issueNumber: issue.number, comment, currency: command.currency, amount: command.amount }));
   }
   const hasWallet = Boolean(user && (await walletOfUser(ctx.database.db, user.id)));
   if (!user || !hasWallet) return reply(claimRefusalText("not_registered", ctx.env.PUBLIC_URL));
-
-  if (command.kind === "attempt") {
-    const refusal = claimRefusal({ role: user.role, hasWallet });
-    if (refusal) return reply(claimRefusalText(refusal, ctx.env.PUBLIC_URL));
-    const claimed = await ctx.database.db
-      .insert(bountyClaims)
-      .values({ githubRepoId: repository.githubRepoId, issueNumber: issue.number, userId: user.id })
-      .onConflictDoNothing()
-      .returning({ userId: bountyClaims.userId });
-    if (claimed.length) await recordClaimEvent(ctx.database.db, { repoId: repository.githubRepoId, issueNumber: issue.number, userId: user.id, login: user.username });
-    const wallet = await walletOfUser(ctx.database.db, user.id);
-    await recordClaimOnChain(ctx, { repoId: repository.githubRepoId, issueNumber: issue.number, contributor: wallet!.address as Address });
-    ctx.changes.publish([`repo:${repository.githubRepoId}`, `bounty:${repository.githubRepoId}:${issue.number}`]);
-    return "done";
-  }
 
   if (user.role !== "poolmanager" || !(await isAdmin(ctx, repository, comment.user.login))) {
     return reply("Only a pool manager who administers this repository can set a bounty.");

@@ -9,7 +9,7 @@ import { handleMembershipChange } from "../money/managers.ts";
 import { noteReviewActivity, trackPullRequestWait } from "../reviews/waits.ts";
 
 /** Routes a stored GitHub delivery to its handler. Every handler is idempotent (deliveries can be retried). */
-export async function handleGitHubDelivery(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "indexer" | "changes" | "appSecret">, delivery: WebhookDelivery): Promise<WebhookOutcome> {
+export async function handleGitHubDelivery(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "indexer" | "changes" | "appSecret" | "mailer">, delivery: WebhookDelivery): Promise<WebhookOutcome> {
   let payload: Record<string, unknown>;
   try {
     payload = JSON.parse(delivery.payload);

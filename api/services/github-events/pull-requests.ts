@@ -8,6 +8,8 @@ import { issuesCacheKey } from "../../github/data.ts";
 import { chainBounty } from "../payouts/facts.ts";
 import { mergedPullsClosing } from "../payouts/fixes.ts";
 import { settleMergedFix, type Settled } from "../payouts/settle.ts";
+import { syncPullPreview } from "../attempts/preview.ts";
+import { afterMerge } from "../attempts/merges.ts";
 
 interface PullRequestPayload {
   number: number;
@@ -57,13 +59,16 @@ export async function payMergedFix(ctx: Pick<AppContext, "env" | "database" | "l
  * commitment is per round, the payout's key is per issue, the outbox allows one live payout per issue, and the
  * contract refuses a second payment; a redelivered or concurrent webhook finds the first decision.
  */
-export async function handlePullRequest(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">, payload: Record<string, unknown>): Promise<WebhookOutcome> {
+export async function handlePullRequest(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes" | "mailer">, payload: Record<string, unknown>): Promise<WebhookOutcome> {
   const repo = payload.repository as { id: number } | undefined;
   const pr = payload.pull_request as PullRequestPayload | undefined;
   if (!repo?.id || !pr?.number) return "ignored";
   const [repository] = await ctx.database.db.select().from(repositories).where(eq(repositories.githubRepoId, repo.id)).limit(1);
   if (!repository) return "ignored";
   await forgetCached(ctx, issuesCacheKey(repo.id));
+  // The payout preview and the record of competing pull requests (issue 39): on every push and change of state.
+  if (repository.installationId && ["opened", "reopened", "synchronize", "edited"].includes(String(payload.action))) await syncPullPreview(ctx, repository, pr.number);
+  if (payload.action === "closed" && !pr.merged && repository.installationId) await syncPullPreview(ctx, repository, pr.number);
   if (payload.action !== "closed" || !pr.merged) return "done";
   if (!repository.installationId) {
     ctx.log.warn("merged pull request on a repository without the app: no closing references", { repoId: repo.id, pr: pr.number });
@@ -75,5 +80,7 @@ export async function handlePullRequest(ctx: Pick<AppContext, "env" | "database"
     if ((await chainBounty(ctx, repository.githubRepoId, issue.number)).status !== "open") continue;
     await payMergedFix(ctx, repository, pr.number, issue.number);
   }
+  // After the money (which the attempts never change): attempts end, the other pull requests' authors are told.
+  await afterMerge(ctx, repository, { number: pr.number, author: pr.user }, closes.map((c) => c.number));
   return "done";
 }

@@ -4,7 +4,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { erc20Abi, parseEventLogs, type Address } from "viem";
 import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { bounties, bountyBoosts, cashouts, chainEvents, chainTransactions, confirmedUpiIds, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
+import { bounties, bountyAttempts, bountyBoosts, bountyClaims, cashouts, chainEvents, chainTransactions, confirmedUpiIds, LIVE_ATTEMPT_STATUSES, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
 import { anvilPrivateKey, startOnrampSimulator, type OnrampSimulator } from "../../../testing/dev-tools.ts";
 import { startCashoutPasses, type CashoutPasses } from "../cashout/schedule.ts";
 import { OPEN_STATUSES } from "../cashout/progress.ts";
@@ -14,6 +14,7 @@ import { refundDueBoosts } from "../funding/boost-refunds.ts";
 import { settleBoosts } from "../funding/boost-mirror.ts";
 import { releaseDueSplits } from "../splits/release.ts";
 import { bountyStates } from "./bounty-state.ts";
+import { expireLocks } from "../attempts/attempts.ts";
 
 /**
  * The money lifecycle as a property (issue 11), driven through the HTTP API
@@ -24,7 +25,8 @@ import { bountyStates } from "./bounty-state.ts";
  * expiry, merges co-authored through `Co-authored-by:` trailers (the split's
  * release window, then its payout or its shares held for newcomers), and tips
  * (held in escrow for newcomers, paid when they sign up), in XDC, ROXN and
- * USDC, and (issue 40) cash-outs to UPI through the on-ramp simulator, some
+ * USDC, (issue 39) attempts on bounties made exclusive (held, queued, dropped, locks expired by the pass a week
+ * on), and (issue 40) cash-outs to UPI through the on-ramp simulator, some
  * of whose payouts fail and are refunded. After each step, once the platform has
  * settled (webhooks processed, outbox empty, indexer caught up):
  * - the contract holds exactly the pools plus every bounty's pool share and
@@ -124,6 +126,11 @@ const Command = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("signUp" as const), login: fc.constantFrom(...NEWCOMERS) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("boost" as const), slot, funder: fc.constantFrom("bob" as const, "dave" as const), currency, amount: fc.constantFrom("1", "2.5") }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("expire" as const) }) },
+  // Attempts (issue 39): the bounty made exclusive, attempts that hold or queue, dropped ones, locks past their time.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("exclusive" as const), slot }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("attempt" as const), slot, who: fc.constantFrom("bob" as const, "dave" as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("unattempt" as const), slot, who: fc.constantFrom("bob" as const, "dave" as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("expireLocks" as const) }) },
   // Issue 40: a funder cashes out to UPI; the simulator's sandbox fails the payout to `failure@upi` (refunded).
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("cashout" as const), from: fc.constantFrom("bob" as const, "dave" as const), currency: fc.constantFrom("XDC" as const, "USDC" as const), amount: fc.constantFrom("1", "2"), upiId: fc.constantFrom("payee@upi", "failure@upi") }) },
 );
@@ -232,6 +239,30 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
       const res = await call(stack.t, "/api/tips", { as: command.from === "bob" ? bob : dave, body: { login: command.to, amount: command.amount, currency: command.currency }, headers: { "Idempotency-Key": key() } });
       expect(res.status, await res.clone().text()).toBeLessThan(500);
       seen.add(`tip ${res.status}${res.ok ? ` ${(await res.json()).status}` : ""}`);
+      return;
+    }
+    case "exclusive": {
+      const res = await call(stack.t, `/api/attempts/${LITE.id}/${await issueAt(command.slot)}/settings`, { method: "PUT", as: alice, body: { mode: "exclusive", audience: null, lockDays: 7 } });
+      expect(res.status, await res.clone().text()).toBe(200);
+      return;
+    }
+    case "attempt": {
+      const res = await call(stack.t, "/api/blockchain/register", { as: command.who === "bob" ? bob : dave, body: { issueId: await issueAt(command.slot), repoId: LITE.id } });
+      // Refused at a limit or on a closed issue: never a 5xx.
+      expect(res.status, await res.clone().text()).toBeLessThan(500);
+      seen.add(`attempt ${res.status}${res.ok ? ` ${(await res.json()).attempt?.status ?? "working"}` : ""}`);
+      return;
+    }
+    case "unattempt": {
+      const res = await call(stack.t, `/api/attempts/${LITE.id}/${await issueAt(command.slot)}`, { method: "DELETE", as: command.who === "bob" ? bob : dave });
+      expect([200, 404]).toContain(res.status);
+      seen.add(`unattempt ${res.status}`);
+      return;
+    }
+    case "expireLocks": {
+      // A week and a day on, by the platform's clock: every lock without a linked pull request is released.
+      const moved = await expireLocks(stack.t.ctx, Date.now() + 8 * DAY);
+      seen.add(`locks expired ${moved.expired} kept ${moved.kept}`);
       return;
     }
     case "cashout": {
@@ -389,6 +420,24 @@ async function checkInvariants() {
     if (tip.status === 1 || tip.status === 2) escrowedTips[CURRENCIES[tip.currency]!] += tip.amount;
     seen.add(`tip status ${tip.status}`);
   }
+  // Attempts (issue 39): one holder at most per issue, nobody queued behind no holder, one live attempt per person and
+  // issue, every holder and open-mode worker in bounty_claims, nobody over the limit of places.
+  const liveAttempts = await db.select().from(bountyAttempts).where(and(eq(bountyAttempts.githubRepoId, LITE.id), inArray(bountyAttempts.status, [...LIVE_ATTEMPT_STATUSES])));
+  const claims = await db.select().from(bountyClaims).where(eq(bountyClaims.githubRepoId, LITE.id));
+  for (const number of new Set(liveAttempts.map((a) => a.issueNumber))) {
+    const on = liveAttempts.filter((a) => a.issueNumber === number);
+    const holders = on.filter((a) => a.status === "holding");
+    expect({ number, holders: holders.length }).toEqual({ number, holders: Math.min(holders.length, 1) });
+    if (on.some((a) => a.status === "queued")) expect({ number, queuedBehind: holders.length }).toEqual({ number, queuedBehind: 1 });
+    expect(new Set(on.map((a) => a.userId)).size).toBe(on.length);
+    for (const a of on.filter((x) => x.status === "holding" || x.status === "working")) {
+      expect({ number, user: a.userId, claimed: claims.some((c) => c.issueNumber === number && c.userId === a.userId) }).toEqual({ number, user: a.userId, claimed: true });
+    }
+    seen.add(holders.length ? (on.some((a) => a.status === "queued") ? "held with a queue" : "held") : "attempted");
+  }
+  for (const userId of new Set(liveAttempts.map((a) => a.userId))) {
+    expect(liveAttempts.filter((a) => a.userId === userId && a.status !== "working").length).toBeLessThanOrEqual(3);
+  }
   const tipsPaid = (await db.select().from(chainEvents).where(eq(chainEvents.name, "TipPaid"))).map((e) => (JSON.parse(e.args) as { tipId: string }).tipId);
   expect(new Set(tipsPaid).size).toBe(tipsPaid.length);
   for (const c of CURRENCIES) {
@@ -405,7 +454,7 @@ async function checkInvariants() {
   }
 }
 
-test("any sequence of fund, allocate, register, close, reopen, merge (co-authored or not), release, cancel, withdraw, sign-up, boosts, expiries, split releases, tips and cash-outs keeps the money accounted for", async () => {
+test("any sequence of fund, allocate, register, close, reopen, merge (co-authored or not), release, cancel, withdraw, sign-up, boosts, expiries, split releases, tips, cash-outs and attempts (exclusive locks, queues, drops, expiries) keeps the money accounted for and one holder per bounty", async () => {
   // Some money in each pool to start, so allocations are not all refused.
   for (const [c, amount] of [["XDC", "20"], ["ROXN", "20"], ["USDC", "20"]] as const) await run({ kind: "fund", currency: c, amount }, []);
   await settle();
@@ -418,6 +467,13 @@ test("any sequence of fund, allocate, register, close, reopen, merge (co-authore
     { kind: "cancel", slot: 0 },
     { kind: "boost", slot: 0, funder: "dave", currency: "XDC", amount: "2.5" },
     { kind: "merge", slot: 0, author: "bob", coAuthor: null },
+    // An exclusive bounty (issue 39): bob holds it, dave queues, bob's lock expires and dave holds it, dave drops it.
+    { kind: "allocate", slot: 1, currency: "XDC", amount: "1" },
+    { kind: "exclusive", slot: 1 },
+    { kind: "attempt", slot: 1, who: "bob" },
+    { kind: "attempt", slot: 1, who: "dave" },
+    { kind: "expireLocks" },
+    { kind: "unattempt", slot: 1, who: "dave" },
   ];
   const preludeIssues: number[] = [];
   for (const command of prelude) {
@@ -425,6 +481,7 @@ test("any sequence of fund, allocate, register, close, reopen, merge (co-authore
     await settle();
     await checkInvariants();
   }
+  for (const reached of ["attempt 200 holding", "attempt 200 queued", "held with a queue", "locks expired 1 kept 0", "unattempt 200"]) expect([...seen]).toContain(reached);
   const [preludeRow] = await stack.t.ctx.database.db.select().from(bounties).where(and(eq(bounties.githubRepoId, LITE.id), eq(bounties.issueNumber, preludeIssues[0]!)));
   // Paid the whole: bob's and dave's shares (the pool's share went back to the pool).
   expect({ status: preludeRow?.status, amount: preludeRow?.amount }).toEqual({ status: "paid", amount: 995_000_000_000_000_000n + 2_487_500_000_000_000_000n });

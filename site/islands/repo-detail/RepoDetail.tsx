@@ -33,6 +33,8 @@ import { CommunityBountiesOf } from "./community-bounties.tsx";
 /** The dialogs load when first opened: most visits open none (issue 16: signed-in pages were heavy). */
 // Loaded only for a repository that has shared rewards (asked first, below): the page stays within its JavaScript budget.
 const SharedRewards = lazy(() => import("../splits/SharedRewards.tsx"));
+// Attempts (issue 39): signed-in visitors of a registered repository only.
+const AttemptsPanel = lazy(() => import("./attempts-panel.tsx"));
 const BoostDialog = lazy(() => import("./boost-dialog.tsx").then((m) => ({ default: m.BoostDialog })));
 const SetBountyDialog = lazy(() => import("./set-bounty-dialog.tsx").then((m) => ({ default: m.SetBountyDialog })));
 const BountyDecisionDialog = lazy(() => import("./bounty-decision-dialog.tsx").then((m) => ({ default: m.BountyDecisionDialog })));
@@ -300,6 +302,16 @@ export default function RepoDetail(props: RepoDetailProps) {
                   {repo.registered && repoId !== null && hasSplits && (
                     <Suspense fallback={null}>
                       <SharedRewards repoId={repoId} canEdit={role === "poolmanager"} initial={splits ?? undefined} />
+                    </Suspense>
+                  )}
+                  {repo.registered && repoId !== null && user && (
+                    <Suspense fallback={null}>
+                      <AttemptsPanel
+                        repoId={repoId}
+                        user={user}
+                        bountied={(poolData?.issues ?? []).filter((b) => b.status === "open").map((b) => b.issueId)}
+                        onChanged={() => void refreshPool()}
+                      />
                     </Suspense>
                   )}
                   {repo.registered && repo.issues.length > 0 && <ClaimHowTo role={role} />}
