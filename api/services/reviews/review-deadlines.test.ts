@@ -85,11 +85,14 @@ afterAll(async () => {
   await sink?.stop();
 });
 
+// One repository's review story, step by step: each step counts the reminders the pass sends for every waiting pull
+// request and the last one changes the repository's deadline, so they run in order, as one test (the suite runs tests
+// in random order).
 describe("a bountied pull request waiting for a maintainer", () => {
   let pr = 0;
   let since = 0;
 
-  test("waits from its opening; a pull request closing no bountied issue does not", async () => {
+  const waitsFromOpening = async () => { // waits from its opening; a pull request closing no bountied issue does not
     const issue = await bountiedIssue("Waits for review");
     pr = await pullRequest("bob", `Fixes #${issue}`);
     const wait = await waitOf(pr);
@@ -98,9 +101,9 @@ describe("a bountied pull request waiting for a maintainer", () => {
     expect(await waitOf(await pullRequest("bob", "Just a refactor"))).toBeUndefined();
     const view = (await (await call(stack.t, `/api/reviews/${LITE.id}/pulls/${pr}`)).json()) as { state: string; deadlineHours: number; deadlineAt: string };
     expect(view).toMatchObject({ state: "waiting", deadlineHours: 72, deadlineAt: new Date(since + 72 * HOUR).toISOString() });
-  }, 60_000);
+  };
 
-  test("the pass reminds the pool manager once at the deadline, whatever the number of passes and processes", async () => {
+  const remindedOnceAtDeadline = async () => { // the pass reminds the pool manager once at the deadline, whatever the number of passes and processes
     expect(await pass(since + 72 * HOUR - 1000)).toBe(0);
     expect(reminders(pr)).toHaveLength(0);
     expect(await pass(since + 72 * HOUR)).toBe(1);
@@ -112,17 +115,17 @@ describe("a bountied pull request waiting for a maintainer", () => {
     expect(await Promise.all([pass(since + 74 * HOUR), pass(since + 74 * HOUR)])).toEqual([0, 0]);
     expect(reminders(pr)).toHaveLength(1);
     expect((await reliabilityOf(stack.t.ctx, [LITE.id])).get(LITE.id)!.reviewsPastDeadline).toBe(1);
-  }, 60_000);
+  };
 
-  test("before twice the deadline its author may not ask for release; nobody else ever may", async () => {
+  const noReleaseBeforeTwiceDeadline = async () => { // before twice the deadline its author may not ask for release; nobody else ever may
     await waitedFor(pr, 100);
     const early = await call(stack.t, `/api/reviews/${LITE.id}/pulls/${pr}/release-request`, { as: bob, method: "POST", body: {} });
     expect(early.status).toBe(409);
     expect(((await early.json()) as { code: string }).code).toBe("not_due");
     expect((await call(stack.t, `/api/reviews/${LITE.id}/pulls/${pr}/release-request`, { as: carol, method: "POST", body: {} })).status).toBe(403);
-  });
+  };
 
-  test("at twice the deadline: a second reminder, once; then the author asks for release, the pool manager is told once, nothing is paid", async () => {
+  const releaseAskedAtTwiceDeadline = async () => { // at twice the deadline: a second reminder, once; then the author asks for release, the pool manager is told once, nothing is paid
     const at = (await waitOf(pr))!.waitingSince.getTime();
     await Promise.all([pass(at + 144 * HOUR), pass(at + 144 * HOUR)]);
     expect(await pass(at + 200 * HOUR)).toBe(0);
@@ -141,9 +144,9 @@ describe("a bountied pull request waiting for a maintainer", () => {
     expect(again).toMatchObject({ poolManagerNotified: false, releaseRequestedAt: first.releaseRequestedAt });
     expect(sink.messages({ to: "alice@example.com" }).filter((m) => m.subject === `Release requested: ${LITE.fullName}#${pr}`)).toHaveLength(1);
     expect(await stack.t.ctx.chain.client.getBalance({ address: bob.wallet })).toBe(before);
-  }, 60_000);
+  };
 
-  test("the pool manager's digest lists it, even without a saved search", async () => {
+  const inTheDigest = async () => { // the pool manager's digest lists it, even without a saved search
     const now = Date.now();
     const worker = new DigestWorker({ db: stack.t.ctx.database.db, log: stack.t.log, mailer: stack.t.ctx.mailer, appSecret: stack.t.ctx.appSecret, publicUrl: stack.t.env.PUBLIC_URL, hourUtc: 0, now: () => now });
     expect(await worker.runOnce({ now })).toBeGreaterThanOrEqual(1);
@@ -152,11 +155,32 @@ describe("a bountied pull request waiting for a maintainer", () => {
     expect(digest.text).toContain("(release requested)");
     // Once a day.
     expect(await worker.runOnce({ now })).toBe(0);
-  }, 30_000);
+  };
+  test("waits from its opening, is reminded once per deadline, may ask for release at twice the deadline (paying nothing), and is in the digest; a maintainer's review, comment or merge ends a wait; the repository's own deadline", async () => {
+    // waits from its opening; a pull request closing no bountied issue does not
+    await waitsFromOpening();
+    // the pass reminds the pool manager once at the deadline, whatever the number of passes and processes
+    await remindedOnceAtDeadline();
+    // before twice the deadline its author may not ask for release; nobody else ever may
+    await noReleaseBeforeTwiceDeadline();
+    // at twice the deadline: a second reminder, once; then the author asks for release, the pool manager is told once, nothing is paid
+    await releaseAskedAtTwiceDeadline();
+    // the pool manager's digest lists it, even without a saved search
+    await inTheDigest();
+    // Then the rest of the repository's story (they count reminders the pass sends, so they follow the wait above).
+    // a review by the pool manager: timed on the record, no reminder later
+    await reviewEndsTheWait();
+    // the author's own comment or an outsider's does not count; a maintainer's comment does
+    await onlyAMaintainersCommentCounts();
+    // a merge by the pool manager answers it (and pays as always)
+    await mergeEndsTheWait();
+    // its pool manager sets it (1 to 720 hours); others may not; the pass follows it
+    await repositorysOwnDeadline();
+  }, 300_000);
 });
 
-describe("the first response of a maintainer ends the wait", () => {
-  test("a review by the pool manager: timed on the record, no reminder later", async () => {
+// The first response of a maintainer ends the wait.
+const reviewEndsTheWait = async () => { // a review by the pool manager: timed on the record, no reminder later
     const issue = await bountiedIssue("Reviewed in time");
     const pr = await pullRequest("bob", `Closes #${issue}`);
     await stack.github.controls.reviewPullRequest({ repo: LITE.fullName, number: pr, author: "alice", event: "REQUEST_CHANGES", body: "A test, please." });
@@ -171,9 +195,9 @@ describe("the first response of a maintainer ends the wait", () => {
     expect(((await (await call(stack.t, `/api/reviews/${LITE.id}/pulls/${pr}`)).json()) as { state: string }).state).toBe("reviewed");
     const late = await call(stack.t, `/api/reviews/${LITE.id}/pulls/${pr}/release-request`, { as: bob, method: "POST", body: {} });
     expect([late.status, ((await late.json()) as { code: string }).code]).toEqual([409, "conflict"]);
-  }, 60_000);
+  };
 
-  test("the author's own comment or an outsider's does not count; a maintainer's comment does", async () => {
+const onlyAMaintainersCommentCounts = async () => { // the author's own comment or an outsider's does not count; a maintainer's comment does
     const issue = await bountiedIssue("Commented");
     const pr = await pullRequest("bob", `Fixes #${issue}`);
     await stack.github.controls.addComment({ repo: LITE.fullName, number: pr, author: "bob", body: "Ready for review." });
@@ -183,9 +207,9 @@ describe("the first response of a maintainer ends the wait", () => {
     await stack.github.controls.addComment({ repo: LITE.fullName, number: pr, author: "alice", body: "Looking at it today." });
     await settled();
     expect(await waitOf(pr)).toMatchObject({ firstReviewer: "alice", firstReviewKind: "comment" });
-  }, 60_000);
+  };
 
-  test("a merge by the pool manager answers it (and pays as always)", async () => {
+const mergeEndsTheWait = async () => { // a merge by the pool manager answers it (and pays as always)
     const issue = await bountiedIssue("Merged without a review");
     const pr = await pullRequest("bob", `Fixes #${issue}`);
     await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number: pr, actor: "alice" });
@@ -194,11 +218,10 @@ describe("the first response of a maintainer ends the wait", () => {
     expect(wait).toMatchObject({ firstReviewer: "alice", firstReviewKind: "merged" });
     expect(wait.mergedAt).not.toBeNull();
     expect(await pass(wait.waitingSince.getTime() + 200 * HOUR)).toBe(0);
-  }, 60_000);
-});
+  };
 
-describe("the repository's own deadline", () => {
-  test("its pool manager sets it (1 to 720 hours); others may not; the pass follows it", async () => {
+// The repository's own deadline.
+const repositorysOwnDeadline = async () => { // its pool manager sets it (1 to 720 hours); others may not; the pass follows it
     expect((await call(stack.t, `/api/reviews/${LITE.id}/deadline`, { as: carol, method: "PUT", body: { deadlineHours: 24 } })).status).toBe(403);
     expect((await call(stack.t, `/api/reviews/${LITE.id}/deadline`, { as: alice, method: "PUT", body: { deadlineHours: 0 } })).status).toBe(400);
     expect((await call(stack.t, `/api/reviews/${LITE.id}/deadline`, { as: alice, method: "PUT", body: { deadlineHours: 1.5 } })).status).toBe(400);
@@ -211,5 +234,4 @@ describe("the repository's own deadline", () => {
     expect(await pass(since + 24 * HOUR - 1000)).toBe(0);
     expect(await pass(since + 24 * HOUR)).toBe(1);
     expect(reminders(pr)[0]!.text).toContain("review deadline of 24 hours");
-  }, 60_000);
-});
+  };
