@@ -74,8 +74,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stack?.stop());
 
-describe("a registered repository renamed on GitHub", () => {
-  test("follows the new name and keeps the old one in its history", async () => {
+// A registered repository renamed on GitHub.
+const followsTheNewName = async () => { // follows the new name and keeps the old one in its history
     renamedIssue = await bountiedIssue(ORIGINAL, "Set before the rename");
     await stack.github.controls.renameRepository({ repo: ORIGINAL, name: "explorer-next" });
     await settled();
@@ -86,9 +86,9 @@ describe("a registered repository renamed on GitHub", () => {
     expect((await bountyOf(renamedIssue)).status).toBe("open");
     expect((await movedRepository(stack.t.ctx, ORIGINAL.toUpperCase()))?.githubRepoId).toBe(REPO_ID);
     expect(await movedRepository(stack.t.ctx, RENAMED)).toBeUndefined();
-  }, 60_000);
+  };
 
-  test("the old badge and feed addresses redirect permanently to the new ones, query kept", async () => {
+const oldAddressesRedirect = async () => { // the old badge and feed addresses redirect permanently to the new ones, query kept
     expect(await redirectOf(`/api/badges/${ORIGINAL}.svg`)).toEqual({ status: 301, location: `/api/badges/${RENAMED}.svg`, cacheControl: "public, max-age=3600" });
     expect((await redirectOf(`/api/badges/${ORIGINAL}.json`)).location).toBe(`/api/badges/${RENAMED}.json`);
     expect((await redirectOf(`/api/badges/${ORIGINAL}/issues/${renamedIssue}.svg`)).location).toBe(`/api/badges/${RENAMED}/issues/${renamedIssue}.svg`);
@@ -105,9 +105,9 @@ describe("a registered repository renamed on GitHub", () => {
     // A name that never was the repository's is not redirected.
     expect((await redirectOf("/api/badges/alice/never-was.svg")).status).toBe(200);
     expect((await redirectOf("/api/feeds/repos/alice/never-was")).status).toBe(404);
-  });
+  };
 
-  test("saved searches and explore filters written with the old name keep matching", async () => {
+const savedSearchesKeepMatching = async () => { // saved searches and explore filters written with the old name keep matching
     const matches = await matchingBounties(stack.t.ctx.database.db, parseSearch(`repo=${ORIGINAL}`), { limit: 50 });
     expect(matches.map((m) => [m.fullName, m.issueNumber])).toContainEqual([RENAMED, renamedIssue]);
     const saved = await call(stack.t, "/api/alerts/searches", { as: bob, body: { query: `repo=${ORIGINAL}`, name: "old name" } });
@@ -116,15 +116,14 @@ describe("a registered repository renamed on GitHub", () => {
     expect(explored.bounties.map((b) => [b.repository, b.issueNumber])).toContainEqual([RENAMED, renamedIssue]);
     const feed = await (await call(stack.t, `/api/feeds/explore?repo=${encodeURIComponent(ORIGINAL)}`, { headers: { Accept: "application/atom+xml" } })).text();
     expect(feed).toContain(`${RENAMED}#${renamedIssue}`);
-  });
+  };
 
-  test("a merge after the rename pays the pull request's author", async () => {
+const mergeAfterRenamePays = async () => { // a merge after the rename pays the pull request's author
     await mergedFixPays(RENAMED, renamedIssue);
-  }, 90_000);
-});
+  };
 
-describe("then transferred to an organisation", () => {
-  test("follows the new owner, links the installation that sees it now, and a later merge pays", async () => {
+// Then transferred to an organisation.
+const transferFollowsTheOwner = async () => { // follows the new owner, links the installation that sees it now, and a later merge pays
     const issue = await bountiedIssue(RENAMED, "Set before the transfer");
     // The organisation has the App (with all its repositories): after the transfer that installation sees it.
     const orgInstall = await stack.github.controls.install({ account: "issuepool-demo", repositories: "all", sender: "alice" });
@@ -140,9 +139,9 @@ describe("then transferred to an organisation", () => {
     expect((await redirectOf(`/api/badges/${RENAMED}.svg`)).location).toBe(`/api/badges/${TRANSFERRED}.svg`);
     expect((await redirectOf(`/api/feeds/repos/${RENAMED}`)).location).toBe(`/api/feeds/repos/${TRANSFERRED}`);
     await mergedFixPays(TRANSFERRED, issue);
-  }, 120_000);
+  };
 
-  test("transferred where the App is not installed: not managed, and the old names still redirect", async () => {
+const transferWithoutTheApp = async () => { // transferred where the App is not installed: not managed, and the old names still redirect
     await stack.github.controls.transferRepository({ repo: TRANSFERRED, newOwner: "dave", actor: "alice" });
     await settled();
     const row = await stored();
@@ -155,9 +154,9 @@ describe("then transferred to an organisation", () => {
     // Moving back to a former name takes it off the list: the current name is never a "former" one.
     const history = await stack.t.ctx.database.db.select().from(repositoryFormerNames).where(eq(repositoryFormerNames.githubRepoId, REPO_ID));
     expect(history.map((h) => h.fullName).sort()).toEqual([ORIGINAL, "dave/explorer-next", RENAMED].sort());
-  }, 60_000);
+  };
 
-  test("a repository made private is never the target of a redirect, and a new repository taking the old name wins", async () => {
+const neverToAPrivateRepository = async () => { // a repository made private is never the target of a redirect, and a new repository taking the old name wins
     await stack.github.controls.setRepositoryVisibility({ repo: TRANSFERRED, visibility: "private" });
     await settled();
     expect(await redirectOf(`/api/badges/${ORIGINAL}.json`)).toMatchObject({ status: 200, location: null });
@@ -174,5 +173,22 @@ describe("then transferred to an organisation", () => {
     } finally {
       await stack.t.ctx.database.db.delete(repositories).where(eq(repositories.githubRepoId, 990_001));
     }
-  }, 60_000);
-});
+  };
+
+// One repository's story in order (each step renames or moves what the next reads; the suite runs tests in random order).
+test("a registered repository renamed, then transferred: its history, redirects, saved searches and payouts follow it", async () => {
+  // follows the new name and keeps the old one in its history
+  await followsTheNewName();
+  // the old badge and feed addresses redirect permanently to the new ones, query kept
+  await oldAddressesRedirect();
+  // saved searches and explore filters written with the old name keep matching
+  await savedSearchesKeepMatching();
+  // a merge after the rename pays the pull request's author
+  await mergeAfterRenamePays();
+  // follows the new owner, links the installation that sees it now, and a later merge pays
+  await transferFollowsTheOwner();
+  // transferred where the App is not installed: not managed, and the old names still redirect
+  await transferWithoutTheApp();
+  // a repository made private is never the target of a redirect, and a new repository taking the old name wins
+  await neverToAPrivateRepository();
+}, 600_000);
