@@ -76,7 +76,7 @@ async function finishedOnce(quoteId: string, amount: string): Promise<void> {
 }
 
 describe("a cash-out survives SIGKILL", () => {
-  test("killed after the provider made the order, before its answer arrived: the order is found and funded once", async () => {
+  const killedAfterTheOrder = async () => { // killed after the provider made the order, before its answer arrived: the order is found and funded once
     server = await start();
     const quoteId = await quote("3");
     const release = simulator.sell.holdOrderAnswers();
@@ -97,9 +97,9 @@ describe("a cash-out survives SIGKILL", () => {
     const retried = await stack.post(server, bob, "/api/wallet/cashout", { quoteId, upiId: "bob@okaxis" });
     expect((await retried.json()).id).toBe(row!.id);
     expect(await sendsOf(row!.id)).toHaveLength(1);
-  }, 120_000);
+  };
 
-  test("killed as the crypto leaves: the transfer is sent once and the order finished", async () => {
+  const killedAsTheCryptoLeaves = async () => { // killed as the crypto leaves: the transfer is sent once and the order finished
     const quoteId = await quote("4");
     const confirming = stack.post(server!, bob, "/api/wallet/cashout", { quoteId, upiId: "bob@okaxis" }).catch(() => undefined);
     // The moment its transfer is signed (or already on its way), the process dies.
@@ -114,12 +114,21 @@ describe("a cash-out survives SIGKILL", () => {
 
     server = await start();
     await finishedOnce(quoteId, "4");
-  }, 120_000);
+  };
 
-  test("bob's wallet sent each transfer once: its nonces run without a gap or a repeat", async () => {
+  const eachTransferSentOnce = async () => { // bob's wallet sent each transfer once: its nonces run without a gap or a repeat
     const sent = await sentOnChain(stack.t.ctx.chain.client, bob.wallet, firstBlock);
     expect(sent).toHaveLength(2);
     const nonces = sent.map((s) => s.nonce).sort((a, b) => a - b);
     expect(nonces).toEqual(consecutive(nonces[0]!, 2));
-  });
+  };
+  // In order: the last step counts the transfers the two kills sent (the suite runs tests in random order).
+  test("killed after the provider made the order, and as the crypto leaves: each found and finished, each transfer sent once, nonces without gap or repeat", async () => {
+    // killed after the provider made the order, before its answer arrived: the order is found and funded once
+    await killedAfterTheOrder();
+    // killed as the crypto leaves: the transfer is sent once and the order finished
+    await killedAsTheCryptoLeaves();
+    // bob's wallet sent each transfer once: its nonces run without a gap or a repeat
+    await eachTransferSentOnce();
+  }, 300_000);
 });

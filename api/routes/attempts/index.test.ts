@@ -19,9 +19,9 @@ afterAll(() => t?.close());
 
 describe("writes of attempts", () => {
   securityCases({ method: "PUT", path: `/api/attempts/5003/settings`, body: { mode: "exclusive", audience: "humans", lockDays: 7 } }, { t: () => t, owner: () => alice, stranger: () => bob });
-  securityCases({ method: "PUT", path: `/api/attempts/5003/1/settings`, body: { mode: "exclusive", audience: null, lockDays: null } }, { t: () => t, owner: () => alice, stranger: () => bob });
+  securityCases({ method: "PUT", path: `/api/attempts/5003/issues/1/settings`, body: { mode: "exclusive", audience: null, lockDays: null } }, { t: () => t, owner: () => alice, stranger: () => bob });
   securityCases({ method: "POST", path: `/api/attempts/5003/flags`, body: { login: "grace", flagged: true } }, { t: () => t, owner: () => alice, stranger: () => bob });
-  securityCases({ method: "DELETE", path: `/api/attempts/5003/1` }, { t: () => t, owner: () => bob, stranger: () => carol });
-  securityCases({ method: "POST", path: `/api/attempts/5003/1/release`, body: { login: "bob" } }, { t: () => t, owner: () => alice, stranger: () => bob });
-  securityCases({ method: "POST", path: `/api/attempts/5003/1/pick`, body: { login: "bob" } }, { t: () => t, owner: () => alice, stranger: () => bob });
+  securityCases({ method: "DELETE", path: `/api/attempts/5003/issues/1` }, { t: () => t, owner: () => bob, stranger: () => carol });
+  securityCases({ method: "POST", path: `/api/attempts/5003/issues/1/release`, body: { login: "bob" } }, { t: () => t, owner: () => alice, stranger: () => bob });
+  securityCases({ method: "POST", path: `/api/attempts/5003/issues/1/pick`, body: { login: "bob" } }, { t: () => t, owner: () => alice, stranger: () => bob });
 });

@@ -19,10 +19,10 @@ import { AttemptsView, BountySettingsBody, FlagBody, LoginBody, SettingsBody } f
  * GET    /api/attempts/{repoId}                              the repository's settings, each bounty's holder, queue,
  *                                                            applications and competing pull requests; the viewer's own
  * PUT    /api/attempts/{repoId}/settings                     { mode, audience, lockDays } the repository's default (pool manager)
- * PUT    /api/attempts/{repoId}/{issueNumber}/settings       { mode|null, audience|null, lockDays|null } one bounty (pool manager)
- * DELETE /api/attempts/{repoId}/{issueNumber}                the viewer drops their attempt (a holder's lock passes on)
- * POST   /api/attempts/{repoId}/{issueNumber}/release        { login } the pool manager ends someone's attempt
- * POST   /api/attempts/{repoId}/{issueNumber}/pick           { login } the pool manager picks an applicant
+ * PUT    /api/attempts/{repoId}/issues/{issueNumber}/settings       { mode|null, audience|null, lockDays|null } one bounty (pool manager)
+ * DELETE /api/attempts/{repoId}/issues/{issueNumber}                the viewer drops their attempt (a holder's lock passes on)
+ * POST   /api/attempts/{repoId}/issues/{issueNumber}/release        { login } the pool manager ends someone's attempt
+ * POST   /api/attempts/{repoId}/issues/{issueNumber}/pick           { login } the pool manager picks an applicant
  * POST   /api/attempts/{repoId}/flags                        { login, flagged } the pool manager marks an account as automated
  */
 const RepoParam = z.object({ repoId: positiveId });
@@ -55,24 +55,24 @@ export function attemptRoutes(ctx: AppContext) {
       const body = c.req.valid("json");
       return c.json({ flagged: await flagAccount(ctx, { user, repoId: c.req.valid("param").repoId, login: body.login.replace(/^@/, ""), flagged: body.flagged }) });
     })
-    .put("/:repoId/:issueNumber/settings", limit, validate("param", IssueParam), validate("json", BountySettingsBody), async (c) => {
+    .put("/:repoId/issues/:issueNumber/settings", limit, validate("param", IssueParam), validate("json", BountySettingsBody), async (c) => {
       const { user } = requireSession(c);
       const { repoId, issueNumber } = c.req.valid("param");
       const body = c.req.valid("json");
       const settings = await chooseSettings(ctx, { user, repoId, issueNumber, choice: { mode: body.mode, audience: body.audience, lockMs: body.lockDays === null ? null : body.lockDays * DAY_MS } });
       return c.json(settingsAnswer(settings));
     })
-    .delete("/:repoId/:issueNumber", limit, validate("param", IssueParam), async (c) => {
+    .delete("/:repoId/issues/:issueNumber", limit, validate("param", IssueParam), async (c) => {
       const { user } = requireSession(c);
       const { repoId, issueNumber } = c.req.valid("param");
       return c.json(await stopAttempt(ctx, { repository: await registeredRepository(ctx, repoId), issueNumber, user }));
     })
-    .post("/:repoId/:issueNumber/release", limit, validate("param", IssueParam), validate("json", LoginBody), async (c) => {
+    .post("/:repoId/issues/:issueNumber/release", limit, validate("param", IssueParam), validate("json", LoginBody), async (c) => {
       const { user } = requireSession(c);
       const { repoId, issueNumber } = c.req.valid("param");
       return c.json(await releaseAttemptOf(ctx, { repository: await manage(user, repoId), issueNumber, login: c.req.valid("json").login.replace(/^@/, "") }));
     })
-    .post("/:repoId/:issueNumber/pick", limit, validate("param", IssueParam), validate("json", LoginBody), async (c) => {
+    .post("/:repoId/issues/:issueNumber/pick", limit, validate("param", IssueParam), validate("json", LoginBody), async (c) => {
       const { user } = requireSession(c);
       const { repoId, issueNumber } = c.req.valid("param");
       const picked = await pickApplicant(ctx, { repository: await manage(user, repoId), issueNumber, login: c.req.valid("json").login.replace(/^@/, "") });
@@ -98,7 +98,7 @@ export const attemptsApi = [
     responses: { 200: json("The repository's default now", SettingsAnswer) },
   }),
   declareRoute({
-    method: "put", path: "/api/attempts/{repoId}/{issueNumber}/settings", operationId: "setBountyAttemptSettings", tags: ["attempts"],
+    method: "put", path: "/api/attempts/{repoId}/issues/{issueNumber}/settings", operationId: "setBountyAttemptSettings", tags: ["attempts"],
     errors: ["admin_required", "github_sign_in_required", "github_unavailable", "invalid_repository", "not_found", "rate_limited", "repository_mismatch", "role_required", "validation_failed", "wallet_required"], security: SESSION_WRITE,
     summary: "The pool manager sets one bounty's choices (null: follow the repository's default)",
     request: { params: IssueParam, body: body(BountySettingsBody) },
@@ -112,21 +112,21 @@ export const attemptsApi = [
     responses: { 200: json("The accounts marked now", z.object({ flagged: z.array(z.string()) })) },
   }),
   declareRoute({
-    method: "delete", path: "/api/attempts/{repoId}/{issueNumber}", operationId: "dropAttempt", tags: ["attempts"],
+    method: "delete", path: "/api/attempts/{repoId}/issues/{issueNumber}", operationId: "dropAttempt", tags: ["attempts"],
     errors: ["already_paid", "idempotency_conflict", "no_attempt", "not_found", "rate_limited", "validation_failed"], security: SESSION_WRITE,
     summary: "The signed-in contributor drops their attempt (`/unattempt`); a holder's lock passes to the first in the queue, who is told (404 no_attempt when there is none)",
     request: { params: IssueParam },
     responses: { 200: json("Dropped", Done) },
   }),
   declareRoute({
-    method: "post", path: "/api/attempts/{repoId}/{issueNumber}/release", operationId: "releaseAttempt", tags: ["attempts"],
+    method: "post", path: "/api/attempts/{repoId}/issues/{issueNumber}/release", operationId: "releaseAttempt", tags: ["attempts"],
     errors: ["admin_required", "already_paid", "github_sign_in_required", "github_unavailable", "idempotency_conflict", "invalid_repository", "no_attempt", "not_found", "rate_limited", "repository_mismatch", "role_required", "validation_failed", "wallet_required"], security: SESSION_WRITE,
     summary: "The pool manager ends someone's attempt; a holder's lock passes to the first in the queue, who is told",
     request: { params: IssueParam, body: body(LoginBody) },
     responses: { 200: json("Released", Done) },
   }),
   declareRoute({
-    method: "post", path: "/api/attempts/{repoId}/{issueNumber}/pick", operationId: "pickApplicant", tags: ["attempts"],
+    method: "post", path: "/api/attempts/{repoId}/issues/{issueNumber}/pick", operationId: "pickApplicant", tags: ["attempts"],
     errors: ["admin_required", "already_paid", "bounty_locked", "github_sign_in_required", "github_unavailable", "idempotency_conflict", "invalid_repository", "no_attempt", "not_found", "rate_limited", "repository_mismatch", "role_required", "validation_failed", "wallet_required"], security: SESSION_WRITE,
     summary: "The pool manager picks an applicant, who then holds the bounty for its lock time and is told (409 bounty_locked while someone holds it)",
     request: { params: IssueParam, body: body(LoginBody) },

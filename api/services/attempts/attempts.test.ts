@@ -52,9 +52,9 @@ async function bountiedIssue(title: string, xdc = "2"): Promise<number> {
   await eventually(async () => (await stack.t.ctx.database.db.select().from(bounties).where(and(eq(bounties.githubRepoId, LITE.id), eq(bounties.issueNumber, number))))[0]?.status === "open", 20_000, "bounty mirrored");
   return number;
 }
-const settings = (issue: number, body: Record<string, unknown>) => call(stack.t, `/api/attempts/${LITE.id}/${issue}/settings`, { method: "PUT", as: alice, body });
+const settings = (issue: number, body: Record<string, unknown>) => call(stack.t, `/api/attempts/${LITE.id}/issues/${issue}/settings`, { method: "PUT", as: alice, body });
 const attempt = (s: TestSession, issue: number, note?: string) => call(stack.t, "/api/blockchain/register", { as: s, body: { issueId: issue, repoId: LITE.id, ...(note ? { note } : {}) } });
-const drop = (s: TestSession, issue: number) => call(stack.t, `/api/attempts/${LITE.id}/${issue}`, { method: "DELETE", as: s });
+const drop = (s: TestSession, issue: number) => call(stack.t, `/api/attempts/${LITE.id}/issues/${issue}`, { method: "DELETE", as: s });
 const view = async (as?: TestSession) => (await (await call(stack.t, `/api/attempts/${LITE.id}`, as ? { as } : {})).json()) as {
   issues: { issueNumber: number; mode: string; holder: { login: string; lockedUntil: string } | null; queue: string[]; applications: { login: string; note: string | null }[]; pulls: { number: number; author: string; attempt: string }[]; overtaken: { holder: string; pullNumber: number } | null }[];
   mine: { issueNumber: number; status: string; place?: number }[];
@@ -182,17 +182,17 @@ describe("applications", () => {
         expect.objectContaining({ login: "carol", note: "I can do it this week, with tests." }),
       ]);
       expect((await issueView(issue, dave)).applications.map((a) => a.note)).toEqual([null, null]);
-      const picked = await call(stack.t, `/api/attempts/${LITE.id}/${issue}/pick`, { as: alice, body: { login: "carol" } });
+      const picked = await call(stack.t, `/api/attempts/${LITE.id}/issues/${issue}/pick`, { as: alice, body: { login: "carol" } });
       expect(picked.status, await picked.clone().text()).toBe(200);
       await botSays(issue, "@carol this bounty is yours now (the pool manager picked your application)");
       expect((await issueView(issue)).holder?.login).toBe("carol");
-      const again = await call(stack.t, `/api/attempts/${LITE.id}/${issue}/pick`, { as: alice, body: { login: "bob" } });
+      const again = await call(stack.t, `/api/attempts/${LITE.id}/issues/${issue}/pick`, { as: alice, body: { login: "bob" } });
       expect(again.status).toBe(409);
       expect((await again.json()).code).toBe("bounty_locked");
       // Only the pool manager picks.
-      expect((await call(stack.t, `/api/attempts/${LITE.id}/${issue}/pick`, { as: bob, body: { login: "bob" } })).status).toBe(403);
+      expect((await call(stack.t, `/api/attempts/${LITE.id}/issues/${issue}/pick`, { as: bob, body: { login: "bob" } })).status).toBe(403);
       // The pool manager releases carol; bob's application still stands.
-      expect((await call(stack.t, `/api/attempts/${LITE.id}/${issue}/release`, { as: alice, body: { login: "carol" } })).status).toBe(200);
+      expect((await call(stack.t, `/api/attempts/${LITE.id}/issues/${issue}/release`, { as: alice, body: { login: "carol" } })).status).toBe(200);
       expect((await issueView(issue)).holder).toBeNull();
     } finally {
       await dropAllOf(bob, carol);

@@ -242,7 +242,7 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
       return;
     }
     case "exclusive": {
-      const res = await call(stack.t, `/api/attempts/${LITE.id}/${await issueAt(command.slot)}/settings`, { method: "PUT", as: alice, body: { mode: "exclusive", audience: null, lockDays: 7 } });
+      const res = await call(stack.t, `/api/attempts/${LITE.id}/issues/${await issueAt(command.slot)}/settings`, { method: "PUT", as: alice, body: { mode: "exclusive", audience: null, lockDays: 7 } });
       expect(res.status, await res.clone().text()).toBe(200);
       return;
     }
@@ -254,7 +254,7 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
       return;
     }
     case "unattempt": {
-      const res = await call(stack.t, `/api/attempts/${LITE.id}/${await issueAt(command.slot)}`, { method: "DELETE", as: command.who === "bob" ? bob : dave });
+      const res = await call(stack.t, `/api/attempts/${LITE.id}/issues/${await issueAt(command.slot)}`, { method: "DELETE", as: command.who === "bob" ? bob : dave });
       expect([200, 404]).toContain(res.status);
       seen.add(`unattempt ${res.status}`);
       return;

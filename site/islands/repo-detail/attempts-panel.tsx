@@ -173,10 +173,10 @@ function IssueRow(props: { repoId: number; issueNumber: number; info: IssueAttem
     }
   };
   const attempt = () => act(() => api("/api/blockchain/register", { method: "POST", body: { issueId: issueNumber, repoId, ...(note.trim() ? { note: note.trim() } : {}) } }), "Attempt recorded");
-  const stop = () => act(() => api(`/api/attempts/${repoId}/${issueNumber}`, { method: "DELETE" }), "Attempt dropped");
+  const stop = () => act(() => api(`/api/attempts/${repoId}/issues/${issueNumber}`, { method: "DELETE" }), "Attempt dropped");
   const saveBounty = () =>
     act(async () => {
-      const s = await api(`/api/attempts/${repoId}/${issueNumber}/settings`, { method: "PUT", body: { mode, audience, lockDays: Number(days) } });
+      const s = await api(`/api/attempts/${repoId}/issues/${issueNumber}/settings`, { method: "PUT", body: { mode, audience, lockDays: Number(days) } });
       return { message: `Issue #${issueNumber}: ${MODE_LABELS[s.mode as AttemptMode]}.` };
     }, "Bounty settings saved");
   return (
@@ -200,7 +200,7 @@ function IssueRow(props: { repoId: number; issueNumber: number; info: IssueAttem
                 @{a.login}
                 {a.note && <span className="text-muted-foreground">: “{a.note}”</span>}
                 {manager && !current.holder && (
-                  <Button className="ml-2" size="sm" variant="outline" disabled={busy} onClick={() => void act(() => api(`/api/attempts/${repoId}/${issueNumber}/pick`, { method: "POST", body: { login: a.login } }), "Applicant picked")}>
+                  <Button className="ml-2" size="sm" variant="outline" disabled={busy} onClick={() => void act(() => api(`/api/attempts/${repoId}/issues/${issueNumber}/pick`, { method: "POST", body: { login: a.login } }), "Applicant picked")}>
                     Pick @{a.login}
                   </Button>
                 )}
@@ -276,7 +276,7 @@ function IssueRow(props: { repoId: number; issueNumber: number; info: IssueAttem
                 Save for issue #{issueNumber}
               </Button>
               {current.holder && (
-                <Button type="button" size="sm" variant="outline" disabled={busy} onClick={() => void act(() => api(`/api/attempts/${repoId}/${issueNumber}/release`, { method: "POST", body: { login: current.holder!.login } }), "Lock released")}>
+                <Button type="button" size="sm" variant="outline" disabled={busy} onClick={() => void act(() => api(`/api/attempts/${repoId}/issues/${issueNumber}/release`, { method: "POST", body: { login: current.holder!.login } }), "Lock released")}>
                   Release @{current.holder.login}'s lock
                 </Button>
               )}
