@@ -6,7 +6,7 @@
  * running platform or a damaged copy.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, watch, writeFileSync, type FSWatcher } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "libsql";
 import { makeTempDir } from "../../testing/context.ts";
@@ -73,19 +73,24 @@ describe("backups", () => {
     backupDatabase(file, backups, 2, new Date(Date.UTC(2026, 10, 28, 9)));
     backupDatabase(file, backups, 2, new Date(Date.UTC(2026, 10, 28, 10)));
     const before = listBackups(backups).map((f) => ({ f, sha: sha256Of(f) }));
+    // Told as soon as its partial file appears (it is being written), not by polling.
+    let watcher: FSWatcher | undefined;
+    const partialAppears = new Promise<void>((resolve) => {
+      watcher = watch(backups, (_event, name) => {
+        if (String(name).endsWith(".partial")) resolve();
+      });
+    });
     const proc = Bun.spawn([process.execPath, join(ROOT, "api/ops/backup-cli.ts")], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", DATABASE_URL: `file:${file}`, BACKUP_DIR: backups, BACKUP_KEEP: "2" },
       stdout: "pipe",
       stderr: "pipe",
     });
-    // Killed as soon as its partial file exists (it is being written).
-    for (;;) {
-      if (readdirSync(backups).some((n) => n.endsWith(".partial"))) break;
-      if (proc.exitCode !== null) throw new Error(`the backup finished before it could be killed: ${await new Response(proc.stderr).text()}`);
-      await Bun.sleep(1);
-    }
-    proc.kill("SIGKILL");
+    // Killed as soon as its partial file exists.
+    const first = await Promise.race([partialAppears.then(() => "partial" as const), proc.exited.then(() => "exited" as const)]);
+    if (first === "partial") proc.kill("SIGKILL");
+    watcher?.close();
+    if (first === "exited") throw new Error(`the backup finished before it could be killed: ${await new Response(proc.stderr).text()}`);
     await proc.exited;
     expect(proc.signalCode).toBe("SIGKILL");
     expect(listBackups(backups).map((f) => ({ f, sha: sha256Of(f) }))).toEqual(before);

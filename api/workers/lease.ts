@@ -78,12 +78,14 @@ export class LeaseHolder {
     private readonly db: Database,
     private readonly owner: string,
     private readonly ms: number,
+    /** The clock (tests move it instead of waiting). */
+    private readonly clock: () => number = Date.now,
   ) {}
 
   async hold(name: string): Promise<boolean> {
+    const now = this.clock();
     const until = this.held.get(name);
-    if (until !== undefined && until - Date.now() > this.ms / 2) return true;
-    const now = Date.now();
+    if (until !== undefined && until - now > this.ms / 2) return true;
     if (!(await takeLease(this.db, name, this.owner, this.ms, now))) {
       this.held.delete(name);
       return false;
