@@ -1,8 +1,7 @@
-import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lt } from "drizzle-orm";
 import { erc20Abi, parseEventLogs, type Address, type Hex } from "viem";
 import type { AppContext } from "../../context.ts";
-import { cashouts, users, webhookDeliveries, type CashoutStatus } from "../../../db/schema/index.ts";
-import { DomainError, ErrorCode } from "../../errors.ts";
+import { cashouts, users, type CashoutStatus } from "../../../db/schema/index.ts";
 import { parseAddress } from "../../chain/address.ts";
 import { toDecimalString } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
@@ -11,6 +10,7 @@ import { forgetBalances } from "../money/balances.ts";
 import { cashoutEndedMail } from "../../mail/cashout-templates.ts";
 import { SELL_STATUS, SellOrder, sellOrderStatus, SellApiUnavailable } from "../onramp/sell-api.ts";
 import { advanceCashout, orderProblem } from "./orders.ts";
+import { parseWebhookBody, processOnrampDelivery } from "../onramp/deliveries.ts";
 
 /**
  * A cash-out after its order (issue 40): the provider's word, by signed webhook or by the status poll, moves it
@@ -154,56 +154,17 @@ async function mailEnding(ctx: Pick<AppContext, "database" | "log" | "mailer" | 
   }
 }
 
-const DELIVERY_LEASE_MS = 60_000;
-
 /**
  * A signed webhook of the sell side (the route has checked its HMAC while it streamed in, and dispatched it here
  * by its event type). Logged before it is applied; a replay finds its row and changes nothing.
  */
 export async function receiveSellWebhook(ctx: Deps, input: { rawBody: string; now?: number }): Promise<{ outcome: Outcome; deliveryId: string }> {
-  let json: unknown;
-  try {
-    json = JSON.parse(input.rawBody);
-  } catch {
-    throw new DomainError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The request body is not valid JSON." });
-  }
-  const parsed = SellOrder.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    throw new DomainError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid input", message: `${first?.path.join(".") ?? "body"}: ${first?.message ?? "invalid"}` });
-  }
-  const order = parsed.data;
+  const order = parseWebhookBody(input.rawBody, SellOrder);
   const deliveryId = `sell:${order.orderId}:${order.status}:${hashToken(input.rawBody).slice(0, 32)}`;
   const now = input.now ?? Date.now();
-  const db = ctx.database.db;
-  await db.insert(webhookDeliveries).values({ source: "onramp", deliveryId, event: "offramp_payout", action: String(order.status), payload: input.rawBody }).onConflictDoNothing();
-  const [claimed] = await db
-    .update(webhookDeliveries)
-    .set({ status: "processing", leaseUntil: new Date(now + DELIVERY_LEASE_MS), attempts: sql`${webhookDeliveries.attempts} + 1` })
-    .where(
-      and(
-        eq(webhookDeliveries.source, "onramp"),
-        eq(webhookDeliveries.deliveryId, deliveryId),
-        or(
-          inArray(webhookDeliveries.status, ["pending", "failed"]),
-          and(eq(webhookDeliveries.status, "processing"), or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, new Date(now)))),
-        ),
-      ),
-    )
-    .returning({ id: webhookDeliveries.id });
-  if (!claimed) return { outcome: "duplicate", deliveryId };
-  try {
-    const result = await applySellOrder(ctx, order);
-    await db
-      .update(webhookDeliveries)
-      .set({ status: result.outcome === "processed" ? "done" : result.outcome, lastError: result.note ?? null, leaseUntil: null, processedAt: new Date() })
-      .where(eq(webhookDeliveries.id, claimed.id));
-    if (result.outcome !== "processed") ctx.log.warn("sell webhook not applied", { deliveryId, ...result });
-    return { outcome: result.outcome, deliveryId };
-  } catch (err) {
-    await db.update(webhookDeliveries).set({ status: "failed", lastError: (err as Error).message.slice(0, 500), leaseUntil: null }).where(eq(webhookDeliveries.id, claimed.id));
-    throw err;
-  }
+  return processOnrampDelivery(ctx, { deliveryId, event: "offramp_payout", action: String(order.status), rawBody: input.rawBody, now, label: "sell webhook" }, () =>
+    applySellOrder(ctx, order),
+  );
 }
 
 export async function hasOpenCashouts(ctx: Pick<AppContext, "database">): Promise<boolean> {

@@ -1,7 +1,7 @@
-import { and, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Address } from "viem";
 import type { AppContext, DatabaseDeps } from "../../context.ts";
-import { onrampTransactions, webhookDeliveries, type ChainTransaction } from "../../../db/schema/index.ts";
+import { onrampTransactions, type ChainTransaction } from "../../../db/schema/index.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { parseAddress } from "../../chain/address.ts";
 import { parseAmount, toDecimalString } from "../../chain/amounts.ts";
@@ -13,6 +13,7 @@ import { isUniqueViolation } from "../../../db/client.ts";
 import { walletOfUser } from "../wallets/custodial.ts";
 import { pendingXdcBalance, unbroadcastXdc } from "../wallets/spendable.ts";
 import type { OnrampMetadata } from "./metadata.ts";
+import { parseWebhookBody, processOnrampDelivery, type Applied, type WebhookOutcome } from "./deliveries.ts";
 import { isTerminal, OnrampWebhookPayload, STATUS_RANK, statusOfCode, verifyWebhookSignature, type OnrampStatus } from "./provider.ts";
 
 /**
@@ -40,9 +41,7 @@ import { isTerminal, OnrampWebhookPayload, STATUS_RANK, statusOfCode, verifyWebh
  * A failure while processing leaves the delivery "failed" and answers 500,
  * so the provider's retry processes it again; every step is idempotent.
  */
-export type WebhookOutcome = "processed" | "duplicate" | "unmatched" | "ignored";
-
-const LEASE_MS = 60_000;
+export type { WebhookOutcome } from "./deliveries.ts";
 /** A sale is only sent for an order started this recently. */
 export const SALE_ORDER_MAX_AGE_MS = 24 * 3600 * 1000;
 
@@ -54,65 +53,14 @@ export async function receiveOnrampWebhook(
   input: { rawBody: string; signature: string | undefined; now?: number },
 ): Promise<{ outcome: WebhookOutcome; deliveryId: string }> {
   if (!(await verifyWebhookSignature(ctx.env.ONRAMP_APP_SECRET, input.rawBody, input.signature))) throw invalidSignature();
-  let json: unknown;
-  try {
-    json = JSON.parse(input.rawBody);
-  } catch {
-    throw new DomainError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The request body is not valid JSON." });
-  }
-  const parsed = OnrampWebhookPayload.safeParse(json);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    throw new DomainError({ code: ErrorCode.VALIDATION_FAILED, error: "Invalid input", message: `${first?.path.join(".") ?? "body"}: ${first?.message ?? "invalid"}` });
-  }
-  const payload = parsed.data;
+  const payload = parseWebhookBody(input.rawBody, OnrampWebhookPayload);
   const deliveryId = `${payload.orderId}:${payload.status}:${hashToken(input.rawBody).slice(0, 32)}`;
   const now = input.now ?? Date.now();
-  const db = ctx.database.db;
-
-  await db
-    .insert(webhookDeliveries)
-    .values({ source: "onramp", deliveryId, event: payload.eventType, action: String(payload.status), payload: input.rawBody })
-    .onConflictDoNothing();
-  const [claimed] = await db
-    .update(webhookDeliveries)
-    .set({ status: "processing", leaseUntil: new Date(now + LEASE_MS), attempts: sql`${webhookDeliveries.attempts} + 1` })
-    .where(
-      and(
-        eq(webhookDeliveries.source, "onramp"),
-        eq(webhookDeliveries.deliveryId, deliveryId),
-        or(
-          inArray(webhookDeliveries.status, ["pending", "failed"]),
-          and(eq(webhookDeliveries.status, "processing"), or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, new Date(now)))),
-        ),
-      ),
-    )
-    .returning({ id: webhookDeliveries.id });
-  if (!claimed) return { outcome: "duplicate", deliveryId };
-
-  try {
-    const result = await applyEvent(ctx, payload, now);
-    await db
-      .update(webhookDeliveries)
-      .set({
-        status: result.outcome === "processed" ? "done" : result.outcome,
-        lastError: result.note ?? null,
-        leaseUntil: null,
-        processedAt: new Date(),
-      })
-      .where(eq(webhookDeliveries.id, claimed.id));
-    if (result.outcome !== "processed") ctx.log.warn("on-ramp webhook not applied", { deliveryId, outcome: result.outcome, note: result.note });
-    return { outcome: result.outcome, deliveryId };
-  } catch (err) {
-    await db
-      .update(webhookDeliveries)
-      .set({ status: "failed", lastError: (err as Error).message?.slice(0, 500) ?? "failed", leaseUntil: null })
-      .where(eq(webhookDeliveries.id, claimed.id));
-    throw err;
-  }
+  return processOnrampDelivery(ctx, { deliveryId, event: payload.eventType, action: String(payload.status), rawBody: input.rawBody, now, label: "on-ramp webhook" }, () =>
+    applyEvent(ctx, payload, now),
+  );
 }
 
-type Applied = { outcome: "processed" | "unmatched" | "ignored"; note?: string };
 const ignored = (note: string): Applied => ({ outcome: "ignored", note });
 
 /** A decimal amount from the provider, normalised; undefined when absent or unreadable. */
