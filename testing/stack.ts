@@ -9,8 +9,8 @@ import type { Address } from "viem";
 import { csrfTokenFor } from "../api/services/auth/csrf.ts";
 import { hashToken } from "../api/crypto/tokens.ts";
 import { sessionCookieName } from "../api/middleware/cookies.ts";
-import { sessions, users, wallets } from "../db/schema/index.ts";
-import { eq } from "drizzle-orm";
+import { chainTransactions, sessions, users, wallets, webhookDeliveries } from "../db/schema/index.ts";
+import { eq, inArray } from "drizzle-orm";
 import { startSchedule } from "../api/schedule.ts";
 
 /**
@@ -162,4 +162,23 @@ export async function registerFundedRepository(stack: TestStack, manager: TestSe
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   }
   await stack.t.ctx.indexer.catchUp();
+}
+
+/**
+ * The stack at rest: GitHub's deliveries sent, every stored delivery processed (a webhook pass run each time) and the
+ * outbox empty (nothing queued, signed or sent). The state a property test checks its invariants in.
+ */
+export async function untilQuiet(stack: Pick<TestStack, "t" | "github">, timeoutMs = 30_000): Promise<void> {
+  await stack.github.controls.settle();
+  const db = stack.t.ctx.database.db;
+  await eventually(
+    async () => {
+      await stack.t.ctx.webhooks.runOnce();
+      const pendingDeliveries = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(inArray(webhookDeliveries.status, ["pending", "processing"]));
+      const pendingTxs = await db.select({ id: chainTransactions.id }).from(chainTransactions).where(inArray(chainTransactions.status, ["queued", "signed", "sent"]));
+      return pendingDeliveries.length === 0 && pendingTxs.length === 0 ? true : undefined;
+    },
+    timeoutMs,
+    "settled",
+  );
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { and, eq, inArray } from "drizzle-orm";
 import { erc20Abi, parseEventLogs, type Address } from "viem";
-import { eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { untilQuiet, eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
 import { bounties, bountyAttempts, bountyBoosts, bountyClaims, cashouts, chainEvents, chainTransactions, confirmedUpiIds, LIVE_ATTEMPT_STATUSES, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
 import { anvilPrivateKey, startOnrampSimulator, type OnrampSimulator } from "../../../testing/dev-tools.ts";
@@ -286,18 +286,8 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
 
 /** Webhooks processed, the outbox empty, the indexer caught up: the state every check reads. */
 async function settle() {
-  await stack.github.controls.settle();
   const db = stack.t.ctx.database.db;
-  await eventually(
-    async () => {
-      await stack.t.ctx.webhooks.runOnce();
-      const pendingDeliveries = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(inArray(webhookDeliveries.status, ["pending", "processing"]));
-      const pendingTxs = await db.select({ id: chainTransactions.id }).from(chainTransactions).where(inArray(chainTransactions.status, ["queued", "signed", "sent"]));
-      return pendingDeliveries.length === 0 && pendingTxs.length === 0 ? true : undefined;
-    },
-    30_000,
-    "settled",
-  ).then(() =>
+  await untilQuiet(stack).then(() =>
     // Cash-outs run to their end: completed, refunded (the crypto back), or cancelled (nothing sent); never open.
     eventually(async () => {
       await cashoutPasses.runOnce();

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Address } from "viem";
-import { eventually, registerFundedRepository, startTestStack, type TestStack } from "../../../testing/stack.ts";
+import { untilQuiet, registerFundedRepository, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { bountyBoosts, chainEvents, chainTransactions, communityBounties, repositoryPools, webhookDeliveries } from "../../../db/schema/index.ts";
+import { bountyBoosts, chainEvents, communityBounties, repositoryPools } from "../../../db/schema/index.ts";
 import { RepoRewardsAbi } from "../../../contracts/artifacts/index.ts";
 import { settleBoosts } from "../funding/boost-mirror.ts";
 import { releaseDueSplits } from "../splits/release.ts";
@@ -215,18 +215,7 @@ async function run(command: Command, issues: Record<string, number[]>): Promise<
 
 /** Webhooks processed, the outbox empty, the indexer caught up. */
 async function settle() {
-  await stack.github.controls.settle();
-  const db = stack.t.ctx.database.db;
-  await eventually(
-    async () => {
-      await stack.t.ctx.webhooks.runOnce();
-      const pendingDeliveries = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(inArray(webhookDeliveries.status, ["pending", "processing"]));
-      const pendingTxs = await db.select({ id: chainTransactions.id }).from(chainTransactions).where(inArray(chainTransactions.status, ["queued", "signed", "sent"]));
-      return pendingDeliveries.length === 0 && pendingTxs.length === 0 ? true : undefined;
-    },
-    30_000,
-    "settled",
-  );
+  await untilQuiet(stack);
   await stack.t.ctx.indexer.catchUp();
   await settleBoosts(stack.t.ctx);
 }
