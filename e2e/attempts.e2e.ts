@@ -61,7 +61,7 @@ test("an exclusive bounty: bob holds it, carol queues and takes over when his lo
   const carolRow = await attemptRow(page, issue);
   await expect(carolRow.locator("[data-attempt-holder]")).toContainText("Held by @bob until");
   await carolRow.getByRole("button", { name: `I'm working on issue #${issue}` }).click();
-  await expect(page.getByText("@bob holds this bounty for now. You are 1st in the queue: you will be told when it is yours.")).toBeVisible();
+  await expect(page.getByRole("region", { name: "Notifications (F8)" }).getByText("@bob holds this bounty for now. You are 1st in the queue: you will be told when it is yours.")).toBeVisible();
   await expect(carolRow.locator("[data-attempt-mine]")).toHaveText("You are 1st in the queue.");
   await expect(carolRow.locator("[data-attempt-queue]")).toHaveText("Queue: 1. @carol");
   // The bot's one comment on the issue shows the holder, until when, and the queue.
@@ -96,6 +96,11 @@ test("an exclusive bounty: bob holds it, carol queues and takes over when his lo
   await expect(main).toContainText("@carol (author): 1.5 XDC, to their Issuepool wallet");
   await expect(main).toContainText("@dave (co-author): 1.5 XDC, held until they register on Issuepool");
   await page.screenshot({ path: testInfo.outputPath("payout-preview.png"), fullPage: true });
+  // On the repository page carol sees her pull request wait for a review, and from when she may ask the pool manager
+  // for release (twice the 72 h deadline: the asking itself is checked in api/services/reviews/review-deadlines.test.ts).
+  const listed = (await attemptRow(page, issue)).locator("[data-attempt-pulls]");
+  await expect(listed).toContainText(`#${pull} by @carol`);
+  await expect(listed.locator('[data-release-request="waiting"]')).toContainText(/Waiting for a review since \d{4}-\d\d-\d\d \d\d:\d\d UTC; without one, you can ask for release from \d{4}-/, { timeout: 30_000 });
 
   // Merged by alice: carol is paid her share, dave's is held for him.
   expect((await page.request.post(`${emulator}/_emulator/pulls/merge`, { data: { repo: LITE.fullName, number: pull, actor: "alice" } })).ok()).toBe(true);

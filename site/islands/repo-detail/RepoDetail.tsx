@@ -29,12 +29,13 @@ import { Tabs } from "../ui/tabs.tsx";
 import { AdminAccess, Count, Frame, LoadFailed, LoadingSkeleton, NotRegistered, PullRequests, RepoHeader, Unavailable } from "./sections.tsx";
 import { useResource } from "./use-resource.ts";
 import { CommunityBountiesOf } from "./community-bounties.tsx";
+// Attempts (issue 39): in this island's own file, not a chunk of its own, as every signed-in visitor of a registered
+// repository loads it (a file of its own cost its headers and took the page over the 100 KB budget).
+import AttemptsPanel from "./attempts-panel.tsx";
 
 /** The dialogs load when first opened: most visits open none (issue 16: signed-in pages were heavy). */
 // Loaded only for a repository that has shared rewards (asked first, below): the page stays within its JavaScript budget.
 const SharedRewards = lazy(() => import("../splits/SharedRewards.tsx"));
-// Attempts (issue 39): signed-in visitors of a registered repository only.
-const AttemptsPanel = lazy(() => import("./attempts-panel.tsx"));
 const BoostDialog = lazy(() => import("./boost-dialog.tsx").then((m) => ({ default: m.BoostDialog })));
 const SetBountyDialog = lazy(() => import("./set-bounty-dialog.tsx").then((m) => ({ default: m.SetBountyDialog })));
 const BountyDecisionDialog = lazy(() => import("./bounty-decision-dialog.tsx").then((m) => ({ default: m.BountyDecisionDialog })));
@@ -305,14 +306,12 @@ export default function RepoDetail(props: RepoDetailProps) {
                     </Suspense>
                   )}
                   {repo.registered && repoId !== null && user && (
-                    <Suspense fallback={null}>
-                      <AttemptsPanel
-                        repoId={repoId}
-                        user={user}
-                        bountied={(poolData?.issues ?? []).filter((b) => b.status === "open").map((b) => b.issueId)}
-                        onChanged={() => void refreshPool()}
-                      />
-                    </Suspense>
+                    <AttemptsPanel
+                      repoId={repoId}
+                      user={user}
+                      bountied={(poolData?.issues ?? []).filter((b) => b.status === "open").map((b) => b.issueId)}
+                      onChanged={() => void refreshPool()}
+                    />
                   )}
                   {repo.registered && repo.issues.length > 0 && <ClaimHowTo role={role} />}
                   {repo.registered || repo.issues.length > 0 ? (

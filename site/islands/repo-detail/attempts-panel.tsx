@@ -1,10 +1,16 @@
-import { useCallback, useEffect, useId, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState, type ReactNode } from "react";
 import { api, type ApiResponse } from "../../lib/api.ts";
 import { toast } from "../../stores/toast.ts";
 import type { SessionUser } from "../../stores/session.ts";
 import { Button } from "../ui/button.tsx";
 import { serverMessage } from "./actions.ts";
-import { ATTEMPT_AUDIENCES, ATTEMPT_MODES, AUDIENCE_LABELS, MAX_APPLICATION_NOTE, MAX_LOCK_DAYS, MIN_LOCK_DAYS, MODE_LABELS, ordinal, utcMinute, type AttemptAudience, type AttemptMode } from "../../../lib/attempt-rules.ts";
+import { AUDIENCE_LABELS, MAX_APPLICATION_NOTE, MODE_LABELS, ordinal, utcMinute } from "../../../lib/attempt-rules.ts";
+
+// The pool manager's settings, loaded when a settings section is first opened.
+const RepositorySettings = lazy(() => import("./attempt-settings.tsx").then((m) => ({ default: m.RepositorySettings })));
+const BountySettings = lazy(() => import("./attempt-settings.tsx").then((m) => ({ default: m.BountySettings })));
+// The author's review-deadline line, loaded only when the visitor has an open pull request listed here.
+const ReleaseRequest = lazy(() => import("./release-request.tsx"));
 
 type View = ApiResponse<"listAttempts">;
 type IssueAttempts = View["issues"][number];
@@ -43,7 +49,11 @@ export default function AttemptsPanel({ repoId, user, bountied, onChanged }: { r
       <h2 id="attempts-title" className="text-lg font-semibold tracking-tight">
         Who works on the bounties
       </h2>
-      {manager && <RepositorySettings repoId={repoId} defaults={view.defaults} flagged={view.flagged} onSaved={done} />}
+      {manager && (
+        <WhenOpened className="rounded-lg border border-border p-3" summaryClassName="text-sm font-medium" defaults summary={`Repository default: ${MODE_LABELS[view.defaults.mode]}; ${AUDIENCE_LABELS[view.defaults.audience].toLowerCase()}; ${view.defaults.lockDays} days`}>
+          <RepositorySettings repoId={repoId} defaults={view.defaults} flagged={view.flagged} onSaved={done} />
+        </WhenOpened>
+      )}
       <ul className="grid gap-3">
         {shown.map((n) => (
           <IssueRow key={n} repoId={repoId} issueNumber={n} info={byNumber.get(n)} defaults={view.defaults} mine={view.mine.find((m) => m.issueNumber === n)} user={user} onChanged={done} />
@@ -53,111 +63,21 @@ export default function AttemptsPanel({ repoId, user, bountied, onChanged }: { r
   );
 }
 
-function RepositorySettings({ repoId, defaults, flagged, onSaved }: { repoId: number; defaults: View["defaults"]; flagged: string[]; onSaved: () => Promise<void> }) {
-  const id = useId();
-  const [mode, setMode] = useState<AttemptMode>(defaults.mode);
-  const [audience, setAudience] = useState<AttemptAudience>(defaults.audience);
-  const [days, setDays] = useState(String(defaults.lockDays));
-  const [flag, setFlag] = useState("");
-  const save = async () => {
-    try {
-      await api(`/api/attempts/${repoId}/settings`, { method: "PUT", body: { mode, audience, lockDays: Number(days) } });
-      toast({ type: "success", title: "Attempt settings saved", message: "New attempts on this repository's bounties follow them (a bounty's own choice wins)." });
-      await onSaved();
-    } catch (err) {
-      toast({ type: "error", title: "Settings not saved", message: serverMessage(err, "Failed to save the settings") });
-    }
-  };
-  const mark = async (login: string, flagged: boolean) => {
-    try {
-      await api(`/api/attempts/${repoId}/flags`, { method: "POST", body: { login, flagged } });
-      setFlag("");
-      await onSaved();
-    } catch (err) {
-      toast({ type: "error", title: "Not changed", message: serverMessage(err, "Failed to change the account's mark") });
-    }
-  };
+/** A closed <details> whose content is rendered (and its code loaded) the first time it is opened, then kept. */
+function WhenOpened({ summary, children, className, summaryClassName, defaults }: { summary: string; children: ReactNode; className?: string; summaryClassName?: string; defaults?: boolean }) {
+  const [opened, setOpened] = useState(false);
   return (
-    <details className="rounded-lg border border-border p-3" data-attempt-defaults>
-      <summary className="cursor-pointer text-sm font-medium">Repository default: {MODE_LABELS[defaults.mode]}; {AUDIENCE_LABELS[defaults.audience].toLowerCase()}; {defaults.lockDays} days</summary>
-      <form
-        className="mt-3 grid gap-3 sm:grid-cols-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
-        <SettingsFields id={id} mode={mode} setMode={setMode} audience={audience} setAudience={setAudience} days={days} setDays={setDays} />
-        <div className="sm:col-span-3">
-          <Button type="submit" size="sm">Save the repository's default</Button>
-        </div>
-      </form>
-      <form
-        className="mt-3 flex flex-wrap items-end gap-2"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (flag.trim()) void mark(flag.trim().replace(/^@/, ""), true);
-        }}
-      >
-        <label className="grid gap-1 text-sm">
-          Mark an account as automated
-          <input className="min-h-10 rounded-md border border-border bg-background px-2" value={flag} onChange={(e) => setFlag(e.target.value)} placeholder="GitHub login" />
-        </label>
-        <Button type="submit" size="sm" variant="outline">Mark</Button>
-        {flagged.length > 0 && (
-          <p className="w-full text-sm text-muted-foreground">
-            Marked (refused on humans-only bounties):{" "}
-            {flagged.map((login) => (
-              <button key={login} type="button" className="mr-2 underline" onClick={() => void mark(login, false)} aria-label={`Unmark @${login}`}>
-                @{login} ×
-              </button>
-            ))}
-          </p>
-        )}
-      </form>
+    <details className={className} data-attempt-defaults={defaults ? "" : undefined} onToggle={(e) => e.currentTarget.open && setOpened(true)}>
+      <summary className={`cursor-pointer ${summaryClassName ?? ""}`}>{summary}</summary>
+      {opened && <Suspense fallback={<p className="mt-2 text-muted-foreground">Loading the settings…</p>}>{children}</Suspense>}
     </details>
-  );
-}
-
-function SettingsFields(props: { id: string; mode: AttemptMode; setMode: (m: AttemptMode) => void; audience: AttemptAudience; setAudience: (a: AttemptAudience) => void; days: string; setDays: (d: string) => void; followLabel?: string }) {
-  return (
-    <>
-      <label className="grid gap-1 text-sm">
-        Mode
-        <select className="min-h-10 rounded-md border border-border bg-background px-2" value={props.mode} onChange={(e) => props.setMode(e.target.value as AttemptMode)}>
-          {ATTEMPT_MODES.map((m) => (
-            <option key={m} value={m}>
-              {MODE_LABELS[m]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="grid gap-1 text-sm">
-        Who may attempt
-        <select className="min-h-10 rounded-md border border-border bg-background px-2" value={props.audience} onChange={(e) => props.setAudience(e.target.value as AttemptAudience)}>
-          {ATTEMPT_AUDIENCES.map((a) => (
-            <option key={a} value={a}>
-              {AUDIENCE_LABELS[a]}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label className="grid gap-1 text-sm">
-        Lock duration (days)
-        <input className="min-h-10 rounded-md border border-border bg-background px-2" type="number" inputMode="numeric" min={MIN_LOCK_DAYS} max={MAX_LOCK_DAYS} required value={props.days} onChange={(e) => props.setDays(e.target.value)} />
-      </label>
-    </>
   );
 }
 
 function IssueRow(props: { repoId: number; issueNumber: number; info: IssueAttempts | undefined; defaults: View["defaults"]; mine: View["mine"][number] | undefined; user: SessionUser | null; onChanged: () => Promise<void> }) {
   const { repoId, issueNumber, info, mine, user } = props;
-  const id = useId();
   const manager = user?.role === "poolmanager";
   const current = info ?? { ...props.defaults, issueNumber, holder: null, queue: [], applications: [], working: [], pulls: [], overtaken: null, own: { mode: null, audience: null, lockDays: null } };
-  const [mode, setMode] = useState<AttemptMode>(current.mode);
-  const [audience, setAudience] = useState<AttemptAudience>(current.audience);
-  const [days, setDays] = useState(String(current.lockDays));
   const [note, setNote] = useState("");
   const [busy, setBusy] = useState(false);
   const act = async (what: () => Promise<{ message: string }>, title: string) => {
@@ -174,11 +94,6 @@ function IssueRow(props: { repoId: number; issueNumber: number; info: IssueAttem
   };
   const attempt = () => act(() => api("/api/blockchain/register", { method: "POST", body: { issueId: issueNumber, repoId, ...(note.trim() ? { note: note.trim() } : {}) } }), "Attempt recorded");
   const stop = () => act(() => api(`/api/attempts/${repoId}/issues/${issueNumber}`, { method: "DELETE" }), "Attempt dropped");
-  const saveBounty = () =>
-    act(async () => {
-      const s = await api(`/api/attempts/${repoId}/issues/${issueNumber}/settings`, { method: "PUT", body: { mode, audience, lockDays: Number(days) } });
-      return { message: `Issue #${issueNumber}: ${MODE_LABELS[s.mode as AttemptMode]}.` };
-    }, "Bounty settings saved");
   return (
     <li className="grid gap-2 rounded-lg border border-border p-3 text-sm" data-attempt-issue={issueNumber}>
       <p className="font-medium">
@@ -219,6 +134,11 @@ function IssueRow(props: { repoId: number; issueNumber: number; info: IssueAttem
                   #{p.number}
                 </a>{" "}
                 by @{p.author} ({p.attempt})
+                {user && p.author.toLowerCase() === user.username.toLowerCase() && (
+                  <Suspense fallback={null}>
+                    <ReleaseRequest repoId={repoId} pullNumber={p.number} />
+                  </Suspense>
+                )}
               </li>
             ))}
           </ul>
@@ -260,29 +180,9 @@ function IssueRow(props: { repoId: number; issueNumber: number; info: IssueAttem
         </div>
       )}
       {manager && (
-        <details>
-          <summary className="cursor-pointer">Settings of this bounty{current.own.mode || current.own.audience || current.own.lockDays ? "" : " (follows the repository)"}</summary>
-          <form
-            className="mt-2 grid gap-3 sm:grid-cols-3"
-            aria-label={`Attempt settings of issue #${issueNumber}`}
-            onSubmit={(e) => {
-              e.preventDefault();
-              void saveBounty();
-            }}
-          >
-            <SettingsFields id={id} mode={mode} setMode={setMode} audience={audience} setAudience={setAudience} days={days} setDays={setDays} />
-            <div className="flex flex-wrap gap-2 sm:col-span-3">
-              <Button type="submit" size="sm" disabled={busy}>
-                Save for issue #{issueNumber}
-              </Button>
-              {current.holder && (
-                <Button type="button" size="sm" variant="outline" disabled={busy} onClick={() => void act(() => api(`/api/attempts/${repoId}/issues/${issueNumber}/release`, { method: "POST", body: { login: current.holder!.login } }), "Lock released")}>
-                  Release @{current.holder.login}'s lock
-                </Button>
-              )}
-            </div>
-          </form>
-        </details>
+        <WhenOpened summary={`Settings of this bounty${current.own.mode || current.own.audience || current.own.lockDays ? "" : " (follows the repository)"}`}>
+          <BountySettings repoId={repoId} issueNumber={issueNumber} current={current} busy={busy} act={act} />
+        </WhenOpened>
       )}
     </li>
   );
