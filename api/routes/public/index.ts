@@ -1,4 +1,4 @@
-import { ANONYMOUS, declareRoute, json, orNull, STABLE, z } from "../../openapi/declare.ts";
+import { ANONYMOUS, declareRoute, json, noJson, orNull, STABLE, z } from "../../openapi/declare.ts";
 import { Amount, BountyFunder, IssueSummary, PerCurrency, RepositoryInfo, Timestamp, Token, Wei } from "../../openapi/shapes.ts";
 import { RepositoryForUser } from "../github/index.ts";
 import { Hono } from "hono";
@@ -10,6 +10,7 @@ import { GitHubApiError } from "../../github/client.ts";
 import { publicRepository, publicRepositoryBounties, splitXdcRewards, unifiedRepo } from "../../services/repositories/public.ts";
 import { labelledPublicIssues, STALE_HEADER } from "../github/index.ts";
 import { OwnerRepoParam, OwnerRepoQuery, RepoParam } from "../params.ts";
+import { movedResponse } from "../moved.ts";
 import { parseAmount } from "../../chain/amounts.ts";
 import { DECIMALS } from "../../../lib/money.ts";
 import type { Currency } from "../../../db/schema/index.ts";
@@ -54,6 +55,9 @@ export function publicRoutes(ctx: AppContext) {
     })
     .get("/github/repos/:owner/:repo", validate("param", OwnerRepoParam), async (c) => {
       const { owner, repo } = c.req.valid("param");
+      // A former name of a renamed or transferred repository: the same read under its current name (issue 39).
+      const moved = await movedResponse(ctx, c.req.url, owner, repo);
+      if (moved) return moved;
       const repository = await publicRepository(ctx, { fullName: `${owner}/${repo}` });
       const { details } = await info(repository.githubRepoId);
       const { issues, stale } = await labelledPublicIssues(ctx, repository.fullName);
@@ -63,6 +67,8 @@ export function publicRoutes(ctx: AppContext) {
     })
     .get("/unified-repo/:owner/:repo", validate("param", OwnerRepoParam), async (c) => {
       const { owner, repo } = c.req.valid("param");
+      const moved = await movedResponse(ctx, c.req.url, owner, repo);
+      if (moved) return moved;
       const unified = await unifiedRepo(ctx, owner, repo);
       c.header("X-Page-Cache", `max-age=60; tags=repositories${unified.repoId ? `,repo:${unified.repoId}` : ""}`);
       return c.json(unifiedContract(unified));
@@ -105,6 +111,9 @@ export function unifiedContract(unified: Awaited<ReturnType<typeof unifiedRepo>>
 }
 
 const Labels = IssueSummary.shape.labels;
+
+/** The answer for a former name of a renamed or transferred public repository (issue 39). */
+const MOVED = noJson("A former name of a renamed or transferred repository: `Location` is the same read under its current name");
 
 /** The unified repository view (spec section 3, "Unified repo"). */
 export const UnifiedRepository = z.object({
@@ -193,13 +202,13 @@ export const publicApi = [
     errors: ["github_unavailable", "invalid_repository", "not_found", "validation_failed"],
     summary: "A registered public repository and its open issues",
     request: { params: OwnerRepoParam },
-    responses: { 200: json("The repository and its issues", RepositoryForUser.extend({ repoId: z.number().int(), repo: RepositoryInfo.extend({ permissions: z.object({ admin: z.literal(false) }) }) })) },
+    responses: { 200: json("The repository and its issues", RepositoryForUser.extend({ repoId: z.number().int(), repo: RepositoryInfo.extend({ permissions: z.object({ admin: z.literal(false) }) }) })), 301: MOVED },
   }),
   declareRoute({
     method: "get", path: "/api/public/unified-repo/{owner}/{repo}", operationId: "getUnifiedRepository", tags: ["public"], security: ANONYMOUS, ...STABLE,
     errors: ["github_unavailable", "validation_failed"],
     summary: "Everything the public repository page shows (real figures only)",
     request: { params: OwnerRepoParam },
-    responses: { 200: json("The unified view", UnifiedRepository) },
+    responses: { 200: json("The unified view", UnifiedRepository), 301: MOVED },
   }),
 ];

@@ -95,6 +95,11 @@ const oldAddressesRedirect = async () => { // the old badge and feed addresses r
     expect((await redirectOf(`/api/badges/${ORIGINAL}/reliability.json`)).location).toBe(`/api/badges/${RENAMED}/reliability.json`);
     expect((await redirectOf(`/badge/${ORIGINAL}/reliability.svg`)).location).toBe(`/badge/${RENAMED}/reliability.svg`);
     expect(await redirectOf(`/api/feeds/repos/${ORIGINAL}?utm_source=readme`)).toMatchObject({ status: 301, location: `/api/feeds/repos/${RENAMED}?utm_source=readme` });
+    // The public reads the public page and embeds call (stable, cross-origin): redirected too, readable from any origin.
+    const unified = await call(stack.t, `/api/public/unified-repo/${ORIGINAL}`, { headers: { Origin: "https://blog.example" } });
+    expect([unified.status, unified.headers.get("location"), unified.headers.get("access-control-allow-origin")]).toEqual([301, `/api/public/unified-repo/${RENAMED}`, "*"]);
+    expect((await redirectOf(`/api/public/github/repos/${ORIGINAL}`)).location).toBe(`/api/public/github/repos/${RENAMED}`);
+    expect((await redirectOf(`/api/public/unified-repo/${RENAMED}`)).status).toBe(200);
     // Followed, they answer as the new name does.
     const badge = await call(stack.t, `/api/badges/${RENAMED}.json`);
     expect(badge.status).toBe(200);
