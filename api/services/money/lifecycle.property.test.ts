@@ -4,7 +4,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { erc20Abi, parseEventLogs, type Address } from "viem";
 import { untilQuiet, eventually, startTestStack, type TestStack } from "../../../testing/stack.ts";
 import { call, type TestSession } from "../../../testing/auth.ts";
-import { bounties, bountyAttempts, bountyBoosts, bountyClaims, cashouts, chainEvents, chainTransactions, confirmedUpiIds, LIVE_ATTEMPT_STATUSES, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
+import { bounties, bountyAttempts, bountyBoosts, bountyClaims, cashouts, chainEvents, chainTransactions, confirmedUpiIds, LIVE_ATTEMPT_STATUSES, repositories, repositoryPools, webhookDeliveries, type Currency } from "../../../db/schema/index.ts";
 import { anvilPrivateKey, startOnrampSimulator, type OnrampSimulator } from "../../../testing/dev-tools.ts";
 import { startCashoutPasses, type CashoutPasses } from "../cashout/schedule.ts";
 import { OPEN_STATUSES } from "../cashout/progress.ts";
@@ -15,6 +15,7 @@ import { settleBoosts } from "../funding/boost-mirror.ts";
 import { releaseDueSplits } from "../splits/release.ts";
 import { bountyStates } from "./bounty-state.ts";
 import { expireLocks } from "../attempts/attempts.ts";
+import { movedRepository } from "../repositories/former-names.ts";
 
 /**
  * The money lifecycle as a property (issue 11), driven through the HTTP API
@@ -55,6 +56,10 @@ const WINDOW_MS = 60_000;
 /** The emulator's GitHub ids, for co-authors' no-reply addresses. */
 const GITHUB_IDS: Record<string, number> = { carol: 1003, dave: 1004, erin: 1005, frank: 1006 };
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
+/** The names a "rename" command moves the repository between on GitHub (issue 39: bounties survive renames). */
+const NAMES = [LITE.fullName, "alice/xdc-explorer-renamed"] as const;
+/** The repository's name on GitHub now: every command uses it, as a client that reloaded the page would. */
+let repoName: string = LITE.fullName;
 const CURRENCIES: Currency[] = ["XDC", "ROXN", "USDC"];
 /** GitHub users with no Issuepool account at the start: merges and releases to them are held until they sign up. */
 const NEWCOMERS = ["frank", "erin", "carol"];
@@ -87,7 +92,7 @@ beforeAll(async () => {
   const installed = await stack.github.controls.install({ account: "alice", repositories: "all", sender: "alice" });
   const installationId = (installed.installation as { id: number }).id;
   expect((await call(stack.t, "/api/github/app/finalize-installation", { as: alice, body: { installationId } })).status).toBe(200);
-  expect((await (await call(stack.t, "/api/repositories/register", { as: alice, body: { githubRepoId: LITE.id, githubRepoFullName: LITE.fullName } })).json()).success).toBe(true);
+  expect((await (await call(stack.t, "/api/repositories/register", { as: alice, body: { githubRepoId: LITE.id, githubRepoFullName: repoName } })).json()).success).toBe(true);
   for (const token of ["roxn", "usdc"]) {
     expect((await money(alice, `/api/blockchain/approve-${token}`, { amount: "5000" })).status).toBe(200);
   }
@@ -131,6 +136,8 @@ const Command = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("attempt" as const), slot, who: fc.constantFrom("bob" as const, "dave" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("unattempt" as const), slot, who: fc.constantFrom("bob" as const, "dave" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("expireLocks" as const) }) },
+  // The repository renamed on GitHub between the other steps (issue 39): nothing of its money may notice.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("rename" as const) }) },
   // Issue 40: a funder cashes out to UPI; the simulator's sandbox fails the payout to `failure@upi` (refunded).
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("cashout" as const), from: fc.constantFrom("bob" as const, "dave" as const), currency: fc.constantFrom("XDC" as const, "USDC" as const), amount: fc.constantFrom("1", "2"), upiId: fc.constantFrom("payee@upi", "failure@upi") }) },
 );
@@ -139,7 +146,7 @@ type Command = typeof Command extends fc.Arbitrary<infer T> ? T : never;
 async function run(command: Command, runIssues: number[]): Promise<void> {
   const issueAt = async (i: number) => {
     while (runIssues.length <= i) {
-      const opened = await stack.github.controls.openIssue({ repo: LITE.fullName, title: `Lifecycle ${runIssues.length} ${Date.now()}`, author: "alice" });
+      const opened = await stack.github.controls.openIssue({ repo: repoName, title: `Lifecycle ${runIssues.length} ${Date.now()}`, author: "alice" });
       const number = (opened.issue as { number: number }).number;
       runIssues.push(number);
       issues.push(number);
@@ -150,10 +157,10 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
     case "fund": {
       const res =
         command.currency === "XDC"
-          ? await money(alice, `/api/blockchain/repository/${LITE.id}/fund`, { amountXdc: command.amount, repositoryFullName: LITE.fullName })
+          ? await money(alice, `/api/blockchain/repository/${LITE.id}/fund`, { amountXdc: command.amount, repositoryFullName: repoName })
           : await money(alice, `/api/blockchain/fund-${command.currency.toLowerCase()}/${LITE.id}`, {
               [`${command.currency.toLowerCase()}Amount`]: command.amount,
-              repositoryFullName: LITE.fullName,
+              repositoryFullName: repoName,
             });
       expect(res.status, await res.clone().text()).toBe(200);
       return;
@@ -162,7 +169,7 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
       const res = await money(alice, `/api/blockchain/allocate-bounty/${LITE.id}/${await issueAt(command.slot)}`, {
         bountyAmount: command.amount,
         currency: command.currency,
-        githubRepoFullName: LITE.fullName,
+        githubRepoFullName: repoName,
       });
       // Refused when the pool is short, the issue closed or a bounty already set: never a 5xx.
       expect(res.status, await res.clone().text()).toBeLessThan(500);
@@ -178,33 +185,33 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
     case "close":
     case "reopen": {
       const number = await issueAt(command.slot);
-      const issue = await (await fetch(`${stack.github.apiUrl}/repos/${LITE.fullName}/issues/${number}`)).json();
-      if (command.kind === "close" && issue.state === "open") await stack.github.controls.closeIssue({ repo: LITE.fullName, number, reason: command.reason, actor: "alice" });
-      if (command.kind === "reopen" && issue.state === "closed") await stack.github.controls.reopenIssue({ repo: LITE.fullName, number, actor: "alice" });
+      const issue = await (await fetch(`${stack.github.apiUrl}/repos/${repoName}/issues/${number}`)).json();
+      if (command.kind === "close" && issue.state === "open") await stack.github.controls.closeIssue({ repo: repoName, number, reason: command.reason, actor: "alice" });
+      if (command.kind === "reopen" && issue.state === "closed") await stack.github.controls.reopenIssue({ repo: repoName, number, actor: "alice" });
       return;
     }
     case "merge": {
       const number = await issueAt(command.slot);
       const coAuthor = "coAuthor" in command ? command.coAuthor : null;
       const commits = coAuthor ? [{ message: `Fix\n\nCo-authored-by: ${coAuthor} <${GITHUB_IDS[coAuthor]}+${coAuthor}@users.noreply.github.com>` }] : undefined;
-      const pr = await stack.github.controls.openPullRequest({ repo: LITE.fullName, author: command.author, title: `Fix #${number}`, body: `Fixes #${number}`, head: `${command.author}:fix-${key()}`, ...(commits ? { commits } : {}) });
-      await stack.github.controls.mergePullRequest({ repo: LITE.fullName, number: (pr.pull_request as { number: number }).number, actor: "alice" });
+      const pr = await stack.github.controls.openPullRequest({ repo: repoName, author: command.author, title: `Fix #${number}`, body: `Fixes #${number}`, head: `${command.author}:fix-${key()}`, ...(commits ? { commits } : {}) });
+      await stack.github.controls.mergePullRequest({ repo: repoName, number: (pr.pull_request as { number: number }).number, actor: "alice" });
       return;
     }
     case "release": {
-      const res = await money(alice, `/api/blockchain/distribute-bounty/${LITE.id}/${await issueAt(command.slot)}`, { contributorLogin: command.to, githubRepoFullName: LITE.fullName });
+      const res = await money(alice, `/api/blockchain/distribute-bounty/${LITE.id}/${await issueAt(command.slot)}`, { contributorLogin: command.to, githubRepoFullName: repoName });
       expect(res.status, await res.clone().text()).toBeLessThan(500);
       seen.add(`release ${res.status}`);
       return;
     }
     case "cancel": {
-      const res = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${await issueAt(command.slot)}`, { githubRepoFullName: LITE.fullName });
+      const res = await money(alice, `/api/blockchain/cancel-bounty/${LITE.id}/${await issueAt(command.slot)}`, { githubRepoFullName: repoName });
       expect(res.status, await res.clone().text()).toBeLessThan(500);
       seen.add(`cancel ${res.status}`);
       return;
     }
     case "withdraw": {
-      const res = await money(alice, `/api/blockchain/repository/${LITE.id}/withdraw`, { currency: command.currency, amount: command.amount, repositoryFullName: LITE.fullName });
+      const res = await money(alice, `/api/blockchain/repository/${LITE.id}/withdraw`, { currency: command.currency, amount: command.amount, repositoryFullName: repoName });
       expect(res.status, await res.clone().text()).toBeLessThan(500);
       seen.add(`withdraw ${res.status}`);
       return;
@@ -257,6 +264,13 @@ async function run(command: Command, runIssues: number[]): Promise<void> {
       const res = await call(stack.t, `/api/attempts/${LITE.id}/issues/${await issueAt(command.slot)}`, { method: "DELETE", as: command.who === "bob" ? bob : dave });
       expect([200, 404]).toContain(res.status);
       seen.add(`unattempt ${res.status}`);
+      return;
+    }
+    case "rename": {
+      const next = repoName === NAMES[0] ? NAMES[1] : NAMES[0];
+      await stack.github.controls.renameRepository({ repo: repoName, name: next.split("/")[1]! });
+      repoName = next;
+      seen.add("renamed");
       return;
     }
     case "expireLocks": {
@@ -410,6 +424,10 @@ async function checkInvariants() {
     if (tip.status === 1 || tip.status === 2) escrowedTips[CURRENCIES[tip.currency]!] += tip.amount;
     seen.add(`tip status ${tip.status}`);
   }
+  // Renames (issue 39): the stored repository follows GitHub's name, and the other name (once it was one) means it.
+  const [stored] = await db.select({ fullName: repositories.fullName }).from(repositories).where(eq(repositories.githubRepoId, LITE.id));
+  expect(stored?.fullName).toBe(repoName);
+  if (seen.has("renamed")) expect((await movedRepository(ctx, NAMES.find((name) => name !== repoName)!))?.githubRepoId).toBe(LITE.id);
   // Attempts (issue 39): one holder at most per issue, nobody queued behind no holder, one live attempt per person and
   // issue, every holder and open-mode worker in bounty_claims, nobody over the limit of places.
   const liveAttempts = await db.select().from(bountyAttempts).where(and(eq(bountyAttempts.githubRepoId, LITE.id), inArray(bountyAttempts.status, [...LIVE_ATTEMPT_STATUSES])));
@@ -444,7 +462,7 @@ async function checkInvariants() {
   }
 }
 
-test("any sequence of fund, allocate, register, close, reopen, merge (co-authored or not), release, cancel, withdraw, sign-up, boosts, expiries, split releases, tips, cash-outs and attempts (exclusive locks, queues, drops, expiries) keeps the money accounted for and one holder per bounty", async () => {
+test("any sequence of fund, allocate, register, close, reopen, merge (co-authored or not), release, cancel, withdraw, sign-up, boosts, expiries, split releases, tips, cash-outs, attempts (exclusive locks, queues, drops, expiries) and renames keeps the money accounted for and one holder per bounty", async () => {
   // Some money in each pool to start, so allocations are not all refused.
   for (const [c, amount] of [["XDC", "20"], ["ROXN", "20"], ["USDC", "20"]] as const) await run({ kind: "fund", currency: c, amount }, []);
   await settle();
@@ -464,6 +482,10 @@ test("any sequence of fund, allocate, register, close, reopen, merge (co-authore
     { kind: "attempt", slot: 1, who: "dave" },
     { kind: "expireLocks" },
     { kind: "unattempt", slot: 1, who: "dave" },
+    // Renamed on GitHub, then a bounty set and a fix merged under the new name: paid as before the rename.
+    { kind: "rename" },
+    { kind: "allocate", slot: 2, currency: "XDC", amount: "1" },
+    { kind: "merge", slot: 2, author: "bob", coAuthor: null },
   ];
   const preludeIssues: number[] = [];
   for (const command of prelude) {
@@ -471,7 +493,9 @@ test("any sequence of fund, allocate, register, close, reopen, merge (co-authore
     await settle();
     await checkInvariants();
   }
-  for (const reached of ["attempt 200 holding", "attempt 200 queued", "held with a queue", "locks expired 1 kept 0", "unattempt 200"]) expect([...seen]).toContain(reached);
+  for (const reached of ["attempt 200 holding", "attempt 200 queued", "held with a queue", "locks expired 1 kept 0", "unattempt 200", "renamed"]) expect([...seen]).toContain(reached);
+  const [afterRename] = await stack.t.ctx.database.db.select().from(bounties).where(and(eq(bounties.githubRepoId, LITE.id), eq(bounties.issueNumber, preludeIssues[2]!)));
+  expect({ status: afterRename?.status, repository: repoName }).toEqual({ status: "paid", repository: NAMES[1] });
   const [preludeRow] = await stack.t.ctx.database.db.select().from(bounties).where(and(eq(bounties.githubRepoId, LITE.id), eq(bounties.issueNumber, preludeIssues[0]!)));
   // Paid the whole: bob's and dave's shares (the pool's share went back to the pool).
   expect({ status: preludeRow?.status, amount: preludeRow?.amount }).toEqual({ status: "paid", amount: 995_000_000_000_000_000n + 2_487_500_000_000_000_000n });
