@@ -1,6 +1,6 @@
 import { and, asc, eq, gt, inArray, isNotNull, lt, notExists, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
-import { digestRuns, savedSearches, users, type SavedSearch } from "../../db/schema/index.ts";
+import { digestOptOuts, digestRuns, savedSearches, users, type SavedSearch } from "../../db/schema/index.ts";
 import { randomToken } from "../crypto/tokens.ts";
 import { isRefusal } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -112,7 +112,8 @@ export class DigestWorker implements BackgroundWorker {
       await takeLease(db, "digest", this.owner, DIGEST_LEASE_MS, this.now());
     }
     // Pool managers with a bountied pull request waiting past its review deadline (issue 39) get that day's digest
-    // for it even without a saved search; those with one were just handled (the entry was in their digest).
+    // for it even without a saved search, unless they unsubscribed; those with one were just handled (the entry was
+    // in their digest).
     const managers = await poolManagersWithOverdueReviews(db, now);
     if (managers.length) {
       const due = await db
@@ -122,6 +123,8 @@ export class DigestWorker implements BackgroundWorker {
           and(
             inArray(users.id, managers),
             isNotNull(users.email),
+            // Unsubscribed from the digest: not even for this (their reminder mails still go, once per deadline).
+            notExists(db.select({ one: sql`1` }).from(digestOptOuts).where(eq(digestOptOuts.userId, users.id))),
             notExists(db.select({ one: sql`1` }).from(digestRuns).where(and(eq(digestRuns.userId, users.id), eq(digestRuns.day, day)))),
           ),
         );

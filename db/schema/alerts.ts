@@ -161,3 +161,15 @@ export const digestRuns = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.day] })],
 );
+
+/**
+ * A user who followed the digest's unsubscribe link (issue 39): the daily digest is not sent to them at all, not even
+ * for a pool manager's pull requests waiting past their review deadline (those still get their own reminder mails,
+ * once per deadline). Gone when they turn a saved search's digest back on.
+ */
+export const digestOptOuts = sqliteTable("digest_opt_outs", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id),
+  at: timestamp("at").notNull(),
+});

@@ -81,7 +81,7 @@ export function alertSearchRoutes(ctx: AppContext) {
       return c.html(
         page(
           "Stop the daily digest?",
-          `<p>You will no longer receive the daily e-mail of new bounties matching your saved searches. Your searches stay saved.</p><form method="post" action="${action.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit" style="font:inherit;padding:8px 16px">Unsubscribe</button></form>`,
+          `<p>You will no longer receive the daily e-mail of new bounties matching your saved searches, nor its list of pull requests waiting for your review. Your searches stay saved.</p><form method="post" action="${action.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit" style="font:inherit;padding:8px 16px">Unsubscribe</button></form>`,
         ),
       );
     })

@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context.ts";
-import { savedSearches, type SavedSearch, type User } from "../../../db/schema/index.ts";
+import { digestOptOuts, savedSearches, type SavedSearch, type User } from "../../../db/schema/index.ts";
 import { ErrorCode, notFound, refused } from "../../errors.ts";
 import { constantTimeEqualStrings, hmacBase64url, randomToken } from "../../crypto/tokens.ts";
 import { canonicalQuery, describeSearch, parseSearch } from "./search.ts";
@@ -41,7 +41,13 @@ export async function saveSearch(deps: Deps, user: User, input: { name?: string;
       createdAt: new Date(now),
     })
     .returning();
+  if (row!.digest) await digestBackOn(deps, user.id);
   return row!;
+}
+
+/** A digest turned on again (a saved search's, by its owner): an earlier unsubscribe from every digest is over. */
+async function digestBackOn(deps: Deps, userId: number): Promise<void> {
+  await deps.database.db.delete(digestOptOuts).where(eq(digestOptOuts.userId, userId));
 }
 
 export function listSavedSearches(deps: Deps, user: User): Promise<SavedSearch[]> {
@@ -71,6 +77,7 @@ export async function updateSavedSearch(deps: Deps, user: User, id: string, inpu
     })
     .where(and(eq(savedSearches.id, id), eq(savedSearches.userId, user.id)))
     .returning();
+  if (input.digest) await digestBackOn(deps, user.id);
   return row!;
 }
 
@@ -99,12 +106,19 @@ export async function verifyUnsubscribeToken(appSecret: Uint8Array, token: strin
   return constantTimeEqualStrings(await unsubscribeToken(appSecret, userId), token) ? userId : undefined;
 }
 
-/** Turns every digest of the user off; returns how many were on. */
-export async function unsubscribeDigests(deps: Deps, userId: number): Promise<number> {
-  const rows = await deps.database.db
-    .update(savedSearches)
-    .set({ digest: false })
-    .where(and(eq(savedSearches.userId, userId), eq(savedSearches.digest, true)))
-    .returning({ id: savedSearches.id });
-  return rows.length;
+/**
+ * The digest's unsubscribe link: turns every saved search's digest of the user off and stops the daily digest
+ * altogether, the pool manager's list of pull requests waiting past their review deadline included (issue 39;
+ * their once-per-deadline reminders still go). Returns how many searches' digests were on.
+ */
+export async function unsubscribeDigests(deps: Deps, userId: number, now = Date.now()): Promise<number> {
+  return deps.database.db.transaction(async (tx) => {
+    const rows = await tx
+      .update(savedSearches)
+      .set({ digest: false })
+      .where(and(eq(savedSearches.userId, userId), eq(savedSearches.digest, true)))
+      .returning({ id: savedSearches.id });
+    await tx.insert(digestOptOuts).values({ userId, at: new Date(now) }).onConflictDoNothing();
+    return rows.length;
+  });
 }

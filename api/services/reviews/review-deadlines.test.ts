@@ -155,6 +155,23 @@ describe("a bountied pull request waiting for a maintainer", () => {
     expect(digest.text).toContain("(release requested)");
     // Once a day.
     expect(await worker.runOnce({ now })).toBe(0);
+    // alice follows the digest's unsubscribe link (the mail client's one-click POST): the next days' digests stop,
+    // this waiting pull request's list included; turning a saved search's digest on brings the list back.
+    const link = new URL(/Stop these e-mails: (\S+)/.exec(digest.text)![1]!);
+    const unsubscribed = await stack.t.app.request(link.pathname + link.search, { method: "POST", body: "List-Unsubscribe=One-Click", headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(unsubscribed.status).toBe(200);
+    const digests = () => sink.messages({ to: "alice@example.com" }).filter((m) => /pull requests? waits? for your review$/.test(m.subject)).length;
+    const sent = digests();
+    const tomorrow = now + 86_400_000;
+    const nextDay = new DigestWorker({ db: stack.t.ctx.database.db, log: stack.t.log, mailer: stack.t.ctx.mailer, appSecret: stack.t.ctx.appSecret, publicUrl: stack.t.env.PUBLIC_URL, hourUtc: 0, now: () => tomorrow });
+    expect(await nextDay.runOnce({ now: tomorrow })).toBe(0);
+    expect(digests()).toBe(sent);
+    const saved = await call(stack.t, "/api/alerts/searches", { as: alice, body: { query: "currency=XDC", name: "XDC bounties" } });
+    expect(saved.status, await saved.clone().text()).toBe(201);
+    const dayAfter = tomorrow + 86_400_000;
+    const thirdDay = new DigestWorker({ db: stack.t.ctx.database.db, log: stack.t.log, mailer: stack.t.ctx.mailer, appSecret: stack.t.ctx.appSecret, publicUrl: stack.t.env.PUBLIC_URL, hourUtc: 0, now: () => dayAfter });
+    expect(await thirdDay.runOnce({ now: dayAfter })).toBeGreaterThanOrEqual(1);
+    await sink.waitFor((m) => m.to.includes("alice@example.com") && /pull requests? waits? for your review$/.test(m.subject) && digests() > sent);
   };
   test("waits from its opening, is reminded once per deadline, may ask for release at twice the deadline (paying nothing), and is in the digest; a maintainer's review, comment or merge ends a wait; the repository's own deadline", async () => {
     // waits from its opening; a pull request closing no bountied issue does not
