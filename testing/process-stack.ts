@@ -39,7 +39,9 @@ export interface ServerProcess {
  * HOME) and waits for its "listening" log line. Its log (JSON lines) is
  * appended to `logFile`, so a restarted server keeps one log.
  */
-export async function spawnServer(env: Record<string, string>, logFile: string, timeoutMs = 30_000): Promise<ServerProcess> {
+// The bound on a start (the wait itself ends at the "listening" line): a start is ~1 s on an idle machine, but it took
+// over 30 s beside a CI run with both cores busy (two-instances.test.ts starts two servers and restarts one).
+export async function spawnServer(env: Record<string, string>, logFile: string, timeoutMs = 120_000): Promise<ServerProcess> {
   const started = Date.now();
   const offset = await Bun.file(logFile)
     .text()
