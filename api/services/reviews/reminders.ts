@@ -53,6 +53,20 @@ async function openBountiesOf(db: Database, wait: PullRequestWait) {
 }
 
 /** Where a wait stands at `now`: 0 within the deadline, 1 past it, 2 past twice it. */
+/** What both mails to the pool manager say about the pull request and the bounties it closes. */
+function aboutThePull(ctx: Deps, wait: PullRequestWait, open: Awaited<ReturnType<typeof openBountiesOf>>, manager: { fullName: string }) {
+  return {
+    repository: manager.fullName,
+    pullNumber: wait.pullNumber,
+    pullTitle: wait.title,
+    pullUrl: wait.htmlUrl,
+    author: wait.authorLogin,
+    waitingSince: wait.waitingSince,
+    bounties: open.map((b) => ({ issueNumber: b.issueNumber, title: b.issueTitle, amount: `${formatExact(b.amount, b.currency)} ${b.currency}` })),
+    pageUrl: `${ctx.env.PUBLIC_URL}/repos/${manager.fullName}`,
+  };
+}
+
 export function levelAt(wait: Pick<PullRequestWait, "waitingSince">, deadlineMs: number, now: number): 0 | 1 | 2 {
   const waited = now - wait.waitingSince.getTime();
   return waited >= 2 * deadlineMs ? 2 : waited >= deadlineMs ? 1 : 0;
@@ -129,17 +143,10 @@ async function remind(ctx: Deps, wait: PullRequestWait, level: 1 | 2, deadlineMs
   try {
     await ctx.mailer.send(
       reviewReminderMail({
+        ...aboutThePull(ctx, wait, open, manager),
         to: manager.email,
-        repository: manager.fullName,
-        pullNumber: wait.pullNumber,
-        pullTitle: wait.title,
-        pullUrl: wait.htmlUrl,
-        author: wait.authorLogin,
-        waitingSince: wait.waitingSince,
         deadlineHours: deadlineMs / 3_600_000,
         level,
-        bounties: open.map((b) => ({ issueNumber: b.issueNumber, title: b.issueTitle, amount: `${formatExact(b.amount, b.currency)} ${b.currency}` })),
-        pageUrl: `${ctx.env.PUBLIC_URL}/repos/${manager.fullName}`,
       }),
     );
     return true;
@@ -220,15 +227,8 @@ export async function requestRelease(ctx: Deps, input: { user: Pick<User, "id" |
       try {
         await ctx.mailer.send(
           releaseRequestMail({
+            ...aboutThePull(ctx, wait, open, manager),
             to: manager.email,
-            repository: manager.fullName,
-            pullNumber: wait.pullNumber,
-            pullTitle: wait.title,
-            pullUrl: wait.htmlUrl,
-            author: wait.authorLogin,
-            waitingSince: wait.waitingSince,
-            bounties: open.map((b) => ({ issueNumber: b.issueNumber, title: b.issueTitle, amount: `${formatExact(b.amount, b.currency)} ${b.currency}` })),
-            pageUrl: `${ctx.env.PUBLIC_URL}/repos/${manager.fullName}`,
           }),
         );
         notified = true;
