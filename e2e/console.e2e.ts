@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support.ts";
-import { NOT_FOUND, SIGNED_IN_PAGES, SIGNED_OUT_PAGES } from "./pages.ts";
+import { NOT_FOUND, SIGNED_IN_PAGES, SIGNED_OUT_PAGES, visitingTime } from "./pages.ts";
 
 /**
  * Every page loads with nothing in the console's error level and no
@@ -25,6 +25,7 @@ function watchConsole(page: Page): string[] {
 }
 
 async function visitAll(page: Page, paths: readonly string[], problems: string[]): Promise<void> {
+  test.setTimeout(visitingTime(paths));
   for (const path of paths) {
     const before = problems.length;
     await page.goto(path);

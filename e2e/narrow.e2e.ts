@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { signIn } from "./support.ts";
-import { SIGNED_IN_PAGES, SIGNED_OUT_PAGES } from "./pages.ts";
+import { SIGNED_IN_PAGES, SIGNED_OUT_PAGES, visitingTime } from "./pages.ts";
 
 /**
  * Every page fits a 375 px phone: the document is no wider than the
@@ -30,6 +30,7 @@ async function documentWidths(page: Page): Promise<{ document: number; viewport:
 }
 
 async function visitAll(page: Page, paths: readonly string[]): Promise<void> {
+  test.setTimeout(visitingTime(paths));
   const wide: string[] = [];
   for (const path of paths) {
     await page.goto(path);

@@ -5,6 +5,13 @@
  */
 export const NOT_FOUND = "/no/such/page/here";
 
+/**
+ * The time a journey that visits `pages` (each loaded, scrolled, twice waited for the network to be quiet) may
+ * take: up to 8.3 s a page here with the other worker busy (/profile; 70 s for bob's 22 signed-in pages, over
+ * Playwright's 60 s default), more beside a CI run's busy cores.
+ */
+export const visitingTime = (pages: readonly string[]) => 30_000 + pages.length * 20_000;
+
 export const SIGNED_OUT_PAGES = [
   "/",
   "/repos",

@@ -52,6 +52,8 @@ test("signed out: the spec's sign-in text, no support chat widget, nothing to up
 });
 
 test("drop a document: status while it works, the page asks every 3 s until completed, then the plan", async ({ page }) => {
+  // A sign-in, an upload read by the niced extraction processes and polls every 3 s: over a minute on busy cores (CI run).
+  test.slow();
   await signIn(page, "bob", "/ai-scoping-agent");
   // The page's own clock (faked) stamps when each scoping call is sent and answered.
   await page.addInitScript(() => {
