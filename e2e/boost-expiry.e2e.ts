@@ -59,10 +59,12 @@ test("erin's boost with an expiry comes back to her once it passes, exactly her 
   await dialog.getByRole("button", { name: "Boost", exact: true }).click();
   await expect(page.getByText("Boost sent", { exact: true })).toBeVisible({ timeout: 20_000 });
 
-  // Her wallet lists the boost, active once confirmed: 2 XDC less the 0.5 % fee.
+  // Her wallet lists the boost, active once confirmed: the 2 XDC that left, 1.99 of them to the bounty and the 0.5 %
+  // fee (issue 38: it showed the share alone).
   const active = await boostWithStatus(page, "active");
-  await expect(active).toContainText(`Issue #${issue}`);
-  await expect(active).toContainText("-1.9900 XDC");
+  await expect(active.locator("[data-boost-issue]")).toHaveText(`${LITE.fullName}#${issue}`);
+  await expect(active).toContainText("-2.0000 XDC");
+  await expect(active).toContainText("1.9900 XDC to the bounty, 0.0100 XDC fee");
   const before = await xdcShown(page);
 
   // The expiry passes on the chain's clock (an hour beyond it), and the refund pass runs: one refund sent.
