@@ -27,7 +27,13 @@ export default function ProviderHub({ walletAddress, serverUrl, initialCode }: {
   useToastOnError(units.error, COMPUTE_UNITS_FAILED_MESSAGE);
   useToastOnError(status.error ?? nodes.error, FETCH_FAILED_MESSAGE);
   useEffect(() => {
-    if (awaiting && ((nodes.data?.length ?? 0) > awaiting.known || Date.now() > awaiting.until)) setAwaiting(null);
+    if (!awaiting) return;
+    if ((nodes.data?.length ?? 0) > awaiting.known) {
+      setAwaiting(null);
+      // The status asked beside that list may predate the node (a CI run showed the row Online and the summary
+      // Offline until the next 15 s poll): asked again now that the node is there.
+      void status.reload();
+    } else if (Date.now() > awaiting.until) setAwaiting(null);
   }, [awaiting, nodes.data]);
   const refresh = () => Promise.all([units.reload(), status.reload(), nodes.reload()]);
   const approved = () => {
