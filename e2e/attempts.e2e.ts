@@ -6,8 +6,8 @@ import { bountiedIssue, devPost, signIn, signOut } from "./support.ts";
  * and for humans only on the repository page; bob attempts and holds it; carol queues and is told her place; bob's
  * lock expires (the dev stack's POST /dev/attempt-locks runs the lock pass a week and a day later: nobody waits a
  * week) and carol, now holding it, is told on GitHub and by mail; a bot account's /attempt is refused with the reason;
- * carol's pull request, co-authored by dave (no Issuepool wallet), shows the payout preview, and once merged pays
- * carol, dave's share held. Pays carol: run after the journeys that read the personas' XDC (playwright.config.ts).
+ * carol's pull request, co-authored by judy (who never registers: dave signs up in e2e/repositories.e2e.ts), shows the payout preview, and once merged pays
+ * carol, judy's share held. Pays carol: run after the journeys that read the personas' XDC (playwright.config.ts).
  */
 const LITE = { id: 5003, fullName: "alice/xdc-explorer-lite" };
 const emulator = `http://127.0.0.1:${process.env.E2E_GITHUB_PORT}`;
@@ -84,9 +84,9 @@ test("an exclusive bounty: bob holds it, carol queues and takes over when his lo
   expect((await page.request.post(`${emulator}/_emulator/comments`, { data: { repo: LITE.fullName, number: issue, author: "autofix-agent[bot]", body: "/attempt" } })).ok()).toBe(true);
   await onGitHub(page, `issues/${issue}`, "This bounty is for people only, and GitHub marks @autofix-agent[bot] as a bot account. The pool manager can allow automated agents on it.");
 
-  // carol's pull request, co-authored by dave (no Issuepool wallet): the preview says who would be paid and how much.
+  // carol's pull request, co-authored by judy (who never registers: dave signs up in e2e/repositories.e2e.ts): the preview says who would be paid and how much.
   const opened = await page.request.post(`${emulator}/_emulator/pulls`, {
-    data: { repo: LITE.fullName, author: "carol", title: `Fix #${issue}`, body: `Fixes #${issue}`, head: `carol:fix-${issue}-${Date.now()}`, commits: [{ message: `Fix #${issue}\n\nCo-authored-by: Dave Newcomer <1004+dave@users.noreply.github.com>` }] },
+    data: { repo: LITE.fullName, author: "carol", title: `Fix #${issue}`, body: `Fixes #${issue}`, head: `carol:fix-${issue}-${Date.now()}`, commits: [{ message: `Fix #${issue}\n\nCo-authored-by: Judy Coauthor <1011+judy@users.noreply.github.com>` }] },
   });
   expect(opened.ok()).toBe(true);
   const pull = ((await opened.json()).pull_request as { number: number }).number;
@@ -94,7 +94,7 @@ test("an exclusive bounty: bob holds it, carol queues and takes over when his lo
   const main = page.locator("main");
   await expect(main).toContainText(`Issue #${issue}: 3 XDC`);
   await expect(main).toContainText("@carol (author): 1.5 XDC, to their Issuepool wallet");
-  await expect(main).toContainText("@dave (co-author): 1.5 XDC, held until they register on Issuepool");
+  await expect(main).toContainText("@judy (co-author): 1.5 XDC, held until they register on Issuepool");
   await page.screenshot({ path: testInfo.outputPath("payout-preview.png"), fullPage: true });
   // On the repository page carol sees her pull request wait for a review, and from when she may ask the pool manager
   // for release (twice the 72 h deadline: the asking itself is checked in api/services/reviews/review-deadlines.test.ts).
@@ -102,14 +102,14 @@ test("an exclusive bounty: bob holds it, carol queues and takes over when his lo
   await expect(listed).toContainText(`#${pull} by @carol`);
   await expect(listed.locator('[data-release-request="waiting"]')).toContainText(/Waiting for a review since \d{4}-\d\d-\d\d \d\d:\d\d UTC; without one, you can ask for release from \d{4}-/, { timeout: 30_000 });
 
-  // Merged by alice: carol is paid her share, dave's is held for him.
+  // Merged by alice: carol is paid her share, judy's is held for her.
   expect((await page.request.post(`${emulator}/_emulator/pulls/merge`, { data: { repo: LITE.fullName, number: pull, actor: "alice" } })).ok()).toBe(true);
   await expect
     .poll(async () => {
       const res = await page.request.get(`/api/splits/${LITE.id}/${issue}`);
       return res.ok() ? ((await res.json()).shares as { login: string; status: string; amount: string }[]).map((s) => `${s.login}:${s.amount}:${s.status}`) : [];
     }, { timeout: 90_000 })
-    .toEqual(["carol:1.5:paid", "dave:1.5:held"]);
+    .toEqual(["carol:1.5:paid", "judy:1.5:held"]);
 });
 
 test("the attempts panel works at 375 px", async ({ page }) => {

@@ -62,6 +62,7 @@ export const FIXTURE_USERS: FixtureUser[] = [
   { id: 1008, login: "heidi", name: "Heidi Tipped", email: "heidi@example.com", persona: "New user, not registered yet; tipped before she has a wallet (e2e/held-tip.e2e.ts)" },
   { id: 1010, login: "autofix-agent[bot]", name: "Autofix Agent", email: "autofix-agent@example.invalid", persona: "A bot account (GitHub type Bot): refused on humans-only bounties (e2e/attempts.e2e.ts)", type: "Bot" },
   { id: 1009, login: "ivan", name: "Ivan Away", email: "ivan@example.com", persona: "Never registers; co-author whose held share goes back to the pool (e2e/held-share-return.e2e.ts)" },
+  { id: 1011, login: "judy", name: "Judy Coauthor", email: "judy@example.com", persona: "Never registers; co-author whose share is held (e2e/attempts.e2e.ts)" },
 ];
 
 export const FIXTURE_ORGS = [{ id: 2001, login: "issuepool-demo", name: "Issuepool Demo", members: { alice: "admin", bob: "member", erin: "member" } }] as const;
