@@ -48,7 +48,7 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
     });
     const event = c.req.header("x-github-event")!;
     const deliveryId = c.req.header("x-github-delivery")!;
-    let payload: { action?: unknown };
+    let payload: { action?: unknown; comment?: unknown };
     try {
       payload = JSON.parse(new TextDecoder().decode(body));
       // GitHub's payloads are objects; anything else (an array, a number, null) is not a delivery.
@@ -56,6 +56,10 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
     } catch {
       throw new DomainError({ code: ErrorCode.MALFORMED_JSON, error: "Malformed JSON", message: "The webhook body is not a JSON object." });
     }
+    // The App's own comments (the bot's bounty comments, payout previews and replies: created and edited on every
+    // change) command nothing and answer no review (commands.ts, reviews/waits.ts): acknowledged, not stored, so they
+    // do not queue beside the merges whose payouts wait for a lane.
+    if (event === "issue_comment" && isOwnComment(payload, ctx.env.GITHUB_APP_SLUG)) return c.json({ received: true, duplicate: false }, 202);
     const inserted = await ctx.database.db
       .insert(webhookDeliveries)
       .values({
@@ -79,6 +83,12 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
     if (inserted.length || revived.length) onReceived();
     return c.json({ received: true, duplicate: inserted.length === 0 }, 202);
   });
+}
+
+/** An issue_comment delivery about a comment the App itself wrote. */
+function isOwnComment(payload: { comment?: unknown }, appSlug: string): boolean {
+  const login = (payload.comment as { user?: { login?: unknown } } | undefined)?.user?.login;
+  return typeof login === "string" && login.toLowerCase() === `${appSlug.toLowerCase()}[bot]`;
 }
 
 export const githubWebhookApi = [

@@ -20,7 +20,7 @@ export async function afterMerge(
 ): Promise<void> {
   await recordMerge(ctx, { githubUserId: pull.author.id, repoId: repository.githubRepoId, pullNumber: pull.number, mergedAt: new Date() });
   // The record first: the other pull requests are told from it (the merged one is no longer open).
-  const synced = await syncPullPreview(ctx, repository, pull.number);
+  const synced = await syncPullPreview(ctx, repository, pull.number, { closing: closes });
   for (const issueNumber of new Set([...closes, ...(synced?.closes ?? [])])) {
     await endAttemptsOnMerge(ctx, { repoId: repository.githubRepoId, issueNumber, pullNumber: pull.number, authorGithubId: pull.author.id });
     await tellOtherAuthors(ctx, repository, { pullNumber: pull.number, authorLogin: pull.author.login, issueNumber });

@@ -27,7 +27,7 @@ import { formatExact } from "../../../lib/money-format.ts";
 import { ordinal, utcMinute } from "../../../lib/attempt-rules.ts";
 import { decide } from "../payouts/decision.ts";
 import { bountyFacts } from "../payouts/facts.ts";
-import { fixPeople, type FixFacts } from "../payouts/fixes.ts";
+import { closingIssueNumbers, fixPeople, type FixFacts } from "../payouts/fixes.ts";
 import { splitAmount } from "../splits/shares.ts";
 import { walletOfGitHubUser } from "../wallets/custodial.ts";
 import { inlineCode, mention } from "../bot/markdown.ts";
@@ -48,18 +48,6 @@ interface PullJson {
   user: { id: number; login: string; type?: string } | null;
   base: { ref: string };
   head: { sha: string };
-}
-
-const CLOSING = `query($owner:String!,$name:String!,$number:Int!){ repository(owner:$owner,name:$name){ pullRequest(number:$number){ closingIssuesReferences(first:50){ nodes{ number repository{ databaseId } } } } } }`;
-
-/** The issues of this repository the pull request closes, as GitHub decides them (keywords in its description). */
-async function closingIssues(client: GitHubClient, repository: Repository, pullNumber: number): Promise<number[]> {
-  const result = await client.post<{ data?: { repository?: { pullRequest?: { closingIssuesReferences?: { nodes: { number: number; repository: { databaseId: number } }[] } } } }; errors?: { message: string }[] }>(
-    "/graphql",
-    { query: CLOSING, variables: { owner: repository.owner, name: repository.name, number: pullNumber } },
-  );
-  if (result.errors?.length) throw new Error(`GitHub GraphQL: ${result.errors.map((e) => e.message).join("; ")}`);
-  return (result.data?.repository?.pullRequest?.closingIssuesReferences?.nodes ?? []).filter((n) => n.repository.databaseId === repository.githubRepoId).map((n) => n.number);
 }
 
 /** `#12` in a pull request's description (not `owner/repo#12`, not inside a word). */
@@ -186,13 +174,19 @@ export function previewBody(previews: IssuePreview[], pull: { state: "open" | "c
  * The pull_request webhook (opened, synchronize, edited, reopened, closed): records the pull request and keeps its
  * preview comment in step. Asks GitHub fresh (the payload may be old by the time a retried delivery runs).
  */
-export async function syncPullPreview(ctx: Deps, repository: Repository, pullNumber: number): Promise<{ closes: number[]; state: "open" | "closed" | "merged" } | undefined> {
+export async function syncPullPreview(
+  ctx: Deps,
+  repository: Repository,
+  pullNumber: number,
+  /** `closing`: its closing references, when this delivery asked GitHub for them a moment ago (the merge's). */
+  known: { closing?: number[] } = {},
+): Promise<{ closes: number[]; state: "open" | "closed" | "merged" } | undefined> {
   if (!repository.installationId) return undefined;
   const client = await installationClient(ctx, repository.installationId);
   const path = `/repos/${encodeFullName(repository.fullName)}`;
   const pull = await client.get<PullJson>(`${path}/pulls/${pullNumber}`);
   const state = pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed";
-  const closingNumbers = await closingIssues(client, repository, pullNumber);
+  const closingNumbers = known.closing ?? (await closingIssueNumbers(client, repository, pullNumber)) ?? [];
   const candidates = [...new Set([...closingNumbers, ...mentionedNumbers(pull.body ?? "")])];
   const bountied = candidates.length
     ? (await ctx.database.db.select({ n: bounties.issueNumber }).from(bounties).where(and(eq(bounties.githubRepoId, repository.githubRepoId), inArray(bounties.issueNumber, candidates), eq(bounties.status, "open")))).map((b) => b.n)
@@ -211,8 +205,13 @@ export async function syncPullPreview(ctx: Deps, repository: Repository, pullNum
   const touched = new Set([...closes, ...(existing ? (JSON.parse(existing.closes) as number[]) : [])]);
   if (touched.size) ctx.changes.publish([`repo:${repository.githubRepoId}`, ...[...touched].map((n) => `bounty:${repository.githubRepoId}:${n}`)]);
   if (!bountied.length && !existing?.commentId) return { closes, state };
-  const defaultBranch = repository.defaultBranch ?? (await client.get<{ default_branch: string }>(path)).default_branch;
-  const previews = state === "open" ? await Promise.all([...closes.map((n) => ({ n, c: true })), ...mentions.map((n) => ({ n, c: false }))].sort((a, b) => a.n - b.n).map(({ n, c }) => previewIssue(ctx, client, repository, pull, n, c, defaultBranch))) : [];
+  let previews: IssuePreview[] = [];
+  if (state === "open") {
+    // The default branch only matters for an open pull request's preview (a merged or closed one's comment says so).
+    const defaultBranch = repository.defaultBranch ?? (await client.get<{ default_branch: string }>(path)).default_branch;
+    const issues = [...closes.map((n) => ({ n, c: true })), ...mentions.map((n) => ({ n, c: false }))].sort((a, b) => a.n - b.n);
+    previews = await Promise.all(issues.map(({ n, c }) => previewIssue(ctx, client, repository, pull, n, c, defaultBranch)));
+  }
   const body = previewBody(previews, { state, headSha: pull.head.sha }, `${ctx.env.PUBLIC_URL}/repos/${repository.fullName}`);
   await writeComment(ctx, client, repository, pullNumber, body);
   return { closes, state };

@@ -6,7 +6,7 @@ import { installationClient } from "../../github/app-auth.ts";
 import { forgetCached } from "../../github/cache.ts";
 import { issuesCacheKey } from "../../github/data.ts";
 import { chainBounty } from "../payouts/facts.ts";
-import { mergedPullsClosing } from "../payouts/fixes.ts";
+import { closingIssueNumbers, mergedPullsClosing } from "../payouts/fixes.ts";
 import { settleMergedFix, type Settled } from "../payouts/settle.ts";
 import { syncPullPreview } from "../attempts/preview.ts";
 import { afterMerge } from "../attempts/merges.ts";
@@ -17,17 +17,12 @@ interface PullRequestPayload {
   user: { id: number; login: string; type?: string };
 }
 
-const CLOSING_REFERENCES = `query($owner:String!,$name:String!,$number:Int!){ repository(owner:$owner,name:$name){ pullRequest(number:$number){ merged author{login} closingIssuesReferences(first:50){ nodes{ number databaseId repository{ databaseId nameWithOwner } } } } } }`;
-
-/** The issues a pull request closes, as GitHub decides them (keywords in its description), via GraphQL. */
-export async function closingReferences(ctx: Pick<AppContext, "env">, repository: Repository, number: number): Promise<{ number: number; repoId: number }[]> {
-  const client = await installationClient(ctx, repository.installationId!);
-  const result = await client.post<{
-    data?: { repository?: { pullRequest?: { closingIssuesReferences?: { nodes: { number: number; repository: { databaseId: number } }[] } } } };
-    errors?: { message: string }[];
-  }>("/graphql", { query: CLOSING_REFERENCES, variables: { owner: repository.owner, name: repository.name, number } });
-  if (result.errors?.length) throw new Error(`GitHub GraphQL: ${result.errors.map((e) => e.message).join("; ")}`);
-  return (result.data?.repository?.pullRequest?.closingIssuesReferences?.nodes ?? []).map((n) => ({ number: n.number, repoId: n.repository.databaseId }));
+/**
+ * The issues of this repository a pull request closes, as GitHub decides them (payouts/fixes.ts); none when GitHub
+ * answers nothing about the pull request.
+ */
+export async function closingReferences(ctx: Pick<AppContext, "env">, repository: Repository, number: number): Promise<number[]> {
+  return (await closingIssueNumbers(await installationClient(ctx, repository.installationId!), repository, number)) ?? [];
 }
 
 /**
@@ -45,9 +40,15 @@ export async function mergedFixesOf(ctx: Pick<AppContext, "env">, repository: Re
  * the delivery itself for each issue it closes. Throws when the decision must wait (the bounty's funding not yet
  * confirmed), so the delivery or the pass is retried.
  */
-export async function payMergedFix(ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">, repository: Repository, pullNumber: number, issueNumber: number): Promise<Settled> {
+export async function payMergedFix(
+  ctx: Pick<AppContext, "env" | "database" | "log" | "chain" | "outbox" | "changes">,
+  repository: Repository,
+  pullNumber: number,
+  issueNumber: number,
+  known: { closing?: number[] } = {},
+): Promise<Settled> {
   const client = await installationClient(ctx, repository.installationId!);
-  const settled = await settleMergedFix(ctx, { repository, issueNumber, pullNumber, client });
+  const settled = await settleMergedFix(ctx, { repository, issueNumber, pullNumber, client, closing: known.closing });
   if (settled.outcome === "refused" && settled.retry) throw new Error(`payout of ${repository.fullName}#${issueNumber} must wait: ${settled.refusal.message}`);
   return settled;
 }
@@ -74,13 +75,14 @@ export async function handlePullRequest(ctx: Pick<AppContext, "env" | "database"
     ctx.log.warn("merged pull request on a repository without the app: no closing references", { repoId: repo.id, pr: pr.number });
     return "ignored";
   }
-  const closes = (await closingReferences(ctx, repository, pr.number)).filter((ref) => ref.repoId === repository.githubRepoId);
+  // Asked once for this delivery: the decision's facts and the preview take this answer instead of asking again.
+  const closes = await closingReferences(ctx, repository, pr.number);
   for (const issue of closes) {
-    // Only issues with a bounty open on-chain are asked about (the decision asks GitHub again, fresh).
-    if ((await chainBounty(ctx, repository.githubRepoId, issue.number)).status !== "open") continue;
-    await payMergedFix(ctx, repository, pr.number, issue.number);
+    // Only issues with a bounty open on-chain are asked about (the decision asks GitHub the rest, fresh).
+    if ((await chainBounty(ctx, repository.githubRepoId, issue)).status !== "open") continue;
+    await payMergedFix(ctx, repository, pr.number, issue, { closing: closes });
   }
   // After the money (which the attempts never change): attempts end, the other pull requests' authors are told.
-  await afterMerge(ctx, repository, { number: pr.number, author: pr.user }, closes.map((c) => c.number));
+  await afterMerge(ctx, repository, { number: pr.number, author: pr.user }, closes);
   return "done";
 }

@@ -146,6 +146,19 @@ describe("issue 36: nobody is paid a bounty they did not earn", () => {
     expect(await balance(frank.wallet)).toBe(before);
   }, 120_000);
 
+  test("a claim naming a pull request GitHub does not know is refused, and nothing moves", async () => {
+    const issue = await openIssue(HELLO.fullName, "Fix the footer", "dave");
+    const id = await communityBounty(carol, HELLO, issue, "3");
+    await stack.github.controls.closeIssue({ repo: HELLO.fullName, number: issue, reason: "completed", actor: "dave" });
+    const before = await balance(frank.wallet);
+    // The pull request, its closing references and the issue are asked side by side (payouts/fixes.ts): the 404 decides.
+    const claimed = await claim(frank, id, 987_654);
+    expect(claimed.status).toBe(400);
+    expect(await claimed.json()).toMatchObject({ code: "claim_not_verified", message: "GitHub does not know this pull request." });
+    expect(await payouts(await helloId(), issue)).toEqual([]);
+    expect(await balance(frank.wallet)).toBe(before);
+  }, 120_000);
+
   test("medium: on an unregistered repository the funder cannot take the bounty back after the merge; the author's claim is paid, at the address GitHub reports", async () => {
     const issue = await openIssue(HELLO.fullName, "Fix the link", "dave");
     const id = await communityBounty(carol, HELLO, issue, "3");

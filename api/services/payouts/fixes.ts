@@ -45,27 +45,42 @@ const CLOSING = `query($owner:String!,$name:String!,$number:Int!){ repository(ow
 /** GitHub's timeline of an issue: this many pages of 100 cover any issue a bounty is on. */
 const TIMELINE_PAGES = 5;
 
-/** The facts of pull request `pullNumber` about issue `issueNumber` of the repository. Null: no such pull request. */
-export async function fixFacts(client: GitHubClient, repository: RepositoryRef, issueNumber: number, pullNumber: number): Promise<FixFacts | null> {
+/**
+ * The issues of this repository that the pull request closes, as GitHub decides them (keywords in its description),
+ * via GraphQL: the one reading of closing references (the merge webhook, the payout decision's facts, the payout
+ * preview and the review deadlines all use it). Null: GitHub answered nothing about the pull request.
+ */
+export async function closingIssueNumbers(client: GitHubClient, repository: RepositoryRef, pullNumber: number): Promise<number[] | null> {
+  const [owner, name] = repository.fullName.split("/") as [string, string];
+  const result = await client.post<{ data?: { repository?: { pullRequest?: { closingIssuesReferences?: { nodes: { number: number; repository: { databaseId: number } }[] } } } }; errors?: { message: string }[] }>(
+    "/graphql",
+    { query: CLOSING, variables: { owner, name, number: pullNumber } },
+  );
+  if (result.errors?.length) throw new Error(`GitHub GraphQL: ${result.errors.map((e) => e.message).join("; ")}`);
+  const nodes = result.data?.repository?.pullRequest?.closingIssuesReferences?.nodes;
+  return nodes ? nodes.filter((n) => n.repository.databaseId === repository.githubRepoId).map((n) => n.number) : null;
+}
+
+/**
+ * The facts of pull request `pullNumber` about issue `issueNumber` of the repository. Null: no such pull request.
+ * `closing`: the pull request's closing references (closingIssueNumbers) when this same piece of work asked GitHub
+ * for them a moment ago (the merge's delivery does, to find the issues it closes): not asked twice.
+ */
+export async function fixFacts(client: GitHubClient, repository: RepositoryRef, issueNumber: number, pullNumber: number, known: { closing?: number[] } = {}): Promise<FixFacts | null> {
   const path = `/repos/${encodeFullName(repository.fullName)}`;
-  let pull: PullJson;
-  try {
-    pull = await client.get<PullJson>(`${path}/pulls/${pullNumber}`);
-  } catch (err) {
+  // Asked side by side: the pull request, its closing references and the issue.
+  const pullAsked = client.get<PullJson>(`${path}/pulls/${pullNumber}`).catch((err) => {
     if (err instanceof GitHubApiError && err.status === 404) return null;
     throw err;
-  }
-  const [owner, name] = repository.fullName.split("/") as [string, string];
-  const [closing, issue] = await Promise.all([
-    client.post<{ data?: { repository?: { pullRequest?: { closingIssuesReferences?: { nodes: { number: number; repository: { databaseId: number } }[] } } } }; errors?: { message: string }[] }>(
-      "/graphql",
-      { query: CLOSING, variables: { owner, name, number: pullNumber } },
-    ),
-    client.get<{ state: "open" | "closed"; pull_request?: unknown }>(`${path}/issues/${issueNumber}`),
-  ]);
-  if (closing.errors?.length) throw new Error(`GitHub GraphQL: ${closing.errors.map((e) => e.message).join("; ")}`);
-  const nodes = closing.data?.repository?.pullRequest?.closingIssuesReferences?.nodes;
-  if (!nodes) throw new Error("GitHub GraphQL: no answer about the pull request's closing references");
+  });
+  const closingAsked = known.closing ? Promise.resolve(known.closing) : closingIssueNumbers(client, repository, pullNumber);
+  const issueAsked = client.get<{ state: "open" | "closed"; pull_request?: unknown }>(`${path}/issues/${issueNumber}`);
+  // Handled from the start: their failures are awaited below, after the pull request's answer (or not wanted at all).
+  for (const asked of [closingAsked, issueAsked]) asked.catch(() => {});
+  const pull = await pullAsked;
+  if (!pull) return null;
+  const [closing, issue] = await Promise.all([closingAsked, issueAsked]);
+  if (!closing) throw new Error("GitHub GraphQL: no answer about the pull request's closing references");
   const mergedAt = pull.merged_at ? new Date(pull.merged_at) : null;
   const merged = mergedAt !== null;
   let reopenedAfterMerge = false;
@@ -80,7 +95,7 @@ export async function fixFacts(client: GitHubClient, repository: RepositoryRef, 
     author: { id: pull.user?.id ?? 0, login: pull.user?.login ?? "ghost", type: pull.user?.type },
     merged,
     mergedAt,
-    closesIssue: !issue.pull_request && nodes.some((n) => n.number === issueNumber && n.repository.databaseId === repository.githubRepoId),
+    closesIssue: !issue.pull_request && closing.includes(issueNumber),
     issueState: issue.state,
     reopenedAfterMerge,
   };

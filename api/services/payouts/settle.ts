@@ -44,6 +44,8 @@ export interface MergedFixInput {
   pullNumber: number;
   /** Asks GitHub: the installation's client, or the claimant's own. */
   client: GitHubClient;
+  /** The pull request's closing references, when the caller asked GitHub for them a moment ago (fixes.ts, fixFacts). */
+  closing?: number[];
   /** A community bounty's claim by its author (a repository without the App): its own payout key and rules. */
   claim?: { login: string; appInstalled: boolean; communityBountyId: number };
 }
@@ -51,7 +53,7 @@ export interface MergedFixInput {
 export async function settleMergedFix(ctx: Deps, input: MergedFixInput): Promise<Settled> {
   const { repository, issueNumber } = input;
   const repoId = repository.githubRepoId;
-  const fix = await fixFacts(input.client, repository, issueNumber, input.pullNumber);
+  const fix = await fixFacts(input.client, repository, issueNumber, input.pullNumber, { closing: input.closing });
   if (!fix) {
     return { outcome: "refused", fix, retry: false, refusal: new DomainError({ code: ErrorCode.CLAIM_NOT_VERIFIED, error: "Claim not verified", message: "GitHub does not know this pull request." }) };
   }

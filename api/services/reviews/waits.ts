@@ -98,7 +98,7 @@ export async function trackPullRequestWait(ctx: Pick<AppContext, "env" | "databa
     .where(and(eq(bounties.githubRepoId, repository.githubRepoId), eq(bounties.status, "open")))
     .limit(1);
   if (!anyOpen) return;
-  const closes = (await closingReferences(ctx, repository, pr.number)).filter((ref) => ref.repoId === repository.githubRepoId).map((ref) => ref.number);
+  const closes = await closingReferences(ctx, repository, pr.number);
   const bountied = closes.length
     ? await db
         .select({ issueNumber: bounties.issueNumber, allocatedAt: bounties.allocatedAt })
