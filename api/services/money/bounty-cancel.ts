@@ -13,7 +13,7 @@ import { transactionResult, type TransactionResult } from "./transaction-result.
 import { isAwaiting } from "./awaiting.ts";
 import { decide } from "../payouts/decision.ts";
 import { bountyFacts } from "../payouts/facts.ts";
-import { fixesOfIssue } from "../payouts/settle.ts";
+import { fixesBesideAdminCheck } from "../payouts/settle.ts";
 import { withBountyLock } from "./pool-guard.ts";
 import { BOUNTY_WAIT_MS } from "./bounty-lookups.ts";
 
@@ -38,9 +38,11 @@ export async function cancelBounty(
   const request = { route: "cancel_bounty", repoId: input.repoId, issueNumber: input.issueNumber };
   let tx = await ctx.outbox.replay(input.user.id, input.idempotencyKey, request);
   if (!tx) {
+    // A merged fix whose webhook was lost (an outage) is not overtaken by a cancellation: asked of GitHub first, beside
+    // the admin check (both GitHub round trips; for pool managers only, and its answer used only once that check passed).
+    const fixesAsked = fixesBesideAdminCheck(ctx, input.user, input.repoId, input.issueNumber);
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "cancelBounty" });
-    // A merged fix whose webhook was lost (an outage) is not overtaken by a cancellation: asked of GitHub first.
-    const known = await fixesOfIssue(ctx, input.repoId, input.issueNumber);
+    const known = await fixesAsked;
     // Under the bounty's lock, like a Release: a payout or cancellation of this bounty on its way refuses this one (409).
     // Only the row is written under it, fenced (the next holder sees it settling from then on); it is sent after.
     const queued = await withBountyLock(ctx, input.repoId, input.issueNumber, async (lock) => {

@@ -19,7 +19,7 @@ import { decide } from "../payouts/decision.ts";
 import { bountyFacts } from "../payouts/facts.ts";
 import type { FixFacts } from "../payouts/fixes.ts";
 import { payBounty } from "../payouts/pay.ts";
-import { fixesOfIssue, recordCommitment, settleMergedFix } from "../payouts/settle.ts";
+import { fixesBesideAdminCheck, recordCommitment, settleMergedFix } from "../payouts/settle.ts";
 import { withBountyLock } from "./pool-guard.ts";
 import { BOUNTY_WAIT_MS } from "./bounty-lookups.ts";
 
@@ -74,6 +74,9 @@ export async function distributeBounty(
       address = parseAddress(input.contributorAddress ?? "") ?? null;
       if (!address) throw new DomainError({ code: ErrorCode.INVALID_ADDRESS, error: "Invalid address", message: "Enter the contributor's XDC address (xdc… or 0x…)." });
     }
+    // A merged fix whose webhook was lost (an outage) is not overtaken by a release: asked of GitHub first, beside the
+    // admin check (both GitHub round trips; for pool managers only, and its answer used only once that check passed).
+    const fixesAsked = fixesBesideAdminCheck(ctx, input.user, input.repoId, input.issueNumber);
     await requireManagedRepository(ctx, input.user, { repoId: input.repoId, fullName: input.githubRepoFullName, orRegisteredName: true, action: "payBounty" });
     // Who is paid, as a GitHub person: the user the address or login belongs to, else the GitHub user by that login.
     let recipient: { id: number; login: string };
@@ -97,8 +100,7 @@ export async function distributeBounty(
       const [person] = await ctx.database.db.select({ githubId: users.githubId, username: users.username }).from(users).where(eq(users.id, owner.userId)).limit(1);
       recipient = { id: person!.githubId, login: person!.username };
     }
-    // A merged fix whose webhook was lost (an outage) is not overtaken by a release: asked of GitHub first.
-    const known = await fixesOfIssue(ctx, input.repoId, input.issueNumber);
+    const known = await fixesAsked;
     // Decided under the bounty's lock with any payout or cancellation of this bounty on its way: of a Release and a
     // Cancel (or two Releases) sent at once, one goes to the chain and the other gets the platform's 409 (issue 25).
     let unpaid: FixFacts | undefined;

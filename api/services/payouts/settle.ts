@@ -157,5 +157,17 @@ export async function fixesOfIssue(
   return { fixes: facts.filter((f): f is FixFacts => f !== null), repository, appClient: registered?.installationId ? client : undefined };
 }
 
+/**
+ * fixesOfIssue for a pool manager's release or cancellation, started before the admin check so that the two GitHub
+ * round trips overlap. Asked for users with the pool manager role only; a caller awaits it only after the check
+ * passed (a failure before is not reported as unhandled: the promise is handled from the start).
+ */
+export function fixesBesideAdminCheck(ctx: Parameters<typeof fixesOfIssue>[0], user: User, repoId: number, issueNumber: number): Promise<Awaited<ReturnType<typeof fixesOfIssue>>> {
+  if (user.role !== "poolmanager") return Promise.resolve({ fixes: [] });
+  const asked = fixesOfIssue(ctx, repoId, issueNumber);
+  asked.catch(() => {});
+  return asked;
+}
+
 /** Pull requests asked about per issue at most (an issue that many merged pull requests close is a rare thing). */
 const MAX_FIXES_ASKED = 10;
