@@ -224,7 +224,8 @@ describe("cash-out to UPI", () => {
       const [row] = await db().select().from(rewardArrivals).where(like(rewardArrivals.eventKey, `%:${paidTx.toLowerCase()}:%`));
       return row?.note ? row : undefined;
     }, 10_000, "the reward handled");
-    expect(arrival.cashoutId).toBeTruthy();
+    // Its note says why when no cash-out started (a CI run beside two burners once found none; not reproduced).
+    expect(arrival.cashoutId, `the reward's note: ${arrival.note}`).toBeTruthy();
     const auto = await settled(carol, arrival.cashoutId!, "completed");
     expect(auto).toMatchObject({ trigger: "auto", amount: "6", upiId: "carol@oksbi" });
     const mail = await eventually(async () => world.sink.messages({ to: "carol@example.com" }).find((m) => m.subject === "You were paid 6 XDC"), 10_000, "the reward mail");
