@@ -68,6 +68,8 @@ for (const colorScheme of ["light", "dark"] as const) {
     });
 
     test("/wallet: its tabs and the export dialog, signed in", async ({ page }) => {
+      // Four axe runs of a signed-in page: over a minute beside a busy CI (a fresh-clone run with two CPU burners).
+      test.slow();
       // bob's wallet is only read here.
       await signIn(page, "bob", "/wallet");
       await expect(page.locator('[data-balance="XDC"] [data-balance-value]')).toHaveText(/\d/);

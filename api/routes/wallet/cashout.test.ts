@@ -54,7 +54,7 @@ const settled = (as: TestSession, id: string, status: string) =>
   eventually(async () => {
     const row = await cashout(as, id);
     return row.status === status ? row : undefined;
-  }, 30_000, `cash-out ${status}`);
+  }, 60_000, `cash-out ${status}`);
 const sendRows = (id: string) => db().select().from(chainTransactions).where(eq(chainTransactions.idempotencyKey, `cashout:${id}`));
 const usdcOf = (address: Address) => chainClient().readContract({ address: world.stack.t.ctx.chain.config.contracts.usdc, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
