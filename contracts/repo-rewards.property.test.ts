@@ -598,6 +598,7 @@ let initialBalances: Map<Address, bigint[]>;
 function makeClients(rpcUrl: string) {
   // Batching turns the ~30 reads of each invariant check into one HTTP request.
   const batched = http(rpcUrl, { batch: true });
+  const HEADROOM_GAS = 500_000n;
   // Gas estimates get headroom, as the platform's outbox gives them (api/chain/outbox-signing.ts). After many
   // evm_revert runs, anvil's estimate can price storage that an earlier, reverted run wrote as already set (SSTORE
   // to a non-zero slot): a queued split payout (eight fresh slots) was estimated ~100k gas short and ran out of gas.
@@ -607,7 +608,15 @@ function makeClients(rpcUrl: string) {
       ...inner,
       async request(args) {
         const result = await inner.request(args);
-        return args.method === "eth_estimateGas" ? toHex(BigInt(result as Hex) + 500_000n) : result;
+        if (args.method === "eth_estimateGas") return toHex(BigInt(result as Hex) + HEADROOM_GAS);
+        // viem 2.57 fills a local account's transaction with eth_fillTransaction where the node has it (anvil does):
+        // its gas is the node's estimate, so the headroom goes there too. Without it, two fresh-clone runs under
+        // load saw a held share's payTip run out of gas when mined (164,901 of 167,090) after its estimate passed.
+        if (args.method === "eth_fillTransaction") {
+          const filled = result as { tx: { gas?: Hex } };
+          if (filled.tx.gas) return { ...filled, tx: { ...filled.tx, gas: toHex(BigInt(filled.tx.gas) + HEADROOM_GAS) } };
+        }
+        return result;
       },
     } as ReturnType<Transport>;
   };
