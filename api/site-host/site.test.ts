@@ -56,11 +56,28 @@ describe("the site inside the API process", () => {
     const again = await fetch(`${base}/repos?headers-probe=1`, { headers: { "X-Request-Id": "page-hit" } });
     expect(again.status).toBe(200);
     expect(await again.text()).toBe(await first.text());
-    for (const name of ["content-type", "cache-control", "etag", "x-frame-options", "content-security-policy", "referrer-policy", "x-content-type-options"]) {
+    for (const name of ["content-type", "cache-control", "etag", "link", "x-frame-options", "content-security-policy", "referrer-policy", "x-content-type-options"]) {
       expect(again.headers.get(name)).toBe(first.headers.get(name));
     }
     expect(again.headers.get("x-frame-options")).toBe("DENY");
     expect(again.headers.get("x-request-id")).toBe("page-hit");
+  });
+
+  test("a first visit fetches the page's stylesheets at once, and parses the page's content before its closed dialogs", async () => {
+    // scripts/bench/phone-paint.ts: on a slow phone the browser otherwise finds the stylesheet only after committing
+    // the page and parsing its head, and the heading waited behind ~9 KB of the phone menu and the welcome dialog.
+    for (const path of ["/faq", "/repos?link-probe=1", "/repos?link-probe=1", "/issuepool-demo/xdc-wallet-kit", "/explore"]) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      const head = html.slice(0, html.indexOf("</head>"));
+      const sheets = [...head.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((m) => m[1]);
+      expect(sheets.length).toBeGreaterThan(0);
+      expect(res.headers.get("link"), path).toBe(sheets.map((href) => `<${href}>; rel=preload; as=style`).join(", "));
+      const mainEnd = html.indexOf("</main>");
+      expect(html.indexOf("<h1"), path).toBeLessThan(mainEnd);
+      for (const dialog of ['id="mobile-nav"', "data-welcome-dialog"]) expect(html.indexOf(dialog), `${path} ${dialog}`).toBeGreaterThan(mainEnd);
+    }
   });
 
   test("pages are gzipped for clients that accept it", async () => {
