@@ -20,7 +20,7 @@
  * loaded in turn, page by page, `rounds` times (default 3) x 3 loads each, so both see the same moments of a
  * shared machine; it prints both medians and their ratio.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "@playwright/test";
@@ -32,16 +32,44 @@ export const PHONE = { width: 412, height: 915 };
 /** DevTools' "Slow 4G" preset, and the CPU slowdown a mid-range phone has against this machine. */
 export const SLOW_4G = { latency: 150, downloadThroughput: (1.6 * 1_000_000) / 8, uploadThroughput: (750 * 1_000) / 8, cpuSlowdown: 4 };
 export const TARGET_MS = 1000;
+const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 /**
- * Chromium's command line for the measurement. Chromium 156 as a desktop browser preloads its own omnibox popup
- * (a WebUI page of ~400 files, in a renderer of its own) at a moment of its choosing: in 3 of 8 traced loads it did
- * so while the measured page loaded, on this 2-core machine, and that load painted 300-500 ms later. A phone's
- * browser has no such popup; the features are switched off.
+ * Chromium 156 as a desktop browser preloads its own omnibox popup (a WebUI page of ~400 files, in a renderer of
+ * its own) at a moment of its choosing: in 3 of 8 traced loads it did so while the measured page loaded, on this
+ * 2-core machine, and that load painted 300-500 ms later. A phone's browser has no such popup: these are off.
  */
-export const CHROMIUM_ARGS = [
-  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-  "--disable-features=PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
-];
+const FEATURES_OFF = ["PreloadTopChromeWebUI", "WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup"];
+
+/**
+ * Chromium for the measurement. Chromium keeps only the last `--disable-features` of its command line, and
+ * Playwright passes its own list (PaintHolding, HttpsUpgrades, ...): that list is read off a first browser's
+ * command line and given again with ours, as one switch.
+ */
+export async function launchPhoneBrowser(): Promise<Browser> {
+  const launch = (args: string[], ignoreDefaultArgs: string[] = []) => chromium.launch({ executablePath: "/usr/bin/chromium", args: [...CHROMIUM_ARGS, ...args], ignoreDefaultArgs });
+  const probe = await launch([]);
+  const theirs = browserCommandLine().find((arg) => arg.startsWith("--disable-features="));
+  await probe.close();
+  const merged = [...(theirs?.slice("--disable-features=".length).split(",").filter(Boolean) ?? []), ...FEATURES_OFF];
+  return launch([`--disable-features=${[...new Set(merged)].join(",")}`], theirs ? [theirs] : []);
+}
+
+/** The command line of the browser this process started (the child with Playwright's debugging pipe). */
+function browserCommandLine(): string[] {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent !== process.pid) continue;
+      const args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+      if (args.includes("--remote-debugging-pipe")) return args;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  throw new Error("the browser's process was not found among this process's children");
+}
 const RUNS = 3;
 
 const PAGES = ["/repos", "/issuepool-demo/xdc-wallet-kit", "/explore", "/faq"];
@@ -130,7 +158,7 @@ async function sideBySide(browser: Browser, baseUrl: string, against: string, ro
 }
 
 if (import.meta.main) {
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const browser = await launchPhoneBrowser();
   const against = process.env.PHONE_PAINT_AGAINST?.replace(/\/+$/, "");
   if (against) {
     const ours = process.env.PHONE_PAINT_URL?.replace(/\/+$/, "");
