@@ -6,6 +6,7 @@ import type { AppBindings, AppContext } from "../../context.ts";
 import { DomainError, ErrorCode } from "../../errors.ts";
 import { webhookDeliveries } from "../../../db/schema/index.ts";
 import { BodyGate, readSignedBody } from "../../middleware/signed-body.ts";
+import { isAppLogin } from "../../services/github-events/commands.ts";
 
 /** GitHub caps webhook payloads at 25 MB. */
 export const GITHUB_WEBHOOK_MAX_BYTES = 25 * 1024 * 1024;
@@ -87,8 +88,7 @@ export function githubWebhookRoutes(ctx: AppContext, onReceived: () => void) {
 
 /** An issue_comment delivery about a comment the App itself wrote. */
 function isOwnComment(payload: { comment?: unknown }, appSlug: string): boolean {
-  const login = (payload.comment as { user?: { login?: unknown } } | undefined)?.user?.login;
-  return typeof login === "string" && login.toLowerCase() === `${appSlug.toLowerCase()}[bot]`;
+  return isAppLogin((payload.comment as { user?: { login?: unknown } } | undefined)?.user?.login, appSlug);
 }
 
 export const githubWebhookApi = [

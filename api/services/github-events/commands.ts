@@ -52,6 +52,14 @@ export function parseCommand(body: string): BountyCommand | undefined {
 }
 
 /**
+ * Whether a GitHub login is the App's own bot account (`<slug>[bot]`): its comments never command anything, and
+ * the webhook route acknowledges deliveries about them without storing them (routes/webhooks/github.ts).
+ */
+export function isAppLogin(login: unknown, appSlug: string): boolean {
+  return typeof login === "string" && login.toLowerCase() === `${appSlug.toLowerCase()}[bot]`;
+}
+
+/**
  * issue_comment created: `/bounty` from a pool manager of the repository (a
  * registered pool manager who is an admin on GitHub) allocates a bounty from
  * the pool, under the same rules as the site; `/attempt` registers the
@@ -65,7 +73,7 @@ export async function handleIssueComment(ctx: Pick<AppContext, "env" | "database
   const repo = payload.repository as { id: number } | undefined;
   if (!comment || !issue || !repo) return "ignored";
   // The app's own comments never command anything; other bots may only ask to attempt (refused on humans-only bounties).
-  if (comment.user.login.toLowerCase() === `${ctx.env.GITHUB_APP_SLUG}[bot]`) return "ignored";
+  if (isAppLogin(comment.user.login, ctx.env.GITHUB_APP_SLUG)) return "ignored";
   const fromBot = comment.user.type === "Bot" || comment.user.login.endsWith("[bot]");
   if (fromBot && !/^\/(un)?attempt\b/i.test((comment.body ?? "").trim())) return "ignored";
   // `/split` and `/tip` work on issues and pull requests alike (reward-commands.ts).
