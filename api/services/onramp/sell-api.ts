@@ -103,19 +103,25 @@ export const sellApiConfigured = (env: Pick<Env, "ONRAMP_API_URL">) => Boolean(e
 
 const TIMEOUT_MS = 8000;
 
+/** A connection closed under a request (not a timeout, not a refused connection). */
+const connectionReset = (err: unknown) => (err as { code?: unknown } | null)?.code === "ECONNRESET";
+
 async function call<T>(env: SellEnv, path: string, body: Record<string, unknown>, schema: z.ZodType<T>, options: { notFound?: true } = {}): Promise<T | undefined> {
   if (!env.ONRAMP_API_URL) throw new SellApiUnavailable("the provider's sell-side API (ONRAMP_API_URL) is not configured");
   const raw = JSON.stringify({ appId: env.ONRAMP_APP_ID, ...body });
-  let res: Response;
-  try {
-    res = await fetch(`${env.ONRAMP_API_URL}/offramp/${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json", [SIGNATURE_HEADER]: await signWebhookBody(env.ONRAMP_APP_SECRET, raw) },
-      body: raw,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
-    });
-  } catch (err) {
-    throw new SellApiUnavailable(`the provider did not answer: ${(err as Error).message}`);
+  const headers = { "content-type": "application/json", [SIGNATURE_HEADER]: await signWebhookBody(env.ONRAMP_APP_SECRET, raw) };
+  let res: Response | undefined;
+  for (let attempt = 1; !res; attempt++) {
+    try {
+      res = await fetch(`${env.ONRAMP_API_URL}/offramp/${path}`, { method: "POST", headers, body: raw, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (err) {
+      // A kept-alive connection the provider closed (its idle timeout) just as we reused it fails at once with a
+      // reset, before any answer: asked again once, on a new connection. Every call here is safe to repeat: quotes
+      // and statuses are reads, and an order is keyed by our merchant reference (the same reference again is the
+      // same order). A timeout is not repeated.
+      if (attempt === 1 && connectionReset(err)) continue;
+      throw new SellApiUnavailable(`the provider did not answer: ${(err as Error).message}`);
+    }
   }
   const text = await res.text();
   if (res.status === 404 && options.notFound) return undefined;
