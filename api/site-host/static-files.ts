@@ -79,7 +79,8 @@ export function makeStaticFile(
  */
 export function stylesheetPreloads(html: Uint8Array): string | undefined {
   const text = new TextDecoder().decode(html.subarray(0, 16_384));
-  const head = text.slice(0, text.search(/<\/head>|<body[\s>]/i) >>> 0);
+  const headEnd = text.search(/<\/head>|<body[\s>]/i);
+  const head = headEnd < 0 ? text : text.slice(0, headEnd);
   const links: string[] = [];
   for (const [tag] of head.matchAll(/<link\b[^>]*>/gi)) {
     if (!/\brel=["']?stylesheet\b/i.test(tag)) continue;

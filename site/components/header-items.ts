@@ -1,3 +1,6 @@
+/** The sign-in link of the header and the phone's menu: back to this page after signing in. */
+export const signInHrefFor = (url: URL) => `/auth?returnTo=${encodeURIComponent(url.pathname + url.search)}`;
+
 /** What the header's menus and the phone's menu (MobileNav.astro) both list. */
 export const helpLinks = [
   { label: "FAQ", href: "/faq", icon: "help" },
